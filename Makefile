@@ -1,0 +1,81 @@
+# h5ufunc - NumPy ufuncs over HDF5 datasets, on one process or many MPI ranks.
+#
+#   make            build build/h5ufunc
+#   make check      install missing dependencies, build, run the Bats suite
+#   make demo       install missing dependencies, build, run a sample recipe on 2 ranks
+#   make install PREFIX=/usr/local
+#   make V=1        show full commands
+
+CC      = mpicc
+PKGS    = hdf5-openmpi yaml-0.1
+PREFIX ?= /usr/local
+OPT    ?= -O2
+CFLAGS ?= $(OPT) -g
+WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
+CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+ifdef SANITIZE
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+SRC  = $(sort $(wildcard src/*.c))
+OBJ  = $(SRC:src/%.c=build/%.o)
+BIN  = build/h5ufunc
+VERSION = 0.1.0
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+all: $(BIN)
+
+$(BIN): $(OBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS)
+
+build/%.o: src/%.c | build
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -DH5UFUNC_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
+
+build:
+	$(Q)mkdir -p build
+
+-include $(OBJ:.o=.d)
+
+# Debian/Ubuntu packages needed to build, test and run the demo.
+DEB_PKGS = make gcc pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
+	libyaml-dev hdf5-tools bats bats-assert bats-support bats-file \
+	python3-numpy python3-h5py-mpi python3-mpi4py groff-base
+
+deps:
+	$(Q)tools/install-deps $(DEB_PKGS)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/run
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all OPT=-O3
+	$(Q)tests/bench/run
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/h5ufunc
+	install -m 644 man/h5ufunc.1 $(DESTDIR)$(PREFIX)/share/man/man1/h5ufunc.1
+	install -m 644 man/h5ufunc-recipe.5 $(DESTDIR)$(PREFIX)/share/man/man5/h5ufunc-recipe.5
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/h5ufunc $(DESTDIR)$(PREFIX)/share/man/man1/h5ufunc.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/h5ufunc-recipe.5
+
+clean:
+	rm -rf build
+
+.PHONY: all deps check bench demo install uninstall clean

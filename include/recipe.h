@@ -1,0 +1,101 @@
+/* recipe.h - the recipe tree: what the user wrote, checked for form only.
+ *
+ * recipe_parse() turns YAML text into this tree with libyaml's event API.
+ * It checks the recipe's shape (known keys, one verb per step, value types,
+ * dtype and casting names, ${NAME} substitution) and keeps the line and
+ * column of every node, so later stages can point at the text.  It does
+ * not open files or look up ufuncs: that is the planner's job (plan.h).
+ * One-liner commands build the same tree by hand, with zero marks.
+ */
+#ifndef H5UFUNC_RECIPE_H
+#define H5UFUNC_RECIPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "dtype.h"
+#include "err.h"
+
+#define RECIPE_MAXIN 8      /* operands of one step */
+#define RECIPE_MAXOUT 2
+#define H5U_MAXDIM 32
+
+struct mark {
+	int line, col;          /* 1-based; 0 when the node has no source text */
+};
+
+enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR };
+
+/* Step options: given per step, or for all steps under `defaults:`. */
+enum opt {
+	OPT_DTYPE, OPT_CASTING, OPT_INITIAL, OPT_KEEPDIMS, OPT_OVERWRITE,
+	OPT_CHUNKS, OPT_COMPRESSION, OPT_AXIS, OPT_COUNT
+};
+
+struct step_opts {
+	unsigned given;               /* bit (1u << OPT_x) for each option given */
+	struct mark mark[OPT_COUNT];  /* where each given option's value is */
+	enum dtype dtype;
+	enum casting casting;
+	const char *initial;          /* literal text, e.g. "0", "-inf", "true" */
+	bool keepdims;
+	bool overwrite;
+	bool chunks_auto;             /* chunks: auto */
+	int nchunks;                  /* chunks: [a, b, ...] */
+	int64_t chunks[H5U_MAXDIM];
+	int gzip;                     /* compression: gzip -> 4, gzip:N -> N */
+	bool axis_all;                /* axis: null */
+	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
+	int axis[H5U_MAXDIM];         /* as written; may be negative */
+};
+
+struct recipe_step {
+	enum verb verb;
+	const char *fn;               /* ufunc name, or the expression for expr: */
+	struct mark mark;             /* the step's first key */
+	struct mark fn_mark;          /* the verb's value */
+	int nin;                      /* `in:` scalar or list; 0 for expr: */
+	const char *in[RECIPE_MAXIN]; /* operand texts: names, FILE:/PATH, literals */
+	struct mark in_mark[RECIPE_MAXIN];
+	int nout;                     /* 0 when no `out:` (print the result) */
+	const char *out[RECIPE_MAXOUT];
+	struct mark out_mark[RECIPE_MAXOUT];
+	struct step_opts opts;        /* this step's own options, not merged */
+};
+
+struct recipe_input {
+	const char *name;
+	const char *ref;              /* FILE:/PATH or a literal */
+	struct mark mark;             /* the name's key */
+	struct mark ref_mark;
+};
+
+struct recipe {
+	const char *path;             /* for messages: the file name, or "<stdin>" */
+	int version;                  /* 1 */
+	int ninputs;
+	struct recipe_input *inputs;
+	int nsteps;
+	struct recipe_step *steps;
+	struct step_opts defaults;
+};
+
+/* --set NAME=VALUE pairs; ${NAME} not among them falls back to getenv. */
+struct vars {
+	int n;
+	const char **name;
+	const char **value;
+};
+
+/* Parse LEN bytes of YAML TEXT into R, allocating from A.  PATH names the
+ * text in messages.  On error returns -1 with E holding
+ * "PATH:LINE:COL: WHAT" and status EXIT_USAGE. */
+int recipe_parse(const char *text, size_t len, const char *path,
+		 const struct vars *vars, struct arena *a, struct recipe *r,
+		 struct err *e);
+
+/* NumPy-style name of a verb: "ufunc", "reduce", "accumulate", "outer", "expr". */
+const char *verb_name(enum verb v);
+
+#endif

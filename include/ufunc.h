@@ -1,0 +1,75 @@
+/* ufunc.h - the ufunc catalogue: NumPy's universal functions, their type
+ * loops, identities, and type resolution.
+ *
+ * Every ufunc is one row of ufunc.def (name, nin, nout, identity, flags, the
+ * ordered list of type loops).  Loops are homogeneous strided kernels: the
+ * caller casts the operands to the loop's types first, then calls the loop.
+ * A reduce is the binary loop with the output aliased to the first input.
+ * Loops never allocate and never print; a fault that NumPy raises from the
+ * data (an integer to a negative integer power) is recorded with
+ * ufunc_raise() and read back with ufunc_take_error().
+ */
+#ifndef H5UFUNC_UFUNC_H
+#define H5UFUNC_UFUNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dtype.h"
+
+#define UF_MAXARGS 3   /* nin + nout of the widest ufunc */
+
+/* One strided kernel.  ARGS[0..nin+nout-1] point at the first element of each
+ * operand, STEPS[k] is the byte stride of operand k (0 to broadcast), N the
+ * element count.  Inputs and output may alias exactly (same pointer, same
+ * step). */
+typedef void (*ufunc_loop_fn)(char **args, size_t n, const ptrdiff_t *steps);
+
+struct ufunc_loop {
+	enum dtype types[UF_MAXARGS];   /* inputs, then outputs */
+	ufunc_loop_fn fn;
+};
+
+enum ufunc_identity {
+	ID_NONE,          /* no identity, not reorderable (subtract) */
+	ID_NONE_REORDER,  /* no identity, reorderable (maximum) */
+	ID_ZERO,
+	ID_ONE,
+	ID_MINUS_ONE,     /* all bits set (bitwise_and) */
+	ID_FALSE,
+	ID_TRUE,
+	ID_MINUS_INF      /* logaddexp */
+};
+
+struct ufunc {
+	const char *name;                 /* NumPy's __name__ */
+	int nin, nout;
+	enum ufunc_identity identity;
+	int nloops;
+	const struct ufunc_loop *loops;   /* NumPy's order */
+	const char *doc;                  /* one line */
+};
+
+/* The catalogue, in alphabetical order of name. */
+extern const struct ufunc ufunc_table[];
+extern const int ufunc_count;
+
+/* The ufunc called NAME, aliases included ("abs", "acos", "pow",
+ * "bitwise_not", "divide", "mod", "conj", ...); NULL when unknown. */
+const struct ufunc *ufunc_lookup(const char *name);
+/* Reorderable: np.UFUNC.reduce may take several axes. */
+bool ufunc_reorderable(const struct ufunc *uf);
+
+/* Write the identity of UF as one element of DT into OUT.  Returns 0, or -1
+ * when UF has no identity. */
+int ufunc_identity_value(const struct ufunc *uf, enum dtype dt, void *out);
+
+/* Faults raised from the data by loops (NumPy's ValueError). */
+enum ufunc_fault { UFERR_NONE, UFERR_NEGATIVE_POWER };
+void ufunc_raise(enum ufunc_fault f);
+/* The first fault raised since the last call, then cleared. */
+enum ufunc_fault ufunc_take_error(void);
+/* NumPy's message for a fault. */
+const char *ufunc_fault_message(enum ufunc_fault f);
+
+#endif
