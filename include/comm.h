@@ -1,0 +1,40 @@
+/* comm.h - the ranks of a run, and agreement between them.
+ *
+ * Hides whether MPI is initialised: without a launcher (and without --mpi)
+ * h5ufunc is one process that never calls MPI, and every function here is
+ * then a cheap no-op with rank 0 of 1.  Every phase of a command ends with
+ * comm_agree(), so that no rank enters a collective call alone.
+ */
+#ifndef H5UFUNC_COMM_H
+#define H5UFUNC_COMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* True when a launcher (mpirun, srun, ...) started this process. */
+bool comm_launched(void);
+/* Initialise MPI when USE_MPI; otherwise run as rank 0 of 1. */
+int comm_init(bool use_mpi, int *argc, char ***argv, struct err *e);
+void comm_finalize(void);
+bool comm_mpi(void);
+int comm_rank(void);
+int comm_size(void);
+/* Collective: returns 0 when every rank's E is clear; otherwise -1 on every
+ * rank, with E on every rank holding the record of the lowest failing rank. */
+int comm_agree(struct err *e);
+/* Collective broadcast of N bytes from rank 0. */
+void comm_bcast(void *buf, size_t n);
+/* Collective: rank 0's *P, a malloc'd buffer of *N bytes, sent to all
+ * (others receive a new malloc'd buffer). */
+void comm_bcast_buffer(char **p, size_t *n);
+/* Collective maximum of a 64-bit value. */
+int64_t comm_max(int64_t v);
+void comm_barrier(void);
+/* Collective: gather N bytes from each rank to rank 0, in rank order, into
+ * OUT (rank 0 only; at least the sum of all N). */
+void comm_gather(const void *buf, size_t n, void *out);
+
+#endif

@@ -1,0 +1,26 @@
+/* dist.h - how rows are split over ranks and streamed in blocks.
+ *
+ * Pure arithmetic, no MPI: every rank can compute every rank's share, so
+ * all ranks agree on how many collective calls a stage makes without
+ * talking.  Rows are the first axis (a 0-d array is one row).  Each rank
+ * owns one contiguous run of rows; the first (rows % ranks) ranks own one
+ * more.  A rank streams its rows in blocks of at most rows_per_block rows.
+ */
+#ifndef H5UFUNC_DIST_H
+#define H5UFUNC_DIST_H
+
+#include <stdint.h>
+
+struct dist {
+	int64_t rows;            /* of the whole array */
+	int64_t first, count;    /* this rank's run */
+	int64_t rows_per_block;  /* >= 1 */
+	int64_t nblocks;         /* blocks every rank steps through (the most any rank has) */
+};
+
+/* Split ROWS over NRANKS; RANK's share, with blocks of ROWS_PER_BLOCK. */
+void dist_make(int64_t rows, int nranks, int rank, int64_t rows_per_block, struct dist *d);
+/* Block B of this rank: its first row and row count (0 past the rank's end). */
+void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count);
+
+#endif

@@ -1,0 +1,66 @@
+/* h5io.h - HDF5 files and datasets as h5ufunc uses them.
+ *
+ * Opens files with the MPI-IO driver when MPI is running (HDF5's default
+ * driver otherwise), maps HDF5 types to dtypes as h5py stores them, reads and
+ * writes runs of rows as hyperslabs (collectively: every rank calls, a rank
+ * with no rows with an empty selection), creates datasets and their parent
+ * groups, and writes the NCO-style history attribute.  It knows nothing of
+ * recipes or plans.  HDF5's own error printing is off; failures come back in
+ * the error record with HDF5's innermost message folded in.
+ */
+#ifndef H5UFUNC_H5IO_H
+#define H5UFUNC_H5IO_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+
+#include "dtype.h"
+#include "err.h"
+#include "shape.h"
+
+/* Call once, after comm_init. */
+void h5io_init(void);
+
+/* Open PATH (read-only unless WRITE).  Collective under MPI.  Returns the
+ * file id, or a negative value with E set (WHERE names the operand). */
+hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
+/* Create PATH, replacing any file there.  Collective. */
+hid_t h5io_create(const char *path, const char *where, struct err *e);
+/* Close a file; F < 0 is fine. */
+void h5io_close(hid_t f);
+/* Is PATH an HDF5 file?  1 yes, 0 no (message in E), -1 cannot be read. */
+int h5io_is_hdf5(const char *path);
+
+enum h5io_object { H5IO_NONE, H5IO_DATASET, H5IO_GROUP, H5IO_OTHER };
+/* What PATH (absolute, "/a/b") names in FILE; H5IO_NONE when any part is missing. */
+enum h5io_object h5io_probe(hid_t file, const char *path);
+
+/* Open dataset PATH of FILE, and give its shape and dtype.  A dataset of a
+ * type h5ufunc does not handle is an error naming the type.  DISPLAY is the
+ * operand as the user wrote it. */
+hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
+			enum dtype *dt, const char *where, const char *display,
+			struct err *e);
+/* Create dataset PATH (parent groups too) of DT and SHAPE.  Collective. */
+hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
+			  const struct shape *shape, const char *where, struct err *e);
+void h5io_dataset_close(hid_t d);
+/* Unlink PATH from FILE (best effort, for cleanup after a failure). */
+void h5io_unlink(hid_t file, const char *path);
+
+/* Read rows [FIRST, FIRST+COUNT) of dataset D (SHAPE, all of the other axes)
+ * into BUF as DT, C order.  COUNT may be 0.  Collective under MPI: every
+ * rank calls it the same number of times. */
+int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
+		   int64_t first, int64_t count, void *buf, const char *where,
+		   struct err *e);
+/* Write rows, likewise. */
+int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
+		    int64_t first, int64_t count, const void *buf,
+		    const char *where, struct err *e);
+
+/* Prepend LINE to FILE's root attribute "history" (created if absent).
+ * Collective: every rank passes the same LINE. */
+int h5io_history(hid_t file, const char *line, const char *where, struct err *e);
+
+#endif

@@ -1,0 +1,99 @@
+/* plan.h - a recipe checked against the real files: the validated plan.
+ *
+ * plan_build() resolves names, opens every input to learn its shape and
+ * dtype, picks each step's type loop (NumPy's resolution, NEP 50 literals,
+ * dtype= and casting=), broadcasts shapes, decides every output (in place,
+ * new dataset, new file, scratch, printed), and sizes blocks to --memory.
+ * Everything that can fail before a write fails here, with the recipe's
+ * line and column.  Executing the plan is exec.h's job.
+ */
+#ifndef H5UFUNC_PLAN_H
+#define H5UFUNC_PLAN_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "arena.h"
+#include "literal.h"
+#include "recipe.h"
+#include "shape.h"
+#include "ufunc.h"
+
+#define PLAN_MAXFILES 256
+#define PLAN_MAXARRAYS 1024
+#define PLAN_PRINT_LIMIT 1000000   /* elements of a printed result */
+
+struct plan_file {
+	const char *name;        /* as the user wrote it */
+	const char *canon;       /* canonical path: one file under two names is one file */
+	const char *open_path;   /* what is opened: NAME, or a temporary name when new */
+	bool exists;             /* existed before the run */
+	bool write;              /* the run writes into it */
+	bool scratch;            /* holds the run's named intermediates */
+	hid_t id;                /* open while a stage runs, else -1 */
+};
+
+enum array_kind { ARR_DATASET, ARR_LITERAL };
+
+struct array {
+	enum array_kind kind;
+	const char *display;     /* "f.h5:/x", or the literal as written */
+	struct plan_file *file;  /* ARR_DATASET */
+	const char *path;        /* ARR_DATASET: path in the file */
+	struct shape shape;
+	enum dtype dtype;        /* stored dtype; a literal's default dtype */
+	struct literal lit;      /* ARR_LITERAL */
+	bool create;             /* the run creates this dataset */
+	bool replace;            /* ... in place of an existing one (overwrite) */
+	bool in_place;           /* an existing dataset the run writes into */
+	bool written;            /* ... and has written into (set while running) */
+	hid_t id;                /* open while the run executes, else -1 */
+};
+
+struct plan_step {
+	int index;                          /* 1-based */
+	const struct recipe_step *src;
+	char where[192];                    /* "step 2 (ufunc add)" or "call add" */
+	enum verb verb;
+	const struct ufunc *uf;
+	const struct ufunc_loop *loop;
+	int nin, nout;
+	struct array *in[RECIPE_MAXIN];
+	unsigned char lit[RECIPE_MAXIN][8]; /* literal inputs in the loop's dtype */
+	struct array *out[RECIPE_MAXOUT];   /* NULL: printed on stdout */
+	struct shape shape;                 /* of the result */
+	enum casting casting;
+	int64_t rows_per_block;
+};
+
+struct plan {
+	struct arena *arena;
+	int nfiles;
+	struct plan_file *files[PLAN_MAXFILES];
+	int narrays;
+	struct array *arrays[PLAN_MAXARRAYS];
+	int nsteps;
+	struct plan_step *steps;
+	const char *command;                /* "run", "call", ... */
+};
+
+struct plan_options {
+	size_t memory;                      /* per-rank budget in bytes */
+	bool overwrite;                     /* --overwrite */
+	int nranks;
+	const char *command;                /* one-liner name ("call"), NULL for recipes */
+	const char *token;                  /* the same on every rank: names temporary files */
+};
+
+/* Check R against the files and build P (allocated from A).  Collective
+ * under MPI (files are opened); every rank must call it.  Files are closed
+ * again before it returns.  Errors have status EXIT_USAGE. */
+int plan_build(const struct recipe *r, const struct plan_options *o,
+	       struct arena *a, struct plan *p, struct err *e);
+
+/* The plan in words, for `h5ufunc check`. */
+void plan_print(const struct plan *p, FILE *f);
+
+#endif

@@ -1,0 +1,29 @@
+/* shape.h - array shapes and NumPy broadcasting.  Pure; no I/O. */
+#ifndef H5UFUNC_SHAPE_H
+#define H5UFUNC_SHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recipe.h"   /* H5U_MAXDIM */
+
+struct shape {
+	int ndim;
+	int64_t dim[H5U_MAXDIM];
+};
+
+/* Number of elements (1 for a 0-d shape). */
+int64_t shape_size(const struct shape *s);
+bool shape_equal(const struct shape *a, const struct shape *b);
+/* NumPy's text: "(3, 4)", "(3,)", "()".  BUF of at least 32 * 22 bytes. */
+char *shape_format(const struct shape *s, char *buf, size_t len);
+/* Broadcast N shapes as NumPy does.  Returns 0, or -1 when they do not
+ * broadcast (OUT is then undefined). */
+int shape_broadcast(int n, const struct shape *const *in, struct shape *out);
+/* Rows of the shape as blocks see them: dim[0], or 1 for a 0-d shape. */
+int64_t shape_rows(const struct shape *s);
+/* Elements in one row: the product of dim[1..], 1 for 0-d and 1-d shapes. */
+int64_t shape_row_size(const struct shape *s);
+
+#endif

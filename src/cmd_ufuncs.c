@@ -1,0 +1,67 @@
+/* cmd_ufuncs.c - the catalogue as text: every ufunc on one line, or one
+ * ufunc in detail. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "ufunc.h"
+
+static const char *identity_text(const struct ufunc *uf)
+{
+	switch (uf->identity) {
+	case ID_ZERO: return "0";
+	case ID_ONE: return "1";
+	case ID_MINUS_ONE: return "-1";
+	case ID_FALSE: return "False";
+	case ID_TRUE: return "True";
+	case ID_MINUS_INF: return "-inf";
+	default: return "None";
+	}
+}
+
+static void print_loop(const struct ufunc *uf, const struct ufunc_loop *l)
+{
+	for (int k = 0; k < uf->nin + uf->nout; k++) {
+		if (k == uf->nin)
+			fputs("->", stdout);
+		putchar(dtype_table[l->types[k]].typechar);
+	}
+}
+
+static void print_loops(const struct ufunc *uf)
+{
+	for (int l = 0; l < uf->nloops; l++) {
+		putchar(' ');
+		print_loop(uf, &uf->loops[l]);
+	}
+}
+
+int cmd_ufuncs(int argc, char **argv)
+{
+	if (argc > 2) {
+		fputs("h5ufunc: ufuncs: one ufunc name at most\n", stderr);
+		return 2;
+	}
+	if (argc == 2) {
+		const struct ufunc *uf = ufunc_lookup(argv[1]);
+		if (!uf) {
+			fprintf(stderr, "h5ufunc: ufuncs: unknown ufunc '%s'\n", argv[1]);
+			return 2;
+		}
+		printf("name: %s\ninputs: %d\noutputs: %d\nidentity: %s\n", uf->name, uf->nin,
+		       uf->nout, identity_text(uf));
+		printf("reduce: %s\n", uf->nin == 2 && uf->nout == 1
+		       ? (ufunc_reorderable(uf) ? "yes, over several axes" : "yes, over one axis") : "no");
+		printf("loops:");
+		print_loops(uf);
+		printf("\ndoc: %s\n", uf->doc);
+		return 0;
+	}
+	for (int i = 0; i < ufunc_count; i++) {
+		const struct ufunc *uf = &ufunc_table[i];
+		printf("%s %d %d %s", uf->name, uf->nin, uf->nout, identity_text(uf));
+		print_loops(uf);
+		putchar('\n');
+	}
+	return 0;
+}

@@ -1,0 +1,417 @@
+/* h5io.c - HDF5 files, types, row hyperslabs and history, serial or MPI-IO. */
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "comm.h"
+#include "h5io.h"
+
+static hid_t bool_type = -1, half_type = -1;
+
+void h5io_init(void)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	/* h5py's bool: an enum of int8, FALSE = 0, TRUE = 1. */
+	bool_type = H5Tenum_create(H5T_NATIVE_INT8);
+	int8_t v = 0;
+	H5Tenum_insert(bool_type, "FALSE", &v);
+	v = 1;
+	H5Tenum_insert(bool_type, "TRUE", &v);
+	/* h5py's float16: IEEE binary16, little-endian. */
+	half_type = H5Tcopy(H5T_IEEE_F32LE);
+	H5Tset_fields(half_type, 15, 10, 5, 0, 10);
+	H5Tset_size(half_type, 2);
+	H5Tset_ebias(half_type, 15);
+	H5Tlock(bool_type);
+	H5Tlock(half_type);
+}
+
+/* The memory (native) type of DT; also what new datasets are stored as. */
+static hid_t mem_type(enum dtype dt)
+{
+	switch (dt) {
+	case DT_BOOL: return bool_type;
+	case DT_INT8: return H5T_NATIVE_INT8;
+	case DT_UINT8: return H5T_NATIVE_UINT8;
+	case DT_INT16: return H5T_NATIVE_INT16;
+	case DT_UINT16: return H5T_NATIVE_UINT16;
+	case DT_INT32: return H5T_NATIVE_INT32;
+	case DT_UINT32: return H5T_NATIVE_UINT32;
+	case DT_INT64: return H5T_NATIVE_INT64;
+	case DT_UINT64: return H5T_NATIVE_UINT64;
+	case DT_FLOAT16: return half_type;
+	case DT_FLOAT32: return H5T_NATIVE_FLOAT;
+	case DT_FLOAT64: return H5T_NATIVE_DOUBLE;
+	default: return -1;
+	}
+}
+
+static herr_t walk_first(unsigned n, const H5E_error2_t *err, void *data)
+{
+	char *out = data;
+	if (n == 0 && err->desc)
+		snprintf(out, 512, "%s", err->desc);
+	return 0;
+}
+
+/* Fold HDF5's innermost message into E's message. */
+static void fold_stack(struct err *e)
+{
+	char desc[512] = "";
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_first, desc);
+	H5Eclear2(H5E_DEFAULT);
+	if (*desc)
+		err_append(e, " (HDF5: %s)", desc);
+	if (strstr(desc, "lock"))
+		err_append(e, "; the file is in use by another process "
+			   "(HDF5_USE_FILE_LOCKING=FALSE turns HDF5's file locking off)");
+}
+
+static hid_t file_access(void)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (comm_mpi()) {
+		H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+		H5Pset_all_coll_metadata_ops(fapl, 1);
+		H5Pset_coll_metadata_write(fapl, 1);
+	}
+	return fapl;
+}
+
+int h5io_is_hdf5(const char *path)
+{
+	htri_t r = H5Fis_hdf5(path);
+	H5Eclear2(H5E_DEFAULT);
+	return r > 0 ? 1 : r == 0 ? 0 : -1;
+}
+
+hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return err_set(e, EXIT_USAGE, where, "cannot open '%s': %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, EXIT_USAGE, where, "'%s' is a directory, not an HDF5 file", path);
+	if (h5io_is_hdf5(path) != 1)
+		return err_set(e, EXIT_USAGE, where, "'%s' is not an HDF5 file", path);
+	hid_t fapl = file_access();
+	hid_t f = H5Fopen(path, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+	H5Pclose(fapl);
+	if (f < 0) {
+		err_set(e, EXIT_USAGE, where, "cannot open '%s'%s", path, write ? " for writing" : "");
+		fold_stack(e);
+	}
+	return f;
+}
+
+hid_t h5io_create(const char *path, const char *where, struct err *e)
+{
+	hid_t fapl = file_access();
+	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	if (f < 0) {
+		err_set(e, EXIT_RUN, where, "cannot create '%s'", path);
+		fold_stack(e);
+	}
+	return f;
+}
+
+void h5io_close(hid_t f)
+{
+	if (f >= 0)
+		H5Fclose(f);
+}
+
+enum h5io_object h5io_probe(hid_t file, const char *path)
+{
+	/* Walk the path one link at a time: H5Lexists needs every parent. */
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (p > buf + 1 && H5Lexists(file, buf, H5P_DEFAULT) <= 0) {
+				H5Eclear2(H5E_DEFAULT);
+				return H5IO_NONE;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	H5O_info_t info;
+	if (H5Oget_info_by_name(file, path, &info, H5P_DEFAULT) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return H5IO_NONE;
+	}
+	return info.type == H5O_TYPE_DATASET ? H5IO_DATASET
+	     : info.type == H5O_TYPE_GROUP ? H5IO_GROUP : H5IO_OTHER;
+}
+
+/* The dtype of an HDF5 type as h5py maps it, or DT_NONE with NAME set. */
+static enum dtype type_dtype(hid_t t, char *name, size_t len)
+{
+	size_t size = H5Tget_size(t);
+	switch (H5Tget_class(t)) {
+	case H5T_INTEGER: {
+		bool sign = H5Tget_sign(t) == H5T_SGN_2;
+		switch (size) {
+		case 1: return sign ? DT_INT8 : DT_UINT8;
+		case 2: return sign ? DT_INT16 : DT_UINT16;
+		case 4: return sign ? DT_INT32 : DT_UINT32;
+		case 8: return sign ? DT_INT64 : DT_UINT64;
+		}
+		snprintf(name, len, "%zu-byte integer", size);
+		return DT_NONE;
+	}
+	case H5T_FLOAT:
+		if (size == 2)
+			return DT_FLOAT16;
+		if (size == 4)
+			return DT_FLOAT32;
+		if (size == 8)
+			return DT_FLOAT64;
+		snprintf(name, len, "%zu-byte float", size);
+		return DT_NONE;
+	case H5T_ENUM: {
+		int n = H5Tget_nmembers(t);
+		hid_t base = H5Tget_super(t);
+		bool ok = n == 2 && H5Tget_size(base) == 1 && H5Tget_class(base) == H5T_INTEGER;
+		H5Tclose(base);
+		for (int i = 0; ok && i < 2; i++) {
+			char *m = H5Tget_member_name(t, (unsigned)i);
+			int8_t v = -1;
+			H5Tget_member_value(t, (unsigned)i, &v);
+			ok = m && ((v == 0 && !strcmp(m, "FALSE")) || (v == 1 && !strcmp(m, "TRUE")));
+			H5free_memory(m);
+		}
+		if (ok)
+			return DT_BOOL;
+		snprintf(name, len, "enum");
+		return DT_NONE;
+	}
+	case H5T_STRING: snprintf(name, len, "string"); break;
+	case H5T_COMPOUND: snprintf(name, len, "compound"); break;
+	case H5T_VLEN: snprintf(name, len, "variable-length"); break;
+	case H5T_ARRAY: snprintf(name, len, "array"); break;
+	case H5T_OPAQUE: snprintf(name, len, "opaque"); break;
+	case H5T_BITFIELD: snprintf(name, len, "bitfield"); break;
+	case H5T_REFERENCE: snprintf(name, len, "reference"); break;
+	case H5T_TIME: snprintf(name, len, "time"); break;
+	default: snprintf(name, len, "unknown"); break;
+	}
+	return DT_NONE;
+}
+
+hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
+			enum dtype *dt, const char *where, const char *display,
+			struct err *e)
+{
+	hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+	if (d < 0) {
+		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
+		fold_stack(e);
+		return -1;
+	}
+	hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+	char tname[64] = "";
+	*dt = type_dtype(t, tname, sizeof tname);
+	H5S_class_t sclass = H5Sget_simple_extent_type(s);
+	int ndim = H5Sget_simple_extent_ndims(s);
+	hsize_t dims[H5S_MAX_RANK];
+	H5Sget_simple_extent_dims(s, dims, NULL);
+	H5Tclose(t);
+	H5Sclose(s);
+	if (*dt == DT_NONE) {
+		H5Dclose(d);
+		return err_set(e, EXIT_USAGE, where, "'%s' has unsupported type (%s)", display, tname);
+	}
+	if (sclass == H5S_NULL || ndim < 0 || ndim > H5U_MAXDIM) {
+		H5Dclose(d);
+		return err_set(e, EXIT_USAGE, where, "'%s' has an unsupported dataspace", display);
+	}
+	shape->ndim = ndim;
+	for (int i = 0; i < ndim; i++)
+		shape->dim[i] = (int64_t)dims[i];
+	return d;
+}
+
+hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
+			  const struct shape *shape, const char *where, struct err *e)
+{
+	hsize_t dims[H5U_MAXDIM];
+	for (int i = 0; i < shape->ndim; i++)
+		dims[i] = (hsize_t)shape->dim[i];
+	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, NULL) : H5Screate(H5S_SCALAR);
+	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+	H5Pset_create_intermediate_group(lcpl, 1);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, H5P_DEFAULT);
+	H5Pclose(dcpl);
+	H5Pclose(lcpl);
+	H5Sclose(space);
+	if (d < 0) {
+		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
+		fold_stack(e);
+	}
+	return d;
+}
+
+void h5io_dataset_close(hid_t d)
+{
+	if (d >= 0)
+		H5Dclose(d);
+}
+
+void h5io_unlink(hid_t file, const char *path)
+{
+	H5Ldelete(file, path, H5P_DEFAULT);
+	H5Eclear2(H5E_DEFAULT);
+}
+
+/* Select rows [FIRST, FIRST+COUNT) of D in a file space, and a matching
+ * memory space; an empty selection when there is nothing to move. */
+static void select_rows(hid_t d, const struct shape *shape, int64_t first,
+			int64_t count, hid_t *fspace, hid_t *mspace)
+{
+	*fspace = H5Dget_space(d);
+	int64_t n = count * shape_row_size(shape);
+	if (n == 0) {
+		hsize_t one = 1;
+		H5Sselect_none(*fspace);
+		*mspace = H5Screate_simple(1, &one, NULL);
+		H5Sselect_none(*mspace);
+		return;
+	}
+	if (shape->ndim == 0) {
+		*mspace = H5Screate(H5S_SCALAR);
+		return;
+	}
+	hsize_t start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
+	start[0] = (hsize_t)first;
+	cnt[0] = (hsize_t)count;
+	for (int i = 1; i < shape->ndim; i++)
+		cnt[i] = (hsize_t)shape->dim[i];
+	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, start, NULL, cnt, NULL);
+	*mspace = H5Screate_simple(shape->ndim, cnt, NULL);
+}
+
+static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
+		    int64_t first, int64_t count, void *buf, const char *where,
+		    struct err *e)
+{
+	hid_t fspace, mspace;
+	select_rows(d, shape, first, count, &fspace, &mspace);
+	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+	if (comm_mpi())
+		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+	herr_t r = write ? H5Dwrite(d, mem_type(dt), mspace, fspace, dxpl, buf)
+			 : H5Dread(d, mem_type(dt), mspace, fspace, dxpl, buf);
+	H5Pclose(dxpl);
+	H5Sclose(mspace);
+	H5Sclose(fspace);
+	if (r < 0) {
+		err_set(e, EXIT_RUN, where, "%s failed at rows %lld..%lld",
+			write ? "write" : "read", (long long)first, (long long)(first + count));
+		fold_stack(e);
+		return -1;
+	}
+	return 0;
+}
+
+int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
+		   int64_t first, int64_t count, void *buf, const char *where,
+		   struct err *e)
+{
+	return transfer(false, d, shape, dt, first, count, buf, where, e);
+}
+
+int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
+		    int64_t first, int64_t count, const void *buf,
+		    const char *where, struct err *e)
+{
+	return transfer(true, d, shape, dt, first, count, (void *)buf, where, e);
+}
+
+/* The root attribute "history" as a malloc'd string, or NULL when absent
+ * or not a scalar string.  *KEEP is false when it exists but is no string. */
+static char *history_read(hid_t file, bool *keep)
+{
+	*keep = true;
+	if (H5Aexists(file, "history") <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return NULL;
+	}
+	hid_t a = H5Aopen(file, "history", H5P_DEFAULT);
+	hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+	char *text = NULL;
+	if (H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_npoints(s) != 1) {
+		*keep = false;
+	} else if (H5Tis_variable_str(t) > 0) {
+		hid_t mt = H5Tcopy(H5T_C_S1);
+		H5Tset_size(mt, H5T_VARIABLE);
+		char *p = NULL;
+		if (H5Aread(a, mt, &p) >= 0 && p) {
+			text = strdup(p);
+			H5free_memory(p);
+		}
+		H5Tclose(mt);
+	} else {
+		size_t n = H5Tget_size(t);
+		hid_t mt = H5Tcopy(H5T_C_S1);
+		H5Tset_size(mt, n + 1);
+		text = calloc(1, n + 2);
+		if (text && H5Aread(a, mt, text) < 0) {
+			free(text);
+			text = NULL;
+		}
+		H5Tclose(mt);
+	}
+	H5Tclose(t);
+	H5Sclose(s);
+	H5Aclose(a);
+	H5Eclear2(H5E_DEFAULT);
+	return text;
+}
+
+int h5io_history(hid_t file, const char *line, const char *where, struct err *e)
+{
+	bool keep;
+	char *old = history_read(file, &keep);
+	if (!keep)
+		return 0;   /* a history that is not a string is left as it is */
+	size_t n = strlen(line) + (old && *old ? strlen(old) + 1 : 0);
+	char *text = malloc(n + 1);
+	if (!text)
+		abort();
+	if (old && *old)
+		snprintf(text, n + 1, "%s\n%s", line, old);
+	else
+		snprintf(text, n + 1, "%s", line);
+	free(old);
+	if (H5Aexists(file, "history") > 0)
+		H5Adelete(file, "history");
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, n + 1);
+	H5Tset_strpad(t, H5T_STR_NULLTERM);
+	hid_t s = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(file, "history", t, s, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, t, text);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(s);
+	H5Tclose(t);
+	free(text);
+	if (r < 0) {
+		err_set(e, EXIT_RUN, where, "cannot write the history attribute");
+		fold_stack(e);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* main.c - the command table and the dispatcher. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+#define DATA_OPTIONS \
+	"  --set NAME=VALUE   fill ${NAME} in the recipe (else the environment)\n" \
+	"  --memory SIZE      per-rank working memory: bytes, or with K M G T (default 256M)\n" \
+	"  --mpi              initialise MPI even without a launcher\n" \
+	"  --overwrite        allow replacing existing datasets that are not in-place targets\n" \
+	"  --no-history       do not add a line to the history attribute of written files\n" \
+	"  -q, --quiet        print nothing but results and errors\n" \
+	"  --progress, --no-progress, --json   not available in this version\n"
+
+const struct command commands[] = {
+	{ "run", cmd_run, "[OPTIONS] RECIPE|-", "run a YAML recipe (- reads it from stdin)", DATA_OPTIONS },
+	{ "check", cmd_check, "[OPTIONS] RECIPE|-",
+	  "validate a recipe against the real files, print the plan, write nothing", DATA_OPTIONS },
+	{ "call", cmd_call, "UFUNC OPERAND... [-o OUT[,OUT2]] [--dtype T] [--casting C]",
+	  "call a ufunc elementwise; without -o print the result",
+	  "  -o OUT[,OUT2]      write the result(s) to FILE:/PATH (an operand's dataset: in place)\n"
+	  "  --dtype T          NumPy's dtype=: the loop's output dtype\n"
+	  "  --casting C        no, equiv, safe, same_kind (default) or unsafe\n" DATA_OPTIONS },
+	{ "reduce", cmd_reduce, "UFUNC OPERAND [-o OUT] [--axis N[,N...]|all] [--keepdims] [--dtype T] [--initial V]",
+	  "np.UFUNC.reduce (not available in this version)", "" },
+	{ "accumulate", cmd_accumulate, "UFUNC OPERAND [-o OUT] [--axis N] [--dtype T]",
+	  "np.UFUNC.accumulate (not available in this version)", "" },
+	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
+	  "evaluate an expression (not available in this version)", "" },
+	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "" },
+	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "" },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+const struct command *command_find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: h5ufunc COMMAND [OPTIONS] ...\n\n"
+	      "NumPy's ufuncs over HDF5 datasets, on one process or many MPI ranks.\n\n"
+	      "commands:\n", f);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-11s %s\n", c->name, c->summary);
+	fputs("\n  h5ufunc --help | help COMMAND | --version\n"
+	      "See h5ufunc(1) and h5ufunc-recipe(5).\n", f);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	const struct command *c = command_find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "h5ufunc: help: unknown command '%s'\n", argv[1]);
+		return 2;
+	}
+	printf("usage: h5ufunc %s %s\n\n%s\n", c->name, c->usage, c->summary);
+	if (*c->help)
+		printf("\noptions:\n%s", c->help);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("h5ufunc %s\n", H5UFUNC_VERSION);
+		return 0;
+	}
+	const struct command *c = command_find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "h5ufunc: unknown command '%s' (see h5ufunc --help)\n", argv[1]);
+		return 2;
+	}
+	return c->run(argc - 1, argv + 1);
+}

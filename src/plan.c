@@ -1,0 +1,807 @@
+/* plan.c - recipe + files -> validated plan.  See plan.h. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5io.h"
+#include "operand.h"
+#include "plan.h"
+
+#define IO_LIMIT ((int64_t)1 << 31)   /* bytes: no I/O call moves this much */
+
+struct binding {
+	const char *name;
+	struct array *array;
+};
+
+/* The planner's working state. */
+struct planner {
+	struct plan *p;
+	const struct recipe *r;
+	const struct plan_options *o;
+	int nbind;
+	struct binding bind[PLAN_MAXARRAYS];
+	char where[512];
+};
+
+/* "r.yaml:3:5: step 2 (ufunc add)", "r.yaml:3:5", "step 2 (ufunc add)",
+ * or "call add", as the context allows. */
+static const char *where(struct planner *pl, const struct plan_step *s, struct mark m)
+{
+	char *w = pl->where;
+	size_t n = sizeof pl->where;
+	if (pl->o->command && s) {
+		snprintf(w, n, "%s", s->where);
+	} else if (m.line > 0 && s) {
+		snprintf(w, n, "%s:%d:%d: %s", pl->r->path, m.line, m.col, s->where);
+	} else if (m.line > 0) {
+		snprintf(w, n, "%s:%d:%d", pl->r->path, m.line, m.col);
+	} else {
+		snprintf(w, n, "%s", s ? s->where : pl->r->path ? pl->r->path : "");
+	}
+	return w;
+}
+
+/* ---- files ---------------------------------------------------------- */
+
+/* Canonical path of NAME: realpath of an existing file, or of its directory
+ * plus its base name when it does not exist.  NULL when the directory does
+ * not exist. */
+static char *canonical(struct arena *a, const char *name, bool *exists)
+{
+	char buf[PATH_MAX];
+	if (realpath(name, buf)) {
+		*exists = true;
+		return arena_strdup(a, buf);
+	}
+	*exists = false;
+	char *copy1 = arena_strdup(a, name), *copy2 = arena_strdup(a, name);
+	char *dir = dirname(copy1), *base = basename(copy2);
+	if (!realpath(dir, buf))
+		return NULL;
+	size_t n = strlen(buf) + strlen(base) + 2;
+	char *out = arena_alloc(a, n);
+	snprintf(out, n, "%s/%s", strcmp(buf, "/") ? buf : "", base);
+	return out;
+}
+
+static struct plan_file *file_find(struct plan *p, const char *canon)
+{
+	for (int i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->files[i]->canon, canon))
+			return p->files[i];
+	return NULL;
+}
+
+static struct plan_file *file_add(struct planner *pl, const char *name,
+				  const char *canon, bool exists)
+{
+	struct plan *p = pl->p;
+	if (p->nfiles == PLAN_MAXFILES)
+		return NULL;
+	struct plan_file *f = arena_alloc(p->arena, sizeof *f);
+	f->name = arena_strdup(p->arena, name);
+	f->canon = canon;
+	f->open_path = f->name;
+	f->exists = exists;
+	f->id = -1;
+	p->files[p->nfiles++] = f;
+	return f;
+}
+
+/* The plan's file for an operand that is read: it must exist, on disk or
+ * as a file an earlier step creates. */
+static struct plan_file *file_for_read(struct planner *pl, const char *name, const char *w,
+				       struct err *e)
+{
+	bool exists;
+	char *canon = canonical(pl->p->arena, name, &exists);
+	struct plan_file *f = canon ? file_find(pl->p, canon) : NULL;
+	if (f)
+		return f;
+	if (!exists) {
+		err_set(e, EXIT_USAGE, w, "cannot open '%s': No such file or directory", name);
+		return NULL;
+	}
+	f = file_add(pl, name, canon, true);
+	if (!f) {
+		err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		return NULL;
+	}
+	f->id = h5io_open(name, false, w, e);
+	return f->id < 0 ? NULL : f;
+}
+
+static struct array *array_new(struct planner *pl, enum array_kind kind, const char *display)
+{
+	struct plan *p = pl->p;
+	if (p->narrays == PLAN_MAXARRAYS)
+		return NULL;
+	struct array *x = arena_alloc(p->arena, sizeof *x);
+	x->kind = kind;
+	x->display = arena_strdup(p->arena, display);
+	x->id = -1;
+	p->arrays[p->narrays++] = x;
+	return x;
+}
+
+static struct array *array_find(struct plan *p, const struct plan_file *f, const char *path)
+{
+	for (int i = p->narrays - 1; i >= 0; i--) {
+		struct array *x = p->arrays[i];
+		if (x->kind == ARR_DATASET && x->file == f && !strcmp(x->path, path))
+			return x;
+	}
+	return NULL;
+}
+
+static struct array *binding_find(struct planner *pl, const char *name)
+{
+	for (int i = pl->nbind - 1; i >= 0; i--)
+		if (!strcmp(pl->bind[i].name, name))
+			return pl->bind[i].array;
+	return NULL;
+}
+
+static int bind(struct planner *pl, const char *name, struct array *x, const char *w, struct err *e)
+{
+	if (pl->nbind == PLAN_MAXARRAYS)
+		return err_set(e, EXIT_USAGE, w, "too many names (at most %d)", PLAN_MAXARRAYS);
+	pl->bind[pl->nbind].name = name;
+	pl->bind[pl->nbind].array = x;
+	pl->nbind++;
+	return 0;
+}
+
+/* The dataset FILE:/PATH as an operand that is read. */
+static struct array *dataset_operand(struct planner *pl, const struct operand *op,
+				     const char *text, const char *w, struct err *e)
+{
+	struct plan_file *f = file_for_read(pl, op->file, w, e);
+	if (!f)
+		return NULL;
+	struct array *x = array_find(pl->p, f, op->path);
+	if (x)
+		return x;
+	if (f->id < 0) {   /* a file the run creates: only its created datasets exist */
+		err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+		return NULL;
+	}
+	switch (h5io_probe(f->id, op->path)) {
+	case H5IO_DATASET:
+		break;
+	case H5IO_GROUP:
+		err_set(e, EXIT_USAGE, w, "'%s' is a group, not a dataset", text);
+		return NULL;
+	case H5IO_OTHER:
+		err_set(e, EXIT_USAGE, w, "'%s' is not a dataset", text);
+		return NULL;
+	default:
+		err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+		return NULL;
+	}
+	x = array_new(pl, ARR_DATASET, text);
+	if (!x) {
+		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	x->file = f;
+	x->path = arena_strdup(pl->p->arena, op->path);
+	hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w, text, e);
+	if (d < 0)
+		return NULL;
+	h5io_dataset_close(d);
+	return x;
+}
+
+/* An operand that a step reads: a name, a dataset or a literal. */
+static struct array *operand_array(struct planner *pl, const char *text, const char *w,
+				   struct err *e)
+{
+	struct operand op;
+	if (operand_parse(text, pl->p->arena, &op, w, e) < 0)
+		return NULL;
+	if (op.kind == OPERAND_NAME) {
+		struct array *x = binding_find(pl, op.name);
+		if (!x)
+			err_set(e, EXIT_USAGE, w, "unknown name '%s'", op.name);
+		return x;
+	}
+	if (op.kind == OPERAND_DATASET)
+		return dataset_operand(pl, &op, text, w, e);
+	struct array *x = array_new(pl, ARR_LITERAL, text);
+	if (!x) {
+		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	x->lit = op.lit;
+	x->lit.text = x->display;
+	x->dtype = literal_default_dtype(&op.lit);
+	x->shape.ndim = 0;
+	return x;
+}
+
+/* ---- type resolution (NumPy's linear search, NEP 50 literals) ------- */
+
+static int kind_order(char kind)
+{
+	return kind == 'b' ? 0 : kind == 'f' ? 2 : kind == 'c' ? 3 : 1;
+}
+
+static bool is_weak(const struct array *x)
+{
+	return x->kind == ARR_LITERAL && x->lit.kind != LIT_BOOL;
+}
+
+/* Can input X go to loop type T under CASTING?  USE_MIN_SCALAR is NumPy's:
+ * weak literals then fit any dtype of their kind or a higher one. */
+static bool input_fits(const struct array *x, enum dtype t, enum casting casting,
+		       bool use_min_scalar)
+{
+	if (is_weak(x) && use_min_scalar)
+		return literal_can_cast(&x->lit, t, casting);
+	return dtype_can_cast(x->dtype, t, casting);
+}
+
+static int resolve_loop(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			const char *w, struct err *e)
+{
+	const struct ufunc *uf = s->uf;
+	int max_array = -1, max_weak = -1;
+	for (int k = 0; k < s->nin; k++) {
+		int kind = kind_order(dtype_table[s->in[k]->dtype].kind);
+		if (is_weak(s->in[k])) {
+			if (kind > max_weak)
+				max_weak = kind;
+		} else if (kind > max_array) {
+			max_array = kind;
+		}
+	}
+	bool use_min_scalar = max_array >= 0 && max_array >= max_weak;
+	bool fixed = o->given & (1u << OPT_DTYPE);
+	enum casting in_casting = fixed ? s->casting
+				: s->casting > CAST_SAFE ? CAST_SAFE : s->casting;
+	const struct ufunc_loop *with_out = NULL;
+	for (int l = 0; l < uf->nloops; l++) {
+		const struct ufunc_loop *loop = &uf->loops[l];
+		if (fixed) {
+			bool match = true;
+			for (int k = 0; k < uf->nout; k++)
+				match = match && loop->types[uf->nin + k] == o->dtype;
+			if (!match)
+				continue;
+			if (!with_out)
+				with_out = loop;
+		}
+		bool ok = true;
+		for (int k = 0; k < s->nin && ok; k++)
+			ok = input_fits(s->in[k], loop->types[k], in_casting, use_min_scalar);
+		if (ok) {
+			s->loop = loop;
+			return 0;
+		}
+	}
+	if (fixed && with_out) {
+		for (int k = 0; k < s->nin; k++)
+			if (!input_fits(s->in[k], with_out->types[k], in_casting, use_min_scalar))
+				return err_set(e, EXIT_USAGE, w,
+					       "Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
+					       uf->name, k, dtype_name(s->in[k]->dtype),
+					       dtype_name(with_out->types[k]), casting_name(in_casting));
+	}
+	if (fixed)
+		return err_set(e, EXIT_USAGE, w, "ufunc '%s' has no loop that gives %s",
+			       uf->name, dtype_name(o->dtype));
+	char types[256] = "";
+	for (int k = 0; k < s->nin; k++) {
+		size_t n = strlen(types);
+		snprintf(types + n, sizeof types - n, "%s%s", k ? ", " : "", dtype_name(s->in[k]->dtype));
+	}
+	return err_set(e, EXIT_USAGE, w,
+		       "ufunc '%s' not supported for the input types (%s), and the inputs could not "
+		       "be safely coerced to any supported types according to the casting rule '%s'",
+		       uf->name, types, casting_name(in_casting));
+}
+
+/* ---- outputs -------------------------------------------------------- */
+
+static int check_writable(const char *path, bool exists, const char *w, struct err *e)
+{
+	if (exists) {
+		if (access(path, W_OK) != 0)
+			return err_set(e, EXIT_USAGE, w, "cannot write '%s': %s", path, strerror(errno));
+		return 0;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		abort();
+	const char *dir = dirname(copy);
+	int r = 0;
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': directory '%s' does not exist", path, dir);
+	else if (!S_ISDIR(st.st_mode))
+		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': '%s' is not a directory", path, dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': directory '%s': %s", path, dir, strerror(errno));
+	free(copy);
+	return r;
+}
+
+/* The file an output FILE:/PATH goes to, created by the run when new. */
+static struct plan_file *file_for_write(struct planner *pl, const char *name, const char *w,
+					struct err *e)
+{
+	struct stat st;
+	if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err_set(e, EXIT_USAGE, w, "'%s' is a directory, not an HDF5 file", name);
+		return NULL;
+	}
+	bool exists;
+	char *canon = canonical(pl->p->arena, name, &exists);
+	if (!canon) {
+		check_writable(name, false, w, e);
+		return NULL;
+	}
+	struct plan_file *f = file_find(pl->p, canon);
+	if (!f) {
+		if (exists) {
+			f = file_for_read(pl, name, w, e);
+		} else {
+			f = file_add(pl, name, canon, false);
+			if (!f)
+				err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		}
+		if (!f)
+			return NULL;
+	}
+	if (!f->write && check_writable(f->name, f->exists, w, e) < 0)
+		return NULL;
+	f->write = true;
+	return f;
+}
+
+static const char *step_where(struct planner *pl, struct plan_step *s, int k)
+{
+	return where(pl, s, s->src->out_mark[k]);
+}
+
+/* A new dataset PATH in F holding output K of S. */
+static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
+				struct plan_file *f, const char *path, const char *display,
+				struct err *e)
+{
+	struct array *x = array_new(pl, ARR_DATASET, display);
+	if (!x) {
+		err_set(e, EXIT_USAGE, step_where(pl, s, k), "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	x->file = f;
+	x->path = arena_strdup(pl->p->arena, path);
+	x->shape = s->shape;
+	x->dtype = s->loop->types[s->uf->nin + k];
+	x->create = true;
+	return x;
+}
+
+static struct plan_file *scratch_file(struct planner *pl)
+{
+	for (int i = 0; i < pl->p->nfiles; i++)
+		if (pl->p->files[i]->scratch)
+			return pl->p->files[i];
+	struct plan_file *f = file_add(pl, "(scratch)", "(scratch)", false);
+	if (f) {
+		f->scratch = true;
+		f->write = true;
+	}
+	return f;
+}
+
+/* Check in-place target X against output K of S: shape and casting. */
+static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct array *x,
+			  struct err *e)
+{
+	const char *w = step_where(pl, s, k);
+	char a[800], b[800];
+	if (!shape_equal(&x->shape, &s->shape))
+		return err_set(e, EXIT_USAGE, w,
+			       "non-broadcastable output operand '%s' with shape %s doesn't match the broadcast shape %s",
+			       x->display, shape_format(&x->shape, a, sizeof a),
+			       shape_format(&s->shape, b, sizeof b));
+	enum dtype from = s->loop->types[s->uf->nin + k];
+	if (!dtype_can_cast(from, x->dtype, s->casting))
+		return err_set(e, EXIT_USAGE, w,
+			       "Cannot cast ufunc '%s' output from %s to %s with casting rule '%s'",
+			       s->uf->name, dtype_name(from), dtype_name(x->dtype),
+			       casting_name(s->casting));
+	return 0;
+}
+
+static int plan_output(struct planner *pl, struct plan_step *s, int k, bool overwrite,
+		       struct err *e)
+{
+	const char *text = s->src->out[k];
+	const char *w = step_where(pl, s, k);
+	struct operand op;
+	if (operand_parse(text, pl->p->arena, &op, w, e) < 0)
+		return -1;
+	if (op.kind == OPERAND_LITERAL)
+		return err_set(e, EXIT_USAGE, w, "cannot write a result to the number '%s'", text);
+	struct array *x;
+	if (op.kind == OPERAND_NAME) {
+		x = binding_find(pl, op.name);
+		if (x && x->kind == ARR_DATASET && !x->file->scratch) {
+			if (check_in_place(pl, s, k, x, e) < 0)
+				return -1;
+			if (!x->create) {
+				if (check_writable(x->file->name, true, w, e) < 0)
+					return -1;
+				x->in_place = true;
+			}
+			x->file->write = true;
+			s->out[k] = x;
+			return 0;
+		}
+		struct plan_file *f = scratch_file(pl);
+		if (!f)
+			return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		char path[64];
+		snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+		x = new_output(pl, s, k, f, path, op.name, e);
+		if (!x)
+			return -1;
+		s->out[k] = x;
+		return 0;   /* bound after the step: its inputs see the old value */
+	}
+	struct plan_file *f = file_for_write(pl, op.file, w, e);
+	if (!f)
+		return -1;
+	x = array_find(pl->p, f, op.path);
+	if (x) {
+		if (check_in_place(pl, s, k, x, e) < 0)
+			return -1;
+		if (!x->create)
+			x->in_place = true;
+		s->out[k] = x;
+		return 0;
+	}
+	bool replace = false;
+	if (f->id >= 0) {
+		switch (h5io_probe(f->id, op.path)) {
+		case H5IO_NONE:
+			break;
+		case H5IO_DATASET:
+			if (!overwrite)
+				return err_set(e, EXIT_USAGE, w,
+					       "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
+					       text);
+			replace = true;
+			break;
+		default:
+			return err_set(e, EXIT_USAGE, w, "'%s' exists and is not a dataset", text);
+		}
+	}
+	x = new_output(pl, s, k, f, op.path, text, e);
+	if (!x)
+		return -1;
+	x->replace = replace;
+	s->out[k] = x;
+	return 0;
+}
+
+/* ---- blocks --------------------------------------------------------- */
+
+/* Is input X of S read whole (broadcast along the rows) rather than by rows? */
+static bool read_whole(const struct plan_step *s, const struct array *x)
+{
+	return x->shape.ndim < s->shape.ndim || (x->shape.ndim > 0 && x->shape.dim[0] == 1);
+}
+
+static int size_blocks(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const char *w = where(pl, s, s->src->mark);
+	int64_t fixed = 0, per_row = 0, widest = 0;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind == ARR_LITERAL)
+			continue;
+		int64_t bytes = dtype_size(x->dtype) +
+			(x->dtype != s->loop->types[k] ? dtype_size(s->loop->types[k]) : 0);
+		if (read_whole(s, x)) {
+			fixed += shape_size(&x->shape) * bytes;
+		} else {
+			per_row += shape_row_size(&x->shape) * bytes;
+			if (shape_row_size(&x->shape) * dtype_size(x->dtype) > widest)
+				widest = shape_row_size(&x->shape) * dtype_size(x->dtype);
+		}
+	}
+	int64_t row = shape_row_size(&s->shape);
+	for (int k = 0; k < s->uf->nout; k++) {
+		enum dtype t = s->loop->types[s->uf->nin + k];
+		enum dtype target = s->out[k] ? s->out[k]->dtype : t;
+		per_row += row * (dtype_size(t) + (target != t ? dtype_size(target) : 0));
+		if (row * dtype_size(target) > widest)
+			widest = row * dtype_size(target);
+	}
+	int64_t budget = (int64_t)pl->o->memory;
+	if (budget < fixed + per_row)
+		return err_set(e, EXIT_USAGE, w,
+			       "--memory %lld bytes is too small for one block (one row of every array needs %lld bytes)",
+			       (long long)budget, (long long)(fixed + per_row));
+	int64_t rows = shape_rows(&s->shape);
+	int64_t share = (rows + pl->o->nranks - 1) / pl->o->nranks;
+	int64_t rpb = per_row ? (budget - fixed) / per_row : share;
+	if (widest && rpb > (IO_LIMIT - 1) / widest)
+		rpb = (IO_LIMIT - 1) / widest;
+	if (rpb < 1)
+		return err_set(e, EXIT_USAGE, w, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)widest);
+	if (rpb > share)
+		rpb = share > 0 ? share : 1;
+	s->rows_per_block = rpb;
+	return 0;
+}
+
+/* ---- steps ---------------------------------------------------------- */
+
+static void merge_opts(const struct step_opts *d, const struct step_opts *s, struct step_opts *out)
+{
+	*out = *d;
+	out->given = d->given | s->given;
+	for (int i = 0; i < OPT_COUNT; i++)
+		if (s->given & (1u << i))
+			out->mark[i] = s->mark[i];
+#define TAKE(OPT, FIELD) if (s->given & (1u << OPT)) out->FIELD = s->FIELD
+	TAKE(OPT_DTYPE, dtype);
+	TAKE(OPT_CASTING, casting);
+	TAKE(OPT_INITIAL, initial);
+	TAKE(OPT_KEEPDIMS, keepdims);
+	TAKE(OPT_OVERWRITE, overwrite);
+#undef TAKE
+	if (s->given & (1u << OPT_CHUNKS)) {
+		out->chunks_auto = s->chunks_auto;
+		out->nchunks = s->nchunks;
+		memcpy(out->chunks, s->chunks, sizeof out->chunks);
+	}
+	if (s->given & (1u << OPT_COMPRESSION))
+		out->gzip = s->gzip;
+	if (s->given & (1u << OPT_AXIS)) {
+		out->axis_all = s->axis_all;
+		out->naxis = s->naxis;
+		memcpy(out->axis, s->axis, sizeof out->axis);
+	}
+}
+
+static const char *const option_names[OPT_COUNT] = {
+	"dtype", "casting", "initial", "keepdims", "overwrite", "chunks", "compression", "axis"
+};
+
+static int plan_step(struct planner *pl, int index, struct err *e)
+{
+	const struct recipe_step *rs = &pl->r->steps[index];
+	struct plan_step *s = &pl->p->steps[index];
+	s->index = index + 1;
+	s->src = rs;
+	s->verb = rs->verb;
+	if (pl->o->command)
+		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
+	else
+		snprintf(s->where, sizeof s->where, "step %d (%s %s)", s->index,
+			 verb_name(rs->verb), rs->verb == VERB_EXPR ? "expression" : rs->fn);
+	if (rs->verb != VERB_UFUNC)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
+			       "%s steps are not available in this version of h5ufunc",
+			       verb_name(rs->verb));
+	s->uf = ufunc_lookup(rs->fn);
+	if (!s->uf)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
+	struct step_opts o;
+	merge_opts(&pl->r->defaults, &rs->opts, &o);
+	/* Options that do not apply to an elementwise call are errors on the
+	 * step itself; under defaults they are meant for other verbs. */
+	static const int not_here[] = { OPT_INITIAL, OPT_KEEPDIMS, OPT_AXIS };
+	for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
+		if (rs->opts.given & (1u << not_here[i]))
+			return err_set(e, EXIT_USAGE, where(pl, s, rs->opts.mark[not_here[i]]),
+				       "'%s' applies to reduce and accumulate steps, not to an elementwise call",
+				       option_names[not_here[i]]);
+	static const int later[] = { OPT_CHUNKS, OPT_COMPRESSION };
+	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+		if (o.given & (1u << later[i]))
+			return err_set(e, EXIT_USAGE, where(pl, s, o.mark[later[i]]),
+				       "'%s' is not available in this version of h5ufunc",
+				       option_names[later[i]]);
+	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
+	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
+
+	if (rs->nin != s->uf->nin)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+			       "ufunc '%s' takes %d input%s, got %d", s->uf->name, s->uf->nin,
+			       s->uf->nin == 1 ? "" : "s", rs->nin);
+	if (rs->nout && rs->nout != s->uf->nout)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->out_mark[0]),
+			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->uf->nout,
+			       s->uf->nout == 1 ? "" : "s", rs->nout);
+	s->nin = rs->nin;
+	s->nout = s->uf->nout;
+	for (int k = 0; k < s->nin; k++) {
+		s->in[k] = operand_array(pl, rs->in[k], where(pl, s, rs->in_mark[k]), e);
+		if (!s->in[k])
+			return -1;
+	}
+	const struct shape *shapes[RECIPE_MAXIN];
+	for (int k = 0; k < s->nin; k++)
+		shapes[k] = &s->in[k]->shape;
+	if (shape_broadcast(s->nin, shapes, &s->shape) < 0) {
+		char msg[1024] = "", buf[800];
+		for (int k = 0; k < s->nin; k++) {
+			size_t n = strlen(msg);
+			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
+				 shape_format(shapes[k], buf, sizeof buf));
+		}
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
+			       "operands could not be broadcast together with shapes %s", msg);
+	}
+	if (resolve_loop(pl, s, &o, where(pl, s, o.given & (1u << OPT_DTYPE) ? o.mark[OPT_DTYPE] : rs->mark), e) < 0)
+		return -1;
+	for (int k = 0; k < s->nin; k++) {
+		struct array *x = s->in[k];
+		if (x->kind != ARR_LITERAL)
+			continue;
+		const char *w = where(pl, s, rs->in_mark[k]);
+		enum dtype t = s->loop->types[k];
+		if (is_weak(x)) {
+			if (literal_to_dtype(&x->lit, t, s->lit[k], w, e) < 0)
+				return -1;
+		} else {
+			dtype_cast(x->dtype, &x->lit.b, 0, t, s->lit[k], 0, 1);
+		}
+	}
+	if (!rs->nout && shape_size(&s->shape) > PLAN_PRINT_LIMIT)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
+			       "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
+			       (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
+	for (int k = 0; k < rs->nout; k++) {
+		if (plan_output(pl, s, k, overwrite, e) < 0)
+			return -1;
+		for (int j = 0; j < k; j++)
+			if (s->out[j] == s->out[k])
+				return err_set(e, EXIT_USAGE, step_where(pl, s, k),
+					       "both outputs go to '%s'", rs->out[k]);
+	}
+	if (size_blocks(pl, s, e) < 0)
+		return -1;
+	for (int k = 0; k < rs->nout; k++) {
+		struct operand op;
+		operand_parse(rs->out[k], pl->p->arena, &op, "", e);
+		if (op.kind == OPERAND_NAME && s->out[k]->file->scratch &&
+		    bind(pl, op.name, s->out[k], step_where(pl, s, k), e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Where the scratch file and temporary names go, once outputs are known. */
+static void place_files(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	const char *dir = NULL;
+	for (int i = 0; i < p->nfiles && !dir; i++)
+		if (p->files[i]->write && !p->files[i]->scratch)
+			dir = p->files[i]->canon;
+	char *scratch_dir;
+	if (dir) {
+		char *copy = arena_strdup(p->arena, dir);
+		scratch_dir = arena_strdup(p->arena, dirname(copy));
+	} else {
+		const char *t = getenv("TMPDIR");
+		scratch_dir = arena_strdup(p->arena, pl->o->nranks > 1 ? "." : t && *t ? t : "/tmp");
+	}
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		char buf[PATH_MAX + 64];
+		if (f->scratch) {
+			snprintf(buf, sizeof buf, "%s/.h5ufunc-scratch-%s.h5", scratch_dir, pl->o->token);
+			f->open_path = arena_strdup(p->arena, buf);
+		} else if (!f->exists) {
+			char *c1 = arena_strdup(p->arena, f->canon), *c2 = arena_strdup(p->arena, f->canon);
+			snprintf(buf, sizeof buf, "%s/.%s.h5ufunc-%s.tmp", dirname(c1), basename(c2), pl->o->token);
+			f->open_path = arena_strdup(p->arena, buf);
+		}
+	}
+}
+
+int plan_build(const struct recipe *r, const struct plan_options *o,
+	       struct arena *a, struct plan *p, struct err *e)
+{
+	memset(p, 0, sizeof *p);
+	p->arena = a;
+	p->command = o->command;
+	struct planner *pl = calloc(1, sizeof *pl);
+	if (!pl)
+		abort();
+	pl->p = p;
+	pl->r = r;
+	pl->o = o;
+	int rc = -1;
+	for (int i = 0; i < r->ninputs; i++) {
+		const struct recipe_input *in = &r->inputs[i];
+		const char *w = where(pl, NULL, in->ref_mark);
+		struct operand op;
+		if (operand_parse(in->ref, a, &op, w, e) < 0)
+			goto out;
+		if (op.kind == OPERAND_NAME) {
+			err_set(e, EXIT_USAGE, w, "input '%s' must be a FILE:/PATH dataset or a number, not a name",
+				in->name);
+			goto out;
+		}
+		struct array *x = operand_array(pl, in->ref, w, e);
+		if (!x || bind(pl, in->name, x, w, e) < 0)
+			goto out;
+	}
+	p->nsteps = r->nsteps;
+	p->steps = arena_alloc(a, sizeof *p->steps * (size_t)(r->nsteps ? r->nsteps : 1));
+	for (int i = 0; i < r->nsteps; i++)
+		if (plan_step(pl, i, e) < 0)
+			goto out;
+	place_files(pl);
+	rc = 0;
+out:
+	for (int i = 0; i < p->nfiles; i++) {
+		h5io_close(p->files[i]->id);
+		p->files[i]->id = -1;
+	}
+	free(pl);
+	return rc;
+}
+
+static void print_array_line(FILE *f, const char *role, const struct array *x)
+{
+	char buf[800];
+	if (!x) {
+		fprintf(f, "  %s (printed)\n", role);
+		return;
+	}
+	const char *how = "";
+	if (x->kind == ARR_LITERAL)
+		how = ", literal";
+	else if (x->file->scratch)
+		how = ", named intermediate";
+	else if (x->in_place)
+		how = ", written in place";
+	else if (x->create && !x->file->exists)
+		how = ", new file";
+	else if (x->replace)
+		how = ", replaced";
+	else if (x->create)
+		how = ", new dataset";
+	fprintf(f, "  %s %s %s %s%s\n", role, x->display, dtype_name(x->dtype),
+		shape_format(&x->shape, buf, sizeof buf), how);
+}
+
+void plan_print(const struct plan *p, FILE *f)
+{
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		char sig[64] = "";
+		size_t n = 0;
+		for (int k = 0; k < s->uf->nin + s->uf->nout; k++) {
+			if (k == s->uf->nin)
+				n += (size_t)snprintf(sig + n, sizeof sig - n, "->");
+			n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
+					      dtype_table[s->loop->types[k]].typechar);
+		}
+		fprintf(f, "step %d: %s %s, loop %s, casting %s, %lld rows per block\n", s->index,
+			verb_name(s->verb), s->uf->name, sig, casting_name(s->casting),
+			(long long)s->rows_per_block);
+		for (int k = 0; k < s->nin; k++)
+			print_array_line(f, "in ", s->in[k]);
+		for (int k = 0; k < s->nout; k++)
+			print_array_line(f, "out", s->out[k]);
+	}
+}
