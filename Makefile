@@ -75,17 +75,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/demo
 
-inst# Unit programs: tests/unit/NAME.c linked with every module but main.
-UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
-UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/unit/%)
-LIBOBJ   = $(filter-out build/main.o,$(OBJ))
-
-all: $(BIN) $(UNIT_BIN)
-
-build/unit/%: tests/unit/%.c $(LIBOBJ) | build
-	@mkdir -p build/unit
-	@echo "  CC    $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
+install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/h5ufunc
 	install -m 644 man/h5ufunc.1 $(DESTDIR)$(PREFIX)/share/man/man1/h5ufunc.1
