@@ -1,0 +1,175 @@
+/* literal.c - number literals in operands, and how NumPy 2 converts them.
+ *
+ * A literal is read once (literal_parse) and kept exact: an integer as sign
+ * and magnitude, so every value from -2**63 to 2**64-1 survives, a float as
+ * the double strtod reads.  Integer and float literals are weak (NEP 50):
+ * they take the dtype of the array they meet, and literal_to_dtype converts
+ * them as NumPy 2 converts a Python int or float for that dtype, with its
+ * OverflowError text for an integer out of range.
+ *
+ * This module does not decide result dtypes (the ufunc type resolution
+ * does, asking literal_can_cast) and does not read dataset references.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "literal.h"
+
+/* Python's float() spellings of the special values, any case, after the
+ * sign: "nan", "inf", "infinity". */
+static bool is_special(const char *s)
+{
+	return strcasecmp(s, "nan") == 0 || strcasecmp(s, "inf") == 0 ||
+	       strcasecmp(s, "infinity") == 0;
+}
+
+/* A decimal float as Python's float() reads it, without "_" or spaces:
+ * digits with at most one ".", at least one digit, then an optional
+ * exponent "e" or "E", an optional sign and digits. */
+static bool is_decimal_float(const char *s)
+{
+	size_t digits = 0;
+	if (*s == '+' || *s == '-')
+		s++;
+	while (*s >= '0' && *s <= '9')
+		s++, digits++;
+	if (*s == '.') {
+		s++;
+		while (*s >= '0' && *s <= '9')
+			s++, digits++;
+	}
+	if (digits == 0)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+int literal_parse(const char *text, struct literal *out)
+{
+	memset(out, 0, sizeof *out);
+	out->text = text;
+	if (strcmp(text, "true") == 0 || strcmp(text, "True") == 0 ||
+	    strcmp(text, "false") == 0 || strcmp(text, "False") == 0) {
+		out->kind = LIT_BOOL;
+		out->b = text[0] == 't' || text[0] == 'T';
+		out->f = out->b;
+		return 0;
+	}
+
+	/* an integer: an optional sign, then decimal digits only */
+	const char *s = text;
+	bool negative = *s == '-';
+	if (*s == '+' || *s == '-')
+		s++;
+	if (*s != '\0' && strspn(s, "0123456789") == strlen(s)) {
+		uint64_t magnitude = 0;
+		bool fits = true;
+		for (; *s; s++) {
+			unsigned digit = (unsigned)(*s - '0');
+			if (magnitude > (UINT64_MAX - digit) / 10) {
+				fits = false;
+				break;
+			}
+			magnitude = magnitude * 10 + digit;
+		}
+		if (negative && magnitude > (UINT64_C(1) << 63))
+			fits = false;
+		if (fits) {
+			out->kind = LIT_INT;
+			out->negative = negative && magnitude != 0;
+			out->magnitude = magnitude;
+			/* correctly rounded, as Python's float(int) */
+			out->f = out->negative ? -(double)magnitude : (double)magnitude;
+			return 0;
+		}
+		/* beyond int64 and uint64: NumPy converts it as a float */
+	}
+
+	const char *unsigned_text = text + (*text == '+' || *text == '-');
+	if (!is_special(unsigned_text) && !is_decimal_float(text))
+		return -1;
+	errno = 0;
+	char *end;
+	/* strtod reads the same decimal spellings and rounds correctly; its
+	 * ERANGE (overflow to inf, underflow to 0) is what float() gives too */
+	out->f = strtod(text, &end);
+	if (*end != '\0')
+		return -1;
+	out->kind = LIT_FLOAT;
+	return 0;
+}
+
+enum dtype literal_default_dtype(const struct literal *l)
+{
+	switch (l->kind) {
+	case LIT_BOOL:
+		return DT_BOOL;
+	case LIT_INT:
+		/* np.asarray(2**63) is uint64: int64 does not hold it */
+		return !l->negative && l->magnitude > INT64_MAX ? DT_UINT64 : DT_INT64;
+	default:
+		return DT_FLOAT64;
+	}
+}
+
+bool literal_can_cast(const struct literal *l, enum dtype dt, enum casting casting)
+{
+	char kind = dtype_table[dt].kind;
+	if (l->kind == LIT_INT && (kind == 'i' || kind == 'u' || kind == 'f'))
+		return true;
+	if (l->kind == LIT_FLOAT && kind == 'f')
+		return true;
+	return dtype_can_cast(literal_default_dtype(l), dt, casting);
+}
+
+/* Whether the integer literal L is a value of the integer dtype DT. */
+static bool int_in_range(const struct literal *l, enum dtype dt)
+{
+	int bits = 8 * dtype_table[dt].size;
+	if (dtype_table[dt].kind == 'u')
+		return !l->negative && (bits == 64 || l->magnitude < UINT64_C(1) << bits);
+	uint64_t limit = UINT64_C(1) << (bits - 1);   /* |min|; max is limit - 1 */
+	return l->negative ? l->magnitude <= limit : l->magnitude < limit;
+}
+
+int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
+		     const char *where, struct err *e)
+{
+	char kind = dtype_table[dt].kind;
+	if (l->kind == LIT_BOOL) {
+		uint8_t b = l->b;
+		dtype_cast(DT_BOOL, &b, 1, dt, out, dtype_size(dt), 1);
+		return 0;
+	}
+	if (l->kind == LIT_INT && (kind == 'i' || kind == 'u')) {
+		if (!int_in_range(l, dt))
+			return err_set(e, EXIT_USAGE, where,
+				       "Python integer %s%llu out of bounds for %s",
+				       l->negative ? "-" : "", (unsigned long long)l->magnitude,
+				       dtype_name(dt));
+		/* two's complement of the magnitude, truncated by the cast */
+		uint64_t bits = l->negative ? 0 - l->magnitude : l->magnitude;
+		dtype_cast(l->negative ? DT_INT64 : DT_UINT64, &bits, 8, dt, out, dtype_size(dt), 1);
+		return 0;
+	}
+	if (l->kind == LIT_INT && kind == 'b') {
+		uint8_t b = l->magnitude != 0;
+		dtype_cast(DT_BOOL, &b, 1, dt, out, dtype_size(dt), 1);
+		return 0;
+	}
+	/* a float, or an integer for a float dtype: the double, converted as
+	 * NumPy converts a Python float (to float16 directly, not through
+	 * float32; overflow gives inf) */
+	dtype_cast(DT_FLOAT64, &l->f, 8, dt, out, dtype_size(dt), 1);
+	return 0;
+}
