@@ -36,5 +36,8 @@ void comm_barrier(void);
 /* Collective: gather N bytes from each rank to rank 0, in rank order, into
  * OUT (rank 0 only; at least the sum of all N). */
 void comm_gather(const void *buf, size_t n, void *out);
+/* Point to point: N bytes to or from rank PEER. */
+void comm_send(const void *buf, size_t n, int peer);
+void comm_recv(void *buf, size_t n, int peer);
 
 #endif

@@ -52,6 +52,19 @@ struct array {
 	hid_t id;                /* open while the run executes, else -1 */
 };
 
+/* How a reduction's or scan's accumulators start. */
+enum fold_init {
+	FOLD_VALUE,        /* from a value: the identity, or initial= */
+	FOLD_FIRST,        /* from the first element, folded again (idempotent ufuncs) */
+	FOLD_FIRST_SKIP    /* from the first element, the rest folded (one axis) */
+};
+
+enum reduce_mode {
+	REDUCE_ROWS,       /* axis 0 kept: each rank reduces its own rows */
+	REDUCE_COLUMNS,    /* axis 0 reduced, axis 1 kept: ranks split axis 1 */
+	REDUCE_TREE        /* axes 0 and 1 reduced: fixed chunks, a fixed tree */
+};
+
 struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
@@ -64,8 +77,21 @@ struct plan_step {
 	unsigned char lit[RECIPE_MAXIN][8]; /* literal inputs in the loop's dtype */
 	struct array *out[RECIPE_MAXOUT];   /* NULL: printed on stdout */
 	struct shape shape;                 /* of the result */
+	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
+	enum dtype out_dtype[RECIPE_MAXOUT];/* the result's dtypes */
 	enum casting casting;
-	int64_t rows_per_block;
+	bool print;                         /* the outputs go to stdout */
+	int64_t rows_per_block;             /* rows (or chunks, for REDUCE_TREE) per block */
+	/* reduce and accumulate */
+	bool reduced[H5U_MAXDIM];           /* input axes reduced (accumulate: its axis) */
+	int axis;                           /* accumulate: the axis */
+	bool keepdims;
+	enum reduce_mode mode;
+	int64_t chunk_rows;                 /* REDUCE_TREE: rows per fixed chunk */
+	enum fold_init init;                /* where the first accumulators start */
+	unsigned char init_value[8];
+	enum fold_init rest_init;           /* REDUCE_TREE: where later chunks start */
+	unsigned char rest_value[8];
 };
 
 struct plan {

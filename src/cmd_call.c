@@ -1,17 +1,37 @@
-/* cmd_call.c - the one-liners: call (and, later, reduce, accumulate,
- * eval), each built into a one-step recipe for cmd_execute. */
+/* cmd_call.c - the one-liners call, reduce and accumulate, each built into
+ * a one-step recipe for cmd_execute. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "comm.h"
 
-enum { OPT_CALL_OUT = 1, OPT_CALL_DTYPE, OPT_CALL_CASTING };
+enum {
+	OPT_CALL_OUT = 1, OPT_CALL_DTYPE, OPT_CALL_CASTING, OPT_CALL_AXIS, OPT_CALL_KEEPDIMS,
+	OPT_CALL_INITIAL
+};
 
 static const struct cli_option call_options[] = {
 	{ "out", 'o', true, OPT_CALL_OUT },
 	{ "dtype", 0, true, OPT_CALL_DTYPE },
 	{ "casting", 0, true, OPT_CALL_CASTING },
+	{ NULL, 0, false, 0 }
+};
+
+static const struct cli_option reduce_options[] = {
+	{ "out", 'o', true, OPT_CALL_OUT },
+	{ "dtype", 0, true, OPT_CALL_DTYPE },
+	{ "axis", 0, true, OPT_CALL_AXIS },
+	{ "keepdims", 0, false, OPT_CALL_KEEPDIMS },
+	{ "initial", 0, true, OPT_CALL_INITIAL },
+	{ NULL, 0, false, 0 }
+};
+
+static const struct cli_option accumulate_options[] = {
+	{ "out", 'o', true, OPT_CALL_OUT },
+	{ "dtype", 0, true, OPT_CALL_DTYPE },
+	{ "axis", 0, true, OPT_CALL_AXIS },
 	{ NULL, 0, false, 0 }
 };
 
@@ -35,23 +55,63 @@ static int split_out(struct arena *a, const char *arg, struct recipe_step *s, co
 	}
 }
 
-int cmd_call(int argc, char **argv)
+/* --axis N[,N...] | all */
+static int parse_axis(const char *arg, struct step_opts *o, const char *w, struct err *e)
+{
+	o->given |= 1u << OPT_AXIS;
+	if (!strcmp(arg, "all") || !strcmp(arg, "None") || !strcmp(arg, "none")) {
+		o->axis_all = true;
+		return 0;
+	}
+	const char *p = arg;
+	o->naxis = 0;
+	for (;;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ',') || v < -H5U_MAXDIM || v >= H5U_MAXDIM ||
+		    o->naxis == H5U_MAXDIM)
+			return err_set(e, EXIT_USAGE, w, "--axis: '%s' is not N[,N...] or all", arg);
+		o->axis[o->naxis++] = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* The one-liners share this: options and operands into a one-step recipe,
+ * then cmd_execute.  VERB is the command's; UFUNC.outer in call makes an
+ * outer step. */
+static int one_liner(int argc, char **argv, enum verb verb, const struct cli_option *options)
 {
 	struct err e = {0};
 	struct cli c;
 	struct arena a = {0};
 	struct recipe r = { .version = 1, .nsteps = 1 };
-	struct recipe_step step = { .verb = VERB_UFUNC };
+	struct recipe_step step = { .verb = verb };
 	r.steps = &step;
-	if (cli_parse(&c, "call", argc, argv, call_options, true, &e) < 0)
+	const char *command = argv[0];
+	char where[160];
+	if (cli_parse(&c, command, argc, argv, options, true, &e) < 0)
 		goto usage;
 	if (c.npos < 1) {
-		err_set(&e, EXIT_USAGE, "call", "a ufunc name and its operands are needed");
+		err_set(&e, EXIT_USAGE, command, "a ufunc name and its operands are needed");
 		goto usage;
 	}
 	step.fn = c.pos[0];
-	char where[128];
-	snprintf(where, sizeof where, "call %s", step.fn);
+	const char *dot = strchr(step.fn, '.');
+	if (dot) {
+		const char *method = dot + 1;
+		if (verb != VERB_UFUNC || strcmp(method, "outer")) {
+			err_set(&e, EXIT_USAGE, command, "'%s': %s", step.fn,
+				!strcmp(method, "at") ? "ufunc.at is not supported" :
+				!strcmp(method, "reduceat") ? "ufunc.reduceat is not supported" :
+				"the only method call takes is UFUNC.outer (see h5ufunc reduce and accumulate)");
+			goto usage;
+		}
+		step.verb = VERB_OUTER;
+		step.fn = arena_strndup(&a, step.fn, (size_t)(dot - step.fn));
+	}
+	snprintf(where, sizeof where, "%s %s", command, step.fn);
 	if (c.npos - 1 > RECIPE_MAXIN) {
 		err_set(&e, EXIT_USAGE, where, "too many operands (at most %d)", RECIPE_MAXIN);
 		goto usage;
@@ -59,6 +119,7 @@ int cmd_call(int argc, char **argv)
 	step.nin = c.npos - 1;
 	for (int i = 0; i < step.nin; i++)
 		step.in[i] = c.pos[i + 1];
+	struct step_opts *o = &step.opts;
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
 		switch (c.val[i].id) {
@@ -67,19 +128,31 @@ int cmd_call(int argc, char **argv)
 				goto usage;
 			break;
 		case OPT_CALL_DTYPE:
-			if (dtype_from_name(arg, &step.opts.dtype) < 0) {
+			if (dtype_from_name(arg, &o->dtype) < 0) {
 				err_set(&e, EXIT_USAGE, where, "--dtype: unknown dtype '%s'", arg);
 				goto usage;
 			}
-			step.opts.given |= 1u << OPT_DTYPE;
+			o->given |= 1u << OPT_DTYPE;
 			break;
 		case OPT_CALL_CASTING:
-			if (casting_from_name(arg, &step.opts.casting) < 0) {
+			if (casting_from_name(arg, &o->casting) < 0) {
 				err_set(&e, EXIT_USAGE, where,
 					"--casting: '%s' is not one of no, equiv, safe, same_kind, unsafe", arg);
 				goto usage;
 			}
-			step.opts.given |= 1u << OPT_CASTING;
+			o->given |= 1u << OPT_CASTING;
+			break;
+		case OPT_CALL_AXIS:
+			if (parse_axis(arg, o, where, &e) < 0)
+				goto usage;
+			break;
+		case OPT_CALL_KEEPDIMS:
+			o->given |= 1u << OPT_KEEPDIMS;
+			o->keepdims = true;
+			break;
+		case OPT_CALL_INITIAL:
+			o->given |= 1u << OPT_INITIAL;
+			o->initial = arg;
 			break;
 		}
 	}
@@ -93,12 +166,12 @@ usage:
 	return e.status;
 }
 
-static int not_yet(const char *command)
+int cmd_call(int argc, char **argv) { return one_liner(argc, argv, VERB_UFUNC, call_options); }
+int cmd_reduce(int argc, char **argv) { return one_liner(argc, argv, VERB_REDUCE, reduce_options); }
+int cmd_accumulate(int argc, char **argv) { return one_liner(argc, argv, VERB_ACCUMULATE, accumulate_options); }
+
+int cmd_eval(int argc, char **argv)
 {
-	fprintf(stderr, "h5ufunc: %s: not available in this version of h5ufunc\n", command);
+	fputs("h5ufunc: eval: not available in this version of h5ufunc\n", stderr);
 	return EXIT_USAGE;
 }
-
-int cmd_reduce(int argc, char **argv) { return not_yet("reduce"); }
-int cmd_accumulate(int argc, char **argv) { return not_yet("accumulate"); }
-int cmd_eval(int argc, char **argv) { return not_yet("eval"); }

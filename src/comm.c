@@ -122,3 +122,21 @@ void comm_gather(const void *buf, size_t n, void *out)
 	free(counts);
 	free(displs);
 }
+
+#define COMM_PIECE ((size_t)1 << 30)
+
+void comm_send(const void *buf, size_t n, int peer)
+{
+	for (size_t done = 0; use_mpi && done < n; done += COMM_PIECE) {
+		size_t k = n - done < COMM_PIECE ? n - done : COMM_PIECE;
+		MPI_Send((const char *)buf + done, (int)k, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+	}
+}
+
+void comm_recv(void *buf, size_t n, int peer)
+{
+	for (size_t done = 0; use_mpi && done < n; done += COMM_PIECE) {
+		size_t k = n - done < COMM_PIECE ? n - done : COMM_PIECE;
+		MPI_Recv((char *)buf + done, (int)k, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+}

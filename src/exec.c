@@ -8,118 +8,49 @@
 #include "dist.h"
 #include "exec.h"
 #include "h5io.h"
+#include "iter.h"
 #include "print.h"
+#include "reduce.h"
+#include "scan.h"
+#include "stage.h"
 
-/* ---- the strided n-d driver ------------------------------------------ */
-
-/* Call LOOP over an NDIM-dimensional index space DIMS, operand k starting
- * at BASE[k] with byte strides STRIDES[k][i].  Dimensions of extent 1 are
- * dropped and neighbours that are contiguous for every operand merged, so
- * same-shape operands make one call over the whole block. */
-static void nd_loop(ufunc_loop_fn fn, int nargs, char **base, int ndim,
-		    const int64_t *dims_in, ptrdiff_t strides_in[][H5U_MAXDIM])
-{
-	int64_t dims[H5U_MAXDIM];
-	ptrdiff_t st[UF_MAXARGS][H5U_MAXDIM];
-	int n = 0;
-	for (int i = 0; i < ndim; i++) {
-		if (dims_in[i] == 0)
-			return;
-		if (dims_in[i] == 1)
-			continue;
-		bool merge = n > 0;
-		for (int k = 0; k < nargs && merge; k++)
-			merge = st[k][n - 1] == strides_in[k][i] * dims_in[i];
-		if (merge) {
-			dims[n - 1] *= dims_in[i];
-			for (int k = 0; k < nargs; k++)
-				st[k][n - 1] = strides_in[k][i];
-		} else {
-			dims[n] = dims_in[i];
-			for (int k = 0; k < nargs; k++)
-				st[k][n] = strides_in[k][i];
-			n++;
-		}
-	}
-	if (n == 0) {
-		dims[0] = 1;
-		for (int k = 0; k < nargs; k++)
-			st[k][0] = 0;
-		n = 1;
-	}
-	int64_t idx[H5U_MAXDIM] = {0};
-	char *ptr[UF_MAXARGS];
-	ptrdiff_t inner[UF_MAXARGS];
-	for (int k = 0; k < nargs; k++)
-		inner[k] = st[k][n - 1];
-	for (;;) {
-		for (int k = 0; k < nargs; k++) {
-			ptr[k] = base[k];
-			for (int i = 0; i < n - 1; i++)
-				ptr[k] += idx[i] * st[k][i];
-		}
-		fn(ptr, (size_t)dims[n - 1], inner);
-		int i = n - 2;
-		while (i >= 0 && ++idx[i] == dims[i])
-			idx[i--] = 0;
-		if (i < 0)
-			return;
-	}
-}
-
-/* ---- one elementwise step ---------------------------------------------- */
+/* ---- elementwise steps (and outer) ----------------------------------- */
 
 struct input_buf {
-	char *raw;          /* as stored */
-	char *conv;         /* in the loop's dtype, when it differs */
-	char *data;         /* what the loop reads: raw, conv or a literal */
+	char *raw;          /* as stored, when the loop's dtype differs */
+	char *data;         /* what the loop reads: a buffer, or a literal */
 	bool by_rows;       /* read block by block; else held whole */
 };
 
-static void *xmalloc(size_t n)
+/* Is input K read whole (it broadcasts along the rows) rather than by rows? */
+static bool read_whole(const struct plan_step *s, int k)
 {
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("h5ufunc: out of memory\n", stderr);
-		abort();
+	const struct shape *b = &s->bshape[k];
+	return b->ndim < s->shape.ndim || (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1);
+}
+
+/* The box of rows [FIRST, FIRST+COUNT) of SHAPE (all of its other axes). */
+static void row_box(const struct shape *shape, int64_t first, int64_t count,
+		    int64_t *start, int64_t *cnt)
+{
+	for (int i = 0; i < shape->ndim; i++) {
+		start[i] = 0;
+		cnt[i] = shape->dim[i];
 	}
-	return p;
+	start[0] = shape->ndim ? first : 0;
+	cnt[0] = count;
 }
 
-/* Byte strides of an operand buffer of SHAPE (padded to NDIM) iterated over
- * BLOCK dims: 0 along broadcast axes. */
-static void buffer_strides(const struct shape *shape, int ndim, const int64_t *block,
-			   int elsize, bool by_rows, ptrdiff_t *st)
+static int run_elementwise(struct plan_step *s, struct err *e)
 {
-	int64_t dims[H5U_MAXDIM];
-	int pad = ndim - shape->ndim;
-	for (int i = 0; i < ndim; i++)
-		dims[i] = i < pad ? 1 : shape->dim[i - pad];
-	if (by_rows)
-		dims[0] = block[0];
-	ptrdiff_t s = elsize;
-	for (int i = ndim - 1; i >= 0; i--) {
-		st[i] = dims[i] == 1 && block[i] != 1 ? 0 : s;
-		s *= dims[i];
-	}
-}
-
-static bool read_whole(const struct plan_step *s, const struct array *x)
-{
-	return x->shape.ndim < s->shape.ndim || (x->shape.ndim > 0 && x->shape.dim[0] == 1);
-}
-
-static int run_step(struct plan *p, struct plan_step *s, struct err *e)
-{
-	const struct ufunc *uf = s->uf;
 	const struct ufunc_loop *loop = s->loop;
-	int nin = s->nin, nout = uf->nout, nargs = nin + nout;
+	int nin = s->nin, nout = s->nout, nargs = nin + nout;
 	struct dist d;
 	dist_make(shape_rows(&s->shape), comm_size(), comm_rank(), s->rows_per_block, &d);
 	int64_t row = shape_row_size(&s->shape), rpb = d.rows_per_block;
 	int ndim = s->shape.ndim ? s->shape.ndim : 1;
 	struct input_buf in[RECIPE_MAXIN] = {{0}};
-	char *res[RECIPE_MAXOUT] = {0}, *outc[RECIPE_MAXOUT] = {0}, *printed[RECIPE_MAXOUT] = {0};
+	char *res[RECIPE_MAXOUT] = {0}, *conv[RECIPE_MAXOUT] = {0};
 
 	for (int k = 0; k < nin; k++) {
 		struct array *x = s->in[k];
@@ -128,62 +59,54 @@ static int run_step(struct plan *p, struct plan_step *s, struct err *e)
 			in[k].data = (char *)s->lit[k];
 			continue;
 		}
-		in[k].by_rows = !read_whole(s, x);
+		in[k].by_rows = !read_whole(s, k);
 		int64_t n = in[k].by_rows ? rpb * shape_row_size(&x->shape) : shape_size(&x->shape);
-		in[k].raw = xmalloc((size_t)n * (size_t)dtype_size(x->dtype));
-		in[k].conv = x->dtype != t ? xmalloc((size_t)n * (size_t)dtype_size(t)) : NULL;
-		in[k].data = in[k].conv ? in[k].conv : in[k].raw;
+		in[k].raw = x->dtype != t ? stage_alloc((size_t)n * (size_t)dtype_size(x->dtype)) : NULL;
+		in[k].data = stage_alloc((size_t)n * (size_t)dtype_size(t));
 		if (!in[k].by_rows) {
-			h5io_read_rows(x->id, &x->shape, x->dtype, 0, shape_rows(&x->shape),
-				       in[k].raw, s->where, e);
-			if (in[k].conv)
-				dtype_cast(x->dtype, in[k].raw, dtype_size(x->dtype), t, in[k].conv,
-					   dtype_size(t), (size_t)n);
+			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+			row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
+			stage_read(x, t, start, cnt, in[k].raw, in[k].data, s->where, e);
 		}
 	}
 	for (int k = 0; k < nout; k++) {
-		enum dtype t = loop->types[nin + k];
-		res[k] = xmalloc((size_t)(rpb * row) * (size_t)dtype_size(t));
-		if (s->out[k] && s->out[k]->dtype != t)
-			outc[k] = xmalloc((size_t)(rpb * row) * (size_t)dtype_size(s->out[k]->dtype));
-		if (!s->out[k])
-			printed[k] = xmalloc((size_t)(d.count * row) * (size_t)dtype_size(t));
+		enum dtype t = s->out_dtype[k];
+		res[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(t));
+		if (s->out[k]->dtype != t)
+			conv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->out[k]->dtype));
 	}
 
 	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t first, count;
+		int64_t first, count, start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 		dist_block(&d, b, &first, &count);
 		for (int k = 0; k < nin; k++) {
-			struct array *x = s->in[k];
-			if (!in[k].by_rows)
+			if (!in[k].by_rows || s->in[k]->kind == ARR_LITERAL)
 				continue;
-			h5io_read_rows(x->id, &x->shape, x->dtype, first, count, in[k].raw, s->where, e);
-			if (in[k].conv)
-				dtype_cast(x->dtype, in[k].raw, dtype_size(x->dtype), loop->types[k],
-					   in[k].conv, dtype_size(loop->types[k]),
-					   (size_t)(count * shape_row_size(&x->shape)));
+			row_box(&s->in[k]->shape, first, count, start, cnt);
+			stage_read(s->in[k], loop->types[k], start, cnt, in[k].raw, in[k].data, s->where, e);
 		}
 		if (count > 0 && !e->status) {
-			int64_t block[H5U_MAXDIM];
+			int64_t block[H5U_MAXDIM], dims[H5U_MAXDIM];
 			block[0] = count;
 			for (int i = 1; i < ndim; i++)
 				block[i] = s->shape.dim[i];
 			char *base[UF_MAXARGS];
-			ptrdiff_t st[UF_MAXARGS][H5U_MAXDIM];
+			iter_strides st[UF_MAXARGS];
 			for (int k = 0; k < nin; k++) {
 				base[k] = in[k].data;
-				if (s->in[k]->kind == ARR_LITERAL)
-					memset(st[k], 0, sizeof st[k]);
-				else
-					buffer_strides(&s->in[k]->shape, ndim, block,
-						       dtype_size(loop->types[k]), in[k].by_rows, st[k]);
+				const struct shape *bs = &s->bshape[k];
+				int pad = ndim - bs->ndim;
+				for (int i = 0; i < ndim; i++)
+					dims[i] = i < pad ? 1 : bs->dim[i - pad];
+				if (in[k].by_rows)
+					dims[0] = count;
+				iter_contiguous(ndim, dims, block, dtype_size(loop->types[k]), st[k]);
 			}
 			for (int k = 0; k < nout; k++) {
 				base[nin + k] = res[k];
-				buffer_strides(&s->shape, ndim, block, dtype_size(loop->types[nin + k]),
-					       true, st[nin + k]);
+				iter_contiguous(ndim, block, block, dtype_size(s->out_dtype[k]), st[nin + k]);
 			}
-			nd_loop(loop->fn, nargs, base, ndim, block, st);
+			iter_loop(loop->fn, nargs, base, ndim, block, st);
 			enum ufunc_fault f = ufunc_take_error();
 			if (f != UFERR_NONE)
 				err_set(e, EXIT_RUN, s->where, "%s", ufunc_fault_message(f));
@@ -191,52 +114,60 @@ static int run_step(struct plan *p, struct plan_step *s, struct err *e)
 		if (comm_agree(e) < 0)
 			break;
 		for (int k = 0; k < nout; k++) {
-			enum dtype t = loop->types[nin + k];
-			size_t n = (size_t)(count * row);
-			struct array *x = s->out[k];
-			if (!x) {
-				memcpy(printed[k] + (size_t)((first - d.first) * row) * (size_t)dtype_size(t),
-				       res[k], n * (size_t)dtype_size(t));
-				continue;
-			}
-			if (outc[k])
-				dtype_cast(t, res[k], dtype_size(t), x->dtype, outc[k], dtype_size(x->dtype), n);
-			h5io_write_rows(x->id, &x->shape, x->dtype, first, count,
-					outc[k] ? outc[k] : res[k], s->where, e);
-			x->written = true;
+			row_box(&s->out[k]->shape, first, count, start, cnt);
+			stage_write(s->out[k], s->out_dtype[k], start, cnt, res[k], conv[k], s->where, e);
 		}
-	}
-	comm_agree(e);
-
-	for (int k = 0; k < nout && !e->status; k++) {
-		if (s->out[k])
-			continue;
-		enum dtype t = loop->types[nin + k];
-		size_t total = (size_t)shape_size(&s->shape) * (size_t)dtype_size(t);
-		char *all = comm_rank() == 0 ? xmalloc(total) : NULL;
-		comm_gather(printed[k], (size_t)(d.count * row) * (size_t)dtype_size(t), all);
-		if (comm_rank() == 0) {
-			if (k > 0)
-				fputc('\n', stdout);
-			print_array(stdout, t, all, s->shape.ndim, s->shape.dim);
-			fflush(stdout);
-		}
-		free(all);
 	}
 	for (int k = 0; k < nin; k++) {
 		free(in[k].raw);
-		free(in[k].conv);
+		if (s->in[k]->kind != ARR_LITERAL)
+			free(in[k].data);
 	}
 	for (int k = 0; k < nout; k++) {
 		free(res[k]);
-		free(outc[k]);
-		free(printed[k]);
+		free(conv[k]);
 	}
-	return e->status ? -1 : 0;
+	return comm_agree(e);
+}
+
+/* Print a step's results (held in scratch datasets) on rank 0's stdout. */
+static int print_results(struct plan_step *s, struct err *e)
+{
+	for (int k = 0; k < s->nout; k++) {
+		struct array *x = s->out[k];
+		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		row_box(&x->shape, 0, comm_rank() == 0 ? shape_rows(&x->shape) : 0, start, cnt);
+		char *buf = stage_alloc((size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype));
+		if (stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e) == 0 && comm_rank() == 0) {
+			if (k > 0)
+				fputc('\n', stdout);
+			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim);
+			fflush(stdout);
+		}
+		free(buf);
+	}
+	return comm_agree(e);
+}
+
+static int run_step(struct plan_step *s, struct err *e)
+{
+	int rc;
+	switch (s->verb) {
+	case VERB_REDUCE: rc = reduce_run(s, e); break;
+	case VERB_ACCUMULATE: rc = scan_run(s, e); break;
+	default: rc = run_elementwise(s, e); break;
+	}
+	if (rc == 0 && s->print) {
+		for (int k = 0; k < s->nout; k++)
+			H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
+		comm_barrier();
+		rc = print_results(s, e);
+	}
+	return rc;
 }
 
 /* Make data written by a step visible to every rank's reads in later steps. */
-static void sync_written(struct plan *p, const struct plan_step *s)
+static void sync_written(const struct plan_step *s)
 {
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k])
@@ -319,10 +250,10 @@ int exec_run(struct plan *p, const char *history, struct err *e)
 	if (open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {
-		if (run_step(p, &p->steps[i], e) < 0)
+		if (run_step(&p->steps[i], e) < 0)
 			goto fail;
 		if (i + 1 < p->nsteps)
-			sync_written(p, &p->steps[i]);
+			sync_written(&p->steps[i]);
 	}
 	for (int i = 0; i < p->nfiles && history; i++)
 		if (p->files[i]->write && !p->files[i]->scratch)

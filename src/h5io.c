@@ -275,13 +275,16 @@ void h5io_unlink(hid_t file, const char *path)
 	H5Eclear2(H5E_DEFAULT);
 }
 
-/* Select rows [FIRST, FIRST+COUNT) of D in a file space, and a matching
- * memory space; an empty selection when there is nothing to move. */
-static void select_rows(hid_t d, const struct shape *shape, int64_t first,
-			int64_t count, hid_t *fspace, hid_t *mspace)
+/* Select the box START/COUNT of D in a file space, and a matching memory
+ * space; an empty selection when there is nothing to move.  For a 0-d
+ * dataset COUNT[0] is 1 (the element) or 0 (nothing). */
+static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
+		       const int64_t *count, hid_t *fspace, hid_t *mspace)
 {
 	*fspace = H5Dget_space(d);
-	int64_t n = count * shape_row_size(shape);
+	int64_t n = shape->ndim ? 1 : count[0];   /* a 0-d box: count[0] is 0 or 1 */
+	for (int i = 0; i < shape->ndim; i++)
+		n *= count[i];
 	if (n == 0) {
 		hsize_t one = 1;
 		H5Sselect_none(*fspace);
@@ -293,21 +296,21 @@ static void select_rows(hid_t d, const struct shape *shape, int64_t first,
 		*mspace = H5Screate(H5S_SCALAR);
 		return;
 	}
-	hsize_t start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
-	start[0] = (hsize_t)first;
-	cnt[0] = (hsize_t)count;
-	for (int i = 1; i < shape->ndim; i++)
-		cnt[i] = (hsize_t)shape->dim[i];
-	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, start, NULL, cnt, NULL);
+	hsize_t st[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	for (int i = 0; i < shape->ndim; i++) {
+		st[i] = (hsize_t)start[i];
+		cnt[i] = (hsize_t)count[i];
+	}
+	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, st, NULL, cnt, NULL);
 	*mspace = H5Screate_simple(shape->ndim, cnt, NULL);
 }
 
 static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
-		    int64_t first, int64_t count, void *buf, const char *where,
-		    struct err *e)
+		    const int64_t *start, const int64_t *count, void *buf,
+		    const char *where, struct err *e)
 {
 	hid_t fspace, mspace;
-	select_rows(d, shape, first, count, &fspace, &mspace);
+	select_box(d, shape, start, count, &fspace, &mspace);
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
 	if (comm_mpi())
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
@@ -317,26 +320,55 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 	H5Sclose(mspace);
 	H5Sclose(fspace);
 	if (r < 0) {
-		err_set(e, EXIT_RUN, where, "%s failed at rows %lld..%lld",
-			write ? "write" : "read", (long long)first, (long long)(first + count));
+		err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
 		fold_stack(e);
 		return -1;
 	}
 	return 0;
 }
 
+/* The box of rows [FIRST, FIRST+COUNT), all of the other axes. */
+static void row_box(const struct shape *shape, int64_t first, int64_t count,
+		    int64_t *start, int64_t *cnt)
+{
+	for (int i = 0; i < shape->ndim; i++) {
+		start[i] = 0;
+		cnt[i] = shape->dim[i];
+	}
+	start[0] = shape->ndim ? first : 0;   /* a 0-d box: count[0] is 0 or 1 */
+	cnt[0] = count;
+}
+
 int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
 		   int64_t first, int64_t count, void *buf, const char *where,
 		   struct err *e)
 {
-	return transfer(false, d, shape, dt, first, count, buf, where, e);
+	int64_t start[H5U_MAXDIM + 1], cnt[H5U_MAXDIM + 1];
+	row_box(shape, first, count, start, cnt);
+	return transfer(false, d, shape, dt, start, cnt, buf, where, e);
 }
 
 int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
 		    int64_t first, int64_t count, const void *buf,
 		    const char *where, struct err *e)
 {
-	return transfer(true, d, shape, dt, first, count, (void *)buf, where, e);
+	int64_t start[H5U_MAXDIM + 1], cnt[H5U_MAXDIM + 1];
+	row_box(shape, first, count, start, cnt);
+	return transfer(true, d, shape, dt, start, cnt, (void *)buf, where, e);
+}
+
+int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
+		  const int64_t *start, const int64_t *count, void *buf,
+		  const char *where, struct err *e)
+{
+	return transfer(false, d, shape, dt, start, count, buf, where, e);
+}
+
+int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
+		   const int64_t *start, const int64_t *count, const void *buf,
+		   const char *where, struct err *e)
+{
+	return transfer(true, d, shape, dt, start, count, (void *)buf, where, e);
 }
 
 /* The root attribute "history" as a malloc'd string, or NULL when absent

@@ -17,15 +17,23 @@ const struct command commands[] = {
 	{ "run", cmd_run, "[OPTIONS] RECIPE|-", "run a YAML recipe (- reads it from stdin)", DATA_OPTIONS },
 	{ "check", cmd_check, "[OPTIONS] RECIPE|-",
 	  "validate a recipe against the real files, print the plan, write nothing", DATA_OPTIONS },
-	{ "call", cmd_call, "UFUNC OPERAND... [-o OUT[,OUT2]] [--dtype T] [--casting C]",
-	  "call a ufunc elementwise; without -o print the result",
+	{ "call", cmd_call, "UFUNC[.outer] OPERAND... [-o OUT[,OUT2]] [--dtype T] [--casting C]",
+	  "call a ufunc elementwise (or UFUNC.outer); without -o print the result",
 	  "  -o OUT[,OUT2]      write the result(s) to FILE:/PATH (an operand's dataset: in place)\n"
 	  "  --dtype T          NumPy's dtype=: the loop's output dtype\n"
 	  "  --casting C        no, equiv, safe, same_kind (default) or unsafe\n" DATA_OPTIONS },
 	{ "reduce", cmd_reduce, "UFUNC OPERAND [-o OUT] [--axis N[,N...]|all] [--keepdims] [--dtype T] [--initial V]",
-	  "np.UFUNC.reduce (not available in this version)", "" },
+	  "np.UFUNC.reduce over any axes; without -o print the result",
+	  "  -o OUT             write the result to FILE:/PATH\n"
+	  "  --axis N[,N...]|all   the axes to reduce (default 0; all: every axis)\n"
+	  "  --keepdims         keep reduced axes with length one\n"
+	  "  --dtype T          NumPy's dtype=: the dtype to reduce in\n"
+	  "  --initial V        the value the reduction starts from\n" DATA_OPTIONS },
 	{ "accumulate", cmd_accumulate, "UFUNC OPERAND [-o OUT] [--axis N] [--dtype T]",
-	  "np.UFUNC.accumulate (not available in this version)", "" },
+	  "np.UFUNC.accumulate along one axis; without -o print the result",
+	  "  -o OUT             write the result to FILE:/PATH\n"
+	  "  --axis N           the axis (default 0)\n"
+	  "  --dtype T          NumPy's dtype=: the dtype to accumulate in\n" DATA_OPTIONS },
 	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
 	  "evaluate an expression (not available in this version)", "" },
 	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "" },

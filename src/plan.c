@@ -11,6 +11,8 @@
 #include "h5io.h"
 #include "operand.h"
 #include "plan.h"
+#include "reduce.h"
+#include "scan.h"
 
 #define IO_LIMIT ((int64_t)1 << 31)   /* bytes: no I/O call moves this much */
 
@@ -384,7 +386,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	x->file = f;
 	x->path = arena_strdup(pl->p->arena, path);
 	x->shape = s->shape;
-	x->dtype = s->loop->types[s->uf->nin + k];
+	x->dtype = s->out_dtype[k];
 	x->create = true;
 	return x;
 }
@@ -413,7 +415,7 @@ static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct
 			       "non-broadcastable output operand '%s' with shape %s doesn't match the broadcast shape %s",
 			       x->display, shape_format(&x->shape, a, sizeof a),
 			       shape_format(&s->shape, b, sizeof b));
-	enum dtype from = s->loop->types[s->uf->nin + k];
+	enum dtype from = s->out_dtype[k];
 	if (!dtype_can_cast(from, x->dtype, s->casting))
 		return err_set(e, EXIT_USAGE, w,
 			       "Cannot cast ufunc '%s' output from %s to %s with casting rule '%s'",
@@ -496,23 +498,24 @@ static int plan_output(struct planner *pl, struct plan_step *s, int k, bool over
 
 /* ---- blocks --------------------------------------------------------- */
 
-/* Is input X of S read whole (broadcast along the rows) rather than by rows? */
-static bool read_whole(const struct plan_step *s, const struct array *x)
+/* Is input K of S read whole (it broadcasts along the rows) rather than by
+ * rows?  exec.c decides the same way. */
+static bool read_whole(const struct plan_step *s, int k)
 {
-	return x->shape.ndim < s->shape.ndim || (x->shape.ndim > 0 && x->shape.dim[0] == 1);
+	const struct shape *b = &s->bshape[k];
+	return b->ndim < s->shape.ndim || (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1);
 }
 
-static int size_blocks(struct planner *pl, struct plan_step *s, struct err *e)
+static int size_elementwise(struct planner *pl, struct plan_step *s, const char *w, struct err *e)
 {
-	const char *w = where(pl, s, s->src->mark);
 	int64_t fixed = 0, per_row = 0, widest = 0;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (x->kind == ARR_LITERAL)
 			continue;
-		int64_t bytes = dtype_size(x->dtype) +
-			(x->dtype != s->loop->types[k] ? dtype_size(s->loop->types[k]) : 0);
-		if (read_whole(s, x)) {
+		int64_t bytes = dtype_size(s->loop->types[k]) +
+			(x->dtype != s->loop->types[k] ? dtype_size(x->dtype) : 0);
+		if (read_whole(s, k)) {
 			fixed += shape_size(&x->shape) * bytes;
 		} else {
 			per_row += shape_row_size(&x->shape) * bytes;
@@ -521,9 +524,8 @@ static int size_blocks(struct planner *pl, struct plan_step *s, struct err *e)
 		}
 	}
 	int64_t row = shape_row_size(&s->shape);
-	for (int k = 0; k < s->uf->nout; k++) {
-		enum dtype t = s->loop->types[s->uf->nin + k];
-		enum dtype target = s->out[k] ? s->out[k]->dtype : t;
+	for (int k = 0; k < s->nout; k++) {
+		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_row += row * (dtype_size(t) + (target != t ? dtype_size(target) : 0));
 		if (row * dtype_size(target) > widest)
 			widest = row * dtype_size(target);
@@ -577,9 +579,254 @@ static void merge_opts(const struct step_opts *d, const struct step_opts *s, str
 	}
 }
 
+
+/* Broadcast the inputs' shapes (bshape) into S's result shape. */
+static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const struct shape *shapes[RECIPE_MAXIN];
+	for (int k = 0; k < s->nin; k++)
+		shapes[k] = &s->bshape[k];
+	if (shape_broadcast(s->nin, shapes, &s->shape) == 0)
+		return 0;
+	char msg[1024] = "", buf[800];
+	for (int k = 0; k < s->nin; k++) {
+		size_t n = strlen(msg);
+		snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
+			 shape_format(shapes[k], buf, sizeof buf));
+	}
+	return err_set(e, EXIT_USAGE, where(pl, s, s->src->mark),
+		       "operands could not be broadcast together with shapes %s", msg);
+}
+
+/* Convert literal inputs to the loop's dtypes. */
+static int convert_literals(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	for (int k = 0; k < s->nin; k++) {
+		struct array *x = s->in[k];
+		if (x->kind != ARR_LITERAL)
+			continue;
+		enum dtype t = s->loop->types[k];
+		if (!is_weak(x))
+			dtype_cast(x->dtype, &x->lit.b, 0, t, s->lit[k], 0, 1);
+		else if (literal_to_dtype(&x->lit, t, s->lit[k], where(pl, s, s->src->in_mark[k]), e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* An elementwise call, or UFUNC.outer. */
+static int plan_elementwise(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			    struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	if (s->verb == VERB_OUTER && (s->uf->nin != 2 || s->uf->nout != 1))
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark),
+			       "outer product only supported for binary functions");
+	if (rs->nin != s->uf->nin)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+			       "ufunc '%s' takes %d input%s, got %d", s->uf->name, s->uf->nin,
+			       s->uf->nin == 1 ? "" : "s", rs->nin);
+	s->nin = rs->nin;
+	s->nout = s->uf->nout;
+	for (int k = 0; k < s->nin; k++) {
+		s->in[k] = operand_array(pl, rs->in[k], where(pl, s, rs->in_mark[k]), e);
+		if (!s->in[k])
+			return -1;
+		s->bshape[k] = s->in[k]->shape;
+	}
+	if (s->verb == VERB_OUTER) {   /* a.shape + (1,) * b.ndim against b */
+		struct shape *a = &s->bshape[0];
+		if (a->ndim + s->bshape[1].ndim > H5U_MAXDIM)
+			return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
+				       "the outer product has more than %d dimensions", H5U_MAXDIM);
+		for (int i = 0; i < s->bshape[1].ndim; i++)
+			a->dim[a->ndim++] = 1;
+	}
+	if (broadcast(pl, s, e) < 0)
+		return -1;
+	if (resolve_loop(pl, s, o, where(pl, s, o->given & (1u << OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e) < 0)
+		return -1;
+	for (int k = 0; k < s->nout; k++)
+		s->out_dtype[k] = s->loop->types[s->nin + k];
+	return convert_literals(pl, s, e);
+}
+
+/* NumPy's reduce and accumulate upcast bool and small integers for add and
+ * multiply to the default integer. */
+static enum dtype reduction_dtype(const struct ufunc *uf, enum dtype dt)
+{
+	if (!strcmp(uf->name, "logical_and") || !strcmp(uf->name, "logical_or") ||
+	    !strcmp(uf->name, "logical_xor"))
+		return DT_BOOL;
+	if (strcmp(uf->name, "add") && strcmp(uf->name, "multiply"))
+		return dt;
+	char kind = dtype_table[dt].kind;
+	if (kind == 'b' || (kind == 'i' && dtype_size(dt) < 8))
+		return DT_INT64;
+	if (kind == 'u' && dtype_size(dt) < 8)
+		return DT_UINT64;
+	return dt;
+}
+
+static int resolve_reduction_loop(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+				  const char *w, struct err *e)
+{
+	const struct ufunc *uf = s->uf;
+	bool fixed = o->given & (1u << OPT_DTYPE);
+	enum dtype want = fixed ? o->dtype : reduction_dtype(uf, s->in[0]->dtype);
+	for (int l = 0; l < uf->nloops; l++) {
+		const struct ufunc_loop *loop = &uf->loops[l];
+		if (loop->types[0] != loop->types[1] || loop->types[0] != loop->types[2])
+			continue;
+		if (fixed ? loop->types[0] == want : dtype_can_cast(want, loop->types[0], CAST_SAFE)) {
+			s->loop = loop;
+			return 0;
+		}
+	}
+	if (fixed)
+		return err_set(e, EXIT_USAGE, w, "ufunc '%s' has no loop to %s with dtype=%s",
+			       uf->name, verb_name(s->verb), dtype_name(want));
+	return err_set(e, EXIT_USAGE, w, "ufunc '%s' cannot %s %s data", uf->name,
+		       verb_name(s->verb), dtype_name(s->in[0]->dtype));
+}
+
+/* Normalise axis A of an NDIM-dimensional array. */
+static int normalise_axis(struct planner *pl, struct plan_step *s, int a, int ndim, int *out,
+			  struct err *e)
+{
+	if (a < -ndim || a >= ndim)
+		return err_set(e, EXIT_USAGE, where(pl, s, s->src->opts.mark[OPT_AXIS]),
+			       "axis %d is out of bounds for array of dimension %d", a, ndim);
+	*out = a < 0 ? a + ndim : a;
+	return 0;
+}
+
+/* reduce and accumulate. */
+static int plan_reduction(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			  struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	const struct ufunc *uf = s->uf;
+	const char *verb = verb_name(s->verb);
+	if (uf->nin != 2 || uf->nout != 1)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark),
+			       "%s only supported for binary functions", verb);
+	if (rs->nin != 1)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+			       "%s takes one input, got %d", verb, rs->nin);
+	s->nin = s->nout = 1;
+	s->in[0] = operand_array(pl, rs->in[0], where(pl, s, rs->in_mark[0]), e);
+	if (!s->in[0])
+		return -1;
+	struct array *x = s->in[0];
+	if (x->kind == ARR_LITERAL)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->in_mark[0]),
+			       "%s needs a dataset, not the number '%s'", verb, x->display);
+	const struct shape *X = &x->shape;
+	bool given = o->given & (1u << OPT_AXIS);
+	memset(s->reduced, 0, sizeof s->reduced);
+	if (s->verb == VERB_ACCUMULATE) {
+		if (X->ndim == 0)
+			return err_set(e, EXIT_USAGE, where(pl, s, rs->in_mark[0]), "cannot accumulate on a scalar");
+		if (given && (o->axis_all || o->naxis != 1))
+			return err_set(e, EXIT_USAGE, where(pl, s, o->mark[OPT_AXIS]),
+				       "accumulate takes exactly one axis");
+		if (normalise_axis(pl, s, given ? o->axis[0] : 0, X->ndim, &s->axis, e) < 0)
+			return -1;
+		s->reduced[s->axis] = true;
+		s->shape = *X;
+	} else {
+		int naxes = 0;
+		if (given && o->axis_all) {
+			for (int i = 0; i < X->ndim; i++)
+				s->reduced[i] = true;
+			naxes = X->ndim;
+		} else {
+			int n = given ? o->naxis : 1;
+			for (int i = 0; i < n; i++) {
+				int a = 0;
+				if (normalise_axis(pl, s, given ? o->axis[i] : 0, X->ndim, &a, e) < 0)
+					return -1;
+				if (s->reduced[a])
+					return err_set(e, EXIT_USAGE, where(pl, s, o->mark[OPT_AXIS]),
+						       "duplicate value in 'axis'");
+				s->reduced[a] = true;
+				naxes++;
+			}
+		}
+		if (naxes > 1 && !ufunc_reorderable(uf))
+			return err_set(e, EXIT_USAGE, where(pl, s, o->mark[OPT_AXIS]),
+				       "reduction operation '%s' is not reorderable, so at most one axis may be specified",
+				       uf->name);
+		s->keepdims = (o->given & (1u << OPT_KEEPDIMS)) && o->keepdims;
+		s->shape.ndim = 0;
+		for (int i = 0; i < X->ndim; i++)
+			if (!s->reduced[i])
+				s->shape.dim[s->shape.ndim++] = X->dim[i];
+			else if (s->keepdims)
+				s->shape.dim[s->shape.ndim++] = 1;
+	}
+	s->bshape[0] = *X;
+	if (resolve_reduction_loop(pl, s, o, where(pl, s, given && (o->given & (1u << OPT_DTYPE)) ?
+						   o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
+		return -1;
+	enum dtype t = s->loop->types[0];
+	s->out_dtype[0] = s->loop->types[2];
+	if (s->verb == VERB_ACCUMULATE) {
+		s->init = FOLD_FIRST_SKIP;
+		return 0;
+	}
+	unsigned char identity[8];
+	bool has_identity = ufunc_identity_value(uf, t, identity) == 0;
+	bool empty = false;
+	for (int i = 0; i < X->ndim; i++)
+		empty = empty || (s->reduced[i] && X->dim[i] == 0);
+	s->rest_init = has_identity ? FOLD_VALUE : ufunc_reorderable(uf) ? FOLD_FIRST : FOLD_FIRST_SKIP;
+	memcpy(s->rest_value, identity, sizeof identity);
+	s->init = s->rest_init;
+	memcpy(s->init_value, identity, sizeof identity);
+	if (o->given & (1u << OPT_INITIAL)) {
+		const char *w = where(pl, s, o->mark[OPT_INITIAL]);
+		struct literal lit;
+		if (literal_parse(o->initial, &lit) < 0)
+			return err_set(e, EXIT_USAGE, w, "initial must be a number, got '%s'", o->initial);
+		if (lit.kind == LIT_BOOL)
+			dtype_cast(DT_BOOL, &lit.b, 0, t, s->init_value, 0, 1);
+		else if (literal_to_dtype(&lit, t, s->init_value, w, e) < 0)
+			return -1;
+		s->init = FOLD_VALUE;
+	}
+	if (empty && s->init != FOLD_VALUE)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
+			       "zero-size array to reduction operation %s which has no identity", uf->name);
+	return 0;
+}
+
 static const char *const option_names[OPT_COUNT] = {
 	"dtype", "casting", "initial", "keepdims", "overwrite", "chunks", "compression", "axis"
 };
+
+/* Outputs of S that print: scratch datasets read back after the step. */
+static int printed_outputs(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const char *w = where(pl, s, s->src->mark);
+	if (shape_size(&s->shape) > PLAN_PRINT_LIMIT)
+		return err_set(e, EXIT_USAGE, w,
+			       "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
+			       (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
+	struct plan_file *f = scratch_file(pl);
+	if (!f)
+		return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+	for (int k = 0; k < s->nout; k++) {
+		char path[64];
+		snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+		s->out[k] = new_output(pl, s, k, f, path, "(result)", e);
+		if (!s->out[k])
+			return -1;
+	}
+	s->print = true;
+	return 0;
+}
 
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
@@ -593,23 +840,29 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	else
 		snprintf(s->where, sizeof s->where, "step %d (%s %s)", s->index,
 			 verb_name(rs->verb), rs->verb == VERB_EXPR ? "expression" : rs->fn);
-	if (rs->verb != VERB_UFUNC)
+	if (rs->verb == VERB_EXPR)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
-			       "%s steps are not available in this version of h5ufunc",
-			       verb_name(rs->verb));
+			       "expr steps are not available in this version of h5ufunc");
 	s->uf = ufunc_lookup(rs->fn);
 	if (!s->uf)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
 	struct step_opts o;
 	merge_opts(&pl->r->defaults, &rs->opts, &o);
-	/* Options that do not apply to an elementwise call are errors on the
-	 * step itself; under defaults they are meant for other verbs. */
-	static const int not_here[] = { OPT_INITIAL, OPT_KEEPDIMS, OPT_AXIS };
-	for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
-		if (rs->opts.given & (1u << not_here[i]))
-			return err_set(e, EXIT_USAGE, where(pl, s, rs->opts.mark[not_here[i]]),
-				       "'%s' applies to reduce and accumulate steps, not to an elementwise call",
-				       option_names[not_here[i]]);
+	bool reduction = rs->verb == VERB_REDUCE || rs->verb == VERB_ACCUMULATE;
+	/* Options for other verbs are errors on the step itself; under
+	 * defaults they are meant for other steps. */
+	unsigned wrong = 0;
+	if (rs->verb != VERB_REDUCE)
+		wrong |= (1u << OPT_INITIAL) | (1u << OPT_KEEPDIMS);
+	if (!reduction)
+		wrong |= 1u << OPT_AXIS;
+	for (int i = 0; i < OPT_COUNT; i++) {
+		if (rs->opts.given & wrong & (1u << i))
+			return err_set(e, EXIT_USAGE, where(pl, s, rs->opts.mark[i]),
+				       "'%s' does not apply to %s steps", option_names[i], verb_name(rs->verb));
+		if (wrong & (1u << i))
+			o.given &= ~(1u << i);
+	}
 	static const int later[] = { OPT_CHUNKS, OPT_COMPRESSION };
 	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
 		if (o.given & (1u << later[i]))
@@ -619,53 +872,14 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
-	if (rs->nin != s->uf->nin)
-		return err_set(e, EXIT_USAGE, where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
-			       "ufunc '%s' takes %d input%s, got %d", s->uf->name, s->uf->nin,
-			       s->uf->nin == 1 ? "" : "s", rs->nin);
-	if (rs->nout && rs->nout != s->uf->nout)
-		return err_set(e, EXIT_USAGE, where(pl, s, rs->out_mark[0]),
-			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->uf->nout,
-			       s->uf->nout == 1 ? "" : "s", rs->nout);
-	s->nin = rs->nin;
-	s->nout = s->uf->nout;
-	for (int k = 0; k < s->nin; k++) {
-		s->in[k] = operand_array(pl, rs->in[k], where(pl, s, rs->in_mark[k]), e);
-		if (!s->in[k])
-			return -1;
-	}
-	const struct shape *shapes[RECIPE_MAXIN];
-	for (int k = 0; k < s->nin; k++)
-		shapes[k] = &s->in[k]->shape;
-	if (shape_broadcast(s->nin, shapes, &s->shape) < 0) {
-		char msg[1024] = "", buf[800];
-		for (int k = 0; k < s->nin; k++) {
-			size_t n = strlen(msg);
-			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
-				 shape_format(shapes[k], buf, sizeof buf));
-		}
-		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
-			       "operands could not be broadcast together with shapes %s", msg);
-	}
-	if (resolve_loop(pl, s, &o, where(pl, s, o.given & (1u << OPT_DTYPE) ? o.mark[OPT_DTYPE] : rs->mark), e) < 0)
+	if ((reduction ? plan_reduction(pl, s, &o, e) : plan_elementwise(pl, s, &o, e)) < 0)
 		return -1;
-	for (int k = 0; k < s->nin; k++) {
-		struct array *x = s->in[k];
-		if (x->kind != ARR_LITERAL)
-			continue;
-		const char *w = where(pl, s, rs->in_mark[k]);
-		enum dtype t = s->loop->types[k];
-		if (is_weak(x)) {
-			if (literal_to_dtype(&x->lit, t, s->lit[k], w, e) < 0)
-				return -1;
-		} else {
-			dtype_cast(x->dtype, &x->lit.b, 0, t, s->lit[k], 0, 1);
-		}
-	}
-	if (!rs->nout && shape_size(&s->shape) > PLAN_PRINT_LIMIT)
-		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
-			       "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
-			       (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
+	if (rs->nout && rs->nout != s->nout)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->out_mark[0]),
+			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
+			       s->nout == 1 ? "" : "s", rs->nout);
+	if (!rs->nout && printed_outputs(pl, s, e) < 0)
+		return -1;
 	for (int k = 0; k < rs->nout; k++) {
 		if (plan_output(pl, s, k, overwrite, e) < 0)
 			return -1;
@@ -674,7 +888,11 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 				return err_set(e, EXIT_USAGE, step_where(pl, s, k),
 					       "both outputs go to '%s'", rs->out[k]);
 	}
-	if (size_blocks(pl, s, e) < 0)
+	const char *w = where(pl, s, rs->mark);
+	int rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	       : size_elementwise(pl, s, w, e);
+	if (rc < 0)
 		return -1;
 	for (int k = 0; k < rs->nout; k++) {
 		struct operand op;

@@ -1,0 +1,48 @@
+/* iter.h - strided n-d iteration: driving a 1-D type loop over an n-d
+ * index space, and the copies and fills that reductions and scans need.
+ *
+ * Operands are described by a base pointer and one byte stride per axis of
+ * the index space (0 along axes where the operand is broadcast, or where a
+ * reduction's accumulator stays put).  Pure memory work: no I/O, no MPI.
+ */
+#ifndef H5UFUNC_ITER_H
+#define H5UFUNC_ITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recipe.h"   /* H5U_MAXDIM */
+#include "ufunc.h"
+
+typedef ptrdiff_t iter_strides[H5U_MAXDIM];
+
+/* Call FN over the NDIM-dimensional index space DIMS in C order, operand k
+ * starting at BASE[k] with byte strides ST[k].  Axes of extent 1 are
+ * dropped and axes contiguous for every operand merged, so same-shape
+ * operands make one call.  Nothing happens when an extent is 0. */
+void iter_loop(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
+	       const int64_t *dims, const iter_strides *st);
+
+/* The same without merging axes: every call covers one run of the
+ * innermost axis (of extent > 1).  Reductions use it, so that how elements
+ * are grouped into calls (and so a pairwise sum's rounding) depends on the
+ * array's shape alone, never on how rows were split into blocks or ranks. */
+void iter_fold(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
+	       const int64_t *dims, const iter_strides *st);
+
+/* Byte strides of a C-ordered buffer of DIMS, with stride 0 on every axis
+ * where DIMS is 1 but SPACE (the index space) is not. */
+void iter_contiguous(int ndim, const int64_t *dims, const int64_t *space, int elsize,
+		     ptrdiff_t *st);
+
+/* The copy loop for elements of ELSIZE bytes (args: source, destination). */
+ufunc_loop_fn iter_copy_loop(int elsize);
+
+/* Copy the index space from SRC (strides SST) to DST (strides DST_ST). */
+void iter_copy(int elsize, char *src, const ptrdiff_t *sst, char *dst,
+	       const ptrdiff_t *dst_st, int ndim, const int64_t *dims);
+
+/* Fill N contiguous elements of ELSIZE bytes at DST with the element at VALUE. */
+void iter_fill(int elsize, char *dst, const void *value, int64_t n);
+
+#endif

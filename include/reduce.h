@@ -1,0 +1,30 @@
+/* reduce.h - np.UFUNC.reduce over any axes, the split one included, with
+ * results that do not depend on the number of ranks or on --memory.
+ *
+ * Three layouts, chosen from the shape alone:
+ *  - REDUCE_ROWS: axis 0 is kept; each rank reduces its own rows.
+ *  - REDUCE_COLUMNS: axis 0 is reduced and axis 1 kept; the ranks split
+ *    axis 1 and each folds axis 0 in order, as NumPy does (exact for
+ *    non-reorderable ufuncs too).  A 1-D non-reorderable reduction is one
+ *    rank's sequential fold.
+ *  - REDUCE_TREE: axes 0 and 1 are reduced (or a 1-D reorderable ufunc);
+ *    rows fall in fixed chunks, each folded in order, and the chunks combine
+ *    by a binary tree over their global indices, so the grouping is the same
+ *    whatever the ranks and blocks.
+ */
+#ifndef H5UFUNC_REDUCE_H
+#define H5UFUNC_REDUCE_H
+
+#include "err.h"
+#include "plan.h"
+
+/* Choose S's layout and block size for NRANKS ranks within MEMORY bytes
+ * (S's input, loop, reduced axes and output are set).  Errors, at WHERE,
+ * when one block does not fit. */
+int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
+		  struct err *e);
+
+/* Run S.  Collective. */
+int reduce_run(struct plan_step *s, struct err *e);
+
+#endif

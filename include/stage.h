@@ -1,0 +1,33 @@
+/* stage.h - typed box I/O for the kernels: read a box of a dataset into a
+ * buffer of the loop's dtype, write a buffer of the loop's dtype into a box
+ * of a dataset of another dtype.  The casts happen here, once per block.
+ * Collective, like the h5io calls underneath.
+ */
+#ifndef H5UFUNC_STAGE_H
+#define H5UFUNC_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "plan.h"
+
+/* malloc that never returns NULL (an out-of-memory abort). */
+void *stage_alloc(size_t n);
+
+/* Read the box START/COUNT of X as dtype T into OUT.  RAW is scratch of
+ * the box's size in X's dtype, used when X->dtype != T (may be NULL
+ * otherwise). */
+int stage_read(const struct array *x, enum dtype t, const int64_t *start,
+	       const int64_t *count, char *raw, char *out, const char *where,
+	       struct err *e);
+/* Write DATA (dtype T) into the box START/COUNT of X, through CONV (scratch
+ * of the box's size in X's dtype) when X->dtype != T. */
+int stage_write(struct array *x, enum dtype t, const int64_t *start,
+		const int64_t *count, const char *data, char *conv,
+		const char *where, struct err *e);
+
+/* Elements in a box (for a 0-d array, COUNT[0]). */
+int64_t stage_box_size(int ndim, const int64_t *count);
+
+#endif
