@@ -65,6 +65,19 @@ enum reduce_mode {
 	REDUCE_TREE        /* axes 0 and 1 reduced: fixed chunks, a fixed tree */
 };
 
+/* One ufunc call of an elementwise step: a ufunc step is one op, an
+ * expression one op per call, in evaluation order. */
+#define OP_LITERAL (-1000)
+struct plan_op {
+	const struct ufunc *uf;
+	const struct ufunc_loop *loop;
+	int nin, nout;
+	int src[RECIPE_MAXIN];              /* >= 0: an earlier op's result;
+					       -1 - k: the step's input k; OP_LITERAL: lit[k] */
+	unsigned char lit[RECIPE_MAXIN][8]; /* literal operands in the loop's dtype */
+	struct shape shape;                 /* of its result */
+};
+
 struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
@@ -73,8 +86,9 @@ struct plan_step {
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;
 	int nin, nout;
-	struct array *in[RECIPE_MAXIN];
-	unsigned char lit[RECIPE_MAXIN][8]; /* literal inputs in the loop's dtype */
+	struct array *in[RECIPE_MAXIN];     /* datasets read (for expressions: the names used) */
+	int nops;                           /* elementwise and expression steps */
+	struct plan_op *ops;
 	struct array *out[RECIPE_MAXOUT];   /* NULL: printed on stdout */
 	struct shape shape;                 /* of the result */
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */

@@ -17,7 +17,7 @@
 
 #include "dtype.h"
 
-#define UF_MAXARGS 3   /* nin + nout of the widest ufunc */
+#define UF_MAXARGS 4   /* nin + nout of the widest ufunc (divmod) */
 
 /* One strided kernel.  ARGS[0..nin+nout-1] point at the first element of each
  * operand, STEPS[k] is the byte stride of operand k (0 to broadcast), N the

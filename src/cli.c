@@ -78,10 +78,12 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 				       "--memory: invalid size '%s' (bytes, or a number with K, M, G or T)", arg);
 		return 0;
 	case OPTV_MPI: c->mpi = true; return 0;
-	case OPTV_PROGRESS: c->progress_given = c->progress = true; return 0;
+	case OPTV_PROGRESS:
+	case OPTV_JSON:
+		return err_set(e, EXIT_USAGE, w, "%s is not available in this version of h5ufunc",
+			       o->id == OPTV_JSON ? "--json" : "--progress");
 	case OPTV_NO_PROGRESS: c->progress_given = true; c->progress = false; return 0;
 	case OPTV_QUIET: c->quiet = true; return 0;
-	case OPTV_JSON: c->json = true; return 0;
 	case OPTV_OVERWRITE: c->overwrite = true; return 0;
 	case OPTV_NO_HISTORY: c->no_history = true; return 0;
 	}

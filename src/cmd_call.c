@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "comm.h"
+#include "expr.h"
 
 enum {
 	OPT_CALL_OUT = 1, OPT_CALL_DTYPE, OPT_CALL_CASTING, OPT_CALL_AXIS, OPT_CALL_KEEPDIMS,
@@ -170,8 +171,81 @@ int cmd_call(int argc, char **argv) { return one_liner(argc, argv, VERB_UFUNC, c
 int cmd_reduce(int argc, char **argv) { return one_liner(argc, argv, VERB_REDUCE, reduce_options); }
 int cmd_accumulate(int argc, char **argv) { return one_liner(argc, argv, VERB_ACCUMULATE, accumulate_options); }
 
+enum { OPT_EVAL_INPUT = 1, OPT_EVAL_DTYPE, OPT_EVAL_CASTING };
+
+static const struct cli_option eval_options[] = {
+	{ "input", 'i', true, OPT_EVAL_INPUT },
+	{ "dtype", 0, true, OPT_EVAL_DTYPE },
+	{ "casting", 0, true, OPT_EVAL_CASTING },
+	{ NULL, 0, false, 0 }
+};
+
+/* eval: -i NAME=REF bindings and '[OUT =] EXPRESSION' as a one-step recipe. */
 int cmd_eval(int argc, char **argv)
 {
-	fputs("h5ufunc: eval: not available in this version of h5ufunc\n", stderr);
-	return EXIT_USAGE;
+	struct err e = {0};
+	struct cli c;
+	struct arena a = {0};
+	struct recipe_input inputs[CLI_MAXPOS];
+	struct recipe r = { .version = 1, .nsteps = 1, .inputs = inputs };
+	struct recipe_step step = { .verb = VERB_EXPR };
+	r.steps = &step;
+	if (cli_parse(&c, "eval", argc, argv, eval_options, true, &e) < 0)
+		goto usage;
+	if (c.npos != 1) {
+		err_set(&e, EXIT_USAGE, "eval", c.npos ? "one expression at a time (quote it)"
+			: "an expression is needed: h5ufunc eval [-i NAME=REF]... '[OUT =] EXPRESSION'");
+		goto usage;
+	}
+	for (int i = 0; i < c.nval; i++) {
+		const char *arg = c.val[i].arg;
+		switch (c.val[i].id) {
+		case OPT_EVAL_INPUT: {
+			const char *eq = strchr(arg, '=');
+			if (!eq || eq == arg) {
+				err_set(&e, EXIT_USAGE, "eval", "-i takes NAME=REF, got '%s'", arg);
+				goto usage;
+			}
+			struct recipe_input *in = &inputs[r.ninputs++];
+			memset(in, 0, sizeof *in);
+			in->name = arena_strndup(&a, arg, (size_t)(eq - arg));
+			in->ref = eq + 1;
+			break;
+		}
+		case OPT_EVAL_DTYPE:
+			if (dtype_from_name(arg, &step.opts.dtype) < 0) {
+				err_set(&e, EXIT_USAGE, "eval", "--dtype: unknown dtype '%s'", arg);
+				goto usage;
+			}
+			step.opts.given |= 1u << OPT_DTYPE;
+			break;
+		case OPT_EVAL_CASTING:
+			if (casting_from_name(arg, &step.opts.casting) < 0) {
+				err_set(&e, EXIT_USAGE, "eval",
+					"--casting: '%s' is not one of no, equiv, safe, same_kind, unsafe", arg);
+				goto usage;
+			}
+			step.opts.given |= 1u << OPT_CASTING;
+			break;
+		}
+	}
+	const char *out;
+	size_t at = expr_split_assignment(c.pos[0], &a, &out);
+	step.fn = c.pos[0] + at;
+	if (out) {
+		if (!*out) {
+			err_set(&e, EXIT_USAGE, "eval", "nothing before '=' to assign to");
+			goto usage;
+		}
+		step.nout = 1;
+		step.out[0] = out;
+	}
+	if (cli_session(&c, &argc, &argv, &e) == 0)
+		cmd_execute(&c, &r, false, &e);
+	arena_free(&a);
+	return cli_finish(&e);
+usage:
+	arena_free(&a);
+	err_print(&e);
+	return e.status;
 }

@@ -17,9 +17,9 @@
 /* ---- elementwise steps (and outer) ----------------------------------- */
 
 struct input_buf {
-	char *raw;          /* as stored, when the loop's dtype differs */
-	char *data;         /* what the loop reads: a buffer, or a literal */
+	char *data;         /* as stored */
 	bool by_rows;       /* read block by block; else held whole */
+	int64_t dims[H5U_MAXDIM];   /* its buffer's extents, padded to the step's rank */
 };
 
 /* Is input K read whole (it broadcasts along the rows) rather than by rows? */
@@ -41,40 +41,66 @@ static void row_box(const struct shape *shape, int64_t first, int64_t count,
 	cnt[0] = count;
 }
 
-static int run_elementwise(struct plan_step *s, struct err *e)
+static int64_t product(int ndim, const int64_t *dims)
 {
-	const struct ufunc_loop *loop = s->loop;
-	int nin = s->nin, nout = s->nout, nargs = nin + nout;
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++)
+		n *= dims[i];
+	return n;
+}
+
+/* An elementwise step: its ops, block by block, over block-sized buffers. */
+static int run_ops(struct plan_step *s, struct err *e)
+{
+	int nin = s->nin, nops = s->nops;
 	struct dist d;
 	dist_make(shape_rows(&s->shape), comm_size(), comm_rank(), s->rows_per_block, &d);
 	int64_t row = shape_row_size(&s->shape), rpb = d.rows_per_block;
 	int ndim = s->shape.ndim ? s->shape.ndim : 1;
 	struct input_buf in[RECIPE_MAXIN] = {{0}};
-	char *res[RECIPE_MAXOUT] = {0}, *conv[RECIPE_MAXOUT] = {0};
+	char **tmp = stage_alloc(sizeof *tmp * (size_t)nops * RECIPE_MAXOUT);
+	char **conv = stage_alloc(sizeof *conv * (size_t)nops * RECIPE_MAXIN);
+	char *outconv[RECIPE_MAXOUT] = {0};
+	memset(tmp, 0, sizeof *tmp * (size_t)nops * RECIPE_MAXOUT);
+	memset(conv, 0, sizeof *conv * (size_t)nops * RECIPE_MAXIN);
 
 	for (int k = 0; k < nin; k++) {
 		struct array *x = s->in[k];
-		enum dtype t = loop->types[k];
-		if (x->kind == ARR_LITERAL) {
-			in[k].data = (char *)s->lit[k];
+		if (x->kind == ARR_LITERAL)
 			continue;
-		}
 		in[k].by_rows = !read_whole(s, k);
-		int64_t n = in[k].by_rows ? rpb * shape_row_size(&x->shape) : shape_size(&x->shape);
-		in[k].raw = x->dtype != t ? stage_alloc((size_t)n * (size_t)dtype_size(x->dtype)) : NULL;
-		in[k].data = stage_alloc((size_t)n * (size_t)dtype_size(t));
+		int pad = ndim - s->bshape[k].ndim;
+		for (int i = 0; i < ndim; i++)
+			in[k].dims[i] = i < pad ? 1 : s->bshape[k].dim[i - pad];
+		if (in[k].by_rows)
+			in[k].dims[0] = rpb;
+		in[k].data = stage_alloc((size_t)product(ndim, in[k].dims) * (size_t)dtype_size(x->dtype));
 		if (!in[k].by_rows) {
 			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 			row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
-			stage_read(x, t, start, cnt, in[k].raw, in[k].data, s->where, e);
+			stage_read(x, x->dtype, start, cnt, NULL, in[k].data, s->where, e);
 		}
 	}
-	for (int k = 0; k < nout; k++) {
-		enum dtype t = s->out_dtype[k];
-		res[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(t));
-		if (s->out[k]->dtype != t)
-			conv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->out[k]->dtype));
+	for (int j = 0; j < nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		for (int k = 0; k < op->nout; k++)
+			tmp[j * RECIPE_MAXOUT + k] =
+				stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(op->loop->types[op->nin + k]));
+		for (int k = 0; k < op->nin; k++) {
+			int src = op->src[k];
+			if (src == OP_LITERAL)
+				continue;
+			enum dtype from = src >= 0 ? s->ops[src].loop->types[s->ops[src].nin]
+						   : s->in[-1 - src]->dtype;
+			if (from == op->loop->types[k])
+				continue;
+			int64_t n = src >= 0 ? rpb * row : product(ndim, in[-1 - src].dims);
+			conv[j * RECIPE_MAXIN + k] = stage_alloc((size_t)n * (size_t)dtype_size(op->loop->types[k]));
+		}
 	}
+	for (int k = 0; k < s->nout; k++)
+		if (s->out[k]->dtype != s->out_dtype[k])
+			outconv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->out[k]->dtype));
 
 	for (int64_t b = 0; b < d.nblocks; b++) {
 		int64_t first, count, start[H5U_MAXDIM], cnt[H5U_MAXDIM];
@@ -83,50 +109,74 @@ static int run_elementwise(struct plan_step *s, struct err *e)
 			if (!in[k].by_rows || s->in[k]->kind == ARR_LITERAL)
 				continue;
 			row_box(&s->in[k]->shape, first, count, start, cnt);
-			stage_read(s->in[k], loop->types[k], start, cnt, in[k].raw, in[k].data, s->where, e);
+			stage_read(s->in[k], s->in[k]->dtype, start, cnt, NULL, in[k].data, s->where, e);
 		}
 		if (count > 0 && !e->status) {
-			int64_t block[H5U_MAXDIM], dims[H5U_MAXDIM];
+			int64_t block[H5U_MAXDIM];
 			block[0] = count;
 			for (int i = 1; i < ndim; i++)
 				block[i] = s->shape.dim[i];
-			char *base[UF_MAXARGS];
-			iter_strides st[UF_MAXARGS];
-			for (int k = 0; k < nin; k++) {
-				base[k] = in[k].data;
-				const struct shape *bs = &s->bshape[k];
-				int pad = ndim - bs->ndim;
-				for (int i = 0; i < ndim; i++)
-					dims[i] = i < pad ? 1 : bs->dim[i - pad];
-				if (in[k].by_rows)
-					dims[0] = count;
-				iter_contiguous(ndim, dims, block, dtype_size(loop->types[k]), st[k]);
+			for (int j = 0; j < nops; j++) {
+				const struct plan_op *op = &s->ops[j];
+				char *base[UF_MAXARGS];
+				iter_strides st[UF_MAXARGS];
+				for (int k = 0; k < op->nin; k++) {
+					int src = op->src[k];
+					enum dtype t = op->loop->types[k], from;
+					int64_t dims[H5U_MAXDIM];
+					if (src == OP_LITERAL) {
+						base[k] = (char *)op->lit[k];
+						memset(st[k], 0, sizeof st[k]);
+						continue;
+					}
+					if (src >= 0) {
+						base[k] = tmp[src * RECIPE_MAXOUT];
+						from = s->ops[src].loop->types[s->ops[src].nin];
+						memcpy(dims, block, sizeof block);
+					} else {
+						base[k] = in[-1 - src].data;
+						from = s->in[-1 - src]->dtype;
+						memcpy(dims, in[-1 - src].dims, sizeof dims);
+						if (in[-1 - src].by_rows)
+							dims[0] = count;
+					}
+					char *c = conv[j * RECIPE_MAXIN + k];
+					if (c) {
+						dtype_cast(from, base[k], dtype_size(from), t, c, dtype_size(t),
+							   (size_t)product(ndim, dims));
+						base[k] = c;
+					}
+					iter_contiguous(ndim, dims, block, dtype_size(t), st[k]);
+				}
+				for (int k = 0; k < op->nout; k++) {
+					base[op->nin + k] = tmp[j * RECIPE_MAXOUT + k];
+					iter_contiguous(ndim, block, block,
+							dtype_size(op->loop->types[op->nin + k]), st[op->nin + k]);
+				}
+				iter_loop(op->loop->fn, op->nin + op->nout, base, ndim, block, st);
 			}
-			for (int k = 0; k < nout; k++) {
-				base[nin + k] = res[k];
-				iter_contiguous(ndim, block, block, dtype_size(s->out_dtype[k]), st[nin + k]);
-			}
-			iter_loop(loop->fn, nargs, base, ndim, block, st);
 			enum ufunc_fault f = ufunc_take_error();
 			if (f != UFERR_NONE)
 				err_set(e, EXIT_RUN, s->where, "%s", ufunc_fault_message(f));
 		}
 		if (comm_agree(e) < 0)
 			break;
-		for (int k = 0; k < nout; k++) {
+		for (int k = 0; k < s->nout; k++) {
 			row_box(&s->out[k]->shape, first, count, start, cnt);
-			stage_write(s->out[k], s->out_dtype[k], start, cnt, res[k], conv[k], s->where, e);
+			stage_write(s->out[k], s->out_dtype[k], start, cnt,
+				    tmp[(nops - 1) * RECIPE_MAXOUT + k], outconv[k], s->where, e);
 		}
 	}
-	for (int k = 0; k < nin; k++) {
-		free(in[k].raw);
-		if (s->in[k]->kind != ARR_LITERAL)
-			free(in[k].data);
-	}
-	for (int k = 0; k < nout; k++) {
-		free(res[k]);
-		free(conv[k]);
-	}
+	for (int k = 0; k < nin; k++)
+		free(in[k].data);
+	for (int j = 0; j < nops * RECIPE_MAXOUT; j++)
+		free(tmp[j]);
+	for (int j = 0; j < nops * RECIPE_MAXIN; j++)
+		free(conv[j]);
+	for (int k = 0; k < RECIPE_MAXOUT; k++)
+		free(outconv[k]);
+	free(tmp);
+	free(conv);
 	return comm_agree(e);
 }
 
@@ -155,7 +205,7 @@ static int run_step(struct plan_step *s, struct err *e)
 	switch (s->verb) {
 	case VERB_REDUCE: rc = reduce_run(s, e); break;
 	case VERB_ACCUMULATE: rc = scan_run(s, e); break;
-	default: rc = run_elementwise(s, e); break;
+	default: rc = run_ops(s, e); break;
 	}
 	if (rc == 0 && s->print) {
 		for (int k = 0; k < s->nout; k++)

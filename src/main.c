@@ -35,7 +35,10 @@ const struct command commands[] = {
 	  "  --axis N           the axis (default 0)\n"
 	  "  --dtype T          NumPy's dtype=: the dtype to accumulate in\n" DATA_OPTIONS },
 	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
-	  "evaluate an expression (not available in this version)", "" },
+	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
+	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n"
+	  "  --dtype T          NumPy's dtype= for the outermost operation\n"
+	  "  --casting C        the casting rule for every operation and the output\n" DATA_OPTIONS },
 	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "" },
 	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "" },
 	{ NULL, NULL, NULL, NULL, NULL }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "h5io.h"
+#include "expr.h"
 #include "operand.h"
 #include "plan.h"
 #include "reduce.h"
@@ -250,14 +251,17 @@ static bool input_fits(const struct array *x, enum dtype t, enum casting casting
 	return dtype_can_cast(x->dtype, t, casting);
 }
 
-static int resolve_loop(struct planner *pl, struct plan_step *s, const struct step_opts *o,
-			const char *w, struct err *e)
+/* NumPy's loop search for UF over the NIN operands IN: the first loop the
+ * inputs cast to (safely, or under CASTING when dtype= fixes the outputs). */
+static const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
+					     const struct array *const *in,
+					     const struct step_opts *o, enum casting casting,
+					     const char *w, struct err *e)
 {
-	const struct ufunc *uf = s->uf;
 	int max_array = -1, max_weak = -1;
-	for (int k = 0; k < s->nin; k++) {
-		int kind = kind_order(dtype_table[s->in[k]->dtype].kind);
-		if (is_weak(s->in[k])) {
+	for (int k = 0; k < nin; k++) {
+		int kind = kind_order(dtype_table[in[k]->dtype].kind);
+		if (is_weak(in[k])) {
 			if (kind > max_weak)
 				max_weak = kind;
 		} else if (kind > max_array) {
@@ -265,9 +269,8 @@ static int resolve_loop(struct planner *pl, struct plan_step *s, const struct st
 		}
 	}
 	bool use_min_scalar = max_array >= 0 && max_array >= max_weak;
-	bool fixed = o->given & (1u << OPT_DTYPE);
-	enum casting in_casting = fixed ? s->casting
-				: s->casting > CAST_SAFE ? CAST_SAFE : s->casting;
+	bool fixed = o && (o->given & (1u << OPT_DTYPE));
+	enum casting in_casting = fixed ? casting : casting > CAST_SAFE ? CAST_SAFE : casting;
 	const struct ufunc_loop *with_out = NULL;
 	for (int l = 0; l < uf->nloops; l++) {
 		const struct ufunc_loop *loop = &uf->loops[l];
@@ -281,33 +284,49 @@ static int resolve_loop(struct planner *pl, struct plan_step *s, const struct st
 				with_out = loop;
 		}
 		bool ok = true;
-		for (int k = 0; k < s->nin && ok; k++)
-			ok = input_fits(s->in[k], loop->types[k], in_casting, use_min_scalar);
-		if (ok) {
-			s->loop = loop;
-			return 0;
-		}
+		for (int k = 0; k < nin && ok; k++)
+			ok = input_fits(in[k], loop->types[k], in_casting, use_min_scalar);
+		if (ok)
+			return loop;
 	}
 	if (fixed && with_out) {
-		for (int k = 0; k < s->nin; k++)
-			if (!input_fits(s->in[k], with_out->types[k], in_casting, use_min_scalar))
-				return err_set(e, EXIT_USAGE, w,
-					       "Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
-					       uf->name, k, dtype_name(s->in[k]->dtype),
-					       dtype_name(with_out->types[k]), casting_name(in_casting));
+		for (int k = 0; k < nin; k++)
+			if (!input_fits(in[k], with_out->types[k], in_casting, use_min_scalar)) {
+				err_set(e, EXIT_USAGE, w,
+					"Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
+					uf->name, k, dtype_name(in[k]->dtype),
+					dtype_name(with_out->types[k]), casting_name(in_casting));
+				return NULL;
+			}
 	}
-	if (fixed)
-		return err_set(e, EXIT_USAGE, w, "ufunc '%s' has no loop that gives %s",
-			       uf->name, dtype_name(o->dtype));
+	if (fixed) {
+		err_set(e, EXIT_USAGE, w, "ufunc '%s' has no loop that gives %s", uf->name,
+			dtype_name(o->dtype));
+		return NULL;
+	}
 	char types[256] = "";
-	for (int k = 0; k < s->nin; k++) {
+	for (int k = 0; k < nin; k++) {
 		size_t n = strlen(types);
-		snprintf(types + n, sizeof types - n, "%s%s", k ? ", " : "", dtype_name(s->in[k]->dtype));
+		snprintf(types + n, sizeof types - n, "%s%s", k ? ", " : "", dtype_name(in[k]->dtype));
 	}
-	return err_set(e, EXIT_USAGE, w,
-		       "ufunc '%s' not supported for the input types (%s), and the inputs could not "
-		       "be safely coerced to any supported types according to the casting rule '%s'",
-		       uf->name, types, casting_name(in_casting));
+	err_set(e, EXIT_USAGE, w,
+		"ufunc '%s' not supported for the input types (%s), and the inputs could not "
+		"be safely coerced to any supported types according to the casting rule '%s'",
+		uf->name, types, casting_name(in_casting));
+	return NULL;
+}
+
+/* Literal operand K of OP, converted to the loop's dtype. */
+static int convert_literal(const struct array *x, struct plan_op *op, int k, const char *w,
+			   struct err *e)
+{
+	enum dtype t = op->loop->types[k];
+	op->src[k] = OP_LITERAL;
+	if (!is_weak(x)) {
+		dtype_cast(x->dtype, &x->lit.b, 0, t, op->lit[k], 0, 1);
+		return 0;
+	}
+	return literal_to_dtype(&x->lit, t, op->lit[k], w, e);
 }
 
 /* ---- outputs -------------------------------------------------------- */
@@ -506,27 +525,49 @@ static bool read_whole(const struct plan_step *s, int k)
 	return b->ndim < s->shape.ndim || (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1);
 }
 
+/* The dtype op J of S reads as its operand K (before any cast). */
+static enum dtype op_source_dtype(const struct plan_step *s, const struct plan_op *op, int k)
+{
+	int src = op->src[k];
+	if (src >= 0)
+		return s->ops[src].loop->types[s->ops[src].nin];
+	return s->in[-1 - src]->dtype;
+}
+
 static int size_elementwise(struct planner *pl, struct plan_step *s, const char *w, struct err *e)
 {
 	int64_t fixed = 0, per_row = 0, widest = 0;
+	int64_t row = shape_row_size(&s->shape);
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (x->kind == ARR_LITERAL)
 			continue;
-		int64_t bytes = dtype_size(s->loop->types[k]) +
-			(x->dtype != s->loop->types[k] ? dtype_size(x->dtype) : 0);
 		if (read_whole(s, k)) {
-			fixed += shape_size(&x->shape) * bytes;
+			fixed += shape_size(&x->shape) * dtype_size(x->dtype);
 		} else {
-			per_row += shape_row_size(&x->shape) * bytes;
+			per_row += shape_row_size(&x->shape) * dtype_size(x->dtype);
 			if (shape_row_size(&x->shape) * dtype_size(x->dtype) > widest)
 				widest = shape_row_size(&x->shape) * dtype_size(x->dtype);
 		}
 	}
-	int64_t row = shape_row_size(&s->shape);
+	for (int j = 0; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		for (int k = 0; k < op->nout; k++)
+			per_row += row * dtype_size(op->loop->types[op->nin + k]);
+		for (int k = 0; k < op->nin; k++) {
+			if (op->src[k] == OP_LITERAL || op_source_dtype(s, op, k) == op->loop->types[k])
+				continue;
+			int src = op->src[k];
+			int64_t t = dtype_size(op->loop->types[k]);
+			if (src >= 0 || !read_whole(s, -1 - src))
+				per_row += (src >= 0 ? row : shape_row_size(&s->in[-1 - src]->shape)) * t;
+			else
+				fixed += shape_size(&s->in[-1 - src]->shape) * t;
+		}
+	}
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
-		per_row += row * (dtype_size(t) + (target != t ? dtype_size(target) : 0));
+		per_row += target != t ? row * dtype_size(target) : 0;
 		if (row * dtype_size(target) > widest)
 			widest = row * dtype_size(target);
 	}
@@ -598,22 +639,6 @@ static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
 		       "operands could not be broadcast together with shapes %s", msg);
 }
 
-/* Convert literal inputs to the loop's dtypes. */
-static int convert_literals(struct planner *pl, struct plan_step *s, struct err *e)
-{
-	for (int k = 0; k < s->nin; k++) {
-		struct array *x = s->in[k];
-		if (x->kind != ARR_LITERAL)
-			continue;
-		enum dtype t = s->loop->types[k];
-		if (!is_weak(x))
-			dtype_cast(x->dtype, &x->lit.b, 0, t, s->lit[k], 0, 1);
-		else if (literal_to_dtype(&x->lit, t, s->lit[k], where(pl, s, s->src->in_mark[k]), e) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* An elementwise call, or UFUNC.outer. */
 static int plan_elementwise(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			    struct err *e)
@@ -644,11 +669,171 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	}
 	if (broadcast(pl, s, e) < 0)
 		return -1;
-	if (resolve_loop(pl, s, o, where(pl, s, o->given & (1u << OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e) < 0)
+	s->loop = resolve_loop(s->uf, s->nin, (const struct array *const *)s->in, o, s->casting,
+			       where(pl, s, o->given & (1u << OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e);
+	if (!s->loop)
 		return -1;
 	for (int k = 0; k < s->nout; k++)
 		s->out_dtype[k] = s->loop->types[s->nin + k];
-	return convert_literals(pl, s, e);
+	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
+	op->uf = s->uf;
+	op->loop = s->loop;
+	op->nin = s->nin;
+	op->nout = s->nout;
+	op->shape = s->shape;
+	for (int k = 0; k < s->nin; k++) {
+		op->src[k] = -1 - k;
+		if (s->in[k]->kind == ARR_LITERAL &&
+		    convert_literal(s->in[k], op, k, where(pl, s, rs->in_mark[k]), e) < 0)
+			return -1;
+	}
+	s->nops = 1;
+	s->ops = op;
+	return 0;
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+#define EXPR_MAXOPS 256
+
+struct lowering {
+	struct planner *pl;
+	struct plan_step *s;
+	const struct step_opts *o;
+	const struct expr *root;
+	struct plan_op *ops;
+	int nops;
+};
+
+/* An op's operand while lowering: where it comes from, and what it looks
+ * like to type resolution. */
+struct operand_ref {
+	int src;
+	struct array view;
+};
+
+static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
+{
+	if (pl->o->command) {
+		snprintf(pl->where, sizeof pl->where, "%s: column %d", s->where, col);
+		return pl->where;
+	}
+	struct mark m = s->src->fn_mark;
+	if (m.line > 0)
+		m.col += col - 1;
+	return where(pl, s, m);
+}
+
+static int lower(struct lowering *L, const struct expr *x, struct operand_ref *out, struct err *e)
+{
+	struct planner *pl = L->pl;
+	struct plan_step *s = L->s;
+	memset(out, 0, sizeof *out);
+	if (x->kind == EXPR_LITERAL) {
+		out->src = OP_LITERAL;
+		out->view.kind = ARR_LITERAL;
+		out->view.lit = x->lit;
+		out->view.dtype = literal_default_dtype(&x->lit);
+		return 0;
+	}
+	if (x->kind == EXPR_NAME) {
+		struct array *a = binding_find(pl, x->name);
+		if (!a)
+			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col), "unknown name '%s'", x->name);
+		out->view = *a;
+		if (a->kind == ARR_LITERAL) {
+			out->src = OP_LITERAL;
+			return 0;
+		}
+		int k = 0;
+		while (k < s->nin && s->in[k] != a)
+			k++;
+		if (k == RECIPE_MAXIN)
+			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col),
+				       "an expression reads at most %d arrays", RECIPE_MAXIN);
+		if (k == s->nin) {
+			s->in[k] = a;
+			s->bshape[k] = a->shape;
+			s->nin++;
+		}
+		out->src = -1 - k;
+		return 0;
+	}
+	const char *w = expr_where(pl, s, x->col);
+	const struct ufunc *uf = ufunc_lookup(x->name);
+	if (!uf)
+		return err_set(e, EXIT_USAGE, w, "unknown ufunc '%s'", x->name);
+	if (uf->nout != 1)
+		return err_set(e, EXIT_USAGE, w, "ufunc '%s' gives %d outputs: call it in a ufunc step",
+			       uf->name, uf->nout);
+	if (x->nargs != uf->nin)
+		return err_set(e, EXIT_USAGE, w, "ufunc '%s' takes %d input%s, got %d", uf->name,
+			       uf->nin, uf->nin == 1 ? "" : "s", x->nargs);
+	if (L->nops == EXPR_MAXOPS)
+		return err_set(e, EXIT_USAGE, w, "an expression has at most %d operations", EXPR_MAXOPS);
+	struct operand_ref args[RECIPE_MAXIN];
+	const struct array *views[RECIPE_MAXIN];
+	const struct shape *shapes[RECIPE_MAXIN];
+	for (int k = 0; k < x->nargs; k++) {
+		if (lower(L, x->args[k], &args[k], e) < 0)
+			return -1;
+		views[k] = &args[k].view;
+		shapes[k] = &args[k].view.shape;
+	}
+	w = expr_where(pl, s, x->col);
+	struct plan_op *op = &L->ops[L->nops];
+	op->uf = uf;
+	op->nin = uf->nin;
+	op->nout = 1;
+	if (shape_broadcast(x->nargs, shapes, &op->shape) < 0) {
+		char msg[1024] = "", buf[800];
+		for (int k = 0; k < x->nargs; k++) {
+			size_t n = strlen(msg);
+			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
+				 shape_format(shapes[k], buf, sizeof buf));
+		}
+		return err_set(e, EXIT_USAGE, w, "operands could not be broadcast together with shapes %s", msg);
+	}
+	op->loop = resolve_loop(uf, x->nargs, views, x == L->root ? L->o : NULL, s->casting, w, e);
+	if (!op->loop)
+		return -1;
+	for (int k = 0; k < x->nargs; k++) {
+		op->src[k] = args[k].src;
+		if (args[k].src == OP_LITERAL && convert_literal(&args[k].view, op, k, w, e) < 0)
+			return -1;
+	}
+	out->src = L->nops++;
+	out->view.kind = ARR_DATASET;
+	out->view.dtype = op->loop->types[uf->nin];
+	out->view.shape = op->shape;
+	return 0;
+}
+
+static int plan_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			   struct err *e)
+{
+	int col;
+	char msg[256];
+	struct expr *root = expr_parse(s->src->fn, pl->p->arena, &col, msg, sizeof msg);
+	if (!root)
+		return err_set(e, EXIT_USAGE, expr_where(pl, s, col), "%s", msg);
+	if (root->kind != EXPR_CALL)
+		return err_set(e, EXIT_USAGE, expr_where(pl, s, root->col),
+			       "an expression needs at least one operation (an operator or a ufunc call)");
+	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
+	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
+	struct operand_ref result;
+	if (lower(&L, root, &result, e) < 0)
+		return -1;
+	const struct plan_op *last = &L.ops[L.nops - 1];
+	s->ops = L.ops;
+	s->nops = L.nops;
+	s->nout = 1;
+	s->uf = last->uf;
+	s->loop = last->loop;
+	s->shape = last->shape;
+	s->out_dtype[0] = last->loop->types[last->nin];
+	return 0;
 }
 
 /* NumPy's reduce and accumulate upcast bool and small integers for add and
@@ -840,11 +1025,10 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	else
 		snprintf(s->where, sizeof s->where, "step %d (%s %s)", s->index,
 			 verb_name(rs->verb), rs->verb == VERB_EXPR ? "expression" : rs->fn);
-	if (rs->verb == VERB_EXPR)
-		return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
-			       "expr steps are not available in this version of h5ufunc");
-	s->uf = ufunc_lookup(rs->fn);
-	if (!s->uf)
+	if (pl->o->command && rs->verb == VERB_EXPR)
+		snprintf(s->where, sizeof s->where, "%s", pl->o->command);
+	s->uf = rs->verb == VERB_EXPR ? NULL : ufunc_lookup(rs->fn);
+	if (!s->uf && rs->verb != VERB_EXPR)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
 	struct step_opts o;
 	merge_opts(&pl->r->defaults, &rs->opts, &o);
@@ -872,7 +1056,10 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
-	if ((reduction ? plan_reduction(pl, s, &o, e) : plan_elementwise(pl, s, &o, e)) < 0)
+	int rc = reduction ? plan_reduction(pl, s, &o, e)
+	       : rs->verb == VERB_EXPR ? plan_expression(pl, s, &o, e)
+	       : plan_elementwise(pl, s, &o, e);
+	if (rc < 0)
 		return -1;
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->out_mark[0]),
@@ -889,7 +1076,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 					       "both outputs go to '%s'", rs->out[k]);
 	}
 	const char *w = where(pl, s, rs->mark);
-	int rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : size_elementwise(pl, s, w, e);
 	if (rc < 0)
