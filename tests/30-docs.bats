@@ -1,0 +1,295 @@
+#!/usr/bin/env bats
+# 30-docs.bats - the documentation agrees with the program.
+#
+# Both man pages are clean under `groff -man -ww -z`; h5ufunc.1 lists every
+# command of `h5ufunc --help`, every option of `h5ufunc help COMMAND`, and
+# exactly the ufuncs of `h5ufunc ufuncs` with their inputs, outputs,
+# identities and aliases; what the docs call "not yet available" is refused
+# by the program; the version is the program's; the README tells a new user
+# about `make demo` and `make check` and lists every recipe.  What the docs
+# say a command computes is tested where the command is (10-call onwards,
+# 31-recipes).
+
+load helper
+
+REPO=$(cd "$H5U_TESTS/.." && pwd)
+MAN1=$REPO/man/h5ufunc.1
+MAN5=$REPO/man/h5ufunc-recipe.5
+
+# The source of a man page with groff's \- read as -, for searching.
+man_text() {
+	sed 's/\\-/-/g' "$1"
+}
+
+# The lines of section NAME of man page FILE (from .SH NAME to the next .SH).
+man_section() {
+	awk -v name="$2" '
+		/^\.SH / { on = ($0 == ".SH " name || $0 == ".SH \"" name "\"") ; next }
+		on' "$1"
+}
+
+# "name nin nout identity" for each ufunc of the man page's UFUNCS section,
+# read from its ".B name" line and the "N in, N out[, identity X]" line after.
+man_ufunc_table() {
+	man_section "$MAN1" UFUNCS | sed 's/\\-/-/g' | awk '
+		/^\.B / { name = $2; next }
+		name != "" {
+			if ($0 !~ /^[0-9]+ in, [0-9]+ out/) {
+				print name " ? ? ?"; name = ""; next
+			}
+			split($0, w, " ")
+			id = "None"
+			if (match($0, /identity [^;.,]+/))
+				id = substr($0, RSTART + 9, RLENGTH - 9)
+			print name " " w[1] " " w[3] " " id
+			name = ""
+		}'
+}
+
+# "name alias" for each alias (\fBalias\fP) the UFUNCS section gives.
+man_aliases() {
+	man_section "$MAN1" UFUNCS | awk '
+		/^\.B / { name = $2; next }
+		name != "" {
+			s = $0
+			while (match(s, /\\fB[A-Za-z0-9_]+\\fP/)) {
+				print name " " substr(s, RSTART + 3, RLENGTH - 6)
+				s = substr(s, RSTART + RLENGTH)
+			}
+			name = ""
+		}'
+}
+
+@test "man/h5ufunc.1 is clean under groff -man -ww -z" {
+	run --separate-stderr groff -man -ww -z "$MAN1"
+	assert_success
+	assert_stderr_empty
+}
+
+@test "man/h5ufunc-recipe.5 is clean under groff -man -ww -z" {
+	run --separate-stderr groff -man -ww -z "$MAN5"
+	assert_success
+	assert_stderr_empty
+}
+
+@test "man pages render as text without warnings" {
+	local page
+	for page in "$MAN1" "$MAN5"; do
+		run --separate-stderr groff -man -ww -Tutf8 "$page"
+		assert_success
+		assert_stderr_empty
+		[[ ${#output} -gt 2000 ]] || fail "$page renders to only ${#output} characters"
+	done
+}
+
+@test "man/h5ufunc.1 lists exactly the ufuncs of h5ufunc ufuncs, in its order" {
+	run --separate-stderr h5u ufuncs
+	assert_success
+	local program man
+	program=$(cut -d' ' -f1 <<<"$output")
+	man=$(man_section "$MAN1" UFUNCS | sed -n 's/^\.B \([A-Za-z0-9_]*\)$/\1/p')
+	[[ $(wc -l <<<"$man") -gt 80 ]] || fail "the UFUNCS section of h5ufunc.1 has $(wc -l <<<"$man") .B lines"
+	if [[ $program != "$man" ]]; then
+		diff <(printf '%s\n' "$program") <(printf '%s\n' "$man") |
+			batslib_decorate "h5ufunc ufuncs (<) against the UFUNCS section of h5ufunc.1 (>)" |
+			fail
+	fi
+}
+
+@test "man/h5ufunc.1 gives each ufunc the inputs, outputs and identity of h5ufunc ufuncs" {
+	run --separate-stderr h5u ufuncs
+	assert_success
+	local program man
+	program=$(cut -d' ' -f1-4 <<<"$output")
+	man=$(man_ufunc_table)
+	if [[ $program != "$man" ]]; then
+		diff <(printf '%s\n' "$program") <(printf '%s\n' "$man") |
+			batslib_decorate "h5ufunc ufuncs (<) against h5ufunc.1 (>): name nin nout identity" |
+			fail
+	fi
+}
+
+@test "man/h5ufunc.1: every alias it names resolves to its ufunc" {
+	local name alias count=0
+	while read -r name alias; do
+		run --separate-stderr h5u ufuncs "$alias"
+		assert_success
+		assert_line "name: $name"
+		count=$((count + 1))
+	done < <(man_aliases)
+	((count >= 15)) || fail "only $count aliases found in h5ufunc.1"
+}
+
+@test "man/h5ufunc.1 describes every command of h5ufunc --help" {
+	run --separate-stderr h5u --help
+	assert_success
+	local commands c text
+	# The words listed under "commands:", and any "h5ufunc WORD" usage line.
+	commands=$(awk '
+		/^[A-Za-z ]*commands:/ { on = 1; next }
+		on && /^[[:space:]]*$/ { on = 0 }
+		on && $1 ~ /^[a-z][a-z-]*$/ { print $1 }
+		{ for (i = 1; i < NF; i++) if ($i == "h5ufunc" && $(i+1) ~ /^[a-z][a-z-]*$/) print $(i+1) }
+	' <<<"$output" | sort -u)
+	[[ $commands == *run* && $commands == *call* ]] || fail "no commands found in --help:"$'\n'"$output"
+	text=$(man_text "$MAN1")
+	for c in $commands; do
+		# In SYNOPSIS as ".B h5ufunc CMD", and a tagged paragraph in COMMANDS.
+		grep -qE "^\.B h5ufunc $c\$" <<<"$text" || fail "h5ufunc.1 SYNOPSIS lacks 'h5ufunc $c'"
+		man_section "$MAN1" COMMANDS | grep -qE "^\.(B|BI|BR) \"?$c\\b" ||
+			fail "h5ufunc.1 COMMANDS lacks an entry for '$c'"
+	done
+}
+
+@test "man/h5ufunc.1 documents every option of h5ufunc help COMMAND" {
+	run --separate-stderr h5u --help
+	assert_success
+	local commands c opt text missing=()
+	commands=$(awk '/^[A-Za-z ]*commands:/ { on = 1; next } on && /^[[:space:]]*$/ { on = 0 }
+		on && $1 ~ /^[a-z][a-z-]*$/ { print $1 }' <<<"$output")
+	text=$(man_text "$MAN1")
+	for c in $commands; do
+		run --separate-stderr h5u help "$c"
+		assert_success
+		for opt in $(grep -oE '(^|[[ ,])--?[A-Za-z][A-Za-z-]*' <<<"$output" | sed 's/^[[ ,]//' | sort -u); do
+			grep -qE -- "(^|[^A-Za-z-])$opt([^A-Za-z-]|\$)" <<<"$text" || missing+=("$c $opt")
+		done
+	done
+	((${#missing[@]} == 0)) || fail "h5ufunc.1 does not mention: ${missing[*]}"
+}
+
+@test "man/h5ufunc-recipe.5: every recipe in it passes h5ufunc check" {
+	/usr/bin/python3 "$REPO/tools/make-demo-data" .
+	fixtures <<<'make obs.h5:/rain float32 6,3 lo=0 hi=5'
+	fixture obs.h5
+	# Each .EX block that starts like a recipe, unescaped, to exN.yaml.
+	sed -e 's/\\-/-/g' -e 's/\\(aq/'"'"'/g' -e 's/\\e/\\/g' "$MAN5" | awk '
+		/^\.EX$/ { inside = 1; first = 1; next }
+		/^\.EE$/ { inside = 0; next }
+		inside && first { first = 0; keep = ($0 ~ /^(version|inputs|defaults|steps):/); if (keep) n++ }
+		inside && keep { print > ("ex" n ".yaml") }'
+	local f count=0
+	for f in ex*.yaml; do
+		[[ -f $f ]] || continue
+		snapshot
+		run --separate-stderr h5u check --set DATA=. "$f"
+		[[ $status -eq 0 ]] || fail "h5ufunc check refuses this example of h5ufunc-recipe.5 (status $status): $stderr"$'\n'"$(cat "$f")"
+		assert_unchanged
+		count=$((count + 1))
+	done
+	((count >= 5)) || fail "only $count recipe examples found in h5ufunc-recipe.5"
+}
+
+@test "man pages carry the program's version" {
+	run --separate-stderr h5u --version
+	assert_success
+	local version=${output#h5ufunc }
+	grep -q "^\.TH H5UFUNC 1 .*\"h5ufunc $version\"" "$MAN1" || fail "h5ufunc.1 .TH does not say h5ufunc $version"
+	grep -q "^\.TH H5UFUNC.-RECIPE 5 .*\"h5ufunc $version\"" "$MAN5" || fail "h5ufunc-recipe.5 .TH does not say h5ufunc $version"
+}
+
+# refused: after `run --separate-stderr`, exit status 2 and a message that
+# says the feature is not available.
+refused() {
+	[[ $status -eq 2 && $stderr == "h5ufunc: "*"not available"* ]] ||
+		fail "$1: want exit status 2 and 'not available', got status $status, stderr: $stderr"
+}
+
+@test "what the docs call not yet available is refused with exit status 2" {
+	fixtures <<<'make f.h5:/x float64 3 data=[1,2,3]'
+	fixture f.h5
+	snapshot
+	run --separate-stderr h5u eval 'y = x + 1'
+	refused eval
+	run --separate-stderr h5u call negative 'f.h5:/x[0:2]'
+	refused "a selection"
+	assert_unchanged
+	local step
+	for step in 'expr: f + 1' \
+		'ufunc: negative\n    in: f.h5:/x\n    out: g.h5:/y\n    compression: gzip' \
+		'ufunc: negative\n    in: f.h5:/x\n    out: g.h5:/y\n    chunks: auto'; do
+		printf "steps:\n  - $step\n" >r.yaml
+		snapshot
+		run --separate-stderr h5u run r.yaml
+		refused "recipe step '$step'"
+		assert_unchanged
+	done
+	# Both man pages say so where they describe these features.
+	local page
+	for page in "$MAN1" "$MAN5"; do
+		grep -qi "not yet available" "$page" || fail "$page does not mark what is not yet available"
+	done
+}
+
+@test "README.md tells a new user about make demo and make check" {
+	local readme=$REPO/README.md
+	assert_file_exists "$readme"
+	grep -q 'make demo' "$readme" || fail "README.md does not mention make demo"
+	grep -q 'make check' "$readme" || fail "README.md does not mention make check"
+	grep -q 'make install PREFIX=' "$readme" || fail "README.md does not show make install PREFIX=..."
+	grep -q 'mpirun ' "$readme" || fail "README.md has no mpirun example"
+	grep -q 'srun ' "$readme" || fail "README.md has no srun example"
+	grep -q 'man/h5ufunc.1' "$readme" || fail "README.md does not say where the man pages are"
+}
+
+@test "README.md lists every file in recipes/" {
+	local f missing=()
+	for f in "$REPO"/recipes/*; do
+		grep -qF "\`${f##*/}\`" "$REPO/README.md" || missing+=("${f##*/}")
+	done
+	((${#missing[@]} == 0)) || fail "README.md does not list: ${missing[*]}"
+}
+
+@test "README.md's recipe is recipes/potential-temperature.yaml without its comment lines" {
+	local shown file
+	shown=$(awk '/^```yaml$/ { on = 1; next } /^```$/ { on = 0 } on' "$REPO/README.md")
+	file=$(grep -v '^#' "$REPO/recipes/potential-temperature.yaml")
+	[[ -n $shown && $shown == "$file" ]] ||
+		diff <(printf '%s\n' "$file") <(printf '%s\n' "$shown") |
+		batslib_decorate "recipes/potential-temperature.yaml (<) against README.md's yaml block (>)" | fail
+}
+
+@test "README.md names every source module" {
+	local f missing=()
+	for f in "$REPO"/src/*.c; do
+		f=${f##*/}
+		case $f in
+		loops_*.c) grep -qF 'loops_*.c' "$REPO/README.md" || missing+=("$f") ;;
+		cmd_*.c) grep -qF 'cmd_*.c' "$REPO/README.md" || missing+=("$f") ;;
+		*) grep -qF "\`$f\`" "$REPO/README.md" || missing+=("$f") ;;
+		esac
+	done
+	((${#missing[@]} == 0)) || fail "README.md's layout does not name: ${missing[*]}"
+}
+
+@test "tools/make-demo-data writes the same sample files every time" {
+	run /usr/bin/python3 "$REPO/tools/make-demo-data" data
+	assert_success
+	run /usr/bin/python3 "$REPO/tools/make-demo-data" again
+	assert_success
+	local f
+	for f in wind air time atmos; do
+		assert_file_exists "data/$f.h5"
+		[[ $(h5dump "data/$f.h5" | tail -n +2) == "$(h5dump "again/$f.h5" | tail -n +2)" ]] ||
+			fail "make-demo-data wrote different $f.h5 files"
+	done
+}
+
+@test "tools/demo (make demo) runs its recipe on 2 ranks and shows the results" {
+	# A copy of the parts of the tree the demo uses, with this build as
+	# build/h5ufunc, so that the demo's demo/ is made here.
+	mkdir -p tree/tools tree/recipes tree/build
+	cp "$REPO/tools/demo" "$REPO/tools/make-demo-data" tree/tools/
+	cp "$REPO"/recipes/* tree/recipes/
+	ln -s "$H5UFUNC" tree/build/h5ufunc
+	run --separate-stderr env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+		-u OMPI_MCA_rmaps_base_oversubscribe timeout 300 tree/tools/demo
+	assert_success
+	assert_stderr_empty
+	assert_line --partial "mpirun --oversubscribe -n 2 build/h5ufunc run --set DATA=demo recipes/wind-speed.yaml"
+	assert_line --regexp '^speed\.h5:/speed +[0-9.]+, '
+	assert_line --regexp '^"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}: h5ufunc run --set DATA=demo recipes/wind-speed\.yaml"$'
+	# What it wrote is NumPy's.
+	np check hypot tree/demo/wind.h5:/u tree/demo/wind.h5:/v -o tree/demo/speed.h5:/speed
+	np check greater_equal tree/demo/speed.h5:/speed 15 -o tree/demo/speed.h5:/windy
+}

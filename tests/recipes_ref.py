@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""recipes_ref.py - what each example recipe in recipes/ must write, computed with NumPy.
+
+What it is: the reference for tests/31-recipes.bats.  For every recipe it
+states, in NumPy, what the recipe means (the same call the recipe's own
+comment gives), computes it from a pristine copy of the input files, and
+compares it with what h5ufunc wrote.  What it is not: a recipe interpreter
+(it never reads the YAML: a mistake in the parser must not cancel out) or a
+general comparison tool (tests/np.py is that).
+
+Usage (run with /usr/bin/python3; the working directory does not matter):
+  recipes_ref.py check RECIPE ORIG RUN
+      RECIPE is a recipe's base name (wind-speed).  ORIG holds the files
+      tools/make-demo-data wrote, RUN a copy of them after `h5ufunc run
+      --set DATA=RUN`.  Checks every dataset the recipe writes (dtype, shape,
+      values: bit for bit, or within 4 ULP where a transcendental function is
+      involved, NaNs equal), that every other dataset and every attribute of
+      the inputs is unchanged, that RUN holds no file but the expected ones
+      (no temporary file left behind), and that each file written starts its
+      history attribute with a "DATE: ... h5ufunc ... run ..." line.
+  recipes_ref.py same RUN1 RUN2
+      Every dataset of every file in RUN1 equals RUN2's bit for bit (a run on
+      one rank against a run on two).
+  recipes_ref.py list
+      The recipes it knows, one base name per line.
+Prints what differs and exits 1; exits 0 silently when all is well.
+"""
+
+import os
+import re
+import sys
+
+import h5py
+import numpy as np
+
+F32, F64 = np.float32, np.float64
+
+
+# Each recipe: the files RUN must hold afterwards, and a function from the
+# original datasets to {"file.h5:/path": (expected array, max ULP)}.
+def wind_speed(read):
+    u, v = read("wind.h5:/u"), read("wind.h5:/v")
+    return {"speed.h5:/speed": (np.hypot(u, v), 4)}
+
+
+def rescale_in_place(read):
+    t = read("air.h5:/t")
+    # NumPy 2: t - 32 and t / 1.8 keep float32 (weak literals).
+    t = np.subtract(t, F32(32))
+    t = np.divide(t, F32(1.8))
+    return {"air.h5:/t": (t, 0)}
+
+
+def time_of_day(read):
+    elapsed = read("time.h5:/elapsed")
+    day, second = np.divmod(elapsed, np.int32(86400))
+    return {"time.h5:/split/day": (day, 0), "time.h5:/split/second": (second, 0)}
+
+
+def potential_temperature(read):
+    t, p = read("atmos.h5:/t"), read("atmos.h5:/p")
+    ratio = np.divide(F64(1000.0), p, dtype=F64)
+    factor = np.power(ratio, F64(0.2857142857142857), dtype=F64)
+    theta = np.multiply(t, factor, dtype=F64)
+    return {"theta.h5:/theta": (theta, 4)}
+
+
+RECIPES = {
+    "wind-speed": wind_speed,
+    "rescale-in-place": rescale_in_place,
+    "time-of-day": time_of_day,
+    "potential-temperature": potential_temperature,
+}
+
+HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "
+                     r"[0-9]{4}: \S*h5ufunc .*\brun\b")
+
+
+def ulps(a, b):
+    """Distance in units in the last place between float arrays A and B (same dtype)."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    def ordered(x):
+        i = x.view(bits).astype(np.int64)
+        return np.where(i < 0, np.iinfo(bits).min - i, i)
+    return np.abs(ordered(a) - ordered(b))
+
+
+def compare(label, got, want, max_ulp, problems):
+    if got.dtype != want.dtype:
+        problems.append("%s: dtype %s, NumPy gives %s" % (label, got.dtype, want.dtype))
+        return
+    if got.shape != want.shape:
+        problems.append("%s: shape %s, NumPy gives %s" % (label, got.shape, want.shape))
+        return
+    if got.dtype.kind == "f":
+        both_nan = np.isnan(got) & np.isnan(want)
+        dist = np.where(both_nan, 0, ulps(got, want))
+        bad = dist > max_ulp
+        if bad.any():
+            i = tuple(np.argwhere(bad)[0])
+            problems.append("%s: %d elements differ by more than %d ULP (max %d), first at %s: %r, NumPy %r"
+                            % (label, bad.sum(), max_ulp, dist.max(), i, got[i], want[i]))
+    elif not np.array_equal(got, want):
+        bad = got != want
+        i = tuple(np.argwhere(bad)[0])
+        problems.append("%s: %d elements differ, first at %s: %r, NumPy %r"
+                        % (label, bad.sum(), i, got[i], want[i]))
+
+
+def datasets(path):
+    """{"/path": (array, {attr: value})} for every dataset of file PATH."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                out["/" + name] = (obj[()], dict(obj.attrs))
+        f.visititems(visit)
+    return out
+
+
+def history(path):
+    with h5py.File(path, "r") as f:
+        h = f.attrs.get("history")
+    if isinstance(h, bytes):
+        h = h.decode()
+    return h
+
+
+def check(name, orig, run):
+    if name not in RECIPES:
+        print("recipes_ref.py: no reference for recipe '%s'" % name)
+        return 1
+    def read(ref):
+        path, dset = ref.split(":", 1)
+        with h5py.File(os.path.join(orig, path), "r") as f:
+            return f[dset][()]
+    expected = RECIPES[name](read)
+    written = {ref.split(":", 1)[0] for ref in expected}
+    problems = []
+
+    before = sorted(os.listdir(orig))
+    after = sorted(os.listdir(run))
+    want_files = sorted(set(before) | written)
+    if after != want_files:
+        problems.append("%s holds %s, expected %s" % (run, after, want_files))
+
+    for ref, (want, max_ulp) in expected.items():
+        path, dset = ref.split(":", 1)
+        try:
+            with h5py.File(os.path.join(run, path), "r") as f:
+                got = f[dset][()]
+        except (OSError, KeyError) as e:
+            problems.append("%s: cannot read: %s" % (ref, e))
+            continue
+        compare(ref, got, want, max_ulp, problems)
+
+    # What the recipe does not write must be as it was, attributes included.
+    for path in before:
+        if not os.path.exists(os.path.join(run, path)):
+            continue
+        now = datasets(os.path.join(run, path))
+        for dset, (value, attrs) in datasets(os.path.join(orig, path)).items():
+            ref = "%s:%s" % (path, dset)
+            if dset not in now:
+                problems.append("%s: gone" % ref)
+                continue
+            if attrs != now[dset][1]:
+                problems.append("%s: attributes %s, were %s" % (ref, now[dset][1], attrs))
+            if ref not in expected:
+                compare(ref + " (not an output)", now[dset][0], value, 0, problems)
+
+    for path in sorted(written):
+        h = history(os.path.join(run, path))
+        first = h.split("\n", 1)[0] if isinstance(h, str) else None
+        if first is None or not HISTORY.match(first):
+            problems.append("%s: history attribute starts %r, expected 'DATE: h5ufunc ... run ...'"
+                            % (path, first))
+
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+def same(run1, run2):
+    problems = []
+    names1, names2 = sorted(os.listdir(run1)), sorted(os.listdir(run2))
+    if names1 != names2:
+        problems.append("files differ: %s has %s, %s has %s" % (run1, names1, run2, names2))
+    for path in sorted(set(names1) & set(names2)):
+        d1, d2 = datasets(os.path.join(run1, path)), datasets(os.path.join(run2, path))
+        if sorted(d1) != sorted(d2):
+            problems.append("%s: datasets %s against %s" % (path, sorted(d1), sorted(d2)))
+        for dset in sorted(set(d1) & set(d2)):
+            a, b = d1[dset][0], d2[dset][0]
+            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+                problems.append("%s:%s differs between %s and %s" % (path, dset, run1, run2))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "check":
+        return check(argv[2], argv[3], argv[4])
+    if len(argv) == 4 and argv[1] == "same":
+        return same(argv[2], argv[3])
+    if len(argv) == 2 and argv[1] == "list":
+        print("\n".join(sorted(RECIPES)))
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
