@@ -13,9 +13,12 @@
 
 #include "err.h"
 #include "plan.h"
+#include "report.h"
 
 /* Run P.  HISTORY is the line prepended to each written file's history
- * attribute (the same on every rank), or NULL for none.  Collective. */
-int exec_run(struct plan *p, const char *history, struct err *e);
+ * attribute (the same on every rank), or NULL for none; RO says what to
+ * report besides results.  Collective. */
+int exec_run(struct plan *p, const char *history, const struct report_options *ro,
+	     struct err *e);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "comm.h"
+#include "diag.h"
 #include "h5io.h"
 #include "literal.h"
 
@@ -78,10 +79,8 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 				       "--memory: invalid size '%s' (bytes, or a number with K, M, G or T)", arg);
 		return 0;
 	case OPTV_MPI: c->mpi = true; return 0;
-	case OPTV_PROGRESS:
-	case OPTV_JSON:
-		return err_set(e, EXIT_USAGE, w, "%s is not available in this version of h5ufunc",
-			       o->id == OPTV_JSON ? "--json" : "--progress");
+	case OPTV_PROGRESS: c->progress_given = c->progress = true; return 0;
+	case OPTV_JSON: c->json = true; return 0;
 	case OPTV_NO_PROGRESS: c->progress_given = true; c->progress = false; return 0;
 	case OPTV_QUIET: c->quiet = true; return 0;
 	case OPTV_OVERWRITE: c->overwrite = true; return 0;
@@ -177,7 +176,7 @@ int cli_session(struct cli *c, int *argc, char ***argv, struct err *e)
 int cli_finish(struct err *e)
 {
 	if (e->status && comm_rank() == 0)
-		err_print(e);
+		diag_print(e);
 	fflush(stdout);
 	comm_finalize();
 	return e->status;

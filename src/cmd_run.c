@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "comm.h"
 #include "exec.h"
+#include "diag.h"
 #include "plan.h"
 
 int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
@@ -36,7 +37,14 @@ int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
 	} else if (rc == 0) {
 		char history[4096];
 		cli_history_line(c, history, sizeof history);
-		rc = exec_run(&p, c->no_history ? NULL : history, e);
+		struct report_options ro = {
+			.progress = c->progress_given ? c->progress : !c->quiet && isatty(STDERR_FILENO),
+			.json = c->json,
+			.memory = (int64_t)c->memory,
+		};
+		if (c->quiet)
+			ro.progress = c->progress_given && c->progress;
+		rc = exec_run(&p, c->no_history ? NULL : history, &ro, e);
 	}
 	arena_free(&a);
 	return rc;
@@ -94,12 +102,14 @@ static int run_or_check(int argc, char **argv, bool check_only)
 		struct arena a = {0};
 		struct recipe r;
 		const char *name = strcmp(c.pos[0], "-") ? c.pos[0] : "<stdin>";
+		diag_set_source(name, text, len);
 		if (recipe_parse(text, len, name, &c.vars, &a, &r, &e) == 0)
 			cmd_execute(&c, &r, check_only, &e);
 		arena_free(&a);
 	}
+	int status = cli_finish(&e);
 	free(text);
-	return cli_finish(&e);
+	return status;
 }
 
 int cmd_run(int argc, char **argv) { return run_or_check(argc, argv, false); }

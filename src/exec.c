@@ -11,6 +11,7 @@
 #include "iter.h"
 #include "print.h"
 #include "reduce.h"
+#include "report.h"
 #include "scan.h"
 #include "stage.h"
 
@@ -188,7 +189,8 @@ static int print_results(struct plan_step *s, struct err *e)
 		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 		row_box(&x->shape, 0, comm_rank() == 0 ? shape_rows(&x->shape) : 0, start, cnt);
 		char *buf = stage_alloc((size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype));
-		if (stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e) == 0 && comm_rank() == 0) {
+		if (stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e) == 0 && comm_rank() == 0 &&
+		    !report_result(s, k, buf)) {
 			if (k > 0)
 				fputc('\n', stdout);
 			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim);
@@ -202,6 +204,7 @@ static int print_results(struct plan_step *s, struct err *e)
 static int run_step(struct plan_step *s, struct err *e)
 {
 	int rc;
+	report_step_begin(s);
 	switch (s->verb) {
 	case VERB_REDUCE: rc = reduce_run(s, e); break;
 	case VERB_ACCUMULATE: rc = scan_run(s, e); break;
@@ -213,6 +216,7 @@ static int run_step(struct plan_step *s, struct err *e)
 		comm_barrier();
 		rc = print_results(s, e);
 	}
+	report_step_end(s);
 	return rc;
 }
 
@@ -295,8 +299,10 @@ static void clean_up(struct plan *p, struct err *e)
 	}
 }
 
-int exec_run(struct plan *p, const char *history, struct err *e)
+int exec_run(struct plan *p, const char *history, const struct report_options *ro,
+	     struct err *e)
 {
+	report_begin(p, ro);
 	if (open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {
@@ -322,8 +328,10 @@ int exec_run(struct plan *p, const char *history, struct err *e)
 		}
 	if (comm_agree(e) < 0)
 		goto fail;
+	report_end(0);
 	return 0;
 fail:
 	clean_up(p, e);
+	report_end(e->status);
 	return -1;
 }

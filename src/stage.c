@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "h5io.h"
+#include "report.h"
 #include "stage.h"
 
 void *stage_alloc(size_t n)
@@ -30,6 +31,7 @@ int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	char *buf = x->dtype == t ? out : raw;
 	if (h5io_read_box(x->id, &x->shape, x->dtype, start, count, buf, where, e) < 0)
 		return -1;
+	report_read(stage_box_size(x->shape.ndim, count) * dtype_size(x->dtype));
 	if (buf != out)
 		dtype_cast(x->dtype, raw, dtype_size(x->dtype), t, out, dtype_size(t),
 			   (size_t)stage_box_size(x->shape.ndim, count));
@@ -47,5 +49,6 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		buf = conv;
 	}
 	x->written = true;
+	report_written(stage_box_size(x->shape.ndim, count) * dtype_size(x->dtype));
 	return h5io_write_box(x->id, &x->shape, x->dtype, start, count, buf, where, e);
 }

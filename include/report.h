@@ -1,0 +1,38 @@
+/* report.h - what a run tells the user besides its results: the progress
+ * meter on stderr and the --json run summary on stdout.
+ *
+ * exec.c and stage.c call the hooks; this module keeps the counts and does
+ * the printing (rank 0 only, once).  It never changes what a run computes.
+ */
+#ifndef H5UFUNC_REPORT_H
+#define H5UFUNC_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+struct report_options {
+	bool progress;      /* draw the meter on stderr */
+	bool json;          /* print the summary as JSON on stdout at the end */
+	int64_t memory;     /* the --memory budget, for the summary */
+};
+
+/* Start a run of P.  Collective (totals may be agreed between ranks). */
+void report_begin(const struct plan *p, const struct report_options *o);
+/* Step S starts / ends (every rank calls, in step order). */
+void report_step_begin(const struct plan_step *s);
+void report_step_end(const struct plan_step *s);
+/* This rank moved BYTES of dataset data (called by stage.c for every read
+ * and write). */
+void report_read(int64_t bytes);
+void report_written(int64_t bytes);
+/* A printed result of step S, K-th output: with --json it is kept for the
+ * summary (under "result") instead of printed as text.  Returns true when
+ * the report took it, false when the caller prints it as text. */
+bool report_result(const struct plan_step *s, int k, const void *data);
+/* The run ended with STATUS (0 success).  Collective. */
+void report_end(int status);
+
+#endif
