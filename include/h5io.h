@@ -58,15 +58,15 @@ int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
 int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
 		    int64_t first, int64_t count, const void *buf,
 		    const char *where, struct err *e);
-/* Read or write the box START[i] .. START[i]+COUNT[i] of every axis of a
- * dataset of SHAPE; C order in BUF.  Any COUNT may be 0; for a 0-d dataset COUNT[0] is 1
- * or 0.  Collective. */
+/* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
+ * of a dataset of SHAPE; C order in BUF.  STEP may be NULL (all 1).  Any
+ * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective. */
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
-		  const int64_t *start, const int64_t *count, void *buf,
-		  const char *where, struct err *e);
+		  const int64_t *start, const int64_t *step, const int64_t *count,
+		  void *buf, const char *where, struct err *e);
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
-		   const int64_t *start, const int64_t *count, const void *buf,
-		   const char *where, struct err *e);
+		   const int64_t *start, const int64_t *step, const int64_t *count,
+		   const void *buf, const char *where, struct err *e);
 
 /* Prepend LINE to FILE's root attribute "history" (created if absent).
  * Collective: every rank passes the same LINE. */

@@ -37,12 +37,24 @@ struct plan_file {
 
 enum array_kind { ARR_DATASET, ARR_LITERAL };
 
+/* A selection of a dataset (NumPy basic slicing), resolved against its
+ * extents: axis i of the dataset contributes start[i] + step[i] * j for
+ * j < count[i], or only start[i] when it is indexed (dropped). */
+struct array_view {
+	int ndim;                       /* the dataset's rank */
+	int64_t dim[H5U_MAXDIM];        /* the dataset's extents */
+	int64_t start[H5U_MAXDIM], step[H5U_MAXDIM], count[H5U_MAXDIM];
+	bool dropped[H5U_MAXDIM];
+};
+
 struct array {
 	enum array_kind kind;
 	const char *display;     /* "f.h5:/x", or the literal as written */
 	struct plan_file *file;  /* ARR_DATASET */
 	const char *path;        /* ARR_DATASET: path in the file */
-	struct shape shape;
+	struct shape shape;      /* the array's: the selection's when there is one */
+	bool selected;           /* VIEW applies */
+	struct array_view view;
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
 	struct literal lit;      /* ARR_LITERAL */
 	bool create;             /* the run creates this dataset */

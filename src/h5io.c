@@ -279,7 +279,7 @@ void h5io_unlink(hid_t file, const char *path)
  * space; an empty selection when there is nothing to move.  For a 0-d
  * dataset COUNT[0] is 1 (the element) or 0 (nothing). */
 static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
-		       const int64_t *count, hid_t *fspace, hid_t *mspace)
+		       const int64_t *step, const int64_t *count, hid_t *fspace, hid_t *mspace)
 {
 	*fspace = H5Dget_space(d);
 	int64_t n = shape->ndim ? 1 : count[0];   /* a 0-d box: count[0] is 0 or 1 */
@@ -296,21 +296,22 @@ static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
 		*mspace = H5Screate(H5S_SCALAR);
 		return;
 	}
-	hsize_t st[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	hsize_t st[H5U_MAXDIM], stride[H5U_MAXDIM], cnt[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++) {
 		st[i] = (hsize_t)start[i];
+		stride[i] = step ? (hsize_t)step[i] : 1;
 		cnt[i] = (hsize_t)count[i];
 	}
-	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, st, NULL, cnt, NULL);
+	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, st, stride, cnt, NULL);
 	*mspace = H5Screate_simple(shape->ndim, cnt, NULL);
 }
 
 static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
-		    const int64_t *start, const int64_t *count, void *buf,
+		    const int64_t *start, const int64_t *step, const int64_t *count, void *buf,
 		    const char *where, struct err *e)
 {
 	hid_t fspace, mspace;
-	select_box(d, shape, start, count, &fspace, &mspace);
+	select_box(d, shape, start, step, count, &fspace, &mspace);
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
 	if (comm_mpi())
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
@@ -345,7 +346,7 @@ int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
 {
 	int64_t start[H5U_MAXDIM + 1], cnt[H5U_MAXDIM + 1];
 	row_box(shape, first, count, start, cnt);
-	return transfer(false, d, shape, dt, start, cnt, buf, where, e);
+	return transfer(false, d, shape, dt, start, NULL, cnt, buf, where, e);
 }
 
 int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
@@ -354,21 +355,21 @@ int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
 {
 	int64_t start[H5U_MAXDIM + 1], cnt[H5U_MAXDIM + 1];
 	row_box(shape, first, count, start, cnt);
-	return transfer(true, d, shape, dt, start, cnt, (void *)buf, where, e);
+	return transfer(true, d, shape, dt, start, NULL, cnt, (void *)buf, where, e);
 }
 
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
-		  const int64_t *start, const int64_t *count, void *buf,
-		  const char *where, struct err *e)
+		  const int64_t *start, const int64_t *step, const int64_t *count,
+		  void *buf, const char *where, struct err *e)
 {
-	return transfer(false, d, shape, dt, start, count, buf, where, e);
+	return transfer(false, d, shape, dt, start, step, count, buf, where, e);
 }
 
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
-		   const int64_t *start, const int64_t *count, const void *buf,
-		   const char *where, struct err *e)
+		   const int64_t *start, const int64_t *step, const int64_t *count,
+		   const void *buf, const char *where, struct err *e)
 {
-	return transfer(true, d, shape, dt, start, count, (void *)buf, where, e);
+	return transfer(true, d, shape, dt, start, step, count, (void *)buf, where, e);
 }
 
 /* The root attribute "history" as a malloc'd string, or NULL when absent

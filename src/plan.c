@@ -137,7 +137,7 @@ static struct array *array_find(struct plan *p, const struct plan_file *f, const
 {
 	for (int i = p->narrays - 1; i >= 0; i--) {
 		struct array *x = p->arrays[i];
-		if (x->kind == ARR_DATASET && x->file == f && !strcmp(x->path, path))
+		if (x->kind == ARR_DATASET && x->file == f && !x->selected && !strcmp(x->path, path))
 			return x;
 	}
 	return NULL;
@@ -161,7 +161,89 @@ static int bind(struct planner *pl, const char *name, struct array *x, const cha
 	return 0;
 }
 
-/* The dataset FILE:/PATH as an operand that is read. */
+/* Resolve OP's selection against the dataset extents DSHAPE, as NumPy's
+ * basic slicing does (negative indices count from the end, slices clip). */
+static int resolve_view(const struct operand *op, const struct shape *dshape,
+			struct array_view *v, struct shape *vshape, const char *text,
+			const char *w, struct err *e)
+{
+	int nd = dshape->ndim, nidx = 0, ellipsis = -1;
+	for (int k = 0; k < op->nselect; k++) {
+		if (op->select[k].kind != SELECT_ELLIPSIS) {
+			nidx++;
+		} else if (ellipsis >= 0) {
+			return err_set(e, EXIT_USAGE, w, "'%s': an index can only have a single ellipsis ('...')", text);
+		} else {
+			ellipsis = k;
+		}
+	}
+	if (nidx > nd)
+		return err_set(e, EXIT_USAGE, w,
+			       "'%s': too many indices for array: array is %d-dimensional, but %d were indexed",
+			       text, nd, nidx);
+	memset(v, 0, sizeof *v);
+	v->ndim = nd;
+	memcpy(v->dim, dshape->dim, sizeof v->dim);
+	vshape->ndim = 0;
+	for (int i = 0; i < nd; i++) {
+		/* the item for axis i: those before the ellipsis from the left,
+		 * those after it from the right */
+		const struct select_item *it = NULL;
+		int after = ellipsis >= 0 ? op->nselect - 1 - ellipsis : 0;
+		if (ellipsis < 0 ? i < op->nselect : i < ellipsis)
+			it = &op->select[i];
+		else if (ellipsis >= 0 && i >= nd - after)
+			it = &op->select[op->nselect - (nd - i)];
+		int64_t n = dshape->dim[i];
+		v->start[i] = 0;
+		v->step[i] = 1;
+		v->count[i] = n;
+		if (it && it->kind == SELECT_INDEX) {
+			int64_t idx = it->start;
+			if (idx < -n || idx >= n)
+				return err_set(e, EXIT_USAGE, w,
+					       "'%s': index %lld is out of bounds for axis %d with size %lld",
+					       text, (long long)idx, i, (long long)n);
+			v->start[i] = idx < 0 ? idx + n : idx;
+			v->count[i] = 1;
+			v->dropped[i] = true;
+			continue;
+		}
+		if (it && it->kind == SELECT_SLICE) {
+			int64_t step = it->has_step ? it->step : 1;
+			if (step == 0)
+				return err_set(e, EXIT_USAGE, w, "'%s': slice step cannot be zero", text);
+			if (step < 0)
+				return err_set(e, EXIT_USAGE, w, "'%s': negative slice steps are not supported", text);
+			int64_t lo = it->has_start ? it->start : 0, hi = it->has_stop ? it->stop : n;
+			if (lo < 0)
+				lo = lo + n < 0 ? 0 : lo + n;
+			if (hi < 0)
+				hi = hi + n < 0 ? 0 : hi + n;
+			lo = lo > n ? n : lo;
+			hi = hi > n ? n : hi;
+			v->start[i] = lo;
+			v->step[i] = step;
+			v->count[i] = hi > lo ? (hi - lo + step - 1) / step : 0;
+		}
+		vshape->dim[vshape->ndim++] = v->count[i];
+	}
+	return 0;
+}
+
+static bool same_view(const struct array_view *a, const struct array_view *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++)
+		if (a->start[i] != b->start[i] || a->step[i] != b->step[i] ||
+		    a->count[i] != b->count[i] || a->dropped[i] != b->dropped[i])
+			return false;
+	return true;
+}
+
+/* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
+ * in place, for a selection). */
 static struct array *dataset_operand(struct planner *pl, const struct operand *op,
 				     const char *text, const char *w, struct err *e)
 {
@@ -169,37 +251,89 @@ static struct array *dataset_operand(struct planner *pl, const struct operand *o
 	if (!f)
 		return NULL;
 	struct array *x = array_find(pl->p, f, op->path);
-	if (x)
-		return x;
-	if (f->id < 0) {   /* a file the run creates: only its created datasets exist */
-		err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
-		return NULL;
-	}
-	switch (h5io_probe(f->id, op->path)) {
-	case H5IO_DATASET:
-		break;
-	case H5IO_GROUP:
-		err_set(e, EXIT_USAGE, w, "'%s' is a group, not a dataset", text);
-		return NULL;
-	case H5IO_OTHER:
-		err_set(e, EXIT_USAGE, w, "'%s' is not a dataset", text);
-		return NULL;
-	default:
-		err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
-		return NULL;
-	}
-	x = array_new(pl, ARR_DATASET, text);
 	if (!x) {
+		if (f->id < 0) {   /* a file the run creates: only its created datasets exist */
+			err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+			return NULL;
+		}
+		switch (h5io_probe(f->id, op->path)) {
+		case H5IO_DATASET:
+			break;
+		case H5IO_GROUP:
+			err_set(e, EXIT_USAGE, w, "'%s' is a group, not a dataset", text);
+			return NULL;
+		case H5IO_OTHER:
+			err_set(e, EXIT_USAGE, w, "'%s' is not a dataset", text);
+			return NULL;
+		default:
+			err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+			return NULL;
+		}
+		char display[4096];
+		snprintf(display, sizeof display, "%s:%s", op->file, op->path);
+		x = array_new(pl, ARR_DATASET, op->selected ? display : text);
+		if (!x) {
+			err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+			return NULL;
+		}
+		x->file = f;
+		x->path = arena_strdup(pl->p->arena, op->path);
+		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w, text, e);
+		if (d < 0)
+			return NULL;
+		h5io_dataset_close(d);
+	}
+	if (!op->selected)
+		return x;
+	struct array_view v;
+	struct shape vshape;
+	if (resolve_view(op, &x->shape, &v, &vshape, text, w, e) < 0)
+		return NULL;
+	for (int i = 0; i < pl->p->narrays; i++) {
+		struct array *y = pl->p->arrays[i];
+		if (y->kind == ARR_DATASET && y->selected && y->file == f && !strcmp(y->path, op->path) &&
+		    same_view(&y->view, &v))
+			return y;
+	}
+	struct array *y = array_new(pl, ARR_DATASET, text);
+	if (!y) {
 		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
 		return NULL;
 	}
-	x->file = f;
-	x->path = arena_strdup(pl->p->arena, op->path);
-	hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w, text, e);
-	if (d < 0)
-		return NULL;
-	h5io_dataset_close(d);
-	return x;
+	y->file = f;
+	y->path = x->path;
+	y->dtype = x->dtype;
+	y->shape = vshape;
+	y->selected = true;
+	y->view = v;
+	return y;
+}
+
+/* The index range [lo, hi] that X covers along dataset axis I. */
+static void axis_range(const struct array *x, int i, int64_t *lo, int64_t *hi)
+{
+	if (!x->selected) {
+		*lo = 0;
+		*hi = x->shape.dim[i] - 1;
+		return;
+	}
+	*lo = x->view.start[i];
+	*hi = x->view.start[i] + x->view.step[i] * (x->view.count[i] - 1);
+}
+
+/* Do two arrays of one dataset (different selections) touch common elements?
+ * Conservative: their bounding boxes. */
+static bool may_overlap(const struct array *a, const struct array *b)
+{
+	int nd = a->selected ? a->view.ndim : a->shape.ndim;
+	for (int i = 0; i < nd; i++) {
+		int64_t alo, ahi, blo, bhi;
+		axis_range(a, i, &alo, &ahi);
+		axis_range(b, i, &blo, &bhi);
+		if (ahi < blo || bhi < alo)
+			return false;
+	}
+	return true;
 }
 
 /* An operand that a step reads: a name, a dataset or a literal. */
@@ -482,6 +616,14 @@ static int plan_output(struct planner *pl, struct plan_step *s, int k, bool over
 	struct plan_file *f = file_for_write(pl, op.file, w, e);
 	if (!f)
 		return -1;
+	if (op.selected) {   /* into part of an existing dataset */
+		x = dataset_operand(pl, &op, text, w, e);
+		if (!x || check_in_place(pl, s, k, x, e) < 0)
+			return -1;
+		x->in_place = true;
+		s->out[k] = x;
+		return 0;
+	}
 	x = array_find(pl->p, f, op.path);
 	if (x) {
 		if (check_in_place(pl, s, k, x, e) < 0)
@@ -1074,6 +1216,14 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 			if (s->out[j] == s->out[k])
 				return err_set(e, EXIT_USAGE, step_where(pl, s, k),
 					       "both outputs go to '%s'", rs->out[k]);
+		for (int j = 0; j < s->nin; j++) {
+			const struct array *x = s->in[j], *y = s->out[k];
+			if (x != y && x->kind == ARR_DATASET && x->file == y->file &&
+			    !strcmp(x->path, y->path) && may_overlap(x, y))
+				return err_set(e, EXIT_USAGE, step_where(pl, s, k),
+					       "'%s' overlaps '%s', which the step reads: write to another dataset",
+					       y->display, x->display);
+		}
 	}
 	const char *w = where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)

@@ -1,6 +1,7 @@
 /* stage.c - typed box reads and writes, casting once per block. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "h5io.h"
 #include "report.h"
@@ -24,12 +25,48 @@ int64_t stage_box_size(int ndim, const int64_t *count)
 	return n;
 }
 
+/* The dataset box behind the box START/COUNT of X's (selected) shape. */
+static void file_box(const struct array *x, const int64_t *start, const int64_t *count,
+		     struct shape *fshape, int64_t *fstart, int64_t *fstep, int64_t *fcount)
+{
+	const struct array_view *v = &x->view;
+	fshape->ndim = v->ndim;
+	memcpy(fshape->dim, v->dim, sizeof v->dim);
+	bool any = stage_box_size(x->shape.ndim, count) > 0;
+	for (int i = 0, j = 0; i < v->ndim; i++) {
+		fstep[i] = v->dropped[i] ? 1 : v->step[i];
+		if (v->dropped[i]) {
+			fstart[i] = v->start[i];
+			fcount[i] = any;
+		} else {
+			fstart[i] = v->start[i] + start[j] * v->step[i];
+			fcount[i] = count[j];
+			j++;
+		}
+	}
+	if (v->ndim == 0)
+		fcount[0] = any;
+}
+
+static int box_io(bool write, const struct array *x, const int64_t *start, const int64_t *count,
+		  char *buf, const char *where, struct err *e)
+{
+	if (!x->selected)
+		return write ? h5io_write_box(x->id, &x->shape, x->dtype, start, NULL, count, buf, where, e)
+			     : h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, count, buf, where, e);
+	struct shape fshape;
+	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
+	file_box(x, start, count, &fshape, fstart, fstep, fcount);
+	return write ? h5io_write_box(x->id, &fshape, x->dtype, fstart, fstep, fcount, buf, where, e)
+		     : h5io_read_box(x->id, &fshape, x->dtype, fstart, fstep, fcount, buf, where, e);
+}
+
 int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e)
 {
 	char *buf = x->dtype == t ? out : raw;
-	if (h5io_read_box(x->id, &x->shape, x->dtype, start, count, buf, where, e) < 0)
+	if (box_io(false, x, start, count, buf, where, e) < 0)
 		return -1;
 	report_read(stage_box_size(x->shape.ndim, count) * dtype_size(x->dtype));
 	if (buf != out)
@@ -50,5 +87,5 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 	}
 	x->written = true;
 	report_written(stage_box_size(x->shape.ndim, count) * dtype_size(x->dtype));
-	return h5io_write_box(x->id, &x->shape, x->dtype, start, count, buf, where, e);
+	return box_io(true, x, start, count, (char *)buf, where, e);
 }
