@@ -41,9 +41,12 @@ enum h5io_object h5io_probe(hid_t file, const char *path);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
-/* Create dataset PATH (parent groups too) of DT and SHAPE.  Collective. */
+/* Create dataset PATH (parent groups too) of DT and SHAPE, contiguous, or
+ * chunked by CHUNK (NCHUNK == SHAPE's rank) and gzip-compressed at level
+ * GZIP (-1: no filter).  Collective. */
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
-			  const struct shape *shape, const char *where, struct err *e);
+			  const struct shape *shape, int nchunk, const int64_t *chunk,
+			  int gzip, const char *where, struct err *e);
 void h5io_dataset_close(hid_t d);
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);

@@ -57,7 +57,10 @@ struct array {
 	struct array_view view;
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
 	struct literal lit;      /* ARR_LITERAL */
-	bool create;             /* the run creates this dataset */
+	bool create;             /* the run creates this dataset ... */
+	int nchunk;              /* ... chunked (0: contiguous) ... */
+	int64_t chunk[H5U_MAXDIM];
+	int gzip;                /* ... and compressed (-1: not) */
 	bool replace;            /* ... in place of an existing one (overwrite) */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */

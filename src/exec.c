@@ -248,7 +248,7 @@ static int open_all(struct plan *p, struct err *e)
 			if (x->replace)
 				h5io_unlink(x->file->id, x->path);
 			x->id = h5io_dataset_create(x->file->id, x->path, x->dtype, &x->shape,
-						    x->display, e);
+						    x->nchunk, x->chunk, x->gzip, x->display, e);
 		} else {
 			struct shape shape;
 			enum dtype dt;

@@ -241,7 +241,8 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 }
 
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
-			  const struct shape *shape, const char *where, struct err *e)
+			  const struct shape *shape, int nchunk, const int64_t *chunk,
+			  int gzip, const char *where, struct err *e)
 {
 	hsize_t dims[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++)
@@ -250,6 +251,14 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
 	H5Pset_create_intermediate_group(lcpl, 1);
 	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (nchunk) {
+		hsize_t c[H5U_MAXDIM];
+		for (int i = 0; i < nchunk; i++)
+			c[i] = (hsize_t)chunk[i];
+		H5Pset_chunk(dcpl, nchunk, c);
+		if (gzip >= 0)
+			H5Pset_deflate(dcpl, (unsigned)gzip);
+	}
 	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
 	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, H5P_DEFAULT);

@@ -541,6 +541,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	x->shape = s->shape;
 	x->dtype = s->out_dtype[k];
 	x->create = true;
+	x->gzip = -1;
 	return x;
 }
 
@@ -1129,6 +1130,54 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	return 0;
 }
 
+/* Chunks and compression of output K, a dataset the step creates. */
+static int plan_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		       struct err *e)
+{
+	struct array *x = s->out[k];
+	bool chunks = o->given & (1u << OPT_CHUNKS), gzip = o->given & (1u << OPT_COMPRESSION);
+	x->gzip = gzip ? o->gzip : -1;
+	if (!chunks && !gzip)
+		return 0;
+	const char *w = where(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
+	const struct shape *sh = &x->shape;
+	if (sh->ndim == 0)
+		return err_set(e, EXIT_USAGE, w, "'%s' is a scalar (0-d): it cannot be chunked or compressed",
+			       x->display);
+	x->nchunk = sh->ndim;
+	if (chunks && !o->chunks_auto) {
+		if (o->nchunks != sh->ndim)
+			return err_set(e, EXIT_USAGE, w, "chunks has %d entr%s, '%s' has %d dimension%s",
+				       o->nchunks, o->nchunks == 1 ? "y" : "ies", x->display, sh->ndim,
+				       sh->ndim == 1 ? "" : "s");
+		for (int i = 0; i < sh->ndim; i++) {
+			if (o->chunks[i] < 1 || (o->chunks[i] > sh->dim[i] && sh->dim[i] > 0))
+				return err_set(e, EXIT_USAGE, w,
+					       "chunk extent %lld does not fit axis %d of '%s' (extent %lld)",
+					       (long long)o->chunks[i], i, x->display, (long long)sh->dim[i]);
+			x->chunk[i] = o->chunks[i];
+		}
+		return 0;
+	}
+	/* auto: whole rows, then halve the largest axis while over 1 MiB */
+	int64_t bytes = dtype_size(x->dtype);
+	for (int i = 0; i < sh->ndim; i++) {
+		x->chunk[i] = sh->dim[i] > 0 ? sh->dim[i] : 1;
+		bytes *= x->chunk[i];
+	}
+	while (bytes > ((int64_t)1 << 20)) {
+		int big = 0;
+		for (int i = 1; i < sh->ndim; i++)
+			if (x->chunk[i] > x->chunk[big])
+				big = i;
+		if (x->chunk[big] == 1)
+			break;
+		bytes = bytes / x->chunk[big] * ((x->chunk[big] + 1) / 2);
+		x->chunk[big] = (x->chunk[big] + 1) / 2;
+	}
+	return 0;
+}
+
 static const char *const option_names[OPT_COUNT] = {
 	"dtype", "casting", "initial", "keepdims", "overwrite", "chunks", "compression", "axis"
 };
@@ -1189,12 +1238,6 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (wrong & (1u << i))
 			o.given &= ~(1u << i);
 	}
-	static const int later[] = { OPT_CHUNKS, OPT_COMPRESSION };
-	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
-		if (o.given & (1u << later[i]))
-			return err_set(e, EXIT_USAGE, where(pl, s, o.mark[later[i]]),
-				       "'%s' is not available in this version of h5ufunc",
-				       option_names[later[i]]);
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
@@ -1225,6 +1268,10 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 					       y->display, x->display);
 		}
 	}
+	for (int k = 0; k < s->nout; k++)
+		if (s->out[k]->create && !s->out[k]->file->scratch &&
+		    plan_layout(pl, s, k, &o, e) < 0)
+			return -1;
 	const char *w = where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
