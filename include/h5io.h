@@ -20,6 +20,10 @@
 
 /* Call once, after comm_init. */
 void h5io_init(void);
+/* Remember an MPI-IO hint (the KEY of KEYLEN bytes = VALUE, e.g.
+ * striping_factor=16) for every file opened or created under MPI.  Returns
+ * 0, or -1 when too many. */
+int h5io_hint(const char *key, size_t keylen, const char *value);
 
 /* Open PATH (read-only unless WRITE).  Collective under MPI.  Returns the
  * file id, or a negative value with E set (WHERE names the operand). */

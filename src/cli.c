@@ -23,6 +23,7 @@ static const struct cli_option common[] = {
 	{ "json", 0, false, OPTV_JSON },
 	{ "overwrite", 0, false, OPTV_OVERWRITE },
 	{ "no-history", 0, false, OPTV_NO_HISTORY },
+	{ "mpi-info", 0, true, OPTV_MPI_INFO },
 	{ NULL, 0, false, 0 }
 };
 
@@ -85,6 +86,14 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 	case OPTV_QUIET: c->quiet = true; return 0;
 	case OPTV_OVERWRITE: c->overwrite = true; return 0;
 	case OPTV_NO_HISTORY: c->no_history = true; return 0;
+	case OPTV_MPI_INFO: {
+		const char *eq = strchr(arg, '=');
+		if (!eq || eq == arg)
+			return err_set(e, EXIT_USAGE, w, "--mpi-info takes KEY=VALUE, got '%s'", arg);
+		if (h5io_hint(arg, (size_t)(eq - arg), eq + 1) < 0)
+			return err_set(e, EXIT_USAGE, w, "too many --mpi-info hints");
+		return 0;
+	}
 	}
 	if (c->nval == CLI_MAXPOS)
 		return err_set(e, EXIT_USAGE, w, "too many options");

@@ -11,6 +11,21 @@
 
 static hid_t bool_type = -1, half_type = -1;
 
+#define MAX_HINTS 32
+static int nhints;
+static char hint_key[MAX_HINTS][256];
+static const char *hint_value[MAX_HINTS];
+
+int h5io_hint(const char *key, size_t keylen, const char *value)
+{
+	if (nhints == MAX_HINTS || keylen >= sizeof hint_key[0])
+		return -1;
+	memcpy(hint_key[nhints], key, keylen);
+	hint_key[nhints][keylen] = '\0';
+	hint_value[nhints++] = value;
+	return 0;
+}
+
 void h5io_init(void)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -74,7 +89,15 @@ static hid_t file_access(void)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	if (comm_mpi()) {
-		H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+		MPI_Info info = MPI_INFO_NULL;
+		if (nhints) {
+			MPI_Info_create(&info);
+			for (int i = 0; i < nhints; i++)
+				MPI_Info_set(info, hint_key[i], hint_value[i]);
+		}
+		H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, info);
+		if (info != MPI_INFO_NULL)
+			MPI_Info_free(&info);
 		H5Pset_all_coll_metadata_ops(fapl, 1);
 		H5Pset_coll_metadata_write(fapl, 1);
 	}

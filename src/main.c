@@ -10,8 +10,10 @@
 	"  --mpi              initialise MPI even without a launcher\n" \
 	"  --overwrite        allow replacing existing datasets that are not in-place targets\n" \
 	"  --no-history       do not add a line to the history attribute of written files\n" \
+	"  --mpi-info KEY=VALUE  an MPI-IO hint for every file (striping_factor=16, ...)\n" \
 	"  -q, --quiet        print nothing but results and errors\n" \
-	"  --progress, --no-progress, --json   not available in this version\n"
+	"  --progress, --no-progress   the progress meter on stderr (default: on a terminal)\n" \
+	"  --json             a machine-readable run summary on stdout\n"
 
 const struct command commands[] = {
 	{ "run", cmd_run, "[OPTIONS] RECIPE|-", "run a YAML recipe (- reads it from stdin)", DATA_OPTIONS },
