@@ -58,7 +58,7 @@ build:
 # Debian/Ubuntu packages needed to build, test and run the demo.
 DEB_PKGS = make gcc pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
 	libyaml-dev hdf5-tools bats bats-assert bats-support bats-file \
-	python3-numpy python3-h5py-mpi python3-mpi4py groff-base
+	python3-numpy python3-h5py-mpi python3-mpi4py groff-base clang libclang-rt-14-dev
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)
@@ -89,3 +89,6 @@ clean:
 	rm -rf build
 
 .PHONY: all deps check bench demo install uninstall clean
+
+# make fuzz, fuzz-check, fuzz-long: the libFuzzer targets.
+-include tests/fuzz/fuzz.mk

@@ -96,7 +96,7 @@ struct plan_op {
 struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
-	char where[192];                    /* "step 2 (ufunc add)" or "call add" */
+	char where[512];                    /* "r.yaml:6:5: step 2 (ufunc add)" or "call add" */
 	enum verb verb;
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;

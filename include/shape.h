@@ -18,6 +18,8 @@ int64_t shape_size(const struct shape *s);
 bool shape_equal(const struct shape *a, const struct shape *b);
 /* NumPy's text: "(3, 4)", "(3,)", "()".  BUF of at least 32 * 22 bytes. */
 char *shape_format(const struct shape *s, char *buf, size_t len);
+/* The same without spaces, as NumPy's broadcast error writes it: "(3,4)". */
+char *shape_format_compact(const struct shape *s, char *buf, size_t len);
 /* Broadcast N shapes as NumPy does.  Returns 0, or -1 when they do not
  * broadcast (OUT is then undefined). */
 int shape_broadcast(int n, const struct shape *const *in, struct shape *out);

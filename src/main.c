@@ -60,7 +60,7 @@ static void usage(FILE *f)
 	      "NumPy's ufuncs over HDF5 datasets, on one process or many MPI ranks.\n\n"
 	      "commands:\n", f);
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(f, "  %-11s %s\n", c->name, c->summary);
+		fprintf(f, "  h5ufunc %s %s\n      %s\n", c->name, c->usage, c->summary);
 	fputs("\n  h5ufunc --help | help COMMAND | --version\n"
 	      "See h5ufunc(1) and h5ufunc-recipe(5).\n", f);
 }

@@ -29,7 +29,7 @@ struct planner {
 	const struct plan_options *o;
 	int nbind;
 	struct binding bind[PLAN_MAXARRAYS];
-	char where[512];
+	char where[1200];
 };
 
 /* "r.yaml:3:5: step 2 (ufunc add)", "r.yaml:3:5", "step 2 (ufunc add)",
@@ -387,11 +387,47 @@ static bool input_fits(const struct array *x, enum dtype t, enum casting casting
 
 /* NumPy's loop search for UF over the NIN operands IN: the first loop the
  * inputs cast to (safely, or under CASTING when dtype= fixes the outputs). */
+/* Ufuncs whose NumPy type resolvers refuse bool inputs rather than cast
+ * them to int8, with NumPy's messages. */
+static int refuse_bool(const struct ufunc *uf, int nin, const struct array *const *in,
+		       const char *w, struct err *e)
+{
+	for (int k = 0; k < nin; k++)
+		if (in[k]->dtype != DT_BOOL)
+			return 0;
+	if (!strcmp(uf->name, "subtract"))
+		return err_set(e, EXIT_USAGE, w, "numpy boolean subtract, the `-` operator, is not supported, "
+			       "use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+	if (!strcmp(uf->name, "negative"))
+		return err_set(e, EXIT_USAGE, w, "The numpy boolean negative, the `-` operator, is not supported, "
+			       "use the `~` operator or the logical_not function instead.");
+	static const char *const names[] = { "gcd", "lcm", "positive", "sign" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(uf->name, names[i]))
+			return err_set(e, EXIT_USAGE, w,
+				       "ufunc '%s' did not contain a loop with signature matching types (%s)",
+				       uf->name, nin == 1 ? "bool" : "bool, bool");
+	return 0;
+}
+
 static const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 					     const struct array *const *in,
 					     const struct step_opts *o, enum casting casting,
 					     const char *w, struct err *e)
 {
+	if (refuse_bool(uf, nin, in, w, e) < 0)
+		return NULL;
+	/* NumPy's true division takes integers and bools as float64. */
+	struct step_opts as_double;
+	bool integers = !strcmp(uf->name, "divide");
+	for (int k = 0; k < nin && integers; k++)
+		integers = strchr("biu", dtype_table[in[k]->dtype].kind) != NULL;
+	if (integers && !(o && (o->given & (1u << OPT_DTYPE)))) {
+		memset(&as_double, 0, sizeof as_double);
+		as_double.given = 1u << OPT_DTYPE;
+		as_double.dtype = DT_FLOAT64;
+		o = &as_double;
+	}
 	int max_array = -1, max_weak = -1;
 	for (int k = 0; k < nin; k++) {
 		int kind = kind_order(dtype_table[in[k]->dtype].kind);
@@ -404,7 +440,8 @@ static const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 	}
 	bool use_min_scalar = max_array >= 0 && max_array >= max_weak;
 	bool fixed = o && (o->given & (1u << OPT_DTYPE));
-	enum casting in_casting = fixed ? casting : casting > CAST_SAFE ? CAST_SAFE : casting;
+	/* NumPy 2 picks the loop by safe promotion, then checks casting=. */
+	enum casting in_casting = fixed ? casting : CAST_SAFE;
 	const struct ufunc_loop *with_out = NULL;
 	for (int l = 0; l < uf->nloops; l++) {
 		const struct ufunc_loop *loop = &uf->loops[l];
@@ -420,8 +457,17 @@ static const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 		bool ok = true;
 		for (int k = 0; k < nin && ok; k++)
 			ok = input_fits(in[k], loop->types[k], in_casting, use_min_scalar);
-		if (ok)
-			return loop;
+		if (!ok)
+			continue;
+		for (int k = 0; k < nin && !fixed && casting < CAST_SAFE; k++)
+			if (!input_fits(in[k], loop->types[k], casting, use_min_scalar)) {
+				err_set(e, EXIT_USAGE, w,
+					"Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
+					uf->name, k, dtype_name(in[k]->dtype), dtype_name(loop->types[k]),
+					casting_name(casting));
+				return NULL;
+			}
+		return loop;
 	}
 	if (fixed && with_out) {
 		for (int k = 0; k < nin; k++)
@@ -438,15 +484,10 @@ static const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 			dtype_name(o->dtype));
 		return NULL;
 	}
-	char types[256] = "";
-	for (int k = 0; k < nin; k++) {
-		size_t n = strlen(types);
-		snprintf(types + n, sizeof types - n, "%s%s", k ? ", " : "", dtype_name(in[k]->dtype));
-	}
 	err_set(e, EXIT_USAGE, w,
-		"ufunc '%s' not supported for the input types (%s), and the inputs could not "
-		"be safely coerced to any supported types according to the casting rule '%s'",
-		uf->name, types, casting_name(in_casting));
+		"ufunc '%s' not supported for the input types, and the inputs could not "
+		"be safely coerced to any supported types according to the casting rule ''%s''",
+		uf->name, casting_name(in_casting));
 	return NULL;
 }
 
@@ -566,9 +607,9 @@ static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct
 	char a[800], b[800];
 	if (!shape_equal(&x->shape, &s->shape))
 		return err_set(e, EXIT_USAGE, w,
-			       "non-broadcastable output operand '%s' with shape %s doesn't match the broadcast shape %s",
-			       x->display, shape_format(&x->shape, a, sizeof a),
-			       shape_format(&s->shape, b, sizeof b));
+			       "non-broadcastable output operand with shape %s doesn't match the broadcast shape %s",
+			       shape_format_compact(&x->shape, a, sizeof a),
+			       shape_format_compact(&s->shape, b, sizeof b));
 	enum dtype from = s->out_dtype[k];
 	if (!dtype_can_cast(from, x->dtype, s->casting))
 		return err_set(e, EXIT_USAGE, w,
@@ -776,9 +817,10 @@ static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
 	for (int k = 0; k < s->nin; k++) {
 		size_t n = strlen(msg);
 		snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
-			 shape_format(shapes[k], buf, sizeof buf));
+			 shape_format_compact(shapes[k], buf, sizeof buf));
 	}
-	return err_set(e, EXIT_USAGE, where(pl, s, s->src->mark),
+	struct mark m = s->src->nin ? s->src->in_mark[0] : s->src->mark;
+	return err_set(e, EXIT_USAGE, where(pl, s, m),
 		       "operands could not be broadcast together with shapes %s", msg);
 }
 
@@ -933,7 +975,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		for (int k = 0; k < x->nargs; k++) {
 			size_t n = strlen(msg);
 			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
-				 shape_format(shapes[k], buf, sizeof buf));
+				 shape_format_compact(shapes[k], buf, sizeof buf));
 		}
 		return err_set(e, EXIT_USAGE, w, "operands could not be broadcast together with shapes %s", msg);
 	}
@@ -1284,6 +1326,15 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (op.kind == OPERAND_NAME && s->out[k]->file->scratch &&
 		    bind(pl, op.name, s->out[k], step_where(pl, s, k), e) < 0)
 			return -1;
+	}
+	/* Errors while running name the step where the recipe has it. */
+	if (!pl->o->command && rs->mark.line > 0) {
+		char step[sizeof s->where];
+		memcpy(step, s->where, sizeof step);
+		int n = snprintf(s->where, sizeof s->where, "%s:%d:%d: ", pl->r->path, rs->mark.line,
+				 rs->mark.col);
+		if (n > 0 && (size_t)n < sizeof s->where)
+			snprintf(s->where + n, sizeof s->where - (size_t)n, "%s", step);
 	}
 	return 0;
 }

@@ -1,10 +1,527 @@
-/* report.c - progress and the JSON summary (being written; counts only). */
+/* report.c - what a run tells the user besides its results: the progress
+ * meter on stderr and the --json run summary on stdout.
+ *
+ * Every rank counts the bytes of dataset data it reads and writes (stage.c
+ * calls report_read and report_written for every block).  Between step
+ * boundaries the ranks never talk for the report's sake: the meter, drawn by
+ * rank 0 alone, shows rank 0's own bytes times the number of ranks against
+ * a total estimated from the plan (the size of every array the step reads
+ * and writes), held below the total until the step ends.  At each step end
+ * the true counts are gathered on rank 0 (one collective call per step, and
+ * only when the meter or the summary is wanted), so the step's final meter
+ * line and the summary hold the exact sums over ranks.
+ *
+ * The meter: one line per step, redrawn in place with '\r' at most ten times
+ * a second, "step 2/3 reduce add: 1.5 GiB of 4.0 GiB (37%), 512.0 MiB/s,
+ * 0:05 left", ended with a newline when the step ends, as
+ * "step 2/3 reduce add: 4.0 GiB in 8.1 s (505.7 MiB/s)".  A result printed
+ * as text first clears the line, so results never mix with the meter.
+ *
+ * The summary (schema in h5ufunc(1), JSON OUTPUT): one JSON object printed
+ * by rank 0 when the run has succeeded; printed results are kept as JSON
+ * (print.h's print_json) and go under "result" instead of being printed as
+ * text.  After a failure nothing is printed on stdout: the exit status and
+ * the message on stderr say what happened.
+ *
+ * It never changes what a run computes, and it prints nothing unless asked:
+ * no meter without report_options.progress, no summary without .json.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm.h"
+#include "dtype.h"
+#include "print.h"
 #include "report.h"
 
-void report_begin(const struct plan *p, const struct report_options *o) {}
-void report_step_begin(const struct plan_step *s) {}
-void report_step_end(const struct plan_step *s) {}
-void report_read(int64_t bytes) {}
-void report_written(int64_t bytes) {}
-bool report_result(const struct plan_step *s, int k, const void *data) { return false; }
-void report_end(int status) {}
+#ifndef H5UFUNC_VERSION
+#define H5UFUNC_VERSION "unknown"
+#endif
+
+#define REPORT_REDRAW 0.1        /* seconds between two draws of the meter */
+#define REPORT_NAME_MAX 40       /* bytes of an expression shown in the meter */
+
+/* What one step did, summed over ranks (kept on rank 0). */
+struct step_record {
+	int64_t read, written;
+	double seconds;
+	char *result[RECIPE_MAXOUT];   /* JSON text of printed outputs, malloc'd */
+};
+
+/* What every rank sends to rank 0 at a step's end. */
+struct step_counts {
+	int64_t read, written, nanoseconds;
+};
+
+static struct {
+	bool active;                   /* between report_begin and report_end */
+	struct report_options opt;     /* rank 0's; progress false on the others */
+	bool gather;                   /* step ends gather the counts (same on every rank) */
+	const struct plan *plan;
+	struct step_record *steps;
+	double run_start;
+	/* the current step, this rank */
+	const struct plan_step *step;
+	double step_start;
+	int64_t read, written;
+	int64_t estimate;              /* bytes the step moves, over all ranks */
+	/* the meter, rank 0 */
+	double last_draw;
+	int drawn;                     /* width of the line on screen; 0 when none */
+} rep;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int64_t array_bytes(const struct array *x)
+{
+	return shape_size(&x->shape) * dtype_size(x->dtype);
+}
+
+/* Bytes step S moves over all ranks, as the plan says: each input dataset
+ * once (every rank reads an input that broadcasts along the rows), each
+ * output once, and a printed output once more (read back for printing). */
+static int64_t step_estimate(const struct plan_step *s)
+{
+	int64_t n = 0;
+	bool elementwise = s->verb != VERB_REDUCE && s->verb != VERB_ACCUMULATE;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (!x || x->kind != ARR_DATASET)
+			continue;
+		const struct shape *b = &s->bshape[k];
+		bool whole = elementwise && (b->ndim < s->shape.ndim ||
+			     (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1));
+		n += array_bytes(x) * (whole ? comm_size() : 1);
+	}
+	for (int k = 0; k < s->nout; k++)
+		if (s->out[k])
+			n += array_bytes(s->out[k]) * (s->print ? 2 : 1);
+	return n;
+}
+
+/* The text of expression step S without surrounding blanks: *LEN bytes. */
+static const char *expr_text(const struct plan_step *s, size_t *len)
+{
+	const char *t = s->src && s->src->fn ? s->src->fn : "";
+	while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r')
+		t++;
+	size_t n = strlen(t);
+	while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t' || t[n - 1] == '\n' || t[n - 1] == '\r'))
+		n--;
+	*len = n;
+	return t;
+}
+
+/* ---- the meter ---------------------------------------------------------- */
+
+/* "1.5 GiB" */
+static char *format_bytes(double n, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (n < 1024) {
+		snprintf(buf, len, "%.0f B", n);
+		return buf;
+	}
+	int u = -1;
+	while (n >= 1024 && u < 5) {
+		n /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", n, units[u]);
+	return buf;
+}
+
+/* "0:05", "12:30", "1:02:03" */
+static char *format_duration(double t, char *buf, size_t len)
+{
+	long s = t < 0 ? 0 : t > 1e9 ? 999999999 : (long)(t + 0.5);
+	if (s >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+	return buf;
+}
+
+/* "ufunc add", "expr (u - 0.5 * v) * 2.5" (long expressions cut, control
+ * characters as blanks). */
+static void step_name(const struct plan_step *s, char *buf, size_t len)
+{
+	size_t m;
+	const char *fn = s->verb == VERB_EXPR ? expr_text(s, &m) : s->uf ? s->uf->name : "?";
+	if (s->verb != VERB_EXPR)
+		m = strlen(fn);
+	size_t n = (size_t)snprintf(buf, len, "%s ", verb_name(s->verb));
+	if (n >= len)
+		return;
+	size_t room = len - n - 1;
+	bool cut = m > REPORT_NAME_MAX;
+	if (cut)
+		m = REPORT_NAME_MAX;
+	while (cut && m > 0 && ((unsigned char)fn[m] & 0xc0) == 0x80)
+		m--;   /* not inside a UTF-8 sequence */
+	if (m > room)
+		m = room;
+	for (size_t i = 0; i < m; i++)
+		buf[n + i] = (unsigned char)fn[i] < 0x20 || fn[i] == 0x7f ? ' ' : fn[i];
+	buf[n + m] = '\0';
+	if (cut && n + m + 3 < len)
+		strcat(buf, "...");
+}
+
+/* Put LINE on the meter's line, blanking what is left of the last one. */
+static void meter_put(const char *line, bool end)
+{
+	int n = (int)strlen(line);
+	int pad = rep.drawn > n ? rep.drawn - n : 0;
+	fprintf(stderr, "\r%s%*s%s", line, pad, "", end ? "\n" : "");
+	fflush(stderr);
+	rep.drawn = end ? 0 : n;
+}
+
+/* Clear the meter's line (before a result is printed as text). */
+static void meter_clear(void)
+{
+	if (!rep.drawn)
+		return;
+	fprintf(stderr, "\r%*s\r", rep.drawn, "");
+	fflush(stderr);
+	rep.drawn = 0;
+}
+
+static void meter_draw(double t)
+{
+	const struct plan_step *s = rep.step;
+	char name[128], line[512], done[32], total[32], rate[32], left[32];
+	step_name(s, name, sizeof name);
+	int64_t bytes = (rep.read + rep.written) * comm_size();
+	if (bytes > rep.estimate)
+		bytes = rep.estimate;
+	double elapsed = t - rep.step_start;
+	int pct = rep.estimate > 0 ? (int)(100.0 * (double)bytes / (double)rep.estimate) : 0;
+	if (pct > 99)
+		pct = 99;   /* 100% is the step's end */
+	int n = snprintf(line, sizeof line, "step %d/%d %s: %s of %s (%d%%)", s->index,
+			 rep.plan->nsteps, name, format_bytes((double)bytes, done, sizeof done),
+			 format_bytes((double)rep.estimate, total, sizeof total), pct);
+	if (elapsed > 0.05 && bytes > 0 && n > 0 && (size_t)n < sizeof line) {
+		double r = (double)bytes / elapsed;
+		snprintf(line + n, sizeof line - (size_t)n, ", %s/s, %s left",
+			 format_bytes(r, rate, sizeof rate),
+			 format_duration((double)(rep.estimate - bytes) / r, left, sizeof left));
+	}
+	meter_put(line, false);
+	rep.last_draw = t;
+}
+
+static void meter_tick(void)
+{
+	if (!rep.active || !rep.opt.progress || !rep.step || comm_rank() != 0)
+		return;
+	double t = now();
+	if (t - rep.last_draw >= REPORT_REDRAW)
+		meter_draw(t);
+}
+
+static void meter_step_done(const struct plan_step *s, const struct step_record *r)
+{
+	char name[128], line[512], bytes[32], rate[32];
+	step_name(s, name, sizeof name);
+	double total = (double)(r->read + r->written);
+	int n = snprintf(line, sizeof line, "step %d/%d %s: %s in %.1f s", s->index,
+			 rep.plan->nsteps, name, format_bytes(total, bytes, sizeof bytes), r->seconds);
+	if (r->seconds > 0 && n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, " (%s/s)",
+			 format_bytes(total / r->seconds, rate, sizeof rate));
+	meter_put(line, true);
+	rep.last_draw = now();
+}
+
+/* ---- the hooks ---------------------------------------------------------- */
+
+void report_begin(const struct plan *p, const struct report_options *o)
+{
+	memset(&rep, 0, sizeof rep);
+	rep.opt = *o;
+	/* Rank 0's choice holds for all: whether a step end gathers counts
+	 * must be the same on every rank (stderr may be a terminal on some). */
+	comm_bcast(&rep.opt, sizeof rep.opt);
+	rep.gather = rep.opt.json || rep.opt.progress;
+	if (comm_rank() != 0)
+		rep.opt.progress = false;
+	rep.plan = p;
+	rep.steps = calloc((size_t)(p->nsteps > 0 ? p->nsteps : 1), sizeof *rep.steps);
+	if (!rep.steps) {
+		fputs("h5ufunc: out of memory\n", stderr);
+		abort();
+	}
+	rep.run_start = now();
+	rep.last_draw = rep.run_start - REPORT_REDRAW;
+	rep.active = true;
+}
+
+void report_step_begin(const struct plan_step *s)
+{
+	if (!rep.active)
+		return;
+	rep.step = s;
+	rep.read = rep.written = 0;
+	rep.step_start = now();
+	rep.estimate = step_estimate(s);
+	meter_tick();
+}
+
+void report_read(int64_t bytes)
+{
+	rep.read += bytes;
+	meter_tick();
+}
+
+void report_written(int64_t bytes)
+{
+	rep.written += bytes;
+	meter_tick();
+}
+
+void report_step_end(const struct plan_step *s)
+{
+	if (!rep.active)
+		return;
+	rep.step = NULL;
+	if (!rep.gather)
+		return;
+	struct step_counts mine = {
+		rep.read, rep.written, (int64_t)((now() - rep.step_start) * 1e9)
+	};
+	struct step_counts *all = NULL;
+	if (comm_rank() == 0) {
+		all = calloc((size_t)comm_size(), sizeof *all);
+		if (!all) {
+			fputs("h5ufunc: out of memory\n", stderr);
+			abort();
+		}
+	}
+	comm_gather(&mine, sizeof mine, all);
+	if (comm_rank() != 0)
+		return;
+	struct step_record *r = &rep.steps[s->index - 1];
+	int64_t ns = 0;
+	for (int i = 0; i < comm_size(); i++) {
+		r->read += all[i].read;
+		r->written += all[i].written;
+		if (all[i].nanoseconds > ns)
+			ns = all[i].nanoseconds;
+	}
+	free(all);
+	r->seconds = (double)ns * 1e-9;
+	if (rep.opt.progress)
+		meter_step_done(s, r);
+}
+
+bool report_result(const struct plan_step *s, int k, const void *data)
+{
+	if (!rep.active || !rep.opt.json) {
+		if (rep.active)
+			meter_clear();
+		return false;
+	}
+	const struct array *x = s->out[k];
+	struct step_record *r = &rep.steps[s->index - 1];
+	size_t len;
+	free(r->result[k]);
+	FILE *f = open_memstream(&r->result[k], &len);
+	if (!f) {
+		r->result[k] = NULL;
+		return false;
+	}
+	print_json(f, x->dtype, data, x->shape.ndim, x->shape.dim);
+	fclose(f);
+	return true;
+}
+
+/* ---- the summary ------------------------------------------------------- */
+
+/* S as a JSON string: quotes, backslashes and control characters escaped,
+ * bytes that are not UTF-8 as U+FFFD (JSON text is UTF-8). */
+static void json_string_n(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	fputc('"', f);
+	while (p < end) {
+		unsigned char b = *p;
+		if (b == '"' || b == '\\') {
+			fprintf(f, "\\%c", b);
+			p++;
+		} else if (b < 0x20 || b == 0x7f) {
+			fprintf(f, "\\u%04x", b);
+			p++;
+		} else if (b < 0x80) {
+			fputc(b, f);
+			p++;
+		} else {
+			size_t len = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3
+				   : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+			if (len > (size_t)(end - p))
+				len = 0;
+			uint32_t c = len == 2 ? b & 0x1f : len == 3 ? b & 0x0f : b & 0x07;
+			size_t i = 1;
+			for (; i < len && (p[i] & 0xc0) == 0x80; i++)
+				c = c << 6 | (p[i] & 0x3f);
+			bool ok = len && i == len &&
+				  c >= (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) &&
+				  c <= 0x10ffff && !(c >= 0xd800 && c <= 0xdfff);
+			if (ok) {
+				fwrite(p, 1, len, f);
+				p += len;
+			} else {
+				fputs("\\ufffd", f);
+				p++;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	json_string_n(f, s, strlen(s));
+}
+
+static void json_shape(FILE *f, const struct shape *s)
+{
+	fputc('[', f);
+	for (int i = 0; i < s->ndim; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)s->dim[i]);
+	fputc(']', f);
+}
+
+/* One operand: {"operand": ..., "kind": ..., "shape": [...], "dtype": ...}.
+ * DT is the dtype to show (a literal's is the one it takes in the loop);
+ * OUTPUT says how the step uses X. */
+static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool output,
+			 bool printed)
+{
+	fputs("{\"operand\": ", f);
+	if (printed)
+		fputs("null", f);
+	else
+		json_string(f, x->display);
+	const char *kind = printed ? "printed"
+			 : x->kind == ARR_LITERAL ? "literal"
+			 : x->file->scratch ? "intermediate"
+			 : !output ? "dataset"
+			 : x->in_place ? "in place"
+			 : !x->create ? "dataset"
+			 : !x->file->exists ? "new file"
+			 : x->replace ? "replaced" : "new dataset";
+	fprintf(f, ", \"kind\": \"%s\", \"shape\": ", kind);
+	json_shape(f, &x->shape);
+	fprintf(f, ", \"dtype\": \"%s\"}", dtype_name(dt));
+}
+
+/* The printed results of S: one value, or a list of both outputs. */
+static void json_result(FILE *f, const struct plan_step *s, const struct step_record *r)
+{
+	if (s->nout > 1)
+		fputc('[', f);
+	for (int k = 0; k < s->nout; k++) {
+		if (k)
+			fputs(", ", f);
+		fputs(r->result[k] ? r->result[k] : "null", f);
+	}
+	if (s->nout > 1)
+		fputc(']', f);
+}
+
+static void json_step(FILE *f, const struct plan_step *s, const struct step_record *r,
+		      bool with_result)
+{
+	fprintf(f, "    {\"step\": %d, \"verb\": \"%s\", ", s->index, verb_name(s->verb));
+	if (s->verb == VERB_EXPR) {
+		size_t n;
+		const char *t = expr_text(s, &n);
+		fputs("\"expr\": ", f);
+		json_string_n(f, t, n);
+	} else {
+		fputs("\"ufunc\": ", f);
+		json_string(f, s->uf->name);
+		if (s->loop) {
+			fputs(", \"loop\": \"", f);
+			for (int k = 0; k < s->uf->nin + s->uf->nout; k++)
+				fprintf(f, "%s%c", k == s->uf->nin ? "->" : "",
+					dtype_table[s->loop->types[k]].typechar);
+			fputc('"', f);
+		}
+	}
+	fputs(",\n     \"inputs\": [", f);
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (k)
+			fputs(", ", f);
+		bool literal_loop = x->kind == ARR_LITERAL && s->loop && s->verb != VERB_EXPR;
+		json_operand(f, x, literal_loop ? s->loop->types[k] : x->dtype, false, false);
+	}
+	fputs("],\n     \"outputs\": [", f);
+	for (int k = 0; k < s->nout; k++) {
+		if (k)
+			fputs(", ", f);
+		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print);
+	}
+	fprintf(f, "],\n     \"bytes_read\": %lld, \"bytes_written\": %lld, \"seconds\": %.6f",
+		(long long)r->read, (long long)r->written, r->seconds);
+	if (with_result && s->print) {
+		fputs(",\n     \"result\": ", f);
+		json_result(f, s, r);
+	}
+	fputc('}', f);
+}
+
+static void json_summary(FILE *f)
+{
+	const struct plan *p = rep.plan;
+	bool one_liner = p->command != NULL;
+	fputs("{", f);
+	if (one_liner && p->nsteps == 1 && p->steps[0].print) {
+		fputs("\"result\": ", f);
+		json_result(f, &p->steps[0], &rep.steps[0]);
+		fputs(",\n ", f);
+	}
+	fputs("\"h5ufunc\": \"" H5UFUNC_VERSION "\", \"command\": ", f);
+	json_string(f, p->command ? p->command : "run");
+	fprintf(f, ", \"ranks\": %d, \"memory\": %lld,\n \"steps\": [\n", comm_size(),
+		(long long)rep.opt.memory);
+	int64_t read = 0, written = 0;
+	for (int i = 0; i < p->nsteps; i++) {
+		json_step(f, &p->steps[i], &rep.steps[i], !one_liner);
+		fputs(i + 1 < p->nsteps ? ",\n" : "\n", f);
+		read += rep.steps[i].read;
+		written += rep.steps[i].written;
+	}
+	fprintf(f, " ],\n \"totals\": {\"bytes_read\": %lld, \"bytes_written\": %lld, "
+		"\"seconds\": %.6f}}\n", (long long)read, (long long)written, now() - rep.run_start);
+}
+
+void report_end(int status)
+{
+	if (!rep.active)
+		return;
+	if (comm_rank() == 0) {
+		if (rep.opt.progress && rep.drawn)
+			fputc('\n', stderr);   /* keep the last line, end it */
+		if (status == 0 && rep.opt.json) {
+			json_summary(stdout);
+			fflush(stdout);
+		}
+	}
+	for (int i = 0; rep.steps && i < rep.plan->nsteps; i++)
+		for (int k = 0; k < RECIPE_MAXOUT; k++)
+			free(rep.steps[i].result[k]);
+	free(rep.steps);
+	memset(&rep, 0, sizeof rep);
+}

@@ -22,15 +22,25 @@ bool shape_equal(const struct shape *a, const struct shape *b)
 	return true;
 }
 
-char *shape_format(const struct shape *s, char *buf, size_t len)
+static char *format(const struct shape *s, char *buf, size_t len, const char *sep)
 {
 	size_t n = (size_t)snprintf(buf, len, "(");
 	for (int i = 0; i < s->ndim && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? ", " : "",
+		n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? sep : "",
 				      (long long)s->dim[i]);
 	if (n < len)
 		snprintf(buf + n, len - n, s->ndim == 1 ? ",)" : ")");
 	return buf;
+}
+
+char *shape_format(const struct shape *s, char *buf, size_t len)
+{
+	return format(s, buf, len, ", ");
+}
+
+char *shape_format_compact(const struct shape *s, char *buf, size_t len)
+{
+	return format(s, buf, len, ",");
 }
 
 int shape_broadcast(int n, const struct shape *const *in, struct shape *out)
