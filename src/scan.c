@@ -46,6 +46,24 @@ static void scan_block(const struct plan_step *s, char *data, char *out, int ndi
 	}
 }
 
+/* OUT = running fold of DATA along its last axis, one row of LEN elements
+ * at a time: each element is one call, so no loop ever sees its output
+ * overlap its input one element back. */
+static void scan_last_axis(const struct plan_step *s, char *data, char *out, int64_t nrows,
+			   int64_t len)
+{
+	ptrdiff_t size = dtype_size(s->loop->types[0]);
+	ptrdiff_t steps[3] = { size, size, size };
+	for (int64_t r = 0; r < nrows && len > 0; r++) {
+		char *x = data + r * len * size, *y = out + r * len * size;
+		memcpy(y, x, (size_t)size);
+		for (int64_t j = 1; j < len; j++) {
+			char *args[3] = { y + (j - 1) * size, x + j * size, y + j * size };
+			s->loop->fn(args, 1, steps);
+		}
+	}
+}
+
 /* Along an axis other than 0: rows are independent. */
 static int scan_rows(struct plan_step *s, struct err *e)
 {
@@ -70,7 +88,10 @@ static int scan_rows(struct plan_step *s, struct err *e)
 		start[0] = first;
 		cnt[0] = count;
 		stage_read(x, t, start, cnt, raw, data, s->where, e);
-		for (int64_t r = 0; r < count && !e->status; r += tile) {
+		if (s->axis == n - 1 && !e->status)
+			scan_last_axis(s, data, out, count * rowsize / (n ? x->shape.dim[n - 1] : 1),
+				       x->shape.dim[n - 1]);
+		for (int64_t r = 0; r < count && !e->status && s->axis != n - 1; r += tile) {
 			int64_t dims[H5U_MAXDIM];
 			memcpy(dims, cnt, sizeof(int64_t) * (size_t)n);
 			dims[0] = count - r < tile ? count - r : tile;
