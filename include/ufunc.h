@@ -57,6 +57,8 @@ extern const int ufunc_count;
 /* The ufunc called NAME, aliases included ("abs", "acos", "pow",
  * "bitwise_not", "divide", "mod", "conj", ...); NULL when unknown. */
 const struct ufunc *ufunc_lookup(const char *name);
+/* The I-th other name of UF ("abs" for absolute), or NULL past the last. */
+const char *ufunc_alias(const struct ufunc *uf, int i);
 /* Reorderable: np.UFUNC.reduce may take several axes. */
 bool ufunc_reorderable(const struct ufunc *uf);
 

@@ -48,8 +48,11 @@ int cmd_ufuncs(int argc, char **argv)
 			fprintf(stderr, "h5ufunc: ufuncs: unknown ufunc '%s'\n", argv[1]);
 			return 2;
 		}
-		printf("name: %s\ninputs: %d\noutputs: %d\nidentity: %s\n", uf->name, uf->nin,
-		       uf->nout, identity_text(uf));
+		printf("name: %s\naliases:", uf->name);
+		for (int i = 0; ufunc_alias(uf, i); i++)
+			printf("%s %s", i ? "," : "", ufunc_alias(uf, i));
+		printf("\ninputs: %d\noutputs: %d\nidentity: %s\n", uf->nin, uf->nout,
+		       identity_text(uf));
 		printf("reduce: %s\n", uf->nin == 2 && uf->nout == 1
 		       ? (ufunc_reorderable(uf) ? "yes, over several axes" : "yes, over one axis") : "no");
 		printf("loops:");

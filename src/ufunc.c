@@ -191,3 +191,11 @@ const char *ufunc_fault_message(enum ufunc_fault f)
 	}
 	return "no error";
 }
+
+const char *ufunc_alias(const struct ufunc *uf, int i)
+{
+	for (size_t k = 0; k < sizeof alias_table / sizeof alias_table[0]; k++)
+		if (strcmp(alias_table[k].name, uf->name) == 0 && i-- == 0)
+			return alias_table[k].alias;
+	return NULL;
+}
