@@ -62,6 +62,7 @@ struct array {
 	int64_t chunk[H5U_MAXDIM];
 	int gzip;                /* ... and compressed (-1: not) */
 	bool replace;            /* ... in place of an existing one (overwrite) */
+	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
 	hid_t id;                /* open while the run executes, else -1 */
@@ -83,11 +84,15 @@ enum reduce_mode {
 /* One ufunc call of an elementwise step: a ufunc step is one op, an
  * expression one op per call, in evaluation order. */
 #define OP_LITERAL (-1000)
+#define OP_REF(j, k) ((j) * RECIPE_MAXOUT + (k))   /* output K of op J */
+#define OP_OF(src) ((src) / RECIPE_MAXOUT)
+#define OP_OUTPUT(src) ((src) % RECIPE_MAXOUT)
+#define PLAN_MAXOUT 16   /* outputs of a step, fused steps included */
 struct plan_op {
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;
 	int nin, nout;
-	int src[RECIPE_MAXIN];              /* >= 0: an earlier op's result;
+	int src[RECIPE_MAXIN];              /* >= 0: an earlier op's result, OP_REF(j, k);
 					       -1 - k: the step's input k; OP_LITERAL: lit[k] */
 	unsigned char lit[RECIPE_MAXIN][8]; /* literal operands in the loop's dtype */
 	struct shape shape;                 /* of its result */
@@ -104,10 +109,12 @@ struct plan_step {
 	struct array *in[RECIPE_MAXIN];     /* datasets read (for expressions: the names used) */
 	int nops;                           /* elementwise and expression steps */
 	struct plan_op *ops;
-	struct array *out[RECIPE_MAXOUT];   /* NULL: printed on stdout */
+	struct array *out[PLAN_MAXOUT];     /* where the results go */
+	int out_src[PLAN_MAXOUT];           /* elementwise: the op result each one is, OP_REF */
+	int merged_into;                    /* >= 0: fused into that step (0-based); else -1 */
 	struct shape shape;                 /* of the result */
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
-	enum dtype out_dtype[RECIPE_MAXOUT];/* the result's dtypes */
+	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
 	bool print;                         /* the outputs go to stdout */
 	int64_t rows_per_block;             /* rows (or chunks, for REDUCE_TREE) per block */

@@ -61,7 +61,7 @@ static int run_ops(struct plan_step *s, struct err *e)
 	struct input_buf in[RECIPE_MAXIN] = {{0}};
 	char **tmp = stage_alloc(sizeof *tmp * (size_t)nops * RECIPE_MAXOUT);
 	char **conv = stage_alloc(sizeof *conv * (size_t)nops * RECIPE_MAXIN);
-	char *outconv[RECIPE_MAXOUT] = {0};
+	char *outconv[PLAN_MAXOUT] = {0};
 	memset(tmp, 0, sizeof *tmp * (size_t)nops * RECIPE_MAXOUT);
 	memset(conv, 0, sizeof *conv * (size_t)nops * RECIPE_MAXIN);
 
@@ -91,7 +91,7 @@ static int run_ops(struct plan_step *s, struct err *e)
 			int src = op->src[k];
 			if (src == OP_LITERAL)
 				continue;
-			enum dtype from = src >= 0 ? s->ops[src].loop->types[s->ops[src].nin]
+			enum dtype from = src >= 0 ? s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin + OP_OUTPUT(src)]
 						   : s->in[-1 - src]->dtype;
 			if (from == op->loop->types[k])
 				continue;
@@ -131,8 +131,9 @@ static int run_ops(struct plan_step *s, struct err *e)
 						continue;
 					}
 					if (src >= 0) {
-						base[k] = tmp[src * RECIPE_MAXOUT];
-						from = s->ops[src].loop->types[s->ops[src].nin];
+						const struct plan_op *from_op = &s->ops[OP_OF(src)];
+						base[k] = tmp[src];
+						from = from_op->loop->types[from_op->nin + OP_OUTPUT(src)];
 						memcpy(dims, block, sizeof block);
 					} else {
 						base[k] = in[-1 - src].data;
@@ -165,7 +166,7 @@ static int run_ops(struct plan_step *s, struct err *e)
 		for (int k = 0; k < s->nout; k++) {
 			row_box(&s->out[k]->shape, first, count, start, cnt);
 			stage_write(s->out[k], s->out_dtype[k], start, cnt,
-				    tmp[(nops - 1) * RECIPE_MAXOUT + k], outconv[k], s->where, e);
+				    tmp[s->out_src[k]], outconv[k], s->where, e);
 		}
 	}
 	for (int k = 0; k < nin; k++)
@@ -174,7 +175,7 @@ static int run_ops(struct plan_step *s, struct err *e)
 		free(tmp[j]);
 	for (int j = 0; j < nops * RECIPE_MAXIN; j++)
 		free(conv[j]);
-	for (int k = 0; k < RECIPE_MAXOUT; k++)
+	for (int k = 0; k < PLAN_MAXOUT; k++)
 		free(outconv[k]);
 	free(tmp);
 	free(conv);
@@ -242,7 +243,7 @@ static int open_all(struct plan *p, struct err *e)
 		return -1;
 	for (int i = 0; i < p->narrays && !e->status; i++) {
 		struct array *x = p->arrays[i];
-		if (x->kind != ARR_DATASET)
+		if (x->kind != ARR_DATASET || x->unused)
 			continue;
 		if (x->create) {
 			if (x->replace)
@@ -306,6 +307,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	if (open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {
+		if (p->steps[i].merged_into >= 0)
+			continue;
 		if (run_step(&p->steps[i], e) < 0)
 			goto fail;
 		if (i + 1 < p->nsteps)

@@ -714,7 +714,7 @@ static enum dtype op_source_dtype(const struct plan_step *s, const struct plan_o
 {
 	int src = op->src[k];
 	if (src >= 0)
-		return s->ops[src].loop->types[s->ops[src].nin];
+		return s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin + OP_OUTPUT(src)];
 	return s->in[-1 - src]->dtype;
 }
 
@@ -874,6 +874,8 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	}
 	s->nops = 1;
 	s->ops = op;
+	for (int k = 0; k < s->nout; k++)
+		s->out_src[k] = OP_REF(0, k);
 	return 0;
 }
 
@@ -987,7 +989,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		if (args[k].src == OP_LITERAL && convert_literal(&args[k].view, op, k, w, e) < 0)
 			return -1;
 	}
-	out->src = L->nops++;
+	out->src = OP_REF(L->nops++, 0);
 	out->view.kind = ARR_DATASET;
 	out->view.dtype = op->loop->types[uf->nin];
 	out->view.shape = op->shape;
@@ -1018,6 +1020,7 @@ static int plan_expression(struct planner *pl, struct plan_step *s, const struct
 	s->loop = last->loop;
 	s->shape = last->shape;
 	s->out_dtype[0] = last->loop->types[last->nin];
+	s->out_src[0] = OP_REF(L.nops - 1, 0);
 	return 0;
 }
 
@@ -1253,6 +1256,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->index = index + 1;
 	s->src = rs;
 	s->verb = rs->verb;
+	s->merged_into = -1;
 	if (pl->o->command)
 		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
 	else
@@ -1339,6 +1343,170 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	return 0;
 }
 
+/* ---- fusion ---------------------------------------------------------- */
+
+static bool fusable(const struct plan_step *s)
+{
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print;
+}
+
+static bool same_dataset(const struct array *a, const struct array *b)
+{
+	return a->kind == ARR_DATASET && b->kind == ARR_DATASET && a->file == b->file &&
+	       !strcmp(a->path, b->path);
+}
+
+/* Fold step B into step A (the head of a run of elementwise steps of one
+ * shape): B's ops join A's program, B's inputs that A computes are taken
+ * from A's ops instead of being read back, and B's outputs join A's.
+ * Refused when it would change what any step reads, or not fit --memory. */
+static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step *b)
+{
+	if (!fusable(b) || !shape_equal(&a->shape, &b->shape) || a->nout + b->nout > PLAN_MAXOUT)
+		return false;
+	int from[RECIPE_MAXIN];            /* B's input k: an OP_REF of A, or A's leaf */
+	struct array *leaves[RECIPE_MAXIN];
+	struct shape bshapes[RECIPE_MAXIN];
+	int nleaf = a->nin;
+	memcpy(leaves, a->in, sizeof leaves);
+	memcpy(bshapes, a->bshape, sizeof bshapes);
+	for (int k = 0; k < b->nin; k++) {
+		struct array *x = b->in[k];
+		from[k] = -1;
+		if (x->kind == ARR_LITERAL) {
+			from[k] = OP_LITERAL;
+			continue;
+		}
+		for (int j = 0; j < a->nout; j++) {
+			if (a->out[j] == x) {
+				if (x->dtype != a->out_dtype[j])
+					return false;   /* B reads the cast values back */
+				from[k] = a->out_src[j];
+			} else if (same_dataset(a->out[j], x)) {
+				return false;           /* another view of what A writes */
+			}
+		}
+		if (from[k] >= 0)
+			continue;
+		int l = 0;
+		while (l < nleaf && leaves[l] != x)
+			l++;
+		if (l == nleaf) {
+			if (nleaf == RECIPE_MAXIN)
+				return false;
+			leaves[nleaf] = x;
+			bshapes[nleaf++] = b->bshape[k];
+		}
+		from[k] = -1 - l;
+	}
+	for (int k = 0; k < b->nout; k++)
+		for (int l = 0; l < nleaf; l++)
+			if (leaves[l] != b->out[k] && same_dataset(leaves[l], b->out[k]))
+				return false;
+	for (int k = 0; k < b->nout; k++)
+		for (int j = 0; j < a->nout; j++)
+			if (same_dataset(a->out[j], b->out[k]))
+				return false;
+	struct plan_step saved = *a;
+	struct plan_op *ops = arena_alloc(pl->p->arena, sizeof *ops * (size_t)(a->nops + b->nops));
+	memcpy(ops, a->ops, sizeof *ops * (size_t)a->nops);
+	for (int j = 0; j < b->nops; j++) {
+		struct plan_op *op = &ops[a->nops + j];
+		*op = b->ops[j];
+		for (int k = 0; k < op->nin; k++) {
+			int src = op->src[k];
+			if (src == OP_LITERAL)
+				continue;
+			op->src[k] = src >= 0 ? OP_REF(OP_OF(src) + a->nops, OP_OUTPUT(src)) : from[-1 - src];
+		}
+	}
+	for (int k = 0; k < b->nout; k++) {
+		int src = b->out_src[k];
+		a->out[a->nout] = b->out[k];
+		a->out_dtype[a->nout] = b->out_dtype[k];
+		a->out_src[a->nout++] = OP_REF(OP_OF(src) + a->nops, OP_OUTPUT(src));
+	}
+	a->ops = ops;
+	a->nops += b->nops;
+	a->nin = nleaf;
+	memcpy(a->in, leaves, sizeof leaves);
+	memcpy(a->bshape, bshapes, sizeof bshapes);
+	struct err trial = {0};
+	if (size_elementwise(pl, a, "", &trial) < 0) {
+		*a = saved;
+		return false;
+	}
+	b->merged_into = (int)(a - pl->p->steps);
+	return true;
+}
+
+/* Intermediates that no step reads any more (fusion computes them in the
+ * block) are not written at all. */
+static void drop_unused(struct plan *p)
+{
+	for (int i = 0; i < p->nsteps; i++) {
+		struct plan_step *h = &p->steps[i];
+		if (h->merged_into >= 0 || !fusable(h))
+			continue;
+		for (int k = 0; k < h->nout; k++) {
+			struct array *y = h->out[k];
+			if (!y->file->scratch)
+				continue;
+			bool used = false;
+			for (int t = 0; t < p->nsteps && !used; t++)
+				for (int j = 0; j < p->steps[t].nin && p->steps[t].merged_into < 0; j++)
+					used = used || p->steps[t].in[j] == y;
+			if (used)
+				continue;
+			y->unused = true;
+			h->nout--;
+			memmove(&h->out[k], &h->out[k + 1], sizeof h->out[0] * (size_t)(h->nout - k));
+			memmove(&h->out_dtype[k], &h->out_dtype[k + 1], sizeof h->out_dtype[0] * (size_t)(h->nout - k));
+			memmove(&h->out_src[k], &h->out_src[k + 1], sizeof h->out_src[0] * (size_t)(h->nout - k));
+			k--;
+		}
+	}
+}
+
+/* An elementwise step reads each array once, however many ops use it. */
+static void dedupe_inputs(struct plan_step *s)
+{
+	for (int k = s->nin - 1; k > 0; k--) {
+		int j = 0;
+		while (j < k && s->in[j] != s->in[k])
+			j++;
+		if (j == k)
+			continue;
+		for (int o = 0; o < s->nops; o++)
+			for (int i = 0; i < s->ops[o].nin; i++) {
+				int *src = &s->ops[o].src[i];
+				if (*src == -1 - k)
+					*src = -1 - j;
+				else if (*src < -1 - k && *src != OP_LITERAL)
+					(*src)++;   /* inputs after k move down one place */
+			}
+		s->nin--;
+		memmove(&s->in[k], &s->in[k + 1], sizeof s->in[0] * (size_t)(s->nin - k));
+		memmove(&s->bshape[k], &s->bshape[k + 1], sizeof s->bshape[0] * (size_t)(s->nin - k));
+	}
+}
+
+static void fuse_steps(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	for (int i = 0; i < p->nsteps;) {
+		int j = i + 1;
+		if (fusable(&p->steps[i]))
+			while (j < p->nsteps && fuse_into(pl, &p->steps[i], &p->steps[j]))
+				j++;
+		i = j;
+	}
+	drop_unused(p);
+	for (int i = 0; i < p->nsteps; i++)
+		if (p->steps[i].merged_into < 0 && p->steps[i].nops > 0)
+			dedupe_inputs(&p->steps[i]);
+}
+
 /* Where the scratch file and temporary names go, once outputs are known. */
 static void place_files(struct planner *pl)
 {
@@ -1402,6 +1570,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	for (int i = 0; i < r->nsteps; i++)
 		if (plan_step(pl, i, e) < 0)
 			goto out;
+	fuse_steps(pl);
 	place_files(pl);
 	rc = 0;
 out:
@@ -1441,6 +1610,11 @@ void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
+		if (s->merged_into >= 0) {
+			fprintf(f, "step %d: %s %s, fused into step %d\n", s->index, verb_name(s->verb),
+				s->verb == VERB_EXPR ? "expression" : s->uf->name, s->merged_into + 1);
+			continue;
+		}
 		char sig[64] = "";
 		size_t n = 0;
 		for (int k = 0; k < s->uf->nin + s->uf->nout; k++) {

@@ -29,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "comm.h"
 #include "dtype.h"
@@ -70,6 +72,7 @@ static struct {
 	/* the meter, rank 0 */
 	double last_draw;
 	int drawn;                     /* width of the line on screen; 0 when none */
+	int columns;                   /* of the terminal; 0 when not one */
 } rep;
 
 static double now(void)
@@ -175,10 +178,18 @@ static void step_name(const struct plan_step *s, char *buf, size_t len)
 		strcat(buf, "...");
 }
 
-/* Put LINE on the meter's line, blanking what is left of the last one. */
-static void meter_put(const char *line, bool end)
+/* Put LINE on the meter's line, blanking what is left of the last one.
+ * A redraw is cut to the terminal's width: a line that wrapped could not
+ * be drawn over. */
+static void meter_put(char *line, bool end)
 {
 	int n = (int)strlen(line);
+	if (!end && rep.columns > 1 && n > rep.columns - 1) {
+		n = rep.columns - 1;
+		while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80)
+			n--;
+		line[n] = '\0';
+	}
 	int pad = rep.drawn > n ? rep.drawn - n : 0;
 	fprintf(stderr, "\r%s%*s%s", line, pad, "", end ? "\n" : "");
 	fflush(stderr);
@@ -261,6 +272,9 @@ void report_begin(const struct plan *p, const struct report_options *o)
 		fputs("h5ufunc: out of memory\n", stderr);
 		abort();
 	}
+	struct winsize ws;
+	if (rep.opt.progress && isatty(STDERR_FILENO) && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0)
+		rep.columns = ws.ws_col;
 	rep.run_start = now();
 	rep.last_draw = rep.run_start - REPORT_REDRAW;
 	rep.active = true;
