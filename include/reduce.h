@@ -27,4 +27,18 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 /* Run S.  Collective. */
 int reduce_run(struct plan_step *s, struct err *e);
 
+/* A REDUCE_ROWS or REDUCE_TREE reduction fed rows block by block: by
+ * reduce_run, or by an elementwise stage that S was fused into.  Every rank
+ * creates one; MAX_ROWS is the most rows one call brings. */
+struct reducer *reducer_new(struct plan_step *s, int64_t max_rows);
+void reducer_free(struct reducer *r);
+/* Fold COUNT rows from row FIRST of the input (C-contiguous, in the loop's
+ * dtype); for REDUCE_TREE, FIRST starts a chunk and COUNT ends one or the
+ * input. */
+void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count);
+/* Collective, after every reducer_rows: REDUCE_ROWS writes those output rows. */
+int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e);
+/* Collective, at the end: REDUCE_TREE combines across ranks and writes. */
+int reducer_finish(struct reducer *r, struct err *e);
+
 #endif

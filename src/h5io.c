@@ -28,6 +28,10 @@ int h5io_hint(const char *key, size_t keylen, const char *value)
 
 void h5io_init(void)
 {
+	/* No HDF5 clean-up at exit: every file is closed explicitly, and after
+	 * a close that failed (a write refused for lack of space) HDF5 1.10
+	 * would close the file again at exit and crash. */
+	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	/* h5py's bool: an enum of int8, FALSE = 0, TRUE = 1. */
 	bool_type = H5Tenum_create(H5T_NATIVE_INT8);
@@ -72,6 +76,29 @@ static herr_t walk_first(unsigned n, const H5E_error2_t *err, void *data)
 	return 0;
 }
 
+/* DESC, HDF5's innermost message, fit for one line of ours, into OUT (LEN
+ * bytes).  A message that carries the system's error ("file write failed:
+ * time = ..., filename = ..., errno = 28, error message = 'No space left on
+ * device', ...") becomes its first words and the system's message ("file
+ * write failed: No space left on device"); control characters (HDF5 puts a
+ * line break in some) become spaces. */
+static void tidy_message(const char *desc, char *out, size_t len)
+{
+	static const char key[] = "error message = '";
+	const char *sys = strstr(desc, key);
+	if (sys) {
+		sys += sizeof key - 1;
+		int head = (int)strcspn(desc, ":,");
+		int n = (int)strcspn(sys, "'");
+		snprintf(out, len, "%.*s: %.*s", head, desc, n, sys);
+	} else {
+		snprintf(out, len, "%s", desc);
+	}
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+}
+
 /* Fold the innermost message of STACK, HDF5's error stack taken with
  * H5Eget_current_stack() right after the failing call, into E's message;
  * STACK is closed.  (Every HDF5 call clears the default stack on entry, so
@@ -84,8 +111,11 @@ static void fold_stack(struct err *e, hid_t stack)
 		H5Eclose_stack(stack);
 	}
 	H5Eclear2(H5E_DEFAULT);
-	if (*desc)
-		err_append(e, " (HDF5: %s)", desc);
+	if (*desc) {
+		char line[512];
+		tidy_message(desc, line, sizeof line);
+		err_append(e, " (HDF5: %s)", line);
+	}
 	if (strstr(desc, "unable to lock file"))
 		err_append(e, "; the file is in use by another process "
 			   "(HDF5_USE_FILE_LOCKING=FALSE turns HDF5's file locking off)");

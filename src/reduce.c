@@ -83,54 +83,215 @@ static int64_t extent(const struct shape *x, const bool *reduced, int from, bool
 	return n;
 }
 
-/* ---- REDUCE_ROWS ---------------------------------------------------- */
+/* ---- the reducer: rows in, partials out ------------------------------ */
 
-static int reduce_rows(struct plan_step *s, struct err *e)
+struct piece {
+	int64_t pos;    /* first chunk */
+	int64_t level;  /* covers 2**level chunks */
+	char *data;     /* the partial, owned by the stack slot */
+};
+
+/* A REDUCE_ROWS or REDUCE_TREE reduction fed block by block with rows of
+ * its input in the loop's dtype, by reduce_run or by a fused elementwise
+ * stage (exec.c). */
+struct reducer {
+	struct plan_step *s;
+	int size;                /* of the loop's dtype */
+	int64_t rowsize;         /* input elements per row */
+	int64_t orow;            /* REDUCE_ROWS: output elements per row */
+	int64_t osize;           /* REDUCE_TREE: output elements */
+	char *acc, *conv;        /* REDUCE_ROWS: accumulators for a block of rows */
+	struct piece stack[MAX_DEPTH];
+	int depth;
+};
+
+struct reducer *reducer_new(struct plan_step *s, int64_t max_rows)
 {
-	struct array *x = s->in[0], *y = s->out[0];
+	struct reducer *r = stage_alloc(sizeof *r);
+	memset(r, 0, sizeof *r);
+	const struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0];
-	int size = dtype_size(t);
+	r->s = s;
+	r->size = dtype_size(t);
+	r->rowsize = shape_row_size(&x->shape);
+	r->orow = extent(&x->shape, s->reduced, 1, false);
+	r->osize = extent(&x->shape, s->reduced, 0, false);
+	int64_t out = s->mode == REDUCE_ROWS ? max_rows * r->orow : r->osize;
+	r->acc = stage_alloc((size_t)(out * r->size));
+	if (y->dtype != t)
+		r->conv = stage_alloc((size_t)(out * dtype_size(y->dtype)));
+	return r;
+}
+
+void reducer_free(struct reducer *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < MAX_DEPTH; i++)
+		free(r->stack[i].data);
+	free(r->acc);
+	free(r->conv);
+	free(r);
+}
+
+/* Merge the top two pieces while they are siblings in the global tree. */
+static void tree_settle(struct reducer *r)
+{
+	while (r->depth >= 2) {
+		struct piece *l = &r->stack[r->depth - 2], *rt = &r->stack[r->depth - 1];
+		if (l->level != rt->level || l->pos + ((int64_t)1 << l->level) != rt->pos ||
+		    ((l->pos >> l->level) & 1))
+			return;
+		combine(r->s, l->data, rt->data, r->osize);
+		l->level++;
+		r->depth--;
+	}
+}
+
+static char *tree_slot(struct reducer *r)
+{
+	struct piece *p = &r->stack[r->depth];
+	if (!p->data)
+		p->data = stage_alloc((size_t)(r->osize * r->size));
+	return p->data;
+}
+
+void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
+{
+	const struct plan_step *s = r->s;
+	const struct shape *X = &s->in[0]->shape;
+	int ndim = X->ndim ? X->ndim : 1;
+	int64_t dims[H5U_MAXDIM];
+	for (int i = 0; i < ndim; i++)
+		dims[i] = X->ndim ? X->dim[i] : 1;
+	ptrdiff_t ast[H5U_MAXDIM];
+	if (s->mode == REDUCE_ROWS) {
+		dims[0] = count;
+		acc_strides(ndim, dims, s->reduced, r->size, ast);
+		if (s->init == FOLD_VALUE)
+			iter_fill(r->size, r->acc, s->init_value, count * r->orow);
+		fold(s, s->init, data, ndim, dims, r->acc, ast, true);
+		return;
+	}
+	/* REDUCE_TREE: whole chunks of chunk_rows rows (the last may be short) */
+	int64_t G = s->chunk_rows, rows = X->dim[0];
+	for (int64_t c = first / G; c * G < first + count; c++) {
+		dims[0] = (c + 1) * G < rows ? G : rows - c * G;
+		char *acc = tree_slot(r);
+		enum fold_init init = c == 0 ? s->init : s->rest_init;
+		if (init == FOLD_VALUE)
+			iter_fill(r->size, acc, c == 0 ? s->init_value : s->rest_value, r->osize);
+		acc_strides(ndim, dims, s->reduced, r->size, ast);
+		fold(s, init, data + (size_t)((c * G - first) * r->rowsize * r->size), ndim, dims,
+		     acc, ast, true);
+		r->stack[r->depth].pos = c;
+		r->stack[r->depth].level = 0;
+		r->depth++;
+		tree_settle(r);
+	}
+}
+
+int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e)
+{
+	struct array *y = r->s->out[0];
+	if (r->s->mode != REDUCE_ROWS)
+		return 0;
+	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM];
+	for (int i = 0; i < y->shape.ndim; i++)
+		ocnt[i] = y->shape.dim[i];
+	ostart[0] = y->shape.ndim ? first : 0;
+	ocnt[0] = count;
+	return stage_write(y, r->s->loop->types[0], ostart, ocnt, r->acc, r->conv, r->s->where, e);
+}
+
+int reducer_finish(struct reducer *r, struct err *e)
+{
+	struct plan_step *s = r->s;
+	struct array *y = s->out[0];
+	if (s->mode != REDUCE_TREE)
+		return 0;
+	size_t obytes = (size_t)(r->osize * r->size);
+	/* Rank 0 takes every other rank's pieces, in rank (so index) order. */
+	if (comm_rank() != 0) {
+		int64_t k = r->depth;
+		comm_send(&k, sizeof k, 0);
+		for (int i = 0; i < r->depth; i++) {
+			int64_t head[2] = { r->stack[i].pos, r->stack[i].level };
+			comm_send(head, sizeof head, 0);
+			comm_send(r->stack[i].data, obytes, 0);
+		}
+	} else {
+		for (int rank = 1; rank < comm_size(); rank++) {
+			int64_t k;
+			comm_recv(&k, sizeof k, rank);
+			for (int64_t i = 0; i < k; i++) {
+				int64_t head[2];
+				comm_recv(head, sizeof head, rank);
+				comm_recv(tree_slot(r), obytes, rank);
+				r->stack[r->depth].pos = head[0];
+				r->stack[r->depth].level = head[1];
+				r->depth++;
+				tree_settle(r);
+			}
+		}
+		if (r->depth == 0)
+			iter_fill(r->size, r->acc, s->init_value, r->osize);
+		else
+			memcpy(r->acc, r->stack[0].data, obytes);
+		for (int i = 1; i < r->depth; i++)
+			combine(s, r->acc, r->stack[i].data, r->osize);
+		check_fault(s, e);
+	}
+	if (comm_agree(e) < 0)
+		return -1;
+	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
+	for (int i = 0; i < y->shape.ndim; i++)
+		ocnt[i] = comm_rank() == 0 ? y->shape.dim[i] : 0;
+	if (y->shape.ndim == 0)
+		ocnt[0] = comm_rank() == 0;
+	stage_write(y, s->loop->types[0], ostart, ocnt, r->acc, r->conv, s->where, e);
+	return comm_agree(e);
+}
+
+/* REDUCE_ROWS and REDUCE_TREE on their own: read blocks of rows (of
+ * chunks, for the tree) and feed the reducer. */
+static int reduce_by_rows(struct plan_step *s, struct err *e)
+{
+	struct array *x = s->in[0];
+	enum dtype t = s->loop->types[0];
 	const struct shape *X = &x->shape;
 	int ndim = X->ndim ? X->ndim : 1;
-	int64_t rowsize = shape_row_size(X), orow = extent(X, s->reduced, 1, false);
+	int64_t unit = s->mode == REDUCE_TREE ? s->chunk_rows : 1;
+	int64_t rows = shape_rows(X), units = (rows + unit - 1) / unit;
 	struct dist d;
-	dist_make(shape_rows(X), comm_size(), comm_rank(), s->rows_per_block, &d);
-	int64_t rpb = d.rows_per_block;
-	char *raw = x->dtype != t ? stage_alloc((size_t)(rpb * rowsize * dtype_size(x->dtype))) : NULL;
-	char *data = stage_alloc((size_t)(rpb * rowsize * size));
-	char *acc = stage_alloc((size_t)(rpb * orow * size));
-	char *conv = y->dtype != t ? stage_alloc((size_t)(rpb * orow * dtype_size(y->dtype))) : NULL;
+	dist_make(units, comm_size(), comm_rank(), s->rows_per_block, &d);
+	int64_t max_rows = d.rows_per_block * unit, rowsize = shape_row_size(X);
+	char *raw = x->dtype != t ? stage_alloc((size_t)(max_rows * rowsize * dtype_size(x->dtype))) : NULL;
+	char *data = stage_alloc((size_t)(max_rows * rowsize * dtype_size(t)));
+	struct reducer *r = reducer_new(s, max_rows);
 	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t first, count, start[H5U_MAXDIM], cnt[H5U_MAXDIM], dims[H5U_MAXDIM];
-		dist_block(&d, b, &first, &count);
-		for (int i = 0; i < ndim; i++) {
-			start[i] = 0;
-			dims[i] = cnt[i] = X->ndim ? X->dim[i] : 1;
-		}
+		int64_t uf, uc, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
+		dist_block(&d, b, &uf, &uc);
+		int64_t first = uf * unit, last = (uf + uc) * unit < rows ? (uf + uc) * unit : rows;
+		int64_t count = uc ? last - first : 0;
+		for (int i = 0; i < ndim; i++)
+			cnt[i] = X->ndim ? X->dim[i] : 1;
 		start[0] = X->ndim ? first : 0;
-		dims[0] = cnt[0] = count;
+		cnt[0] = count;
 		stage_read(x, t, start, cnt, raw, data, s->where, e);
 		if (count > 0 && !e->status) {
-			ptrdiff_t ast[H5U_MAXDIM];
-			acc_strides(ndim, dims, s->reduced, size, ast);
-			if (s->init == FOLD_VALUE)
-				iter_fill(size, acc, s->init_value, count * orow);
-			fold(s, s->init, data, ndim, dims, acc, ast, true);
+			reducer_rows(r, data, first, count);
 			check_fault(s, e);
 		}
 		if (comm_agree(e) < 0)
 			break;
-		int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM];
-		for (int i = 0; i < y->shape.ndim; i++)
-			ocnt[i] = y->shape.dim[i];
-		ostart[0] = y->shape.ndim ? first : 0;
-		ocnt[0] = count;
-		stage_write(y, t, ostart, ocnt, acc, conv, s->where, e);
+		reducer_write_rows(r, first, count, e);
 	}
+	if (!e->status)
+		reducer_finish(r, e);
+	reducer_free(r);
 	free(raw);
 	free(data);
-	free(acc);
-	free(conv);
 	return comm_agree(e);
 }
 
@@ -197,133 +358,6 @@ out:
 	free(data);
 	free(acc);
 	free(conv);
-	return comm_agree(e);
-}
-
-/* ---- REDUCE_TREE -------------------------------------------------------- */
-
-struct piece {
-	int64_t pos;    /* first chunk */
-	int64_t level;  /* covers 2**level chunks */
-	char *data;     /* the partial, owned by the stack slot */
-};
-
-/* Merge the top two pieces while they are siblings in the global tree. */
-static void tree_settle(const struct plan_step *s, struct piece *stack, int *depth, int64_t osize)
-{
-	while (*depth >= 2) {
-		struct piece *l = &stack[*depth - 2], *r = &stack[*depth - 1];
-		if (l->level != r->level || l->pos + ((int64_t)1 << l->level) != r->pos ||
-		    ((l->pos >> l->level) & 1))
-			return;
-		combine(s, l->data, r->data, osize);
-		l->level++;
-		(*depth)--;
-	}
-}
-
-static char *slot(struct piece *stack, int i, size_t bytes)
-{
-	if (!stack[i].data)
-		stack[i].data = stage_alloc(bytes);
-	return stack[i].data;
-}
-
-static int reduce_tree(struct plan_step *s, struct err *e)
-{
-	struct array *x = s->in[0], *y = s->out[0];
-	enum dtype t = s->loop->types[0];
-	int size = dtype_size(t);
-	const struct shape *X = &x->shape;
-	int n = X->ndim;
-	int64_t rows = X->dim[0], rowsize = shape_row_size(X), G = s->chunk_rows;
-	int64_t nchunks = (rows + G - 1) / G, osize = extent(X, s->reduced, 0, false);
-	size_t obytes = (size_t)(osize * size);
-	struct dist d;
-	dist_make(nchunks, comm_size(), comm_rank(), s->rows_per_block, &d);
-	size_t box = (size_t)(d.rows_per_block * G * rowsize);
-	char *raw = x->dtype != t ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
-	char *data = stage_alloc(box * (size_t)size);
-	struct piece stack[MAX_DEPTH] = {{0}};
-	int depth = 0;
-	char *result = NULL, *conv = NULL;
-	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t cf, cc, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
-		dist_block(&d, b, &cf, &cc);
-		int64_t r0 = cf * G, r1 = (cf + cc) * G < rows ? (cf + cc) * G : rows;
-		for (int i = 0; i < n; i++)
-			cnt[i] = X->dim[i];
-		start[0] = r0;
-		cnt[0] = cc ? r1 - r0 : 0;
-		stage_read(x, t, start, cnt, raw, data, s->where, e);
-		for (int64_t c = cf; c < cf + cc && !e->status; c++) {
-			int64_t dims[H5U_MAXDIM];
-			memcpy(dims, X->dim, sizeof(int64_t) * (size_t)n);
-			dims[0] = (c + 1) * G < rows ? G : rows - c * G;
-			char *acc = slot(stack, depth, obytes);
-			enum fold_init init = c == 0 ? s->init : s->rest_init;
-			if (init == FOLD_VALUE)
-				iter_fill(size, acc, c == 0 ? s->init_value : s->rest_value, osize);
-			ptrdiff_t ast[H5U_MAXDIM];
-			acc_strides(n, dims, s->reduced, size, ast);
-			fold(s, init, data + (size_t)((c * G - r0) * rowsize * size), n, dims, acc, ast, true);
-			stack[depth].pos = c;
-			stack[depth].level = 0;
-			depth++;
-			tree_settle(s, stack, &depth, osize);
-		}
-		check_fault(s, e);
-		if (comm_agree(e) < 0)
-			goto out;
-	}
-	/* Rank 0 takes every other rank's pieces, in rank (so index) order. */
-	if (comm_rank() != 0) {
-		int64_t k = depth;
-		comm_send(&k, sizeof k, 0);
-		for (int i = 0; i < depth; i++) {
-			int64_t head[2] = { stack[i].pos, stack[i].level };
-			comm_send(head, sizeof head, 0);
-			comm_send(stack[i].data, obytes, 0);
-		}
-	} else {
-		for (int r = 1; r < comm_size(); r++) {
-			int64_t k;
-			comm_recv(&k, sizeof k, r);
-			for (int64_t i = 0; i < k; i++) {
-				int64_t head[2];
-				comm_recv(head, sizeof head, r);
-				comm_recv(slot(stack, depth, obytes), obytes, r);
-				stack[depth].pos = head[0];
-				stack[depth].level = head[1];
-				depth++;
-				tree_settle(s, stack, &depth, osize);
-			}
-		}
-		result = stage_alloc(obytes);
-		if (depth == 0)
-			iter_fill(size, result, s->init_value, osize);
-		else
-			memcpy(result, stack[0].data, obytes);
-		for (int i = 1; i < depth; i++)
-			combine(s, result, stack[i].data, osize);
-		check_fault(s, e);
-	}
-	if (comm_agree(e) < 0)
-		goto out;
-	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
-	for (int i = 0; i < y->shape.ndim; i++)
-		ocnt[i] = comm_rank() == 0 ? y->shape.dim[i] : 0;
-	if (y->shape.ndim == 0)
-		ocnt[0] = comm_rank() == 0;
-	conv = y->dtype != t ? stage_alloc((size_t)osize * (size_t)dtype_size(y->dtype)) : NULL;
-	stage_write(y, t, ostart, ocnt, result ? result : data, conv, s->where, e);
-out:
-	for (int i = 0; i < MAX_DEPTH; i++)
-		free(stack[i].data);
-	free(result);
-	free(conv);
-	free(raw);
-	free(data);
 	return comm_agree(e);
 }
 
@@ -394,8 +428,7 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 int reduce_run(struct plan_step *s, struct err *e)
 {
 	switch (s->mode) {
-	case REDUCE_ROWS: return reduce_rows(s, e);
 	case REDUCE_COLUMNS: return reduce_columns(s, e);
-	default: return reduce_tree(s, e);
+	default: return reduce_by_rows(s, e);
 	}
 }

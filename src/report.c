@@ -122,6 +122,15 @@ static const char *expr_text(const struct plan_step *s, size_t *len)
 	return t;
 }
 
+/* How many steps were fused into step S (they run in S's pass). */
+static int fused_count(const struct plan_step *s)
+{
+	int n = 0;
+	for (int i = 0; i < rep.plan->nsteps; i++)
+		n += rep.plan->steps[i].merged_into == s->index - 1;
+	return n;
+}
+
 /* ---- the meter ---------------------------------------------------------- */
 
 /* "1.5 GiB" */
@@ -153,7 +162,8 @@ static char *format_duration(double t, char *buf, size_t len)
 }
 
 /* "ufunc add", "expr (u - 0.5 * v) * 2.5" (long expressions cut, control
- * characters as blanks). */
+ * characters as blanks), "ufunc add (+2 fused)" for a pass that runs the
+ * steps fused into it too. */
 static void step_name(const struct plan_step *s, char *buf, size_t len)
 {
 	size_t m;
@@ -176,6 +186,10 @@ static void step_name(const struct plan_step *s, char *buf, size_t len)
 	buf[n + m] = '\0';
 	if (cut && n + m + 3 < len)
 		strcat(buf, "...");
+	int fused = fused_count(s);
+	n = strlen(buf);
+	if (fused && n < len)
+		snprintf(buf + n, len - n, " (+%d fused)", fused);
 }
 
 /* Put LINE on the meter's line, blanking what is left of the last one.
@@ -345,6 +359,8 @@ bool report_result(const struct plan_step *s, int k, const void *data)
 			meter_clear();
 		return false;
 	}
+	if (k < 0 || k >= RECIPE_MAXOUT)
+		return false;   /* printed steps have at most two outputs */
 	const struct array *x = s->out[k];
 	struct step_record *r = &rep.steps[s->index - 1];
 	size_t len;
@@ -453,6 +469,19 @@ static void json_result(FILE *f, const struct plan_step *s, const struct step_re
 		fputc(']', f);
 }
 
+/* The dtype to show for input K of S: a literal's is the one it takes in
+ * the loop (NEP 50), when K is still the step's own operand K (fusion and
+ * the reading of each array once reorder a step's inputs). */
+static enum dtype literal_dtype(const struct plan_step *s, int k)
+{
+	const struct array *x = s->in[k];
+	if (x->kind != ARR_LITERAL || s->verb == VERB_EXPR || !s->loop || !s->src ||
+	    k >= s->uf->nin || k >= s->src->nin || !s->src->in[k] ||
+	    strcmp(s->src->in[k], x->display) != 0)
+		return x->dtype;
+	return s->loop->types[k];
+}
+
 static void json_step(FILE *f, const struct plan_step *s, const struct step_record *r,
 		      bool with_result)
 {
@@ -473,13 +502,22 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 			fputc('"', f);
 		}
 	}
+	int fused = fused_count(s);
+	if (s->merged_into >= 0) {
+		fprintf(f, ", \"fused_into\": %d", s->merged_into + 1);
+	} else if (fused) {
+		fputs(", \"fused\": [", f);
+		for (int i = 0, n = 0; i < rep.plan->nsteps; i++)
+			if (rep.plan->steps[i].merged_into == s->index - 1)
+				fprintf(f, "%s%d", n++ ? ", " : "", i + 1);
+		fputc(']', f);
+	}
 	fputs(",\n     \"inputs\": [", f);
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (k)
 			fputs(", ", f);
-		bool literal_loop = x->kind == ARR_LITERAL && s->loop && s->verb != VERB_EXPR;
-		json_operand(f, x, literal_loop ? s->loop->types[k] : x->dtype, false, false);
+		json_operand(f, x, literal_dtype(s, k), false, false);
 	}
 	fputs("],\n     \"outputs\": [", f);
 	for (int k = 0; k < s->nout; k++) {
