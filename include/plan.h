@@ -112,6 +112,9 @@ struct plan_step {
 	struct array *out[PLAN_MAXOUT];     /* where the results go */
 	int out_src[PLAN_MAXOUT];           /* elementwise: the op result each one is, OP_REF */
 	int merged_into;                    /* >= 0: fused into that step (0-based); else -1 */
+	int nred;                           /* reductions fused into this elementwise step ... */
+	struct plan_step *red[PLAN_MAXOUT];
+	int red_src[PLAN_MAXOUT];           /* ... and the op result (OP_REF) or input (-1 - k) each reads */
 	struct shape shape;                 /* of the result */
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */

@@ -102,6 +102,12 @@ static int run_ops(struct plan_step *s, struct err *e)
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->dtype != s->out_dtype[k])
 			outconv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->out[k]->dtype));
+	struct reducer *red[PLAN_MAXOUT];
+	char *redconv[PLAN_MAXOUT] = {0};
+	for (int k = 0; k < s->nred; k++) {
+		red[k] = reducer_new(s->red[k], rpb);
+		redconv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->red[k]->loop->types[0]));
+	}
 
 	for (int64_t b = 0; b < d.nblocks; b++) {
 		int64_t first, count, start[H5U_MAXDIM], cnt[H5U_MAXDIM];
@@ -157,6 +163,24 @@ static int run_ops(struct plan_step *s, struct err *e)
 				}
 				iter_loop(op->loop->fn, op->nin + op->nout, base, ndim, block, st);
 			}
+			for (int k = 0; k < s->nred; k++) {
+				int src = s->red_src[k];
+				enum dtype t = s->red[k]->loop->types[0], from;
+				char *data;
+				if (src >= 0) {
+					data = tmp[src];
+					from = s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin + OP_OUTPUT(src)];
+				} else {
+					data = in[-1 - src].data;
+					from = s->in[-1 - src]->dtype;
+				}
+				if (from != t) {
+					dtype_cast(from, data, dtype_size(from), t, redconv[k], dtype_size(t),
+						   (size_t)(count * row));
+					data = redconv[k];
+				}
+				reducer_rows(red[k], data, first, count);
+			}
 			enum ufunc_fault f = ufunc_take_error();
 			if (f != UFERR_NONE)
 				err_set(e, EXIT_RUN, s->where, "%s", ufunc_fault_message(f));
@@ -168,6 +192,14 @@ static int run_ops(struct plan_step *s, struct err *e)
 			stage_write(s->out[k], s->out_dtype[k], start, cnt,
 				    tmp[s->out_src[k]], outconv[k], s->where, e);
 		}
+		for (int k = 0; k < s->nred; k++)
+			reducer_write_rows(red[k], first, count, e);
+	}
+	for (int k = 0; k < s->nred && !e->status; k++)
+		reducer_finish(red[k], e);
+	for (int k = 0; k < s->nred; k++) {
+		reducer_free(red[k]);
+		free(redconv[k]);
 	}
 	for (int k = 0; k < nin; k++)
 		free(in[k].data);

@@ -749,6 +749,20 @@ static int size_elementwise(struct planner *pl, struct plan_step *s, const char 
 				fixed += shape_size(&s->in[-1 - src]->shape) * t;
 		}
 	}
+	for (int k = 0; k < s->nred; k++) {
+		const struct plan_step *r = s->red[k];
+		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
+		int src = s->red_src[k];
+		enum dtype from = src >= 0 ? s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin + OP_OUTPUT(src)]
+					   : s->in[-1 - src]->dtype;
+		int64_t orow = shape_size(&r->shape) / (shape_rows(&s->shape) ? shape_rows(&s->shape) : 1);
+		if (r->mode == REDUCE_ROWS)
+			per_row += orow * (dtype_size(t) + (target != t ? dtype_size(target) : 0));
+		else
+			fixed += 140 * shape_size(&r->shape) * dtype_size(t);
+		if (from != t)
+			per_row += row * dtype_size(t);
+	}
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_row += target != t ? row * dtype_size(target) : 0;
@@ -1477,9 +1491,9 @@ static void dedupe_inputs(struct plan_step *s)
 			j++;
 		if (j == k)
 			continue;
-		for (int o = 0; o < s->nops; o++)
-			for (int i = 0; i < s->ops[o].nin; i++) {
-				int *src = &s->ops[o].src[i];
+		for (int o = 0; o <= s->nops; o++)
+			for (int i = 0; i < (o < s->nops ? s->ops[o].nin : s->nred); i++) {
+				int *src = o < s->nops ? &s->ops[o].src[i] : &s->red_src[i];
 				if (*src == -1 - k)
 					*src = -1 - j;
 				else if (*src < -1 - k && *src != OP_LITERAL)
@@ -1491,13 +1505,50 @@ static void dedupe_inputs(struct plan_step *s)
 	}
 }
 
+/* Fold reduction R into elementwise step A when R reduces, row by row in
+ * A's own distribution, something A computes or reads by rows. */
+static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
+{
+	if (r->verb != VERB_REDUCE || r->print || a->nred == PLAN_MAXOUT ||
+	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && r->chunk_rows == 1)))
+		return false;
+	struct array *x = r->in[0];
+	if (!shape_equal(&x->shape, &a->shape))
+		return false;
+	int src = OP_LITERAL;
+	for (int j = 0; j < a->nout; j++)
+		if (a->out[j] == x && x->dtype == a->out_dtype[j])
+			src = a->out_src[j];
+	for (int k = 0; k < a->nin && src == OP_LITERAL; k++)
+		if (a->in[k] == x && !read_whole(a, k))
+			src = -1 - k;
+	if (src == OP_LITERAL)
+		return false;
+	for (int k = 0; k < a->nin; k++)
+		if (same_dataset(a->in[k], r->out[0]))
+			return false;
+	for (int j = 0; j < a->nout; j++)
+		if (same_dataset(a->out[j], r->out[0]))
+			return false;
+	a->red[a->nred] = r;
+	a->red_src[a->nred++] = src;
+	struct err trial = {0};
+	if (size_elementwise(pl, a, "", &trial) < 0) {
+		a->nred--;
+		return false;
+	}
+	r->merged_into = (int)(a - pl->p->steps);
+	return true;
+}
+
 static void fuse_steps(struct planner *pl)
 {
 	struct plan *p = pl->p;
 	for (int i = 0; i < p->nsteps;) {
 		int j = i + 1;
 		if (fusable(&p->steps[i]))
-			while (j < p->nsteps && fuse_into(pl, &p->steps[i], &p->steps[j]))
+			while (j < p->nsteps && (fuse_into(pl, &p->steps[i], &p->steps[j]) ||
+						 fuse_reduction(pl, &p->steps[i], &p->steps[j])))
 				j++;
 		i = j;
 	}
