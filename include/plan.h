@@ -96,6 +96,7 @@ struct plan_op {
 					       -1 - k: the step's input k; OP_LITERAL: lit[k] */
 	unsigned char lit[RECIPE_MAXIN][8]; /* literal operands in the loop's dtype */
 	struct shape shape;                 /* of its result */
+	const char *where;                  /* its step, for faults raised from the data */
 };
 
 struct plan_step {

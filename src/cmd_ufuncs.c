@@ -53,6 +53,7 @@ int cmd_ufuncs(int argc, char **argv)
 			printf("%s %s", i ? "," : "", ufunc_alias(uf, i));
 		printf("\ninputs: %d\noutputs: %d\nidentity: %s\n", uf->nin, uf->nout,
 		       identity_text(uf));
+		printf("reorderable: %s\n", ufunc_reorderable(uf) ? "yes" : "no");
 		printf("reduce: %s\n", uf->nin == 2 && uf->nout == 1
 		       ? (ufunc_reorderable(uf) ? "yes, over several axes" : "yes, over one axis") : "no");
 		printf("loops:");

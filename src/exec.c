@@ -162,6 +162,9 @@ static int run_ops(struct plan_step *s, struct err *e)
 							dtype_size(op->loop->types[op->nin + k]), st[op->nin + k]);
 				}
 				iter_loop(op->loop->fn, op->nin + op->nout, base, ndim, block, st);
+				enum ufunc_fault f = ufunc_take_error();
+				if (f != UFERR_NONE)
+					err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 			}
 			for (int k = 0; k < s->nred; k++) {
 				int src = s->red_src[k];
@@ -180,10 +183,10 @@ static int run_ops(struct plan_step *s, struct err *e)
 					data = redconv[k];
 				}
 				reducer_rows(red[k], data, first, count);
+				enum ufunc_fault f = ufunc_take_error();
+				if (f != UFERR_NONE)
+					err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));
 			}
-			enum ufunc_fault f = ufunc_take_error();
-			if (f != UFERR_NONE)
-				err_set(e, EXIT_RUN, s->where, "%s", ufunc_fault_message(f));
 		}
 		if (comm_agree(e) < 0)
 			break;

@@ -1,10 +1,13 @@
 /* h5io.c - HDF5 files, types, row hyperslabs and history, serial or MPI-IO. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "comm.h"
 #include "h5io.h"
@@ -301,6 +304,43 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 	return d;
 }
 
+/* Reserve disk blocks for the whole of FILE, just flushed (Linux
+ * fallocate over its size, which the flush extended to HDF5's end of
+ * allocation), so that the data writes into the datasets just created
+ * cannot fail for lack of space: under MPI-IO such a failure on some ranks
+ * only can leave them waiting for each other for ever, or be lost without
+ * an error (Open MPI 4.1's OMPIO).  Rank 0 reserves and the outcome is
+ * shared; filesystems without fallocate are left as they are.  Collective.
+ * A refusal (no space, quota, file size limit) is an error. */
+static int reserve_space(hid_t file, const char *where, struct err *e)
+{
+	int failure = 0;
+	unsigned long long size = 0;
+	if (comm_rank() == 0) {
+		char name[PATH_MAX];
+		struct stat st;
+		ssize_t n = H5Fget_name(file, name, sizeof name);
+		if (n > 0 && (size_t)n < sizeof name && stat(name, &st) == 0 && st.st_size > 0) {
+			size = (unsigned long long)st.st_size;
+			int fd = open(name, O_WRONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, st.st_size) != 0 &&
+				    (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+					failure = errno;
+				close(fd);
+			}
+		}
+		H5Eclear2(H5E_DEFAULT);
+	}
+	comm_bcast(&failure, sizeof failure);
+	if (failure) {
+		comm_bcast(&size, sizeof size);
+		return err_set(e, EXIT_RUN, where, "cannot reserve %llu bytes for the output: %s",
+			       size, strerror(failure));
+	}
+	return 0;
+}
+
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
 			  int gzip, const char *where, struct err *e)
@@ -330,6 +370,31 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	if (d < 0) {
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
 		fold_stack(e, stack);
+		return d;
+	}
+	/* Write the file's metadata now, while nothing has failed: if a data
+	 * write fails later for lack of space, closing the file then has no
+	 * metadata left to write.  (Under MPI-IO, HDF5 1.10 cannot survive a
+	 * metadata write that fails on some ranks only: they stop meeting in
+	 * the same collective calls and wait for each other for ever.) */
+	int rc = 0;
+	if (H5Fflush(d, H5F_SCOPE_LOCAL) < 0) {
+		stack = H5Eget_current_stack();
+		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
+		fold_stack(e, stack);
+		rc = -1;
+	} else {
+		rc = reserve_space(file, where, e);
+	}
+	if (rc < 0) {
+		/* Undone, so that an existing file is left as it was: the space
+		 * given back also brings HDF5's end of file back to what the disk
+		 * holds. */
+		H5Dclose(d);
+		h5io_unlink(file, path);
+		H5Fflush(file, H5F_SCOPE_LOCAL);
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
 	}
 	return d;
 }

@@ -880,6 +880,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	op->nin = s->nin;
 	op->nout = s->nout;
 	op->shape = s->shape;
+	op->where = s->where;
 	for (int k = 0; k < s->nin; k++) {
 		op->src[k] = -1 - k;
 		if (s->in[k]->kind == ARR_LITERAL &&
@@ -986,6 +987,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	op->uf = uf;
 	op->nin = uf->nin;
 	op->nout = 1;
+	op->where = s->where;
 	if (shape_broadcast(x->nargs, shapes, &op->shape) < 0) {
 		char msg[1024] = "", buf[800];
 		for (int k = 0; k < x->nargs; k++) {

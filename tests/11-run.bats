@@ -1,0 +1,368 @@
+#!/usr/bin/env bats
+# 11-run.bats - `h5ufunc run` and `h5ufunc check` with recipes: from a file
+# and from stdin, inputs, named intermediates, two-output ufuncs, defaults,
+# ${NAME} from --set and the environment, dtype/casting options, steps that
+# read what earlier steps wrote, steps that print.  Results are NumPy's.
+
+load helper
+
+setup_file() {
+	fixtures <<-'EOF'
+		make wind.h5:/u float64 6,5
+		make wind.h5:/v float64 6,5
+		make ints.h5:/a int32 4,3
+		make ints.h5:/b int32 4,3 fill=pos
+		make ints.h5:/row int32 3 fill=pos
+		make f.h5:/x float32 5
+		make f.h5:/i int16 5 data=[-3,0,7,100,-128]
+		make f.h5:/h float16 2,3
+	EOF
+}
+
+@test "a recipe file: hypot of two inputs into a new file" {
+	fixture wind.h5
+	cat >r.yaml <<-'EOF'
+		version: 1
+		inputs:
+		  u: wind.h5:/u
+		  v: wind.h5:/v
+		steps:
+		  - ufunc: hypot
+		    in: [u, v]
+		    out: speed.h5:/speed
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	assert_output ""
+	np check hypot wind.h5:/u wind.h5:/v -o speed.h5:/speed
+}
+
+@test "a recipe on stdin with -" {
+	fixture wind.h5
+	run --separate-stderr h5u run - <<-'EOF'
+		steps:
+		  - ufunc: arctan2
+		    in: [wind.h5:/v, wind.h5:/u]
+		    out: dir.h5:/dir
+	EOF
+	assert_success
+	np check arctan2 wind.h5:/v wind.h5:/u -o dir.h5:/dir
+}
+
+@test "named intermediates feed later steps and are not written" {
+	fixture wind.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  u: wind.h5:/u
+		  v: wind.h5:/v
+		steps:
+		  - ufunc: multiply
+		    in: [u, u]
+		    out: uu
+		  - ufunc: square
+		    in: v
+		    out: vv
+		  - ufunc: add
+		    in: [uu, vv]
+		    out: s2
+		  - ufunc: sqrt
+		    in: s2
+		    out: out.h5:/speed
+	EOF
+	h5u run r.yaml
+	np let uu multiply wind.h5:/u wind.h5:/u :: \
+		let vv square wind.h5:/v :: \
+		let s2 add uu vv :: \
+		check sqrt s2 -o out.h5:/speed
+	run np ls out.h5
+	assert_output "/speed float64 (6,5)"
+	run ls
+	assert_output $'out.h5\nr.yaml\nwind.h5'
+}
+
+@test "two-output ufuncs: out: [a, b] to names and to datasets" {
+	fixture ints.h5 f.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  a: ints.h5:/a
+		  b: ints.h5:/b
+		steps:
+		  - ufunc: divmod
+		    in: [a, b]
+		    out: [q, r]
+		  - ufunc: multiply
+		    in: [q, b]
+		    out: qb
+		  - ufunc: add
+		    in: [qb, r]
+		    out: o.h5:/back
+		  - ufunc: positive
+		    in: r
+		    out: o.h5:/r
+		  - ufunc: frexp
+		    in: f.h5:/x
+		    out: [o.h5:/mant, o.h5:/exp]
+		  - ufunc: modf
+		    in: f.h5:/h
+		    out:
+		      - o.h5:/frac
+		      - p.h5:/whole
+	EOF
+	h5u run r.yaml
+	np let q,r divmod ints.h5:/a ints.h5:/b :: \
+		let qb multiply q ints.h5:/b :: \
+		check add qb r -o o.h5:/back :: \
+		compare ints.h5:/a o.h5:/back :: \
+		check positive r -o o.h5:/r :: \
+		check frexp f.h5:/x -o o.h5:/mant,o.h5:/exp :: \
+		check modf f.h5:/h -o o.h5:/frac,p.h5:/whole
+}
+
+@test "defaults apply to every step; a step's own option wins" {
+	fixture ints.h5 wind.h5
+	cat >r.yaml <<-'EOF'
+		defaults:
+		  dtype: float32
+		steps:
+		  - ufunc: add
+		    in: [ints.h5:/a, ints.h5:/b]
+		    out: o.h5:/sum
+		  - ufunc: multiply
+		    in: [ints.h5:/a, ints.h5:/b]
+		    dtype: float64
+		    out: o.h5:/prod
+		  - ufunc: subtract
+		    in: [wind.h5:/u, wind.h5:/v]
+		    out: o.h5:/diff
+	EOF
+	h5u run r.yaml
+	np check add ints.h5:/a ints.h5:/b --dtype float32 -o o.h5:/sum :: \
+		check multiply ints.h5:/a ints.h5:/b --dtype float64 -o o.h5:/prod :: \
+		check subtract wind.h5:/u wind.h5:/v --dtype float32 -o o.h5:/diff
+}
+
+@test "defaults: casting and overwrite" {
+	fixture wind.h5
+	np make o.h5:/old int8 2
+	cat >r.yaml <<-'EOF'
+		defaults:
+		  casting: unsafe
+		  overwrite: true
+		steps:
+		  - ufunc: multiply
+		    in: [wind.h5:/u, 10]
+		    dtype: int16
+		    out: o.h5:/old
+	EOF
+	h5u run r.yaml
+	np check multiply wind.h5:/u 10 --dtype int16 --casting unsafe -o o.h5:/old
+}
+
+@test "step options dtype and casting" {
+	fixture wind.h5 ints.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - ufunc: divide
+		    in: [ints.h5:/a, ints.h5:/b]
+		    dtype: float32
+		    out: o.h5:/q
+		  - ufunc: add
+		    in: [wind.h5:/u, wind.h5:/v]
+		    dtype: int32
+		    casting: unsafe
+		    out: o.h5:/s
+		  - ufunc: add
+		    in: [ints.h5:/a, ints.h5:/a]
+		    casting: no
+		    out: o.h5:/n
+	EOF
+	h5u run r.yaml
+	np check divide ints.h5:/a ints.h5:/b --dtype float32 -o o.h5:/q :: \
+		check add wind.h5:/u wind.h5:/v --dtype int32 --casting unsafe -o o.h5:/s :: \
+		check add ints.h5:/a ints.h5:/a --casting no -o o.h5:/n
+}
+
+@test "\${NAME} from --set, else from the environment; --set wins" {
+	mkdir data
+	(cd data && fixture wind.h5)
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  u: ${DIR}/wind.h5:/u
+		steps:
+		  - ufunc: multiply
+		    in:
+		      - u
+		      - ${FACTOR}
+		    out: ${OUT}:/scaled
+	EOF
+	h5u run --set DIR=data --set FACTOR=2.5 --set OUT=o.h5 r.yaml
+	DIR=data FACTOR=3 OUT=p.h5 h5u run r.yaml
+	FACTOR=7 h5u run --set DIR=data --set OUT=q.h5 --set FACTOR=-4 r.yaml
+	np check multiply data/wind.h5:/u 2.5 -o o.h5:/scaled :: \
+		check multiply data/wind.h5:/u 3 -o p.h5:/scaled :: \
+		check multiply data/wind.h5:/u -4 -o q.h5:/scaled
+}
+
+@test "a step sees what an earlier step wrote to a new file" {
+	fixture f.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - ufunc: multiply
+		    in: [f.h5:/x, 2]
+		    out: n.h5:/a
+		  - ufunc: add
+		    in: [n.h5:/a, 1]
+		    out: n.h5:/b
+		  - ufunc: subtract
+		    in: [n.h5:/b, n.h5:/a]
+		    out: m.h5:/one
+	EOF
+	h5u run r.yaml
+	np let a multiply f.h5:/x 2 :: \
+		check add a 1 -o n.h5:/b :: \
+		let b add a 1 :: \
+		check subtract b a -o m.h5:/one :: \
+		check multiply f.h5:/x 2 -o n.h5:/a
+}
+
+@test "a step sees what an earlier step wrote in place" {
+	fixture f.h5
+	cp f.h5 orig.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  x: f.h5:/x
+		steps:
+		  - ufunc: multiply
+		    in: [x, 2]
+		    out: x
+		  - ufunc: add
+		    in: [x, 1]
+		    out: o.h5:/by_name
+		  - ufunc: add
+		    in: [f.h5:/x, 1]
+		    out: o.h5:/by_path
+	EOF
+	h5u run r.yaml
+	np let x2 multiply orig.h5:/x 2 :: \
+		compare x2 f.h5:/x :: \
+		check add x2 1 -o o.h5:/by_name :: \
+		check add x2 1 -o o.h5:/by_path
+}
+
+@test "a step without out prints its result" {
+	fixture ints.h5 f.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  a: ints.h5:/a
+		steps:
+		  - ufunc: add
+		    in: [a, 1]
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	np printed add ints.h5:/a 1 <<<"$output"
+	cat >r2.yaml <<-'EOF'
+		steps:
+		  - ufunc: frexp
+		    in: f.h5:/x
+	EOF
+	run --separate-stderr h5u run r2.yaml
+	assert_success
+	np printed frexp f.h5:/x <<<"$output"
+}
+
+@test "literals and aliases in recipes" {
+	fixture f.h5 ints.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - ufunc: add
+		    in: [f.h5:/i, 2]
+		    out: o.h5:/i2
+		  - ufunc: multiply
+		    in: [f.h5:/x, -2.5]
+		    out: o.h5:/x
+		  - ufunc: pow
+		    in: [ints.h5:/row, 3]
+		    out: o.h5:/cube
+		  - ufunc: acos
+		    in: 0.5
+		    out: o.h5:/acos
+	EOF
+	h5u run r.yaml
+	np check add f.h5:/i 2 -o o.h5:/i2 :: \
+		check multiply f.h5:/x -2.5 -o o.h5:/x :: \
+		check power ints.h5:/row 3 -o o.h5:/cube :: \
+		check arccos 0.5 -o o.h5:/acos
+}
+
+@test "relative paths resolve from the working directory, not the recipe's" {
+	fixture wind.h5
+	mkdir recipes
+	cat >recipes/r.yaml <<-'EOF'
+		steps:
+		  - ufunc: negative
+		    in: wind.h5:/u
+		    out: o.h5:/neg
+	EOF
+	h5u run recipes/r.yaml
+	assert_file_exists o.h5
+	assert_file_not_exists recipes/o.h5
+	np check negative wind.h5:/u -o o.h5:/neg
+}
+
+@test "check validates against the real files, prints a plan, writes nothing" {
+	fixture wind.h5 ints.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  u: wind.h5:/u
+		  a: ints.h5:/a
+		steps:
+		  - ufunc: hypot
+		    in: [u, u]
+		    out: speed.h5:/speed
+		  - ufunc: add
+		    in: [a, 1]
+		    out: a
+	EOF
+	snapshot
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	[[ -n $output ]] || fail "check printed no plan"
+	assert_unchanged
+	run --separate-stderr h5u check - <r.yaml
+	assert_success
+	assert_unchanged
+}
+
+@test "check finds what run would find, with the same message" {
+	fixture wind.h5 ints.h5
+	cat >r.yaml <<-'EOF'
+		version: 1
+		steps:
+		  - ufunc: add
+		    in: [wind.h5:/u, wind.h5:/u]
+		    out: o.h5:/s
+		  - ufunc: add
+		    in: [wind.h5:/u, ints.h5:/a]
+		    out: o.h5:/t
+	EOF
+	snapshot
+	run --separate-stderr h5u check r.yaml
+	assert_error_match 2 "r\\.yaml:7:(9|10): step 2 \\(ufunc add\\): operands could not be broadcast together with shapes \\(6,5\\) \\(4,3\\)"
+	local from_check=$stderr
+	run --separate-stderr h5u run r.yaml
+	assert_error_match 2 "r\\.yaml:7:(9|10): step 2 \\(ufunc add\\): operands could not be broadcast together with shapes \\(6,5\\) \\(4,3\\)"
+	assert_equal "$stderr" "$from_check"
+	assert_unchanged
+}
+
+@test "errors in a recipe on stdin name <stdin>" {
+	fixture wind.h5
+	run --separate-stderr h5u run - <<-'EOF'
+		steps:
+		  - ufunc: add
+		    in: [wind.h5:/u, w]
+		    out: o.h5:/s
+	EOF
+	assert_error_match 2 "<stdin>:3:(9|22): step 1 \(ufunc add\): unknown name 'w'"
+}

@@ -1,0 +1,255 @@
+#!/usr/bin/env bats
+# 15-types.bats - dtypes at the edges of the program: every dtype read and
+# written as h5py stores it (bool as the FALSE/TRUE enum, float16 as a 16-bit
+# IEEE float), big-endian inputs, layouts, NEP 50 weak literals, NumPy 2's
+# exact int64/uint64 comparisons and integer floor/ceil/trunc, bitwise_count,
+# and datasets of types h5ufunc does not take, refused by name and type.
+
+load helper
+
+DTYPES=(bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 float32 float64)
+NUMERIC=(int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 float32 float64)
+
+setup_file() {
+	{
+		for t in "${DTYPES[@]}"; do
+			echo "make t.h5:/$t $t 3,4 fill=special"
+			echo "make t.h5:/s_$t $t ()"
+			echo "make t.h5:/e_$t $t 0"
+		done
+		for t in "${NUMERIC[@]}"; do
+			echo "make be.h5:/$t $t 3,4 fill=special order=big"
+			echo "make le.h5:/$t $t 3,4 order=little"
+		done
+		for t in string vstring vlen enum compound opaque array longdouble null; do
+			echo "make bad.h5:/$t $t 3"
+		done
+		cat <<-'EOF'
+			make lay.h5:/chunked float64 6,4 layout=chunked chunks=2,3 gzip=4
+			make lay.h5:/compact int16 5 layout=compact
+			make lay.h5:/contig float64 6,4 layout=contiguous
+			make n.h5:/i8 int8 4 data=[1,-2,3,127]
+			make n.h5:/u8 uint8 4 data=[0,1,2,255]
+			make n.h5:/i16 int16 4 data=[-7,0,3,-32768]
+			make n.h5:/i32 int32 4 data=[1,-2,3,2147483647]
+			make n.h5:/f32 float32 4 data=[0.1,-2.5,3.0,1e30]
+			make n.h5:/h float16 4 data=[1.0,-2.5,60000.0,0.0]
+			make n.h5:/b bool 4 data=[True,False,True,False]
+			make n.h5:/i64 int64 4 data=[9223372036854775807,-1,0,5]
+			make n.h5:/u64 uint64 4 data=[9223372036854775808,18446744073709551615,0,5]
+		EOF
+	} | fixtures
+}
+
+@test "every dtype is read and written as h5py stores it, scalars and empty arrays too" {
+	fixture t.h5
+	local t jobs=()
+	for t in "${DTYPES[@]}"; do
+		h5u call maximum t.h5:/"$t" t.h5:/"$t" -o o.h5:/"$t"
+		h5u call maximum t.h5:/s_"$t" t.h5:/s_"$t" -o o.h5:/s_"$t"
+		h5u call maximum t.h5:/e_"$t" t.h5:/e_"$t" -o o.h5:/e_"$t"
+		jobs+=(:: check maximum t.h5:/"$t" t.h5:/"$t" -o o.h5:/"$t"
+			:: stored o.h5:/"$t" "$t" 3,4
+			:: check maximum t.h5:/s_"$t" t.h5:/s_"$t" -o o.h5:/s_"$t"
+			:: stored o.h5:/s_"$t" "$t" "()"
+			:: check maximum t.h5:/e_"$t" t.h5:/e_"$t" -o o.h5:/e_"$t"
+			:: stored o.h5:/e_"$t" "$t" 0)
+	done
+	np "${jobs[@]:1}"
+}
+
+@test "bool results are h5py's enum, float16 results are 16-bit IEEE floats" {
+	fixture n.h5 t.h5
+	h5u call less n.h5:/i8 n.h5:/i16 -o o.h5:/lt
+	h5u call isnan t.h5:/float32 -o o.h5:/nan
+	h5u call multiply n.h5:/h 2 -o o.h5:/h2
+	h5u call sqrt t.h5:/int8 -o o.h5:/sq
+	np check less n.h5:/i8 n.h5:/i16 -o o.h5:/lt :: stored o.h5:/lt bool :: \
+		check isnan t.h5:/float32 -o o.h5:/nan :: stored o.h5:/nan bool :: \
+		check multiply n.h5:/h 2 -o o.h5:/h2 :: stored o.h5:/h2 float16 :: \
+		check sqrt t.h5:/int8 -o o.h5:/sq :: stored o.h5:/sq float16
+}
+
+@test "big-endian inputs of every numeric dtype; results in native order" {
+	fixture be.h5 le.h5
+	local t jobs=()
+	for t in "${NUMERIC[@]}"; do
+		h5u call add be.h5:/"$t" 1 -o o.h5:/"$t"
+		jobs+=(:: check add be.h5:/"$t" 1 -o o.h5:/"$t" :: stored o.h5:/"$t" "$t")
+	done
+	h5u call multiply be.h5:/int32 le.h5:/int32 -o o.h5:/mixed
+	h5u call subtract le.h5:/float16 be.h5:/float16 -o o.h5:/mixed16
+	np "${jobs[@]:1}" :: \
+		check multiply be.h5:/int32 le.h5:/int32 -o o.h5:/mixed :: \
+		check subtract le.h5:/float16 be.h5:/float16 -o o.h5:/mixed16
+}
+
+@test "in place into a big-endian dataset" {
+	fixture be.h5
+	cp be.h5 orig.h5
+	h5u call add be.h5:/float64 1 -o be.h5:/float64
+	h5u call multiply be.h5:/int16 3 -o be.h5:/int16
+	np check add orig.h5:/float64 1 -o be.h5:/float64 --into :: \
+		check multiply orig.h5:/int16 3 -o be.h5:/int16 --into :: \
+		same orig.h5:/int32 be.h5:/int32
+}
+
+@test "chunked and compressed, compact and contiguous inputs read alike" {
+	fixture lay.h5
+	h5u call add lay.h5:/chunked lay.h5:/contig -o o.h5:/a
+	h5u call multiply lay.h5:/compact 2 -o o.h5:/b
+	np check add lay.h5:/chunked lay.h5:/contig -o o.h5:/a :: \
+		check multiply lay.h5:/compact 2 -o o.h5:/b
+}
+
+@test "NEP 50: a literal takes the array's dtype when it fits its kind" {
+	fixture n.h5
+	local -a calls=(
+		"add n.h5:/i8 2"                     # int8
+		"multiply n.h5:/f32 2.5"             # float32
+		"multiply n.h5:/i32 2.5"             # float64
+		"add n.h5:/b 1"                      # int64
+		"add n.h5:/i8 2.5"                   # float64
+		"add n.h5:/h 1e6"                    # float16, inf
+		"multiply n.h5:/f32 1e40"            # float32, inf
+		"add n.h5:/u8 255"                   # uint8, wraps
+		"add n.h5:/u64 18446744073709551615" # uint64
+		"multiply n.h5:/i16 true"            # int16
+		"floor_divide n.h5:/i8 -2"           # int8
+		"add n.h5:/i8 -128"                  # int8
+		"logical_or n.h5:/b false"           # bool
+		"subtract 1 n.h5:/u8"                # uint8
+	)
+	local c k=0 jobs=()
+	for c in "${calls[@]}"; do
+		k=$((k + 1))
+		# shellcheck disable=SC2086
+		h5u call $c -o o.h5:/c$k
+		# shellcheck disable=SC2206
+		jobs+=(:: check $c -o o.h5:/c$k)
+	done
+	np "${jobs[@]:1}" :: \
+		stored o.h5:/c1 int8 :: stored o.h5:/c2 float32 :: stored o.h5:/c3 float64 :: \
+		stored o.h5:/c4 int64 :: stored o.h5:/c5 float64 :: stored o.h5:/c6 float16 :: \
+		stored o.h5:/c7 float32 :: stored o.h5:/c8 uint8 :: stored o.h5:/c9 uint64 :: \
+		stored o.h5:/c10 int16 :: stored o.h5:/c11 int8 :: stored o.h5:/c13 bool
+}
+
+@test "NEP 50: an integer literal out of the array's range is an error" {
+	fixture n.h5
+	snapshot
+	run --separate-stderr h5u call add n.h5:/i8 300 -o o.h5:/a
+	assert_error 2 "call add: Python integer 300 out of bounds for int8"
+	run --separate-stderr h5u call add n.h5:/u8 -1 -o o.h5:/a
+	assert_error 2 "call add: Python integer -1 out of bounds for uint8"
+	run --separate-stderr h5u call add n.h5:/i8 -129 -o o.h5:/a
+	assert_error 2 "call add: Python integer -129 out of bounds for int8"
+	run --separate-stderr h5u call multiply n.h5:/i16 32768 -o o.h5:/a
+	assert_error 2 "call multiply: Python integer 32768 out of bounds for int16"
+	run --separate-stderr h5u call add n.h5:/i64 9223372036854775808 -o o.h5:/a
+	assert_error 2 "call add: Python integer 9223372036854775808 out of bounds for int64"
+	run --separate-stderr h5u call subtract -1 n.h5:/u64 -o o.h5:/a
+	assert_error 2 "call subtract: Python integer -1 out of bounds for uint64"
+	assert_unchanged
+}
+
+@test "literals alone take NumPy's default dtypes" {
+	h5u call add 2 3 -o o.h5:/a
+	h5u call add 2 2.5 -o o.h5:/b
+	h5u call add true 1 -o o.h5:/c
+	h5u call logical_not true -o o.h5:/d
+	h5u call add true false -o o.h5:/e
+	h5u call floor 7 -o o.h5:/f
+	np check add 2 3 -o o.h5:/a :: stored o.h5:/a int64 "()" :: \
+		check add 2 2.5 -o o.h5:/b :: stored o.h5:/b float64 :: \
+		check add true 1 -o o.h5:/c :: stored o.h5:/c int64 :: \
+		check logical_not true -o o.h5:/d :: stored o.h5:/d bool :: \
+		check add true false -o o.h5:/e :: stored o.h5:/e bool :: \
+		check floor 7 -o o.h5:/f :: stored o.h5:/f int64
+}
+
+@test "int64 and uint64 compare exactly (NumPy 2)" {
+	fixture n.h5
+	local uf jobs=()
+	for uf in less less_equal equal not_equal greater greater_equal; do
+		h5u call "$uf" n.h5:/i64 n.h5:/u64 -o o.h5:/"$uf"
+		h5u call "$uf" n.h5:/u64 n.h5:/i8 -o o.h5:/"${uf}_8"
+		jobs+=(:: check "$uf" n.h5:/i64 n.h5:/u64 -o o.h5:/"$uf"
+			:: check "$uf" n.h5:/u64 n.h5:/i8 -o o.h5:/"${uf}_8")
+	done
+	np "${jobs[@]:1}"
+	# 2**63-1 < 2**63 although both round to the same float64.
+	run h5u call less n.h5:/i64 n.h5:/u64
+	assert_output $'True\nTrue\nFalse\nFalse'
+	run h5u call equal n.h5:/i64 n.h5:/u64
+	assert_output $'False\nFalse\nTrue\nTrue'
+}
+
+@test "floor, ceil and trunc keep bool and integer dtypes (NumPy 2)" {
+	fixture n.h5 t.h5
+	h5u call floor n.h5:/i16 -o o.h5:/a
+	h5u call ceil n.h5:/u8 -o o.h5:/b
+	h5u call trunc n.h5:/b -o o.h5:/c
+	h5u call floor t.h5:/uint64 -o o.h5:/d
+	h5u call ceil t.h5:/float16 -o o.h5:/e
+	np check floor n.h5:/i16 -o o.h5:/a :: stored o.h5:/a int16 :: \
+		check ceil n.h5:/u8 -o o.h5:/b :: stored o.h5:/b uint8 :: \
+		check trunc n.h5:/b -o o.h5:/c :: stored o.h5:/c bool :: \
+		check floor t.h5:/uint64 -o o.h5:/d :: stored o.h5:/d uint64 :: \
+		check ceil t.h5:/float16 -o o.h5:/e :: stored o.h5:/e float16
+}
+
+@test "bitwise_count gives uint8 counts of |x| (NumPy 2)" {
+	fixture n.h5 t.h5
+	h5u call bitwise_count n.h5:/i16 -o o.h5:/a
+	h5u call bitwise_count n.h5:/u64 -o o.h5:/b
+	h5u call bitwise_count n.h5:/b -o o.h5:/c
+	h5u call bitwise_count t.h5:/int64 -o o.h5:/d
+	np check bitwise_count n.h5:/i16 -o o.h5:/a :: stored o.h5:/a uint8 :: \
+		check bitwise_count n.h5:/u64 -o o.h5:/b :: \
+		check bitwise_count n.h5:/b -o o.h5:/c :: \
+		check bitwise_count t.h5:/int64 -o o.h5:/d
+	run h5u call bitwise_count n.h5:/i16
+	assert_output $'3\n0\n2\n1'
+}
+
+@test "datasets of other types are refused by name and type" {
+	fixture bad.h5
+	snapshot
+	run --separate-stderr h5u call add bad.h5:/string 1 -o o.h5:/a
+	assert_error 2 "call add: 'bad.h5:/string' has unsupported type (string)"
+	run --separate-stderr h5u call add bad.h5:/vstring 1 -o o.h5:/a
+	assert_error 2 "call add: 'bad.h5:/vstring' has unsupported type (string)"
+	run --separate-stderr h5u call add bad.h5:/vlen 1 -o o.h5:/a
+	assert_error_match 2 "call add: 'bad\.h5:/vlen' has unsupported type \(.*(vlen|variable).*\)"
+	run --separate-stderr h5u call add bad.h5:/enum 1 -o o.h5:/a
+	assert_error_match 2 "call add: 'bad\.h5:/enum' has unsupported type \(.*enum.*\)"
+	run --separate-stderr h5u call add bad.h5:/compound 1 -o o.h5:/a
+	assert_error_match 2 "call add: 'bad\.h5:/compound' has unsupported type \(.*compound.*\)"
+	run --separate-stderr h5u call add bad.h5:/opaque 1 -o o.h5:/a
+	assert_error_match 2 "call add: 'bad\.h5:/opaque' has unsupported type \(.*opaque.*\)"
+	run --separate-stderr h5u call add bad.h5:/array 1 -o o.h5:/a
+	assert_error_match 2 "call add: 'bad\.h5:/array' has unsupported type \(.*array.*\)"
+	run --separate-stderr h5u call add bad.h5:/longdouble 1 -o o.h5:/a
+	assert_error_match 2 "call add: 'bad\.h5:/longdouble' has unsupported type \(.+\)"
+	run --separate-stderr h5u call add bad.h5:/null 1 -o o.h5:/a
+	assert_error_match 2 "call add: .*'bad\.h5:/null'.*"
+	assert_unchanged
+}
+
+@test "an unsupported dataset in a later step is found before any write" {
+	fixture bad.h5 n.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - ufunc: add
+		    in: [n.h5:/i8, 1]
+		    out: o.h5:/a
+		  - ufunc: add
+		    in: [bad.h5:/enum, 1]
+		    out: n.h5:/b
+	EOF
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error_match 2 "r\.yaml:6:[0-9]+: (step 2 \(ufunc add\): )?'bad\.h5:/enum' has unsupported type \(.*enum.*\)"
+	assert_unchanged
+}

@@ -1,0 +1,198 @@
+# helper.bash - what every h5ufunc Bats file loads: `load helper`.
+#
+# It loads bats-support, bats-assert and bats-file, makes each test's own
+# temporary directory (BATS_TEST_TMPDIR) the working directory, and gives
+# the functions below.  It does not build anything and does not decide what
+# is right: expected values come from NumPy through tests/np.py.
+#
+# Environment: H5UFUNC (default: build/h5ufunc of this tree; the file must
+# be called h5ufunc) names the binary; its directory is put first on PATH, so
+# the program is run as `h5ufunc` (the name the history attribute records).
+# The Open MPI variables for running as root and oversubscribing are exported.
+#
+#   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
+#                        a 120 s timeout.  Use it with `run`, e.g.
+#                        `run --separate-stderr h5u call add f.h5:/x 1`.
+#   mpi N CMD...         mpirun --oversubscribe -n N CMD... under a 60 s
+#                        timeout (H5U_MPI_TIMEOUT), e.g. `mpi 3 h5ufunc run r.yaml`.
+#   np JOB [:: JOB]...   /usr/bin/python3 tests/np.py (see its docstring):
+#                        fixtures, NumPy's expected values, comparisons.
+#                        Without arguments it reads one job per line on stdin.
+#   fixtures             like `np` with jobs on stdin, run in BATS_FILE_TMPDIR:
+#                        call it in setup_file to make a file's fixtures once.
+#   fixture NAME...      copy fixture files made by `fixtures` into the
+#                        test's directory.
+#   snapshot             remember a checksum of every file and directory in
+#                        the test's directory (hidden ones included).
+#   assert_unchanged     fail unless the test's directory is exactly as at
+#                        the last `snapshot`: no file changed, none appeared,
+#                        none vanished.
+#   assert_error STATUS TEXT
+#                        after `run --separate-stderr`: exit STATUS, nothing
+#                        on stdout, and stderr is the one line
+#                        "h5ufunc: TEXT" (trailing blanks ignored), followed
+#                        at most by the excerpt of the recipe that points at
+#                        the place ("  7 |     in: [a, b]" and "    |  ^").
+#   assert_error_match STATUS REGEX
+#                        the same, stderr matching "^h5ufunc: REGEX$" (ERE).
+#   assert_error_once STATUS TEXT
+#                        for mpirun runs: exit STATUS, and exactly one line
+#                        of stderr starts with "h5ufunc:", and it is
+#                        "h5ufunc: TEXT" (the launcher may add its own lines).
+#   assert_stderr_empty  after `run --separate-stderr`: nothing on stderr.
+#   now                  seconds since the epoch (for `np history --since`).
+
+bats_require_minimum_version 1.5.0
+
+load /usr/lib/bats/bats-support/load
+load /usr/lib/bats/bats-assert/load
+load /usr/lib/bats/bats-file/load
+
+H5U_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${H5UFUNC:=$H5U_TESTS/../build/h5ufunc}"
+if [[ -d $(dirname "$H5UFUNC") ]]; then
+	H5UFUNC=$(cd "$(dirname "$H5UFUNC")" && pwd)/$(basename "$H5UFUNC")
+fi
+PATH="$(dirname "$H5UFUNC"):$PATH"
+export H5UFUNC PATH
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# Each test runs in its own directory.  (setup_file runs before any test
+# directory exists; it works in BATS_FILE_TMPDIR through `fixtures`.)
+if [[ -n ${BATS_TEST_TMPDIR:-} ]]; then
+	cd "$BATS_TEST_TMPDIR" || exit 1
+fi
+
+h5u() {
+	timeout 120 h5ufunc "$@"
+}
+
+mpi() {
+	local n=$1
+	shift
+	timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe -n "$n" "$@"
+}
+
+np() {
+	/usr/bin/python3 "$H5U_TESTS/np.py" "$@"
+}
+
+fixtures() {
+	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 "$H5U_TESTS/np.py")
+}
+
+fixture() {
+	local name
+	for name in "$@"; do
+		cp "$BATS_FILE_TMPDIR/$name" "./$name" || return 1
+	done
+}
+
+now() {
+	date +%s
+}
+
+# The state of the test directory: one line per directory and per file
+# (with its checksum).  Bats' own files for `run --separate-stderr` are left
+# out.
+h5u_dir_state() {
+	(
+		cd "$BATS_TEST_TMPDIR" || exit 1
+		find . -mindepth 1 ! -name 'separate-stderr-*' -print0 | sort -z |
+			while IFS= read -r -d '' path; do
+				if [[ -d $path && ! -L $path ]]; then
+					printf 'dir  %s\n' "$path"
+				else
+					printf '%s %s\n' "$(sha256sum <"$path" | cut -c1-64)" "$path"
+				fi
+			done
+	)
+}
+
+snapshot() {
+	H5U_SNAPSHOT=$(h5u_dir_state)
+}
+
+assert_unchanged() {
+	local current
+	current=$(h5u_dir_state)
+	if [[ $current != "$H5U_SNAPSHOT" ]]; then
+		diff <(printf '%s\n' "$H5U_SNAPSHOT") <(printf '%s\n' "$current") |
+			batslib_decorate "the test directory changed (< before, > after)" |
+			fail
+	fi
+}
+
+assert_stderr_empty() {
+	if [[ -n ${stderr:-} ]]; then
+		batslib_print_kv_single_or_multi 8 stderr "$stderr" |
+			batslib_decorate "stderr is not empty" | fail
+	fi
+}
+
+# h5u_check_error STATUS MODE WANT: the shared part of assert_error*.
+h5u_check_error() {
+	local want_status=$1 mode=$2 want=$3 line problem=
+	if [[ $status -ne $want_status ]]; then
+		problem="exit status $status, want $want_status"
+	elif [[ -n $output ]]; then
+		problem="stdout is not empty"
+	elif [[ ${#stderr_lines[@]} -lt 1 ]]; then
+		problem="stderr is empty"
+	elif ! h5u_only_excerpt "${stderr_lines[@]:1}"; then
+		problem="stderr has more than the message (and the recipe excerpt under it)"
+	else
+		line=${stderr_lines[0]}
+		line=${line%"${line##*[![:space:]]}"}
+		if [[ $mode == exact && $line != "h5ufunc: $want" ]]; then
+			problem="stderr is not the expected message"
+		elif [[ $mode == match && ! $line =~ ^h5ufunc:\ ($want)$ ]]; then
+			problem="stderr does not match"
+		fi
+	fi
+	if [[ -n $problem ]]; then
+		{
+			printf 'problem : %s\n' "$problem"
+			printf 'want    : %s%s\n' "$([[ $mode == match ]] && echo '/^h5ufunc: ' || echo 'h5ufunc: ')" "$want$([[ $mode == match ]] && echo '$/')"
+			printf 'status  : %s\n' "$status"
+			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
+		} | batslib_decorate "h5ufunc did not fail as expected" | fail
+	fi
+}
+
+# h5u_only_excerpt LINE...: true when the lines are nothing but the excerpt
+# of the recipe that may follow a message (house style, as jq does): a
+# numbered source line "  7 |     in: [a, b]" and a caret line "    |  ^".
+h5u_only_excerpt() {
+	local line
+	for line in "$@"; do
+		[[ $line =~ ^\ *[0-9]+\ \|( |$) || $line =~ ^\ *\|\ *[~^]+\ *$ ]] || return 1
+	done
+}
+
+assert_error() {
+	h5u_check_error "$1" exact "$2"
+}
+
+assert_error_match() {
+	h5u_check_error "$1" match "$2"
+}
+
+assert_error_once() {
+	local want_status=$1 want=$2 ours problem=
+	ours=$(printf '%s\n' "${stderr:-}" | grep '^h5ufunc:' || true)
+	ours=${ours%"${ours##*[![:space:]]}"}
+	if [[ $status -ne $want_status ]]; then
+		problem="exit status $status, want $want_status"
+	elif [[ $ours != "h5ufunc: $want" ]]; then
+		problem="the h5ufunc lines of stderr are not the one expected message"
+	fi
+	if [[ -n $problem ]]; then
+		{
+			printf 'problem : %s\n' "$problem"
+			printf 'want    : h5ufunc: %s\n' "$want"
+			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
+		} | batslib_decorate "h5ufunc did not fail as expected" | fail
+	fi
+}
