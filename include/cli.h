@@ -60,6 +60,9 @@ int cli_parse(struct cli *c, const char *command, int argc, char **argv,
 int cli_size(const char *text, size_t *out);
 /* Start MPI (when launched or --mpi) and HDF5. */
 int cli_session(struct cli *c, int *argc, char ***argv, struct err *e);
+/* Print a usage error found before MPI started, on the launcher's first
+ * rank only (or without a launcher). */
+void cli_usage_error(const struct err *e);
 /* Print E once (rank 0), finish MPI, and return the exit status. */
 int cli_finish(struct err *e);
 /* "Sun Nov 22 07:44:16 2026: h5ufunc run r.yaml", the same on every rank. */

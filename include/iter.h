@@ -23,8 +23,8 @@ typedef ptrdiff_t iter_strides[H5U_MAXDIM];
 void iter_loop(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	       const int64_t *dims, const iter_strides *st);
 
-/* The same without merging axes: every call covers one run of the
- * innermost axis (of extent > 1).  Reductions use it, so that how elements
+/* The same without merging or dropping axes: every call covers one run of
+ * the innermost axis.  Reductions use it, so that how elements
  * are grouped into calls (and so a pairwise sum's rounding) depends on the
  * array's shape alone, never on how rows were split into blocks or ranks. */
 void iter_fold(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,

@@ -55,6 +55,11 @@ struct recipe_step {
 	const char *fn;               /* ufunc name, or the expression for expr: */
 	struct mark mark;             /* the step's first key */
 	struct mark fn_mark;          /* the verb's value */
+	struct mark fn_text;          /* where its text begins: inside quotes, or a
+					 block scalar's first line (lines after the
+					 first start at the same column) */
+	int fn_offset;                /* columns before the text on its line, for a
+					 one-liner (eval's "OUT ="), else 0 */
 	int nin;                      /* `in:` scalar or list; 0 for expr: */
 	const char *in[RECIPE_MAXIN]; /* operand texts: names, FILE:/PATH, literals */
 	struct mark in_mark[RECIPE_MAXIN];

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <mpi.h>
+
 #include "cli.h"
 #include "comm.h"
 #include "diag.h"
@@ -91,7 +93,8 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 		if (!eq || eq == arg)
 			return err_set(e, EXIT_USAGE, w, "--mpi-info takes KEY=VALUE, got '%s'", arg);
 		if (h5io_hint(arg, (size_t)(eq - arg), eq + 1) < 0)
-			return err_set(e, EXIT_USAGE, w, "too many --mpi-info hints");
+			return err_set(e, EXIT_USAGE, w, "--mpi-info: too many hints, or a key of %d characters or more",
+				       MPI_MAX_INFO_KEY);
 		return 0;
 	}
 	}
@@ -180,6 +183,20 @@ int cli_session(struct cli *c, int *argc, char ***argv, struct err *e)
 		return -1;
 	h5io_init();
 	return 0;
+}
+
+void cli_usage_error(const struct err *e)
+{
+	/* Before MPI starts every rank would print: leave it to the first. */
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL
+	};
+	for (int i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && atoi(v) != 0)
+			return;
+	}
+	diag_print(e);
 }
 
 int cli_finish(struct err *e)

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "comm.h"
+#include "diag.h"
 #include "expr.h"
 
 enum {
@@ -43,7 +44,11 @@ static int split_out(struct arena *a, const char *arg, struct recipe_step *s, co
 	s->nout = 0;
 	const char *p = arg;
 	for (;;) {
-		const char *comma = strchr(p, ',');
+		const char *comma = p;
+		for (int depth = 0; *comma && (*comma != ',' || depth); comma++)
+			depth += *comma == '[' ? 1 : *comma == ']' ? -1 : 0;
+		if (!*comma)
+			comma = NULL;
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
 		if (s->nout == RECIPE_MAXOUT)
 			return err_set(e, EXIT_USAGE, w, "-o takes at most %d outputs", RECIPE_MAXOUT);
@@ -163,7 +168,7 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct cli_opt
 	return cli_finish(&e);
 usage:
 	arena_free(&a);
-	err_print(&e);
+	cli_usage_error(&e);
 	return e.status;
 }
 
@@ -210,6 +215,11 @@ int cmd_eval(int argc, char **argv)
 			memset(in, 0, sizeof *in);
 			in->name = arena_strndup(&a, arg, (size_t)(eq - arg));
 			in->ref = eq + 1;
+			for (int j = 0; j < r.ninputs - 1; j++)
+				if (!strcmp(inputs[j].name, in->name)) {
+					err_set(&e, EXIT_USAGE, "eval", "-i %s given twice", in->name);
+					goto usage;
+				}
 			break;
 		}
 		case OPT_EVAL_DTYPE:
@@ -232,20 +242,30 @@ int cmd_eval(int argc, char **argv)
 	const char *out;
 	size_t at = expr_split_assignment(c.pos[0], &a, &out);
 	step.fn = c.pos[0] + at;
+	step.fn_offset = (int)at;
 	if (out) {
 		if (!*out) {
 			err_set(&e, EXIT_USAGE, "eval", "nothing before '=' to assign to");
 			goto usage;
 		}
+		bool input = strstr(out, ":/") != NULL;
+		for (int j = 0; j < r.ninputs && !input; j++)
+			input = !strcmp(inputs[j].name, out);
+		if (!input) {
+			err_set(&e, EXIT_USAGE, "eval",
+				"'%s' is neither an -i name nor a FILE:/PATH dataset to write to", out);
+			goto usage;
+		}
 		step.nout = 1;
 		step.out[0] = out;
 	}
+	diag_set_source("<expression>", c.pos[0], strlen(c.pos[0]));
 	if (cli_session(&c, &argc, &argv, &e) == 0)
 		cmd_execute(&c, &r, false, &e);
 	arena_free(&a);
 	return cli_finish(&e);
 usage:
 	arena_free(&a);
-	err_print(&e);
+	cli_usage_error(&e);
 	return e.status;
 }

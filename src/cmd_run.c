@@ -91,7 +91,7 @@ static int run_or_check(int argc, char **argv, bool check_only)
 	if (cli_parse(&c, argv[0], argc, argv, NULL, true, &e) == 0 && c.npos != 1)
 		err_set(&e, EXIT_USAGE, argv[0], c.npos ? "one recipe at a time" : "a recipe file, or - for stdin, is needed");
 	if (e.status) {
-		err_print(&e);
+		cli_usage_error(&e);
 		return e.status;
 	}
 	if (cli_session(&c, &argc, &argv, &e) < 0)

@@ -13,7 +13,7 @@
  * registered source (a recipe; COL counts characters, as libyaml does), and
  * "COMMAND: column N" for an expression registered as "<expression>" (N
  * counts bytes from the start of the expression, as the expression parser
- * does).  The line is shown safely: tabs are expanded to stops of eight,
+ * does; the expression's line is numbered from 1).  The line is shown safely: tabs are expanded to stops of eight,
  * control characters, invalid UTF-8 and bidirectional overrides become '?',
  * and a line too long for a terminal is trimmed around the column with
  * "..." on the cut sides.  Anything else prints the first line alone.
@@ -312,7 +312,7 @@ static bool show_recipe(FILE *f, const char *msg)
 }
 
 /* "COMMAND: column N" with a registered expression: shows the expression
- * line holding byte N. */
+ * line holding byte N, numbered from 1 like a recipe's. */
 static bool show_expression(FILE *f, const char *msg)
 {
 	const struct source *s = source_find(DIAG_EXPRESSION);
@@ -324,17 +324,22 @@ static bool show_expression(FILE *f, const char *msg)
 	if (!number(&p, &col) || *p != ':' || col < 1 || (size_t)(col - 1) > s->len)
 		return false;
 	size_t at = (size_t)(col - 1), start = 0, i = 0;
+	long line = 1;
 	const unsigned char *t = (const unsigned char *)s->text;
 	while (i < at) {
 		size_t k = break_at(t + i, s->len - i);
-		if (k && i + k <= at)
+		if (k && i + k <= at) {
 			start = i + k;
+			line++;
+		}
 		i += k ? k : 1;
 	}
 	size_t end = start;
 	while (end < s->len && !break_at(t + end, s->len - end))
 		end++;
-	show(f, "", s->text + start, end - start, at - start);
+	char label[24];
+	snprintf(label, sizeof label, "%ld", line);
+	show(f, label, s->text + start, end - start, at - start);
 	return true;
 }
 

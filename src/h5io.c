@@ -21,7 +21,7 @@ static const char *hint_value[MAX_HINTS];
 
 int h5io_hint(const char *key, size_t keylen, const char *value)
 {
-	if (nhints == MAX_HINTS || keylen >= sizeof hint_key[0])
+	if (nhints == MAX_HINTS || keylen >= sizeof hint_key[0] || keylen >= MPI_MAX_INFO_KEY)
 		return -1;
 	memcpy(hint_key[nhints], key, keylen);
 	hint_key[nhints][keylen] = '\0';
@@ -466,6 +466,13 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 {
 	hid_t fspace, mspace;
 	select_box(d, shape, start, step, count, &fspace, &mspace);
+	if (H5Sget_simple_extent_npoints(fspace) == 0) {
+		/* A dataset of no elements has no storage to move (every rank
+		 * sees the same extent, so every rank skips alike). */
+		H5Sclose(mspace);
+		H5Sclose(fspace);
+		return 0;
+	}
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
 	if (comm_mpi())
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);

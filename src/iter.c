@@ -12,7 +12,7 @@ static void run(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	for (int i = 0; i < ndim; i++) {
 		if (dims_in[i] == 0)
 			return;
-		if (dims_in[i] == 1)
+		if (dims_in[i] == 1 && merge_axes)
 			continue;
 		bool merge = merge_axes && n > 0;
 		for (int k = 0; k < nargs && merge; k++)

@@ -38,8 +38,8 @@ static const char *where(struct planner *pl, const struct plan_step *s, struct m
 {
 	char *w = pl->where;
 	size_t n = sizeof pl->where;
-	if (pl->o->command && s) {
-		snprintf(w, n, "%s", s->where);
+	if (pl->o->command) {
+		snprintf(w, n, "%s", s ? s->where : pl->o->command);
 	} else if (m.line > 0 && s) {
 		snprintf(w, n, "%s:%d:%d: %s", pl->r->path, m.line, m.col, s->where);
 	} else if (m.line > 0) {
@@ -914,15 +914,27 @@ struct operand_ref {
 	struct array view;
 };
 
+/* Where column COL (1-based, in the expression's text) is for the user: a
+ * column of the one-liner's argument, or a line and column of the recipe. */
 static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
 {
+	const struct recipe_step *rs = s->src;
 	if (pl->o->command) {
-		snprintf(pl->where, sizeof pl->where, "%s: column %d", s->where, col);
+		snprintf(pl->where, sizeof pl->where, "%s: column %d", s->where, col + rs->fn_offset);
 		return pl->where;
 	}
-	struct mark m = s->src->fn_mark;
-	if (m.line > 0)
-		m.col += col - 1;
+	struct mark m = rs->fn_text.line > 0 ? rs->fn_text : rs->fn_mark;
+	if (m.line > 0) {
+		int start = m.col;
+		for (int i = 0; i < col - 1 && rs->fn[i]; i++) {
+			if (rs->fn[i] == '\n') {
+				m.line++;
+				m.col = start;
+			} else {
+				m.col++;
+			}
+		}
+	}
 	return where(pl, s, m);
 }
 
@@ -1044,6 +1056,8 @@ static int plan_expression(struct planner *pl, struct plan_step *s, const struct
  * multiply to the default integer. */
 static enum dtype reduction_dtype(const struct ufunc *uf, enum dtype dt)
 {
+	if (!strcmp(uf->name, "divide") && strchr("biu", dtype_table[dt].kind))
+		return DT_FLOAT64;   /* true division of integers, as a call */
 	if (!strcmp(uf->name, "logical_and") || !strcmp(uf->name, "logical_or") ||
 	    !strcmp(uf->name, "logical_xor"))
 		return DT_BOOL;
@@ -1062,6 +1076,13 @@ static int resolve_reduction_loop(struct planner *pl, struct plan_step *s, const
 {
 	const struct ufunc *uf = s->uf;
 	bool fixed = o->given & (1u << OPT_DTYPE);
+	const struct array *in2[2] = { s->in[0], s->in[0] };
+	if (!fixed && refuse_bool(uf, 2, in2, w, e) < 0)
+		return -1;
+	if (!strcmp(uf->name, "ldexp"))
+		return err_set(e, EXIT_USAGE, w,
+			       "%s of ldexp is not supported (its two inputs have different types)",
+			       verb_name(s->verb));
 	enum dtype want = fixed ? o->dtype : reduction_dtype(uf, s->in[0]->dtype);
 	for (int l = 0; l < uf->nloops; l++) {
 		const struct ufunc_loop *loop = &uf->loops[l];

@@ -454,6 +454,30 @@ out:
 	return rc;
 }
 
+/* Where the current scalar's text begins: after an opening quote, or at the
+ * first content line of a block scalar (| or >). */
+static struct mark text_start(struct parser *p)
+{
+	struct mark m = here(p);
+	yaml_scalar_style_t style = p->ev.data.scalar.style;
+	if (style == YAML_SINGLE_QUOTED_SCALAR_STYLE || style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+		m.col++;
+	} else if (style == YAML_LITERAL_SCALAR_STYLE || style == YAML_FOLDED_SCALAR_STYLE) {
+		size_t i = p->ev.start_mark.index;
+		while (i < p->len && p->text[i] != '\n')
+			i++;
+		if (i < p->len) {
+			i++;
+			size_t col = 0;
+			while (i + col < p->len && p->text[i + col] == ' ')
+				col++;
+			m.line++;
+			m.col = (int)col + 1;
+		}
+	}
+	return m;
+}
+
 /* The current scalar as a value (substituted, null told apart), then on to
  * the next event. */
 static int take_value(struct parser *p, struct value *v)
@@ -879,6 +903,9 @@ static int read_step(struct parser *p, struct recipe_step *s)
 			struct value v;
 			verb = k;
 			s->verb = (enum verb)k;
+			s->fn_text = here(p);
+			if (p->ev.type == YAML_SCALAR_EVENT)
+				s->fn_text = text_start(p);
 			rc = text_value(p, "", key, k == VERB_EXPR ? "an expression" : "a ufunc name", &v);
 			s->fn = v.text;
 			s->fn_mark = v.mark;

@@ -42,12 +42,17 @@ static void fold(const struct plan_step *s, enum fold_init init, char *data, int
 		for (int i = 0; i < ndim; i++)
 			first[i] = s->reduced[i] && dims[i] ? 1 : dims[i];
 		iter_copy(size, data, st[1], acc, ast, ndim, first);
-		if (init == FOLD_FIRST_SKIP)
+		if (init == FOLD_FIRST_SKIP) {
+			bool skipped = false;
 			for (int i = 0; i < ndim; i++)
 				if (s->reduced[i] && d[i] > 0) {
 					d[i]--;
 					src += st[1][i];
+					skipped = true;
 				}
+			if (!skipped)
+				return;   /* nothing reduced: the result is the element itself */
+		}
 	}
 	memcpy(st[0], ast, sizeof(ptrdiff_t) * (size_t)ndim);
 	memcpy(st[2], ast, sizeof(ptrdiff_t) * (size_t)ndim);
