@@ -1,0 +1,378 @@
+#!/usr/bin/env bats
+# 26-select.bats - NumPy basic slicing on operands, `FILE:/PATH[...]`:
+# reads in every form (slices with steps, negative indices and bounds, an
+# integer index that drops its axis, `...`, empty and clipped ranges)
+# against NumPy's own indexing of the same text, on 1 to 3 ranks; reduce and
+# accumulate of a selection; in-place writes into a selection with the rest
+# of the dataset untouched; a write overlapping what the step reads is
+# refused; NumPy's IndexError texts.  Expected values come from NumPy
+# indexing the arrays that h5py reads (npy below), with NumPy 2's NEP 50.
+
+load helper
+
+setup_file() {
+	fixtures <<-'EOF'
+		make s.h5:/t int32 9,6,4
+		make s.h5:/m float64 7,5
+		make s.h5:/v float32 10 fill=range
+		make s.h5:/z float64 () data=2.5
+		make s.h5:/b bool 9,6
+	EOF
+}
+
+# npy CODE: run Python CODE with NumPy (NEP 50 as NumPy 2), and
+#   read(REF)          the array h5py reads from FILE:/PATH
+#   same(WANT, REF)    fail unless dataset REF is WANT: dtype, shape, bytes
+#   printed(WANT, F)   fail unless file F holds WANT printed as SPEC 1 says
+npy() {
+	/usr/bin/python3 - "$1" <<-'EOF'
+		import sys
+		import h5py
+		import numpy as np
+		sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+		sys.path.insert(0, __import__('os').environ['H5U_TESTS'])
+		import np as ref  # tests/np.py: native byte order, SPEC 1's printing
+		np._set_promotion_state('weak')
+		np.seterr(all='ignore')
+		problems = []
+		def read(text):
+		    fname, path = text.split(':/', 1)
+		    with h5py.File(fname, 'r') as f:
+		        return ref.native(f['/' + path][()])
+		def same(want, text):
+		    want = np.asarray(want)
+		    got = read(text)
+		    if got.dtype != want.dtype or got.shape != want.shape:
+		        problems.append(f"{text}: {got.dtype} {got.shape}, NumPy gives {want.dtype} {want.shape}")
+		    elif got.tobytes() != want.tobytes():
+		        problems.append(f"{text}: values differ from NumPy's:\n{got}\nwant\n{want}")
+		def printed(want, path):
+		    try:
+		        ref.compare_text(path, (np.asarray(want),), open(path).read(), 0)
+		    except ref.Failure as exc:
+		        problems.append(str(exc))
+		exec(sys.argv[1])
+		if problems:
+		    sys.exit("\n".join(problems))
+	EOF
+}
+
+export H5U_TESTS
+
+# Selections of s.h5:/t (9,6,4) and what each reads, by name.
+SELECTIONS=(
+	'slices|0:3, ::2, 1'
+	'last|-1'
+	'ellipsis|..., 2'
+	'negstop|1:-1:3, 4'
+	'tail|-3:'
+	'head|:-7'
+	'every3|::3'
+	'empty|2:1'
+	'clipped|0:100'
+	'clippedneg|-100:2, -100:100:5'
+	'scalar|8, 5, -4'
+	'mid|1, ..., 1:3'
+	'all|...'
+	'colons|:, :, :'
+	'spaces| 1 : 5 , 2 '
+	'step2|5:2:2'
+	'dropmid|:, 3'
+	'ellipsisend|2:4, ...'
+)
+
+@test "a selection in every basic-slicing form reads what NumPy's indexing gives" {
+	fixture s.h5
+	local item name sel code=
+	for item in "${SELECTIONS[@]}"; do
+		name=${item%%|*}
+		sel=${item#*|}
+		run --separate-stderr h5u call positive "s.h5:/t[$sel]" -o "o.h5:/$name"
+		[[ $status -eq 0 ]] || fail "s.h5:/t[$sel]: status $status: $stderr"
+		code+="same(np.positive(read('s.h5:/t')[$sel]), 'o.h5:/$name')"$'\n'
+	done
+	npy "$code"
+}
+
+@test "selections on both operands of a binary call broadcast as NumPy's views do" {
+	fixture s.h5
+	h5u call add 's.h5:/t[:, 0, 1:3]' 's.h5:/m[2:4, 3]' -o o.h5:/no
+	h5u call add 's.h5:/t[::4, 1:6:2, 0]' 's.h5:/m[0, 1:4]' -o o.h5:/a
+	h5u call multiply 's.h5:/m[1:, ...]' 's.h5:/v[5:10]' -o o.h5:/b
+	h5u call multiply 's.h5:/m[1:6, :]' 's.h5:/v[-5:]' -o o.h5:/c
+	h5u call logical_and 's.h5:/b[::2]' 's.h5:/b[-1]' -o o.h5:/d
+	h5u call subtract 's.h5:/z[...]' 's.h5:/v[::3]' -o o.h5:/e
+	npy "
+t, m, v, b, z = (read('s.h5:/' + n) for n in 'tmvbz')
+same(np.add(t[:, 0, 1:3], m[2:4, 3]), 'o.h5:/no')
+same(np.add(t[::4, 1:6:2, 0], m[0, 1:4]), 'o.h5:/a')
+same(np.multiply(m[1:, ...], v[5:10]), 'o.h5:/b')
+same(np.multiply(m[1:6, :], v[-5:]), 'o.h5:/c')
+same(np.logical_and(b[::2], b[-1]), 'o.h5:/d')
+same(np.subtract(z[...], v[::3]), 'o.h5:/e')"
+}
+
+@test "a 0-d result of integer indices prints as a scalar; an empty one prints nothing" {
+	fixture s.h5
+	run --separate-stderr h5u call multiply 's.h5:/t[8, 5, -4]' 2
+	assert_success
+	printf '%s\n' "$output" >scalar.txt
+	run --separate-stderr h5u call positive 's.h5:/m[-2]'
+	assert_success
+	printf '%s\n' "$output" >row.txt
+	run --separate-stderr h5u call positive 's.h5:/m[3:3]'
+	assert_success
+	assert_output ''
+	npy "
+printed(read('s.h5:/t')[8, 5, -4] * 2, 'scalar.txt')
+printed(read('s.h5:/m')[-2], 'row.txt')"
+}
+
+@test "selections in recipes, -i bindings of eval and expressions" {
+	fixture s.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  row: s.h5:/t[4]              # (6,4)
+		  col: s.h5:/m[:, -1]          # (7,)
+		steps:
+		  - ufunc: add
+		    in: [row, "s.h5:/t[0, :, ::-1]"]
+		    out: o.h5:/bad
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:6:15: step 1 (ufunc add): 's.h5:/t[0, :, ::-1]': negative slice steps are not supported"
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  row: s.h5:/t[4]              # (6,4)
+		  col: s.h5:/m[:, -1]          # (7,)
+		steps:
+		  - ufunc: subtract
+		    in: [row, "s.h5:/t[0, :, 1:2]"]
+		    out: o.h5:/a
+		  - expr: col * 2 + 1
+		    out: o.h5:/b
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	h5u eval -i x='s.h5:/m[1:6:2, 1:]' -i y='s.h5:/v[:4]' 'o.h5:/c = x * y - 1'
+	npy "
+t, m, v = read('s.h5:/t'), read('s.h5:/m'), read('s.h5:/v')
+same(np.subtract(t[4], t[0, :, 1:2]), 'o.h5:/a')
+same(m[:, -1] * 2 + 1, 'o.h5:/b')
+same(np.subtract(np.multiply(m[1:6:2, 1:], v[:4]), 1), 'o.h5:/c')"
+}
+
+# select_run DIR [N]: in a new directory DIR with a copy of s.h5, run
+# sel.yaml there, without a launcher or on N ranks.
+select_run() {
+	local dir=$1 n=${2:-}
+	mkdir "$dir"
+	cp sel.yaml "$dir"/
+	(
+		cd "$dir" && fixture s.h5 || exit 1
+		if [[ -z $n ]]; then
+			h5u run sel.yaml
+		else
+			mpi "$n" h5ufunc run sel.yaml
+		fi
+	)
+}
+
+@test "selections read and written in place give the same datasets on 1, 2, 3 ranks" {
+	fixture s.h5
+	cat >sel.yaml <<-'EOF'
+		inputs:
+		  t: s.h5:/t
+		steps:
+		  - ufunc: negative            # first axis stepped: 3 rows
+		    in: "s.h5:/t[1::3, ::2]"
+		    out: o.h5:/a
+		  - ufunc: multiply            # first axis dropped: split along the next one
+		    in: ["s.h5:/t[4]", 10]
+		    out: o.h5:/b
+		  - ufunc: add                 # one row, more ranks than rows
+		    in: ["s.h5:/t[7:8, -1]", "s.h5:/m[0, 1:5]"]
+		    out: o.h5:/c
+		  - reduce: add
+		    in: "s.h5:/t[1:8:2, ::2]"
+		    axis: 0
+		    out: o.h5:/d
+		  - accumulate: add
+		    in: "s.h5:/m[:, 1:4]"
+		    axis: 0
+		    out: o.h5:/e
+		  - ufunc: multiply            # in place into a selection
+		    in: ["s.h5:/t[2:7, 1:3]", 3]
+		    out: s.h5:/t[2:7, 1:3]
+		  - ufunc: subtract            # in place into a stepped selection
+		    in: ["s.h5:/m[::3, 1]", 0.5]
+		    out: s.h5:/m[::3, 1]
+	EOF
+	select_run r0
+	local n
+	for n in 1 2 3; do
+		select_run "r$n" "$n"
+	done
+	npy "
+t, m = read('s.h5:/t'), read('s.h5:/m')
+same(np.negative(t[1::3, ::2]), 'r0/o.h5:/a')
+same(np.multiply(t[4], 10), 'r0/o.h5:/b')
+same(np.add(t[7:8, -1], m[0, 1:5]), 'r0/o.h5:/c')
+same(np.add.reduce(t[1:8:2, ::2], axis=0), 'r0/o.h5:/d')
+same(np.add.accumulate(m[:, 1:4], axis=0), 'r0/o.h5:/e')
+t[2:7, 1:3] *= 3
+m[::3, 1] -= 0.5
+same(t, 'r0/s.h5:/t')
+same(m, 'r0/s.h5:/m')
+for n in (1, 2, 3):
+    for d in 'abcde':
+        same(read(f'r0/o.h5:/{d}'), f'r{n}/o.h5:/{d}')
+    same(t, f'r{n}/s.h5:/t')
+    same(m, f'r{n}/s.h5:/m')"
+}
+
+@test "reduce and accumulate of a selection, along every axis and all of them" {
+	fixture s.h5
+	h5u reduce add 's.h5:/t[1:8:2, ::2, 1:]' --axis 0 -o o.h5:/r0
+	h5u reduce maximum 's.h5:/t[1:8:2, ::2, 1:]' --axis 2 -o o.h5:/r2
+	h5u reduce add 's.h5:/t[..., 3]' --axis all -o o.h5:/rall
+	h5u reduce multiply 's.h5:/m[2:5, 1:3]' --axis 1 --keepdims -o o.h5:/rk
+	h5u reduce minimum 's.h5:/t[-1]' --axis -1 -o o.h5:/rneg
+	h5u accumulate add 's.h5:/t[::2, 3]' --axis 0 -o o.h5:/a0
+	h5u accumulate subtract 's.h5:/m[1:, ::2]' --axis 1 -o o.h5:/a1
+	h5u accumulate add 's.h5:/v[2:9:3]' -o o.h5:/av
+	run --separate-stderr h5u reduce add 's.h5:/m[:, 2]' --axis all
+	assert_success
+	printf '%s\n' "$output" >total.txt
+	npy "
+t, m, v = read('s.h5:/t'), read('s.h5:/m'), read('s.h5:/v')
+same(np.add.reduce(t[1:8:2, ::2, 1:], axis=0), 'o.h5:/r0')
+same(np.maximum.reduce(t[1:8:2, ::2, 1:], axis=2), 'o.h5:/r2')
+same(np.add.reduce(t[..., 3], axis=None), 'o.h5:/rall')
+same(np.multiply.reduce(m[2:5, 1:3], axis=1, keepdims=True), 'o.h5:/rk')
+same(np.minimum.reduce(t[-1], axis=-1), 'o.h5:/rneg')
+same(np.add.accumulate(t[::2, 3], axis=0), 'o.h5:/a0')
+same(np.subtract.accumulate(m[1:, ::2], axis=1), 'o.h5:/a1')
+same(np.add.accumulate(v[2:9:3]), 'o.h5:/av')
+printed(np.add.reduce(m[:, 2], axis=None), 'total.txt')"
+}
+
+@test "call -o FILE:/PATH[...] and eval OUT = in place into a selection: the rest is untouched" {
+	fixture s.h5
+	cp s.h5 before.h5
+	h5u call multiply 's.h5:/t[2:4]' 2 -o 's.h5:/t[2:4]'
+	h5u call negative 's.h5:/m[0:2]' -o 's.h5:/m[5:7]'
+	h5u eval -i w='s.h5:/t[5:7, 1]' 'w = w * 3 + 1'
+	h5u eval -i r='s.h5:/m[3]' 's.h5:/m[3] = r * 0.5'
+	npy "
+t, m = read('before.h5:/t'), read('before.h5:/m')
+t[2:4] *= 2
+t[5:7, 1] = t[5:7, 1] * 3 + 1
+m[5:7] = -m[0:2]
+m[3] = m[3] * 0.5
+same(t, 's.h5:/t')
+same(m, 's.h5:/m')
+same(read('before.h5:/v'), 's.h5:/v')"
+}
+
+@test "call -o into a selection with a comma writes that selection" {
+	fixture s.h5
+	cp s.h5 before.h5
+	run --separate-stderr h5u call multiply 's.h5:/t[2:4, 1]' 2 -o 's.h5:/t[2:4, 1]'
+	assert_success
+	assert_stderr_empty
+	npy "
+t = read('before.h5:/t')
+t[2:4, 1] *= 2
+same(t, 's.h5:/t')"
+}
+
+@test "an in-place selection must have the result's shape and take its dtype by the casting rule" {
+	fixture s.h5
+	snapshot
+	run --separate-stderr h5u call negative 's.h5:/t[3:5]' -o 's.h5:/t[0:3]'
+	assert_error 2 "call negative: non-broadcastable output operand with shape (3,6,4) doesn't match the broadcast shape (2,6,4)"
+	run --separate-stderr h5u call multiply 's.h5:/t[0:2]' 2.5 -o 's.h5:/t[4:6]'
+	assert_error 2 "call multiply: Cannot cast ufunc 'multiply' output from float64 to int32 with casting rule 'same_kind'"
+	assert_unchanged
+}
+
+@test "a write into a selection that overlaps what the step reads of the same dataset is refused" {
+	fixture s.h5
+	snapshot
+	run --separate-stderr h5u call negative 's.h5:/t[0:2]' -o 's.h5:/t[1:3]'
+	assert_error 2 "call negative: 's.h5:/t[1:3]' overlaps 's.h5:/t[0:2]', which the step reads: write to another dataset"
+	run --separate-stderr h5u call add s.h5:/m 's.h5:/m[0]' -o s.h5:/m
+	assert_error 2 "call add: 's.h5:/m' overlaps 's.h5:/m[0]', which the step reads: write to another dataset"
+	# Interleaved steps share a bounding box: refused as well (documented).
+	run --separate-stderr h5u call negative 's.h5:/v[::2]' -o 's.h5:/v[1::2]'
+	assert_error 2 "call negative: 's.h5:/v[1::2]' overlaps 's.h5:/v[::2]', which the step reads: write to another dataset"
+	run --separate-stderr h5u eval -i a='s.h5:/m[1:4]' -i b='s.h5:/m[3:6]' 'b = a + 1'
+	assert_error 2 "eval: 's.h5:/m[3:6]' overlaps 's.h5:/m[1:4]', which the step reads: write to another dataset"
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  t: s.h5:/t
+		steps:
+		  - ufunc: multiply
+		    in: ["s.h5:/t[0:5]", 2]
+		    out: s.h5:/t[4:9]
+	EOF
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:6:10: step 1 (ufunc multiply): 's.h5:/t[4:9]' overlaps 's.h5:/t[0:5]', which the step reads: write to another dataset"
+	assert_unchanged
+	# Disjoint boxes and the very same selection are fine (elementwise).
+	cp s.h5 before.h5
+	h5u call negative 's.h5:/t[0:2]' -o 's.h5:/t[2:4]'
+	h5u call square 's.h5:/v[3:7]' -o 's.h5:/v[3:7]'
+	npy "
+t, v = read('before.h5:/t'), read('before.h5:/v')
+t[2:4] = -t[0:2]
+v[3:7] = v[3:7] ** 2
+same(t, 's.h5:/t')
+same(v, 's.h5:/v')"
+}
+
+@test "index errors are NumPy's IndexError texts (exit 2, nothing written)" {
+	fixture s.h5
+	snapshot
+	local sel want
+	while IFS='|' read -r sel want; do
+		run --separate-stderr h5u call positive "s.h5:/t[$sel]" -o o.h5:/x
+		assert_error 2 "call positive: 's.h5:/t[$sel]': $want"
+	done <<-'EOF'
+		9|index 9 is out of bounds for axis 0 with size 9
+		-10|index -10 is out of bounds for axis 0 with size 9
+		0, 6|index 6 is out of bounds for axis 1 with size 6
+		..., -5|index -5 is out of bounds for axis 2 with size 4
+		0,0,0,0|too many indices for array: array is 3-dimensional, but 4 were indexed
+		::0|slice step cannot be zero
+		1:5, 2:3:0|slice step cannot be zero
+		..., ...|an index can only have a single ellipsis ('...')
+	EOF
+	run --separate-stderr h5u call positive 's.h5:/z[0]'
+	assert_error 2 "call positive: 's.h5:/z[0]': too many indices for array: array is 0-dimensional, but 1 were indexed"
+	run --separate-stderr h5u call positive 's.h5:/t[::-1]'
+	assert_error 2 "call positive: 's.h5:/t[::-1]': negative slice steps are not supported"
+	printf 'steps:\n  - ufunc: sqrt\n    in: s.h5:/m[7]\n    out: o.h5:/x\n' >r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:3:9: step 1 (ufunc sqrt): 's.h5:/m[7]': index 7 is out of bounds for axis 0 with size 7"
+	run --separate-stderr h5u eval -i x='s.h5:/m[1, 2, 3]' 'x + 1'
+	assert_error 2 "eval: 's.h5:/m[1, 2, 3]': too many indices for array: array is 2-dimensional, but 3 were indexed"
+	assert_unchanged
+}
+
+@test "the index errors match NumPy's own messages" {
+	npy "
+a = np.zeros((9, 6, 4))
+for sel, text in [((9,), 'index 9 is out of bounds for axis 0 with size 9'),
+                  ((0, 0, 0, 0), 'too many indices for array: array is 3-dimensional, but 4 were indexed'),
+                  ((slice(None, None, 0),), 'slice step cannot be zero'),
+                  ((Ellipsis, Ellipsis), \"an index can only have a single ellipsis ('...')\")]:
+    try:
+        a[sel]
+        problems.append(f'NumPy accepts {sel}')
+    except (IndexError, ValueError) as exc:
+        if str(exc) != text:
+            problems.append(f'NumPy says {str(exc)!r}, the test wants {text!r}')"
+}
