@@ -9,7 +9,7 @@
 CC      = mpicc
 PKGS    = hdf5-openmpi yaml-0.1
 PREFIX ?= /usr/local
-OPT    ?= -O2
+OPT    ?= -O3
 CFLAGS ?= $(OPT) -g
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -58,7 +58,7 @@ build:
 # Debian/Ubuntu packages needed to build, test and run the demo.
 DEB_PKGS = make gcc pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
 	libyaml-dev hdf5-tools bats bats-assert bats-support bats-file \
-	python3-numpy python3-h5py-mpi python3-mpi4py groff-base clang libclang-rt-14-dev
+	python3-numpy python3-h5py-mpi python3-mpi4py groff-base time clang libclang-rt-14-dev
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)
@@ -68,7 +68,7 @@ check: deps
 	$(Q)tests/run
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all OPT=-O3
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run
 
 demo: deps

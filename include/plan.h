@@ -57,6 +57,7 @@ struct array {
 	struct array_view view;
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
 	struct literal lit;      /* ARR_LITERAL */
+	bool strong;             /* ARR_LITERAL made an array first (outer), not weak */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];

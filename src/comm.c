@@ -24,6 +24,9 @@ int comm_init(bool want, int *argc, char ***argv, struct err *e)
 {
 	if (!want)
 		return 0;
+	/* Ranks waiting in a collective give up the core instead of spinning:
+	 * ranks often share cores with each other and with HDF5's work. */
+	setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
 	if (MPI_Init(argc, argv) != MPI_SUCCESS)
 		return err_set(e, EXIT_RUN, "mpi", "MPI_Init failed");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -14,6 +14,9 @@
 
 static hid_t bool_type = -1, half_type = -1;
 
+/* Bytes of chunk cache per dataset: a row of typical chunks fits. */
+#define CHUNK_CACHE ((size_t)16 << 20)
+
 #define MAX_HINTS 32
 static int nhints;
 static char hint_key[MAX_HINTS][256];
@@ -275,7 +278,10 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
 {
-	hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	H5Pset_chunk_cache(dapl, 12421, CHUNK_CACHE, 0.75);
+	hid_t d = H5Dopen2(file, path, dapl);
+	H5Pclose(dapl);
 	if (d < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		fold_stack(e, H5Eget_current_stack());
@@ -362,7 +368,10 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	}
 	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, H5P_DEFAULT);
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	H5Pset_chunk_cache(dapl, 12421, CHUNK_CACHE, 0.75);
+	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
+	H5Pclose(dapl);
 	hid_t stack = d < 0 ? H5Eget_current_stack() : -1;
 	H5Pclose(dcpl);
 	H5Pclose(lcpl);

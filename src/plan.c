@@ -16,6 +16,9 @@
 #include "scan.h"
 
 #define IO_LIMIT ((int64_t)1 << 31)   /* bytes: no I/O call moves this much */
+/* Blocks stop growing at about this many bytes of their widest array,
+ * whatever the budget: larger ones only cost page faults and cache. */
+#define BLOCK_TARGET ((int64_t)4 << 20)
 
 struct binding {
 	const char *name;
@@ -372,7 +375,7 @@ static int kind_order(char kind)
 
 static bool is_weak(const struct array *x)
 {
-	return x->kind == ARR_LITERAL && x->lit.kind != LIT_BOOL;
+	return x->kind == ARR_LITERAL && x->lit.kind != LIT_BOOL && !x->strong;
 }
 
 /* Can input X go to loop type T under CASTING?  USE_MIN_SCALAR is NumPy's:
@@ -497,11 +500,16 @@ static int convert_literal(const struct array *x, struct plan_op *op, int k, con
 {
 	enum dtype t = op->loop->types[k];
 	op->src[k] = OP_LITERAL;
-	if (!is_weak(x)) {
-		dtype_cast(x->dtype, &x->lit.b, 0, t, op->lit[k], 0, 1);
-		return 0;
-	}
-	return literal_to_dtype(&x->lit, t, op->lit[k], w, e);
+	if (is_weak(x))
+		return literal_to_dtype(&x->lit, t, op->lit[k], w, e);
+	/* a strong literal: its default dtype's value, then cast */
+	unsigned char v[8];
+	if (x->lit.kind == LIT_BOOL)
+		memcpy(v, &x->lit.b, 1);
+	else if (literal_to_dtype(&x->lit, x->dtype, v, w, e) < 0)
+		return -1;
+	dtype_cast(x->dtype, v, 0, t, op->lit[k], 0, 1);
+	return 0;
 }
 
 /* ---- outputs -------------------------------------------------------- */
@@ -782,6 +790,8 @@ static int size_elementwise(struct planner *pl, struct plan_step *s, const char 
 	if (rpb < 1)
 		return err_set(e, EXIT_USAGE, w, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)widest);
+	if (widest && rpb > BLOCK_TARGET / widest)
+		rpb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
 	if (rpb > share)
 		rpb = share > 0 ? share : 1;
 	s->rows_per_block = rpb;
@@ -843,7 +853,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 			    struct err *e)
 {
 	const struct recipe_step *rs = s->src;
-	if (s->verb == VERB_OUTER && (s->uf->nin != 2 || s->uf->nout != 1))
+	if (s->verb == VERB_OUTER && s->uf->nin != 2)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark),
 			       "outer product only supported for binary functions");
 	if (rs->nin != s->uf->nin)
@@ -859,6 +869,9 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 		s->bshape[k] = s->in[k]->shape;
 	}
 	if (s->verb == VERB_OUTER) {   /* a.shape + (1,) * b.ndim against b */
+		for (int k = 0; k < s->nin; k++)
+			if (s->in[k]->kind == ARR_LITERAL)
+				s->in[k]->strong = true;   /* NumPy makes arrays of them first */
 		struct shape *a = &s->bshape[0];
 		if (a->ndim + s->bshape[1].ndim > H5U_MAXDIM)
 			return err_set(e, EXIT_USAGE, where(pl, s, rs->mark),
@@ -1118,9 +1131,12 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	const struct recipe_step *rs = s->src;
 	const struct ufunc *uf = s->uf;
 	const char *verb = verb_name(s->verb);
-	if (uf->nin != 2 || uf->nout != 1)
+	if (uf->nin != 2)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark),
 			       "%s only supported for binary functions", verb);
+	if (uf->nout != 1)
+		return err_set(e, EXIT_USAGE, where(pl, s, rs->fn_mark),
+			       "%s only supported for functions returning a single value", verb);
 	if (rs->nin != 1)
 		return err_set(e, EXIT_USAGE, where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
 			       "%s takes one input, got %d", verb, rs->nin);
@@ -1140,7 +1156,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 			return err_set(e, EXIT_USAGE, where(pl, s, rs->in_mark[0]), "cannot accumulate on a scalar");
 		if (given && (o->axis_all || o->naxis != 1))
 			return err_set(e, EXIT_USAGE, where(pl, s, o->mark[OPT_AXIS]),
-				       "accumulate takes exactly one axis");
+				       "accumulate does not allow multiple axes");
 		if (normalise_axis(pl, s, given ? o->axis[0] : 0, X->ndim, &s->axis, e) < 0)
 			return -1;
 		s->reduced[s->axis] = true;
@@ -1151,6 +1167,8 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 			for (int i = 0; i < X->ndim; i++)
 				s->reduced[i] = true;
 			naxes = X->ndim;
+		} else if (X->ndim == 0 && (!given || (o->naxis == 1 && (o->axis[0] == 0 || o->axis[0] == -1)))) {
+			naxes = 0;   /* NumPy 2 keeps this: reducing a 0-d array along 0 gives the element */
 		} else {
 			int n = given ? o->naxis : 1;
 			for (int i = 0; i < n; i++) {
@@ -1510,7 +1528,7 @@ static void dedupe_inputs(struct plan_step *s)
 {
 	for (int k = s->nin - 1; k > 0; k--) {
 		int j = 0;
-		while (j < k && s->in[j] != s->in[k])
+		while (j < k && !(s->in[j] == s->in[k] && shape_equal(&s->bshape[j], &s->bshape[k])))
 			j++;
 		if (j == k)
 			continue;

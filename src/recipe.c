@@ -740,7 +740,7 @@ static int read_defaults(struct parser *p, struct step_opts *o)
 		return -1;
 	struct mark first[OPT_COUNT];
 	while (p->ev.type != YAML_MAPPING_END_EVENT) {
-		const char *key;
+		const char *key = NULL;
 		struct mark km;
 		if (take_key(p, &key, &km))
 			return -1;
@@ -775,7 +775,7 @@ static int read_inputs(struct parser *p)
 	if (advance(p))
 		return -1;
 	while (p->ev.type != YAML_MAPPING_END_EVENT) {
-		const char *name;
+		const char *name = NULL;
 		struct mark km;
 		if (take_key(p, &name, &km))
 			return -1;
@@ -881,7 +881,7 @@ static int read_step(struct parser *p, struct recipe_step *s)
 	bool seen[STEP_COUNT] = {false};
 	int verb = -1;
 	while (p->ev.type != YAML_MAPPING_END_EVENT) {
-		const char *key;
+		const char *key = NULL;
 		struct mark km;
 		if (take_key(p, &key, &km))
 			return -1;
@@ -1014,7 +1014,7 @@ static int read_recipe(struct parser *p, struct recipe *r)
 	struct mark first[TOP_COUNT];
 	bool seen[TOP_COUNT] = {false};
 	while (p->ev.type != YAML_MAPPING_END_EVENT) {
-		const char *key;
+		const char *key = NULL;
 		struct mark km;
 		if (take_key(p, &key, &km))
 			return -1;

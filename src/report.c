@@ -11,14 +11,16 @@
  * only when the meter or the summary is wanted), so the step's final meter
  * line and the summary hold the exact sums over ranks.
  *
- * The meter: one line per step, redrawn in place with '\r' at most ten times
- * a second, "step 2/3 reduce add: 1.5 GiB of 4.0 GiB (37%), 512.0 MiB/s,
+ * The meter: one line per step (a step that heads a pass of fused steps
+ * runs them all, and says "(+N fused)"), redrawn in place with '\r' at most
+ * ten times a second, "step 2/3 reduce add: 1.5 GiB of 4.0 GiB (37%), 512.0 MiB/s,
  * 0:05 left", ended with a newline when the step ends, as
  * "step 2/3 reduce add: 4.0 GiB in 8.1 s (505.7 MiB/s)".  A result printed
  * as text first clears the line, so results never mix with the meter.
  *
  * The summary (schema in h5ufunc(1), JSON OUTPUT): one JSON object printed
- * by rank 0 when the run has succeeded; printed results are kept as JSON
+ * by rank 0 when the run has succeeded, one entry per recipe step (a fused
+ * step names the step whose pass ran it, and counts nothing itself); printed results are kept as JSON
  * (print.h's print_json) and go under "result" instead of being printed as
  * text.  After a failure nothing is printed on stdout: the exit status and
  * the message on stderr say what happened.

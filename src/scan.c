@@ -10,6 +10,7 @@
 
 #define TILE_BYTES ((int64_t)256 << 10)
 #define IO_LIMIT ((int64_t)1 << 31)
+#define BLOCK_TARGET ((int64_t)4 << 20)   /* bytes of a block's widest array, at most */
 
 static void check_fault(const struct plan_step *s, struct err *e)
 {
@@ -88,7 +89,7 @@ static int scan_rows(struct plan_step *s, struct err *e)
 		start[0] = first;
 		cnt[0] = count;
 		stage_read(x, t, start, cnt, raw, data, s->where, e);
-		if (s->axis == n - 1 && !e->status)
+		if (s->axis == n - 1 && !e->status && x->shape.dim[n - 1] > 0)
 			scan_last_axis(s, data, out, count * rowsize / (n ? x->shape.dim[n - 1] : 1),
 				       x->shape.dim[n - 1]);
 		for (int64_t r = 0; r < count && !e->status && s->axis != n - 1; r += tile) {
@@ -194,6 +195,8 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	if (upb < 1)
 		return err_set(e, EXIT_USAGE, where, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)widest);
+	if (widest && upb > BLOCK_TARGET / widest)
+		upb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
 	int64_t share = (units + nranks - 1) / nranks;
 	s->rows_per_block = upb < share ? upb : share > 0 ? share : 1;
 	return 0;
