@@ -107,6 +107,42 @@ run_recipe() {
 	assert_success
 }
 
+@test "recipes/column-totals.yaml on 1 and 2 ranks matches NumPy" {
+	run_recipe column-totals
+}
+
+@test "recipes/column-totals.yaml on 3 and 4 ranks (5 stations split unevenly) writes the same bits" {
+	data one
+	run --separate-stderr h5u run --set DATA=one "$REPO/recipes/column-totals.yaml"
+	assert_success
+	local n
+	for n in 3 4; do
+		data "r$n"
+		run --separate-stderr mpi "$n" h5ufunc run --set DATA="r$n" "$REPO/recipes/column-totals.yaml"
+		assert_success
+		run ref same one "r$n"
+		assert_success
+	done
+}
+
+@test "recipes/cumulative.yaml on 1 and 2 ranks matches NumPy bit for bit" {
+	run_recipe cumulative
+}
+
+@test "recipes/cumulative.yaml on 3 and 4 ranks, many blocks (--memory 8K), writes the same bits" {
+	data one
+	run --separate-stderr h5u run --set DATA=one "$REPO/recipes/cumulative.yaml"
+	assert_success
+	local n
+	for n in 3 4; do
+		data "r$n"
+		run --separate-stderr mpi "$n" h5ufunc run --memory 8K --set DATA="r$n" "$REPO/recipes/cumulative.yaml"
+		assert_success
+		run ref same one "r$n"
+		assert_success
+	done
+}
+
 @test "recipes/slurm-job.sh runs its srun line under mpirun -n 2" {
 	local script=$REPO/recipes/slurm-job.sh
 	run bash -n "$script"

@@ -65,11 +65,31 @@ def potential_temperature(read):
     return {"theta.h5:/theta": (theta, 4)}
 
 
+def column_totals(read):
+    t = read("air.h5:/t")
+    # NumPy 2: 65 - t and maximum(below, 0) keep float32 (weak literals).
+    deficit = np.maximum(np.subtract(F32(65), t), F32(0))
+    # A float sum may group its terms differently from NumPy's pairwise sum
+    # (h5ufunc(1), "Exactness"): 64 ULP of the total for these nine positive
+    # terms, far inside float32's 1e-5.
+    return {"degree-days.h5:/heating": (np.add.reduce(deficit, axis=0), 64),
+            "degree-days.h5:/coldest": (np.minimum.reduce(t, axis=0), 0)}
+
+
+def cumulative(read):
+    u, v = read("wind.h5:/u"), read("wind.h5:/v")
+    # accumulate is NumPy's sequential sum, bit for bit.
+    return {"drift.h5:/x": (np.add.accumulate(np.multiply(u, F32(21.6)), axis=0), 0),
+            "drift.h5:/y": (np.add.accumulate(np.multiply(v, F32(21.6)), axis=0), 0)}
+
+
 RECIPES = {
     "wind-speed": wind_speed,
     "rescale-in-place": rescale_in_place,
     "time-of-day": time_of_day,
     "potential-temperature": potential_temperature,
+    "column-totals": column_totals,
+    "cumulative": cumulative,
 }
 
 HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "

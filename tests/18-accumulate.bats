@@ -1,0 +1,336 @@
+#!/usr/bin/env bats
+# 18-accumulate.bats - `h5ufunc accumulate` and `accumulate:` steps against
+# NumPy's np.UFUNC.accumulate(x, axis=, dtype=).
+#
+# Every binary one-output ufunc of `h5ufunc ufuncs` over every dtype NumPy
+# accumulates (axis 0, one process and 3 ranks) and the pairs it refuses;
+# every axis, the split axis 0 included, of 1-D, 2-D and 3-D inputs on no
+# launcher and on 1, 2, 3 and 4 ranks; fewer rows than ranks; add,
+# multiply, maximum, subtract, divide and the logical ufuncs; dtype=; empty
+# axes; arrays many blocks long under a small --memory; printed results;
+# NumPy's errors.  accumulate is NumPy's sequential fold, so every result is
+# compared bit for bit, floats included (tests/reduce_ref.py; the
+# transcendental ufuncs of SPEC 3.4 within 4 ULP a step).
+
+load helper
+
+setup_file() {
+	fixtures <<-'EOF'
+		make f.h5:/x float64 6,4
+		make f.h5:/c float64 5,4,3
+		make f.h5:/k int16 5,4,3
+		make f.h5:/u uint8 5,4,3
+		make f.h5:/b bool 5,4,3
+		make f.h5:/h float32 5,4,3
+		make f.h5:/g float16 5,4,3 fill=pos
+		make f.h5:/p float64 5,4,3 fill=pos
+		make f.h5:/v float64 9
+		make f.h5:/vi int32 9
+		make f.h5:/s float64 () data=2.5
+		make f.h5:/e0 float64 0,3
+		make f.h5:/e1 float64 3,0
+		make f.h5:/ei int32 0
+		make small.h5:/two float64 2,3
+		make small.h5:/twoi int64 2,3
+		make small.h5:/pair float32 2
+		make small.h5:/one int16 1,5
+		make small.h5:/col float64 3,1
+		make big.h5:/t float64 300,7,5
+		make big.h5:/n float64 2000,3
+		make big.h5:/z float64 100003
+		make big.h5:/q float32 777,2
+	EOF
+	ref make-matrix "$BATS_FILE_TMPDIR/m.h5"
+}
+
+ref() {
+	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
+}
+
+reducible() {
+	# ldexp folds two input types (float and int) into one; h5ufunc refuses
+	# that by name (tested on its own below), NumPy does it.
+	h5u ufuncs | awk '$2 == 2 && $3 == 1 && $1 != "ldexp" { print $1 }'
+}
+
+# one_liners CASES OUT: run every case of the file CASES as its h5ufunc
+# command line on one process, writing OUT:/ID; fails naming those that fail.
+one_liners() {
+	local id verb uf rest failed=()
+	while read -r id verb uf rest; do
+		[[ -z $id || $id == \#* ]] && continue
+		# shellcheck disable=SC2086
+		h5u "$verb" "$uf" $rest -o "$2:/$id" 2>err.txt ||
+			failed+=("$id: h5ufunc $verb $uf $rest: $(cat err.txt)")
+	done <"$1"
+	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
+}
+
+axis_cases() {
+	cat <<-'EOF'
+		c0 accumulate add f.h5:/c
+		c1 accumulate add f.h5:/c --axis 1
+		c2 accumulate add f.h5:/c --axis 2
+		cm1 accumulate add f.h5:/c --axis -1
+		cm3 accumulate add f.h5:/c --axis -3
+		x0 accumulate add f.h5:/x
+		x1 accumulate add f.h5:/x --axis 1
+		v accumulate add f.h5:/v
+		vi accumulate multiply f.h5:/vi
+		vsub accumulate subtract f.h5:/v
+		mulp0 accumulate multiply f.h5:/p
+		mulp1 accumulate multiply f.h5:/p --axis 1
+		mulk2 accumulate multiply f.h5:/k --axis 2
+		maxc0 accumulate maximum f.h5:/c
+		maxh1 accumulate maximum f.h5:/h --axis 1
+		minu2 accumulate minimum f.h5:/u --axis 2
+		fmaxc accumulate fmax f.h5:/c --axis 1
+		subc0 accumulate subtract f.h5:/c
+		subc1 accumulate subtract f.h5:/c --axis 1
+		subk2 accumulate subtract f.h5:/k --axis 2
+		divp0 accumulate divide f.h5:/p
+		divh2 accumulate divide f.h5:/h --axis 2
+		fdivk1 accumulate floor_divide f.h5:/k --axis 1
+		addk0 accumulate add f.h5:/k
+		addu1 accumulate add f.h5:/u --axis 1
+		addb0 accumulate add f.h5:/b
+		mulb2 accumulate multiply f.h5:/b --axis 2
+		andb0 accumulate logical_and f.h5:/b
+		orb1 accumulate logical_or f.h5:/b --axis 1
+		xorb2 accumulate logical_xor f.h5:/b --axis 2
+		bitxork accumulate bitwise_xor f.h5:/k --axis 1
+		addh0 accumulate add f.h5:/h
+		addg1 accumulate add f.h5:/g --axis 1
+		mulg0 accumulate multiply f.h5:/g
+		powg2 accumulate power f.h5:/g --axis 2
+		laec0 accumulate logaddexp f.h5:/c
+		hypc1 accumulate hypot f.h5:/c --axis 1
+		dtk accumulate add f.h5:/k --dtype int16
+		dtf32 accumulate add f.h5:/c --axis 1 --dtype float32
+		dtf64 accumulate multiply f.h5:/u --axis 2 --dtype float64
+		dti8 accumulate maximum f.h5:/b --dtype int8
+		dtf16 accumulate add f.h5:/h --dtype float16
+	EOF
+}
+
+@test "every binary one-output ufunc accumulates every dtype NumPy accumulates, axis 0, on one process and on 3 ranks" {
+	fixture m.h5
+	local u recipe problems=() ufuncs
+	ufuncs=$(reducible)
+	# shellcheck disable=SC2086
+	ref matrix accumulate m.h5 $ufuncs >cases.txt || fail "reduce_ref.py matrix failed"
+	[[ $(wc -l <cases.txt) -gt 300 ]] || fail "only $(wc -l <cases.txt) cases"
+	# One recipe per ufunc, so that one ufunc's failure leaves the others
+	# tested; the cases of those that ran go into one recipe for 3 ranks,
+	# where the 5 columns split 2, 2, 1.
+	ref recipes cases.txt one.h5 r >recipes.txt || fail "reduce_ref.py recipes failed"
+	: >ran.txt
+	while read -r u recipe; do
+		if h5u run "$recipe" 2>err.txt; then
+			grep " accumulate $u m.h5" cases.txt >>ran.txt
+		else
+			problems+=("$u: $(head -1 err.txt)")
+		fi
+	done <recipes.txt
+	run ref check cases.txt one.h5
+	((status == 0)) || problems+=("$output")
+	ref recipe ran.txt three.h5 >three.yaml
+	run --separate-stderr mpi 3 h5ufunc run three.yaml
+	((status == 0)) || problems+=("3 ranks: status $status: $stderr")
+	run ref same one.h5 three.h5
+	((status == 0)) || problems+=("3 ranks against one process: $output")
+	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+}
+
+@test "ufunc and dtype pairs NumPy cannot accumulate are refused: exit 2, one message, nothing written" {
+	fixture m.h5
+	local u t problems=() ufuncs
+	ufuncs=$(reducible)
+	# shellcheck disable=SC2086
+	ref refused accumulate m.h5 $ufuncs >refused.txt || fail "reduce_ref.py refused failed"
+	[[ $(wc -l <refused.txt) -gt 50 ]] || fail "only $(wc -l <refused.txt) refused pairs"
+	snapshot
+	local code out err
+	while read -r u t; do
+		code=0
+		h5u accumulate "$u" "m.h5:/$t" -o out.h5:/r >out.txt 2>err.txt || code=$?
+		out=$(cat out.txt) err=$(cat err.txt)
+		if ((code != 2)) || [[ -n $out || $err == *$'\n'* || $err != "h5ufunc: accumulate $u: "* ]]; then
+			problems+=("accumulate $u $t: status $code, stdout '$out', stderr '$err'")
+		fi
+		[[ -e out.h5 ]] && problems+=("accumulate $u $t: wrote out.h5") && rm -f out.h5
+	done <refused.txt
+	rm -f out.txt err.txt
+	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+	assert_unchanged
+}
+
+@test "every axis, dtype= and the ufuncs that matter match NumPy bit for bit" {
+	fixture f.h5
+	axis_cases >cases.txt
+	one_liners cases.txt out.h5
+	run ref check cases.txt out.h5
+	assert_success
+	run np stored out.h5:/addk0 int64 5,4,3 :: stored out.h5:/addu1 uint64 5,4,3 :: \
+		stored out.h5:/addb0 int64 5,4,3 :: stored out.h5:/andb0 bool 5,4,3 :: \
+		stored out.h5:/dtk int16 5,4,3 :: stored out.h5:/addg1 float16 5,4,3 :: \
+		stored out.h5:/dti8 int8 5,4,3
+	assert_success
+}
+
+@test "accumulate: steps along every axis on no launcher and 1, 2, 3, 4 ranks: NumPy's bits" {
+	fixture f.h5
+	axis_cases >cases.txt
+	local n
+	ref recipe cases.txt out.h5 >r.yaml
+	mkdir run-0
+	(cd run-0 && ln -s ../f.h5 f.h5 && h5u run ../r.yaml) || fail "run without a launcher failed"
+	for n in 1 2 3 4; do
+		mkdir "run-$n"
+		(cd "run-$n" && ln -s ../f.h5 f.h5 && mpi "$n" h5ufunc run ../r.yaml) ||
+			fail "run on $n ranks failed"
+	done
+	run ref check cases.txt run-4/out.h5 :: check cases.txt run-3/out.h5 :: \
+		same run-0/out.h5 run-1/out.h5 run-2/out.h5 run-3/out.h5 run-4/out.h5
+	assert_success
+}
+
+@test "fewer rows or columns than ranks: 2 rows, 1 row, 1 column on 4 ranks" {
+	fixture small.h5
+	cat >cases.txt <<-'EOF'
+		two0 accumulate add small.h5:/two
+		two1 accumulate add small.h5:/two --axis 1
+		sub0 accumulate subtract small.h5:/two
+		mul0 accumulate multiply small.h5:/twoi
+		max1 accumulate maximum small.h5:/twoi --axis 1
+		pair accumulate add small.h5:/pair
+		pairsub accumulate subtract small.h5:/pair
+		one0 accumulate add small.h5:/one
+		one1 accumulate add small.h5:/one --axis 1
+		col0 accumulate add small.h5:/col
+		col1 accumulate divide small.h5:/col --axis 1
+	EOF
+	ref recipe cases.txt one.h5 >one.yaml
+	ref recipe cases.txt four.h5 >four.yaml
+	run --separate-stderr h5u run one.yaml
+	assert_success
+	run --separate-stderr mpi 4 h5ufunc run four.yaml
+	assert_success
+	assert_stderr_empty
+	run ref check cases.txt four.h5 :: same one.h5 four.h5
+	assert_success
+}
+
+@test "many blocks: --memory 64K and 1-4 ranks carry the running value across blocks and ranks" {
+	fixture big.h5
+	cat >cases.txt <<-'EOF'
+		t0 accumulate add big.h5:/t
+		t1 accumulate add big.h5:/t --axis 1
+		t2 accumulate multiply big.h5:/t --axis 2
+		tsub0 accumulate subtract big.h5:/t
+		n0 accumulate add big.h5:/n
+		n1 accumulate add big.h5:/n --axis 1
+		z accumulate add big.h5:/z
+		zmax accumulate maximum big.h5:/z
+		q0 accumulate add big.h5:/q
+		q64 accumulate add big.h5:/q --dtype float64
+	EOF
+	ref recipe cases.txt out.h5 >r.yaml
+	local n m runs=()
+	for n in 1 2 3 4; do
+		for m in 256M 64K; do
+			mkdir "run-$n-$m"
+			(cd "run-$n-$m" && ln -s ../big.h5 big.h5 &&
+				mpi "$n" h5ufunc run --memory "$m" ../r.yaml) ||
+				fail "run on $n ranks with --memory $m failed"
+			runs+=("run-$n-$m/out.h5")
+		done
+	done
+	run ref check cases.txt run-3-64K/out.h5 :: same "${runs[@]}"
+	assert_success
+}
+
+@test "empty axes accumulate to empty results of NumPy's shape and dtype, on 1 and 2 ranks" {
+	fixture f.h5
+	cat >cases.txt <<-'EOF'
+		e00 accumulate add f.h5:/e0
+		e01 accumulate maximum f.h5:/e0 --axis 1
+		e10 accumulate subtract f.h5:/e1
+		e11 accumulate minimum f.h5:/e1 --axis 1
+		ei accumulate add f.h5:/ei
+		eim accumulate multiply f.h5:/ei --dtype float32
+	EOF
+	one_liners cases.txt out.h5
+	run ref check cases.txt out.h5
+	assert_success
+	run np stored out.h5:/e00 float64 0,3 :: stored out.h5:/e11 float64 3,0 :: \
+		stored out.h5:/ei int64 0 :: stored out.h5:/eim float32 0
+	assert_success
+	ref recipe cases.txt two.h5 >two.yaml
+	run --separate-stderr mpi 2 h5ufunc run two.yaml
+	assert_success
+	run ref same out.h5 two.h5
+	assert_success
+}
+
+@test "printed results: one value a line, rows, and 2-D blocks" {
+	fixture f.h5
+	local id verb uf rest
+	mkdir text
+	cat >cases.txt <<-'EOF'
+		v accumulate add f.h5:/v
+		vi accumulate multiply f.h5:/vi
+		x1 accumulate add f.h5:/x --axis 1
+		x0 accumulate maximum f.h5:/x
+		c2 accumulate add f.h5:/c --axis 2
+		b0 accumulate logical_or f.h5:/b
+		g1 accumulate add f.h5:/g --axis 1
+		e accumulate add f.h5:/e0
+	EOF
+	while read -r id verb uf rest; do
+		# shellcheck disable=SC2086
+		h5u "$verb" "$uf" $rest >"text/$id.txt" || fail "h5ufunc $verb $uf $rest failed"
+	done <cases.txt
+	run ref text cases.txt text
+	assert_success
+	run --separate-stderr mpi 4 h5ufunc accumulate add f.h5:/c --axis 2
+	assert_success
+	assert_equal "$output" "$(cat text/c2.txt)"
+}
+
+@test "NumPy's errors: several axes, axis out of bounds, not binary, a scalar" {
+	fixture f.h5
+	local cmd message
+	snapshot
+	while IFS='|' read -r cmd message; do
+		# shellcheck disable=SC2086
+		ref raises $cmd -- "$message"
+		# shellcheck disable=SC2086
+		run --separate-stderr h5u $cmd -o o.h5:/r
+		assert_error 2 "${cmd% f.h5*}: $message"
+		# shellcheck disable=SC2086
+		run --separate-stderr mpi 2 h5ufunc $cmd -o o.h5:/r
+		assert_error_once 2 "${cmd% f.h5*}: $message"
+	done <<-'EOF'
+		accumulate add f.h5:/c --axis 0,1|accumulate does not allow multiple axes
+		accumulate maximum f.h5:/x --axis 1,0|accumulate does not allow multiple axes
+		accumulate add f.h5:/c --axis 3|axis 3 is out of bounds for array of dimension 3
+		accumulate subtract f.h5:/v --axis -2|axis -2 is out of bounds for array of dimension 1
+		accumulate negative f.h5:/c|accumulate only supported for binary functions
+		accumulate sqrt f.h5:/x --axis 1|accumulate only supported for binary functions
+		accumulate divmod f.h5:/x|accumulate only supported for functions returning a single value
+		accumulate add f.h5:/s|cannot accumulate on a scalar
+	EOF
+	assert_unchanged
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - accumulate: add
+		    in: f.h5:/c
+		    axis: [0, 2]
+		    out: o.h5:/r
+	EOF
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:4:11: step 1 (accumulate add): accumulate does not allow multiple axes"
+	assert_unchanged
+}
