@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""data.py - the input files of h5ufunc's benchmark, and the check of its outputs.
+
+`data.py make DIR ROWS COLS` writes, once, the float64 datasets the workloads
+read, filled with standard normal values from a fixed seed:
+  DIR/in-contiguous.h5  /a and /b, contiguous
+  DIR/in-chunked.h5     /a and /b, the same values, chunked as h5py's
+                        `chunks=True` chooses for that shape
+  DIR/a-contiguous.h5   /a alone (the pristine copy that W4 restores from)
+  DIR/a-chunked.h5      /a alone, chunked
+  DIR/tiny.h5           /x, three float64 values (the start-up probe)
+It writes in blocks of rows, so its memory stays near 64 MiB whatever the size,
+and it does nothing when DIR/ready already records the same shape.
+
+`data.py compare REF OUT...` compares datasets named FILE:/PATH, block by block,
+and prints one line per OUT: `identical` or `max relative difference X`; the
+exit status is 0 when every OUT has REF's shape and dtype, 1 otherwise.
+
+This is the benchmark's fixture and sanity check, not a reference for the
+test suite (tests/np.py is that), and it is never timed.
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+BLOCK_BYTES = 32 << 20
+
+
+def make(directory, rows, cols):
+    stamp = os.path.join(directory, "ready")
+    want = "%d %d\n" % (rows, cols)
+    try:
+        with open(stamp) as f:
+            if f.read() == want:
+                return 0
+    except OSError:
+        pass
+    os.makedirs(directory, exist_ok=True)
+    if os.path.exists(stamp):
+        os.unlink(stamp)
+    shape = (rows, cols)
+    names = {
+        "in-contiguous.h5": ("a", "b"),
+        "in-chunked.h5": ("a", "b"),
+        "a-contiguous.h5": ("a",),
+        "a-chunked.h5": ("a",),
+    }
+    files = {name: h5py.File(os.path.join(directory, name), "w") for name in names}
+    try:
+        sets = []
+        for name, datasets in names.items():
+            chunks = True if "chunked" in name else None
+            for d in datasets:
+                sets.append((d, files[name].create_dataset(d, shape, "f8", chunks=chunks)))
+        rng = np.random.default_rng(20261122)
+        step = max(1, BLOCK_BYTES // (cols * 8))
+        for first in range(0, rows, step):
+            count = min(step, rows - first)
+            block = {d: rng.standard_normal((count, cols)) for d in ("a", "b")}
+            for d, ds in sets:
+                ds[first:first + count] = block[d]
+        chunk = files["in-chunked.h5"]["a"].chunks
+    finally:
+        for f in files.values():
+            f.close()
+    with h5py.File(os.path.join(directory, "tiny.h5"), "w") as f:
+        f["x"] = np.array([0.5, 1.5, 2.5])
+    with open(stamp, "w") as f:
+        f.write(want)
+    print("data.py: wrote %dx%d float64 inputs in %s (chunks %s)"
+          % (rows, cols, directory, chunk), file=sys.stderr)
+    return 0
+
+
+def split(ref):
+    file, path = ref.split(":/", 1)
+    return file, "/" + path
+
+
+def compare(ref, outs):
+    status = 0
+    rfile, rpath = split(ref)
+    with h5py.File(rfile, "r") as rf:
+        r = rf[rpath]
+        for out in outs:
+            ofile, opath = split(out)
+            with h5py.File(ofile, "r") as of:
+                o = of[opath]
+                if o.shape != r.shape or o.dtype != r.dtype:
+                    print("shape %s dtype %s, expected %s %s" % (o.shape, o.dtype, r.shape, r.dtype))
+                    status = 1
+                    continue
+                if r.ndim == 0:
+                    pairs = [(r[()], o[()])]
+                else:
+                    step = max(1, BLOCK_BYTES // max(1, r[0:1].nbytes))
+                    pairs = ((r[i:i + step], o[i:i + step]) for i in range(0, r.shape[0], step))
+                worst, same = 0.0, True
+                for x, y in pairs:
+                    x, y = np.asarray(x), np.asarray(y)
+                    if same and not np.array_equal(x, y, equal_nan=True):
+                        same = False
+                    if not same:
+                        scale = np.maximum(np.abs(x), np.finfo(np.float64).tiny)
+                        worst = max(worst, float(np.nanmax(np.abs(x - y) / scale)))
+                print("identical" if same else "max relative difference %.3g" % worst)
+    return status
+
+
+def main(argv):
+    if len(argv) == 4 and argv[0] == "make":
+        return make(argv[1], int(argv[2]), int(argv[3]))
+    if len(argv) >= 3 and argv[0] == "compare":
+        return compare(argv[1], argv[2:])
+    print("usage: data.py make DIR ROWS COLS | data.py compare REF OUT...", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

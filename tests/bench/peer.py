@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""peer.py - the NumPy + h5py script that h5ufunc's benchmark races against.
+
+`peer.py WORKLOAD INPUT OUTPUT` does what a NumPy user would write by hand:
+read whole datasets with h5py, compute with NumPy, write with h5py.
+  W1 INPUT OUT    OUT:/c = sqrt(a*a + b*b) of INPUT:/a, INPUT:/b, in a new file
+  W2 INPUT OUT    OUT:/s = a.sum(axis=1) in a new file; prints a.sum()
+  W3 INPUT OUT    OUT:/c = cumsum(a, axis=1) in a new file
+  W4 FILE -       FILE:/a = a*2 + 1, in place
+It is the peer of the benchmark only: no streaming, no MPI, no checks beyond
+what h5py and NumPy do themselves.
+"""
+import sys
+
+import h5py
+import numpy as np
+
+
+def main(argv):
+    work, source, target = argv
+    if work == "W4":
+        with h5py.File(source, "r+") as f:
+            a = f["a"][...]
+            f["a"][...] = a * 2 + 1
+        return 0
+    with h5py.File(source, "r") as f:
+        a = f["a"][...]
+        b = f["b"][...] if work == "W1" else None
+    if work == "W1":
+        result = {"c": np.sqrt(a * a + b * b)}
+    elif work == "W2":
+        result = {"s": a.sum(axis=1)}
+        print(repr(float(a.sum())))
+    elif work == "W3":
+        result = {"c": np.cumsum(a, axis=1)}
+    else:
+        print("peer.py: unknown workload %s" % work, file=sys.stderr)
+        return 2
+    with h5py.File(target, "w") as f:
+        for name, value in result.items():
+            f[name] = value
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
