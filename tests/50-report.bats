@@ -1,0 +1,429 @@
+#!/usr/bin/env bats
+# 50-report.bats - what a run says besides its results: the progress meter
+# on stderr (rank 0 only; on by default on a terminal, forced by --progress,
+# silenced by --no-progress and -q; redrawn at most ten times a second, one
+# final line per step) and the --json run summary on stdout (one JSON object,
+# valid for python3 -m json.tool, results as JSON compared with NumPy, bytes
+# summed over ranks and identical for every rank count, nothing on stdout
+# after a failure).
+
+load helper
+
+setup_file() {
+	fixtures <<-'EOF'
+		make f.h5:/x float64 4 data=[1,2,3,4]
+		make f.h5:/m int32 3,4 fill=range
+		make f.h5:/b bool 3 data=[True,False,True]
+		make f.h5:/sp float64 3 data=[nan,inf,-inf]
+		make f.h5:/neg int16 4 data=[2,1,-1,3]
+		make f.h5:/h float32 5,3
+		make big.h5:/b float64 4000,500
+	EOF
+}
+
+setup() {
+	fixture f.h5
+}
+
+# A recipe of three steps: an expression kept by name, a printed reduce, an
+# elementwise step written to a new file.
+three_steps() {
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  u: f.h5:/x
+		steps:
+		  - expr: (u - 0.5) * 2.5
+		    out: a
+		  - reduce: maximum
+		    in: a
+		  - ufunc: add
+		    in: [u, a]
+		    out: o.h5:/y
+	EOF
+}
+
+# meter_finals: the lines the meter leaves on stderr (the last redraw of
+# each line), one per line of $stderr.
+meter_finals() {
+	printf '%s\n' "$stderr" | awk -F'\r' 'NF { print $NF }'
+}
+
+# pyjson FILE CODE: run CODE with d = the JSON object of FILE, numpy as np,
+# ds(REF) = a dataset as NumPy reads it, and same(JSON, ARRAY) asserting that
+# a JSON result equals a NumPy value (shape, values, NaN equal to NaN).
+pyjson() {
+	/usr/bin/python3 - "$@" <<-'PY'
+		import json, sys
+		import numpy as np, h5py
+		np._set_promotion_state('weak')
+		np.seterr(all='ignore')
+		d = json.load(open(sys.argv[1]))
+		def ds(ref):
+		    name, path = ref.split(':/', 1)
+		    with h5py.File(name, 'r') as f:
+		        return f['/' + path][()]
+		def fromjson(v):
+		    if isinstance(v, list):
+		        return [fromjson(x) for x in v]
+		    return float(v) if isinstance(v, str) else v
+		def same(got, want):
+		    want = np.asarray(want)
+		    g = np.asarray(fromjson(got), dtype=want.dtype)
+		    assert g.shape == want.shape, (g.shape, want.shape)
+		    if want.dtype.kind == 'f':
+		        assert np.array_equal(g, want, equal_nan=True), (g, want)
+		    else:
+		        assert np.array_equal(g, want), (g, want)
+		    if want.dtype == bool:
+		        assert all(isinstance(x, bool) for x in np.ravel(np.asarray(got, dtype=object))), got
+		exec(sys.argv[2])
+	PY
+}
+
+# json_valid FILE: python3 -m json.tool accepts FILE as one JSON document.
+json_valid() {
+	/usr/bin/python3 -m json.tool "$1" >/dev/null || fail "not valid JSON:"$'\n'"$(cat "$1")"
+}
+
+# ---- progress -----------------------------------------------------------
+
+@test "without --progress nothing is written on stderr (not a terminal)" {
+	three_steps
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	assert_stderr_empty
+	run --separate-stderr h5u call add f.h5:/x 1
+	assert_success
+	assert_stderr_empty
+	run --separate-stderr h5u reduce add f.h5:/m --axis all --json
+	assert_success
+	assert_stderr_empty
+	run --separate-stderr mpi 2 h5ufunc call add f.h5:/x 1 -o o2.h5:/y
+	assert_success
+	[[ $stderr != *"step "* ]] || fail "a meter on stderr: $stderr"
+}
+
+@test "--progress draws one final line per step, ended with a newline" {
+	three_steps
+	run --separate-stderr h5u run r.yaml
+	local plain=$output
+	rm -f o.h5
+	run --separate-stderr h5u run r.yaml --progress
+	assert_success
+	assert_equal "$output" "$plain"
+	local finals
+	finals=$(meter_finals)
+	assert_equal "$(wc -l <<<"$finals")" 3
+	local re='^step ([0-9]+)/3 ([a-z]+) (.+): [0-9.]+ (B|KiB|MiB|GiB) in [0-9]+\.[0-9] s( \([0-9.]+ (B|KiB|MiB|GiB)/s\))?$'
+	local i=0 line
+	while IFS= read -r line; do
+		i=$((i + 1))
+		[[ $line =~ $re ]] || fail "meter line '$line' is not of the form 'step N/M VERB NAME: BYTES in S s (RATE/s)'"
+		assert_equal "${BASH_REMATCH[1]}" "$i"
+	done <<<"$finals"
+	[[ $finals == *"step 1/3 expr (u - 0.5) * 2.5: "* ]] || fail "step 1 not named by its expression: $finals"
+	[[ $finals == *"step 2/3 reduce maximum: "* ]] || fail "step 2: $finals"
+	[[ $finals == *"step 3/3 ufunc add: 96 B in "* ]] || fail "step 3 (32 + 32 read, 32 written): $finals"
+	# stderr is meter lines only, each ended by a newline.
+	rm -f o.h5
+	h5u run r.yaml --progress >/dev/null 2>err.txt
+	[[ $(tr -d '\r' <err.txt | grep -vc '^step ') -eq 0 ]] || fail "other lines on stderr: $(cat err.txt)"
+	assert_equal "$(tail -c 1 err.txt | od -An -tx1 | tr -d ' ')" 0a
+}
+
+@test "--no-progress and -q silence the meter; -q --progress draws it" {
+	run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --no-progress
+	assert_success
+	assert_stderr_empty
+	run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --overwrite -q
+	assert_success
+	assert_stderr_empty
+	run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --overwrite -q --progress
+	assert_success
+	[[ $(meter_finals) == "step 1/1 ufunc add: 64 B in "* ]] || fail "no meter: $stderr"
+}
+
+@test "a printed result is not mixed with the meter" {
+	run --separate-stderr h5u call add f.h5:/x 1
+	local plain=$output
+	run --separate-stderr h5u call add f.h5:/x 1 --progress
+	assert_success
+	assert_equal "$output" "$plain"
+	[[ $(meter_finals) == "step 1/1 ufunc add: "* ]] || fail "no meter: $stderr"
+}
+
+@test "on a terminal the meter is on by default, and off with --no-progress or -q" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	local cmd="h5ufunc call sqrt f.h5:/h -o o.h5:/y --overwrite"
+	run script -qec "$cmd" /dev/null
+	assert_success
+	[[ $output == *"step 1/1 ufunc sqrt: "*" in "* ]] || fail "no meter on a terminal: $output"
+	run script -qec "$cmd --no-progress" /dev/null
+	assert_success
+	assert_output ''
+	run script -qec "$cmd -q" /dev/null
+	assert_success
+	assert_output ''
+	# stderr a terminal, stdout a file: the result text is unchanged.
+	run script -qec "h5ufunc call add f.h5:/x 1 >out.txt" /dev/null
+	assert_success
+	[[ $output == *"step 1/1 ufunc add: "* ]] || fail "no meter on a terminal: $output"
+	run --separate-stderr h5u call add f.h5:/x 1
+	assert_equal "$(cat out.txt)" "$output"
+}
+
+@test "the meter redraws at most ten times a second, percentages rising below 100" {
+	fixture big.h5
+	local t0 t1
+	t0=$(date +%s.%N)
+	run --separate-stderr h5u call arctan2 big.h5:/b 2.0 -o o.h5:/y --memory 64K --progress --json
+	t1=$(date +%s.%N)
+	assert_success
+	json_valid <(printf '%s' "$output")
+	printf '%s' "$output" >s.json
+	printf '%s' "$stderr" >meter.txt
+	/usr/bin/python3 - "$t0" "$t1" <<-'PY'
+		import json, re, sys
+		elapsed = float(sys.argv[2]) - float(sys.argv[1])
+		text = open('meter.txt', encoding='utf-8', newline='').read()
+		lines = text.rstrip('\n').split('\n')
+		assert len(lines) == 1, lines
+		draws = [d.rstrip() for d in lines[0].split('\r') if d.strip()]
+		redraws = draws[:-1]
+		assert len(redraws) <= 10 * elapsed + 2, (len(redraws), elapsed)
+		pcts = []
+		for d in redraws:
+		    m = re.match(r'^step 1/1 ufunc arctan2: [0-9.]+ (B|KiB|MiB) of ([0-9.]+ (B|KiB|MiB)) \(([0-9]+)%\)(, [0-9.]+ (B|KiB|MiB|GiB)/s, [0-9]+:[0-9]{2} left)?$', d)
+		    assert m, d
+		    pcts.append(int(m.group(4)))
+		assert pcts == sorted(pcts) and all(p <= 99 for p in pcts), pcts
+		# The final line has the exact total of the summary.
+		s = json.load(open('s.json'))['steps'][0]
+		n = s['bytes_read'] + s['bytes_written']
+		want = '%.1f MiB' % (n / 2**20)
+		assert re.match(r'^step 1/1 ufunc arctan2: %s in [0-9.]+ s' % re.escape(want), draws[-1]), (draws[-1], want)
+		# 16 MB read and written once.
+		assert n == 2 * 4000 * 500 * 8, n
+	PY
+}
+
+@test "under mpirun the meter is drawn by rank 0 only" {
+	three_steps
+	run --separate-stderr mpi 3 h5ufunc run r.yaml --progress
+	assert_success
+	local finals
+	finals=$(meter_finals | grep '^step ')
+	assert_equal "$(wc -l <<<"$finals")" 3
+	[[ $finals == *"step 3/3 ufunc add: 96 B in "* ]] || fail "bytes not summed over ranks: $finals"
+}
+
+# ---- --json ---------------------------------------------------------------
+
+@test "--json: a one-liner prints one object with the result and the run summary" {
+	run --separate-stderr h5u call add f.h5:/x 1 --json
+	assert_success
+	assert_stderr_empty
+	printf '%s\n' "$output" >s.json
+	json_valid s.json
+	pyjson s.json '
+same(d["result"], np.add(ds("f.h5:/x"), 1))
+assert list(d)[0] == "result", list(d)
+assert d["command"] == "call" and d["ranks"] == 1 and d["memory"] == 256 * 2**20, d
+assert isinstance(d["h5ufunc"], str)
+[s] = d["steps"]
+assert s["step"] == 1 and s["verb"] == "ufunc" and s["ufunc"] == "add" and s["loop"] == "dd->d", s
+assert s["inputs"] == [
+    {"operand": "f.h5:/x", "kind": "dataset", "shape": [4], "dtype": "float64"},
+    {"operand": "1", "kind": "literal", "shape": [], "dtype": "float64"}], s["inputs"]
+assert s["outputs"] == [{"operand": None, "kind": "printed", "shape": [4], "dtype": "float64"}], s["outputs"]
+# 32 bytes read, 32 written to the result, read back once to print it
+assert (s["bytes_read"], s["bytes_written"]) == (64, 32), s
+assert "result" not in s
+assert isinstance(s["seconds"], float) and s["seconds"] >= 0
+t = d["totals"]
+assert (t["bytes_read"], t["bytes_written"]) == (64, 32) and t["seconds"] >= s["seconds"], t
+'
+}
+
+@test "--json: results of reduce, accumulate, two outputs, bools, nan and inf" {
+	local cases=(
+		"reduce add f.h5:/m --axis all|same(d['result'], np.add.reduce(ds('f.h5:/m'), axis=None))"
+		"reduce maximum f.h5:/m --axis 1|same(d['result'], np.maximum.reduce(ds('f.h5:/m'), axis=1))"
+		"accumulate multiply f.h5:/m --axis 0|same(d['result'], np.multiply.accumulate(ds('f.h5:/m'), axis=0))"
+		"call divmod f.h5:/m 3|q, r = np.divmod(ds('f.h5:/m'), 3); assert len(d['result']) == 2; same(d['result'][0], q); same(d['result'][1], r)"
+		"call logical_not f.h5:/b|same(d['result'], np.logical_not(ds('f.h5:/b')))"
+		"call add f.h5:/sp 1|same(d['result'], ds('f.h5:/sp') + 1); assert d['result'] == ['nan', 'inf', '-inf']"
+		"call multiply 2 21|same(d['result'], np.multiply(2, 21))"
+		"eval -i a=f.h5:/x sqrt(a)+1|same(d['result'], np.sqrt(ds('f.h5:/x')) + 1); assert d['steps'][0]['expr'] == 'sqrt(a)+1'"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr h5u ${c%%|*} --json
+		[[ $status -eq 0 ]] || fail "h5ufunc ${c%%|*} --json: status $status: $stderr"
+		printf '%s\n' "$output" >s.json
+		json_valid s.json
+		pyjson s.json "${c#*|}" || fail "h5ufunc ${c%%|*} --json:"$'\n'"$output"
+	done
+}
+
+@test "--json: written results are not in the summary, and the files are right" {
+	run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --json
+	assert_success
+	printf '%s\n' "$output" >s.json
+	json_valid s.json
+	pyjson s.json '
+assert "result" not in d
+[s] = d["steps"]
+assert s["outputs"] == [{"operand": "o.h5:/y", "kind": "new file", "shape": [4], "dtype": "float64"}], s
+assert (s["bytes_read"], s["bytes_written"]) == (32, 32), s
+'
+	np check add f.h5:/x 1 -o o.h5:/y
+	run --separate-stderr h5u eval -i a=f.h5:/x 'o.h5:/z = a * 2' --json
+	assert_success
+	printf '%s\n' "$output" >s.json
+	json_valid s.json
+	pyjson s.json '
+assert "result" not in d and d["command"] == "eval"
+[s] = d["steps"]
+assert s["verb"] == "expr" and s["expr"] == "a * 2", s
+assert s["outputs"][0]["operand"] == "o.h5:/z" and s["outputs"][0]["kind"] == "new dataset", s
+'
+	run --separate-stderr h5u call add f.h5:/x 1 -o f.h5:/x --json
+	assert_success
+	printf '%s\n' "$output" >s.json
+	pyjson s.json 'assert d["steps"][0]["outputs"][0]["kind"] == "in place", d'
+}
+
+@test "--json: a recipe's printed steps go under their step's result; stdout holds the object alone" {
+	three_steps
+	run --separate-stderr h5u run r.yaml --json --memory 1M
+	assert_success
+	assert_stderr_empty
+	printf '%s\n' "$output" >s.json
+	json_valid s.json
+	pyjson s.json '
+u = ds("f.h5:/x")
+a = (u - 0.5) * 2.5
+assert "result" not in d and d["command"] == "run" and d["memory"] == 2**20, d
+s1, s2, s3 = d["steps"]
+assert s1["verb"] == "expr" and s1["expr"] == "(u - 0.5) * 2.5" and "ufunc" not in s1, s1
+assert s1["outputs"] == [{"operand": "a", "kind": "intermediate", "shape": [4], "dtype": "float64"}], s1
+assert (s1["bytes_read"], s1["bytes_written"]) == (32, 32), s1
+assert s2["verb"] == "reduce" and s2["ufunc"] == "maximum", s2
+same(s2["result"], np.maximum.reduce(a))
+assert (s2["bytes_read"], s2["bytes_written"]) == (40, 8), s2
+assert "result" not in s1 and "result" not in s3
+assert s3["inputs"][1]["operand"] == "a" and s3["inputs"][1]["kind"] == "intermediate", s3
+assert (s3["bytes_read"], s3["bytes_written"]) == (64, 32), s3
+t = d["totals"]
+assert (t["bytes_read"], t["bytes_written"]) == (136, 72), t
+same(ds("o.h5:/y"), u + a)
+'
+}
+
+@test "--json: the same summary on 1, 2, 3 and 4 ranks, bytes summed over ranks" {
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - ufunc: multiply
+		    in: [f.h5:/h, 2.5]
+		    out: o.h5:/y
+		  - reduce: add
+		    in: o.h5:/y
+		    axis: null
+		  - accumulate: add
+		    in: f.h5:/m
+		    axis: 1
+	EOF
+	run --separate-stderr h5u run r.yaml --json
+	assert_success
+	printf '%s\n' "$output" >s0.json
+	json_valid s0.json
+	local p
+	for p in 1 2 3 4; do
+		rm -f o.h5
+		run --separate-stderr mpi "$p" h5ufunc run r.yaml --json
+		[[ $status -eq 0 ]] || fail "$p ranks: status $status: $stderr"
+		printf '%s\n' "$output" >s$p.json
+		json_valid s$p.json
+		pyjson s$p.json '
+import json
+ref = json.load(open("s0.json"))
+assert d["ranks"] == '"$p"', d["ranks"]
+def strip(x):
+    x = dict(x)
+    x.pop("seconds", None)
+    return x
+assert [strip(s) for s in d["steps"]] == [strip(s) for s in ref["steps"]], (d["steps"], ref["steps"])
+assert strip(d["totals"]) == strip(ref["totals"])
+h = ds("f.h5:/h")
+same(d["steps"][1]["result"], np.add.reduce(h * np.float32(2.5), axis=None))
+same(d["steps"][2]["result"], np.add.accumulate(ds("f.h5:/m"), axis=1))
+assert d["steps"][0]["bytes_read"] == h.nbytes and d["steps"][0]["bytes_written"] == h.nbytes
+'
+	done
+}
+
+@test "--json: after a failure nothing is printed on stdout" {
+	run --separate-stderr h5u call power f.h5:/neg f.h5:/neg --json
+	assert_error 1 "call power: Integers to negative integer powers are not allowed."
+	run --separate-stderr h5u call add f.h5:/x f.h5:/nope --json
+	assert_error 2 "call add: 'f.h5' has no dataset '/nope'"
+	printf 'steps:\n  - ufunc: add\n    in: [f.h5:/x, 1]\n  - ufunc: power\n    in: [f.h5:/neg, f.h5:/neg]\n' >r.yaml
+	run --separate-stderr h5u run r.yaml --json
+	assert_equal "$status" 1
+	assert_output ''
+	[[ ${stderr_lines[0]} == "h5ufunc: "*"step 2 (ufunc power): Integers to negative integer powers are not allowed." ]] ||
+		fail "stderr: $stderr"
+}
+
+@test "--json with --progress: the object on stdout, the meter on stderr" {
+	three_steps
+	run --separate-stderr h5u run r.yaml --json --progress
+	assert_success
+	printf '%s\n' "$output" >s.json
+	json_valid s.json
+	assert_equal "$(meter_finals | grep -c '^step ')" 3
+}
+
+@test "--json and the meter with fused steps: one pass, counted on the step that heads it" {
+	cat >r.yaml <<-'EOF2'
+		inputs:
+		  u: f.h5:/x
+		steps:
+		  - ufunc: multiply
+		    in: [u, 2]
+		    out: a
+		  - expr: a + u
+		    out: o.h5:/p
+		  - ufunc: negative
+		    in: a
+		    out: o.h5:/q
+		  - reduce: add
+		    in: o.h5:/q
+	EOF2
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	[[ $output == *"fused into step 1"* ]] || skip "these steps are not fused (h5ufunc check: $output)"
+	run --separate-stderr h5u run r.yaml --json --progress
+	assert_success
+	printf '%s\n' "$output" >s.json
+	json_valid s.json
+	pyjson s.json '
+u = ds("f.h5:/x")
+s1, s2, s3, s4 = d["steps"]
+assert s1["fused"] == [2, 3] and "fused_into" not in s1, s1
+assert s2["fused_into"] == 1 and s3["fused_into"] == 1, (s2, s3)
+assert (s2["bytes_read"], s2["bytes_written"], s3["bytes_read"], s3["bytes_written"]) == (0, 0, 0, 0)
+# one pass: u read once, p and q written, a never written
+assert (s1["bytes_read"], s1["bytes_written"]) == (32, 64), s1
+assert s1["inputs"][1] == {"operand": "2", "kind": "literal", "shape": [], "dtype": "float64"}, s1
+same(s4["result"], np.add.reduce(-(u * 2)))
+same(ds("o.h5:/p"), u * 2 + u)
+'
+	local finals
+	finals=$(meter_finals)
+	assert_equal "$(wc -l <<<"$finals")" 2
+	[[ $finals == "step 1/4 ufunc multiply (+2 fused): 96 B in "*$'\n'"step 4/4 reduce add: 48 B in "* ]] ||
+		fail "meter: $finals"
+}
