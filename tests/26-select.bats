@@ -354,7 +354,9 @@ same(v, 's.h5:/v')"
 	assert_error 2 "call positive: 's.h5:/z[0]': too many indices for array: array is 0-dimensional, but 1 were indexed"
 	run --separate-stderr h5u call positive 's.h5:/t[::-1]'
 	assert_error 2 "call positive: 's.h5:/t[::-1]': negative slice steps are not supported"
+	assert_unchanged
 	printf 'steps:\n  - ufunc: sqrt\n    in: s.h5:/m[7]\n    out: o.h5:/x\n' >r.yaml
+	snapshot
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:3:9: step 1 (ufunc sqrt): 's.h5:/m[7]': index 7 is out of bounds for axis 0 with size 7"
 	run --separate-stderr h5u eval -i x='s.h5:/m[1, 2, 3]' 'x + 1'
