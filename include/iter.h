@@ -42,6 +42,11 @@ ufunc_loop_fn iter_copy_loop(int elsize);
 void iter_copy(int elsize, char *src, const ptrdiff_t *sst, char *dst,
 	       const ptrdiff_t *dst_st, int ndim, const int64_t *dims);
 
+/* Copy the index space from SRC (dtype FROM, strides SST) to DST (dtype TO,
+ * strides DST_ST), converting as dtype_cast does. */
+void iter_cast(enum dtype from, char *src, const ptrdiff_t *sst, enum dtype to, char *dst,
+	       const ptrdiff_t *dst_st, int ndim, const int64_t *dims);
+
 /* Fill N contiguous elements of ELSIZE bytes at DST with the element at VALUE. */
 void iter_fill(int elsize, char *dst, const void *value, int64_t n);
 

@@ -106,7 +106,7 @@ static int run_ops(struct plan_step *s, struct err *e)
 	char *redconv[PLAN_MAXOUT] = {0};
 	for (int k = 0; k < s->nred; k++) {
 		red[k] = reducer_new(s->red[k], rpb);
-		redconv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->red[k]->loop->types[0]));
+		redconv[k] = stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(s->red[k]->loop->types[1]));
 	}
 
 	for (int64_t b = 0; b < d.nblocks; b++) {
@@ -168,7 +168,7 @@ static int run_ops(struct plan_step *s, struct err *e)
 			}
 			for (int k = 0; k < s->nred; k++) {
 				int src = s->red_src[k];
-				enum dtype t = s->red[k]->loop->types[0], from;
+				enum dtype t = s->red[k]->loop->types[1], from;
 				char *data;
 				if (src >= 0) {
 					data = tmp[src];

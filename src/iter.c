@@ -109,6 +109,36 @@ void iter_copy(int elsize, char *src, const ptrdiff_t *sst, char *dst,
 	iter_loop(iter_copy_loop(elsize), 2, base, ndim, dims, st);
 }
 
+void iter_cast(enum dtype from, char *src, const ptrdiff_t *sst, enum dtype to, char *dst,
+	       const ptrdiff_t *dst_st, int ndim, const int64_t *dims)
+{
+	if (from == to) {
+		iter_copy(dtype_size(from), src, sst, dst, dst_st, ndim, dims);
+		return;
+	}
+	int64_t idx[H5U_MAXDIM] = {0};
+	for (int i = 0; i < ndim; i++)
+		if (dims[i] == 0)
+			return;
+	int inner = ndim - 1;
+	for (;;) {
+		char *s = src, *d = dst;
+		for (int i = 0; i < inner; i++) {
+			s += idx[i] * sst[i];
+			d += idx[i] * dst_st[i];
+		}
+		if (ndim == 0)
+			dtype_cast(from, s, 0, to, d, 0, 1);
+		else
+			dtype_cast(from, s, sst[inner], to, d, dst_st[inner], (size_t)dims[inner]);
+		int i = inner - 1;
+		while (i >= 0 && ++idx[i] == dims[i])
+			idx[i--] = 0;
+		if (i < 0)
+			return;
+	}
+}
+
 void iter_fill(int elsize, char *dst, const void *value, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)

@@ -1092,16 +1092,23 @@ static int resolve_reduction_loop(struct planner *pl, struct plan_step *s, const
 	const struct array *in2[2] = { s->in[0], s->in[0] };
 	if (!fixed && refuse_bool(uf, 2, in2, w, e) < 0)
 		return -1;
-	if (!strcmp(uf->name, "ldexp"))
-		return err_set(e, EXIT_USAGE, w,
-			       "%s of ldexp is not supported (its two inputs have different types)",
-			       verb_name(s->verb));
 	enum dtype want = fixed ? o->dtype : reduction_dtype(uf, s->in[0]->dtype);
 	for (int l = 0; l < uf->nloops; l++) {
 		const struct ufunc_loop *loop = &uf->loops[l];
-		if (loop->types[0] != loop->types[1] || loop->types[0] != loop->types[2])
+		/* The accumulator is the first operand and the output; the data
+		 * goes in as the second (ldexp's differs: float and int). */
+		if (loop->types[0] != loop->types[2])
 			continue;
-		if (fixed ? loop->types[0] == want : dtype_can_cast(want, loop->types[0], CAST_SAFE)) {
+		if (s->verb == VERB_ACCUMULATE && loop->types[1] != loop->types[0] &&
+		    (fixed ? loop->types[0] == want : dtype_can_cast(want, loop->types[1], CAST_SAFE)))
+			return err_set(e, EXIT_USAGE, w,
+				       "the resolved dtypes are not compatible with %s.accumulate. "
+				       "Resolved (dtype('%s'), dtype('%s'), dtype('%s'))", uf->name,
+				       dtype_name(loop->types[0]), dtype_name(loop->types[1]),
+				       dtype_name(loop->types[2]));
+		if (fixed ? loop->types[0] == want
+			  : dtype_can_cast(want, loop->types[0], CAST_SAFE) &&
+			    dtype_can_cast(want, loop->types[1], CAST_SAFE)) {
 			s->loop = loop;
 			return 0;
 		}

@@ -32,9 +32,9 @@ static void acc_strides(int ndim, const int64_t *dims, const bool *reduced, int 
 static void fold(const struct plan_step *s, enum fold_init init, char *data, int ndim,
 		 const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start)
 {
-	int size = dtype_size(s->loop->types[0]);
+	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
 	iter_strides st[3];
-	iter_contiguous(ndim, dims, dims, size, st[1]);
+	iter_contiguous(ndim, dims, dims, dtype_size(dt), st[1]);
 	int64_t d[H5U_MAXDIM];
 	memcpy(d, dims, sizeof(int64_t) * (size_t)ndim);
 	char *src = data;
@@ -42,7 +42,7 @@ static void fold(const struct plan_step *s, enum fold_init init, char *data, int
 		int64_t first[H5U_MAXDIM];
 		for (int i = 0; i < ndim; i++)
 			first[i] = s->reduced[i] && dims[i] ? 1 : dims[i];
-		iter_copy(size, data, st[1], acc, ast, ndim, first);
+		iter_cast(dt, data, st[1], at, acc, ast, ndim, first);
 		if (init == FOLD_FIRST_SKIP) {
 			bool skipped = false;
 			for (int i = 0; i < ndim; i++)
@@ -188,7 +188,7 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 		if (init == FOLD_VALUE)
 			iter_fill(r->size, acc, c == 0 ? s->init_value : s->rest_value, r->osize);
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
-		fold(s, init, data + (size_t)((c * G - first) * r->rowsize * r->size), ndim, dims,
+		fold(s, init, data + (size_t)((c * G - first) * r->rowsize * dtype_size(s->loop->types[1])), ndim, dims,
 		     acc, ast, true);
 		r->stack[r->depth].pos = c;
 		r->stack[r->depth].level = 0;
@@ -264,7 +264,7 @@ int reducer_finish(struct reducer *r, struct err *e)
 static int reduce_by_rows(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0];
-	enum dtype t = s->loop->types[0];
+	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
 	const struct shape *X = &x->shape;
 	int ndim = X->ndim ? X->ndim : 1;
 	int64_t unit = s->mode == REDUCE_TREE ? s->chunk_rows : 1;
@@ -306,7 +306,7 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 static int reduce_columns(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
-	enum dtype t = s->loop->types[0];
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int size = dtype_size(t);
 	const struct shape *X = &x->shape;
 	int n = X->ndim;
@@ -319,8 +319,8 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 	int64_t g = s->rows_per_block, rows = X->dim[0];
 	int64_t nblocks = (rows + g - 1) / g;
 	size_t box = (size_t)(g * cmax * rest);
-	char *raw = x->dtype != t ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
-	char *data = stage_alloc(box * (size_t)size);
+	char *raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
+	char *data = stage_alloc(box * (size_t)dtype_size(dt));
 	char *acc = stage_alloc((size_t)(cmax * orest * size));
 	char *conv = y->dtype != t ? stage_alloc((size_t)(cmax * orest * dtype_size(y->dtype))) : NULL;
 	if (s->init == FOLD_VALUE)
@@ -338,7 +338,7 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 			start[1] = c0;
 			cnt[1] = cn;
 		}
-		stage_read(x, t, start, cnt, raw, data, s->where, e);
+		stage_read(x, dt, start, cnt, raw, data, s->where, e);
 		if (cn > 0 && gr > 0 && !e->status) {
 			ptrdiff_t ast[H5U_MAXDIM];
 			acc_strides(n, cnt, s->reduced, size, ast);

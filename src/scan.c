@@ -20,29 +20,33 @@ static void check_fault(const struct plan_step *s, struct err *e)
 }
 
 /* OUT = running fold of DATA along axis K of the C-ordered index space
- * DIMS; with CARRY, the first slice folds onto it, else is copied. */
+ * DIMS; with CARRY, the first slice folds onto it, else is copied.  DATA is
+ * in the loop's second dtype, OUT and CARRY in its first (they differ only
+ * for ldexp). */
 static void scan_block(const struct plan_step *s, char *data, char *out, int ndim,
 		       const int64_t *dims, int k, const char *carry, const ptrdiff_t *carry_st)
 {
-	int size = dtype_size(s->loop->types[0]);
-	iter_strides st;
-	iter_contiguous(ndim, dims, dims, size, st);
+	enum dtype ot = s->loop->types[0], dt = s->loop->types[1];
+	iter_strides ost, dst;
+	iter_contiguous(ndim, dims, dims, dtype_size(ot), ost);
+	iter_contiguous(ndim, dims, dims, dtype_size(dt), dst);
 	int64_t slice[H5U_MAXDIM];
 	memcpy(slice, dims, sizeof(int64_t) * (size_t)ndim);
 	slice[k] = dims[k] ? 1 : 0;
 	iter_strides three[3];
-	for (int j = 0; j < 3; j++)
-		memcpy(three[j], st, sizeof st);
+	memcpy(three[0], ost, sizeof ost);
+	memcpy(three[1], dst, sizeof dst);
+	memcpy(three[2], ost, sizeof ost);
 	if (carry) {
 		memcpy(three[0], carry_st, sizeof(ptrdiff_t) * (size_t)ndim);
 		char *base[3] = { (char *)carry, data, out };
 		iter_fold(s->loop->fn, 3, base, ndim, slice, (const iter_strides *)three);
-		memcpy(three[0], st, sizeof st);
+		memcpy(three[0], ost, sizeof ost);
 	} else {
-		iter_copy(size, data, st, out, st, ndim, slice);
+		iter_cast(dt, data, dst, ot, out, ost, ndim, slice);
 	}
 	for (int64_t i = 1; i < dims[k]; i++) {
-		char *base[3] = { out + (i - 1) * st[k], data + i * st[k], out + i * st[k] };
+		char *base[3] = { out + (i - 1) * ost[k], data + i * dst[k], out + i * ost[k] };
 		iter_fold(s->loop->fn, 3, base, ndim, slice, (const iter_strides *)three);
 	}
 }
@@ -53,13 +57,14 @@ static void scan_block(const struct plan_step *s, char *data, char *out, int ndi
 static void scan_last_axis(const struct plan_step *s, char *data, char *out, int64_t nrows,
 			   int64_t len)
 {
-	ptrdiff_t size = dtype_size(s->loop->types[0]);
-	ptrdiff_t steps[3] = { size, size, size };
+	enum dtype ot = s->loop->types[0], dt = s->loop->types[1];
+	ptrdiff_t os = dtype_size(ot), ds = dtype_size(dt);
+	ptrdiff_t steps[3] = { os, ds, os };
 	for (int64_t r = 0; r < nrows && len > 0; r++) {
-		char *x = data + r * len * size, *y = out + r * len * size;
-		memcpy(y, x, (size_t)size);
+		char *x = data + r * len * ds, *y = out + r * len * os;
+		dtype_cast(dt, x, 0, ot, y, 0, 1);
 		for (int64_t j = 1; j < len; j++) {
-			char *args[3] = { y + (j - 1) * size, x + j * size, y + j * size };
+			char *args[3] = { y + (j - 1) * os, x + j * ds, y + j * os };
 			s->loop->fn(args, 1, steps);
 		}
 	}
@@ -69,14 +74,14 @@ static void scan_last_axis(const struct plan_step *s, char *data, char *out, int
 static int scan_rows(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
-	enum dtype t = s->loop->types[0];
-	int size = dtype_size(t), n = x->shape.ndim;
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
+	int size = dtype_size(t), dsize = dtype_size(dt), n = x->shape.ndim;
 	int64_t rowsize = shape_row_size(&x->shape);
 	struct dist d;
 	dist_make(x->shape.dim[0], comm_size(), comm_rank(), s->rows_per_block, &d);
 	int64_t rpb = d.rows_per_block;
-	char *raw = x->dtype != t ? stage_alloc((size_t)(rpb * rowsize * dtype_size(x->dtype))) : NULL;
-	char *data = stage_alloc((size_t)(rpb * rowsize * size));
+	char *raw = x->dtype != dt ? stage_alloc((size_t)(rpb * rowsize * dtype_size(x->dtype))) : NULL;
+	char *data = stage_alloc((size_t)(rpb * rowsize * dsize));
 	char *out = stage_alloc((size_t)(rpb * rowsize * size));
 	char *conv = y->dtype != t ? stage_alloc((size_t)(rpb * rowsize * dtype_size(y->dtype))) : NULL;
 	int64_t tile = rowsize > 0 ? TILE_BYTES / (rowsize * size) : 1;
@@ -88,7 +93,7 @@ static int scan_rows(struct plan_step *s, struct err *e)
 		memcpy(cnt, x->shape.dim, sizeof(int64_t) * (size_t)n);
 		start[0] = first;
 		cnt[0] = count;
-		stage_read(x, t, start, cnt, raw, data, s->where, e);
+		stage_read(x, dt, start, cnt, raw, data, s->where, e);
 		if (s->axis == n - 1 && !e->status && x->shape.dim[n - 1] > 0)
 			scan_last_axis(s, data, out, count * rowsize / (n ? x->shape.dim[n - 1] : 1),
 				       x->shape.dim[n - 1]);
@@ -96,8 +101,8 @@ static int scan_rows(struct plan_step *s, struct err *e)
 			int64_t dims[H5U_MAXDIM];
 			memcpy(dims, cnt, sizeof(int64_t) * (size_t)n);
 			dims[0] = count - r < tile ? count - r : tile;
-			size_t off = (size_t)(r * rowsize * size);
-			scan_block(s, data + off, out + off, n, dims, s->axis, NULL, NULL);
+			scan_block(s, data + (size_t)(r * rowsize * dsize), out + (size_t)(r * rowsize * size),
+				   n, dims, s->axis, NULL, NULL);
 		}
 		check_fault(s, e);
 		if (comm_agree(e) < 0)
@@ -115,7 +120,7 @@ static int scan_rows(struct plan_step *s, struct err *e)
 static int scan_columns(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
-	enum dtype t = s->loop->types[0];
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int size = dtype_size(t), n = x->shape.ndim;
 	int64_t columns = n >= 2 ? x->shape.dim[1] : 1;
 	struct dist dc;
@@ -128,8 +133,8 @@ static int scan_columns(struct plan_step *s, struct err *e)
 	int64_t g = s->rows_per_block, rows = x->shape.dim[0];
 	int64_t nblocks = (rows + g - 1) / g;
 	size_t box = (size_t)(g * cmax * rest);
-	char *raw = x->dtype != t ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
-	char *data = stage_alloc(box * (size_t)size);
+	char *raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
+	char *data = stage_alloc(box * (size_t)dtype_size(dt));
 	char *out = stage_alloc(box * (size_t)size);
 	char *carry = stage_alloc((size_t)(cmax * rest * size));
 	char *conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL;
@@ -143,7 +148,7 @@ static int scan_columns(struct plan_step *s, struct err *e)
 			start[1] = c0;
 			cnt[1] = cn;
 		}
-		stage_read(x, t, start, cnt, raw, data, s->where, e);
+		stage_read(x, dt, start, cnt, raw, data, s->where, e);
 		if (cn > 0 && gr > 0 && !e->status) {
 			iter_strides st;
 			iter_contiguous(n, cnt, cnt, size, st);

@@ -56,9 +56,7 @@ ref() {
 
 # The binary one-output ufuncs of `h5ufunc ufuncs`: those reduce can take.
 reducible() {
-	# ldexp folds two input types (float and int) into one; h5ufunc refuses
-	# that by name (tested on its own below), NumPy does it.
-	h5u ufuncs | awk '$2 == 2 && $3 == 1 && $1 != "ldexp" { print $1 }'
+	h5u ufuncs | awk '$2 == 2 && $3 == 1 { print $1 }'
 }
 
 # one_liners CASES OUT: run every case of the file CASES as its h5ufunc
@@ -570,14 +568,3 @@ sys.exit(1 if bad else 0)'
 	assert_unchanged
 }
 
-@test "reduce and accumulate of ldexp are refused by name, nothing written" {
-	fixture m.h5
-	snapshot
-	run --separate-stderr h5u reduce ldexp m.h5:/int8 -o out.h5:/x
-	assert_equal "$status" 2
-	assert_equal "$stderr" "h5ufunc: reduce ldexp: reduce of ldexp is not supported (its two inputs have different types)"
-	run --separate-stderr h5u accumulate ldexp m.h5:/int8 -o out.h5:/x
-	assert_equal "$status" 2
-	assert_equal "$stderr" "h5ufunc: accumulate ldexp: accumulate of ldexp is not supported (its two inputs have different types)"
-	assert_unchanged
-}

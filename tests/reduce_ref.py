@@ -448,13 +448,8 @@ def binary_ufuncs():
     return sorted(n for n in ref.UFUNC_NAMES if ref.ufunc_arity(n) == (2, 1))
 
 
-# NumPy reduces ldexp (a float and an int input folded into the float);
-# h5ufunc refuses it by name, and 17-reduce tests that refusal on its own.
-NOT_REDUCED = {'ldexp'}
-
-
 def matrix(verb, fname, names, want_status):
-    known = sorted(set(binary_ufuncs()) - NOT_REDUCED)
+    known = binary_ufuncs()
     if sorted(names) != known:
         raise Failure(f"the ufuncs given are not NumPy's binary one-output ufuncs: "
                       f"missing {sorted(set(known) - set(names))}, "
