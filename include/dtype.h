@@ -22,7 +22,7 @@ enum dtype {
 
 struct dtype_info {
 	const char *name;   /* "int8" */
-	char kind;          /* 'b', 'i', 'u', 'f' */
+	char kind;          /* 'b', 'i', 'u', 'f', 'c' */
 	char typechar;      /* NumPy's: '?', 'b', ... */
 	int size;           /* bytes per element */
 };

@@ -38,7 +38,8 @@ enum dtype literal_default_dtype(const struct literal *l);
 
 /* np.can_cast of a weak literal to DT under CASTING, as NumPy 2's type
  * resolution sees it: a Python int may go to any integer or float dtype, a
- * Python float to any float dtype; otherwise the default dtype's rule. */
+ * Python float to any float or complex dtype; otherwise the default dtype's
+ * rule. */
 bool literal_can_cast(const struct literal *l, enum dtype dt, enum casting casting);
 
 /* Convert the literal to one element of DT at OUT, as NumPy 2 converts a weak

@@ -78,6 +78,11 @@
 LOOPS_INTEGERS(LOOPS_INTEGER_TRAITS)
 #undef LOOPS_INTEGER_TRAITS
 
+/* Complex traits: pt_TAG, the type of one part (real or imaginary) of a
+ * complex element; the element is that type's C complex. */
+typedef float pt_COMPLEX64;
+typedef double pt_COMPLEX128;
+
 /* ---- dtype lists: M(TAG, ...) for every tag of a family ---- */
 
 #define FOR_SIGNED(M, ...) \
@@ -88,6 +93,8 @@ LOOPS_INTEGERS(LOOPS_INTEGER_TRAITS)
 #define FOR_BOOL_INTS(M, ...) M(BOOL, __VA_ARGS__) FOR_INTS(M, __VA_ARGS__)
 /* float32 and float64; float16 computes in float32 through HALF_* below */
 #define FOR_FLOATS(M, ...) M(FLOAT32, __VA_ARGS__) M(FLOAT64, __VA_ARGS__)
+/* complex64 and complex128, computed on their parts in loops_complex.c */
+#define FOR_COMPLEX(M, ...) M(COMPLEX64, __VA_ARGS__) M(COMPLEX128, __VA_ARGS__)
 
 /* ---- helpers for element operations ---- */
 

@@ -95,7 +95,7 @@ struct plan_op {
 	int nin, nout;
 	int src[RECIPE_MAXIN];              /* >= 0: an earlier op's result, OP_REF(j, k);
 					       -1 - k: the step's input k; OP_LITERAL: lit[k] */
-	unsigned char lit[RECIPE_MAXIN][8]; /* literal operands in the loop's dtype */
+	unsigned char lit[RECIPE_MAXIN][16]; /* literal operands in the loop's dtype (up to complex128) */
 	struct shape shape;                 /* of its result */
 	const char *where;                  /* its step, for faults raised from the data */
 };
@@ -130,9 +130,9 @@ struct plan_step {
 	enum reduce_mode mode;
 	int64_t chunk_rows;                 /* REDUCE_TREE: rows per fixed chunk */
 	enum fold_init init;                /* where the first accumulators start */
-	unsigned char init_value[8];
+	unsigned char init_value[16];
 	enum fold_init rest_init;           /* REDUCE_TREE: where later chunks start */
-	unsigned char rest_value[8];
+	unsigned char rest_value[16];
 };
 
 struct plan {

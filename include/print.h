@@ -4,7 +4,9 @@
  * values separated by one space; higher dimensions as consecutive 2-D blocks
  * separated by a blank line.  Floats in the shortest form that round-trips
  * in their own dtype, written as Python writes floats ("0.1", "1.0",
- * "1e-300", "1.5e+16", "nan", "inf", "-inf", "-0.0"); bools True/False.
+ * "1e-300", "1.5e+16", "nan", "inf", "-inf", "-0.0"); bools True/False;
+ * complex as NumPy writes it without the parentheses ("1+2j", "-0j").  In
+ * JSON a complex value is the pair [re, im].
  */
 #ifndef H5UFUNC_PRINT_H
 #define H5UFUNC_PRINT_H

@@ -4,12 +4,15 @@
  * The dtype list is include/dtype.def; everything here is expanded from it,
  * so a dtype is added there and in the one family table below.  The casting
  * rules are NumPy's (np.can_cast, np.promote_types), derived from each
- * dtype's kind and size rather than written out as a 12x12 table.  The
+ * dtype's kind and size rather than written out as a 14x14 table.  The
  * conversions are NumPy's astype(casting='unsafe') bit for bit on x86_64,
  * including what x86_64 produces for a float out of an integer's range
  * (which C leaves undefined): the results are written down here as defined
  * arithmetic, so they are the same whatever the compiler vectorizes and on
- * every machine.
+ * every machine.  A complex value converts to a real dtype through its real
+ * part (the imaginary part is dropped, as NumPy's unsafe cast drops it),
+ * except to bool, which is true when either part is nonzero; a real value
+ * becomes a complex one with a +0 imaginary part.
  *
  * This module knows nothing of operations (ufunc.c), of Python literals
  * (literal.c) or of text (print.c).
@@ -69,7 +72,16 @@ static const struct {
 	{ "f2", DT_FLOAT16 },  { "half", DT_FLOAT16 },
 	{ "f4", DT_FLOAT32 },  { "single", DT_FLOAT32 },
 	{ "f8", DT_FLOAT64 },  { "float", DT_FLOAT64 },  { "double", DT_FLOAT64 },
+	{ "c8", DT_COMPLEX64 },   { "csingle", DT_COMPLEX64 },
+	{ "c16", DT_COMPLEX128 }, { "complex", DT_COMPLEX128 }, { "cdouble", DT_COMPLEX128 },
 };
+
+/* A short code ("f8", "c16", "l"): a letter, then only digits.  Only these
+ * take a byte-order mark ("<c16", not "<complex"). */
+static bool is_short_code(const char *alias)
+{
+	return alias[0] != '\0' && strspn(alias + 1, "0123456789") == strlen(alias + 1);
+}
 
 int dtype_from_name(const char *name, enum dtype *out)
 {
@@ -88,7 +100,7 @@ int dtype_from_name(const char *name, enum dtype *out)
 	for (size_t i = 0; i < sizeof dtype_aliases / sizeof dtype_aliases[0]; i++) {
 		const char *alias = dtype_aliases[i].name;
 		/* the byte-order mark goes with the short codes only ("<f8", not "<int") */
-		const char *s = strlen(alias) <= 2 ? bare : name;
+		const char *s = is_short_code(alias) ? bare : name;
 		if (strcmp(s, alias) == 0) {
 			*out = dtype_aliases[i].dt;
 			return 0;
@@ -115,15 +127,27 @@ enum dtype dtype_from_typechar(char c)
 
 /* NumPy's order of kinds for 'same_kind': a cast may go up this order or
  * stay at the same level, never down (uint to int is same_kind, int to uint
- * is not). */
+ * is not, float to complex is, complex to float is not). */
 static int kind_order(char kind)
 {
 	switch (kind) {
 	case 'b': return 0;
 	case 'u': return 1;
 	case 'i': return 2;
-	default:  return 3;     /* 'f' */
+	case 'f': return 3;
+	default:  return 4;     /* 'c' */
 	}
+}
+
+/* Whether the float of SIZE bytes holds every value of the integer or float
+ * dtype FROM: an integer goes to the float whose significand holds it (1
+ * byte to float16, 2 to float32, 4 to float64), and NumPy counts 8-byte
+ * integers to float64 as safe too; a float to one at least as wide. */
+static bool float_holds(const struct dtype_info *f, int size)
+{
+	if (f->kind == 'f')
+		return size >= f->size;
+	return size > f->size || size == 8;
 }
 
 /* np.can_cast(from, to, 'safe'): every value of FROM is a value of TO. */
@@ -140,13 +164,13 @@ static bool can_cast_safe(enum dtype from, enum dtype to)
 	case 'i':
 		return (f->kind == 'i' && t->size >= f->size) ||
 		       (f->kind == 'u' && t->size > f->size);
+	case 'f':
+		return f->kind != 'c' && float_holds(f, t->size);
 	default:
-		if (f->kind == 'f')
+		/* complex: one float part must hold the value */
+		if (f->kind == 'c')
 			return t->size >= f->size;
-		/* An integer goes to the float whose significand holds it:
-		 * 1 byte to float16, 2 to float32, 4 to float64; and NumPy
-		 * counts 8-byte integers to float64 as safe too. */
-		return t->size > f->size || t->size == 8;
+		return float_holds(f, t->size / 2);
 	}
 }
 
@@ -169,7 +193,7 @@ bool dtype_can_cast(enum dtype from, enum dtype to, enum casting casting)
 }
 
 /* NumPy's promotion: the first dtype in type order, from the larger of the
- * two, that both cast to safely.  Among our dtypes float64 always is one. */
+ * two, that both cast to safely.  Among our dtypes complex128 always is one. */
 enum dtype dtype_promote(enum dtype a, enum dtype b)
 {
 	for (int dt = a > b ? a : b; dt < DT_COUNT; dt++)
@@ -362,13 +386,17 @@ static inline uint64_t cvtt_u64(double x)
  * The conversion matrix
  *
  * Every dtype belongs to a family: B bool, I signed and U unsigned
- * integers, F float32/float64, H float16.  One expression converts a value
- * X of a FROM family to a TO family; bool and unsigned read as the signed
- * integers do.  C's own conversions are exact or correctly rounded where
- * used: integer to integer wraps (two's complement), integer to float
- * rounds to nearest.  Integers reach float16 through float32, which holds
- * every integer below 2**24 exactly, and all larger ones overflow float16
- * either way.
+ * integers, F float32/float64, H float16, C complex64/complex128.  One
+ * expression converts a value X of a FROM family to a TO family; bool and
+ * unsigned read as the signed integers do.  C's own conversions are exact
+ * or correctly rounded where used: integer to integer wraps (two's
+ * complement), integer to float rounds to nearest, a real value to a
+ * complex type converts the real part and sets the imaginary part to +0,
+ * complex to complex converts each part.  Integers reach float16 through
+ * float32, which holds every integer below 2**24 exactly, and all larger
+ * ones overflow float16 either way.  A complex value leaves as its real
+ * part, of its own part type (__real__), so that a float32 NaN keeps its
+ * bits on the way to float32 and float16, as NumPy's casts keep them.
  * ------------------------------------------------------------------ */
 
 #define FAMILY_BOOL    B
@@ -383,6 +411,8 @@ static inline uint64_t cvtt_u64(double x)
 #define FAMILY_FLOAT16 H
 #define FAMILY_FLOAT32 F
 #define FAMILY_FLOAT64 F
+#define FAMILY_COMPLEX64 C
+#define FAMILY_COMPLEX128 C
 
 #define CONVERT_I_B(TO, x) (TO)((x) != 0)
 #define CONVERT_I_I(TO, x) (TO)(x)
@@ -399,6 +429,16 @@ static inline uint64_t cvtt_u64(double x)
 #define CONVERT_H_F(TO, x) \
 	(sizeof(TO) == 8 ? (TO)half_to_double(x) : (TO)half_to_float(x))
 #define CONVERT_H_H(TO, x) (TO)(x)
+#define CONVERT_H_C(TO, x) \
+	(sizeof(TO) == 16 ? (TO)half_to_double(x) : (TO)half_to_float(x))
+#define CONVERT_I_C(TO, x) (TO)(x)
+#define CONVERT_F_C(TO, x) (TO)(x)
+#define CONVERT_C_C(TO, x) (TO)(x)
+#define CONVERT_C_B(TO, x) (TO)(__real__ (x) != 0 || __imag__ (x) != 0)
+#define CONVERT_C_I(TO, x) CONVERT_F_I(TO, __real__ (x))
+#define CONVERT_C_U(TO, x) CONVERT_F_U(TO, __real__ (x))
+#define CONVERT_C_F(TO, x) (TO)__real__ (x)
+#define CONVERT_C_H(TO, x) CONVERT_F_H(TO, __real__ (x))
 /* bool and unsigned integers convert as signed integers do */
 #define CONVERT_I_U CONVERT_I_I
 #define CONVERT_B_B CONVERT_I_B
@@ -406,11 +446,13 @@ static inline uint64_t cvtt_u64(double x)
 #define CONVERT_B_U CONVERT_I_I
 #define CONVERT_B_F CONVERT_I_F
 #define CONVERT_B_H CONVERT_I_H
+#define CONVERT_B_C CONVERT_I_C
 #define CONVERT_U_B CONVERT_I_B
 #define CONVERT_U_I CONVERT_I_I
 #define CONVERT_U_U CONVERT_I_I
 #define CONVERT_U_F CONVERT_I_F
 #define CONVERT_U_H CONVERT_I_H
+#define CONVERT_U_C CONVERT_I_C
 
 #define CONVERT_FAMILIES(FF, TF, TO, x) CONVERT_##FF##_##TF(TO, x)
 #define CONVERT_EXPAND(FF, TF, TO, x) CONVERT_FAMILIES(FF, TF, TO, x)
@@ -430,7 +472,8 @@ static inline uint64_t cvtt_u64(double x)
 #define EACH_DTYPE(X, FROM)                                                  \
 	X(FROM, BOOL) X(FROM, INT8) X(FROM, UINT8) X(FROM, INT16)             \
 	X(FROM, UINT16) X(FROM, INT32) X(FROM, UINT32) X(FROM, INT64)         \
-	X(FROM, UINT64) X(FROM, FLOAT16) X(FROM, FLOAT32) X(FROM, FLOAT64)
+	X(FROM, UINT64) X(FROM, FLOAT16) X(FROM, FLOAT32) X(FROM, FLOAT64)     \
+	X(FROM, COMPLEX64) X(FROM, COMPLEX128)
 
 typedef void (*cast_fn)(const char *src, ptrdiff_t sstep, char *dst, ptrdiff_t dstep, size_t n);
 

@@ -54,9 +54,12 @@ void h5io_init(void)
 	H5Tlock(half_type);
 }
 
-/* The memory (native) type of DT; also what new datasets are stored as. */
+/* The memory (native) type of DT; also what new datasets are stored as.
+ * Complex is h5py's: a compound of two native floats named r and i, made
+ * on first use and kept, like the other types, until HDF5 closes. */
 static hid_t mem_type(enum dtype dt)
 {
+	static hid_t complex_type[2] = { -1, -1 };
 	switch (dt) {
 	case DT_BOOL: return bool_type;
 	case DT_INT8: return H5T_NATIVE_INT8;
@@ -70,6 +73,23 @@ static hid_t mem_type(enum dtype dt)
 	case DT_FLOAT16: return half_type;
 	case DT_FLOAT32: return H5T_NATIVE_FLOAT;
 	case DT_FLOAT64: return H5T_NATIVE_DOUBLE;
+	case DT_COMPLEX64:
+	case DT_COMPLEX128: {
+		int k = dt == DT_COMPLEX128;
+		if (complex_type[k] < 0) {
+			hid_t part = k ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+			size_t size = H5Tget_size(part);
+			hid_t t = H5Tcreate(H5T_COMPOUND, 2 * size);
+			if (t < 0 || H5Tinsert(t, "r", 0, part) < 0 ||
+			    H5Tinsert(t, "i", size, part) < 0 || H5Tlock(t) < 0) {
+				if (t >= 0)
+					H5Tclose(t);
+				return -1;
+			}
+			complex_type[k] = t;
+		}
+		return complex_type[k];
+	}
 	default: return -1;
 	}
 }
@@ -261,8 +281,34 @@ static enum dtype type_dtype(hid_t t, char *name, size_t len)
 		snprintf(name, len, "enum");
 		return DT_NONE;
 	}
+	case H5T_COMPOUND: {
+		/* h5py's complex: exactly the fields r then i, two floats of
+		 * one size (4 or 8 bytes) and one byte order */
+		bool ok = H5Tget_nmembers(t) == 2;
+		size_t part = 0;
+		H5T_order_t order = H5T_ORDER_ERROR;
+		for (unsigned i = 0; ok && i < 2; i++) {
+			char *m = H5Tget_member_name(t, i);
+			hid_t mt = H5Tget_member_type(t, i);
+			ok = m && !strcmp(m, i == 0 ? "r" : "i") && mt >= 0 &&
+			     H5Tget_class(mt) == H5T_FLOAT &&
+			     (i == 0 || (H5Tget_size(mt) == part && H5Tget_order(mt) == order));
+			if (ok && i == 0) {
+				part = H5Tget_size(mt);
+				order = H5Tget_order(mt);
+			}
+			if (mt >= 0)
+				H5Tclose(mt);
+			H5free_memory(m);
+		}
+		if (ok && part == 4)
+			return DT_COMPLEX64;
+		if (ok && part == 8)
+			return DT_COMPLEX128;
+		snprintf(name, len, "compound");
+		return DT_NONE;
+	}
 	case H5T_STRING: snprintf(name, len, "string"); break;
-	case H5T_COMPOUND: snprintf(name, len, "compound"); break;
 	case H5T_VLEN: snprintf(name, len, "variable-length"); break;
 	case H5T_ARRAY: snprintf(name, len, "array"); break;
 	case H5T_OPAQUE: snprintf(name, len, "opaque"); break;

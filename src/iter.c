@@ -87,6 +87,8 @@ COPY_LOOP(copy1, uint8_t)
 COPY_LOOP(copy2, uint16_t)
 COPY_LOOP(copy4, uint32_t)
 COPY_LOOP(copy8, uint64_t)
+typedef struct { unsigned char bytes[16]; } iter_bytes16;   /* complex128 */
+COPY_LOOP(copy16, iter_bytes16)
 #undef COPY_LOOP
 
 ufunc_loop_fn iter_copy_loop(int elsize)
@@ -95,7 +97,8 @@ ufunc_loop_fn iter_copy_loop(int elsize)
 	case 1: return copy1;
 	case 2: return copy2;
 	case 4: return copy4;
-	default: return copy8;
+	case 8: return copy8;
+	default: return copy16;
 	}
 }
 

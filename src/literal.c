@@ -125,9 +125,9 @@ enum dtype literal_default_dtype(const struct literal *l)
 bool literal_can_cast(const struct literal *l, enum dtype dt, enum casting casting)
 {
 	char kind = dtype_table[dt].kind;
-	if (l->kind == LIT_INT && (kind == 'i' || kind == 'u' || kind == 'f'))
+	if (l->kind == LIT_INT && (kind == 'i' || kind == 'u' || kind == 'f' || kind == 'c'))
 		return true;
-	if (l->kind == LIT_FLOAT && kind == 'f')
+	if (l->kind == LIT_FLOAT && (kind == 'f' || kind == 'c'))
 		return true;
 	return dtype_can_cast(literal_default_dtype(l), dt, casting);
 }
@@ -167,9 +167,10 @@ int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 		dtype_cast(DT_BOOL, &b, 1, dt, out, dtype_size(dt), 1);
 		return 0;
 	}
-	/* a float, or an integer for a float dtype: the double, converted as
-	 * NumPy converts a Python float (to float16 directly, not through
-	 * float32; overflow gives inf) */
+	/* a float, or an integer for a float or complex dtype: the double,
+	 * converted as NumPy converts a Python float (to float16 directly, not
+	 * through float32; overflow gives inf; a complex value gets a +0
+	 * imaginary part) */
 	dtype_cast(DT_FLOAT64, &l->f, 8, dt, out, dtype_size(dt), 1);
 	return 0;
 }

@@ -1211,7 +1211,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		s->init = FOLD_FIRST_SKIP;
 		return 0;
 	}
-	unsigned char identity[8];
+	unsigned char identity[16];
 	bool has_identity = ufunc_identity_value(uf, t, identity) == 0;
 	bool empty = false;
 	for (int i = 0; i < X->ndim; i++)

@@ -5,8 +5,17 @@
  * lays it out (the same as Python's repr of a float): positional when
  * 1e-4 <= |x| < 1e16 or x is zero, with ".0" when integral, scientific
  * otherwise with a two-digit-minimum exponent ("1e-05", "1.5e+16").
- * Integers in decimal, bools True/False.  Decimals are written and read
- * with printf and strtod, in the C locale that h5ufunc runs in.
+ * Integers in decimal, bools True/False.  A complex value is written as
+ * NumPy's str() of a complex scalar writes it, without the parentheses:
+ * each part in the shortest form of its part type (float32 for complex64)
+ * but without the ".0" of an integral value, the imaginary part signed and
+ * followed by "j" ("1+2j", "-0.5-1e-05j", "nan+infj"), a NaN part
+ * unsigned whatever its sign bit ("1+nanj"); a real part of +0 is left
+ * out ("2j", "0j", "-0j"), one of -0 is not ("-0+2j").
+ * In JSON a complex value is the list [real, imaginary] of its parts,
+ * each as a float of the part type ([1.0, -2.5], ["nan", 0.0]).  Decimals
+ * are written and read with printf and strtod, in the C locale that
+ * h5ufunc runs in.
  *
  * This module only formats values that are already in memory; it does not
  * read datasets or decide what to print.
@@ -248,6 +257,65 @@ static char *format_float(double x, const void *absvalue, roundtrip_fn roundtrip
 	return layout(negative, &d, positional, buf);
 }
 
+/* One part X of a complex value, as NumPy's str() writes it inside the
+ * complex: the part's float form without the ".0" of an integral value
+ * ("1", "-0", "0.5", "1e+16"); with PLUS, a "+" before a value without a
+ * minus sign.  A NaN is "nan" ("+nan" with PLUS) whatever its sign bit. */
+static char *format_part(double x, const void *absvalue, roundtrip_fn roundtrip, int maxdigits,
+			 bool plus, char *buf)
+{
+	char *s = buf;
+	if (plus && (isnan(x) || !signbit(x)))
+		*s++ = '+';
+	format_float(x, absvalue, roundtrip, maxdigits, s);
+	size_t n = strlen(s);
+	if (n >= 2 && strcmp(s + n - 2, ".0") == 0)
+		s[n - 2] = '\0';
+	return buf;
+}
+
+/* Part PART (0 real, 1 imaginary) of the complex element of DT at P, as
+ * format_part writes it. */
+static char *complex_part(enum dtype dt, const unsigned char *p, int part, bool plus, char *buf)
+{
+	if (dt == DT_COMPLEX64) {
+		float f, fmag;
+		memcpy(&f, p + part * sizeof f, sizeof f);
+		fmag = fabsf(f);
+		return format_part(f, &fmag, roundtrip_float32, 9, plus, buf);
+	}
+	double d, dmag;
+	memcpy(&d, p + part * sizeof d, sizeof d);
+	dmag = fabs(d);
+	return format_part(d, &dmag, roundtrip_float64, 17, plus, buf);
+}
+
+/* The complex element of DT at P as NumPy's str() without parentheses:
+ * "IMAGj" when the real part is +0, else "REAL+IMAGj" / "REAL-IMAGj". */
+static char *format_complex(enum dtype dt, const void *p, char *buf)
+{
+	double re;
+	if (dt == DT_COMPLEX64) {
+		float f;
+		memcpy(&f, p, sizeof f);
+		re = f;
+	} else {
+		memcpy(&re, p, sizeof re);
+	}
+	/* a part is at most 25 characters: "+2.2250738585072014e-308" */
+	char imag[31];
+	if (re == 0 && !signbit(re)) {
+		complex_part(dt, p, 1, false, imag);
+		snprintf(buf, 64, "%sj", imag);
+	} else {
+		char real[31];
+		complex_part(dt, p, 0, false, real);
+		complex_part(dt, p, 1, true, imag);
+		snprintf(buf, 64, "%s%sj", real, imag);
+	}
+	return buf;
+}
+
 char *print_format(enum dtype dt, const void *p, char *buf)
 {
 	switch (dt) {
@@ -271,6 +339,9 @@ char *print_format(enum dtype dt, const void *p, char *buf)
 		dmag = fabs(d);
 		return format_float(d, &dmag, roundtrip_float64, 17, buf);
 	}
+	case DT_COMPLEX64:
+	case DT_COMPLEX128:
+		return format_complex(dt, p, buf);
 	default:
 		break;
 	}
@@ -333,6 +404,16 @@ static void json_element(FILE *f, enum dtype dt, const char *p)
 	char buf[64];
 	if (dt == DT_BOOL) {
 		fputs(*(const uint8_t *)p ? "true" : "false", f);
+		return;
+	}
+	if (dtype_table[dt].kind == 'c') {
+		/* [real, imaginary] */
+		enum dtype part = dt == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
+		fputc('[', f);
+		json_element(f, part, p);
+		fputs(", ", f);
+		json_element(f, part, p + dtype_size(part));
+		fputc(']', f);
 		return;
 	}
 	print_format(dt, p, buf);

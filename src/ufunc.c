@@ -118,8 +118,9 @@ bool ufunc_reorderable(const struct ufunc *uf)
 }
 
 /* Store the identity V (0, 1, -1 or -inf) as one element of DT, as NumPy
- * converts it: -1 in an unsigned type has all bits set, a bool is V != 0.
- * Returns -1 for an infinity in an integer type, which has no such value. */
+ * converts it: -1 in an unsigned type has all bits set, a bool is V != 0,
+ * a complex value is V + 0j.  Returns -1 for an infinity in an integer
+ * type, which has no such value. */
 static int store_value(enum dtype dt, double v, void *out)
 {
 	switch (dt) {
@@ -129,7 +130,7 @@ static int store_value(enum dtype dt, double v, void *out)
 			*(CTYPE *)out = (CTYPE)(v != 0);                      \
 		} else if (DT_##TAG == DT_FLOAT16) {                          \
 			*(uint16_t *)out = half_from_double(v);               \
-		} else if (KIND == 'f') {                                     \
+		} else if (KIND == 'f' || KIND == 'c') {                      \
 			*(CTYPE *)out = (CTYPE)v;                             \
 		} else {                                                      \
 			if (isinf(v))                                         \

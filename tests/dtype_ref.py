@@ -6,13 +6,17 @@
                                   (names, cast, literal, print)
 
 Sections: cancast promote casting typechar names cast inplace literal print
-array.  Values are written as the hexadecimal of their bits.  The dtypes are
-the rows of include/dtype.def.
+array.  Values are written as the hexadecimal of their bits (the element's
+bytes as a little-endian unsigned integer: a complex128 is 32 digits, the
+imaginary part's bits then the real part's).  The dtypes are the rows of
+include/dtype.def.  A complex value prints as NumPy's str() of the scalar
+without its parentheses, and in JSON as the list [real, imaginary].
 
 NumPy here is Debian's 1.24; the contract is NumPy 2.  Where the two differ
 the NumPy 2 rule is written out below rather than asked of NumPy:
   - Python integer and float literals are weak (NEP 50): an integer out of
     an integer dtype's range raises "Python integer N out of bounds for T";
+    both take a complex array's dtype;
   - the aliases 'bool8', 'int0', 'uint0' are gone from NumPy 2.
 Float to integer casts out of range are what NumPy's strided (and scalar)
 loops give on x86_64; its contiguous float to uint32 loop is vectorized into
@@ -51,8 +55,12 @@ UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def bits_of(arr):
-    """The elements of ARR as unsigned integers of their size."""
+    """The elements of ARR as unsigned integers of their size (Python ints
+    for the 16 bytes of a complex128)."""
     arr = np.ascontiguousarray(arr)
+    if arr.dtype.itemsize == 16:
+        halves = arr.view(np.uint64).reshape(-1, 2)
+        return [int(lo) | int(hi) << 64 for lo, hi in halves]
     return arr.view(UINT_OF_SIZE[arr.dtype.itemsize])
 
 
@@ -63,6 +71,9 @@ def hexes(arr):
 
 def from_bits(dtype, bits):
     dt = np.dtype(dtype)
+    if dt.itemsize == 16:
+        halves = [(b & (2**64 - 1), b >> 64) for b in bits]
+        return np.array(halves, dtype=np.uint64).reshape(len(halves), 2).view(dt).reshape(len(halves))
     return np.array(bits, dtype=UINT_OF_SIZE[dt.itemsize]).view(dt)
 
 
@@ -111,8 +122,11 @@ NAMES = [
     "float16", "f2", "e", "half", "<f2",
     "float32", "f4", "f", "single",
     "float64", "f8", "d", "float", "double", "<f8", "=f8",
+    "complex64", "c8", "F", "csingle", "<c8", "|c8",
+    "complex128", "c16", "D", "complex", "cdouble", "<c16", "=c16",
     # not ours, or not dtypes at all
-    ">f8", ">i4", "float128", "f16", "longdouble", "g", "complex", "c16", "F",
+    ">f8", ">i4", "float128", "f16", "longdouble", "g", ">c8", ">c16",
+    "complex256", "c32", "G", "clongdouble", "c4", "<complex", "complex32",
     "object", "O", "str", "U", "S", "datetime64", "i3", "f3", "Float64", "INT8",
     "int7", "uint128", "", " f8", "f8 ", "<<f8", "<int",
     # NumPy 1.24 aliases that NumPy 2 removed
@@ -183,6 +197,14 @@ def source_bits(dtype, rng):
     dt = np.dtype(dtype)
     if dt.kind == "b":
         return [0, 1]
+    if dt.kind == "c":
+        # pairs of the part dtype's values: each with a few imaginary
+        # parts, and a few real parts with each imaginary part
+        half = dt.itemsize // 2
+        parts = source_bits("float%d" % (8 * half), rng)
+        few = parts[:6] + parts[-51:-48]      # 0, -0, 1/2, ... and the NaN payloads
+        pairs = [(r, i) for r in parts for i in few] + [(r, i) for r in few for i in parts]
+        return [r | i << (8 * half) for r, i in pairs]
     if dt.kind in "iu":
         vals = integer_values(8 * dt.itemsize)
         vals += [rng.getrandbits(8 * dt.itemsize) for _ in range(48)]
@@ -341,7 +363,7 @@ def literal():
                 # a Python float (or an int for a float dtype, through its
                 # double) as NumPy converts it
                 res = hexes(np.array([float(v)], dtype=np.float64).astype(dt))[0]
-            weak = (kind == "int" and dt.kind in "iuf") or (kind == "float" and dt.kind == "f")
+            weak = (kind == "int" and dt.kind in "iufc") or (kind == "float" and dt.kind in "fc")
             cc = "".join("1" if weak or np.can_cast(default, dt, r) else "0" for r in RULES)
             print("'%s' %s %s can_cast %s" % (text, name, res, cc))
 
@@ -387,6 +409,23 @@ def print_values():
                for _ in range(5000)]
         b += [int(x) for x in bits_of(np.array(dec).astype(dt))]
         out += [(name, x) for x in b]
+    for name, part in (("complex64", "float32"), ("complex128", "float64")):
+        if name not in DTYPES:
+            continue
+        # every pair of some parts, then random parts
+        pdt = np.dtype(part)
+        vals = np.array([0.0, -0.0, 1.0, -1.0, 0.1, -2.5, 100.0, 1e-5, 1.5e16,
+                         123456789.0, 1e-300, math.inf, -math.inf, math.nan],
+                        dtype=np.float64).astype(pdt)
+        pb = [int(x) for x in bits_of(vals)] + [0x7fc00001 if pdt.itemsize == 4 else 0xfff8000000000001]
+        w = 8 * pdt.itemsize
+        b = [r | i << w for r in pb for i in pb]
+        rand = [int(x) for x in bits_of(np.array(
+            [float("%.*e" % (rng.randint(0, 8), rng.random() * 10.0 ** rng.randint(-8, 20)))
+             * rng.choice([-1, 1]) for _ in range(4000)]).astype(pdt))]
+        b += [rand[k] | rand[k + 1] << w for k in range(0, len(rand), 2)]
+        b += [rng.getrandbits(2 * w) for _ in range(2000)]
+        out += [(name, x) for x in b]
     return out
 
 
@@ -396,13 +435,19 @@ def print_input():
 
 
 def scalar_text(x):
-    """NumPy's str() of the scalar X (True/False for bools)."""
-    return str(x)
+    """NumPy's str() of the scalar X (True/False for bools), a complex one
+    without its parentheses."""
+    s = str(x)
+    if isinstance(x, np.complexfloating) and s.startswith("("):
+        s = s[1:-1]
+    return s
 
 
 def json_text(x):
     if isinstance(x, np.bool_):
         return "true" if x else "false"
+    if isinstance(x, np.complexfloating):
+        return "[%s, %s]" % (json_text(x.real), json_text(x.imag))
     s = str(x)
     return '"%s"' % s if s in ("nan", "inf", "-inf") else s
 

@@ -10,11 +10,12 @@ and outputs over a grid of interesting values as hex bits (see
 tests/unit/loopdump.c), computes the same with NumPy and compares: bit for
 bit (all NaNs equal; a tie of +0 and -0 in maximum, minimum, fmax, fmin
 may return either) except for the transcendental functions, which may be
-4 ULP apart.  A fault (an integer to a negative integer power) must be
-raised exactly where NumPy raises.  Reduce lines are compared with
+4 ULP apart.  Complex values compare part by part by the same rules.  A
+fault (an integer to a negative integer power) must be raised exactly
+where NumPy raises.  Reduce lines are compared with
 np.UFUNC.reduce(seq, initial=init, dtype=...), seq being the second
 input's grid, its finite values (reducef) or those of magnitude 1/2 to 2
-(reducem).
+(reducem; complex: both parts at most 2, one at least 1/2).
 
 The contract is NumPy 2; the reference is Debian's NumPy 1.24.  Where they
 differ, NumPy 2's rule is encoded here:
@@ -22,6 +23,9 @@ differ, NumPy 2's rule is encoded here:
     in its dtype (NumPy 2's '?->?', 'b->b', ... loops);
   - bitwise_count (NumPy 2.0) is the number of 1-bits of |x|, as uint8;
   - int64 compared with uint64 ('qQ->?', 'Qq->?') is exact;
+  - the sign of a complex z is z/|z| (0 for 0; for an infinite |z| the
+    direction of the infinite part, nan when both parts are infinite);
+  - a complex 0**b is 0 when real(b) > 0, whatever imag(b) (npy_cpow);
   - the catalogue has those loops, bitwise_count, NumPy 2's ReorderableNone
     for maximum, minimum, fmax, fmin, and NumPy 2's aliases.
 Exit status 0 when everything matches, 1 otherwise (the differences on
@@ -56,20 +60,29 @@ NUMPY2_ALIASES = {
 }
 
 # int64 and uint64 as 'l' and 'L': the characters of NumPy's own loops here.
-DTYPES = {c: np.dtype({"q": "l", "Q": "L"}.get(c, c)) for c in "?bBhHiIqQefd"}
+DTYPES = {c: np.dtype({"q": "l", "Q": "L"}.get(c, c)) for c in "?bBhHiIqQefdFD"}
 UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+# the part dtype of a complex one
+PART = {np.dtype(np.complex64): np.dtype(np.float32),
+        np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def transcendental(name, sig):
     if name == "power":
-        return sig[0] in "efd"
+        return sig[0] in "efdFD"
     return name in TRANSCENDENTAL
 
 
 # ---- reading loopdump ----
 
 def from_hex(words, c):
+    """Elements of dtype C from the hex of their little-endian bytes."""
     dt = DTYPES[c]
+    if dt.itemsize == 16:
+        ints = [int(w, 16) for w in words]
+        halves = np.array([(v & (2**64 - 1), v >> 64) for v in ints],
+                          dtype=np.uint64).reshape(len(ints), 2)
+        return halves.view(dt).reshape(len(ints))
     ints = np.array([int(w, 16) for w in words], dtype=UINT[dt.itemsize])
     return ints.view(dt) if c != "?" else ints.astype(bool)
 
@@ -78,7 +91,16 @@ def bits(arr):
     arr = np.ascontiguousarray(arr)
     if arr.dtype == bool:
         return arr.astype(np.uint8)
+    if arr.dtype.itemsize == 16:
+        # complex128: the real part's bits (parts compare separately)
+        return arr.view(np.uint64)[::2]
     return arr.view(UINT[arr.dtype.itemsize])
+
+
+def hex_of(arr, i):
+    """The hex of element I of ARR, as loopdump prints it."""
+    b = np.ascontiguousarray(arr[i:i + 1]).view(np.uint8)
+    return bytes(b[::-1]).hex()
 
 
 def parse_dump(text):
@@ -122,6 +144,8 @@ def numpy_call(name, sig, ins):
               "greater_equal": "__ge__"}[name]
         out = [getattr(int(a), op)(int(b)) for a, b in zip(*ins)]
         return [np.array(out, dtype=bool)], faults
+    if name == "sign" and cin in "FD":
+        return [complex_sign(ins[0])], faults
     if name == "power" and cin[1] in "bhiq":
         # NumPy raises for the whole call; element by element, these raise
         faults = ins[1] < 0
@@ -131,7 +155,42 @@ def numpy_call(name, sig, ins):
         res = getattr(np, name)(*ins, signature=signature)
     if not isinstance(res, tuple):
         res = (res,)
-    return list(res), faults
+    res = list(res)
+    if name in ("power", "float_power") and cin[0] in "FD":
+        res[0] = complex_zero_power(ins[0], ins[1], res[0])
+    return res, faults
+
+
+def complex_sign(z):
+    """NumPy 2's sign of complex z: z/|z|, computed in the part type."""
+    part = PART[z.dtype]
+    r, i = z.real.astype(part), z.imag.astype(part)
+    with np.errstate(all="ignore"):
+        a = np.hypot(r, i)
+        out_r = r / a
+        out_i = i / a
+    one = part.type(1)
+    nan, zero = part.type(np.nan), part.type(0)
+    inf_r, inf_i = np.isinf(r), np.isinf(i)
+    out_r = np.where(np.isinf(a), np.where(inf_r, np.where(inf_i, nan, np.where(r > 0, one, -one)), zero), out_r)
+    out_i = np.where(np.isinf(a), np.where(inf_r, np.where(inf_i, nan, zero), np.where(i > 0, one, -one)), out_i)
+    out_r = np.where(a == 0, zero, out_r)
+    out_i = np.where(a == 0, zero, out_i)
+    out_r = np.where(np.isnan(a), nan, out_r)
+    out_i = np.where(np.isnan(a), nan, out_i)
+    out = np.empty(z.shape, z.dtype)
+    out.real, out.imag = out_r, out_i
+    return out
+
+
+def complex_zero_power(a, b, res):
+    """NumPy 2's npy_cpow for a zero base: z**0 is 1 (checked first), 0**b
+    is 0 when real(b) > 0, nan otherwise."""
+    res = res.copy()
+    zero_base = (a.real == 0) & (a.imag == 0) & ~((b.real == 0) & (b.imag == 0))
+    res[zero_base & (b.real > 0)] = 0
+    res[zero_base & ~(b.real > 0)] = complex(np.nan, np.nan)
+    return res
 
 
 def numpy_reduce(name, dt, init, seq):
@@ -153,7 +212,12 @@ def ordered(b, nbits):
 
 
 def differs(name, sig, got, want):
-    """Indices where GOT and WANT (same dtype) disagree beyond tolerance."""
+    """Indices where GOT and WANT (same dtype) disagree beyond tolerance;
+    complex values part by part."""
+    if got.dtype.kind == "c":
+        bad = set(differs(name, sig, got.real.copy(), want.real.copy()))
+        bad |= set(differs(name, sig, got.imag.copy(), want.imag.copy()))
+        return sorted(bad)
     gb, wb = bits(got), bits(want)
     bad = np.nonzero(gb != wb)[0]
     if bad.size == 0:
@@ -199,7 +263,7 @@ def check_loop(name, sig, rows, reduces, report):
         for j in differs(name, sig, got[idx], want[idx])[:5]:
             i = idx[j]
             show(i, f"output {k}: got {cols[nin + k][i]} ({got[i]!r}), "
-                 f"NumPy {int(bits(want)[i]):0{2 * got.dtype.itemsize}x} ({want[i]!r})")
+                 f"NumPy {hex_of(want, i)} ({want[i]!r})")
             bad += 1
     if reduces and not transcendental(name, sig):
         dt = DTYPES[cin[0]]
@@ -212,6 +276,11 @@ def check_loop(name, sig, rows, reduces, report):
                 magnitude = np.abs(seq.astype(np.float64))
             subsets["reducef"] = seq[np.isfinite(seq)]
             subsets["reducem"] = seq[(magnitude >= 0.5) & (magnitude <= 2)]
+        elif dt.kind == "c":
+            with np.errstate(all="ignore"):
+                re, im = np.abs(seq.real), np.abs(seq.imag)
+            subsets["reducef"] = seq[np.isfinite(seq)]
+            subsets["reducem"] = seq[(re <= 2) & (im <= 2) & ((re >= 0.5) | (im >= 0.5))]
         for kind, init_hex, res_hex, fault in reduces:
             init = from_hex([init_hex], cin[0])[0]
             s = subsets[kind]
@@ -227,7 +296,7 @@ def check_loop(name, sig, rows, reduces, report):
             got = from_hex([res_hex], cin[0])
             if differs(name, sig, got, want):
                 report(f"{name} {sig}: {kind} from {init_hex}: got {res_hex} ({got[0]!r}), "
-                       f"NumPy {int(bits(want)[0]):0{2 * dt.itemsize}x} ({want[0]!r})")
+                       f"NumPy {hex_of(want, 0)} ({want[0]!r})")
                 bad += 1
     return bad
 
@@ -312,7 +381,7 @@ def expected_identity(identity_text_, c):
                        dtype=UINT[dt.itemsize]).view(dt)
     else:
         arr = np.array([value], dtype=dt)
-    return f"{int(bits(arr)[0]):0{2 * dt.itemsize}x}"
+    return hex_of(arr, 0)
 
 
 def check_catalogue(loopdump):

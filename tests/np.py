@@ -1022,7 +1022,7 @@ def job_catalogue(args):
         print(f"{name} {nin} {nout} {ufunc_identity(name)}")
 
 
-LOOP_RE = re.compile(r'([?bBhHiIlLqQefd]+)->([?bBhHiIlLqQefd]+)')
+LOOP_RE = re.compile(r'([?bBhHiIlLqQefdFD]+)->([?bBhHiIlLqQefdFD]+)')
 
 
 def job_check_catalogue(args):

@@ -13,8 +13,10 @@
  *   dtypecheck print   < VALUES print_format and JSON of "DTYPE HEXBITS"
  *   dtypecheck array            print_array and print_json of a few shapes
  *
- * Values go in and out as the hexadecimal of their bits (the element read
- * as an unsigned integer of its size), so the comparison is bit for bit.
+ * Values go in and out as the hexadecimal of their bits (the element's
+ * bytes read as a little-endian unsigned integer of its size: a complex128
+ * is 32 digits, the imaginary part's bits then the real part's), so the
+ * comparison is bit for bit.
  * It checks nothing itself except that the strided and contiguous cast
  * loops agree; NumPy's answers come from dtype_ref.py.
  */
@@ -28,33 +30,41 @@
 #include "literal.h"
 #include "print.h"
 
-/* The bits of one element of DT at P, as an unsigned integer. */
-static uint64_t element_bits(enum dtype dt, const void *p)
+#define MAXSIZE 16   /* bytes of the widest element, complex128 */
+
+/* Set the element of DT at P from the hexadecimal HEX of its bits (as many
+ * digits as the element has, or fewer: leading zeros may be left out).
+ * Returns 0, or -1 when HEX is not that. */
+static int set_element_hex(enum dtype dt, void *p, const char *hex)
 {
-	uint64_t bits = 0;
-	switch (dtype_size(dt)) {
-	case 1: { uint8_t v; memcpy(&v, p, 1); bits = v; break; }
-	case 2: { uint16_t v; memcpy(&v, p, 2); bits = v; break; }
-	case 4: { uint32_t v; memcpy(&v, p, 4); bits = v; break; }
-	default: memcpy(&bits, p, 8); break;
+	int size = dtype_size(dt);
+	size_t n = strlen(hex);
+	if (n == 0 || n > 2 * (size_t)size || strspn(hex, "0123456789abcdefABCDEF") != n)
+		return -1;
+	unsigned char *b = p;
+	memset(b, 0, (size_t)size);
+	for (size_t k = 0; k < n; k++) {
+		char c = hex[n - 1 - k];
+		int digit = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+		b[k / 2] |= (unsigned char)(digit << (4 * (k % 2)));
 	}
-	return bits;
+	return 0;
 }
 
-static void set_element_bits(enum dtype dt, void *p, uint64_t bits)
-{
-	switch (dtype_size(dt)) {
-	case 1: { uint8_t v = (uint8_t)bits; memcpy(p, &v, 1); break; }
-	case 2: { uint16_t v = (uint16_t)bits; memcpy(p, &v, 2); break; }
-	case 4: { uint32_t v = (uint32_t)bits; memcpy(p, &v, 4); break; }
-	default: memcpy(p, &bits, 8); break;
-	}
-}
-
+/* The hexadecimal of the bits of the element of DT at P, into BUF (at least
+ * 2 * MAXSIZE + 1 bytes). */
 static const char *hex(enum dtype dt, const void *p, char *buf)
 {
-	sprintf(buf, "%0*" PRIx64, 2 * dtype_size(dt), element_bits(dt, p));
+	const unsigned char *b = p;
+	int size = dtype_size(dt);
+	for (int k = 0; k < size; k++)
+		sprintf(buf + 2 * k, "%02x", b[size - 1 - k]);
 	return buf;
+}
+
+static bool same_bits(enum dtype dt, const void *a, const void *b)
+{
+	return memcmp(a, b, (size_t)dtype_size(dt)) == 0;
 }
 
 static enum dtype need_dtype(const char *name)
@@ -128,23 +138,24 @@ static void names(void)
 /* Cast one run of N values of FROM to TO, contiguously (the vectorized
  * loop) and with a stride of three elements both ways, and print them. */
 #define RUN_MAX 4096
-static void cast_run(enum dtype from, enum dtype to, const uint64_t *bits, size_t n)
+static void cast_run(enum dtype from, enum dtype to, const unsigned char (*elems)[MAXSIZE],
+		     size_t n)
 {
-	static unsigned char src[RUN_MAX * 8], dst[RUN_MAX * 8];
-	static unsigned char ssrc[RUN_MAX * 24], sdst[RUN_MAX * 24];
+	static unsigned char src[RUN_MAX * MAXSIZE], dst[RUN_MAX * MAXSIZE];
+	static unsigned char ssrc[RUN_MAX * 3 * MAXSIZE], sdst[RUN_MAX * 3 * MAXSIZE + 1];
 	size_t fs = (size_t)dtype_size(from), ts = (size_t)dtype_size(to);
 	for (size_t i = 0; i < n; i++) {
-		set_element_bits(from, src + i * fs, bits[i]);
-		set_element_bits(from, ssrc + 3 * i * fs, bits[i]);
+		memcpy(src + i * fs, elems[i], fs);
+		memcpy(ssrc + 3 * i * fs, elems[i], fs);
 	}
 	dtype_cast(from, src, (ptrdiff_t)fs, to, dst, (ptrdiff_t)ts, n);
 	/* odd byte offsets too: the strided loop assumes no alignment */
 	dtype_cast(from, ssrc, (ptrdiff_t)(3 * fs), to, sdst + 1, (ptrdiff_t)(3 * ts), n);
-	char a[20], b[20], c[20];
+	char a[2 * MAXSIZE + 1], b[2 * MAXSIZE + 1], c[2 * MAXSIZE + 1];
 	for (size_t i = 0; i < n; i++) {
 		printf("%s %s %s %s", dtype_name(from), dtype_name(to),
 		       hex(from, src + i * fs, a), hex(to, dst + i * ts, b));
-		if (element_bits(to, dst + i * ts) != element_bits(to, sdst + 1 + 3 * i * ts))
+		if (!same_bits(to, dst + i * ts, sdst + 1 + 3 * i * ts))
 			printf(" strided %s", hex(to, sdst + 1 + 3 * i * ts, c));
 		printf("\n");
 	}
@@ -152,27 +163,29 @@ static void cast_run(enum dtype from, enum dtype to, const uint64_t *bits, size_
 
 static void cast(void)
 {
-	static uint64_t bits[RUN_MAX];
+	static unsigned char elems[RUN_MAX][MAXSIZE];
 	size_t n = 0;
 	enum dtype from = DT_NONE, to = DT_NONE;
-	char line[256], fname[32], tname[32];
-	uint64_t value;
+	char line[256], fname[32], tname[32], value[40];
 	while (read_line(line, sizeof line)) {
-		if (sscanf(line, "%31s %31s %" SCNx64, fname, tname, &value) != 3) {
+		if (sscanf(line, "%31s %31s %39s", fname, tname, value) != 3) {
 			fprintf(stderr, "dtypecheck: bad cast line: %s\n", line);
 			exit(2);
 		}
 		enum dtype f = need_dtype(fname), t = need_dtype(tname);
 		if (n > 0 && (f != from || t != to || n == RUN_MAX)) {
-			cast_run(from, to, bits, n);
+			cast_run(from, to, elems, n);
 			n = 0;
 		}
 		from = f;
 		to = t;
-		bits[n++] = value;
+		if (set_element_hex(f, elems[n++], value) != 0) {
+			fprintf(stderr, "dtypecheck: bad cast line: %s\n", line);
+			exit(2);
+		}
 	}
 	if (n > 0)
-		cast_run(from, to, bits, n);
+		cast_run(from, to, elems, n);
 }
 
 /* Every cast that may be done in place (TO not wider than FROM, equal
@@ -180,16 +193,20 @@ static void cast(void)
 static void inplace(void)
 {
 	enum { N = 257 };
-	static unsigned char buf[N * 8], ref[N * 8], src[N * 8];
+	static unsigned char buf[N * MAXSIZE], ref[N * MAXSIZE], src[N * MAXSIZE];
 	uint64_t state = 0x9e3779b97f4a7c15ull;
 	for (int from = 0; from < DT_COUNT; from++) {
 		size_t fs = (size_t)dtype_size(from);
 		for (size_t i = 0; i < N; i++) {
-			state = state * 6364136223846793005ull + 1442695040888963407ull;
-			uint64_t v = state >> (i % 3 == 0 ? 0 : 33);
-			if (from == DT_BOOL)
-				v &= 1;
-			set_element_bits(from, src + i * fs, v);
+			/* one draw per 8 bytes (two for a complex128), its low
+			 * bytes first */
+			for (size_t at = 0; at < fs; at += 8) {
+				state = state * 6364136223846793005ull + 1442695040888963407ull;
+				uint64_t v = state >> (i % 3 == 0 ? 0 : 33);
+				if (from == DT_BOOL)
+					v &= 1;
+				memcpy(src + i * fs + at, &v, fs - at < 8 ? fs - at : 8);
+			}
 		}
 		for (int to = 0; to < DT_COUNT; to++) {
 			size_t ts = (size_t)dtype_size(to);
@@ -200,7 +217,7 @@ static void inplace(void)
 			dtype_cast(from, buf, (ptrdiff_t)fs, to, buf, (ptrdiff_t)fs, N);
 			int bad = 0;
 			for (size_t i = 0; i < N; i++)
-				bad += element_bits(to, buf + i * fs) != element_bits(to, ref + i * fs);
+				bad += !same_bits(to, buf + i * fs, ref + i * fs);
 			printf("%s %s %s\n", dtype_name(from), dtype_name(to), bad ? "differs" : "ok");
 		}
 	}
@@ -209,8 +226,8 @@ static void inplace(void)
 static void literal(void)
 {
 	static const char *const kinds[] = { "bool", "int", "float" };
-	char line[512], a[20];
-	unsigned char out[8];
+	char line[512], a[2 * MAXSIZE + 1];
+	unsigned char out[MAXSIZE];
 	while (read_line(line, sizeof line)) {
 		struct literal l;
 		if (literal_parse(line, &l) != 0) {
@@ -239,16 +256,18 @@ static void literal(void)
 
 static void print(void)
 {
-	char line[256], name[32], text[64], a[20];
-	uint64_t value;
-	unsigned char elem[8];
+	char line[256], name[32], text[64], a[2 * MAXSIZE + 1], value[40];
+	unsigned char elem[MAXSIZE];
 	while (read_line(line, sizeof line)) {
-		if (sscanf(line, "%31s %" SCNx64, name, &value) != 2) {
+		if (sscanf(line, "%31s %39s", name, value) != 2) {
 			fprintf(stderr, "dtypecheck: bad print line: %s\n", line);
 			exit(2);
 		}
 		enum dtype dt = need_dtype(name);
-		set_element_bits(dt, elem, value);
+		if (set_element_hex(dt, elem, value) != 0) {
+			fprintf(stderr, "dtypecheck: bad print line: %s\n", line);
+			exit(2);
+		}
 		printf("%s %s %s ", name, hex(dt, elem, a), print_format(dt, elem, text));
 		print_json(stdout, dt, elem, 0, NULL);
 		printf("\n");
@@ -264,7 +283,7 @@ static void array(void)
 		{ 2, { 3, 1 } }, { 2, { 2, 0 } }, { 3, { 2, 2, 3 } },
 		{ 4, { 2, 1, 2, 2 } },
 	};
-	static unsigned char data[64 * 8];
+	static unsigned char data[64 * MAXSIZE];
 	for (int dt = 0; dt < DT_COUNT; dt++) {
 		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
 			int64_t n = 1;

@@ -14,9 +14,15 @@
  *   row IN... OUT... FAULT          one line per combination of grid values
  *   reduce INIT RESULT FAULT        binary loops T,T->T: INIT reduced over
  *   reducef INIT RESULT FAULT       the second input's grid, as NumPy's
- *   reducem INIT RESULT FAULT       reduce (floats: reducef over its finite
- *   end                             values, reducem over those with
- *                                   magnitude in [1/2, 2])
+ *   reducem INIT RESULT FAULT       reduce (floats and complex: reducef
+ *   end                             over its finite values, reducem over
+ *                                   those with magnitude in [1/2, 2]; for
+ *                                   complex, both parts at most 2 and one
+ *                                   at least 1/2)
+ *
+ * Values are printed as the hexadecimal of their bytes read as a
+ * little-endian unsigned integer: a complex128 is 32 digits, the
+ * imaginary part's bits then the real part's.
  *
  * The rows come from calling the loop once per element; FAULT is 1 when
  * that call raised a ufunc fault (its outputs are then unspecified).
@@ -35,11 +41,12 @@
 #include "dtype.h"
 #include "ufunc.h"
 
-#define MAXGRID 96
+#define MAXGRID 160
+#define MAXSIZE 16   /* bytes of the widest element, complex128 */
 
 struct grid {
 	int n;
-	_Alignas(8) unsigned char v[MAXGRID][8];   /* aligned: loops read them in place */
+	_Alignas(16) unsigned char v[MAXGRID][MAXSIZE];   /* aligned: loops read them in place */
 };
 
 static int failures;
@@ -66,6 +73,21 @@ static void grid_add_double(struct grid *g, enum dtype dt, double d)
 		grid_add(g, dt, &f);
 	else
 		grid_add(g, dt, &h);
+}
+
+/* The complex value RE + IM j as an element of the complex DT. */
+static void grid_add_complex(struct grid *g, enum dtype dt, double re, double im)
+{
+	unsigned char b[MAXSIZE];
+	if (dt == DT_COMPLEX128) {
+		memcpy(b, &re, 8);
+		memcpy(b + 8, &im, 8);
+	} else {
+		float fr = (float)re, fi = (float)im;
+		memcpy(b, &fr, 4);
+		memcpy(b + 4, &fi, 4);
+	}
+	grid_add(g, dt, b);
 }
 
 /* The integer V wrapped to the width of DT. */
@@ -119,6 +141,26 @@ static void make_grid(enum dtype dt, struct grid *g)
 		}
 		return;
 	}
+	if (dtype_table[dt].kind == 'c') {
+		/* every pair of some parts, then values that reach the special
+		 * paths: integer powers, |z| near 1, overflow, subnormals */
+		bool wide = dt == DT_COMPLEX128;
+		const double big = wide ? 1e300 : 1e30, tiny = wide ? 1e-310 : 1e-40;
+		const double parts[] = { 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, big,
+					 INFINITY, -INFINITY, NAN };
+		const size_t np = sizeof parts / sizeof parts[0];
+		for (size_t k = 0; k < np * np; k++)
+			grid_add_complex(g, dt, parts[k / np], parts[k % np]);
+		const double extra[][2] = {
+			{ 2, 0 }, { -2, 0 }, { 7, 0 }, { -4, 0 }, { 100, 0 }, { 99, 0 },
+			{ -99, 0 }, { 0.1, 0.2 }, { -0.9999, 1e-4 }, { 0.75, -0.25 },
+			{ 0.6, 0.8 }, { 1e-20, 1e-20 }, { 20, 1 }, { wide ? 700 : 80, 3 },
+			{ tiny, -tiny }, { -1e10, 1e10 }, { 1.5, -1.25 }, { -0.5, 2 },
+		};
+		for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++)
+			grid_add_complex(g, dt, extra[k][0], extra[k][1]);
+		return;
+	}
 	static const int64_t ints[] = {
 		0, 1, -1, 2, -2, 3, -3, 5, -5, 7, -7, 8, 10, -10, 15, 16, 17, 31,
 		32, 33, 63, 64, 65, 100, -100, 127, -128, 128, 255, 256, 1000,
@@ -145,10 +187,10 @@ static void make_grid(enum dtype dt, struct grid *g)
 
 static void print_hex(enum dtype dt, const void *p)
 {
-	uint64_t v = 0;
-	int size = dtype_size(dt);
-	memcpy(&v, p, (size_t)size);
-	printf(" %0*llx", 2 * size, (unsigned long long)v);
+	const unsigned char *b = p;
+	putchar(' ');
+	for (int k = dtype_size(dt) - 1; k >= 0; k--)
+		printf("%02x", b[k]);
 }
 
 static void signature(const struct ufunc *uf, const struct ufunc_loop *l, char *out)
@@ -178,8 +220,16 @@ static int is_nan(enum dtype dt, const unsigned char *v)
 	return 0;
 }
 
-static int both_nan(enum dtype dt, const unsigned char *a, const unsigned char *b)
+/* Whether A and B, elements of DT, are the same: the same bits, or both
+ * NaN; complex values part by part. */
+static int same_value(enum dtype dt, const unsigned char *a, const unsigned char *b)
 {
+	if (memcmp(a, b, (size_t)dtype_size(dt)) == 0)
+		return 1;
+	if (dt == DT_COMPLEX64)
+		return same_value(DT_FLOAT32, a, b) && same_value(DT_FLOAT32, a + 4, b + 4);
+	if (dt == DT_COMPLEX128)
+		return same_value(DT_FLOAT64, a, b) && same_value(DT_FLOAT64, a + 8, b + 8);
 	return is_nan(dt, a) && is_nan(dt, b);
 }
 
@@ -235,7 +285,7 @@ static void compare_out(const struct run *r, const char *how, int o, const unsig
 		if (r->fault[idx])
 			continue;
 		const unsigned char *got = base + (ptrdiff_t)k * step, *want = r->ref[o] + idx * size;
-		if (memcmp(got, want, size) != 0 && !both_nan(r->type[r->nin + o], got, want)) {
+		if (!same_value(r->type[r->nin + o], got, want)) {
 			mismatch(r, how, idx, o);
 			return;
 		}
@@ -363,7 +413,7 @@ static void run_reduce(const struct run *r, const char *label, const unsigned ch
 		       const struct grid *seq, const int *pick, int count)
 {
 	size_t size = r->size[0];
-	_Alignas(8) unsigned char acc[2][8];
+	_Alignas(16) unsigned char acc[2][MAXSIZE];
 	unsigned char *contig = xcalloc((size_t)count, size),
 		      *spread = xcalloc(2 * (size_t)count, size);
 	for (int k = 0; k < count; k++) {
@@ -379,8 +429,7 @@ static void run_reduce(const struct run *r, const char *label, const unsigned ch
 		r->loop->fn(args, (size_t)count, steps);
 		fault[way] = ufunc_take_error() != UFERR_NONE;
 	}
-	if (fault[0] != fault[1] || (!fault[0] && memcmp(acc[0], acc[1], size) != 0
-					  && !both_nan(r->type[0], acc[0], acc[1]))) {
+	if (fault[0] != fault[1] || (!fault[0] && !same_value(r->type[0], acc[0], acc[1]))) {
 		if (failures < 20)
 			fprintf(stderr, "loopdump: %s %s: %s strided differs from contiguous\n",
 				r->uf->name, r->sig, label);
@@ -396,6 +445,10 @@ static void run_reduce(const struct run *r, const char *label, const unsigned ch
 
 static int finite_value(enum dtype dt, const unsigned char *v)
 {
+	if (dt == DT_COMPLEX64)
+		return finite_value(DT_FLOAT32, v) && finite_value(DT_FLOAT32, v + 4);
+	if (dt == DT_COMPLEX128)
+		return finite_value(DT_FLOAT64, v) && finite_value(DT_FLOAT64, v + 8);
 	if (dt == DT_FLOAT16)
 		return isfinite(half_to_float(*(const uint16_t *)v));
 	if (dt == DT_FLOAT32)
@@ -405,13 +458,25 @@ static int finite_value(enum dtype dt, const unsigned char *v)
 	return 1;
 }
 
+/* The value of an element of a float dtype. */
+static double float_value(enum dtype dt, const unsigned char *v)
+{
+	return dt == DT_FLOAT16 ? half_to_float(*(const uint16_t *)v)
+	     : dt == DT_FLOAT32 ? *(const float *)v : *(const double *)v;
+}
+
 /* Between 1/2 and 2 in magnitude: a product or sum of many stays in
- * range, so rounding, not overflow, decides the result. */
+ * range, so rounding, not overflow, decides the result.  A complex value:
+ * both parts at most 2 in magnitude, one at least 1/2. */
 static int moderate_value(enum dtype dt, const unsigned char *v)
 {
-	double d = dt == DT_FLOAT16 ? half_to_float(*(const uint16_t *)v)
-		 : dt == DT_FLOAT32 ? *(const float *)v : *(const double *)v;
-	return fabs(d) >= 0.5 && fabs(d) <= 2;
+	if (dtype_table[dt].kind == 'c') {
+		enum dtype part = dt == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
+		double re = fabs(float_value(part, v)), im = fabs(float_value(part, v + dtype_size(part)));
+		return re <= 2 && im <= 2 && (re >= 0.5 || im >= 0.5);
+	}
+	double d = fabs(float_value(dt, v));
+	return d >= 0.5 && d <= 2;
 }
 
 static void dump_loop(const struct ufunc *uf, const struct ufunc_loop *l)
@@ -479,7 +544,7 @@ static void dump_loop(const struct ufunc *uf, const struct ufunc_loop *l)
 		}
 		for (int v = 0; v < r.grid[0].n; v++) {
 			run_reduce(&r, "reduce", r.grid[0].v[v], seq, all, seq->n);
-			if (dtype_table[r.type[0]].kind != 'f')
+			if (dtype_table[r.type[0]].kind != 'f' && dtype_table[r.type[0]].kind != 'c')
 				continue;
 			if (finite_value(r.type[0], r.grid[0].v[v]))
 				run_reduce(&r, "reducef", r.grid[0].v[v], seq, finite, nfinite);
@@ -527,7 +592,7 @@ static void identities(void)
 {
 	for (int u = 0; u < ufunc_count; u++) {
 		for (int dt = 0; dt < DT_COUNT; dt++) {
-			_Alignas(8) unsigned char v[8];
+			_Alignas(16) unsigned char v[MAXSIZE];
 			printf("%s %s", ufunc_table[u].name, dtype_name((enum dtype)dt));
 			if (ufunc_identity_value(&ufunc_table[u], (enum dtype)dt, v) == 0)
 				print_hex((enum dtype)dt, v);
