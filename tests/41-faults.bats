@@ -87,12 +87,13 @@ mount_small_fs() {
 	fixture big.h5
 	snapshot
 	local mark=$BATS_TEST_TMPDIR pid
+	# --memory 1K: blocks of 16 rows, so the run lasts seconds, not less
+	# than it takes to find its ranks.
 	H5U_FAULT_MARK=$mark timeout 60 mpirun --oversubscribe -n 3 \
-		h5ufunc call negative big.h5:/x -o out.h5:/y --memory 16K 2>stderr.txt &
+		h5ufunc call negative big.h5:/x -o out.h5:/y --memory 1K 2>stderr.txt &
 	H5U_BACKGROUND=$!
 	# Writing has begun once the output exists under its temporary name.
 	wait_for '.out.h5.h5ufunc-*.tmp' 30 || fail "the run never created its output"
-	sleep 0.5
 	pid=$(rank_pid "$mark" 1)
 	[[ -n $pid ]] || fail "rank 1 not found"
 	kill -KILL "$pid"
