@@ -18,6 +18,15 @@ struct dist {
 	int64_t nblocks;         /* blocks every rank steps through (the most any rank has) */
 };
 
+/* How many units (rows, or a reduction's chunks) one block takes: as many
+ * as MEMORY holds after FIXED bytes at PER_UNIT bytes each, but no I/O call
+ * of 2 GiB or more and no more than about 4 MiB of the widest array (WIDEST
+ * bytes a unit), and no more than a rank's share of UNITS over NRANKS.
+ * Returns 0 with *OUT, EXIT_USAGE-style -1 when MEMORY does not hold one
+ * unit, -2 when one unit's widest array reaches 2 GiB. */
+int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest,
+		     int64_t units, int nranks, int64_t *out);
+
 /* Split ROWS over NRANKS; RANK's share, with blocks of ROWS_PER_BLOCK. */
 void dist_make(int64_t rows, int nranks, int rank, int64_t rows_per_block, struct dist *d);
 /* Block B of this rank: its first row and row count (0 past the rank's end). */

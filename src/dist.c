@@ -28,3 +28,24 @@ void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count)
 	*first = d->first + (n ? lo : 0);
 	*count = n;
 }
+
+#define IO_LIMIT ((int64_t)1 << 31)      /* bytes no I/O call reaches */
+#define BLOCK_TARGET ((int64_t)4 << 20)  /* blocks stop growing here: larger
+					    ones only cost page faults */
+
+int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest,
+		     int64_t units, int nranks, int64_t *out)
+{
+	if (memory < fixed + per_unit)
+		return -1;
+	int64_t upb = per_unit ? (memory - fixed) / per_unit : units;
+	if (widest && upb > (IO_LIMIT - 1) / widest)
+		upb = (IO_LIMIT - 1) / widest;
+	if (upb < 1)
+		return -2;
+	if (widest && upb > BLOCK_TARGET / widest)
+		upb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
+	int64_t share = (units + nranks - 1) / nranks;
+	*out = upb < share ? upb : share > 0 ? share : 1;
+	return 0;
+}

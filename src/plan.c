@@ -9,16 +9,13 @@
 #include <unistd.h>
 
 #include "h5io.h"
+#include "dist.h"
 #include "expr.h"
 #include "operand.h"
 #include "plan.h"
 #include "reduce.h"
 #include "scan.h"
 
-#define IO_LIMIT ((int64_t)1 << 31)   /* bytes: no I/O call moves this much */
-/* Blocks stop growing at about this many bytes of their widest array,
- * whatever the budget: larger ones only cost page faults and cache. */
-#define BLOCK_TARGET ((int64_t)4 << 20)
 
 struct binding {
 	const char *name;
@@ -777,24 +774,16 @@ static int size_elementwise(struct planner *pl, struct plan_step *s, const char 
 		if (row * dtype_size(target) > widest)
 			widest = row * dtype_size(target);
 	}
-	int64_t budget = (int64_t)pl->o->memory;
-	if (budget < fixed + per_row)
+	int64_t units = shape_rows(&s->shape), per_unit = per_row, memory = (int64_t)pl->o->memory;
+	int nranks = pl->o->nranks;
+	int rc = dist_block_units(memory, fixed, per_unit, widest, units, nranks, &s->rows_per_block);
+	if (rc == -1)
 		return err_set(e, EXIT_USAGE, w,
 			       "--memory %lld bytes is too small for one block (one row of every array needs %lld bytes)",
-			       (long long)budget, (long long)(fixed + per_row));
-	int64_t rows = shape_rows(&s->shape);
-	int64_t share = (rows + pl->o->nranks - 1) / pl->o->nranks;
-	int64_t rpb = per_row ? (budget - fixed) / per_row : share;
-	if (widest && rpb > (IO_LIMIT - 1) / widest)
-		rpb = (IO_LIMIT - 1) / widest;
-	if (rpb < 1)
+			       (long long)memory, (long long)(fixed + per_unit));
+	if (rc == -2)
 		return err_set(e, EXIT_USAGE, w, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)widest);
-	if (widest && rpb > BLOCK_TARGET / widest)
-		rpb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
-	if (rpb > share)
-		rpb = share > 0 ? share : 1;
-	s->rows_per_block = rpb;
 	return 0;
 }
 

@@ -9,8 +9,6 @@
 #include "stage.h"
 
 #define TILE_BYTES ((int64_t)256 << 10)
-#define IO_LIMIT ((int64_t)1 << 31)
-#define BLOCK_TARGET ((int64_t)4 << 20)   /* bytes of a block's widest array, at most */
 
 static void check_fault(const struct plan_step *s, struct err *e)
 {
@@ -189,21 +187,15 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 		nranks = 1;
 	}
 	int64_t per_unit = unit_elems * elem;
-	if (memory < fixed + per_unit)
+	int64_t widest = unit_elems * (xsize > size ? xsize : size);
+	int rc = dist_block_units(memory, fixed, per_unit, widest, units, nranks, &s->rows_per_block);
+	if (rc == -1)
 		return err_set(e, EXIT_USAGE, where,
 			       "--memory %lld bytes is too small for one block (one row of every array needs %lld bytes)",
 			       (long long)memory, (long long)(fixed + per_unit));
-	int64_t upb = per_unit ? (memory - fixed) / per_unit : units;
-	int64_t widest = unit_elems * (xsize > size ? xsize : size);
-	if (widest && upb > (IO_LIMIT - 1) / widest)
-		upb = (IO_LIMIT - 1) / widest;
-	if (upb < 1)
+	if (rc == -2)
 		return err_set(e, EXIT_USAGE, where, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)widest);
-	if (widest && upb > BLOCK_TARGET / widest)
-		upb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
-	int64_t share = (units + nranks - 1) / nranks;
-	s->rows_per_block = upb < share ? upb : share > 0 ? share : 1;
 	return 0;
 }
 
