@@ -157,6 +157,10 @@ assert_error_once_match() {
 	bad_case eval-syntax
 }
 
+@test "expr-long-chain: 1000 subtractions in one expression: refused, no crash" {
+	bad_case expr-long-chain
+}
+
 @test "expr-syntax: an expr step that ends in an operator" {
 	bad_case expr-syntax
 }
