@@ -15,6 +15,9 @@
 #include "literal.h"
 #include "recipe.h"
 
+/* Operations (operators and calls) one expression may hold. */
+#define EXPR_MAXOPS 256
+
 enum expr_kind { EXPR_NAME, EXPR_LITERAL, EXPR_CALL };
 
 struct expr {
@@ -26,7 +29,8 @@ struct expr {
 	struct expr *args[RECIPE_MAXIN];
 };
 
-/* Parse TEXT.  Returns the tree, or NULL with *COL (1-based) and MSG set. */
+/* Parse TEXT.  Returns the tree, or NULL with *COL (1-based) and MSG set;
+ * more than EXPR_MAXOPS operations is an error. */
 struct expr *expr_parse(const char *text, struct arena *a, int *col, char *msg, size_t len);
 
 /* Split "OUT = EXPR" at its assignment: returns the offset of EXPR in TEXT

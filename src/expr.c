@@ -12,6 +12,7 @@ struct parser {
 	const char *text, *p;
 	struct arena *a;
 	int depth;
+	int ncalls;        /* operations made so far */
 	int col;           /* of the error */
 	char *msg;
 	size_t len;
@@ -50,8 +51,15 @@ static bool take(struct parser *ps, const char *op)
 	return true;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* A new node at AT.  Past EXPR_MAXOPS operations the parse fails there, so
+ * that no later stage walks a tree deeper than that. */
 static struct expr *node(struct parser *ps, enum expr_kind kind, const char *at)
 {
+	if (kind == EXPR_CALL && ++ps->ncalls > EXPR_MAXOPS)
+		fail(ps, at, "an expression has at most %s operations", STR(EXPR_MAXOPS));
 	struct expr *x = arena_alloc(ps->a, sizeof *x);
 	x->kind = kind;
 	x->col = (int)(at - ps->text) + 1;
@@ -209,7 +217,7 @@ static struct expr *parse_level(struct parser *ps, const struct binop *ops,
 				struct expr *(*next)(struct parser *))
 {
 	struct expr *x = next(ps);
-	while (x) {
+	while (x && !ps->failed) {
 		skip_space(ps);
 		const char *at = ps->p;
 		const struct binop *o = ops;

@@ -898,8 +898,6 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 
 /* ---- expressions ------------------------------------------------------ */
 
-#define EXPR_MAXOPS 256
-
 struct lowering {
 	struct planner *pl;
 	struct plan_step *s;
@@ -1026,15 +1024,6 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	return 0;
 }
 
-/* Operations (calls) in X's tree. */
-static int count_calls(const struct expr *x)
-{
-	int n = x->kind == EXPR_CALL;
-	for (int k = 0; x->kind == EXPR_CALL && k < x->nargs; k++)
-		n += count_calls(x->args[k]);
-	return n;
-}
-
 static int plan_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			   struct err *e)
 {
@@ -1046,11 +1035,6 @@ static int plan_expression(struct planner *pl, struct plan_step *s, const struct
 	if (root->kind != EXPR_CALL)
 		return err_set(e, EXIT_USAGE, expr_where(pl, s, root->col),
 			       "an expression needs at least one operation (an operator or a ufunc call)");
-	/* Checked before lowering: lower() recurses once per level, with
-	 * operand views on its stack. */
-	if (count_calls(root) > EXPR_MAXOPS)
-		return err_set(e, EXIT_USAGE, expr_where(pl, s, root->col),
-			       "an expression has at most %d operations", EXPR_MAXOPS);
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
 	struct operand_ref result;

@@ -157,6 +157,10 @@ assert_error_once_match() {
 	bad_case eval-syntax
 }
 
+@test "expr-1mb-chain: 500000 subtractions in a 1 MB expression: refused, no crash" {
+	bad_case expr-1mb-chain
+}
+
 @test "expr-long-chain: 1000 subtractions in one expression: refused, no crash" {
 	bad_case expr-long-chain
 }
