@@ -47,7 +47,8 @@ struct cli {
 	struct cli_value val[CLI_MAXPOS];   /* the command's own options, in order */
 	/* common options */
 	struct vars vars;
-	const char *set_name[CLI_MAXSET], *set_value[CLI_MAXSET];
+	const char *set_name[CLI_MAXSET], *set_value[CLI_MAXSET];   /* into argv */
+	size_t set_name_len[CLI_MAXSET];
 	size_t memory;
 	bool mpi, quiet, overwrite, no_history, json, progress_given, progress;
 };

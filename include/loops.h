@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dtype.h"
 #include "ufunc.h"
@@ -166,6 +167,7 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 	const ptrdiff_t is1 = steps[0], is2 = steps[1], os = steps[2];        \
 	size_t i = 0;                                                         \
 	REDUCE(T2, TO, E, X)                                                  \
+	ACCUMULATE_RUN(T1, T2, TO, E, X)                                      \
 	if (os == (ptrdiff_t)sizeof(TO) && is2 == (ptrdiff_t)sizeof(T2)) {    \
 		const T2 *in2 = (const T2 *)ip2;                              \
 		TO *out = (TO *)op;                                           \
@@ -228,6 +230,26 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 }
 
 #define LOOP_IS_REDUCE (ip1 == op && is1 == 0 && os == 0)
+
+/* NumPy's accumulate along a contiguous run: the first input is the output
+ * one element back (out[i] = out[i-1] op in2[i]), which the vectorized
+ * paths must not see.  The previous result stays in a register, its bits
+ * read as T1 as a reload from memory would. */
+#define LOOP_IS_ACCUMULATE(T1, TO)                                            \
+	(os == (ptrdiff_t)sizeof(TO) && is1 == os && op == ip1 + os           \
+	 && sizeof(T1) == sizeof(TO))
+#define ACCUMULATE_RUN(T1, T2, TO, E, X)                                      \
+	if (LOOP_IS_ACCUMULATE(T1, TO)) {                                     \
+		T1 a;                                                         \
+		memcpy(&a, ip1, sizeof a);                                    \
+		for (; i < n; i++, ip2 += is2, op += os) {                    \
+			const T2 b = *(const T2 *)ip2;                        \
+			const TO r = E(X, a, b);                              \
+			*(TO *)op = r;                                        \
+			memcpy(&a, &r, sizeof a);                             \
+		}                                                             \
+		return;                                                       \
+	}
 
 #define REDUCE_NONE(T2, TO, E, X)
 

@@ -91,6 +91,7 @@ struct vars {
 	int n;
 	const char **name;
 	const char **value;
+	const size_t *name_len;   /* the names' lengths; NULL: they end in NUL */
 };
 
 /* Parse LEN bytes of YAML TEXT into R, allocating from A.  PATH names the

@@ -71,7 +71,8 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 			return err_set(e, EXIT_USAGE, w, "--set takes NAME=VALUE, got '%s'", arg);
 		if (c->vars.n == CLI_MAXSET)
 			return err_set(e, EXIT_USAGE, w, "too many --set options (at most %d)", CLI_MAXSET);
-		c->set_name[c->vars.n] = strndup(arg, (size_t)(eq - arg));
+		c->set_name[c->vars.n] = arg;
+		c->set_name_len[c->vars.n] = (size_t)(eq - arg);
 		c->set_value[c->vars.n] = eq + 1;
 		c->vars.n++;
 		return 0;
@@ -124,6 +125,7 @@ int cli_parse(struct cli *c, const char *command, int argc, char **argv,
 	c->memory = DEFAULT_MEMORY;
 	c->vars.name = c->set_name;
 	c->vars.value = c->set_value;
+	c->vars.name_len = c->set_name_len;
 	bool options = true;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -50,20 +50,48 @@ static int64_t product(int ndim, const int64_t *dims)
 	return n;
 }
 
-/* An elementwise step: its ops, block by block, over block-sized buffers. */
+/* Elements per array in one tile: a block's ops run tile by tile, so that
+ * the intermediates a tile passes from op to op stay in the core's cache. */
+#define TILE_ELEMS 8192
+
+/* The dtype op source SRC holds (an op's output or a step input). */
+static enum dtype source_dtype(const struct plan_step *s, int src)
+{
+	if (src >= 0) {
+		const struct plan_op *from = &s->ops[OP_OF(src)];
+		return from->loop->types[from->nin + OP_OUTPUT(src)];
+	}
+	return s->in[-1 - src]->dtype;
+}
+
+/* An elementwise step: its ops, block by block and tile by tile within a
+ * block.  Op outputs that the step writes or reduces are block-sized, the
+ * other intermediates tile-sized; inputs read whole (they broadcast along
+ * the rows) are read and cast once. */
 static int run_ops(struct plan_step *s, struct err *e)
 {
 	int nin = s->nin, nops = s->nops;
 	struct dist d;
 	dist_make(shape_rows(&s->shape), comm_size(), comm_rank(), s->rows_per_block, &d);
 	int64_t row = shape_row_size(&s->shape), rpb = d.rows_per_block;
+	int64_t tile = row > 0 && row < TILE_ELEMS ? TILE_ELEMS / row : 1;
+	if (tile > rpb)
+		tile = rpb;
 	int ndim = s->shape.ndim ? s->shape.ndim : 1;
 	struct input_buf in[RECIPE_MAXIN] = {{0}};
-	char **tmp = stage_alloc(sizeof *tmp * (size_t)nops * RECIPE_MAXOUT);
-	char **conv = stage_alloc(sizeof *conv * (size_t)nops * RECIPE_MAXIN);
+	size_t ntmp = (size_t)nops * RECIPE_MAXOUT, nconv = (size_t)nops * RECIPE_MAXIN;
+	char **tmp = stage_alloc(sizeof *tmp * ntmp);
+	bool *whole_tmp = stage_alloc(sizeof *whole_tmp * ntmp);
+	char **conv = stage_alloc(sizeof *conv * nconv);
 	char *outconv[PLAN_MAXOUT] = {0};
-	memset(tmp, 0, sizeof *tmp * (size_t)nops * RECIPE_MAXOUT);
-	memset(conv, 0, sizeof *conv * (size_t)nops * RECIPE_MAXIN);
+	memset(tmp, 0, sizeof *tmp * ntmp);
+	memset(whole_tmp, 0, sizeof *whole_tmp * ntmp);
+	memset(conv, 0, sizeof *conv * nconv);
+	for (int k = 0; k < s->nout; k++)
+		whole_tmp[s->out_src[k]] = true;
+	for (int k = 0; k < s->nred; k++)
+		if (s->red_src[k] >= 0)
+			whole_tmp[s->red_src[k]] = true;
 
 	for (int k = 0; k < nin; k++) {
 		struct array *x = s->in[k];
@@ -84,19 +112,27 @@ static int run_ops(struct plan_step *s, struct err *e)
 	}
 	for (int j = 0; j < nops; j++) {
 		const struct plan_op *op = &s->ops[j];
-		for (int k = 0; k < op->nout; k++)
+		for (int k = 0; k < op->nout; k++) {
+			int64_t rows = whole_tmp[j * RECIPE_MAXOUT + k] ? rpb : tile;
 			tmp[j * RECIPE_MAXOUT + k] =
-				stage_alloc((size_t)(rpb * row) * (size_t)dtype_size(op->loop->types[op->nin + k]));
+				stage_alloc((size_t)(rows * row) * (size_t)dtype_size(op->loop->types[op->nin + k]));
+		}
 		for (int k = 0; k < op->nin; k++) {
 			int src = op->src[k];
 			if (src == OP_LITERAL)
 				continue;
-			enum dtype from = src >= 0 ? s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin + OP_OUTPUT(src)]
-						   : s->in[-1 - src]->dtype;
-			if (from == op->loop->types[k])
+			enum dtype from = source_dtype(s, src), t = op->loop->types[k];
+			if (from == t)
 				continue;
-			int64_t n = src >= 0 ? rpb * row : product(ndim, in[-1 - src].dims);
-			conv[j * RECIPE_MAXIN + k] = stage_alloc((size_t)n * (size_t)dtype_size(op->loop->types[k]));
+			char **c = &conv[j * RECIPE_MAXIN + k];
+			if (src < 0 && !in[-1 - src].by_rows) {
+				/* read whole: cast once, here */
+				size_t n = (size_t)product(ndim, in[-1 - src].dims);
+				*c = stage_alloc(n * (size_t)dtype_size(t));
+				dtype_cast(from, in[-1 - src].data, dtype_size(from), t, *c, dtype_size(t), n);
+			} else {
+				*c = stage_alloc((size_t)(tile * row) * (size_t)dtype_size(t));
+			}
 		}
 	}
 	for (int k = 0; k < s->nout; k++)
@@ -118,9 +154,9 @@ static int run_ops(struct plan_step *s, struct err *e)
 			row_box(&s->in[k]->shape, first, count, start, cnt);
 			stage_read(s->in[k], s->in[k]->dtype, start, cnt, NULL, in[k].data, s->where, e);
 		}
-		if (count > 0 && !e->status) {
+		for (int64_t r = 0; r < count && !e->status; r += tile) {
 			int64_t block[H5U_MAXDIM];
-			block[0] = count;
+			block[0] = count - r < tile ? count - r : tile;
 			for (int i = 1; i < ndim; i++)
 				block[i] = s->shape.dim[i];
 			for (int j = 0; j < nops; j++) {
@@ -129,26 +165,30 @@ static int run_ops(struct plan_step *s, struct err *e)
 				iter_strides st[UF_MAXARGS];
 				for (int k = 0; k < op->nin; k++) {
 					int src = op->src[k];
-					enum dtype t = op->loop->types[k], from;
-					int64_t dims[H5U_MAXDIM];
 					if (src == OP_LITERAL) {
 						base[k] = (char *)op->lit[k];
 						memset(st[k], 0, sizeof st[k]);
 						continue;
 					}
-					if (src >= 0) {
-						const struct plan_op *from_op = &s->ops[OP_OF(src)];
-						base[k] = tmp[src];
-						from = from_op->loop->types[from_op->nin + OP_OUTPUT(src)];
-						memcpy(dims, block, sizeof block);
-					} else {
-						base[k] = in[-1 - src].data;
-						from = s->in[-1 - src]->dtype;
-						memcpy(dims, in[-1 - src].dims, sizeof dims);
-						if (in[-1 - src].by_rows)
-							dims[0] = count;
-					}
+					enum dtype t = op->loop->types[k], from = source_dtype(s, src);
+					int64_t dims[H5U_MAXDIM];
 					char *c = conv[j * RECIPE_MAXIN + k];
+					memcpy(dims, block, sizeof dims);
+					if (src >= 0) {
+						base[k] = tmp[src] + (whole_tmp[src] ? r * row * dtype_size(from) : 0);
+					} else {
+						/* its own extents: 1 where it broadcasts */
+						memcpy(dims, in[-1 - src].dims, sizeof dims);
+						if (in[-1 - src].by_rows) {
+							dims[0] = 1;
+							base[k] = in[-1 - src].data +
+								  r * product(ndim, dims) * dtype_size(from);
+							dims[0] = block[0];
+						} else {
+							base[k] = c ? c : in[-1 - src].data;
+							c = NULL;   /* cast once, before the blocks */
+						}
+					}
 					if (c) {
 						dtype_cast(from, base[k], dtype_size(from), t, c, dtype_size(t),
 							   (size_t)product(ndim, dims));
@@ -157,36 +197,29 @@ static int run_ops(struct plan_step *s, struct err *e)
 					iter_contiguous(ndim, dims, block, dtype_size(t), st[k]);
 				}
 				for (int k = 0; k < op->nout; k++) {
-					base[op->nin + k] = tmp[j * RECIPE_MAXOUT + k];
-					iter_contiguous(ndim, block, block,
-							dtype_size(op->loop->types[op->nin + k]), st[op->nin + k]);
+					int o = j * RECIPE_MAXOUT + k, size = dtype_size(op->loop->types[op->nin + k]);
+					base[op->nin + k] = tmp[o] + (whole_tmp[o] ? r * row * size : 0);
+					iter_contiguous(ndim, block, block, size, st[op->nin + k]);
 				}
 				iter_loop(op->loop->fn, op->nin + op->nout, base, ndim, block, st);
 				enum ufunc_fault f = ufunc_take_error();
 				if (f != UFERR_NONE)
 					err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 			}
-			for (int k = 0; k < s->nred; k++) {
-				int src = s->red_src[k];
-				enum dtype t = s->red[k]->loop->types[1], from;
-				char *data;
-				if (src >= 0) {
-					data = tmp[src];
-					from = s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin + OP_OUTPUT(src)];
-				} else {
-					data = in[-1 - src].data;
-					from = s->in[-1 - src]->dtype;
-				}
-				if (from != t) {
-					dtype_cast(from, data, dtype_size(from), t, redconv[k], dtype_size(t),
-						   (size_t)(count * row));
-					data = redconv[k];
-				}
-				reducer_rows(red[k], data, first, count);
-				enum ufunc_fault f = ufunc_take_error();
-				if (f != UFERR_NONE)
-					err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));
+		}
+		for (int k = 0; k < s->nred && count > 0 && !e->status; k++) {
+			int src = s->red_src[k];
+			enum dtype t = s->red[k]->loop->types[1], from = source_dtype(s, src);
+			char *data = src >= 0 ? tmp[src] : in[-1 - src].data;
+			if (from != t) {
+				dtype_cast(from, data, dtype_size(from), t, redconv[k], dtype_size(t),
+					   (size_t)(count * row));
+				data = redconv[k];
 			}
+			reducer_rows(red[k], data, first, count);
+			enum ufunc_fault f = ufunc_take_error();
+			if (f != UFERR_NONE)
+				err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));
 		}
 		if (comm_agree(e) < 0)
 			break;
@@ -206,13 +239,14 @@ static int run_ops(struct plan_step *s, struct err *e)
 	}
 	for (int k = 0; k < nin; k++)
 		free(in[k].data);
-	for (int j = 0; j < nops * RECIPE_MAXOUT; j++)
+	for (size_t j = 0; j < ntmp; j++)
 		free(tmp[j]);
-	for (int j = 0; j < nops * RECIPE_MAXIN; j++)
+	for (size_t j = 0; j < nconv; j++)
 		free(conv[j]);
 	for (int k = 0; k < PLAN_MAXOUT; k++)
 		free(outconv[k]);
 	free(tmp);
+	free(whole_tmp);
 	free(conv);
 	return comm_agree(e);
 }

@@ -381,7 +381,8 @@ static const char *lookup_var(struct parser *p, const char *name, size_t n)
 {
 	if (p->vars)
 		for (int i = p->vars->n - 1; i >= 0; i--)
-			if (strlen(p->vars->name[i]) == n && memcmp(p->vars->name[i], name, n) == 0)
+			if ((p->vars->name_len ? p->vars->name_len[i] : strlen(p->vars->name[i])) == n &&
+			    memcmp(p->vars->name[i], name, n) == 0)
 				return p->vars->value[i];
 	return getenv(arena_strndup(p->a, name, n));
 }

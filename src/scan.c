@@ -49,9 +49,9 @@ static void scan_block(const struct plan_step *s, char *data, char *out, int ndi
 	}
 }
 
-/* OUT = running fold of DATA along its last axis, one row of LEN elements
- * at a time: each element is one call, so no loop ever sees its output
- * overlap its input one element back. */
+/* OUT = running fold of DATA along its last axis, one call per row of LEN
+ * elements: the loop sees its output one element behind its first input
+ * (NumPy's accumulate call) and runs it in order. */
 static void scan_last_axis(const struct plan_step *s, char *data, char *out, int64_t nrows,
 			   int64_t len)
 {
@@ -61,10 +61,8 @@ static void scan_last_axis(const struct plan_step *s, char *data, char *out, int
 	for (int64_t r = 0; r < nrows && len > 0; r++) {
 		char *x = data + r * len * ds, *y = out + r * len * os;
 		dtype_cast(dt, x, 0, ot, y, 0, 1);
-		for (int64_t j = 1; j < len; j++) {
-			char *args[3] = { y + (j - 1) * os, x + j * ds, y + j * os };
-			s->loop->fn(args, 1, steps);
-		}
+		char *args[3] = { y, x + ds, y + os };
+		s->loop->fn(args, (size_t)(len - 1), steps);
 	}
 }
 

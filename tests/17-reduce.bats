@@ -3,7 +3,8 @@
 # np.UFUNC.reduce(x, axis=, keepdims=, dtype=, initial=).
 #
 # Every binary one-output ufunc of `h5ufunc ufuncs` over every dtype (axis
-# 0, on one process and on 3 ranks), and the pairs NumPy refuses; each axis,
+# 0 and the last axis, on one process and on 3 ranks; tests/sweep.bash),
+# and the pairs NumPy refuses; each axis,
 # lists of axes, negative axes, `--axis all` / `axis: null`, keepdims,
 # initial and dtype; zero-length axes with and without an identity; 0-d
 # inputs; arrays with fewer rows than ranks; NumPy's errors (exit 2, nothing
@@ -18,6 +19,7 @@
 # and writes them as one recipe.
 
 load helper
+load sweep
 
 setup_file() {
 	fixtures <<-'EOF'
@@ -147,55 +149,15 @@ axis_cases() {
 }
 
 @test "every binary one-output ufunc reduces every dtype NumPy reduces, axis 0, on one process and on 3 ranks" {
-	fixture m.h5
-	local u recipe problems=() ufuncs
-	ufuncs=$(reducible)
-	# shellcheck disable=SC2086
-	ref matrix reduce m.h5 $ufuncs >cases.txt || fail "reduce_ref.py matrix failed"
-	[[ $(wc -l <cases.txt) -gt 300 ]] || fail "only $(wc -l <cases.txt) cases"
-	# One recipe per ufunc, so that one ufunc's failure leaves the others
-	# tested; the cases of those that ran go into one recipe for 3 ranks,
-	# where the 5 columns split 2, 2, 1.
-	ref recipes cases.txt one.h5 r >recipes.txt || fail "reduce_ref.py recipes failed"
-	: >ran.txt
-	while read -r u recipe; do
-		if h5u run "$recipe" 2>err.txt; then
-			grep " reduce $u m.h5" cases.txt >>ran.txt
-		else
-			problems+=("$u: $(head -1 err.txt)")
-		fi
-	done <recipes.txt
-	run ref check cases.txt one.h5
-	((status == 0)) || problems+=("$output")
-	ref recipe ran.txt three.h5 >three.yaml
-	run --separate-stderr mpi 3 h5ufunc run three.yaml
-	((status == 0)) || problems+=("3 ranks: status $status: $stderr")
-	run ref same one.h5 three.h5
-	((status == 0)) || problems+=("3 ranks against one process: $output")
-	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+	sweep_matrix reduce
+}
+
+@test "every binary one-output ufunc reduces every dtype NumPy reduces along the last axis, on one process and on 3 ranks" {
+	sweep_matrix reduce 1
 }
 
 @test "ufunc and dtype pairs NumPy cannot reduce are refused: exit 2, one message, nothing written" {
-	fixture m.h5
-	local u t problems=() ufuncs
-	ufuncs=$(reducible)
-	# shellcheck disable=SC2086
-	ref refused reduce m.h5 $ufuncs >refused.txt || fail "reduce_ref.py refused failed"
-	[[ $(wc -l <refused.txt) -gt 50 ]] || fail "only $(wc -l <refused.txt) refused pairs"
-	snapshot
-	local code out err
-	while read -r u t; do
-		code=0
-		h5u reduce "$u" "m.h5:/$t" -o out.h5:/r >out.txt 2>err.txt || code=$?
-		out=$(cat out.txt) err=$(cat err.txt)
-		if ((code != 2)) || [[ -n $out || $err == *$'\n'* || $err != "h5ufunc: reduce $u: "* ]]; then
-			problems+=("reduce $u $t: status $code, stdout '$out', stderr '$err'")
-		fi
-		[[ -e out.h5 ]] && problems+=("reduce $u $t: wrote out.h5") && rm -f out.h5
-	done <refused.txt
-	rm -f out.txt err.txt
-	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
-	assert_unchanged
+	sweep_refused reduce
 	# NumPy's own words where they are plain text.
 	ref raises reduce subtract m.h5:/bool -- 'numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.'
 	run --separate-stderr h5u reduce subtract m.h5:/bool -o out.h5:/r

@@ -3,7 +3,8 @@
 # NumPy's np.UFUNC.accumulate(x, axis=, dtype=).
 #
 # Every binary one-output ufunc of `h5ufunc ufuncs` over every dtype NumPy
-# accumulates (axis 0, one process and 3 ranks) and the pairs it refuses;
+# accumulates (axis 0 and the last axis, one process and 3 ranks; tests/sweep.bash)
+# and the pairs it refuses;
 # every axis, the split axis 0 included, of 1-D, 2-D and 3-D inputs on no
 # launcher and on 1, 2, 3 and 4 ranks; fewer rows than ranks; add,
 # multiply, maximum, subtract, divide and the logical ufuncs; dtype=; empty
@@ -13,6 +14,7 @@
 # transcendental ufuncs of SPEC 3.4 within 4 ULP a step).
 
 load helper
+load sweep
 
 setup_file() {
 	fixtures <<-'EOF'
@@ -43,13 +45,6 @@ setup_file() {
 	ref make-matrix "$BATS_FILE_TMPDIR/m.h5"
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
-}
-
-reducible() {
-	h5u ufuncs | awk '$2 == 2 && $3 == 1 { print $1 }'
-}
 
 # one_liners CASES OUT: run every case of the file CASES as its h5ufunc
 # command line on one process, writing OUT:/ID; fails naming those that fail.
@@ -112,55 +107,15 @@ axis_cases() {
 }
 
 @test "every binary one-output ufunc accumulates every dtype NumPy accumulates, axis 0, on one process and on 3 ranks" {
-	fixture m.h5
-	local u recipe problems=() ufuncs
-	ufuncs=$(reducible)
-	# shellcheck disable=SC2086
-	ref matrix accumulate m.h5 $ufuncs >cases.txt || fail "reduce_ref.py matrix failed"
-	[[ $(wc -l <cases.txt) -gt 300 ]] || fail "only $(wc -l <cases.txt) cases"
-	# One recipe per ufunc, so that one ufunc's failure leaves the others
-	# tested; the cases of those that ran go into one recipe for 3 ranks,
-	# where the 5 columns split 2, 2, 1.
-	ref recipes cases.txt one.h5 r >recipes.txt || fail "reduce_ref.py recipes failed"
-	: >ran.txt
-	while read -r u recipe; do
-		if h5u run "$recipe" 2>err.txt; then
-			grep " accumulate $u m.h5" cases.txt >>ran.txt
-		else
-			problems+=("$u: $(head -1 err.txt)")
-		fi
-	done <recipes.txt
-	run ref check cases.txt one.h5
-	((status == 0)) || problems+=("$output")
-	ref recipe ran.txt three.h5 >three.yaml
-	run --separate-stderr mpi 3 h5ufunc run three.yaml
-	((status == 0)) || problems+=("3 ranks: status $status: $stderr")
-	run ref same one.h5 three.h5
-	((status == 0)) || problems+=("3 ranks against one process: $output")
-	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+	sweep_matrix accumulate
+}
+
+@test "every binary one-output ufunc accumulates every dtype NumPy accumulates along the last axis, on one process and on 3 ranks" {
+	sweep_matrix accumulate 1
 }
 
 @test "ufunc and dtype pairs NumPy cannot accumulate are refused: exit 2, one message, nothing written" {
-	fixture m.h5
-	local u t problems=() ufuncs
-	ufuncs=$(reducible)
-	# shellcheck disable=SC2086
-	ref refused accumulate m.h5 $ufuncs >refused.txt || fail "reduce_ref.py refused failed"
-	[[ $(wc -l <refused.txt) -gt 50 ]] || fail "only $(wc -l <refused.txt) refused pairs"
-	snapshot
-	local code out err
-	while read -r u t; do
-		code=0
-		h5u accumulate "$u" "m.h5:/$t" -o out.h5:/r >out.txt 2>err.txt || code=$?
-		out=$(cat out.txt) err=$(cat err.txt)
-		if ((code != 2)) || [[ -n $out || $err == *$'\n'* || $err != "h5ufunc: accumulate $u: "* ]]; then
-			problems+=("accumulate $u $t: status $code, stdout '$out', stderr '$err'")
-		fi
-		[[ -e out.h5 ]] && problems+=("accumulate $u $t: wrote out.h5") && rm -f out.h5
-	done <refused.txt
-	rm -f out.txt err.txt
-	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
-	assert_unchanged
+	sweep_refused accumulate
 }
 
 @test "every axis, dtype= and the ufuncs that matter match NumPy bit for bit" {

@@ -64,7 +64,7 @@ Jobs:
       a line "UFUNC PREFIX-UFUNC.yaml" for each
   raises CASE-WORDS... -- MESSAGE
       NumPy raises exactly MESSAGE for the case (words without the ID)
-  matrix VERB FILE UFUNC...
+  matrix [--axis N] VERB FILE UFUNC...
       print a case "VERB-UFUNC-DTYPE VERB UFUNC FILE:/DTYPE" for every
       listed ufunc and every dtype NumPy accepts it for (FILE:/pos_DTYPE
       for power: positive values, no negative integer powers); fails unless
@@ -448,7 +448,7 @@ def binary_ufuncs():
     return sorted(n for n in ref.UFUNC_NAMES if ref.ufunc_arity(n) == (2, 1))
 
 
-def matrix(verb, fname, names, want_status):
+def matrix(verb, fname, names, want_status, axis=None):
     known = binary_ufuncs()
     if sorted(names) != known:
         raise Failure(f"the ufuncs given are not NumPy's binary one-output ufuncs: "
@@ -457,22 +457,26 @@ def matrix(verb, fname, names, want_status):
     for name in names:
         for t in DTYPES:
             src = f"pos_{t}" if name == 'power' else t
-            case = Case([verb, name, f"{fname}:/{src}"])
+            words = [verb, name, f"{fname}:/{src}"] + (['--axis', axis] if axis else [])
+            case = Case(words)
             try:
                 case.compute()
                 status = 0
             except TypeError:
                 status = 2
             if status == want_status == 0:
-                print(f"{verb}-{name}-{t} {verb} {name} {fname}:/{src}")
+                print(f"{verb}-{name}-{t} {' '.join(words)}")
             elif status == want_status == 2:
                 print(f"{name} {t}")
 
 
 def job_matrix(args):
+    axis = None
+    if args[:1] == ['--axis'] and len(args) > 1:
+        axis, args = args[1], args[2:]
     if len(args) < 3:
-        raise Usage("matrix VERB FILE UFUNC...")
-    matrix(args[0], args[1], args[2:], 0)
+        raise Usage("matrix [--axis N] VERB FILE UFUNC...")
+    matrix(args[0], args[1], args[2:], 0, axis)
 
 
 def job_refused(args):
@@ -488,8 +492,8 @@ def job_make_matrix(args):
     with h5py.File(args[0], 'w') as f:
         for t in DTYPES:
             dt = np.dtype(t)
-            f[t] = ref.fill_values(dt, (7, 5), 'random', rng, None, None, 35)
-            f[f"pos_{t}"] = ref.fill_values(dt, (7, 5), 'pos', rng, None, None, 35)
+            f[t] = ref.fill_values(dt, (7, 19), 'random', rng, None, None, 133)
+            f[f"pos_{t}"] = ref.fill_values(dt, (7, 19), 'pos', rng, None, None, 133)
 
 
 def datasets(path):

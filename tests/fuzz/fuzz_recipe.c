@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *names[] = {"DIR", "X"};
 	static const char *values[] = {"f.h5", "f.h5:/x"};
-	const struct vars vars = {2, names, values};
+	const struct vars vars = {2, names, values, NULL};
 	static const char path[] = "r.yaml";
 
 	/* h5ufunc reads a recipe into a NUL-terminated buffer (cmd_run.c). */

@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		names[i] = argv[i + 2];
 		values[i] = eq + 1;
 	}
-	struct vars vars = {nvars, names, values};
+	struct vars vars = {nvars, names, values, NULL};
 
 	size_t len;
 	char *text = read_all(file, &len);
