@@ -54,6 +54,8 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 void h5io_dataset_close(hid_t d);
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);
+/* Move the link FROM to TO (which must not exist) in FILE.  Collective. */
+int h5io_move(hid_t file, const char *from, const char *to, const char *where, struct err *e);
 
 /* Read rows [FIRST, FIRST+COUNT) of dataset D (SHAPE, all of the other axes)
  * into BUF as DT, C order.  COUNT may be 0.  Collective under MPI: every

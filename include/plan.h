@@ -62,7 +62,9 @@ struct array {
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
 	int gzip;                /* ... and compressed (-1: not) */
-	bool replace;            /* ... in place of an existing one (overwrite) */
+	bool replace;            /* ... in place of an existing one (overwrite), */
+	const char *new_path;    /* ... written under this hidden name and moved
+				  * over PATH once the whole run has succeeded */
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */

@@ -315,9 +315,8 @@ static int open_all(struct plan *p, struct err *e)
 		if (x->kind != ARR_DATASET || x->unused)
 			continue;
 		if (x->create) {
-			if (x->replace)
-				h5io_unlink(x->file->id, x->path);
-			x->id = h5io_dataset_create(x->file->id, x->path, x->dtype, &x->shape,
+			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
+						    x->dtype, &x->shape,
 						    x->nchunk, x->chunk, x->gzip, x->display, e);
 		} else {
 			struct shape shape;
@@ -341,6 +340,21 @@ static void close_all(struct plan *p)
 	}
 }
 
+/* Once everything is written: move each replacing dataset over the one it
+ * replaces.  The old one stays whole until this point. */
+static int replace_all(struct plan *p, struct err *e)
+{
+	for (int i = 0; i < p->narrays && !e->status; i++) {
+		struct array *x = p->arrays[i];
+		if (x->kind != ARR_DATASET || !x->replace || x->unused)
+			continue;
+		h5io_unlink(x->file->id, x->path);
+		if (h5io_move(x->file->id, x->new_path, x->path, x->display, e) == 0)
+			x->create = false;   /* done: a later failure keeps it */
+	}
+	return comm_agree(e);
+}
+
 /* After a failure: drop datasets created in existing files, remove new
  * and scratch files, and say which in-place targets were written. */
 static void clean_up(struct plan *p, struct err *e)
@@ -351,7 +365,7 @@ static void clean_up(struct plan *p, struct err *e)
 		    x->file->id >= 0) {
 			h5io_dataset_close(x->id);
 			x->id = -1;
-			h5io_unlink(x->file->id, x->path);
+			h5io_unlink(x->file->id, x->replace ? x->new_path : x->path);
 		}
 	}
 	close_all(p);
@@ -387,6 +401,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 		if (p->files[i]->write && !p->files[i]->scratch)
 			h5io_history(p->files[i]->id, history, p->files[i]->name, e);
 	if (comm_agree(e) < 0)
+		goto fail;
+	if (replace_all(p, e) < 0)
 		goto fail;
 	close_all(p);
 	comm_barrier();

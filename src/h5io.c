@@ -466,6 +466,15 @@ void h5io_unlink(hid_t file, const char *path)
 	H5Eclear2(H5E_DEFAULT);
 }
 
+int h5io_move(hid_t file, const char *from, const char *to, const char *where, struct err *e)
+{
+	if (H5Lmove(file, from, file, to, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return err_set(e, EXIT_RUN, where, "cannot move the new dataset into place from '%s'", from);
+	}
+	return 0;
+}
+
 /* Select the box START/COUNT of D in a file space, and a matching memory
  * space; an empty selection when there is nothing to move.  For a 0-d
  * dataset COUNT[0] is 1 (the element) or 0 (nothing). */

@@ -700,6 +700,15 @@ static int plan_output(struct planner *pl, struct plan_step *s, int k, bool over
 	if (!x)
 		return -1;
 	x->replace = replace;
+	if (replace) {
+		/* "/g/.y.h5ufunc-TOKEN.tmp" next to "/g/y" */
+		const char *slash = strrchr(op.path, '/');
+		size_t dir = slash ? (size_t)(slash - op.path) + 1 : 0;
+		size_t n = strlen(op.path) + strlen(pl->o->token) + 16;
+		char *tmp = arena_alloc(pl->p->arena, n);
+		snprintf(tmp, n, "%.*s.%s.h5ufunc-%s.tmp", (int)dir, op.path, op.path + dir, pl->o->token);
+		x->new_path = tmp;
+	}
 	s->out[k] = x;
 	return 0;
 }

@@ -205,6 +205,37 @@ setup() {
 	np check subtract f.h5:/xi 2 -o p.h5:/c
 }
 
+@test "an overwrite that fails while running leaves the old dataset whole, and nothing else, on 1 and 3 ranks" {
+	np make o.h5:/g/c int16 4 data=[7,8,9,10] :: make o.h5:/keep int8 3
+	cp o.h5 o-orig.h5
+	local n
+	for n in 0 3; do
+		# a run that reads the old dataset in step 1 and replaces it in step 2
+		cat >r.yaml <<-'EOF'
+			steps:
+			  - ufunc: add
+			    in: [o.h5:/g/c, 100]
+			    out: o.h5:/d
+			  - ufunc: power
+			    in: [f.h5:/base, f.h5:/neg]
+			    out: o.h5:/g/c
+			    overwrite: true
+		EOF
+		if ((n == 0)); then
+			run --separate-stderr h5u run r.yaml
+		else
+			run --separate-stderr mpi "$n" h5ufunc run r.yaml
+		fi
+		assert_error_once 1 "r.yaml:5:5: step 2 (ufunc power): Integers to negative integer powers are not allowed."
+		np same o-orig.h5:/g/c o.h5:/g/c :: same o-orig.h5:/keep o.h5:/keep
+		assert_equal "$(np ls o.h5)" "$(np ls o-orig.h5)"
+	done
+	# and when it succeeds, step 1 read the old values
+	sed -i 's#f.h5:/neg#f.h5:/base#' r.yaml
+	h5u run r.yaml
+	np check power f.h5:/base f.h5:/base -o o.h5:/g/c :: check add o-orig.h5:/g/c 100 -o o.h5:/d
+}
+
 @test "history: a new file gets one line, timestamp then the command line" {
 	local t0
 	t0=$(now)
