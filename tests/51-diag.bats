@@ -11,6 +11,7 @@
 load helper
 
 REPO=$(cd "$H5U_TESTS/.." && pwd)
+DIAGPRINT="${DIAGPRINT:-$REPO/build/unit/diagprint}"
 
 setup_file() {
 	fixtures <<-'EOF'
@@ -159,31 +160,12 @@ assert all(c == "\n" or ord(c) >= 32 for c in t), repr(t)'
 
 # ---- diag.c driven directly -------------------------------------------
 
-# build_driver: compile a program that registers a source and prints an
-# error record through diag_print: driver NAME TEXTFILE MESSAGE.
+# build_driver: ./driver NAME TEXTFILE MESSAGE registers a source and
+# prints an error record through diag_print (build/unit/diagprint, which
+# make builds with the same flags as h5ufunc).
 build_driver() {
-	[[ -f $REPO/build/diag.o && -f $REPO/build/err.o ]] || skip "build/diag.o is not built (run make)"
-	cat >driver.c <<-'EOF'
-		#include <stdio.h>
-		#include <stdlib.h>
-		#include <string.h>
-		#include "diag.h"
-		int main(int argc, char **argv)
-		{
-			static char text[1 << 16];
-			FILE *f = fopen(argv[2], "rb");
-			size_t len = f ? fread(text, 1, sizeof text, f) : 0;
-			if (f)
-				fclose(f);
-			diag_set_source(argv[1], text, len);
-			struct err e = {0};
-			err_set(&e, EXIT_USAGE, NULL, "%s", argv[3]);
-			diag_print(&e);
-			return 0;
-		}
-	EOF
-	mpicc -std=c11 -I"$REPO/include" driver.c "$REPO/build/diag.o" "$REPO/build/err.o" -o driver ||
-		fail "cannot build the driver"
+	[[ -x $DIAGPRINT ]] || fail "$DIAGPRINT is missing: run make"
+	ln -sf "$DIAGPRINT" driver
 }
 
 @test "an expression error shows the expression and a caret (diag_print)" {
