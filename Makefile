@@ -2,6 +2,11 @@
 #
 #   make            build build/h5ufunc
 #   make check      install missing dependencies, build, run the Bats suite
+#                   (after a short run of the fuzzers: FUZZ_SECONDS=0 skips it)
+#   make check SANITIZE=1   the same with ASan and UBSan (the build records
+#                   its flags in build/flags and rebuilds when they change)
+#   make fuzz, make fuzz-long   the libFuzzer targets (tests/fuzz/fuzz.mk)
+#   make bench      time h5ufunc against NumPy + h5py (tests/bench/run)
 #   make demo       install missing dependencies, build, run a sample recipe on 2 ranks
 #   make install PREFIX=/usr/local
 #   make V=1        show full commands
@@ -58,6 +63,14 @@ build/%.o: src/%.c | build
 build:
 	$(Q)mkdir -p build
 
+# build/flags records how the objects were compiled; when that changes
+# (make SANITIZE=1 after a plain build, another OPT), everything rebuilds.
+BUILD_FLAGS = $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
+build/flags: FORCE | build
+	$(Q)echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
+$(OBJ) $(BIN) $(UNIT_BIN): build/flags
+FORCE:
+
 -include $(OBJ:.o=.d)
 
 # Debian/Ubuntu packages needed to build, test and run the demo.
@@ -93,7 +106,7 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all deps check bench demo install uninstall clean
+.PHONY: all deps check bench demo install uninstall clean FORCE
 
 # make fuzz, fuzz-check, fuzz-long: the libFuzzer targets.
 -include tests/fuzz/fuzz.mk
