@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "err.h"
+
 struct dist {
 	int64_t rows;            /* of the whole array */
 	int64_t first, count;    /* this rank's run */
@@ -22,10 +24,12 @@ struct dist {
  * as MEMORY holds after FIXED bytes at PER_UNIT bytes each, but no I/O call
  * of 2 GiB or more and no more than about 4 MiB of the widest array (WIDEST
  * bytes a unit), and no more than a rank's share of UNITS over NRANKS.
- * Returns 0 with *OUT, EXIT_USAGE-style -1 when MEMORY does not hold one
- * unit, -2 when one unit's widest array reaches 2 GiB. */
+ * Returns 0 with *OUT; else -1 with E set (EXIT_USAGE, at WHERE) when MEMORY
+ * does not hold one UNIT ("one row of every array") or one unit's widest
+ * array reaches 2 GiB. */
 int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest,
-		     int64_t units, int nranks, int64_t *out);
+		     int64_t units, int nranks, const char *unit, const char *where,
+		     struct err *e, int64_t *out);
 
 /* Split ROWS over NRANKS; RANK's share, with blocks of ROWS_PER_BLOCK. */
 void dist_make(int64_t rows, int nranks, int rank, int64_t rows_per_block, struct dist *d);

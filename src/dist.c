@@ -34,15 +34,20 @@ void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count)
 					    ones only cost page faults */
 
 int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest,
-		     int64_t units, int nranks, int64_t *out)
+		     int64_t units, int nranks, const char *unit, const char *where,
+		     struct err *e, int64_t *out)
 {
 	if (memory < fixed + per_unit)
-		return -1;
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block (%s needs %lld bytes)",
+			       (long long)memory, unit, (long long)(fixed + per_unit));
 	int64_t upb = per_unit ? (memory - fixed) / per_unit : units;
 	if (widest && upb > (IO_LIMIT - 1) / widest)
 		upb = (IO_LIMIT - 1) / widest;
 	if (upb < 1)
-		return -2;
+		return err_set(e, EXIT_USAGE, where,
+			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)widest);
 	if (widest && upb > BLOCK_TARGET / widest)
 		upb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
 	int64_t share = (units + nranks - 1) / nranks;

@@ -785,15 +785,8 @@ static int size_elementwise(struct planner *pl, struct plan_step *s, const char 
 	}
 	int64_t units = shape_rows(&s->shape), per_unit = per_row, memory = (int64_t)pl->o->memory;
 	int nranks = pl->o->nranks;
-	int rc = dist_block_units(memory, fixed, per_unit, widest, units, nranks, &s->rows_per_block);
-	if (rc == -1)
-		return err_set(e, EXIT_USAGE, w,
-			       "--memory %lld bytes is too small for one block (one row of every array needs %lld bytes)",
-			       (long long)memory, (long long)(fixed + per_unit));
-	if (rc == -2)
-		return err_set(e, EXIT_USAGE, w, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)widest);
-	return 0;
+	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,
+				"one row of every array", w, e, &s->rows_per_block);
 }
 
 /* ---- steps ---------------------------------------------------------- */

@@ -725,20 +725,28 @@ static const char *option_list(struct parser *p, const char *tail)
 
 /* ---- Recipe nodes ------------------------------------------------------ */
 
-/* `defaults:` - a mapping of step options, or null. */
-static int read_defaults(struct parser *p, struct step_opts *o)
+/* The value of the top-level KEY, which must be EXPECT (a mapping) or
+ * null: 1 when it is null (taken), 0 at the mapping's first key, -1 on an
+ * error. */
+static int begin_mapping(struct parser *p, const char *key, const char *expect)
 {
 	struct value v;
-	const char *expect = "a mapping of step options";
 	if (p->ev.type == YAML_SCALAR_EVENT) {
 		if (take_value(p, &v))
 			return -1;
-		return v.null ? 0 : fail(p, v.mark, "'defaults' must be %s, found %s", expect, found_value(p, &v));
+		return v.null ? 1 : fail(p, v.mark, "'%s' must be %s, found %s", key, expect, found_value(p, &v));
 	}
 	if (p->ev.type != YAML_MAPPING_START_EVENT)
-		return fail(p, here(p), "'defaults' must be %s, found %s", expect, found_event(p));
-	if (advance(p))
-		return -1;
+		return fail(p, here(p), "'%s' must be %s, found %s", key, expect, found_event(p));
+	return advance(p) ? -1 : 0;
+}
+
+/* `defaults:` - a mapping of step options, or null. */
+static int read_defaults(struct parser *p, struct step_opts *o)
+{
+	int rc = begin_mapping(p, "defaults", "a mapping of step options");
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	struct mark first[OPT_COUNT];
 	while (p->ev.type != YAML_MAPPING_END_EVENT) {
 		const char *key = NULL;
@@ -765,16 +773,9 @@ static int read_defaults(struct parser *p, struct step_opts *o)
 static int read_inputs(struct parser *p)
 {
 	struct value v;
-	const char *expect = "a mapping of names to datasets";
-	if (p->ev.type == YAML_SCALAR_EVENT) {
-		if (take_value(p, &v))
-			return -1;
-		return v.null ? 0 : fail(p, v.mark, "'inputs' must be %s, found %s", expect, found_value(p, &v));
-	}
-	if (p->ev.type != YAML_MAPPING_START_EVENT)
-		return fail(p, here(p), "'inputs' must be %s, found %s", expect, found_event(p));
-	if (advance(p))
-		return -1;
+	int rc = begin_mapping(p, "inputs", "a mapping of names to datasets");
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	while (p->ev.type != YAML_MAPPING_END_EVENT) {
 		const char *name = NULL;
 		struct mark km;

@@ -186,15 +186,8 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	}
 	int64_t per_unit = unit_elems * elem;
 	int64_t widest = unit_elems * (xsize > size ? xsize : size);
-	int rc = dist_block_units(memory, fixed, per_unit, widest, units, nranks, &s->rows_per_block);
-	if (rc == -1)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block (one row of every array needs %lld bytes)",
-			       (long long)memory, (long long)(fixed + per_unit));
-	if (rc == -2)
-		return err_set(e, EXIT_USAGE, where, "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)widest);
-	return 0;
+	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,
+				"one row of every array", where, e, &s->rows_per_block);
 }
 
 int scan_run(struct plan_step *s, struct err *e)
