@@ -215,6 +215,9 @@ in_dir() {
 
 @test "--mpi initialises MPI without a launcher" {
 	fixture g.h5
-	h5u call add g.h5:/a 1 -o o.h5:/s --mpi
+	# A sanitizer build: a singleton MPI_Init leaves helper threads that
+	# LeakSanitizer cannot stop to look for leaks (it crashes); ASan and
+	# UBSan still watch this run.  No effect on a plain build.
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" h5u call add g.h5:/a 1 -o o.h5:/s --mpi
 	np check add g.h5:/a 1 -o o.h5:/s
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# 29-memory.bats - --memory bounds what a rank holds: on inputs 8 times the
+# budget (64 MiB per dataset against --memory 8M), contiguous and chunked,
+# every kind of step (an expression, reductions along each layout, a scan
+# along each axis, an in-place update) peaks within --memory + 64 MiB of
+# resident memory per process, on one process and on each of 2 ranks, and
+# writes the same bytes as with the default budget (whose results the other
+# files compare with NumPy).  Peak RSS comes from /usr/bin/time (%M, KiB).
+
+load helper
+
+LIMIT_KIB=$(((8 + 64) * 1024))
+
+setup_file() {
+	# 8192 x 1024 float64: 64 MiB each
+	fixtures <<-'EOF'
+		make big.h5:/a float64 8192,1024 fill=random
+		make big.h5:/b float64 8192,1024 fill=random
+		make big.h5:/ca float64 8192,1024 fill=random layout=chunked chunks=256,64
+	EOF
+}
+
+# peak_rss N ARGS...: run h5ufunc ARGS with --memory 8M, on one process
+# (N=0) or under mpirun -n N, each process under /usr/bin/time; fails
+# naming the process that exceeds the limit.  Leaves the peaks in rss.*.
+peak_rss() {
+	local n=$1 f peak
+	shift
+	rm -f rss.*
+	if ((n == 0)); then
+		/usr/bin/time -f %M -o rss.0 "$H5UFUNC" "$@" --memory 8M
+	else
+		mpirun --oversubscribe -n "$n" sh -c \
+			'exec /usr/bin/time -f %M -o "rss.$OMPI_COMM_WORLD_RANK" "$@"' sh \
+			"$H5UFUNC" "$@" --memory 8M
+	fi
+	for f in rss.*; do
+		peak=$(tail -n 1 "$f")
+		((peak <= LIMIT_KIB)) || fail "$f: peak RSS $peak KiB > $LIMIT_KIB KiB (--memory 8M + 64 MiB): h5ufunc $*"
+	done
+}
+
+@test "an expression over two inputs 8x the budget: peak RSS within --memory + 64 MiB, 1 and 2 ranks" {
+	fixture big.h5
+	h5u eval -i a=big.h5:/a -i b=big.h5:/ca 'ref.h5:/c = sqrt(a*a + b*b)'
+	local n
+	for n in 0 2; do
+		rm -f w.h5
+		peak_rss "$n" eval -i a=big.h5:/a -i b=big.h5:/ca 'w.h5:/c = sqrt(a*a + b*b)'
+		np same ref.h5:/c w.h5:/c
+	done
+}
+
+@test "reductions along axis 1, axis 0 and all axes, 8x the budget: within --memory + 64 MiB" {
+	fixture big.h5
+	local n axis
+	for n in 0 2; do
+		for axis in 1 0 all; do
+			rm -f r.h5 ref.h5
+			h5u reduce add big.h5:/ca --axis "$axis" -o ref.h5:/s
+			peak_rss "$n" reduce add big.h5:/ca --axis "$axis" -o r.h5:/s
+			np same ref.h5:/s r.h5:/s
+		done
+	done
+}
+
+@test "accumulate along axis 1 and axis 0, 8x the budget: within --memory + 64 MiB" {
+	fixture big.h5
+	local n axis
+	for n in 0 2; do
+		for axis in 1 0; do
+			rm -f s.h5 ref.h5
+			h5u accumulate add big.h5:/a --axis "$axis" -o ref.h5:/c
+			peak_rss "$n" accumulate add big.h5:/a --axis "$axis" -o s.h5:/c
+			np same ref.h5:/c s.h5:/c
+		done
+	done
+}
+
+@test "an in-place update of a chunked dataset 8x the budget: within --memory + 64 MiB" {
+	fixture big.h5
+	cp big.h5 ref.h5
+	h5u eval -i a=ref.h5:/ca 'a = a*2 + 1'
+	local n
+	for n in 0 2; do
+		cp "$BATS_FILE_TMPDIR/big.h5" big.h5
+		peak_rss "$n" eval -i a=big.h5:/ca 'a = a*2 + 1'
+		np same ref.h5:/ca big.h5:/ca
+	done
+}
