@@ -208,19 +208,21 @@ setup() {
 @test "an overwrite that fails while running leaves the old dataset whole, and nothing else, on 1 and 3 ranks" {
 	np make o.h5:/g/c int16 4 data=[7,8,9,10] :: make o.h5:/keep int8 3
 	cp o.h5 o-orig.h5
+	# step 1 writes a new dataset, step 2 replaces /g/c and fails on its data
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - ufunc: add
+		    in: [f.h5:/base, 100]
+		    out: o.h5:/d
+		  - ufunc: power
+		    in: [f.h5:/base, f.h5:/neg]
+		    out: o.h5:/g/c
+		    overwrite: true
+	EOF
+	run --separate-stderr h5u check r.yaml
+	assert_output --partial "out o.h5:/g/c int16 (4,), replaced"
 	local n
 	for n in 0 3; do
-		# a run that reads the old dataset in step 1 and replaces it in step 2
-		cat >r.yaml <<-'EOF'
-			steps:
-			  - ufunc: add
-			    in: [o.h5:/g/c, 100]
-			    out: o.h5:/d
-			  - ufunc: power
-			    in: [f.h5:/base, f.h5:/neg]
-			    out: o.h5:/g/c
-			    overwrite: true
-		EOF
 		if ((n == 0)); then
 			run --separate-stderr h5u run r.yaml
 		else
@@ -230,10 +232,11 @@ setup() {
 		np same o-orig.h5:/g/c o.h5:/g/c :: same o-orig.h5:/keep o.h5:/keep
 		assert_equal "$(np ls o.h5)" "$(np ls o-orig.h5)"
 	done
-	# and when it succeeds, step 1 read the old values
+	# and when it succeeds, /g/c is replaced, the rest kept
 	sed -i 's#f.h5:/neg#f.h5:/base#' r.yaml
-	h5u run r.yaml
-	np check power f.h5:/base f.h5:/base -o o.h5:/g/c :: check add o-orig.h5:/g/c 100 -o o.h5:/d
+	mpi 2 h5ufunc run r.yaml
+	np check power f.h5:/base f.h5:/base -o o.h5:/g/c :: check add f.h5:/base 100 -o o.h5:/d :: \
+		same o-orig.h5:/keep o.h5:/keep
 }
 
 @test "history: a new file gets one line, timestamp then the command line" {
