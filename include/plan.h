@@ -116,6 +116,8 @@ struct plan_step {
 	struct array *out[PLAN_MAXOUT];     /* where the results go */
 	int out_src[PLAN_MAXOUT];           /* elementwise: the op result each one is, OP_REF */
 	int merged_into;                    /* >= 0: fused into that step (0-based); else -1 */
+	struct plan_step *host;             /* a reduction that shares its pass over its input
+					       with the next ones: the step that makes that pass */
 	int nred;                           /* reductions fused into this elementwise step ... */
 	struct plan_step *red[PLAN_MAXOUT];
 	int red_src[PLAN_MAXOUT];           /* ... and the op result (OP_REF) or input (-1 - k) each reads */

@@ -271,21 +271,34 @@ static int print_results(struct plan_step *s, struct err *e)
 	return comm_agree(e);
 }
 
-static int run_step(struct plan_step *s, struct err *e)
+/* Print S's results once they are all written. */
+static int print_step(struct plan_step *s, struct err *e)
 {
+	for (int k = 0; k < s->nout; k++)
+		H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
+	comm_barrier();
+	return print_results(s, e);
+}
+
+/* Step I of P, and the printing of the reductions fused into it. */
+static int run_step(struct plan *p, int i, struct err *e)
+{
+	struct plan_step *s = &p->steps[i];
 	int rc;
 	report_step_begin(s);
-	switch (s->verb) {
-	case VERB_REDUCE: rc = reduce_run(s, e); break;
-	case VERB_ACCUMULATE: rc = scan_run(s, e); break;
-	default: rc = run_ops(s, e); break;
-	}
-	if (rc == 0 && s->print) {
-		for (int k = 0; k < s->nout; k++)
-			H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
-		comm_barrier();
-		rc = print_results(s, e);
-	}
+	if (s->host)
+		rc = run_ops(s->host, e);
+	else if (s->verb == VERB_REDUCE)
+		rc = reduce_run(s, e);
+	else if (s->verb == VERB_ACCUMULATE)
+		rc = scan_run(s, e);
+	else
+		rc = run_ops(s, e);
+	if (rc == 0 && s->print)
+		rc = print_step(s, e);
+	for (int j = i + 1; j < p->nsteps && rc == 0; j++)
+		if (p->steps[j].merged_into == i && p->steps[j].print)
+			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
 	return rc;
 }
@@ -293,9 +306,12 @@ static int run_step(struct plan_step *s, struct err *e)
 /* Make data written by a step visible to every rank's reads in later steps. */
 static void sync_written(const struct plan_step *s)
 {
+	const struct plan_step *h = s->host ? s->host : s;
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k])
 			H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
+	for (int k = 0; k < h->nred; k++)
+		H5Fflush(h->red[k]->out[0]->file->id, H5F_SCOPE_LOCAL);
 	comm_barrier();
 }
 
@@ -392,7 +408,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	for (int i = 0; i < p->nsteps; i++) {
 		if (p->steps[i].merged_into >= 0)
 			continue;
-		if (run_step(&p->steps[i], e) < 0)
+		if (run_step(p, i, e) < 0)
 			goto fail;
 		if (i + 1 < p->nsteps)
 			sync_written(&p->steps[i]);

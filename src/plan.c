@@ -1578,6 +1578,56 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 	return true;
 }
 
+/* Can reduction R be fed row block by row block from another step's pass? */
+static bool row_reduction(const struct plan_step *r)
+{
+	return r->verb == VERB_REDUCE && r->merged_into < 0 && r->in[0]->kind == ARR_DATASET &&
+	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && r->chunk_rows == 1));
+}
+
+/* Consecutive reductions of one array share one pass over it: a host step
+ * with no ops of its own reads the array block by block and feeds every
+ * reducer.  The first reduction's step runs the host; the others are
+ * fused into it. */
+static void group_reductions(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	for (int i = 0; i < p->nsteps; i++) {
+		struct plan_step *r = &p->steps[i];
+		if (!row_reduction(r) || same_dataset(r->out[0], r->in[0]))
+			continue;
+		struct array *x = r->in[0];
+		struct plan_step *h = arena_alloc(p->arena, sizeof *h);
+		memset(h, 0, sizeof *h);
+		h->index = r->index;
+		h->src = r->src;
+		memcpy(h->where, r->where, sizeof h->where);
+		h->verb = VERB_UFUNC;
+		h->nin = 1;
+		h->in[0] = x;
+		h->bshape[0] = x->shape;
+		h->shape = x->shape;
+		h->merged_into = -1;
+		h->red[0] = r;
+		h->red_src[0] = -1;
+		h->nred = 1;
+		int j = i + 1;
+		while (j < p->nsteps && h->nred < PLAN_MAXOUT && row_reduction(&p->steps[j]) &&
+		       p->steps[j].in[0] == x && !same_dataset(p->steps[j].out[0], x)) {
+			h->red[h->nred] = &p->steps[j];
+			h->red_src[h->nred++] = -1;
+			j++;
+		}
+		struct err trial = {0};
+		if (h->nred < 2 || size_elementwise(pl, h, "", &trial) < 0)
+			continue;
+		r->host = h;
+		for (int k = 1; k < h->nred; k++)
+			h->red[k]->merged_into = i;
+		i = j - 1;
+	}
+}
+
 static void fuse_steps(struct planner *pl)
 {
 	struct plan *p = pl->p;
@@ -1593,6 +1643,7 @@ static void fuse_steps(struct planner *pl)
 	for (int i = 0; i < p->nsteps; i++)
 		if (p->steps[i].merged_into < 0 && p->steps[i].nops > 0)
 			dedupe_inputs(&p->steps[i]);
+	group_reductions(pl);
 }
 
 /* Where the scratch file and temporary names go, once outputs are known. */
