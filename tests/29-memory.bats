@@ -40,6 +40,18 @@ peak_rss() {
 	done
 }
 
+# bounded_run N DSET ARGS...: h5ufunc ARGS -o ref.h5:DSET with the default
+# budget, then ARGS -o out.h5:DSET through peak_rss on N ranks; the two must
+# hold the same bytes.
+bounded_run() {
+	local n=$1 dset=$2
+	shift 2
+	rm -f ref.h5 out.h5
+	h5u "$@" -o "ref.h5:$dset"
+	peak_rss "$n" "$@" -o "out.h5:$dset"
+	np same "ref.h5:$dset" "out.h5:$dset"
+}
+
 @test "an expression over two inputs 8x the budget: peak RSS within --memory + 64 MiB, 1 and 2 ranks" {
 	fixture big.h5
 	h5u eval -i a=big.h5:/a -i b=big.h5:/ca 'ref.h5:/c = sqrt(a*a + b*b)'
@@ -56,10 +68,7 @@ peak_rss() {
 	local n axis
 	for n in 0 2; do
 		for axis in 1 0 all; do
-			rm -f r.h5 ref.h5
-			h5u reduce add big.h5:/ca --axis "$axis" -o ref.h5:/s
-			peak_rss "$n" reduce add big.h5:/ca --axis "$axis" -o r.h5:/s
-			np same ref.h5:/s r.h5:/s
+			bounded_run "$n" /s reduce add big.h5:/ca --axis "$axis"
 		done
 	done
 }
@@ -69,10 +78,7 @@ peak_rss() {
 	local n axis
 	for n in 0 2; do
 		for axis in 1 0; do
-			rm -f s.h5 ref.h5
-			h5u accumulate add big.h5:/a --axis "$axis" -o ref.h5:/c
-			peak_rss "$n" accumulate add big.h5:/a --axis "$axis" -o s.h5:/c
-			np same ref.h5:/c s.h5:/c
+			bounded_run "$n" /c accumulate add big.h5:/a --axis "$axis"
 		done
 	done
 }
