@@ -1227,7 +1227,9 @@ def split_jobs(argv):
     return jobs
 
 
-def main(argv):
+def run_jobs(argv, table, prog):
+    """Run the jobs of ARGV (split at '::'), or of stdin's lines, from TABLE;
+    messages start with PROG.  The exit status: 0, 1 (a check failed) or 2."""
     if argv:
         jobs = split_jobs(argv)
     else:
@@ -1235,21 +1237,25 @@ def main(argv):
                 if l.strip() and not l.lstrip().startswith('#')]
     status = 0
     for job in jobs:
-        fn = JOBS.get(job[0])
+        fn = table.get(job[0])
         try:
             if fn is None:
-                raise Usage(f"unknown job {job[0]!r} (have {' '.join(JOBS)})")
+                raise Usage(f"unknown job {job[0]!r} (have {' '.join(table)})")
             fn(job[1:])
         except Failure as exc:
-            print(f"np.py: {exc}", file=sys.stderr)
+            print(f"{prog}: {exc}", file=sys.stderr)
             status = max(status, 1)
         except Usage as exc:
-            print(f"np.py: {' '.join(job)}: {exc}", file=sys.stderr)
+            print(f"{prog}: {' '.join(job)}: {exc}", file=sys.stderr)
             status = 2
         except (TypeError, ValueError, OverflowError, KeyError, OSError) as exc:
-            print(f"np.py: {' '.join(job)}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(f"{prog}: {' '.join(job)}: {type(exc).__name__}: {exc}", file=sys.stderr)
             status = max(status, 1)
     return status
+
+
+def main(argv):
+    return run_jobs(argv, JOBS, "np.py")
 
 
 if __name__ == '__main__':

@@ -543,28 +543,7 @@ JOBS = {
 
 
 def main(argv):
-    if argv:
-        jobs = ref.split_jobs(argv)
-    else:
-        jobs = [shlex.split(l) for l in sys.stdin.read().split("\n")
-                if l.strip() and not l.lstrip().startswith('#')]
-    status = 0
-    for job in jobs:
-        fn = JOBS.get(job[0])
-        try:
-            if fn is None:
-                raise Usage(f"unknown job {job[0]!r} (have {' '.join(JOBS)})")
-            fn(job[1:])
-        except Failure as exc:
-            print(f"reduce_ref.py: {exc}", file=sys.stderr)
-            status = max(status, 1)
-        except Usage as exc:
-            print(f"reduce_ref.py: {' '.join(job)}: {exc}", file=sys.stderr)
-            status = 2
-        except (TypeError, ValueError, OverflowError, KeyError, OSError) as exc:
-            print(f"reduce_ref.py: {' '.join(job)}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            status = max(status, 1)
-    return status
+    return ref.run_jobs(argv, JOBS, "reduce_ref.py")
 
 
 if __name__ == '__main__':
