@@ -320,12 +320,19 @@ static enum dtype type_dtype(hid_t t, char *name, size_t len)
 	return DT_NONE;
 }
 
+/* Access properties of every dataset opened or created: the chunk cache. */
+static hid_t dataset_access(void)
+{
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	H5Pset_chunk_cache(dapl, 12421, CHUNK_CACHE, 0.75);
+	return dapl;
+}
+
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
 {
-	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-	H5Pset_chunk_cache(dapl, 12421, CHUNK_CACHE, 0.75);
+	hid_t dapl = dataset_access();
 	hid_t d = H5Dopen2(file, path, dapl);
 	H5Pclose(dapl);
 	if (d < 0) {
@@ -414,8 +421,7 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	}
 	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-	H5Pset_chunk_cache(dapl, 12421, CHUNK_CACHE, 0.75);
+	hid_t dapl = dataset_access();
 	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
 	H5Pclose(dapl);
 	hid_t stack = d < 0 ? H5Eget_current_stack() : -1;

@@ -8,14 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "h5io.h"
 #include "dist.h"
 #include "expr.h"
+#include "h5io.h"
 #include "operand.h"
 #include "plan.h"
 #include "reduce.h"
 #include "scan.h"
-
 
 struct binding {
 	const char *name;
@@ -783,10 +782,8 @@ static int size_elementwise(struct planner *pl, struct plan_step *s, const char 
 		if (row * dtype_size(target) > widest)
 			widest = row * dtype_size(target);
 	}
-	int64_t units = shape_rows(&s->shape), per_unit = per_row, memory = (int64_t)pl->o->memory;
-	int nranks = pl->o->nranks;
-	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,
-				"one row of every array", w, e, &s->rows_per_block);
+	return dist_block_units((int64_t)pl->o->memory, fixed, per_row, widest, shape_rows(&s->shape),
+				pl->o->nranks, "one row of every array", w, e, &s->rows_per_block);
 }
 
 /* ---- steps ---------------------------------------------------------- */

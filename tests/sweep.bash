@@ -72,3 +72,32 @@ sweep_refused() {
 	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
 	assert_unchanged
 }
+
+# same_on_ranks FIXTURE RANKS [MEMORY...]: run the recipe of cases.txt
+# (outputs in out.h5) in run-N-M/, beside a link to FIXTURE, on each N of
+# RANKS (0: without a launcher) and with each --memory M (the default when
+# none is given); every run must succeed, its results must be NumPy's
+# (checked on the first run) and every out.h5 the same bytes.
+same_on_ranks() {
+	local fixture=$1 ranks=$2 n m dir runs=()
+	shift 2
+	local budgets=("$@")
+	((${#budgets[@]})) || budgets=(default)
+	ref recipe cases.txt out.h5 >r.yaml
+	for n in $ranks; do
+		for m in "${budgets[@]}"; do
+			dir="run-$n-$m"
+			local opts=()
+			[[ $m != default ]] && opts=(--memory "$m")
+			mkdir "$dir"
+			if ((n == 0)); then
+				(cd "$dir" && ln -s "../$fixture" "$fixture" && h5u run "${opts[@]}" ../r.yaml)
+			else
+				(cd "$dir" && ln -s "../$fixture" "$fixture" && mpi "$n" h5ufunc run "${opts[@]}" ../r.yaml)
+			fi || fail "run on $n ranks with --memory $m failed"
+			runs+=("$dir/out.h5")
+		done
+	done
+	run ref check cases.txt "${runs[0]}" :: same "${runs[@]}"
+	assert_success
+}
