@@ -24,10 +24,10 @@ void report_begin(const struct plan *p, const struct report_options *o);
 /* Step S starts / ends (every rank calls, in step order). */
 void report_step_begin(const struct plan_step *s);
 void report_step_end(const struct plan_step *s);
-/* This rank moved BYTES of dataset data (called by stage.c for every read
- * and write). */
-void report_read(int64_t bytes);
-void report_written(int64_t bytes);
+/* This rank moved ELEMENTS of dataset data, of SIZE bytes each (called by
+ * stage.c for every read and write). */
+void report_read(int64_t elements, int64_t size);
+void report_written(int64_t elements, int64_t size);
 /* A printed result of step S, K-th output: with --json it is kept for the
  * summary (under "result") instead of printed as text.  Returns true when
  * the report took it, false when the caller prints it as text. */

@@ -1,5 +1,6 @@
 /* comm.c - MPI when launched or asked for; a single rank otherwise. */
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +37,112 @@ bool comm_launched(void)
 	return false;
 }
 
+/* What the launcher that started this process says about it, read from the
+ * environment before MPI starts: how many tasks it started together
+ * (TASKS, 1 when it does not say), the rank it gave this one (RANK), and
+ * the variables that say so (TASKS_VAR, RANK_VAR; NULL when none).  The
+ * innermost launcher speaks first: mpirun inside a SLURM job sets
+ * OMPI_COMM_WORLD_SIZE for its ranks over the job's SLURM_* variables.
+ * SLURM sets SLURM_STEP_NUM_TASKS in the tasks of a step (srun) only; a
+ * batch script, which is no task of a step, has the job's SLURM_NTASKS and
+ * SLURM_PROCID=0 but no SLURM_STEP_* at all. */
+struct launch {
+	long tasks, rank;
+	const char *tasks_var, *rank_var;
+	char tasks_text[32], rank_text[32];
+};
+
+static void launch_read(struct launch *l)
+{
+	static const char *const layers[][2] = {
+		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK" },   /* Open MPI's mpirun */
+		{ "PMI_SIZE", "PMI_RANK" },                           /* PMI-1/2: MPICH, srun --mpi=pmi2 */
+		{ "SLURM_STEP_NUM_TASKS", "SLURM_PROCID" },           /* a task of a SLURM step */
+	};
+	memset(l, 0, sizeof *l);
+	l->tasks = 1;
+	for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
+		const char *size = getenv(layers[i][0]), *rank = getenv(layers[i][1]);
+		if (!size && !(rank && atol(rank) > 0))
+			continue;
+		if (size) {
+			l->tasks = atol(size);
+			l->tasks_var = layers[i][0];
+			snprintf(l->tasks_text, sizeof l->tasks_text, "%s", size);
+		}
+		if (rank) {
+			l->rank = atol(rank);
+			l->rank_var = layers[i][1];
+			snprintf(l->rank_text, sizeof l->rank_text, "%s", rank);
+			if (l->rank + 1 > l->tasks)
+				l->tasks = l->rank + 1;
+		}
+		return;
+	}
+}
+
+/* "SLURM_STEP_NUM_TASKS=4", or "SLURM_PROCID=1" when only the rank says
+ * that this process is one of several. */
+static const char *launch_evidence(const struct launch *l, char *buf, size_t len)
+{
+	if (l->tasks_var && atol(l->tasks_text) == l->tasks)
+		snprintf(buf, len, "%s=%s", l->tasks_var, l->tasks_text);
+	else
+		snprintf(buf, len, "%s=%s", l->rank_var, l->rank_text);
+	return buf;
+}
+
+/* The refusal of a process that the launcher started as one of several
+ * tasks but that MPI would run alone: each task would do the whole work and
+ * write whole files over each other.  Said once, by the task the launcher
+ * gave rank 0 (every task is rank 0 of its own world here), unless no
+ * launcher said how many tasks it started (then no task 0 may exist).
+ * MPI, if started, is finalised: comm_rank() is then the launcher's rank,
+ * for the choice of who prints, and nothing collective follows. */
+static int refuse_alone(const struct launch *l, bool mpi_started, struct err *e)
+{
+	char evidence[96];
+	launch_evidence(l, evidence, sizeof evidence);
+	comm_finalize();   /* a world of one: nothing to agree on */
+	if (l->tasks_var)
+		my_rank = (int)l->rank;
+	const char *srun = getenv("SLURM_STEP_NUM_TASKS") ? "srun --mpi=pmix (or MpiDefault=pmix in slurm.conf)"
+			 : "the launcher of this MPI (mpirun, or srun --mpi=pmix)";
+	if (!mpi_started) {
+		const char *type = getenv("SLURM_MPI_TYPE");
+		return err_set(e, EXIT_USAGE, "mpi",
+			       "srun started this process as one of %ld tasks (%s) with %s%s, "
+			       "which this Open MPI cannot join into one job: run it with %s",
+			       l->tasks, evidence, type ? "--mpi=" : "no MPI plugin",
+			       type ? type : "", srun);
+	}
+	return err_set(e, EXIT_USAGE, "mpi",
+		       "the launcher started this process as one of %ld tasks (%s), but MPI runs it "
+		       "alone, so every task would do the whole work: start it with %s",
+		       l->tasks, evidence, srun);
+}
+
 int comm_init(bool want, int *argc, char ***argv, struct err *e)
 {
 	if (!want)
 		return 0;
+	struct launch l;
+	launch_read(&l);
+#ifdef OPEN_MPI
+	/* srun's tasks join one Open MPI job only through PMIx (srun --mpi=pmix):
+	 * with another plugin or none, Open MPI's MPI_Init aborts every task
+	 * with a page of text about building Open MPI. */
+	const char *step_tasks = getenv("SLURM_STEP_NUM_TASKS");
+	if (step_tasks && atol(step_tasks) > 1 && !getenv("PMIX_RANK") &&
+	    !getenv("OMPI_COMM_WORLD_SIZE")) {
+		l.tasks = atol(step_tasks);
+		l.tasks_var = "SLURM_STEP_NUM_TASKS";
+		snprintf(l.tasks_text, sizeof l.tasks_text, "%s", step_tasks);
+		const char *rank = getenv("SLURM_PROCID");
+		l.rank = rank ? atol(rank) : 0;
+		return refuse_alone(&l, false, e);
+	}
+#endif
 	/* Ranks waiting in a collective give up the core instead of spinning:
 	 * ranks often share cores with each other and with HDF5's work. */
 	setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
@@ -52,6 +155,8 @@ int comm_init(bool want, int *argc, char ***argv, struct err *e)
 	MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
 	use_mpi = true;
+	if (n_ranks == 1 && l.tasks > 1)
+		return refuse_alone(&l, true, e);
 	return 0;
 }
 

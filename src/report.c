@@ -37,6 +37,7 @@
 
 #include "comm.h"
 #include "dtype.h"
+#include "iostat.h"
 #include "print.h"
 #include "report.h"
 
@@ -59,6 +60,13 @@ struct step_counts {
 	int64_t read, written, nanoseconds;
 };
 
+/* What every rank sends to rank 0 at the end of a run with --json: its own
+ * totals over the run and its I/O call counts (iostat.h). */
+struct rank_counts {
+	int64_t elements, read, written, nanoseconds;
+	struct iostat io;
+};
+
 static struct {
 	bool active;                   /* between report_begin and report_end */
 	struct report_options opt;     /* rank 0's; progress false on the others */
@@ -70,6 +78,7 @@ static struct {
 	const struct plan_step *step;
 	double step_start;
 	int64_t read, written;
+	int64_t run_elements, run_read, run_written;   /* this rank, whole run */
 	int64_t estimate;              /* bytes the step moves, over all ranks */
 	/* the meter, rank 0 */
 	double last_draw;
@@ -307,15 +316,18 @@ void report_step_begin(const struct plan_step *s)
 	meter_tick();
 }
 
-void report_read(int64_t bytes)
+void report_read(int64_t elements, int64_t size)
 {
-	rep.read += bytes;
+	rep.read += elements * size;
+	rep.run_read += elements * size;
+	rep.run_elements += elements;
 	meter_tick();
 }
 
-void report_written(int64_t bytes)
+void report_written(int64_t elements, int64_t size)
 {
-	rep.written += bytes;
+	rep.written += elements * size;
+	rep.run_written += elements * size;
 	meter_tick();
 }
 
@@ -536,7 +548,29 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 	fputc('}', f);
 }
 
-static void json_summary(FILE *f)
+/* "per_rank": one object per rank, in rank order (ALL, gathered). */
+static void json_per_rank(FILE *f, const struct rank_counts *all)
+{
+	fputs(" \"per_rank\": [\n", f);
+	for (int r = 0; r < comm_size(); r++) {
+		const struct rank_counts *c = &all[r];
+		fprintf(f, "  {\"rank\": %d, \"elements\": %lld, \"bytes_read\": %lld, "
+			"\"bytes_written\": %lld, \"seconds\": %.6f,\n"
+			"   \"h5_reads\": %lld, \"h5_writes\": %lld, \"h5_opens\": %lld, "
+			"\"h5_metadata\": %lld,\n"
+			"   \"mpiio_reads\": %lld, \"mpiio_writes\": %lld, \"mpiio_collective\": %lld, "
+			"\"mpiio_opens\": %lld}%s\n",
+			r, (long long)c->elements, (long long)c->read, (long long)c->written,
+			(double)c->nanoseconds * 1e-9, (long long)c->io.h5_reads,
+			(long long)c->io.h5_writes, (long long)c->io.h5_opens,
+			(long long)c->io.h5_metadata, (long long)c->io.mpiio_reads,
+			(long long)c->io.mpiio_writes, (long long)c->io.mpiio_collective,
+			(long long)c->io.mpiio_opens, r + 1 < comm_size() ? "," : "");
+	}
+	fputs(" ],\n", f);
+}
+
+static void json_summary(FILE *f, const struct rank_counts *all)
 {
 	const struct plan *p = rep.plan;
 	bool one_liner = p->command != NULL;
@@ -557,7 +591,9 @@ static void json_summary(FILE *f)
 		read += rep.steps[i].read;
 		written += rep.steps[i].written;
 	}
-	fprintf(f, " ],\n \"totals\": {\"bytes_read\": %lld, \"bytes_written\": %lld, "
+	fputs(" ],\n", f);
+	json_per_rank(f, all);
+	fprintf(f, " \"totals\": {\"bytes_read\": %lld, \"bytes_written\": %lld, "
 		"\"seconds\": %.6f}}\n", (long long)read, (long long)written, now() - rep.run_start);
 }
 
@@ -565,14 +601,32 @@ void report_end(int status)
 {
 	if (!rep.active)
 		return;
+	/* Every rank knows STATUS (agreed) and the options (rank 0's): all
+	 * gather, or none. */
+	struct rank_counts mine = {
+		rep.run_elements, rep.run_read, rep.run_written,
+		(int64_t)((now() - rep.run_start) * 1e9), iostat
+	};
+	struct rank_counts *all = NULL;
+	if (status == 0 && rep.opt.json) {
+		if (comm_rank() == 0) {
+			all = calloc((size_t)comm_size(), sizeof *all);
+			if (!all) {
+				fputs("h5ufunc: out of memory\n", stderr);
+				abort();
+			}
+		}
+		comm_gather(&mine, sizeof mine, all);
+	}
 	if (comm_rank() == 0) {
 		if (rep.opt.progress && rep.drawn)
 			fputc('\n', stderr);   /* keep the last line, end it */
 		if (status == 0 && rep.opt.json) {
-			json_summary(stdout);
+			json_summary(stdout, all);
 			fflush(stdout);
 		}
 	}
+	free(all);
 	for (int i = 0; rep.steps && i < rep.plan->nsteps; i++)
 		for (int k = 0; k < RECIPE_MAXOUT; k++)
 			free(rep.steps[i].result[k]);

@@ -68,7 +68,7 @@ int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	char *buf = x->dtype == t ? out : raw;
 	if (box_io(false, x, start, count, buf, where, e) < 0)
 		return -1;
-	report_read(stage_box_size(x->shape.ndim, count) * dtype_size(x->dtype));
+	report_read(stage_box_size(x->shape.ndim, count), dtype_size(x->dtype));
 	if (buf != out)
 		dtype_cast(x->dtype, raw, dtype_size(x->dtype), t, out, dtype_size(t),
 			   (size_t)stage_box_size(x->shape.ndim, count));
@@ -86,6 +86,6 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		buf = conv;
 	}
 	x->written = true;
-	report_written(stage_box_size(x->shape.ndim, count) * dtype_size(x->dtype));
+	report_written(stage_box_size(x->shape.ndim, count), dtype_size(x->dtype));
 	return box_io(true, x, start, count, (char *)buf, where, e);
 }

@@ -1,0 +1,33 @@
+/* iostat.h - how many I/O calls of each kind this rank has made, so that
+ * the growth of a run with the number of ranks can be measured (--json's
+ * "per_rank", h5ufunc(1) SCALING).
+ *
+ * Two levels are counted.  h5io.c counts its own HDF5 calls: dataset reads
+ * and writes (H5Dread, H5Dwrite: collective, so every rank makes as many),
+ * file opens (H5Fopen, H5Fcreate) and metadata operations (opening,
+ * creating, probing, moving and unlinking datasets and groups, the history
+ * attribute, flushes).  Below HDF5, the MPI-IO calls HDF5 makes on this rank
+ * are counted through MPI's profiling interface (iostat.c defines the
+ * MPI_File_* functions HDF5 calls and forwards them to PMPI_File_*): reads
+ * and writes, collective and independent, of data and metadata alike, and
+ * MPI_File_open.  Without MPI only the HDF5 level counts.  Counting never
+ * changes what a call does.
+ */
+#ifndef H5UFUNC_IOSTAT_H
+#define H5UFUNC_IOSTAT_H
+
+#include <stdint.h>
+
+struct iostat {
+	int64_t h5_reads, h5_writes;            /* H5Dread, H5Dwrite */
+	int64_t h5_opens;                       /* H5Fopen, H5Fcreate */
+	int64_t h5_metadata;                    /* metadata operations (above) */
+	int64_t mpiio_reads, mpiio_writes;      /* MPI_File_read_at[_all], MPI_File_write_at[_all] */
+	int64_t mpiio_collective;               /* of those, the _all (collective) ones */
+	int64_t mpiio_opens;                    /* MPI_File_open */
+};
+
+/* This rank's counts since the process started. */
+extern struct iostat iostat;
+
+#endif
