@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""ranks_ref.py - fixtures and NumPy references for 61-ranks.bats and 60-slurm.bats.
+
+Jobs (one per invocation):
+  make DIR            write DIR/in.h5: a float64 (13,7), b float64 (7,),
+                      i int64 (13,7) chunked (4,3), c float32 (13,7) chunked
+                      and gzip-compressed, and DIR/rep.yaml, the recipe that
+                      runs every kind of step on them (elementwise, fused,
+                      reduce along 0, 1, both with keepdims and all, accumulate
+                      along 0 and 1, outer, a selection, a compressed output, a
+                      new dataset in an existing file, in place)
+  check ORIG DIR      compare what rep.yaml wrote in DIR with NumPy on ORIG
+                      (the in.h5 it started from): every value exact (the
+                      reductions are over integers)
+  chunks FILE FILE    the same datasets (dtype, shape, values) and, for every
+                      chunked one, the same stored bytes of every chunk
+                      (compressed as written), wherever in the file they lie
+  scale MAN JSON...   the scale model of h5ufunc(1), SCALING, against the
+                      per_rank counts of `--json` runs of W1 on P = 1, 2, 4,
+                      8, 16, 32 ranks (one JSON file per run, in that order),
+                      and the man page's table against the same counts
+Exit status 0 when every check passed; what failed is printed.
+"""
+
+import json
+import math
+import re
+import sys
+
+import h5py
+import numpy as np
+
+RECIPE = """\
+inputs:
+  a: in.h5:/a
+  b: in.h5:/b
+  i: in.h5:/i
+  c: in.h5:/c
+steps:
+  - ufunc: hypot
+    in: [a, b]
+    out: out.h5:/hyp
+  - expr: sqrt(a * a + 2.5) * b
+    out: out.h5:/fused
+  - reduce: add
+    in: i
+    axis: 0
+    out: out.h5:/r0
+  - reduce: add
+    in: i
+    axis: 1
+    out: out.h5:/r1
+  - reduce: maximum
+    in: i
+    axis: null
+    out: out.h5:/rall
+  - reduce: add
+    in: i
+    axis: [0, 1]
+    keepdims: true
+    out: out.h5:/rk
+  - accumulate: add
+    in: i
+    axis: 0
+    out: out.h5:/s0
+  - accumulate: add
+    in: i
+    axis: 1
+    out: out.h5:/s1
+  - outer: subtract
+    in: [b, b]
+    out: out.h5:/outer
+  - ufunc: negative
+    in: "in.h5:/a[1:12:2, ::3]"
+    out: out.h5:/g/sel
+  - ufunc: add
+    in: [i, 1]
+    chunks: [4, 3]
+    compression: gzip:4
+    out: gz.h5:/gz
+  - ufunc: negative
+    in: a
+    out: in.h5:/neg
+  - ufunc: multiply
+    in: [c, 2]
+    out: c
+"""
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+
+
+def make(d):
+    r = np.random.default_rng(7)
+    with h5py.File(f'{d}/in.h5', 'w') as f:
+        f['a'] = r.standard_normal((13, 7))
+        f['b'] = r.standard_normal(7)
+        f.create_dataset('i', data=r.integers(-1000, 1000, (13, 7)), chunks=(4, 3))
+        f.create_dataset('c', data=r.standard_normal((13, 7)).astype('f4'),
+                         chunks=(5, 7), compression='gzip')
+    with open(f'{d}/rep.yaml', 'w') as f:
+        f.write(RECIPE)
+
+
+def check(orig, d):
+    with h5py.File(orig, 'r') as f:
+        a, b, i, c = (f[k][()] for k in 'abic')
+    want = {
+        'hyp': np.hypot(a, b),
+        'fused': np.sqrt(a * a + 2.5) * b,
+        'r0': np.add.reduce(i, axis=0),
+        'r1': np.add.reduce(i, axis=1),
+        'rall': np.maximum.reduce(i, axis=None),
+        'rk': np.add.reduce(i, axis=(0, 1), keepdims=True),
+        's0': np.add.accumulate(i, axis=0),
+        's1': np.add.accumulate(i, axis=1),
+        'outer': np.subtract.outer(b, b),
+        'g/sel': np.negative(a[1:12:2, ::3]),
+    }
+    with h5py.File(f'{d}/out.h5', 'r') as f:
+        for k, v in want.items():
+            got = f[k][()]
+            if got.dtype != v.dtype or got.shape != v.shape or not np.array_equal(got, v):
+                fail(f'out.h5:/{k}: {got.dtype}{got.shape} differs from NumPy {v.dtype}{v.shape}')
+    with h5py.File(f'{d}/gz.h5', 'r') as f:
+        gz, want = f['gz'], np.add(i, 1)
+        if gz.dtype != want.dtype or not np.array_equal(gz[()], want):
+            fail('gz.h5:/gz differs from NumPy')
+        if gz.compression != 'gzip' or gz.chunks != (4, 3):
+            fail(f'gz.h5:/gz is not chunked (4, 3) and gzip-compressed: {gz.chunks} {gz.compression}')
+    with h5py.File(f'{d}/in.h5', 'r') as f:
+        for k, v in (('neg', np.negative(a)), ('c', np.multiply(c, 2)), ('a', a), ('i', i)):
+            got = f[k][()]
+            if got.dtype != v.dtype or not np.array_equal(got, v):
+                fail(f'in.h5:/{k} differs from NumPy')
+
+
+# ---- the scale model (h5ufunc(1), SCALING) --------------------------------
+#
+# W1, c = sqrt(a*a + b*b), a and b float64 (R, C) in one file, c to a new
+# file, --memory giving blocks of ROWS_PER_BLOCK rows.  Per rank r of P:
+
+R, C, ROWS_PER_BLOCK, NIN, NOUT = 64, 32, 5, 2, 1
+FILES_OPENED = 3          # the input file twice (plan, run), the output once
+
+
+def rows(P, r):
+    return R // P + (1 if r < R % P else 0)
+
+
+def model(P, r):
+    blocks = math.ceil(math.ceil(R / P) / ROWS_PER_BLOCK)
+    return {
+        'elements': NIN * rows(P, r) * C,
+        'bytes_read': 8 * NIN * rows(P, r) * C,
+        'bytes_written': 8 * NOUT * rows(P, r) * C,
+        'h5_reads': NIN * blocks,
+        'h5_writes': NOUT * blocks,
+        'h5_opens': FILES_OPENED,
+        'mpiio_opens': FILES_OPENED,
+    }
+
+
+# the constants of the model: independent of P and of the data size
+CONSTANTS = ('h5_metadata', 'meta_reads_all', 'meta_reads_rank0', 'meta_writes')
+
+
+def constants(entry, rank):
+    """The per-file metadata counts of one rank's entry (model: mpiio_reads =
+    h5_reads + meta_reads_all [+ meta_reads_rank0 on rank 0]; mpiio_writes =
+    h5_writes + meta_writes; every data call and metadata write collective)."""
+    return {
+        'h5_metadata': entry['h5_metadata'],
+        'meta_reads': entry['mpiio_reads'] - entry['h5_reads'],
+        'meta_writes': entry['mpiio_writes'] - entry['h5_writes'],
+        'collective_extra': entry['mpiio_collective'] - entry['h5_reads'] - entry['h5_writes'],
+    }
+
+
+def man_table(path):
+    """The rows of the SCALING table: P, then the per-rank counts."""
+    text = open(path).read()
+    m = re.search(r'\.\\" scaling-table-begin\n(.*?)\.\\" scaling-table-end', text, re.S)
+    if not m:
+        fail(f'{path}: no scaling table (between .\\" scaling-table-begin and -end)')
+        return {}
+    table = {}
+    for line in m.group(1).splitlines():
+        cells = line.split('\t')
+        if len(cells) > 1 and cells[0].strip().isdigit():
+            table[int(cells[0])] = [c.strip() for c in cells[1:]]
+    return table
+
+
+def scale(man, files):
+    runs = [json.load(open(f)) for f in files]
+    ps = [1, 2, 4, 8, 16, 32]
+    if [d['ranks'] for d in runs] != ps:
+        fail(f'runs on {[d["ranks"] for d in runs]} ranks, want {ps}')
+        return
+    seen = None
+    measured = {}
+    for P, d in zip(ps, runs):
+        per = d['per_rank']
+        if [e['rank'] for e in per] != list(range(P)):
+            fail(f'P={P}: per_rank ranks {[e["rank"] for e in per]}')
+            continue
+        for e in per:
+            for k, v in model(P, e['rank']).items():
+                if e[k] != v:
+                    fail(f'P={P} rank {e["rank"]}: {k} = {e[k]}, the model says {v}')
+        c0 = constants(per[0], 0)
+        for e in per[1:]:
+            c = constants(e, e['rank'])
+            for k in ('h5_metadata', 'meta_writes', 'collective_extra'):
+                if c[k] != c0[k]:
+                    fail(f'P={P} rank {e["rank"]}: {k} = {c[k]}, rank 0 has {c0[k]}')
+            if c['meta_reads'] != constants(per[1], 1)['meta_reads']:
+                fail(f'P={P} rank {e["rank"]}: metadata reads {c["meta_reads"]} differ between ranks above 0')
+        if c0['collective_extra'] != c0['meta_writes']:
+            fail(f'P={P}: {c0["collective_extra"]} collective calls beyond the data, '
+                 f'but {c0["meta_writes"]} metadata writes (all should be collective)')
+        rank0_extra = c0['meta_reads'] - (constants(per[1], 1)['meta_reads'] if P > 1 else c0['meta_reads'])
+        now = (c0['h5_metadata'], c0['meta_writes'], c0['meta_reads'])
+        if seen is None:
+            seen = now
+        elif now != seen:
+            fail(f'P={P}: metadata counts {now} differ from P=1\'s {seen}: they should not grow with P')
+        totals = {k: sum(e[k] for e in per) for k in ('mpiio_reads', 'mpiio_writes', 'h5_opens')}
+        if totals['mpiio_writes'] != P * per[0]['mpiio_writes']:
+            fail(f'P={P}: total MPI-IO writes {totals["mpiio_writes"]} != P x {per[0]["mpiio_writes"]}')
+        if P > 1 and totals['mpiio_reads'] != P * per[1]['mpiio_reads'] + rank0_extra:
+            fail(f'P={P}: total MPI-IO reads {totals["mpiio_reads"]} != P x rank 1 + rank 0\'s extra')
+        measured[P] = [str(x) for x in (
+            math.ceil(math.ceil(R / P) / ROWS_PER_BLOCK), per[0]['elements'], per[0]['h5_reads'],
+            per[0]['h5_writes'], per[0]['h5_opens'], per[0]['h5_metadata'], per[0]['mpiio_reads'],
+            per[-1]['mpiio_reads'], per[0]['mpiio_writes'], per[0]['mpiio_collective'],
+            totals['mpiio_reads'] + totals['mpiio_writes'])]
+    table = man_table(man)
+    for P in ps:
+        if P in measured and table.get(P) != measured[P]:
+            fail(f'{man}: SCALING row for P={P} is {table.get(P)}, measured {measured[P]}')
+
+
+def chunks(one, other):
+    with h5py.File(one, 'r') as f, h5py.File(other, 'r') as g:
+        names = []
+        f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        others = []
+        g.visititems(lambda n, o: others.append(n) if isinstance(o, h5py.Dataset) else None)
+        if sorted(names) != sorted(others):
+            fail(f'{other}: datasets {sorted(others)}, want {sorted(names)}')
+            return
+        for n in names:
+            a, b = f[n], g[n]
+            if a.dtype != b.dtype or a.shape != b.shape or a[()].tobytes() != b[()].tobytes():
+                fail(f'{other}:/{n} differs')
+                continue
+            if a.chunks != b.chunks or a.compression != b.compression:
+                fail(f'{other}:/{n}: stored with chunks {b.chunks} {b.compression}, want {a.chunks} {a.compression}')
+                continue
+            for k in range(a.id.get_num_chunks() if a.chunks else 0):
+                where = a.id.get_chunk_info(k).chunk_offset
+                if a.id.read_direct_chunk(where) != b.id.read_direct_chunk(where):
+                    fail(f'{other}:/{n}: the stored chunk at {where} differs')
+
+
+def main():
+    job, args = sys.argv[1], sys.argv[2:]
+    if job == 'make':
+        make(args[0])
+    elif job == 'check':
+        check(args[0], args[1])
+    elif job == 'chunks':
+        chunks(args[0], args[1])
+    elif job == 'scale':
+        scale(args[0], args[1:])
+    else:
+        sys.exit(f'ranks_ref.py: unknown job {job!r}')
+    for f in failures:
+        print(f)
+    sys.exit(1 if failures else 0)
+
+
+main()
