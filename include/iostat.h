@@ -23,7 +23,8 @@ struct iostat {
 	int64_t h5_opens;                       /* H5Fopen, H5Fcreate */
 	int64_t h5_metadata;                    /* metadata operations (above) */
 	int64_t mpiio_reads, mpiio_writes;      /* MPI_File_read_at[_all], MPI_File_write_at[_all] */
-	int64_t mpiio_collective;               /* of those, the _all (collective) ones */
+	int64_t mpiio_coll_reads;               /* of the reads, the collective ones (_all) */
+	int64_t mpiio_coll_writes;              /* of the writes, likewise */
 	int64_t mpiio_opens;                    /* MPI_File_open */
 };
 

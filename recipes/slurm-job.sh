@@ -31,5 +31,8 @@ cd "${SLURM_SUBMIT_DIR:-.}"
 recipe=${RECIPE:-recipes/wind-speed.yaml}
 h5ufunc=${H5UFUNC:-h5ufunc}
 
+# Open MPI joins srun's tasks into one job through PMIx: where slurm.conf's
+# MpiDefault is not pmix, add --mpi=pmix to the srun line (h5ufunc refuses,
+# with exit 2, to run as many lone tasks each doing the whole work).
 # On a cluster with HDF5 on Lustre you may also want: export HDF5_USE_FILE_LOCKING=FALSE
 srun "$h5ufunc" run --mpi --memory 1536M --overwrite --set DATA="$DATA" "$recipe"

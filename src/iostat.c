@@ -23,7 +23,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
 			 MPI_Datatype datatype, MPI_Status *status)
 {
 	iostat.mpiio_reads++;
-	iostat.mpiio_collective++;
+	iostat.mpiio_coll_reads++;
 	return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 }
 
@@ -38,6 +38,6 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int c
 			  MPI_Datatype datatype, MPI_Status *status)
 {
 	iostat.mpiio_writes++;
-	iostat.mpiio_collective++;
+	iostat.mpiio_coll_writes++;
 	return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 }
