@@ -178,6 +178,11 @@ static hid_t file_access(void)
 	/* Each dataset of a new file on its own stripes: a rank's collective
 	 * buffer then talks to as few storage targets as it can (HDF5's advice
 	 * for Lustre and GPFS). */
+	/* No blocks of small raw data: under MPI-IO on 4 ranks and more, HDF5
+	 * 1.10 writes the unused tail of such a block from memory it never
+	 * initialised, so files differed with the number of ranks (and held
+	 * stray heap bytes).  Each dataset then gets exactly its own space. */
+	H5Pset_small_data_block_size(fapl, 0);
 	unsigned long long unit = striping_unit();
 	if (unit > 1)
 		H5Pset_alignment(fapl, unit < ALIGN_THRESHOLD ? unit : ALIGN_THRESHOLD, unit);
