@@ -27,10 +27,7 @@ setup_file() {
 }
 
 teardown() {
-	local pid
-	for pid in ${H5U_BACKGROUND:-}; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	kill_background
 }
 
 # traced OUT CMD...: run CMD under strace -f, its trace of file creation in
@@ -155,6 +152,7 @@ print(" ".join(repr(float(v)) for v in np.add.reduce(h5py.File("big.h5")["x"][()
 		  - {expr: sqrt(a) * 2, out: new2.h5:/g/e}
 		  - {reduce: add, in: a, axis: 0, out: new3.h5:/r}
 		  - {accumulate: add, in: a, axis: 1, out: new4.h5:/c}
+		  - {outer: multiply, in: [b, b], out: new5.h5:/o}
 	EOF
 	local launch
 	for launch in "" "mpirun --oversubscribe -n 2"; do
@@ -180,7 +178,7 @@ print(" ".join(repr(float(v)) for v in np.add.reduce(h5py.File("big.h5")["x"][()
 		assert_success
 		assert_exclusive t5.txt
 		run creations t5.txt
-		assert_equal "${#lines[@]}" 4
+		assert_equal "${#lines[@]}" 5
 		np check add f.h5:/a f.h5:/b -o new.h5:/s :: check hypot f.h5:/a f.h5:/b -o o1.h5:/h
 	done
 }
@@ -270,13 +268,9 @@ spill_recipe() {
 	grep -q 'reduce: add' spill.yaml
 	timeout 60 h5ufunc run spill.yaml --memory 1K &
 	H5U_BACKGROUND=$!
-	local i f=
-	for ((i = 0; i < 600; i++)); do
-		f=$(compgen -G 'tmp/.h5ufunc-scratch-*.h5' || true)
-		[[ -n $f ]] && break
-		sleep 0.05
-	done
-	[[ -n $f ]] || fail "no scratch file appeared"
+	wait_for 'tmp/.h5ufunc-scratch-*.h5' 30 || fail "no scratch file appeared"
+	local f
+	f=$(compgen -G 'tmp/.h5ufunc-scratch-*.h5')
 	assert_equal "$(stat -c %a "$f")" 600
 	kill -TERM "$H5U_BACKGROUND"
 	local rc=0
@@ -291,13 +285,8 @@ spill_recipe() {
 	snapshot
 	timeout 60 mpirun --oversubscribe -n 2 h5ufunc run spill.yaml --memory 1K 2>stderr.txt &
 	H5U_BACKGROUND=$!
-	local i
-	for ((i = 0; i < 600; i++)); do
-		compgen -G '.out.h5.h5ufunc-*.tmp' >/dev/null && break
-		sleep 0.05
-	done
-	compgen -G '.out.h5.h5ufunc-*.tmp' >/dev/null || fail "the run never created its output"
-	compgen -G '.h5ufunc-scratch-*.h5' >/dev/null || fail "no scratch file beside the output"
+	wait_for '.out.h5.h5ufunc-*.tmp' 30 || fail "the run never created its output"
+	wait_for '.h5ufunc-scratch-*.h5' 30 || fail "no scratch file beside the output"
 	sleep 0.3
 	kill -TERM "$H5U_BACKGROUND"
 	wait "$H5U_BACKGROUND" || true
@@ -313,12 +302,7 @@ spill_recipe() {
 	spill_recipe
 	timeout 60 h5ufunc run spill.yaml --memory 1K &
 	H5U_BACKGROUND=$!
-	local i
-	for ((i = 0; i < 600; i++)); do
-		compgen -G '.h5ufunc-scratch-*.h5' >/dev/null && break
-		sleep 0.05
-	done
-	compgen -G '.h5ufunc-scratch-*.h5' >/dev/null || fail "no scratch file beside the output"
+	wait_for '.h5ufunc-scratch-*.h5' 30 || fail "no scratch file beside the output"
 	assert_equal "$(stat -c %a .h5ufunc-scratch-*.h5)" 600
 	kill -TERM "$H5U_BACKGROUND"
 	local rc=0
