@@ -25,6 +25,8 @@ int err_set(struct err *e, int status, const char *where, const char *fmt, ...)
 int err_vset(struct err *e, int status, const char *where, const char *fmt, va_list ap);
 /* Append text to the recorded message (a hint, a folded HDF5 stack). */
 void err_append(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Forget the recorded error (after a failure that is recovered from). */
+void err_clear(struct err *e);
 /* Print "h5ufunc: MSG" on stderr.  The caller decides which rank prints. */
 void err_print(const struct err *e);
 

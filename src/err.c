@@ -37,6 +37,12 @@ void err_append(struct err *e, const char *fmt, ...)
 	va_end(ap);
 }
 
+void err_clear(struct err *e)
+{
+	e->status = 0;
+	e->msg[0] = '\0';
+}
+
 void err_print(const struct err *e)
 {
 	fprintf(stderr, "h5ufunc: %s\n", e->msg);
