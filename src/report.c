@@ -331,6 +331,22 @@ void report_written(int64_t elements, int64_t size)
 	meter_tick();
 }
 
+/* Collective: every rank's SIZE bytes at MINE, in rank order, in a new
+ * malloc'd array on rank 0 (NULL on the others). */
+static void *gather(const void *mine, size_t size)
+{
+	void *all = NULL;
+	if (comm_rank() == 0) {
+		all = calloc((size_t)comm_size(), size);
+		if (!all) {
+			fputs("h5ufunc: out of memory\n", stderr);
+			abort();
+		}
+	}
+	comm_gather(mine, size, all);
+	return all;
+}
+
 void report_step_end(const struct plan_step *s)
 {
 	if (!rep.active)
@@ -341,15 +357,7 @@ void report_step_end(const struct plan_step *s)
 	struct step_counts mine = {
 		rep.read, rep.written, (int64_t)((now() - rep.step_start) * 1e9)
 	};
-	struct step_counts *all = NULL;
-	if (comm_rank() == 0) {
-		all = calloc((size_t)comm_size(), sizeof *all);
-		if (!all) {
-			fputs("h5ufunc: out of memory\n", stderr);
-			abort();
-		}
-	}
-	comm_gather(&mine, sizeof mine, all);
+	struct step_counts *all = gather(&mine, sizeof mine);
 	if (comm_rank() != 0)
 		return;
 	struct step_record *r = &rep.steps[s->index - 1];
@@ -608,17 +616,7 @@ void report_end(int status)
 		rep.run_elements, rep.run_read, rep.run_written,
 		(int64_t)((now() - rep.run_start) * 1e9), iostat
 	};
-	struct rank_counts *all = NULL;
-	if (status == 0 && rep.opt.json) {
-		if (comm_rank() == 0) {
-			all = calloc((size_t)comm_size(), sizeof *all);
-			if (!all) {
-				fputs("h5ufunc: out of memory\n", stderr);
-				abort();
-			}
-		}
-		comm_gather(&mine, sizeof mine, all);
-	}
+	struct rank_counts *all = status == 0 && rep.opt.json ? gather(&mine, sizeof mine) : NULL;
 	if (comm_rank() == 0) {
 		if (rep.opt.progress && rep.drawn)
 			fputc('\n', stderr);   /* keep the last line, end it */
