@@ -32,18 +32,16 @@ static int refuse_bool(const struct ufunc *uf, int nin, const struct array *cons
 	for (int k = 0; k < nin; k++)
 		if (in[k]->dtype != DT_BOOL)
 			return 0;
-	if (!strcmp(uf->name, "subtract"))
-		return err_set(e, EXIT_USAGE, w, "numpy boolean subtract, the `-` operator, is not supported, "
-			       "use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
-	if (!strcmp(uf->name, "negative"))
-		return err_set(e, EXIT_USAGE, w, "The numpy boolean negative, the `-` operator, is not supported, "
-			       "use the `~` operator or the logical_not function instead.");
-	static const char *const names[] = { "gcd", "lcm", "positive", "sign" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (!strcmp(uf->name, names[i]))
-			return err_set(e, EXIT_USAGE, w,
-				       "ufunc '%s' did not contain a loop with signature matching types (%s)",
-				       uf->name, nin == 1 ? "bool" : "bool, bool");
+	if (uf->flags & UF_BOOL_MINUS)
+		return err_set(e, EXIT_USAGE, w, "%s", uf->nin == 2
+			       ? "numpy boolean subtract, the `-` operator, is not supported, "
+				 "use the bitwise_xor, the `^` operator, or the logical_xor function instead."
+			       : "The numpy boolean negative, the `-` operator, is not supported, "
+				 "use the `~` operator or the logical_not function instead.");
+	if (uf->flags & UF_NO_BOOL)
+		return err_set(e, EXIT_USAGE, w,
+			       "ufunc '%s' did not contain a loop with signature matching types (%s)",
+			       uf->name, nin == 1 ? "bool" : "bool, bool");
 	return 0;
 }
 
@@ -58,7 +56,7 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 		return NULL;
 	/* NumPy's true division takes integers and bools as float64. */
 	struct step_opts as_double;
-	bool integers = !strcmp(uf->name, "divide");
+	bool integers = uf->flags & UF_TRUE_DIVIDE;
 	for (int k = 0; k < nin && integers; k++)
 		integers = strchr("biu", dtype_table[in[k]->dtype].kind) != NULL;
 	if (integers && !(o && (o->given & (1u << OPT_DTYPE)))) {
@@ -148,16 +146,16 @@ int resolve_literal(const struct array *x, struct plan_op *op, int k, const char
 	return 0;
 }
 
-/* NumPy's reduce and accumulate upcast bool and small integers for add and
- * multiply to the default integer. */
+/* The dtype NumPy's reduce and accumulate of UF take DT in: true division
+ * of integers in float64, the logical ufuncs in bool, add and multiply of
+ * bool and small integers in the default integer. */
 static enum dtype reduction_dtype(const struct ufunc *uf, enum dtype dt)
 {
-	if (!strcmp(uf->name, "divide") && strchr("biu", dtype_table[dt].kind))
+	if ((uf->flags & UF_TRUE_DIVIDE) && strchr("biu", dtype_table[dt].kind))
 		return DT_FLOAT64;   /* true division of integers, as a call */
-	if (!strcmp(uf->name, "logical_and") || !strcmp(uf->name, "logical_or") ||
-	    !strcmp(uf->name, "logical_xor"))
+	if (uf->flags & UF_REDUCE_BOOL)
 		return DT_BOOL;
-	if (strcmp(uf->name, "add") && strcmp(uf->name, "multiply"))
+	if (!(uf->flags & UF_REDUCE_UPCAST))
 		return dt;
 	char kind = dtype_table[dt].kind;
 	if (kind == 'b' || (kind == 'i' && dtype_size(dt) < 8))
