@@ -14,6 +14,7 @@
 
 #include "elementwise.h"
 #include "h5io.h"
+#include "options.h"
 #include "planner.h"
 #include "reduce.h"
 #include "resolve.h"
@@ -274,9 +275,6 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	return 0;
 }
 
-static const char *const option_names[OPT_COUNT] = {
-	"dtype", "casting", "initial", "keepdims", "overwrite", "chunks", "compression", "axis"
-};
 
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
@@ -301,17 +299,13 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	bool reduction = rs->verb == VERB_REDUCE || rs->verb == VERB_ACCUMULATE;
 	/* Options for other verbs are errors on the step itself; under
 	 * defaults they are meant for other steps. */
-	unsigned wrong = 0;
-	if (rs->verb != VERB_REDUCE)
-		wrong |= (1u << OPT_INITIAL) | (1u << OPT_KEEPDIMS);
-	if (!reduction)
-		wrong |= 1u << OPT_AXIS;
 	for (int i = 0; i < OPT_COUNT; i++) {
-		if (rs->opts.given & wrong & (1u << i))
+		if (option_applies(i, rs->verb))
+			continue;
+		if (rs->opts.given & (1u << i))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[i]),
-				       "'%s' does not apply to %s steps", option_names[i], verb_name(rs->verb));
-		if (wrong & (1u << i))
-			o.given &= ~(1u << i);
+				       "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
+		o.given &= ~(1u << i);
 	}
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);

@@ -26,6 +26,7 @@
 
 #include <yaml.h>
 
+#include "options.h"
 #include "recipe.h"
 
 /* Collections inside each other.  A backstop: the reader refuses the first
@@ -99,18 +100,15 @@ struct option {
 	option_reader *read;
 };
 
-static option_reader read_dtype, read_casting, read_initial, read_keepdims,
-	read_overwrite, read_chunks, read_compression, read_axis;
+#define OPTION(TAG, NAME, EXPECT, VERBS, CALL, REDUCE, ACCUMULATE, EVAL) static option_reader read_##NAME;
+#include "options.def"
+#undef OPTION
 
 static const struct option options[OPT_COUNT] = {
-	[OPT_DTYPE] = {"dtype", "a dtype name", read_dtype},
-	[OPT_CASTING] = {"casting", "no, equiv, safe, same_kind or unsafe", read_casting},
-	[OPT_INITIAL] = {"initial", "a number", read_initial},
-	[OPT_KEEPDIMS] = {"keepdims", "true or false", read_keepdims},
-	[OPT_OVERWRITE] = {"overwrite", "true or false", read_overwrite},
-	[OPT_CHUNKS] = {"chunks", "auto or a list of positive integers", read_chunks},
-	[OPT_COMPRESSION] = {"compression", "gzip or gzip:N with N from 0 to 9", read_compression},
-	[OPT_AXIS] = {"axis", "an integer, a list of integers or null", read_axis},
+#define OPTION(TAG, NAME, EXPECT, VERBS, CALL, REDUCE, ACCUMULATE, EVAL) \
+	[OPT_##TAG] = { #NAME, EXPECT, read_##NAME },
+#include "options.def"
+#undef OPTION
 };
 
 const char *verb_name(enum verb v)
@@ -933,10 +931,10 @@ static int read_step(struct parser *p, struct recipe_step *s)
 		if (!seen[STEP_OPT + opt])
 			continue;
 		struct mark km = key_mark[STEP_OPT + opt];
-		if ((opt == OPT_INITIAL || opt == OPT_KEEPDIMS) && verb != VERB_REDUCE)
-			return fail(p, km, "'%s' applies to reduce steps only", options[opt].name);
-		if (opt == OPT_AXIS && verb != VERB_REDUCE && verb != VERB_ACCUMULATE)
-			return fail(p, km, "'axis' applies to reduce and accumulate steps only");
+		char verbs[80];
+		if (!option_applies(opt, verb))
+			return fail(p, km, "'%s' applies to %s steps only", options[opt].name,
+				    option_verbs(opt, verbs, sizeof verbs));
 	}
 	return advance(p);
 }
