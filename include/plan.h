@@ -106,6 +106,7 @@ struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
 	char where[512];                    /* "r.yaml:6:5: step 2 (ufunc add)" or "call add" */
+	struct err_loc loc;                 /* ... as fields: the place of errors raised with WHERE */
 	enum verb verb;
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;

@@ -40,14 +40,16 @@ struct planner {
 	const struct plan_options *o;
 	int nbind;
 	struct binding bind[PLAN_MAXARRAYS];
-	char where[1200];
+	struct err *e;                      /* plan_build's: WHERE below is named in it */
+	char where[1200];                   /* the last location handed out ... */
+	struct err_loc loc;                 /* ... and its place (err_site) */
 };
 
 /* ---- plan.c: locations ---- */
 
 /* "r.yaml:3:5: step 2 (ufunc add)", "r.yaml:3:5", "step 2 (ufunc add)",
  * or "call add", as the context allows (S may be NULL, M unset).  The text
- * lives in PL until the next call. */
+ * lives in PL until the next call; errors raised with it point at M. */
 const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m);
 /* Where output K of S is written in the recipe. */
 const char *planner_step_where(struct planner *pl, struct plan_step *s, int k);

@@ -178,7 +178,7 @@ int cmd_eval(int argc, char **argv)
 		step.nout = 1;
 		step.out[0] = out;
 	}
-	diag_set_source("<expression>", c.pos[0], strlen(c.pos[0]));
+	diag_set_source(ERR_EXPRESSION, c.pos[0], strlen(c.pos[0]));
 	if (cli_session(&c, &argc, &argv, &e) == 0)
 		cmd_execute(&c, &r, false, &e);
 	arena_free(&a);

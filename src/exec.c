@@ -45,11 +45,26 @@ static int print_step(struct plan_step *s, struct err *e)
 	return print_results(s, e);
 }
 
+/* Name the WHERE of S (and of a host step's reductions) in E: errors
+ * raised with it point at S in the recipe. */
+static void name_sites(struct plan_step *s, struct err *e)
+{
+	err_site(e, s->where, &s->loc);
+	for (int k = 0; k < s->nred; k++)
+		err_site(e, s->red[k]->where, &s->red[k]->loc);
+	if (s->host)
+		name_sites(s->host, e);
+}
+
 /* Step I of P, and the printing of the reductions fused into it. */
 static int run_step(struct plan *p, int i, struct err *e)
 {
 	struct plan_step *s = &p->steps[i];
 	int rc;
+	name_sites(s, e);
+	for (int j = i + 1; j < p->nsteps; j++)
+		if (p->steps[j].merged_into == i)
+			name_sites(&p->steps[j], e);
 	report_step_begin(s);
 	if (s->host)
 		rc = elementwise_run(s->host, e);
@@ -65,6 +80,7 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].merged_into == i && p->steps[j].print)
 			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
+	err_sites_clear(e);
 	return rc;
 }
 

@@ -222,6 +222,7 @@ static void group_reductions(struct planner *pl)
 		h->index = r->index;
 		h->src = r->src;
 		memcpy(h->where, r->where, sizeof h->where);
+		h->loc = r->loc;
 		h->verb = VERB_UFUNC;
 		h->nin = 1;
 		h->in[0] = x;

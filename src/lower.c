@@ -37,6 +37,8 @@ static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
 	const struct recipe_step *rs = s->src;
 	if (pl->o->command) {
 		snprintf(pl->where, sizeof pl->where, "%s: column %d", s->where, col + rs->fn_offset);
+		err_loc_set(&pl->loc, ERR_EXPRESSION, 1, col + rs->fn_offset, s->where);
+		err_site(pl->e, pl->where, &pl->loc);
 		return pl->where;
 	}
 	struct mark m = rs->fn_text.line > 0 ? rs->fn_text : rs->fn_mark;

@@ -25,15 +25,20 @@ const char *planner_where(struct planner *pl, const struct plan_step *s, struct 
 {
 	char *w = pl->where;
 	size_t n = sizeof pl->where;
+	const char *step = s ? s->where : NULL;
+	err_loc_set(&pl->loc, NULL, 0, 0, step);
 	if (pl->o->command) {
 		snprintf(w, n, "%s", s ? s->where : pl->o->command);
 	} else if (m.line > 0 && s) {
 		snprintf(w, n, "%s:%d:%d: %s", pl->r->path, m.line, m.col, s->where);
+		err_loc_set(&pl->loc, pl->r->path, m.line, m.col, step);
 	} else if (m.line > 0) {
 		snprintf(w, n, "%s:%d:%d", pl->r->path, m.line, m.col);
+		err_loc_set(&pl->loc, pl->r->path, m.line, m.col, step);
 	} else {
 		snprintf(w, n, "%s", s ? s->where : pl->r->path ? pl->r->path : "");
 	}
+	err_site(pl->e, w, &pl->loc);
 	return w;
 }
 
@@ -355,7 +360,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 			return -1;
 	}
 	/* Errors while running name the step where the recipe has it. */
+	err_loc_set(&s->loc, NULL, 0, 0, s->where);
 	if (!pl->o->command && rs->mark.line > 0) {
+		err_loc_set(&s->loc, pl->r->path, rs->mark.line, rs->mark.col, s->where);
 		char step[sizeof s->where];
 		memcpy(step, s->where, sizeof step);
 		int n = snprintf(s->where, sizeof s->where, "%s:%d:%d: ", pl->r->path, rs->mark.line,
@@ -378,6 +385,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	pl->p = p;
 	pl->r = r;
 	pl->o = o;
+	pl->e = e;
 	int rc = -1;
 	for (int i = 0; i < r->ninputs; i++) {
 		const struct recipe_input *in = &r->inputs[i];
@@ -407,6 +415,7 @@ out:
 		h5io_close(p->files[i]->id);
 		p->files[i]->id = -1;
 	}
+	err_sites_clear(e);   /* PL's WHERE goes */
 	free(pl);
 	return rc;
 }

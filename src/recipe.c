@@ -128,16 +128,18 @@ static struct mark here(const struct parser *p)
 	return mark_of(p->ev.start_mark);
 }
 
-/* Record "PATH:LINE:COL: WHAT" with EXIT_USAGE.  Returns -1. */
+/* Record "PATH:LINE:COL: WHAT" with EXIT_USAGE, pointing at M.  Returns -1. */
 static int fail(struct parser *p, struct mark m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(struct parser *p, struct mark m, const char *fmt, ...)
 {
 	char where[1024];
 	snprintf(where, sizeof where, "%s:%d:%d", p->path, m.line, m.col);
+	struct err_loc loc;
+	err_loc_set(&loc, p->path, m.line, m.col, NULL);
 	va_list ap;
 	va_start(ap, fmt);
-	err_vset(p->e, EXIT_USAGE, where, fmt, ap);
+	err_vset_at(p->e, EXIT_USAGE, &loc, where, fmt, ap);
 	va_end(ap);
 	return -1;
 }
