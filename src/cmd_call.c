@@ -22,6 +22,23 @@ static void flags_of(enum one_liner w, struct cli_option own, struct cli_option 
 	out[n] = (struct cli_option){ NULL, 0, false, 0 };
 }
 
+/* The one-liners' end: run R when E holds no error (a usage error found
+ * before MPI starts is printed by the first rank only), free A, and give the
+ * exit status. */
+static int finish(struct cli *c, struct recipe *r, struct arena *a, int argc, char **argv,
+		  struct err *e)
+{
+	if (e->status) {
+		arena_free(a);
+		cli_usage_error(e);
+		return e->status;
+	}
+	if (cli_session(c, &argc, &argv, e) == 0)
+		cmd_execute(c, r, false, e);
+	arena_free(a);
+	return cli_finish(e);
+}
+
 /* Split "a,b" into at most RECIPE_MAXOUT outputs. */
 static int split_out(struct arena *a, const char *arg, struct recipe_step *s, const char *w,
 		     struct err *e)
@@ -62,10 +79,10 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 	const char *command = argv[0];
 	char where[160];
 	if (cli_parse(&c, command, argc, argv, options, true, &e) < 0)
-		goto usage;
+		goto out;
 	if (c.npos < 1) {
 		err_set(&e, EXIT_USAGE, command, "a ufunc name and its operands are needed");
-		goto usage;
+		goto out;
 	}
 	step.fn = c.pos[0];
 	const char *dot = strchr(step.fn, '.');
@@ -76,7 +93,7 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 				!strcmp(method, "at") ? "ufunc.at is not supported" :
 				!strcmp(method, "reduceat") ? "ufunc.reduceat is not supported" :
 				"the only method call takes is UFUNC.outer (see h5ufunc reduce and accumulate)");
-			goto usage;
+			goto out;
 		}
 		step.verb = VERB_OUTER;
 		step.fn = arena_strndup(&a, step.fn, (size_t)(dot - step.fn));
@@ -84,7 +101,7 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 	snprintf(where, sizeof where, "%s %s", command, step.fn);
 	if (c.npos - 1 > RECIPE_MAXIN) {
 		err_set(&e, EXIT_USAGE, where, "too many operands (at most %d)", RECIPE_MAXIN);
-		goto usage;
+		goto out;
 	}
 	step.nin = c.npos - 1;
 	for (int i = 0; i < step.nin; i++)
@@ -94,19 +111,13 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 		const char *arg = c.val[i].arg;
 		if (c.val[i].id == FLAG_OUT) {
 			if (split_out(&a, arg, &step, where, &e) < 0)
-				goto usage;
+				goto out;
 		} else if (option_from_flag(c.val[i].id - STEP_FLAG, arg, o, where, &e) < 0) {
-			goto usage;
+			goto out;
 		}
 	}
-	if (cli_session(&c, &argc, &argv, &e) == 0)
-		cmd_execute(&c, &r, false, &e);
-	arena_free(&a);
-	return cli_finish(&e);
-usage:
-	arena_free(&a);
-	cli_usage_error(&e);
-	return e.status;
+out:
+	return finish(&c, &r, &a, argc, argv, &e);
 }
 
 int cmd_call(int argc, char **argv) { return one_liner(argc, argv, VERB_UFUNC, ONE_CALL); }
@@ -126,11 +137,11 @@ int cmd_eval(int argc, char **argv)
 	struct cli_option eval_options[OPT_COUNT + 2];
 	flags_of(ONE_EVAL, (struct cli_option){ "input", 'i', true, FLAG_INPUT }, eval_options);
 	if (cli_parse(&c, "eval", argc, argv, eval_options, true, &e) < 0)
-		goto usage;
+		goto out;
 	if (c.npos != 1) {
 		err_set(&e, EXIT_USAGE, "eval", c.npos ? "one expression at a time (quote it)"
 			: "an expression is needed: h5ufunc eval [-i NAME=REF]... '[OUT =] EXPRESSION'");
-		goto usage;
+		goto out;
 	}
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
@@ -139,7 +150,7 @@ int cmd_eval(int argc, char **argv)
 			const char *eq = strchr(arg, '=');
 			if (!eq || eq == arg) {
 				err_set(&e, EXIT_USAGE, "eval", "-i takes NAME=REF, got '%s'", arg);
-				goto usage;
+				goto out;
 			}
 			struct recipe_input *in = &inputs[r.ninputs++];
 			memset(in, 0, sizeof *in);
@@ -148,13 +159,13 @@ int cmd_eval(int argc, char **argv)
 			for (int j = 0; j < r.ninputs - 1; j++)
 				if (!strcmp(inputs[j].name, in->name)) {
 					err_set(&e, EXIT_USAGE, "eval", "-i %s given twice", in->name);
-					goto usage;
+					goto out;
 				}
 			break;
 		}
 		default:
 			if (option_from_flag(c.val[i].id - STEP_FLAG, arg, &step.opts, "eval", &e) < 0)
-				goto usage;
+				goto out;
 			break;
 		}
 	}
@@ -165,7 +176,7 @@ int cmd_eval(int argc, char **argv)
 	if (out) {
 		if (!*out) {
 			err_set(&e, EXIT_USAGE, "eval", "nothing before '=' to assign to");
-			goto usage;
+			goto out;
 		}
 		bool input = strstr(out, ":/") != NULL;
 		for (int j = 0; j < r.ninputs && !input; j++)
@@ -173,18 +184,12 @@ int cmd_eval(int argc, char **argv)
 		if (!input) {
 			err_set(&e, EXIT_USAGE, "eval",
 				"'%s' is neither an -i name nor a FILE:/PATH dataset to write to", out);
-			goto usage;
+			goto out;
 		}
 		step.nout = 1;
 		step.out[0] = out;
 	}
 	diag_set_source(ERR_EXPRESSION, c.pos[0], strlen(c.pos[0]));
-	if (cli_session(&c, &argc, &argv, &e) == 0)
-		cmd_execute(&c, &r, false, &e);
-	arena_free(&a);
-	return cli_finish(&e);
-usage:
-	arena_free(&a);
-	cli_usage_error(&e);
-	return e.status;
+out:
+	return finish(&c, &r, &a, argc, argv, &e);
 }
