@@ -5,7 +5,9 @@
  * dtype= and casting=), broadcasts shapes, decides every output (in place,
  * new dataset, new file, scratch, printed), and sizes blocks to --memory.
  * Everything that can fail before a write fails here, with the recipe's
- * line and column.  Executing the plan is exec.h's job.
+ * line and column.  Then the optimizer fuses steps into passes.  Each
+ * stage is a file of its own (planner.h lists them); executing the plan is
+ * exec.h's job.
  */
 #ifndef H5UFUNC_PLAN_H
 #define H5UFUNC_PLAN_H
