@@ -29,6 +29,8 @@ struct step_option {
 	const char *name;                      /* the key, and --NAME */
 	const char *expect;                    /* what its value must be */
 	unsigned verbs;                        /* VERB_BIT of the verbs that take it */
+	size_t first, end;                     /* its fields: bytes [FIRST, END) of
+						  struct step_opts */
 	struct option_flag flag[ONE_COUNT];    /* as each one-liner takes it */
 };
 
@@ -39,6 +41,9 @@ bool option_applies(int opt, enum verb v);
 /* The verbs that take OPT in words, "reduce" or "reduce and accumulate",
  * into BUF (N bytes). */
 const char *option_verbs(int opt, char *buf, size_t n);
+
+/* D (a recipe's defaults) overridden by S (a step's own options): *OUT. */
+void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out);
 
 /* The one-liner W's --flags of step options, for cli_parse: each with the
  * id FIRST_ID + OPT.  OUT has room for OPT_COUNT entries; returns how many

@@ -33,7 +33,7 @@ enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR };
 /* Step options (options.def): given per step, or for all steps under
  * `defaults:`. */
 enum opt {
-#define OPTION(TAG, NAME, EXPECT, VERBS, CALL, REDUCE, ACCUMULATE, EVAL) OPT_##TAG,
+#define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) OPT_##TAG,
 #include "options.def"
 #undef OPTION
 	OPT_COUNT

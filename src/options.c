@@ -1,5 +1,6 @@
 /* options.c - the step options' table and what the one-liners do with it.
  * See options.h; the rows are options.def's. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,14 +8,29 @@
 
 #define FLAG(ARG, HELP) { ARG, HELP }
 #define NO_FLAG { NULL, NULL }
+#define FIELDS(FIRST, LAST) offsetof(struct step_opts, FIRST), \
+	offsetof(struct step_opts, LAST) + sizeof ((struct step_opts *)0)->LAST
 const struct step_option step_options[OPT_COUNT] = {
-#define OPTION(TAG, NAME, EXPECT, VERBS, CALL, REDUCE, ACCUMULATE, EVAL) \
-	[OPT_##TAG] = { #NAME, EXPECT, VERBS, { CALL, REDUCE, ACCUMULATE, EVAL } },
+#define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) \
+	[OPT_##TAG] = { #NAME, EXPECT, VERBS, FIELDS, { CALL, REDUCE, ACCUMULATE, EVAL } },
 #include "options.def"
 #undef OPTION
 };
 #undef FLAG
 #undef NO_FLAG
+#undef FIELDS
+
+void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out)
+{
+	*out = *d;
+	out->given = d->given | s->given;
+	for (int i = 0; i < OPT_COUNT; i++)
+		if (s->given & (1u << i)) {
+			const struct step_option *opt = &step_options[i];
+			out->mark[i] = s->mark[i];
+			memcpy((char *)out + opt->first, (const char *)s + opt->first, opt->end - opt->first);
+		}
+}
 
 bool option_applies(int opt, enum verb v)
 {

@@ -47,34 +47,6 @@ const char *planner_step_where(struct planner *pl, struct plan_step *s, int k)
 	return planner_where(pl, s, s->src->out_mark[k]);
 }
 
-static void merge_opts(const struct step_opts *d, const struct step_opts *s, struct step_opts *out)
-{
-	*out = *d;
-	out->given = d->given | s->given;
-	for (int i = 0; i < OPT_COUNT; i++)
-		if (s->given & (1u << i))
-			out->mark[i] = s->mark[i];
-#define TAKE(OPT, FIELD) if (s->given & (1u << OPT)) out->FIELD = s->FIELD
-	TAKE(OPT_DTYPE, dtype);
-	TAKE(OPT_CASTING, casting);
-	TAKE(OPT_INITIAL, initial);
-	TAKE(OPT_KEEPDIMS, keepdims);
-	TAKE(OPT_OVERWRITE, overwrite);
-#undef TAKE
-	if (s->given & (1u << OPT_CHUNKS)) {
-		out->chunks_auto = s->chunks_auto;
-		out->nchunks = s->nchunks;
-		memcpy(out->chunks, s->chunks, sizeof out->chunks);
-	}
-	if (s->given & (1u << OPT_COMPRESSION))
-		out->gzip = s->gzip;
-	if (s->given & (1u << OPT_AXIS)) {
-		out->axis_all = s->axis_all;
-		out->naxis = s->naxis;
-		memcpy(out->axis, s->axis, sizeof out->axis);
-	}
-}
-
 /* Broadcast the inputs' shapes (bshape) into S's result shape. */
 static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
 {
@@ -300,7 +272,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	if (!s->uf && rs->verb != VERB_EXPR)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
 	struct step_opts o;
-	merge_opts(&pl->r->defaults, &rs->opts, &o);
+	option_merge(&pl->r->defaults, &rs->opts, &o);
 	bool reduction = rs->verb == VERB_REDUCE || rs->verb == VERB_ACCUMULATE;
 	/* Options for other verbs are errors on the step itself; under
 	 * defaults they are meant for other steps. */

@@ -59,12 +59,12 @@ struct option {
 	option_reader *read;
 };
 
-#define OPTION(TAG, NAME, EXPECT, VERBS, CALL, REDUCE, ACCUMULATE, EVAL) static option_reader read_##NAME;
+#define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) static option_reader read_##NAME;
 #include "options.def"
 #undef OPTION
 
 static const struct option options[OPT_COUNT] = {
-#define OPTION(TAG, NAME, EXPECT, VERBS, CALL, REDUCE, ACCUMULATE, EVAL) \
+#define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) \
 	[OPT_##TAG] = { #NAME, EXPECT, read_##NAME },
 #include "options.def"
 #undef OPTION

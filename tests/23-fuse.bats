@@ -26,13 +26,13 @@ setup() {
 	fixture f.h5
 }
 
-# run_everywhere RECIPE: run RECIPE in r0 (no launcher) and r1..r4 (mpirun
-# -n N), each in its own copy of f.h5.
+# run_everywhere RECIPE [FILE...]: run RECIPE in r0 (no launcher) and
+# r1..r4 (mpirun -n N), each in its own copy of f.h5 and the FILEs.
 run_everywhere() {
 	local n
 	for n in 0 1 2 3 4; do
 		mkdir "r$n"
-		cp f.h5 "$1" "r$n/"
+		cp f.h5 "$@" "r$n/"
 		if ((n == 0)); then
 			(cd "r$n" && h5u run "$1" --json >s.json) || fail "no launcher: $1 failed"
 		else
@@ -41,11 +41,12 @@ run_everywhere() {
 	done
 }
 
-# in_each JOBS...: np JOBS in r0..r4.
+# in_each COMMAND...: run COMMAND in r0..r4; fails naming the first
+# directory where it fails.
 in_each() {
 	local n
 	for n in 0 1 2 3 4; do
-		(cd "r$n" && np "$@") || fail "r$n: NumPy disagrees"
+		(cd "r$n" && "$@") || fail "r$n: $1 $2 ... failed"
 	done
 }
 
@@ -80,7 +81,7 @@ $2" "$1"
 	assert_equal "$(fused_steps | tr '\n' ' ')" "2 3 4 "
 	assert_line "step 2: ufunc multiply, fused into step 1"
 	run_everywhere c.yaml
-	in_each let a multiply f.h5:/u f.h5:/u :: let b multiply f.h5:/v f.h5:/v :: let c add a b :: \
+	in_each np let a multiply f.h5:/u f.h5:/u :: let b multiply f.h5:/v f.h5:/v :: let c add a b :: \
 		check sqrt c -o o.h5:/w
 	# u and v read once, only the 15 float64 of w written
 	json_steps r0/s.json 'assert (steps[0]["bytes_read"], steps[0]["bytes_written"]) == (240, 120), steps[0]
@@ -109,9 +110,7 @@ assert all(s["fused_into"] == 1 for s in steps[1:]), steps'
 	assert_equal "$(fused_steps)" 2
 	refute_line --partial "step 3: reduce maximum, fused"
 	run_everywhere c.yaml
-	local n
-	for n in 0 1 2 3 4; do
-		(cd "r$n" && /usr/bin/python3 -c '
+	in_each /usr/bin/python3 -c '
 import h5py, numpy as np
 u = h5py.File("f.h5")["u"][()]
 o = h5py.File("o.h5")
@@ -120,8 +119,7 @@ for name, want in (("rows", np.add.reduce(y, axis=1)), ("cols", np.maximum.reduc
     got = o[name][()]
     assert got.dtype == want.dtype and got.shape == want.shape, (name, got.dtype, got.shape)
     assert np.array_equal(got, want), (name, got, want)
-') || fail "r$n: the reductions are not NumPy's"
-	done
+'
 }
 
 @test "steps of another shape are a pass of their own" {
@@ -144,7 +142,7 @@ for name, want in (("rows", np.add.reduce(y, axis=1)), ("cols", np.maximum.reduc
 	assert_success
 	assert_equal "$(fused_steps)" 3
 	run_everywhere c.yaml
-	in_each let s multiply f.h5:/r 3 :: check add f.h5:/u s -o o.h5:/x :: let x add f.h5:/u s :: \
+	in_each np let s multiply f.h5:/r 3 :: check add f.h5:/u s -o o.h5:/x :: let x add f.h5:/u s :: \
 		check negative x -o o.h5:/y
 }
 
@@ -178,16 +176,8 @@ for name, want in (("rows", np.add.reduce(y, axis=1)), ("cols", np.maximum.reduc
 	# join; 5 writes a view of u, which that pass reads: not fused
 	assert_equal "$(fused_steps | tr '\n' ' ')" "3 4 "
 	assert_line "step 3: ufunc negative, fused into step 2"
-	local n
-	for n in 0 2 3; do
-		mkdir "r$n"
-		cp f.h5 g.h5 c.yaml "r$n/"
-		if ((n == 0)); then
-			(cd "r$n" && h5u run c.yaml) || fail "no launcher: the run failed"
-		else
-			(cd "r$n" && mpi "$n" h5ufunc run c.yaml) || fail "$n ranks: the run failed"
-		fi
-		(cd "r$n" && /usr/bin/python3 -c '
+	run_everywhere c.yaml g.h5
+	in_each /usr/bin/python3 -c '
 import h5py, numpy as np
 u = h5py.File("../f.h5")["u"][()]
 i = np.multiply(u, 10).astype(np.int32)
@@ -197,8 +187,7 @@ for ref, w in want.items():
     name, path = ref.split(":")
     got = h5py.File(name)[path][()]
     assert got.dtype == w.dtype and np.array_equal(got, w), (ref, got, w)
-') || fail "r$n: not the results of the steps one by one"
-	done
+'
 }
 
 @test "--memory bounds a fused pass: fewer steps fuse as the budget shrinks, results unchanged" {

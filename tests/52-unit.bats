@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # 52-unit.bats - the unit programs of the pure modules, built by make in
 # build/unit/: distcheck (dist.h: row shares and blocks), resolvecheck
-# (resolve.h: type resolution, NEP 50 literals, the catalogue's flags) and
-# selectcheck (select.h: NumPy slicing and overlap).  Each asserts and ends
+# (resolve.h: type resolution, NEP 50 literals, the catalogue's flags),
+# selectcheck (select.h: NumPy slicing and overlap) and optionscheck
+# (options.h: the step options' table, merge, flags and their values).  Each asserts and ends
 # "N checks, 0 failed"; selectcheck's grid is compared with NumPy's own
 # indexing of the same extents.
 
@@ -25,6 +26,10 @@ run_unit() {
 
 @test "resolve: loops for arrays and weak literals, true division, bool refusals, reductions, flags" {
 	run_unit resolvecheck
+}
+
+@test "options: fields apart, defaults merged, the verbs and one-liner flags of each option" {
+	run_unit optionscheck
 }
 
 @test "select: NumPy's messages for bad selections, overlap of selections" {
