@@ -77,6 +77,7 @@ FORCE:
 DEB_PKGS = make gcc pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
 	libyaml-dev hdf5-tools bats bats-assert bats-support bats-file \
 	python3-numpy python3-h5py-mpi python3-mpi4py groff-base time clang libclang-rt-14-dev
+DEB_PKGS += strace
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

@@ -36,6 +36,9 @@ void comm_barrier(void);
 /* Collective: gather N bytes from each rank to rank 0, in rank order, into
  * OUT (rank 0 only; at least the sum of all N). */
 void comm_gather(const void *buf, size_t n, void *out);
+/* Collective: N bytes of BUF on rank 0 become the bitwise OR of every
+ * rank's BUF (a result each rank holds part of, zeros elsewhere). */
+void comm_or_to_root(void *buf, size_t n);
 /* Point to point: N bytes to or from rank PEER. */
 void comm_send(const void *buf, size_t n, int peer);
 void comm_recv(void *buf, size_t n, int peer);

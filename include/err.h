@@ -69,6 +69,8 @@ void err_sites_clear(struct err *e);
 void err_loc_set(struct err_loc *loc, const char *source, int line, int col, const char *step);
 /* Append text to the recorded message (a hint, a folded HDF5 stack). */
 void err_append(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Forget the recorded error (after a failure that is recovered from). */
+void err_clear(struct err *e);
 /* Print "h5ufunc: MSG" on stderr.  The caller decides which rank prints. */
 void err_print(const struct err *e);
 

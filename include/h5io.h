@@ -28,8 +28,15 @@ int h5io_hint(const char *key, size_t keylen, const char *value);
 /* Open PATH (read-only unless WRITE).  Collective under MPI.  Returns the
  * file id, or a negative value with E set (WHERE names the operand). */
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
-/* Create PATH, replacing any file there.  Collective. */
-hid_t h5io_create(const char *path, const char *where, struct err *e);
+/* Create PATH exclusively: a file or link already there is an error (exit
+ * status 1), never followed or replaced.  PRIVATE: mode 0600 (for scratch
+ * files).  Collective. */
+hid_t h5io_create(const char *path, bool private, const char *where, struct err *e);
+/* Create an HDF5 file that lives in this process's memory only and leaves
+ * nothing behind.  Not shared between
+ * ranks: under MPI each rank has its own, and data moves in and out of it
+ * independently. */
+hid_t h5io_create_memory(const char *where, struct err *e);
 /* Close a file; F < 0 is fine. */
 void h5io_close(hid_t f);
 /* Is PATH an HDF5 file?  1 yes, 0 no (message in E), -1 cannot be read. */

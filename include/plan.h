@@ -31,10 +31,15 @@ struct plan_file {
 	const char *name;        /* as the user wrote it */
 	const char *canon;       /* canonical path: one file under two names is one file */
 	const char *open_path;   /* what is opened: NAME, or a temporary name when new */
+	const char *tmp_dir;     /* when new and on disk: where the temporary name is */
+	const char *tmp_base;    /* ... and the final base name (NULL: a scratch file) */
 	bool exists;             /* existed before the run */
 	bool write;              /* the run writes into it */
-	bool scratch;            /* holds the run's named intermediates */
+	bool scratch;            /* holds the run's named intermediates or printed results */
+	bool printed;            /* a scratch file of printed results only */
+	bool memory;             /* a scratch file kept in memory: no file is made */
 	hid_t id;                /* open while a stage runs, else -1 */
+	bool made;               /* made on disk by this run, not yet renamed or removed */
 };
 
 enum array_kind { ARR_DATASET, ARR_LITERAL };

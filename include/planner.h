@@ -69,10 +69,10 @@ struct plan_file *file_for_write(struct planner *pl, const char *name, const cha
 				 struct err *e);
 /* Can PATH (an existing file, or one to create) be written? */
 int file_check_writable(const char *path, bool exists, const char *w, struct err *e);
-/* The run's scratch file (named intermediates, printed results), added on
- * first use; NULL when the table is full. */
-struct plan_file *scratch_file(struct planner *pl);
-/* Where the scratch file and temporary names go, once outputs are known. */
+/* The run's scratch file of printed results (PRINTED) or of named
+ * intermediates, added on first use; NULL when the table is full. */
+struct plan_file *scratch_file(struct planner *pl, bool printed);
+/* Where scratch files and temporary names go, once outputs are known. */
 void place_files(struct planner *pl);
 
 /* ---- arrays.c ---- */

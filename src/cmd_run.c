@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -12,15 +11,15 @@
 #include "exec.h"
 #include "diag.h"
 #include "plan.h"
+#include "tmpfiles.h"
 
 int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
 {
 	struct arena a = {0};
 	struct plan p;
-	char token[64] = "";
-	if (comm_rank() == 0)
-		snprintf(token, sizeof token, "%ld-%lx", (long)getpid(), (unsigned long)time(NULL));
-	comm_bcast(token, sizeof token);
+	char token[TMPFILES_TOKEN_LEN + 1];
+	if (tmpfiles_token(token, e) < 0)
+		return -1;
 	struct plan_options o = {
 		.memory = c->memory,
 		.overwrite = c->overwrite,

@@ -121,6 +121,20 @@ void comm_barrier(void)
 		MPI_Barrier(MPI_COMM_WORLD);
 }
 
+void comm_or_to_root(void *buf, size_t n)
+{
+	if (!use_mpi || n == 0)
+		return;
+	/* In pieces: MPI counts are ints. */
+	for (size_t done = 0; done < n;) {
+		int part = n - done > (size_t)1 << 30 ? 1 << 30 : (int)(n - done);
+		char *p = (char *)buf + done;
+		MPI_Reduce(my_rank == 0 ? MPI_IN_PLACE : p, p, part, MPI_BYTE, MPI_BOR, 0,
+			   MPI_COMM_WORLD);
+		done += (size_t)part;
+	}
+}
+
 void comm_gather(const void *buf, size_t n, void *out)
 {
 	if (!use_mpi) {

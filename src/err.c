@@ -89,6 +89,13 @@ void err_append(struct err *e, const char *fmt, ...)
 	va_end(ap);
 }
 
+void err_clear(struct err *e)
+{
+	e->status = 0;
+	e->msg[0] = '\0';
+	memset(&e->loc, 0, sizeof e->loc);
+}
+
 void err_print(const struct err *e)
 {
 	fprintf(stderr, "h5ufunc: %s\n", e->msg);

@@ -1,9 +1,11 @@
 /* exec.c - runs a plan: opens its files, dispatches each step to its
  * driver (elementwise.c, reduce.c, scan.c), prints results, and commits the
  * run's files or cleans up after a failure.  See exec.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "comm.h"
@@ -15,17 +17,28 @@
 #include "report.h"
 #include "scan.h"
 #include "stage.h"
+#include "tmpfiles.h"
 
-/* Print a step's results (held in scratch datasets) on rank 0's stdout. */
+/* Print a step's results (held in scratch datasets) on rank 0's stdout.
+ * Printed results are kept in memory, where each rank's copy holds what
+ * that rank wrote and zeros elsewhere: under MPI every rank reads its copy
+ * whole and rank 0 ORs them together. */
 static int print_results(struct plan_step *s, struct err *e)
 {
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
+		bool gather = x->file->memory && comm_size() > 1;
 		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-		stage_row_box(&x->shape, 0, comm_rank() == 0 ? shape_rows(&x->shape) : 0, start, cnt);
-		char *buf = stage_alloc((size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype));
-		if (stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e) == 0 && comm_rank() == 0 &&
-		    !report_result(s, k, buf)) {
+		stage_row_box(&x->shape, 0, comm_rank() == 0 || gather ? shape_rows(&x->shape) : 0, start, cnt);
+		size_t bytes = (size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype);
+		char *buf = stage_alloc(bytes);
+		if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
+			h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
+		else
+			stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
+		if (gather && comm_agree(e) == 0)
+			comm_or_to_root(buf, bytes);
+		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf)) {
 			if (k > 0)
 				fputc('\n', stdout);
 			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim);
@@ -98,12 +111,73 @@ static void sync_written(const struct plan_step *s)
 
 /* ---- files: open, commit, clean up ------------------------------------- */
 
+#define CREATE_TRIES 4   /* temporary names drawn before giving up */
+
+/* Is PATH taken (a file, a directory, a link)?  Rank 0 looks; all learn. */
+static bool name_taken(const char *path)
+{
+	struct stat st;
+	int taken = comm_rank() == 0 && lstat(path, &st) == 0;
+	comm_bcast(&taken, sizeof taken);
+	return taken;
+}
+
+/* Create F, a file new to the run: in memory, or on disk exclusively under
+ * its temporary name.  A name that is taken (by chance, or by a link that
+ * someone planted) is drawn again a few times, and what is there is never
+ * opened: it is seen with lstat before HDF5 is given the name (HDF5 would
+ * open it to look before it fails to create it).  Collective. */
+static int create_file(struct plan *p, struct plan_file *f, struct err *e)
+{
+	if (f->memory) {
+		f->id = h5io_create_memory(f->name, e);
+		return comm_agree(e);
+	}
+	for (int attempt = 1;; attempt++) {
+		if (!name_taken(f->open_path)) {
+			f->id = h5io_create(f->open_path, f->scratch, f->name, e);
+			if (comm_agree(e) == 0) {
+				tmpfiles_guard(f->open_path);
+				f->made = true;
+				return 0;
+			}
+			h5io_close(f->id);   /* where a rank saw success */
+			f->id = -1;
+			if (!name_taken(f->open_path))
+				return -1;   /* another failure: E says which */
+			err_clear(e);    /* taken since: draw again */
+		}
+		if (attempt == CREATE_TRIES)
+			return err_set(e, EXIT_RUN, f->name,
+				       "cannot create a temporary file: '%s' exists, as did the %d names drawn before it",
+				       f->open_path, CREATE_TRIES - 1);
+		char token[TMPFILES_TOKEN_LEN + 1], name[2 * PATH_MAX];
+		if (tmpfiles_token(token, e) < 0)
+			return -1;
+		tmpfiles_name(name, sizeof name, f->tmp_dir, f->tmp_base, token);
+		f->open_path = arena_strdup(p->arena, name);
+	}
+}
+
+/* Remove the temporary file F made, if it is still there (F is closed). */
+static void remove_file(struct plan_file *f)
+{
+	if (!f->made)
+		return;
+	if (comm_rank() == 0)
+		unlink(f->open_path);
+	tmpfiles_forget(f->open_path);
+	f->made = false;
+}
+
 static int open_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && !e->status; i++) {
 		struct plan_file *f = p->files[i];
-		f->id = f->exists ? h5io_open(f->name, f->write, f->name, e)
-				  : h5io_create(f->open_path, f->name, e);
+		if (f->exists)
+			f->id = h5io_open(f->name, f->write, f->name, e);
+		else
+			create_file(p, f, e);
 	}
 	if (comm_agree(e) < 0)
 		return -1;
@@ -167,10 +241,8 @@ static void clean_up(struct plan *p, struct err *e)
 	}
 	close_all(p);
 	comm_barrier();
-	if (comm_rank() == 0)
-		for (int i = 0; i < p->nfiles; i++)
-			if (!p->files[i]->exists)
-				unlink(p->files[i]->open_path);
+	for (int i = 0; i < p->nfiles; i++)
+		remove_file(p->files[i]);
 	int partial = 0;
 	for (int i = 0; i < p->narrays; i++) {
 		struct array *x = p->arrays[i];
@@ -203,14 +275,19 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 		goto fail;
 	close_all(p);
 	comm_barrier();
-	if (comm_rank() == 0)
-		for (int i = 0; i < p->nfiles; i++) {
-			struct plan_file *f = p->files[i];
-			if (f->scratch)
-				unlink(f->open_path);
-			else if (!f->exists && rename(f->open_path, f->name) != 0)
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		if (f->scratch) {
+			remove_file(f);
+		} else if (f->made) {
+			if (comm_rank() == 0 && rename(f->open_path, f->name) != 0) {
 				err_set(e, EXIT_RUN, f->name, "cannot move the finished file into place");
+				continue;
+			}
+			tmpfiles_forget(f->open_path);
+			f->made = false;
 		}
+	}
 	if (comm_agree(e) < 0)
 		goto fail;
 	report_end(0);

@@ -20,6 +20,7 @@
 
 #include "h5io.h"
 #include "planner.h"
+#include "tmpfiles.h"
 
 /* Canonical path of NAME: realpath of an existing file, or of its directory
  * plus its base name when it does not exist.  NULL when the directory does
@@ -145,20 +146,41 @@ struct plan_file *file_for_write(struct planner *pl, const char *name, const cha
 	return f;
 }
 
-struct plan_file *scratch_file(struct planner *pl)
+/* The scratch file of printed results (PRINTED) or of named
+ * intermediates: apart, since printed results always stay in memory and
+ * intermediates only while they are small (place_files). */
+struct plan_file *scratch_file(struct planner *pl, bool printed)
 {
 	for (int i = 0; i < pl->p->nfiles; i++)
-		if (pl->p->files[i]->scratch)
+		if (pl->p->files[i]->scratch && pl->p->files[i]->printed == printed)
 			return pl->p->files[i];
-	struct plan_file *f = file_add(pl, "(scratch)", "(scratch)", false);
+	const char *name = printed ? "(results)" : "(scratch)";
+	struct plan_file *f = file_add(pl, name, name, false);
 	if (f) {
 		f->scratch = true;
+		f->printed = printed;
 		f->write = true;
 	}
 	return f;
 }
 
-/* Where the scratch file and temporary names go, once outputs are known. */
+/* Bytes of the datasets in F. */
+static int64_t file_bytes(const struct plan *p, const struct plan_file *f)
+{
+	int64_t n = 0;
+	for (int i = 0; i < p->narrays; i++)
+		if (p->arrays[i]->kind == ARR_DATASET && p->arrays[i]->file == f)
+			n += shape_size(&p->arrays[i]->shape) * dtype_size(p->arrays[i]->dtype);
+	return n;
+}
+
+/* Where scratch files and temporary names go, once outputs are known.
+ * Printed results stay in memory (each rank's copy holds what it wrote;
+ * exec.c gathers them); so do named intermediates of one process while
+ * they take at most a quarter of the budget.  Larger ones spill to a file
+ * beside the first output; with no output, in $TMPDIR (else /tmp) for one
+ * process, in the working directory for many ranks (which must all see
+ * it).  Names on disk carry the run's token (tmpfiles.h). */
 void place_files(struct planner *pl)
 {
 	struct plan *p = pl->p;
@@ -176,14 +198,18 @@ void place_files(struct planner *pl)
 	}
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
-		char buf[PATH_MAX + 64];
 		if (f->scratch) {
-			snprintf(buf, sizeof buf, "%s/.h5ufunc-scratch-%s.h5", scratch_dir, pl->o->token);
-			f->open_path = arena_strdup(p->arena, buf);
+			f->memory = f->printed || (pl->o->nranks == 1 &&
+						   file_bytes(p, f) <= (int64_t)(pl->o->memory / 4));
+			if (!f->memory)
+				f->tmp_dir = scratch_dir;
 		} else if (!f->exists) {
 			char *c1 = arena_strdup(p->arena, f->canon), *c2 = arena_strdup(p->arena, f->canon);
-			snprintf(buf, sizeof buf, "%s/.%s.h5ufunc-%s.tmp", dirname(c1), basename(c2), pl->o->token);
-			f->open_path = arena_strdup(p->arena, buf);
+			f->tmp_dir = dirname(c1);
+			f->tmp_base = basename(c2);
 		}
+		char buf[2 * PATH_MAX];   /* a canonical path is shorter than PATH_MAX */
+		if (f->tmp_dir && tmpfiles_name(buf, sizeof buf, f->tmp_dir, f->tmp_base, pl->o->token) == 0)
+			f->open_path = arena_strdup(p->arena, buf);
 	}
 }

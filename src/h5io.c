@@ -193,10 +193,15 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 	return f;
 }
 
-hid_t h5io_create(const char *path, const char *where, struct err *e)
+hid_t h5io_create(const char *path, bool private, const char *where, struct err *e)
 {
 	hid_t fapl = file_access();
-	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	/* H5F_ACC_EXCL is O_CREAT|O_EXCL: a name that exists, a link planted
+	 * under it included, is refused, never followed or truncated. */
+	mode_t mask = private ? umask(077) : 0;
+	hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+	if (private)
+		umask(mask);
 	hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
 	H5Pclose(fapl);
 	if (f < 0) {
@@ -204,6 +209,40 @@ hid_t h5io_create(const char *path, const char *where, struct err *e)
 		fold_stack(e, stack);
 	}
 	return f;
+}
+
+hid_t h5io_create_memory(const char *where, struct err *e)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_fapl_core(fapl, (size_t)1 << 20, 0);
+	/* HDF5 first tries to open the name it is given, to see whether the
+	 * file is open already: under a path that cannot exist, nothing on
+	 * disk is ever opened (and, one name a file, HDF5 sees no file twice). */
+	static unsigned made;
+	char name[64];
+	snprintf(name, sizeof name, "/dev/null/h5ufunc-in-memory-%u", made++);
+	hid_t f = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
+	H5Pclose(fapl);
+	if (f < 0) {
+		err_set(e, EXIT_RUN, where, "cannot make a file in memory");
+		fold_stack(e, stack);
+	}
+	return f;
+}
+
+/* The file driver of the file that holds OBJ: H5FD_MPIO when it is shared
+ * by the ranks through MPI-IO, H5FD_CORE when in this process's memory. */
+static hid_t driver_of(hid_t obj)
+{
+	hid_t f = H5Iget_file_id(obj);
+	hid_t fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
+	hid_t driver = fapl >= 0 ? H5Pget_driver(fapl) : -1;
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (f >= 0)
+		H5Fclose(f);
+	return driver;
 }
 
 void h5io_close(hid_t f)
@@ -419,7 +458,11 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 		if (gzip >= 0)
 			H5Pset_deflate(dcpl, (unsigned)gzip);
 	}
-	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+	/* Data on disk is all written before it is read; a file in memory is
+	 * filled with zeros, which a result gathered from every rank's copy
+	 * needs (exec.c). */
+	bool memory = driver_of(file) == H5FD_CORE;
+	H5Pset_fill_time(dcpl, memory ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
 	hid_t dapl = dataset_access();
 	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
@@ -444,7 +487,7 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
 		fold_stack(e, stack);
 		rc = -1;
-	} else {
+	} else if (!memory) {
 		rc = reserve_space(file, where, e);
 	}
 	if (rc < 0) {
@@ -544,7 +587,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		return 0;
 	}
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-	if (comm_mpi())
+	if (comm_mpi() && driver_of(d) == H5FD_MPIO)
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
 	herr_t r = write ? H5Dwrite(d, mem_type(dt), mspace, fspace, dxpl, buf)
 			 : H5Dread(d, mem_type(dt), mspace, fspace, dxpl, buf);

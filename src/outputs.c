@@ -78,7 +78,7 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 			s->out[k] = x;
 			return 0;
 		}
-		struct plan_file *f = scratch_file(pl);
+		struct plan_file *f = scratch_file(pl, false);
 		if (!f)
 			return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 		char path[64];
@@ -198,7 +198,7 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 		return err_set(e, EXIT_USAGE, w,
 			       "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
 			       (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
-	struct plan_file *f = scratch_file(pl);
+	struct plan_file *f = scratch_file(pl, true);
 	if (!f)
 		return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 	for (int k = 0; k < s->nout; k++) {

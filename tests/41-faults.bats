@@ -28,11 +28,7 @@ setup_file() {
 }
 
 teardown() {
-	# Processes a test started in the background, by their ids.
-	local pid
-	for pid in ${H5U_BACKGROUND:-}; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	kill_background
 	if [[ -n ${H5U_MOUNT:-} ]] && mountpoint -q "$H5U_MOUNT"; then
 		umount "$H5U_MOUNT" || umount -l "$H5U_MOUNT"
 	fi
@@ -59,16 +55,6 @@ rank_pid() {
 		fi
 	done
 	return 0
-}
-
-# wait_for GLOB SECONDS: wait until a file matching GLOB exists.
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 20; i++)); do
-		compgen -G "$1" >/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 # mount_small_fs DIR SIZE: a tmpfs of SIZE at DIR (unmounted in teardown);

@@ -50,6 +50,11 @@
 #   fused_steps          after `run h5u check ...`: the numbers of the steps
 #                        the plan fuses into another, one per line.
 #   now                  seconds since the epoch (for `np history --since`).
+#   wait_for GLOB SECONDS
+#                        wait until a file matching GLOB exists (status 1
+#                        when none does by then).
+#   kill_background      SIGKILL the processes whose ids a test keeps in
+#                        H5U_BACKGROUND (call it in teardown).
 
 bats_require_minimum_version 1.5.0
 
@@ -66,6 +71,17 @@ PATH="$(dirname "$H5UFUNC"):$PATH"
 export H5UFUNC PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# The reference is the same NumPy on every machine.  NumPy's AVX-512 loops
+# (complex multiply and absolute, its SVML exp/log/pow/arctan2/...) round
+# differently from its other loops, so on a CPU with AVX-512 NumPy's own
+# bits change; h5ufunc's do not depend on the CPU (SPEC 3.4).  NumPy is
+# asked to leave out the AVX-512 levels this machine has (naming one it
+# lacks would make it warn).  tests/run sets this once for the whole run.
+if [[ -z ${H5U_NUMPY_PINNED:-} ]]; then
+	NPY_DISABLE_CPU_FEATURES=$(/usr/bin/python3 "$H5U_TESTS/numpy_avx512.py")
+	export NPY_DISABLE_CPU_FEATURES H5U_NUMPY_PINNED=1
+fi
 
 # Each test runs in its own directory.  (setup_file runs before any test
 # directory exists; it works in BATS_FILE_TMPDIR through `fixtures`.)
@@ -100,6 +116,23 @@ fixture() {
 
 now() {
 	date +%s
+}
+
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		compgen -G "$1" >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+kill_background() {
+	local pid
+	for pid in ${H5U_BACKGROUND:-}; do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	H5U_BACKGROUND=
 }
 
 # The state of the test directory: one line per directory and per file
