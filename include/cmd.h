@@ -14,7 +14,10 @@ struct command {
 	int (*run)(int argc, char **argv);
 	const char *usage;      /* "UFUNC OPERAND... [-o OUT[,OUT2]] ..." */
 	const char *summary;    /* one line */
-	const char *help;       /* the options, one per line */
+	const char *own;        /* its own options (-o, -i), one per line */
+	int step_flags;         /* the step options it takes as flags: an enum
+				   one_liner (options.h), or -1 for none */
+	const char *common;     /* the options every data command shares */
 };
 
 extern const struct command commands[];

@@ -2,8 +2,8 @@
  *
  * A command that reads a recipe (or an expression) registers its text;
  * diag_print() then prints the error record as "h5ufunc: WHERE: WHAT" and,
- * when WHERE is "PATH:LINE:COL" of the registered text, the line itself with
- * a caret under the column, as compilers do.
+ * when the record points into a registered text (its fields: source, line,
+ * column), the line itself with a caret under the column, as compilers do.
  */
 #ifndef H5UFUNC_DIAG_H
 #define H5UFUNC_DIAG_H

@@ -1,9 +1,10 @@
 /* exec.h - running a validated plan.
  *
- * Opens and creates the plan's files and datasets, streams each step's rows
- * through its type loop block by block (read, cast, compute, cast, write,
- * all collective), prints results that have no out:, then writes the
- * history lines and moves new files under their names.  On failure it
+ * Opens and creates the plan's files and datasets, hands each step (or the
+ * pass it heads) to its driver, elementwise.h, reduce.h or scan.h, which
+ * stream its rows block by block (read, cast, compute, cast, write, all
+ * collective), prints results that have no out:, then writes the history
+ * lines and moves new files under their names.  On failure it
  * removes what the run created, so no new file appears and no temporary
  * file is left; in-place targets written before the failure are named in
  * the message.

@@ -5,7 +5,9 @@
  * dtype= and casting=), broadcasts shapes, decides every output (in place,
  * new dataset, new file, scratch, printed), and sizes blocks to --memory.
  * Everything that can fail before a write fails here, with the recipe's
- * line and column.  Executing the plan is exec.h's job.
+ * line and column.  Then the optimizer fuses steps into passes.  Each
+ * stage is a file of its own (planner.h lists them); executing the plan is
+ * exec.h's job.
  */
 #ifndef H5UFUNC_PLAN_H
 #define H5UFUNC_PLAN_H
@@ -111,6 +113,7 @@ struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
 	char where[512];                    /* "r.yaml:6:5: step 2 (ufunc add)" or "call add" */
+	struct err_loc loc;                 /* ... as fields: the place of errors raised with WHERE */
 	enum verb verb;
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;

@@ -26,11 +26,17 @@ struct mark {
 };
 
 enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR };
+#define VERB_BIT(V) (1u << VERB_##V)
+#define VERBS_ALL (VERB_BIT(UFUNC) | VERB_BIT(REDUCE) | VERB_BIT(ACCUMULATE) | \
+		   VERB_BIT(OUTER) | VERB_BIT(EXPR))
 
-/* Step options: given per step, or for all steps under `defaults:`. */
+/* Step options (options.def): given per step, or for all steps under
+ * `defaults:`. */
 enum opt {
-	OPT_DTYPE, OPT_CASTING, OPT_INITIAL, OPT_KEEPDIMS, OPT_OVERWRITE,
-	OPT_CHUNKS, OPT_COMPRESSION, OPT_AXIS, OPT_COUNT
+#define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) OPT_##TAG,
+#include "options.def"
+#undef OPTION
+	OPT_COUNT
 };
 
 struct step_opts {

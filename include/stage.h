@@ -27,6 +27,11 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		const int64_t *count, const char *data, char *conv,
 		const char *where, struct err *e);
 
+/* The box of rows [FIRST, FIRST+COUNT) of SHAPE (all of its other axes):
+ * START and CNT, as stage_read and stage_write take them. */
+void stage_row_box(const struct shape *shape, int64_t first, int64_t count,
+		   int64_t *start, int64_t *cnt);
+
 /* Elements in a box (for a 0-d array, COUNT[0]). */
 int64_t stage_box_size(int ndim, const int64_t *count);
 

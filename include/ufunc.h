@@ -41,6 +41,18 @@ enum ufunc_identity {
 	ID_MINUS_INF      /* logaddexp */
 };
 
+/* Behaviour that NumPy decides in a ufunc's type resolver rather than in
+ * its loop table: columns of the catalogue (tools/gen-ufunc-def), read by
+ * type resolution (resolve.h) instead of comparing names. */
+enum ufunc_flag {
+	UF_TRUE_DIVIDE = 1u << 0,    /* bool and integer inputs divide as float64 */
+	UF_BOOL_MINUS = 1u << 1,     /* bool inputs refused: NumPy's message on `-` */
+	UF_NO_BOOL = 1u << 2,        /* bool inputs refused: no loop matches */
+	UF_REDUCE_UPCAST = 1u << 3,  /* reduce/accumulate take bool and small integers
+					in int64 (uint64 for unsigned) */
+	UF_REDUCE_BOOL = 1u << 4     /* reduce/accumulate run in bool */
+};
+
 struct ufunc {
 	const char *name;                 /* NumPy's __name__ */
 	int nin, nout;
@@ -48,6 +60,7 @@ struct ufunc {
 	int nloops;
 	const struct ufunc_loop *loops;   /* NumPy's order */
 	const char *doc;                  /* one line */
+	unsigned flags;                   /* enum ufunc_flag bits */
 };
 
 /* The catalogue, in alphabetical order of name. */

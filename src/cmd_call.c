@@ -8,34 +8,36 @@
 #include "comm.h"
 #include "diag.h"
 #include "expr.h"
+#include "options.h"
 
-enum {
-	OPT_CALL_OUT = 1, OPT_CALL_DTYPE, OPT_CALL_CASTING, OPT_CALL_AXIS, OPT_CALL_KEEPDIMS,
-	OPT_CALL_INITIAL
-};
+/* Flag ids: -o or -i, then the step options (options.def) from STEP_FLAG. */
+enum { FLAG_OUT = 1, FLAG_INPUT, STEP_FLAG };
 
-static const struct cli_option call_options[] = {
-	{ "out", 'o', true, OPT_CALL_OUT },
-	{ "dtype", 0, true, OPT_CALL_DTYPE },
-	{ "casting", 0, true, OPT_CALL_CASTING },
-	{ NULL, 0, false, 0 }
-};
+/* OWN (-o or -i), then one-liner W's step option flags, into OUT (room for
+ * OPT_COUNT + 2). */
+static void flags_of(enum one_liner w, struct cli_option own, struct cli_option *out)
+{
+	out[0] = own;
+	int n = 1 + option_flags(w, STEP_FLAG, out + 1);
+	out[n] = (struct cli_option){ NULL, 0, false, 0 };
+}
 
-static const struct cli_option reduce_options[] = {
-	{ "out", 'o', true, OPT_CALL_OUT },
-	{ "dtype", 0, true, OPT_CALL_DTYPE },
-	{ "axis", 0, true, OPT_CALL_AXIS },
-	{ "keepdims", 0, false, OPT_CALL_KEEPDIMS },
-	{ "initial", 0, true, OPT_CALL_INITIAL },
-	{ NULL, 0, false, 0 }
-};
-
-static const struct cli_option accumulate_options[] = {
-	{ "out", 'o', true, OPT_CALL_OUT },
-	{ "dtype", 0, true, OPT_CALL_DTYPE },
-	{ "axis", 0, true, OPT_CALL_AXIS },
-	{ NULL, 0, false, 0 }
-};
+/* The one-liners' end: run R when E holds no error (a usage error found
+ * before MPI starts is printed by the first rank only), free A, and give the
+ * exit status. */
+static int finish(struct cli *c, struct recipe *r, struct arena *a, int argc, char **argv,
+		  struct err *e)
+{
+	if (e->status) {
+		arena_free(a);
+		cli_usage_error(e);
+		return e->status;
+	}
+	if (cli_session(c, &argc, &argv, e) == 0)
+		cmd_execute(c, r, false, e);
+	arena_free(a);
+	return cli_finish(e);
+}
 
 /* Split "a,b" into at most RECIPE_MAXOUT outputs. */
 static int split_out(struct arena *a, const char *arg, struct recipe_step *s, const char *w,
@@ -61,34 +63,13 @@ static int split_out(struct arena *a, const char *arg, struct recipe_step *s, co
 	}
 }
 
-/* --axis N[,N...] | all */
-static int parse_axis(const char *arg, struct step_opts *o, const char *w, struct err *e)
-{
-	o->given |= 1u << OPT_AXIS;
-	if (!strcmp(arg, "all") || !strcmp(arg, "None") || !strcmp(arg, "none")) {
-		o->axis_all = true;
-		return 0;
-	}
-	const char *p = arg;
-	o->naxis = 0;
-	for (;;) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p || (*end && *end != ',') || v < -H5U_MAXDIM || v >= H5U_MAXDIM ||
-		    o->naxis == H5U_MAXDIM)
-			return err_set(e, EXIT_USAGE, w, "--axis: '%s' is not N[,N...] or all", arg);
-		o->axis[o->naxis++] = (int)v;
-		if (!*end)
-			return 0;
-		p = end + 1;
-	}
-}
-
 /* The one-liners share this: options and operands into a one-step recipe,
  * then cmd_execute.  VERB is the command's; UFUNC.outer in call makes an
  * outer step. */
-static int one_liner(int argc, char **argv, enum verb verb, const struct cli_option *options)
+static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 {
+	struct cli_option options[OPT_COUNT + 2];
+	flags_of(w, (struct cli_option){ "out", 'o', true, FLAG_OUT }, options);
 	struct err e = {0};
 	struct cli c;
 	struct arena a = {0};
@@ -98,10 +79,10 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct cli_opt
 	const char *command = argv[0];
 	char where[160];
 	if (cli_parse(&c, command, argc, argv, options, true, &e) < 0)
-		goto usage;
+		goto out;
 	if (c.npos < 1) {
 		err_set(&e, EXIT_USAGE, command, "a ufunc name and its operands are needed");
-		goto usage;
+		goto out;
 	}
 	step.fn = c.pos[0];
 	const char *dot = strchr(step.fn, '.');
@@ -112,7 +93,7 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct cli_opt
 				!strcmp(method, "at") ? "ufunc.at is not supported" :
 				!strcmp(method, "reduceat") ? "ufunc.reduceat is not supported" :
 				"the only method call takes is UFUNC.outer (see h5ufunc reduce and accumulate)");
-			goto usage;
+			goto out;
 		}
 		step.verb = VERB_OUTER;
 		step.fn = arena_strndup(&a, step.fn, (size_t)(dot - step.fn));
@@ -120,7 +101,7 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct cli_opt
 	snprintf(where, sizeof where, "%s %s", command, step.fn);
 	if (c.npos - 1 > RECIPE_MAXIN) {
 		err_set(&e, EXIT_USAGE, where, "too many operands (at most %d)", RECIPE_MAXIN);
-		goto usage;
+		goto out;
 	}
 	step.nin = c.npos - 1;
 	for (int i = 0; i < step.nin; i++)
@@ -128,62 +109,20 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct cli_opt
 	struct step_opts *o = &step.opts;
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
-		switch (c.val[i].id) {
-		case OPT_CALL_OUT:
+		if (c.val[i].id == FLAG_OUT) {
 			if (split_out(&a, arg, &step, where, &e) < 0)
-				goto usage;
-			break;
-		case OPT_CALL_DTYPE:
-			if (dtype_from_name(arg, &o->dtype) < 0) {
-				err_set(&e, EXIT_USAGE, where, "--dtype: unknown dtype '%s'", arg);
-				goto usage;
-			}
-			o->given |= 1u << OPT_DTYPE;
-			break;
-		case OPT_CALL_CASTING:
-			if (casting_from_name(arg, &o->casting) < 0) {
-				err_set(&e, EXIT_USAGE, where,
-					"--casting: '%s' is not one of no, equiv, safe, same_kind, unsafe", arg);
-				goto usage;
-			}
-			o->given |= 1u << OPT_CASTING;
-			break;
-		case OPT_CALL_AXIS:
-			if (parse_axis(arg, o, where, &e) < 0)
-				goto usage;
-			break;
-		case OPT_CALL_KEEPDIMS:
-			o->given |= 1u << OPT_KEEPDIMS;
-			o->keepdims = true;
-			break;
-		case OPT_CALL_INITIAL:
-			o->given |= 1u << OPT_INITIAL;
-			o->initial = arg;
-			break;
+				goto out;
+		} else if (option_from_flag(c.val[i].id - STEP_FLAG, arg, o, where, &e) < 0) {
+			goto out;
 		}
 	}
-	if (cli_session(&c, &argc, &argv, &e) == 0)
-		cmd_execute(&c, &r, false, &e);
-	arena_free(&a);
-	return cli_finish(&e);
-usage:
-	arena_free(&a);
-	cli_usage_error(&e);
-	return e.status;
+out:
+	return finish(&c, &r, &a, argc, argv, &e);
 }
 
-int cmd_call(int argc, char **argv) { return one_liner(argc, argv, VERB_UFUNC, call_options); }
-int cmd_reduce(int argc, char **argv) { return one_liner(argc, argv, VERB_REDUCE, reduce_options); }
-int cmd_accumulate(int argc, char **argv) { return one_liner(argc, argv, VERB_ACCUMULATE, accumulate_options); }
-
-enum { OPT_EVAL_INPUT = 1, OPT_EVAL_DTYPE, OPT_EVAL_CASTING };
-
-static const struct cli_option eval_options[] = {
-	{ "input", 'i', true, OPT_EVAL_INPUT },
-	{ "dtype", 0, true, OPT_EVAL_DTYPE },
-	{ "casting", 0, true, OPT_EVAL_CASTING },
-	{ NULL, 0, false, 0 }
-};
+int cmd_call(int argc, char **argv) { return one_liner(argc, argv, VERB_UFUNC, ONE_CALL); }
+int cmd_reduce(int argc, char **argv) { return one_liner(argc, argv, VERB_REDUCE, ONE_REDUCE); }
+int cmd_accumulate(int argc, char **argv) { return one_liner(argc, argv, VERB_ACCUMULATE, ONE_ACCUMULATE); }
 
 /* eval: -i NAME=REF bindings and '[OUT =] EXPRESSION' as a one-step recipe. */
 int cmd_eval(int argc, char **argv)
@@ -195,21 +134,23 @@ int cmd_eval(int argc, char **argv)
 	struct recipe r = { .version = 1, .nsteps = 1, .inputs = inputs };
 	struct recipe_step step = { .verb = VERB_EXPR };
 	r.steps = &step;
+	struct cli_option eval_options[OPT_COUNT + 2];
+	flags_of(ONE_EVAL, (struct cli_option){ "input", 'i', true, FLAG_INPUT }, eval_options);
 	if (cli_parse(&c, "eval", argc, argv, eval_options, true, &e) < 0)
-		goto usage;
+		goto out;
 	if (c.npos != 1) {
 		err_set(&e, EXIT_USAGE, "eval", c.npos ? "one expression at a time (quote it)"
 			: "an expression is needed: h5ufunc eval [-i NAME=REF]... '[OUT =] EXPRESSION'");
-		goto usage;
+		goto out;
 	}
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
 		switch (c.val[i].id) {
-		case OPT_EVAL_INPUT: {
+		case FLAG_INPUT: {
 			const char *eq = strchr(arg, '=');
 			if (!eq || eq == arg) {
 				err_set(&e, EXIT_USAGE, "eval", "-i takes NAME=REF, got '%s'", arg);
-				goto usage;
+				goto out;
 			}
 			struct recipe_input *in = &inputs[r.ninputs++];
 			memset(in, 0, sizeof *in);
@@ -218,24 +159,13 @@ int cmd_eval(int argc, char **argv)
 			for (int j = 0; j < r.ninputs - 1; j++)
 				if (!strcmp(inputs[j].name, in->name)) {
 					err_set(&e, EXIT_USAGE, "eval", "-i %s given twice", in->name);
-					goto usage;
+					goto out;
 				}
 			break;
 		}
-		case OPT_EVAL_DTYPE:
-			if (dtype_from_name(arg, &step.opts.dtype) < 0) {
-				err_set(&e, EXIT_USAGE, "eval", "--dtype: unknown dtype '%s'", arg);
-				goto usage;
-			}
-			step.opts.given |= 1u << OPT_DTYPE;
-			break;
-		case OPT_EVAL_CASTING:
-			if (casting_from_name(arg, &step.opts.casting) < 0) {
-				err_set(&e, EXIT_USAGE, "eval",
-					"--casting: '%s' is not one of no, equiv, safe, same_kind, unsafe", arg);
-				goto usage;
-			}
-			step.opts.given |= 1u << OPT_CASTING;
+		default:
+			if (option_from_flag(c.val[i].id - STEP_FLAG, arg, &step.opts, "eval", &e) < 0)
+				goto out;
 			break;
 		}
 	}
@@ -246,7 +176,7 @@ int cmd_eval(int argc, char **argv)
 	if (out) {
 		if (!*out) {
 			err_set(&e, EXIT_USAGE, "eval", "nothing before '=' to assign to");
-			goto usage;
+			goto out;
 		}
 		bool input = strstr(out, ":/") != NULL;
 		for (int j = 0; j < r.ninputs && !input; j++)
@@ -254,18 +184,12 @@ int cmd_eval(int argc, char **argv)
 		if (!input) {
 			err_set(&e, EXIT_USAGE, "eval",
 				"'%s' is neither an -i name nor a FILE:/PATH dataset to write to", out);
-			goto usage;
+			goto out;
 		}
 		step.nout = 1;
 		step.out[0] = out;
 	}
-	diag_set_source("<expression>", c.pos[0], strlen(c.pos[0]));
-	if (cli_session(&c, &argc, &argv, &e) == 0)
-		cmd_execute(&c, &r, false, &e);
-	arena_free(&a);
-	return cli_finish(&e);
-usage:
-	arena_free(&a);
-	cli_usage_error(&e);
-	return e.status;
+	diag_set_source(ERR_EXPRESSION, c.pos[0], strlen(c.pos[0]));
+out:
+	return finish(&c, &r, &a, argc, argv, &e);
 }

@@ -9,11 +9,11 @@
  *         5 |     in: [u, w]
  *           |             ^
  *
- * Two forms of WHERE are recognised: "PATH:LINE:COL" where PATH is a
- * registered source (a recipe; COL counts characters, as libyaml does), and
- * "COMMAND: column N" for an expression registered as "<expression>" (N
- * counts bytes from the start of the expression, as the expression parser
- * does; the expression's line is numbered from 1).  The line is shown safely: tabs are expanded to stops of eight,
+ * The place comes from the record's fields (err.h), never from its text:
+ * a registered recipe (its line, and its column in characters, as libyaml
+ * counts), or the registered expression ERR_EXPRESSION (the byte offset in
+ * its text, as the expression parser counts; the expression's line is
+ * numbered from 1).  The line is shown safely: tabs are expanded to stops of eight,
  * control characters, invalid UTF-8 and bidirectional overrides become '?',
  * and a line too long for a terminal is trimmed around the column with
  * "..." on the cut sides.  Anything else prints the first line alone.
@@ -32,7 +32,6 @@
 
 #define DIAG_MAXSOURCES 4
 #define DIAG_WINDOW 76           /* display cells of source shown at most */
-#define DIAG_EXPRESSION "<expression>"
 
 struct source {
 	const char *path;
@@ -264,64 +263,24 @@ static size_t column_offset(const char *line, size_t len, long col)
 	return i + (size_t)(col - c);
 }
 
-/* Parse a decimal number of at most nine digits at *P; advance *P. */
-static bool number(const char **p, long *out)
+/* The recipe line LINE of S with a caret under character column COL. */
+static bool show_recipe(FILE *f, const struct source *s, long line, long col)
 {
-	const char *s = *p;
-	long v = 0;
-	int digits = 0;
-	while (*s >= '0' && *s <= '9' && digits < 9) {
-		v = v * 10 + (*s++ - '0');
-		digits++;
-	}
-	if (!digits || (*s >= '0' && *s <= '9'))
-		return false;
-	*p = s;
-	*out = v;
-	return true;
-}
-
-/* "PATH:LINE:COL" at the start of MSG for a registered PATH (the longest
- * that fits): shows the line. */
-static bool show_recipe(FILE *f, const char *msg)
-{
-	const struct source *best = NULL;
-	long line = 0, col = 0;
-	for (int i = 0; i < nsources; i++) {
-		size_t n = strlen(sources[i].path);
-		if (strncmp(msg, sources[i].path, n) != 0 || msg[n] != ':')
-			continue;
-		const char *p = msg + n + 1;
-		long l, c;
-		if (!number(&p, &l) || *p++ != ':' || !number(&p, &c) || (*p && *p != ':'))
-			continue;
-		if (!best || n > strlen(best->path)) {
-			best = &sources[i];
-			line = l;
-			col = c;
-		}
-	}
 	size_t start, len;
-	if (!best || line < 1 || col < 1 || !line_find(best, line, &start, &len))
+	if (line < 1 || col < 1 || !line_find(s, line, &start, &len))
 		return false;
 	char label[24];
 	snprintf(label, sizeof label, "%ld", line);
-	const char *text = best->text + start;
+	const char *text = s->text + start;
 	show(f, label, text, len, column_offset(text, len, col));
 	return true;
 }
 
-/* "COMMAND: column N" with a registered expression: shows the expression
- * line holding byte N, numbered from 1 like a recipe's. */
-static bool show_expression(FILE *f, const char *msg)
+/* The line of expression S holding byte COL - 1, numbered from 1 like a
+ * recipe's, with a caret under that byte. */
+static bool show_expression(FILE *f, const struct source *s, long col)
 {
-	const struct source *s = source_find(DIAG_EXPRESSION);
-	const char *p = strchr(msg, ':');
-	long col;
-	if (!s || !p || strncmp(p, ": column ", 9) != 0)
-		return false;
-	p += 9;
-	if (!number(&p, &col) || *p != ':' || col < 1 || (size_t)(col - 1) > s->len)
+	if (col < 1 || (size_t)(col - 1) > s->len)
 		return false;
 	size_t at = (size_t)(col - 1), start = 0, i = 0;
 	long line = 1;
@@ -346,7 +305,11 @@ static bool show_expression(FILE *f, const char *msg)
 void diag_print(const struct err *e)
 {
 	err_print(e);
-	if (!show_recipe(stderr, e->msg))
-		show_expression(stderr, e->msg);
+	const struct err_loc *l = &e->loc;
+	const struct source *s = l->source[0] ? source_find(l->source) : NULL;
+	if (s && !strcmp(l->source, ERR_EXPRESSION))
+		show_expression(stderr, s, l->col);
+	else if (s)
+		show_recipe(stderr, s, l->line, l->col);
 	fflush(stderr);
 }

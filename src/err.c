@@ -1,10 +1,12 @@
-/* err.c - the error record: first error wins, printed once. */
+/* err.c - the error record: first error wins, printed once; where it
+ * points kept as fields.  See err.h. */
 #include <stdio.h>
 #include <string.h>
 
 #include "err.h"
 
-int err_vset(struct err *e, int status, const char *where, const char *fmt, va_list ap)
+int err_vset_at(struct err *e, int status, const struct err_loc *loc, const char *where,
+		const char *fmt, va_list ap)
 {
 	if (e->status)
 		return -1;
@@ -14,7 +16,19 @@ int err_vset(struct err *e, int status, const char *where, const char *fmt, va_l
 		n = (size_t)snprintf(e->msg, sizeof e->msg, "%s: ", where);
 	if (n < sizeof e->msg)
 		vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
+	memset(&e->loc, 0, sizeof e->loc);
+	if (loc)
+		e->loc = *loc;
 	return -1;
+}
+
+int err_vset(struct err *e, int status, const char *where, const char *fmt, va_list ap)
+{
+	const struct err_loc *loc = NULL;
+	for (int i = 0; i < e->nsites && where && !loc; i++)
+		if (e->site[i].where == where)
+			loc = e->site[i].loc;
+	return err_vset_at(e, status, loc, where, fmt, ap);
 }
 
 int err_set(struct err *e, int status, const char *where, const char *fmt, ...)
@@ -24,6 +38,44 @@ int err_set(struct err *e, int status, const char *where, const char *fmt, ...)
 	err_vset(e, status, where, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int err_set_at(struct err *e, int status, const struct err_loc *loc, const char *where,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset_at(e, status, loc, where, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void err_site(struct err *e, const char *w, const struct err_loc *loc)
+{
+	int i = 0;
+	while (i < e->nsites && e->site[i].where != w)
+		i++;
+	if (i == ERR_MAXSITES) {   /* full: forget the oldest */
+		memmove(e->site, e->site + 1, sizeof e->site[0] * (ERR_MAXSITES - 1));
+		i--;
+	} else if (i == e->nsites) {
+		e->nsites++;
+	}
+	e->site[i] = (struct err_site){ w, loc };
+}
+
+void err_sites_clear(struct err *e)
+{
+	e->nsites = 0;
+}
+
+void err_loc_set(struct err_loc *loc, const char *source, int line, int col, const char *step)
+{
+	memset(loc, 0, sizeof *loc);
+	snprintf(loc->source, sizeof loc->source, "%s", source ? source : "");
+	loc->line = line;
+	loc->col = col;
+	snprintf(loc->step, sizeof loc->step, "%s", step ? step : "");
 }
 
 void err_append(struct err *e, const char *fmt, ...)
@@ -41,6 +93,7 @@ void err_clear(struct err *e)
 {
 	e->status = 0;
 	e->msg[0] = '\0';
+	memset(&e->loc, 0, sizeof e->loc);
 }
 
 void err_print(const struct err *e)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "options.h"
 
 #define DATA_OPTIONS \
 	"  --set NAME=VALUE   fill ${NAME} in the recipe (else the environment)\n" \
@@ -16,34 +17,26 @@
 	"  --json             a machine-readable run summary on stdout\n"
 
 const struct command commands[] = {
-	{ "run", cmd_run, "[OPTIONS] RECIPE|-", "run a YAML recipe (- reads it from stdin)", DATA_OPTIONS },
+	{ "run", cmd_run, "[OPTIONS] RECIPE|-", "run a YAML recipe (- reads it from stdin)", "", -1,
+	  DATA_OPTIONS },
 	{ "check", cmd_check, "[OPTIONS] RECIPE|-",
-	  "validate a recipe against the real files, print the plan, write nothing", DATA_OPTIONS },
+	  "validate a recipe against the real files, print the plan, write nothing", "", -1, DATA_OPTIONS },
 	{ "call", cmd_call, "UFUNC[.outer] OPERAND... [-o OUT[,OUT2]] [--dtype T] [--casting C]",
 	  "call a ufunc elementwise (or UFUNC.outer); without -o print the result",
-	  "  -o OUT[,OUT2]      write the result(s) to FILE:/PATH (an operand's dataset: in place)\n"
-	  "  --dtype T          NumPy's dtype=: the loop's output dtype\n"
-	  "  --casting C        no, equiv, safe, same_kind (default) or unsafe\n" DATA_OPTIONS },
+	  "  -o OUT[,OUT2]      write the result(s) to FILE:/PATH (an operand's dataset: in place)\n",
+	  ONE_CALL, DATA_OPTIONS },
 	{ "reduce", cmd_reduce, "UFUNC OPERAND [-o OUT] [--axis N[,N...]|all] [--keepdims] [--dtype T] [--initial V]",
 	  "np.UFUNC.reduce over any axes; without -o print the result",
-	  "  -o OUT             write the result to FILE:/PATH\n"
-	  "  --axis N[,N...]|all   the axes to reduce (default 0; all: every axis)\n"
-	  "  --keepdims         keep reduced axes with length one\n"
-	  "  --dtype T          NumPy's dtype=: the dtype to reduce in\n"
-	  "  --initial V        the value the reduction starts from\n" DATA_OPTIONS },
+	  "  -o OUT             write the result to FILE:/PATH\n", ONE_REDUCE, DATA_OPTIONS },
 	{ "accumulate", cmd_accumulate, "UFUNC OPERAND [-o OUT] [--axis N] [--dtype T]",
 	  "np.UFUNC.accumulate along one axis; without -o print the result",
-	  "  -o OUT             write the result to FILE:/PATH\n"
-	  "  --axis N           the axis (default 0)\n"
-	  "  --dtype T          NumPy's dtype=: the dtype to accumulate in\n" DATA_OPTIONS },
+	  "  -o OUT             write the result to FILE:/PATH\n", ONE_ACCUMULATE, DATA_OPTIONS },
 	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
 	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
-	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n"
-	  "  --dtype T          NumPy's dtype= for the outermost operation\n"
-	  "  --casting C        the casting rule for every operation and the output\n" DATA_OPTIONS },
-	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "" },
-	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "" },
-	{ NULL, NULL, NULL, NULL, NULL }
+	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n", ONE_EVAL, DATA_OPTIONS },
+	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "", -1, "" },
+	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "", -1, "" },
+	{ NULL, NULL, NULL, NULL, NULL, -1, NULL }
 };
 
 const struct command *command_find(const char *name)
@@ -77,8 +70,12 @@ int cmd_help(int argc, char **argv)
 		return 2;
 	}
 	printf("usage: h5ufunc %s %s\n\n%s\n", c->name, c->usage, c->summary);
-	if (*c->help)
-		printf("\noptions:\n%s", c->help);
+	if (*c->own || c->step_flags >= 0 || *c->common) {
+		printf("\noptions:\n%s", c->own);
+		if (c->step_flags >= 0)
+			option_print_help(stdout, (enum one_liner)c->step_flags);
+		fputs(c->common, stdout);
+	}
 	return 0;
 }
 

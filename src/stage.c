@@ -17,6 +17,17 @@ void *stage_alloc(size_t n)
 	return p;
 }
 
+void stage_row_box(const struct shape *shape, int64_t first, int64_t count,
+		   int64_t *start, int64_t *cnt)
+{
+	for (int i = 0; i < shape->ndim; i++) {
+		start[i] = 0;
+		cnt[i] = shape->dim[i];
+	}
+	start[0] = shape->ndim ? first : 0;
+	cnt[0] = count;
+}
+
 int64_t stage_box_size(int ndim, const int64_t *count)
 {
 	int64_t n = ndim ? 1 : count[0];

@@ -47,8 +47,9 @@
 
 #define UFUNC(NAME, NIN, NOUT, IDENTITY, DOC)                                 \
 	{ #NAME, NIN, NOUT, IDENTITY,                                         \
-	  (int)(sizeof loops_##NAME / sizeof loops_##NAME[0]), loops_##NAME, DOC },
-#define UFUNC_END(NAME)
+	  (int)(sizeof loops_##NAME / sizeof loops_##NAME[0]), loops_##NAME, DOC,
+#define UFUNC_FLAGS(NAME, FLAGS) FLAGS
+#define UFUNC_END(NAME) },
 #define ALIAS(ALIAS, NAME)
 #define LOOP11(UF, I1, O1)
 #define LOOP21(UF, I1, I2, O1)
@@ -58,6 +59,8 @@ const struct ufunc ufunc_table[] = {
 #include "ufunc.def"
 };
 #undef UFUNC
+#undef UFUNC_FLAGS
+#undef UFUNC_END
 #undef ALIAS
 
 const int ufunc_count = (int)(sizeof ufunc_table / sizeof ufunc_table[0]);
@@ -69,6 +72,7 @@ struct ufunc_alias {
 };
 
 #define UFUNC(NAME, NIN, NOUT, IDENTITY, DOC)
+#define UFUNC_END(NAME)
 #define ALIAS(ALIAS, NAME) { #ALIAS, #NAME },
 static const struct ufunc_alias alias_table[] = {
 #include "ufunc.def"

@@ -61,20 +61,6 @@ reducible() {
 	h5u ufuncs | awk '$2 == 2 && $3 == 1 { print $1 }'
 }
 
-# one_liners CASES OUT: run every case of the file CASES as its h5ufunc
-# command line on one process, writing OUT:/ID.  Fails, naming the cases
-# and their messages, when any command fails.
-one_liners() {
-	local id verb uf rest failed=()
-	while read -r id verb uf rest; do
-		[[ -z $id || $id == \#* ]] && continue
-		# shellcheck disable=SC2086
-		h5u "$verb" "$uf" $rest -o "$2:/$id" 2>err.txt ||
-			failed+=("$id: h5ufunc $verb $uf $rest: $(cat err.txt)")
-	done <"$1"
-	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
-}
-
 # printed CASES DIR: run every case without -o, its stdout to DIR/ID.txt.
 printed() {
 	local id verb uf rest failed=()

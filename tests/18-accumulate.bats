@@ -46,19 +46,6 @@ setup_file() {
 }
 
 
-# one_liners CASES OUT: run every case of the file CASES as its h5ufunc
-# command line on one process, writing OUT:/ID; fails naming those that fail.
-one_liners() {
-	local id verb uf rest failed=()
-	while read -r id verb uf rest; do
-		[[ -z $id || $id == \#* ]] && continue
-		# shellcheck disable=SC2086
-		h5u "$verb" "$uf" $rest -o "$2:/$id" 2>err.txt ||
-			failed+=("$id: h5ufunc $verb $uf $rest: $(cat err.txt)")
-	done <"$1"
-	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
-}
-
 axis_cases() {
 	cat <<-'EOF'
 		c0 accumulate add f.h5:/c

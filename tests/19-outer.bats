@@ -35,19 +35,6 @@ ref() {
 	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
 }
 
-# one_liners CASES OUT: `h5ufunc call UFUNC.outer A B [OPTIONS] -o OUT:/ID`
-# for every case of CASES, on one process; fails naming those that fail.
-one_liners() {
-	local id verb uf rest failed=()
-	while read -r id verb uf rest; do
-		[[ -z $id || $id == \#* ]] && continue
-		# shellcheck disable=SC2086
-		h5u call "$uf.outer" $rest -o "$2:/$id" 2>err.txt ||
-			failed+=("$id: h5ufunc call $uf.outer $rest: $(cat err.txt)")
-	done <"$1"
-	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
-}
-
 outer_cases() {
 	cat <<-'EOF'
 		add outer add f.h5:/a f.h5:/b

@@ -72,19 +72,6 @@ bad_case() {
 	done
 }
 
-# assert_error_once_match STATUS REGEX: assert_error_once with an ERE.
-assert_error_once_match() {
-	local ours
-	ours=$(printf '%s\n' "${stderr:-}" | grep '^h5ufunc:' || true)
-	if [[ $status -ne $1 || ! $ours =~ ^h5ufunc:\ ($2)$ ]]; then
-		{
-			printf 'want    : exit %s, /^h5ufunc: %s$/ once\n' "$1" "$2"
-			printf 'status  : %s\n' "$status"
-			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
-		} | batslib_decorate "h5ufunc did not fail as expected" | fail
-	fi
-}
-
 @test "alias-bomb: a YAML alias bomb: refused at its first alias" {
 	bad_case alias-bomb
 }

@@ -175,19 +175,6 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 	np check negative mid.h5:/x -o full/out.h5:/y
 }
 
-# assert_error_once_match STATUS REGEX: assert_error_once with an ERE.
-assert_error_once_match() {
-	local ours
-	ours=$(printf '%s\n' "${stderr:-}" | grep '^h5ufunc:' || true)
-	if [[ $status -ne $1 || ! $ours =~ ^h5ufunc:\ ($2)$ ]]; then
-		{
-			printf 'want    : exit %s, /^h5ufunc: %s$/ once\n' "$1" "$2"
-			printf 'status  : %s\n' "$status"
-			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
-		} | batslib_decorate "h5ufunc did not fail as expected" | fail
-	fi
-}
-
 # ---- a file in use -----------------------------------------------------
 
 # hold FILE: h5py keeps FILE open for writing in the background (HDF5's

@@ -39,7 +39,16 @@
 #                        for mpirun runs: exit STATUS, and exactly one line
 #                        of stderr starts with "h5ufunc:", and it is
 #                        "h5ufunc: TEXT" (the launcher may add its own lines).
+#   assert_error_once_match STATUS REGEX
+#                        assert_error_once with an ERE.
 #   assert_stderr_empty  after `run --separate-stderr`: nothing on stderr.
+#   one_liners CASES OUT run every case of the file CASES ("ID VERB UFUNC
+#                        ARGS...", # comments) as its h5ufunc command line
+#                        on one process, writing OUT:/ID (VERB outer: `call
+#                        UFUNC.outer`); fails naming the cases that fail and
+#                        their messages.
+#   fused_steps          after `run h5u check ...`: the numbers of the steps
+#                        the plan fuses into another, one per line.
 #   now                  seconds since the epoch (for `np history --since`).
 #   wait_for GLOB SECONDS
 #                        wait until a file matching GLOB exists (status 1
@@ -228,4 +237,34 @@ assert_error_once() {
 			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
 		} | batslib_decorate "h5ufunc did not fail as expected" | fail
 	fi
+}
+
+# assert_error_once_match STATUS REGEX: assert_error_once with an ERE.
+assert_error_once_match() {
+	local ours
+	ours=$(printf '%s\n' "${stderr:-}" | grep '^h5ufunc:' || true)
+	if [[ $status -ne $1 || ! $ours =~ ^h5ufunc:\ ($2)$ ]]; then
+		{
+			printf 'want    : exit %s, /^h5ufunc: %s$/ once\n' "$1" "$2"
+			printf 'status  : %s\n' "$status"
+			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
+		} | batslib_decorate "h5ufunc did not fail as expected" | fail
+	fi
+}
+
+one_liners() {
+	local id verb uf rest failed=() cmd
+	while read -r id verb uf rest; do
+		[[ -z $id || $id == \#* ]] && continue
+		cmd=("$verb" "$uf")
+		[[ $verb == outer ]] && cmd=(call "$uf.outer")
+		# shellcheck disable=SC2086
+		h5u "${cmd[@]}" $rest -o "$2:/$id" 2>err.txt ||
+			failed+=("$id: h5ufunc ${cmd[*]} $rest: $(cat err.txt)")
+	done <"$1"
+	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
+}
+
+fused_steps() {
+	sed -n 's/^step \([0-9]*\): .*, fused into step [0-9]*$/\1/p' <<<"$output"
 }

@@ -78,8 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct err e = {0};
 		char where[64];
 		snprintf(where, sizeof where, "eval: column %d", col);
-		err_set(&e, EXIT_USAGE, where, "%s", msg);
-		diag_set_source("<expression>", body, len);
+		struct err_loc loc;
+		err_loc_set(&loc, ERR_EXPRESSION, 1, col, "eval");
+		err_set_at(&e, EXIT_USAGE, &loc, where, "%s", msg);
+		diag_set_source(ERR_EXPRESSION, body, len);
 		diag_print(&e);
 	}
 	arena_free(&a);

@@ -1,0 +1,118 @@
+/* planner.h - the planner's working state, shared by the stages of
+ * plan_build().
+ *
+ * plan_build() (plan.c) is the driver: it binds the recipe's inputs, plans
+ * each step through its verb, then hands the plan to the optimizer and
+ * places the temporary files.  The stages it calls live one per file, in
+ * the order a step flows through them:
+ *
+ *   files.c     the plan's file table: files read, written, created; the
+ *               scratch file; temporary names once the outputs are known
+ *   arrays.c    what an operand stands for: the array table, names bound
+ *               by inputs: and out:, datasets (with select.c's slicing),
+ *               literals
+ *   resolve.c   type resolution (resolve.h: pure, no HDF5)
+ *   lower.c     an expression -> the step's op program
+ *   outputs.c   where each result goes: in place, new, replacing, scratch,
+ *               printed; chunks and compression
+ *   elementwise.c  the elementwise memory model (elementwise.h)
+ *   fuse.c      the optimizer: steps fused into passes
+ *
+ * This header is not a module's public face: only those files include it.
+ * Every function here reports errors at the location it is given, with
+ * status EXIT_USAGE, and returns -1 (or NULL); see err.h.
+ */
+#ifndef H5UFUNC_PLANNER_H
+#define H5UFUNC_PLANNER_H
+
+#include "operand.h"
+#include "plan.h"
+
+struct binding {
+	const char *name;
+	struct array *array;
+};
+
+/* The planner's working state. */
+struct planner {
+	struct plan *p;
+	const struct recipe *r;
+	const struct plan_options *o;
+	int nbind;
+	struct binding bind[PLAN_MAXARRAYS];
+	struct err *e;                      /* plan_build's: WHERE below is named in it */
+	char where[1200];                   /* the last location handed out ... */
+	struct err_loc loc;                 /* ... and its place (err_site) */
+};
+
+/* ---- plan.c: locations ---- */
+
+/* "r.yaml:3:5: step 2 (ufunc add)", "r.yaml:3:5", "step 2 (ufunc add)",
+ * or "call add", as the context allows (S may be NULL, M unset).  The text
+ * lives in PL until the next call; errors raised with it point at M. */
+const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m);
+/* Where output K of S is written in the recipe. */
+const char *planner_step_where(struct planner *pl, struct plan_step *s, int k);
+
+/* ---- files.c ---- */
+
+struct plan_file *file_find(struct plan *p, const char *canon);
+/* A new entry of the file table (NULL when it is full). */
+struct plan_file *file_add(struct planner *pl, const char *name, const char *canon, bool exists);
+/* The file of an operand that is read: on disk (opened), or one an earlier
+ * step creates. */
+struct plan_file *file_for_read(struct planner *pl, const char *name, const char *w,
+				struct err *e);
+/* The file an output goes to, created by the run when new; checked
+ * writable. */
+struct plan_file *file_for_write(struct planner *pl, const char *name, const char *w,
+				 struct err *e);
+/* Can PATH (an existing file, or one to create) be written? */
+int file_check_writable(const char *path, bool exists, const char *w, struct err *e);
+/* The run's scratch file of printed results (PRINTED) or of named
+ * intermediates, added on first use; NULL when the table is full. */
+struct plan_file *scratch_file(struct planner *pl, bool printed);
+/* Where scratch files and temporary names go, once outputs are known. */
+void place_files(struct planner *pl);
+
+/* ---- arrays.c ---- */
+
+struct array *array_new(struct planner *pl, enum array_kind kind, const char *display);
+/* The whole (unselected) dataset PATH of F, when the plan has it. */
+struct array *array_find(struct plan *p, const struct plan_file *f, const char *path);
+/* The array NAME is bound to, the latest binding first; NULL if none. */
+struct array *array_bound(struct planner *pl, const char *name);
+int array_bind(struct planner *pl, const char *name, struct array *x, const char *w, struct err *e);
+/* The dataset FILE:/PATH[SELECTION] of OP (written as TEXT), as an operand
+ * that is read (or written in place, for a selection). */
+struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
+			    const char *w, struct err *e);
+/* An operand that a step reads: a name, a dataset or a literal. */
+struct array *array_operand(struct planner *pl, const char *text, const char *w, struct err *e);
+
+/* ---- outputs.c ---- */
+
+/* Decide output K of S (its out: entry): in place, a new or replacing
+ * dataset, a new file, or a named intermediate in the scratch file. */
+int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite, struct err *e);
+/* S has no out:, so its results print: scratch datasets read back after it. */
+int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
+/* Chunks and compression of output K, a dataset the step creates. */
+int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		   struct err *e);
+
+/* ---- lower.c ---- */
+
+/* Parse S's expression and lower it into S's ops, in evaluation order. */
+int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		     struct err *e);
+
+/* ---- fuse.c ---- */
+
+/* The optimizer: consecutive elementwise steps of one shape become one
+ * program, reductions of what a pass reads or computes join it, and
+ * consecutive reductions of one dataset share one pass.  Never fails: a
+ * fusion that would not fit --memory is not made. */
+void fuse_plan(struct planner *pl);
+
+#endif

@@ -1,0 +1,149 @@
+/* arrays.c - what an operand of a step stands for: the plan's array
+ * table, the names bound by inputs: and by out:, datasets (whole or a
+ * selection, select.h) and literals.
+ *
+ * One dataset is one array however often it is named, and one selection of
+ * it one more, so that later stages compare arrays by pointer.  Part of the
+ * planner (planner.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "h5io.h"
+#include "planner.h"
+#include "select.h"
+
+struct array *array_new(struct planner *pl, enum array_kind kind, const char *display)
+{
+	struct plan *p = pl->p;
+	if (p->narrays == PLAN_MAXARRAYS)
+		return NULL;
+	struct array *x = arena_alloc(p->arena, sizeof *x);
+	x->kind = kind;
+	x->display = arena_strdup(p->arena, display);
+	x->id = -1;
+	p->arrays[p->narrays++] = x;
+	return x;
+}
+
+struct array *array_find(struct plan *p, const struct plan_file *f, const char *path)
+{
+	for (int i = p->narrays - 1; i >= 0; i--) {
+		struct array *x = p->arrays[i];
+		if (x->kind == ARR_DATASET && x->file == f && !x->selected && !strcmp(x->path, path))
+			return x;
+	}
+	return NULL;
+}
+
+struct array *array_bound(struct planner *pl, const char *name)
+{
+	for (int i = pl->nbind - 1; i >= 0; i--)
+		if (!strcmp(pl->bind[i].name, name))
+			return pl->bind[i].array;
+	return NULL;
+}
+
+int array_bind(struct planner *pl, const char *name, struct array *x, const char *w, struct err *e)
+{
+	if (pl->nbind == PLAN_MAXARRAYS)
+		return err_set(e, EXIT_USAGE, w, "too many names (at most %d)", PLAN_MAXARRAYS);
+	pl->bind[pl->nbind].name = name;
+	pl->bind[pl->nbind].array = x;
+	pl->nbind++;
+	return 0;
+}
+
+/* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
+ * in place, for a selection). */
+struct array *array_dataset(struct planner *pl, const struct operand *op,
+				     const char *text, const char *w, struct err *e)
+{
+	struct plan_file *f = file_for_read(pl, op->file, w, e);
+	if (!f)
+		return NULL;
+	struct array *x = array_find(pl->p, f, op->path);
+	if (!x) {
+		if (f->id < 0) {   /* a file the run creates: only its created datasets exist */
+			err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+			return NULL;
+		}
+		switch (h5io_probe(f->id, op->path)) {
+		case H5IO_DATASET:
+			break;
+		case H5IO_GROUP:
+			err_set(e, EXIT_USAGE, w, "'%s' is a group, not a dataset", text);
+			return NULL;
+		case H5IO_OTHER:
+			err_set(e, EXIT_USAGE, w, "'%s' is not a dataset", text);
+			return NULL;
+		default:
+			err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+			return NULL;
+		}
+		char display[4096];
+		snprintf(display, sizeof display, "%s:%s", op->file, op->path);
+		x = array_new(pl, ARR_DATASET, op->selected ? display : text);
+		if (!x) {
+			err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+			return NULL;
+		}
+		x->file = f;
+		x->path = arena_strdup(pl->p->arena, op->path);
+		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w, text, e);
+		if (d < 0)
+			return NULL;
+		h5io_dataset_close(d);
+	}
+	if (!op->selected)
+		return x;
+	struct array_view v;
+	struct shape vshape;
+	if (select_view(op, &x->shape, &v, &vshape, text, w, e) < 0)
+		return NULL;
+	for (int i = 0; i < pl->p->narrays; i++) {
+		struct array *y = pl->p->arrays[i];
+		if (y->kind == ARR_DATASET && y->selected && y->file == f && !strcmp(y->path, op->path) &&
+		    select_same_view(&y->view, &v))
+			return y;
+	}
+	struct array *y = array_new(pl, ARR_DATASET, text);
+	if (!y) {
+		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	y->file = f;
+	y->path = x->path;
+	y->dtype = x->dtype;
+	y->shape = vshape;
+	y->selected = true;
+	y->view = v;
+	return y;
+}
+
+/* An operand that a step reads: a name, a dataset or a literal. */
+struct array *array_operand(struct planner *pl, const char *text, const char *w,
+				   struct err *e)
+{
+	struct operand op;
+	if (operand_parse(text, pl->p->arena, &op, w, e) < 0)
+		return NULL;
+	if (op.kind == OPERAND_NAME) {
+		struct array *x = array_bound(pl, op.name);
+		if (!x)
+			err_set(e, EXIT_USAGE, w, "unknown name '%s'", op.name);
+		return x;
+	}
+	if (op.kind == OPERAND_DATASET)
+		return array_dataset(pl, &op, text, w, e);
+	struct array *x = array_new(pl, ARR_LITERAL, text);
+	if (!x) {
+		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	x->lit = op.lit;
+	x->lit.text = x->display;
+	x->dtype = literal_default_dtype(&op.lit);
+	x->shape.ndim = 0;
+	return x;
+}

@@ -1,0 +1,215 @@
+/* files.c - the plan's file table: every file a run reads, writes or
+ * creates, once each whatever name it is given, and the temporary names of
+ * what the run creates.
+ *
+ * A file is known by its canonical path, so one file under two names is
+ * one entry.  A file the run creates is written under a hidden temporary
+ * name beside it and renamed at the end (exec.c); named intermediates and
+ * printed results live in one scratch file, next to the first output.
+ * Files read are opened here, to learn their datasets; plan_build closes
+ * them again.  Part of the planner (planner.h).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5io.h"
+#include "planner.h"
+#include "tmpfiles.h"
+
+/* Canonical path of NAME: realpath of an existing file, or of its directory
+ * plus its base name when it does not exist.  NULL when the directory does
+ * not exist. */
+static char *canonical(struct arena *a, const char *name, bool *exists)
+{
+	char buf[PATH_MAX];
+	if (realpath(name, buf)) {
+		*exists = true;
+		return arena_strdup(a, buf);
+	}
+	*exists = false;
+	char *copy1 = arena_strdup(a, name), *copy2 = arena_strdup(a, name);
+	char *dir = dirname(copy1), *base = basename(copy2);
+	if (!realpath(dir, buf))
+		return NULL;
+	size_t n = strlen(buf) + strlen(base) + 2;
+	char *out = arena_alloc(a, n);
+	snprintf(out, n, "%s/%s", strcmp(buf, "/") ? buf : "", base);
+	return out;
+}
+
+struct plan_file *file_find(struct plan *p, const char *canon)
+{
+	for (int i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->files[i]->canon, canon))
+			return p->files[i];
+	return NULL;
+}
+
+struct plan_file *file_add(struct planner *pl, const char *name,
+				  const char *canon, bool exists)
+{
+	struct plan *p = pl->p;
+	if (p->nfiles == PLAN_MAXFILES)
+		return NULL;
+	struct plan_file *f = arena_alloc(p->arena, sizeof *f);
+	f->name = arena_strdup(p->arena, name);
+	f->canon = canon;
+	f->open_path = f->name;
+	f->exists = exists;
+	f->id = -1;
+	p->files[p->nfiles++] = f;
+	return f;
+}
+
+/* The plan's file for an operand that is read: it must exist, on disk or
+ * as a file an earlier step creates. */
+struct plan_file *file_for_read(struct planner *pl, const char *name, const char *w,
+				       struct err *e)
+{
+	bool exists;
+	char *canon = canonical(pl->p->arena, name, &exists);
+	struct plan_file *f = canon ? file_find(pl->p, canon) : NULL;
+	if (f)
+		return f;
+	if (!exists) {
+		err_set(e, EXIT_USAGE, w, "cannot open '%s': No such file or directory", name);
+		return NULL;
+	}
+	f = file_add(pl, name, canon, true);
+	if (!f) {
+		err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		return NULL;
+	}
+	f->id = h5io_open(name, false, w, e);
+	return f->id < 0 ? NULL : f;
+}
+
+int file_check_writable(const char *path, bool exists, const char *w, struct err *e)
+{
+	if (exists) {
+		if (access(path, W_OK) != 0)
+			return err_set(e, EXIT_USAGE, w, "cannot write '%s': %s", path, strerror(errno));
+		return 0;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		abort();
+	const char *dir = dirname(copy);
+	int r = 0;
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': directory '%s' does not exist", path, dir);
+	else if (!S_ISDIR(st.st_mode))
+		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': '%s' is not a directory", path, dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': directory '%s': %s", path, dir, strerror(errno));
+	free(copy);
+	return r;
+}
+
+/* The file an output FILE:/PATH goes to, created by the run when new. */
+struct plan_file *file_for_write(struct planner *pl, const char *name, const char *w,
+					struct err *e)
+{
+	struct stat st;
+	if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err_set(e, EXIT_USAGE, w, "'%s' is a directory, not an HDF5 file", name);
+		return NULL;
+	}
+	bool exists;
+	char *canon = canonical(pl->p->arena, name, &exists);
+	if (!canon) {
+		file_check_writable(name, false, w, e);
+		return NULL;
+	}
+	struct plan_file *f = file_find(pl->p, canon);
+	if (!f) {
+		if (exists) {
+			f = file_for_read(pl, name, w, e);
+		} else {
+			f = file_add(pl, name, canon, false);
+			if (!f)
+				err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		}
+		if (!f)
+			return NULL;
+	}
+	if (!f->write && file_check_writable(f->name, f->exists, w, e) < 0)
+		return NULL;
+	f->write = true;
+	return f;
+}
+
+/* The scratch file of printed results (PRINTED) or of named
+ * intermediates: apart, since printed results always stay in memory and
+ * intermediates only while they are small (place_files). */
+struct plan_file *scratch_file(struct planner *pl, bool printed)
+{
+	for (int i = 0; i < pl->p->nfiles; i++)
+		if (pl->p->files[i]->scratch && pl->p->files[i]->printed == printed)
+			return pl->p->files[i];
+	const char *name = printed ? "(results)" : "(scratch)";
+	struct plan_file *f = file_add(pl, name, name, false);
+	if (f) {
+		f->scratch = true;
+		f->printed = printed;
+		f->write = true;
+	}
+	return f;
+}
+
+/* Bytes of the datasets in F. */
+static int64_t file_bytes(const struct plan *p, const struct plan_file *f)
+{
+	int64_t n = 0;
+	for (int i = 0; i < p->narrays; i++)
+		if (p->arrays[i]->kind == ARR_DATASET && p->arrays[i]->file == f)
+			n += shape_size(&p->arrays[i]->shape) * dtype_size(p->arrays[i]->dtype);
+	return n;
+}
+
+/* Where scratch files and temporary names go, once outputs are known.
+ * Printed results stay in memory (each rank's copy holds what it wrote;
+ * exec.c gathers them); so do named intermediates of one process while
+ * they take at most a quarter of the budget.  Larger ones spill to a file
+ * beside the first output; with no output, in $TMPDIR (else /tmp) for one
+ * process, in the working directory for many ranks (which must all see
+ * it).  Names on disk carry the run's token (tmpfiles.h). */
+void place_files(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	const char *dir = NULL;
+	for (int i = 0; i < p->nfiles && !dir; i++)
+		if (p->files[i]->write && !p->files[i]->scratch)
+			dir = p->files[i]->canon;
+	char *scratch_dir;
+	if (dir) {
+		char *copy = arena_strdup(p->arena, dir);
+		scratch_dir = arena_strdup(p->arena, dirname(copy));
+	} else {
+		const char *t = getenv("TMPDIR");
+		scratch_dir = arena_strdup(p->arena, pl->o->nranks > 1 ? "." : t && *t ? t : "/tmp");
+	}
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		if (f->scratch) {
+			f->memory = f->printed || (pl->o->nranks == 1 &&
+						   file_bytes(p, f) <= (int64_t)(pl->o->memory / 4));
+			if (!f->memory)
+				f->tmp_dir = scratch_dir;
+		} else if (!f->exists) {
+			char *c1 = arena_strdup(p->arena, f->canon), *c2 = arena_strdup(p->arena, f->canon);
+			f->tmp_dir = dirname(c1);
+			f->tmp_base = basename(c2);
+		}
+		char buf[2 * PATH_MAX];   /* a canonical path is shorter than PATH_MAX */
+		if (f->tmp_dir && tmpfiles_name(buf, sizeof buf, f->tmp_dir, f->tmp_base, pl->o->token) == 0)
+			f->open_path = arena_strdup(p->arena, buf);
+	}
+}

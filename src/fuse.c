@@ -1,0 +1,268 @@
+/* fuse.c - the optimizer: steps fused into passes over the data.
+ *
+ * Its public face is fuse_plan() (planner.h).  Three rewrites, each made
+ * only when it changes no step's result and the pass still fits --memory:
+ *  - consecutive elementwise steps of one shape become one program; an
+ *    intermediate that no later step reads is then not written at all;
+ *  - a reduction of what an elementwise pass reads or computes, row by row
+ *    in the pass's own distribution, is fed by that pass;
+ *  - consecutive reductions of one dataset share one read of it: a host
+ *    step with no ops of its own feeds every reducer.
+ * A fused step keeps its place in the plan with merged_into set; `h5ufunc
+ * check` shows it.
+ */
+#include <string.h>
+
+#include "elementwise.h"
+#include "planner.h"
+
+static bool fusable(const struct plan_step *s)
+{
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print;
+}
+
+static bool same_dataset(const struct array *a, const struct array *b)
+{
+	return a->kind == ARR_DATASET && b->kind == ARR_DATASET && a->file == b->file &&
+	       !strcmp(a->path, b->path);
+}
+
+/* Fold step B into step A (the head of a run of elementwise steps of one
+ * shape): B's ops join A's program, B's inputs that A computes are taken
+ * from A's ops instead of being read back, and B's outputs join A's.
+ * Refused when it would change what any step reads, or not fit --memory. */
+static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step *b)
+{
+	if (!fusable(b) || !shape_equal(&a->shape, &b->shape) || a->nout + b->nout > PLAN_MAXOUT)
+		return false;
+	int from[RECIPE_MAXIN];            /* B's input k: an OP_REF of A, or A's leaf */
+	struct array *leaves[RECIPE_MAXIN];
+	struct shape bshapes[RECIPE_MAXIN];
+	int nleaf = a->nin;
+	memcpy(leaves, a->in, sizeof leaves);
+	memcpy(bshapes, a->bshape, sizeof bshapes);
+	for (int k = 0; k < b->nin; k++) {
+		struct array *x = b->in[k];
+		from[k] = -1;
+		if (x->kind == ARR_LITERAL) {
+			from[k] = OP_LITERAL;
+			continue;
+		}
+		for (int j = 0; j < a->nout; j++) {
+			if (a->out[j] == x) {
+				if (x->dtype != a->out_dtype[j])
+					return false;   /* B reads the cast values back */
+				from[k] = a->out_src[j];
+			} else if (same_dataset(a->out[j], x)) {
+				return false;           /* another view of what A writes */
+			}
+		}
+		if (from[k] >= 0)
+			continue;
+		int l = 0;
+		while (l < nleaf && leaves[l] != x)
+			l++;
+		if (l == nleaf) {
+			if (nleaf == RECIPE_MAXIN)
+				return false;
+			leaves[nleaf] = x;
+			bshapes[nleaf++] = b->bshape[k];
+		}
+		from[k] = -1 - l;
+	}
+	for (int k = 0; k < b->nout; k++)
+		for (int l = 0; l < nleaf; l++)
+			if (leaves[l] != b->out[k] && same_dataset(leaves[l], b->out[k]))
+				return false;
+	for (int k = 0; k < b->nout; k++)
+		for (int j = 0; j < a->nout; j++)
+			if (same_dataset(a->out[j], b->out[k]))
+				return false;
+	struct plan_step saved = *a;
+	struct plan_op *ops = arena_alloc(pl->p->arena, sizeof *ops * (size_t)(a->nops + b->nops));
+	memcpy(ops, a->ops, sizeof *ops * (size_t)a->nops);
+	for (int j = 0; j < b->nops; j++) {
+		struct plan_op *op = &ops[a->nops + j];
+		*op = b->ops[j];
+		for (int k = 0; k < op->nin; k++) {
+			int src = op->src[k];
+			if (src == OP_LITERAL)
+				continue;
+			op->src[k] = src >= 0 ? OP_REF(OP_OF(src) + a->nops, OP_OUTPUT(src)) : from[-1 - src];
+		}
+	}
+	for (int k = 0; k < b->nout; k++) {
+		int src = b->out_src[k];
+		a->out[a->nout] = b->out[k];
+		a->out_dtype[a->nout] = b->out_dtype[k];
+		a->out_src[a->nout++] = OP_REF(OP_OF(src) + a->nops, OP_OUTPUT(src));
+	}
+	a->ops = ops;
+	a->nops += b->nops;
+	a->nin = nleaf;
+	memcpy(a->in, leaves, sizeof leaves);
+	memcpy(a->bshape, bshapes, sizeof bshapes);
+	struct err trial = {0};
+	if (elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) < 0) {
+		*a = saved;
+		return false;
+	}
+	b->merged_into = (int)(a - pl->p->steps);
+	return true;
+}
+
+/* Intermediates that no step reads any more (fusion computes them in the
+ * block) are not written at all. */
+static void drop_unused(struct plan *p)
+{
+	for (int i = 0; i < p->nsteps; i++) {
+		struct plan_step *h = &p->steps[i];
+		if (h->merged_into >= 0 || !fusable(h))
+			continue;
+		for (int k = 0; k < h->nout; k++) {
+			struct array *y = h->out[k];
+			if (!y->file->scratch)
+				continue;
+			bool used = false;
+			for (int t = 0; t < p->nsteps && !used; t++)
+				for (int j = 0; j < p->steps[t].nin && p->steps[t].merged_into < 0; j++)
+					used = used || p->steps[t].in[j] == y;
+			if (used)
+				continue;
+			y->unused = true;
+			h->nout--;
+			memmove(&h->out[k], &h->out[k + 1], sizeof h->out[0] * (size_t)(h->nout - k));
+			memmove(&h->out_dtype[k], &h->out_dtype[k + 1], sizeof h->out_dtype[0] * (size_t)(h->nout - k));
+			memmove(&h->out_src[k], &h->out_src[k + 1], sizeof h->out_src[0] * (size_t)(h->nout - k));
+			k--;
+		}
+	}
+}
+
+/* An elementwise step reads each array once, however many ops use it. */
+static void dedupe_inputs(struct plan_step *s)
+{
+	for (int k = s->nin - 1; k > 0; k--) {
+		int j = 0;
+		while (j < k && !(s->in[j] == s->in[k] && shape_equal(&s->bshape[j], &s->bshape[k])))
+			j++;
+		if (j == k)
+			continue;
+		for (int o = 0; o <= s->nops; o++)
+			for (int i = 0; i < (o < s->nops ? s->ops[o].nin : s->nred); i++) {
+				int *src = o < s->nops ? &s->ops[o].src[i] : &s->red_src[i];
+				if (*src == -1 - k)
+					*src = -1 - j;
+				else if (*src < -1 - k && *src != OP_LITERAL)
+					(*src)++;   /* inputs after k move down one place */
+			}
+		s->nin--;
+		memmove(&s->in[k], &s->in[k + 1], sizeof s->in[0] * (size_t)(s->nin - k));
+		memmove(&s->bshape[k], &s->bshape[k + 1], sizeof s->bshape[0] * (size_t)(s->nin - k));
+	}
+}
+
+/* Fold reduction R into elementwise step A when R reduces, row by row in
+ * A's own distribution, something A computes or reads by rows. */
+static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
+{
+	if (r->verb != VERB_REDUCE || r->print || a->nred == PLAN_MAXOUT ||
+	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && r->chunk_rows == 1)))
+		return false;
+	struct array *x = r->in[0];
+	if (!shape_equal(&x->shape, &a->shape))
+		return false;
+	int src = OP_LITERAL;
+	for (int j = 0; j < a->nout; j++)
+		if (a->out[j] == x && x->dtype == a->out_dtype[j])
+			src = a->out_src[j];
+	for (int k = 0; k < a->nin && src == OP_LITERAL; k++)
+		if (a->in[k] == x && !elementwise_reads_whole(a, k))
+			src = -1 - k;
+	if (src == OP_LITERAL)
+		return false;
+	for (int k = 0; k < a->nin; k++)
+		if (same_dataset(a->in[k], r->out[0]))
+			return false;
+	for (int j = 0; j < a->nout; j++)
+		if (same_dataset(a->out[j], r->out[0]))
+			return false;
+	a->red[a->nred] = r;
+	a->red_src[a->nred++] = src;
+	struct err trial = {0};
+	if (elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) < 0) {
+		a->nred--;
+		return false;
+	}
+	r->merged_into = (int)(a - pl->p->steps);
+	return true;
+}
+
+/* Can reduction R be fed row block by row block from another step's pass? */
+static bool row_reduction(const struct plan_step *r)
+{
+	return r->verb == VERB_REDUCE && r->merged_into < 0 && r->in[0]->kind == ARR_DATASET &&
+	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && r->chunk_rows == 1));
+}
+
+/* Consecutive reductions of one array share one pass over it: a host step
+ * with no ops of its own reads the array block by block and feeds every
+ * reducer.  The first reduction's step runs the host; the others are
+ * fused into it. */
+static void group_reductions(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	for (int i = 0; i < p->nsteps; i++) {
+		struct plan_step *r = &p->steps[i];
+		if (!row_reduction(r) || same_dataset(r->out[0], r->in[0]))
+			continue;
+		struct array *x = r->in[0];
+		struct plan_step *h = arena_alloc(p->arena, sizeof *h);
+		memset(h, 0, sizeof *h);
+		h->index = r->index;
+		h->src = r->src;
+		memcpy(h->where, r->where, sizeof h->where);
+		h->loc = r->loc;
+		h->verb = VERB_UFUNC;
+		h->nin = 1;
+		h->in[0] = x;
+		h->bshape[0] = x->shape;
+		h->shape = x->shape;
+		h->merged_into = -1;
+		h->red[0] = r;
+		h->red_src[0] = -1;
+		h->nred = 1;
+		int j = i + 1;
+		while (j < p->nsteps && h->nred < PLAN_MAXOUT && row_reduction(&p->steps[j]) &&
+		       p->steps[j].in[0] == x && !same_dataset(p->steps[j].out[0], x)) {
+			h->red[h->nred] = &p->steps[j];
+			h->red_src[h->nred++] = -1;
+			j++;
+		}
+		struct err trial = {0};
+		if (h->nred < 2 || elementwise_layout(h, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) < 0)
+			continue;
+		r->host = h;
+		for (int k = 1; k < h->nred; k++)
+			h->red[k]->merged_into = i;
+		i = j - 1;
+	}
+}
+
+void fuse_plan(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	for (int i = 0; i < p->nsteps;) {
+		int j = i + 1;
+		if (fusable(&p->steps[i]))
+			while (j < p->nsteps && (fuse_into(pl, &p->steps[i], &p->steps[j]) ||
+						 fuse_reduction(pl, &p->steps[i], &p->steps[j])))
+				j++;
+		i = j;
+	}
+	drop_unused(p);
+	for (int i = 0; i < p->nsteps; i++)
+		if (p->steps[i].merged_into < 0 && p->steps[i].nops > 0)
+			dedupe_inputs(&p->steps[i]);
+	group_reductions(pl);
+}

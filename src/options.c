@@ -1,0 +1,131 @@
+/* options.c - the step options' table and what the one-liners do with it.
+ * See options.h; the rows are options.def's. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define FLAG(ARG, HELP) { ARG, HELP }
+#define NO_FLAG { NULL, NULL }
+#define FIELDS(FIRST, LAST) offsetof(struct step_opts, FIRST), \
+	offsetof(struct step_opts, LAST) + sizeof ((struct step_opts *)0)->LAST
+const struct step_option step_options[OPT_COUNT] = {
+#define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) \
+	[OPT_##TAG] = { #NAME, EXPECT, VERBS, FIELDS, { CALL, REDUCE, ACCUMULATE, EVAL } },
+#include "options.def"
+#undef OPTION
+};
+#undef FLAG
+#undef NO_FLAG
+#undef FIELDS
+
+void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out)
+{
+	*out = *d;
+	out->given = d->given | s->given;
+	for (int i = 0; i < OPT_COUNT; i++)
+		if (s->given & (1u << i)) {
+			const struct step_option *opt = &step_options[i];
+			out->mark[i] = s->mark[i];
+			memcpy((char *)out + opt->first, (const char *)s + opt->first, opt->end - opt->first);
+		}
+}
+
+bool option_applies(int opt, enum verb v)
+{
+	return step_options[opt].verbs & (1u << v);
+}
+
+const char *option_verbs(int opt, char *buf, size_t n)
+{
+	static const enum verb order[] = { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER,
+					   VERB_EXPR };
+	int count = 0, total = 0;
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+		total += option_applies(opt, order[i]);
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof order / sizeof *order && used < n; i++) {
+		if (!option_applies(opt, order[i]))
+			continue;
+		const char *sep = !count ? "" : count == total - 1 ? " and " : ", ";
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", sep, verb_name(order[i]));
+		count++;
+	}
+	return buf;
+}
+
+int option_flags(enum one_liner w, int first_id, struct cli_option *out)
+{
+	int n = 0;
+	for (int opt = 0; opt < OPT_COUNT; opt++) {
+		const struct option_flag *f = &step_options[opt].flag[w];
+		if (f->arg)
+			out[n++] = (struct cli_option){ step_options[opt].name, 0, *f->arg != '\0',
+							first_id + opt };
+	}
+	return n;
+}
+
+/* --axis N[,N...] | all */
+static int parse_axis(const char *arg, struct step_opts *o, const char *w, struct err *e)
+{
+	if (!strcmp(arg, "all") || !strcmp(arg, "None") || !strcmp(arg, "none")) {
+		o->axis_all = true;
+		return 0;
+	}
+	const char *p = arg;
+	o->naxis = 0;
+	for (;;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || (*end && *end != ',') || v < -H5U_MAXDIM || v >= H5U_MAXDIM ||
+		    o->naxis == H5U_MAXDIM)
+			return err_set(e, EXIT_USAGE, w, "--axis: '%s' is not N[,N...] or all", arg);
+		o->axis[o->naxis++] = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+int option_from_flag(int opt, const char *arg, struct step_opts *o, const char *where,
+		     struct err *e)
+{
+	o->given |= 1u << opt;
+	switch (opt) {
+	case OPT_DTYPE:
+		if (dtype_from_name(arg, &o->dtype) < 0)
+			return err_set(e, EXIT_USAGE, where, "--dtype: unknown dtype '%s'", arg);
+		return 0;
+	case OPT_CASTING:
+		if (casting_from_name(arg, &o->casting) < 0)
+			return err_set(e, EXIT_USAGE, where,
+				       "--casting: '%s' is not one of no, equiv, safe, same_kind, unsafe", arg);
+		return 0;
+	case OPT_AXIS:
+		return parse_axis(arg, o, where, e);
+	case OPT_KEEPDIMS:
+		o->keepdims = true;
+		return 0;
+	case OPT_INITIAL:
+		o->initial = arg;
+		return 0;
+	default:   /* no one-liner has a flag for it (options.def) */
+		return err_set(e, EXIT_USAGE, where, "--%s: not an option here", step_options[opt].name);
+	}
+}
+
+void option_print_help(FILE *f, enum one_liner w)
+{
+	for (int opt = 0; opt < OPT_COUNT; opt++) {
+		const struct option_flag *fl = &step_options[opt].flag[w];
+		if (!fl->arg)
+			continue;
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s%s%s", step_options[opt].name, *fl->arg ? " " : "", fl->arg);
+		int n = (int)strlen(flag);
+		fprintf(f, "  %s%*s%s\n", flag, n < 19 ? 19 - n : 3, "", fl->help);
+	}
+}

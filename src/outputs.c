@@ -1,0 +1,213 @@
+/* outputs.c - where each result of a step goes: written in place into a
+ * dataset it matches, a new dataset (in a new or existing file), one that
+ * replaces an existing dataset (overwrite), a named intermediate in the
+ * scratch file, or printed; and how a created dataset is laid out (chunks,
+ * compression).
+ *
+ * Every rule that a write could break is checked here, before anything is
+ * written: shapes (no broadcasting of out), the casting rule, overwrite,
+ * writable files and directories.  Part of the planner (planner.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "h5io.h"
+#include "planner.h"
+
+/* A new dataset PATH in F holding output K of S. */
+static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
+				struct plan_file *f, const char *path, const char *display,
+				struct err *e)
+{
+	struct array *x = array_new(pl, ARR_DATASET, display);
+	if (!x) {
+		err_set(e, EXIT_USAGE, planner_step_where(pl, s, k), "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	x->file = f;
+	x->path = arena_strdup(pl->p->arena, path);
+	x->shape = s->shape;
+	x->dtype = s->out_dtype[k];
+	x->create = true;
+	x->gzip = -1;
+	return x;
+}
+
+/* Check in-place target X against output K of S: shape and casting. */
+static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct array *x,
+			  struct err *e)
+{
+	const char *w = planner_step_where(pl, s, k);
+	char a[800], b[800];
+	if (!shape_equal(&x->shape, &s->shape))
+		return err_set(e, EXIT_USAGE, w,
+			       "non-broadcastable output operand with shape %s doesn't match the broadcast shape %s",
+			       shape_format_compact(&x->shape, a, sizeof a),
+			       shape_format_compact(&s->shape, b, sizeof b));
+	enum dtype from = s->out_dtype[k];
+	if (!dtype_can_cast(from, x->dtype, s->casting))
+		return err_set(e, EXIT_USAGE, w,
+			       "Cannot cast ufunc '%s' output from %s to %s with casting rule '%s'",
+			       s->uf->name, dtype_name(from), dtype_name(x->dtype),
+			       casting_name(s->casting));
+	return 0;
+}
+
+int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
+		       struct err *e)
+{
+	const char *text = s->src->out[k];
+	const char *w = planner_step_where(pl, s, k);
+	struct operand op;
+	if (operand_parse(text, pl->p->arena, &op, w, e) < 0)
+		return -1;
+	if (op.kind == OPERAND_LITERAL)
+		return err_set(e, EXIT_USAGE, w, "cannot write a result to the number '%s'", text);
+	struct array *x;
+	if (op.kind == OPERAND_NAME) {
+		x = array_bound(pl, op.name);
+		if (x && x->kind == ARR_DATASET && !x->file->scratch) {
+			if (check_in_place(pl, s, k, x, e) < 0)
+				return -1;
+			if (!x->create) {
+				if (file_check_writable(x->file->name, true, w, e) < 0)
+					return -1;
+				x->in_place = true;
+			}
+			x->file->write = true;
+			s->out[k] = x;
+			return 0;
+		}
+		struct plan_file *f = scratch_file(pl, false);
+		if (!f)
+			return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		char path[64];
+		snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+		x = new_output(pl, s, k, f, path, op.name, e);
+		if (!x)
+			return -1;
+		s->out[k] = x;
+		return 0;   /* bound after the step: its inputs see the old value */
+	}
+	struct plan_file *f = file_for_write(pl, op.file, w, e);
+	if (!f)
+		return -1;
+	if (op.selected) {   /* into part of an existing dataset */
+		x = array_dataset(pl, &op, text, w, e);
+		if (!x || check_in_place(pl, s, k, x, e) < 0)
+			return -1;
+		x->in_place = true;
+		s->out[k] = x;
+		return 0;
+	}
+	x = array_find(pl->p, f, op.path);
+	if (x) {
+		if (check_in_place(pl, s, k, x, e) < 0)
+			return -1;
+		if (!x->create)
+			x->in_place = true;
+		s->out[k] = x;
+		return 0;
+	}
+	bool replace = false;
+	if (f->id >= 0) {
+		switch (h5io_probe(f->id, op.path)) {
+		case H5IO_NONE:
+			break;
+		case H5IO_DATASET:
+			if (!overwrite)
+				return err_set(e, EXIT_USAGE, w,
+					       "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
+					       text);
+			replace = true;
+			break;
+		default:
+			return err_set(e, EXIT_USAGE, w, "'%s' exists and is not a dataset", text);
+		}
+	}
+	x = new_output(pl, s, k, f, op.path, text, e);
+	if (!x)
+		return -1;
+	x->replace = replace;
+	if (replace) {
+		/* "/g/.y.h5ufunc-TOKEN.tmp" next to "/g/y" */
+		const char *slash = strrchr(op.path, '/');
+		size_t dir = slash ? (size_t)(slash - op.path) + 1 : 0;
+		size_t n = strlen(op.path) + strlen(pl->o->token) + 16;
+		char *tmp = arena_alloc(pl->p->arena, n);
+		snprintf(tmp, n, "%.*s.%s.h5ufunc-%s.tmp", (int)dir, op.path, op.path + dir, pl->o->token);
+		x->new_path = tmp;
+	}
+	s->out[k] = x;
+	return 0;
+}
+
+/* Chunks and compression of output K, a dataset the step creates. */
+int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		       struct err *e)
+{
+	struct array *x = s->out[k];
+	bool chunks = o->given & (1u << OPT_CHUNKS), gzip = o->given & (1u << OPT_COMPRESSION);
+	x->gzip = gzip ? o->gzip : -1;
+	if (!chunks && !gzip)
+		return 0;
+	const char *w = planner_where(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
+	const struct shape *sh = &x->shape;
+	if (sh->ndim == 0)
+		return err_set(e, EXIT_USAGE, w, "'%s' is a scalar (0-d): it cannot be chunked or compressed",
+			       x->display);
+	x->nchunk = sh->ndim;
+	if (chunks && !o->chunks_auto) {
+		if (o->nchunks != sh->ndim)
+			return err_set(e, EXIT_USAGE, w, "chunks has %d entr%s, '%s' has %d dimension%s",
+				       o->nchunks, o->nchunks == 1 ? "y" : "ies", x->display, sh->ndim,
+				       sh->ndim == 1 ? "" : "s");
+		for (int i = 0; i < sh->ndim; i++) {
+			if (o->chunks[i] < 1 || (o->chunks[i] > sh->dim[i] && sh->dim[i] > 0))
+				return err_set(e, EXIT_USAGE, w,
+					       "chunk extent %lld does not fit axis %d of '%s' (extent %lld)",
+					       (long long)o->chunks[i], i, x->display, (long long)sh->dim[i]);
+			x->chunk[i] = o->chunks[i];
+		}
+		return 0;
+	}
+	/* auto: whole rows, then halve the largest axis while over 1 MiB */
+	int64_t bytes = dtype_size(x->dtype);
+	for (int i = 0; i < sh->ndim; i++) {
+		x->chunk[i] = sh->dim[i] > 0 ? sh->dim[i] : 1;
+		bytes *= x->chunk[i];
+	}
+	while (bytes > ((int64_t)1 << 20)) {
+		int big = 0;
+		for (int i = 1; i < sh->ndim; i++)
+			if (x->chunk[i] > x->chunk[big])
+				big = i;
+		if (x->chunk[big] == 1)
+			break;
+		bytes = bytes / x->chunk[big] * ((x->chunk[big] + 1) / 2);
+		x->chunk[big] = (x->chunk[big] + 1) / 2;
+	}
+	return 0;
+}
+
+/* Outputs of S that print: scratch datasets read back after the step. */
+int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const char *w = planner_where(pl, s, s->src->mark);
+	if (shape_size(&s->shape) > PLAN_PRINT_LIMIT)
+		return err_set(e, EXIT_USAGE, w,
+			       "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
+			       (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
+	struct plan_file *f = scratch_file(pl, true);
+	if (!f)
+		return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+	for (int k = 0; k < s->nout; k++) {
+		char path[64];
+		snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+		s->out[k] = new_output(pl, s, k, f, path, "(result)", e);
+		if (!s->out[k])
+			return -1;
+	}
+	s->print = true;
+	return 0;
+}

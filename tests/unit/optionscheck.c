@@ -1,0 +1,113 @@
+/* optionscheck - asserts options.h's table (options.def) and what it
+ * drives: each option's fields lie apart in struct step_opts, so that
+ * option_merge takes exactly a step's own options over the defaults; the
+ * verbs that take each option in words; the one-liners' flags; and the
+ * values and messages of those flags (tests/52-unit.bats runs it).
+ */
+#include <string.h>
+
+#include "check.h"
+#include "options.h"
+
+static void check_fields(void)
+{
+	size_t end = offsetof(struct step_opts, mark) + sizeof ((struct step_opts *)0)->mark;
+	for (int i = 0; i < OPT_COUNT; i++) {
+		const struct step_option *o = &step_options[i];
+		CHECK(o->first >= end && o->end > o->first && o->end <= sizeof(struct step_opts),
+		      "%s: fields [%zu, %zu) after %zu", o->name, o->first, o->end, end);
+		end = o->end;
+	}
+}
+
+/* Merge defaults D and a step S given one option OPT: the step's value for
+ * OPT, the defaults' for every other. */
+static void check_merge(void)
+{
+	struct step_opts d, s, out;
+	memset(&d, 0, sizeof d);
+	memset(&s, 0, sizeof s);
+	d.given = (1u << OPT_DTYPE) | (1u << OPT_AXIS);
+	d.dtype = DT_FLOAT32;
+	d.axis_all = false;
+	d.naxis = 1;
+	d.axis[0] = 1;
+	d.mark[OPT_DTYPE] = (struct mark){ 2, 3 };
+	s.given = (1u << OPT_AXIS) | (1u << OPT_CHUNKS);
+	s.axis_all = true;
+	s.naxis = 0;
+	s.chunks_auto = false;
+	s.nchunks = 2;
+	s.chunks[1] = 7;
+	s.dtype = DT_INT8;   /* not given: the defaults' stays */
+	s.mark[OPT_AXIS] = (struct mark){ 5, 9 };
+	option_merge(&d, &s, &out);
+	CHECK(out.given == ((1u << OPT_DTYPE) | (1u << OPT_AXIS) | (1u << OPT_CHUNKS)), "given %#x", out.given);
+	CHECK(out.dtype == DT_FLOAT32 && out.mark[OPT_DTYPE].line == 2, "dtype from the defaults");
+	CHECK(out.axis_all && out.naxis == 0 && out.mark[OPT_AXIS].line == 5 && out.mark[OPT_AXIS].col == 9,
+	      "axis from the step");
+	CHECK(out.nchunks == 2 && out.chunks[1] == 7 && !out.chunks_auto, "chunks from the step");
+}
+
+static void check_verbs(void)
+{
+	char buf[80];
+	CHECK(!strcmp(option_verbs(OPT_AXIS, buf, sizeof buf), "reduce and accumulate"), "axis: %s", buf);
+	CHECK(!strcmp(option_verbs(OPT_KEEPDIMS, buf, sizeof buf), "reduce"), "keepdims: %s", buf);
+	CHECK(!strcmp(option_verbs(OPT_DTYPE, buf, sizeof buf), "ufunc, reduce, accumulate, outer and expr"),
+	      "dtype: %s", buf);
+	CHECK(option_applies(OPT_INITIAL, VERB_REDUCE) && !option_applies(OPT_INITIAL, VERB_ACCUMULATE) &&
+	      option_applies(OPT_AXIS, VERB_ACCUMULATE) && !option_applies(OPT_AXIS, VERB_EXPR),
+	      "option_applies");
+}
+
+/* One-liner W takes exactly the flags NAMES (" a b "). */
+static void check_flags(enum one_liner w, const char *names)
+{
+	struct cli_option f[OPT_COUNT];
+	int n = option_flags(w, 100, f);
+	char got[256] = " ";
+	for (int i = 0; i < n; i++) {
+		strcat(got, f[i].name);
+		strcat(got, " ");
+		CHECK(f[i].id >= 100 && f[i].id < 100 + OPT_COUNT &&
+		      !strcmp(step_options[f[i].id - 100].name, f[i].name), "%s: id %d", f[i].name, f[i].id);
+		CHECK(f[i].has_arg == (f[i].id - 100 != OPT_KEEPDIMS), "%s: has_arg %d", f[i].name, f[i].has_arg);
+	}
+	CHECK(!strcmp(got, names), "one-liner %d: flags '%s', want '%s'", (int)w, got, names);
+}
+
+static void check_values(void)
+{
+	struct step_opts o;
+	memset(&o, 0, sizeof o);
+	struct err e = {0};
+	int rc = option_from_flag(OPT_AXIS, "0,-1", &o, "reduce add", &e);
+	CHECK(rc == 0 && o.naxis == 2 && o.axis[1] == -1 && (o.given & (1u << OPT_AXIS)), "--axis 0,-1: %s", e.msg);
+	rc = option_from_flag(OPT_AXIS, "all", &o, "reduce add", &e);
+	CHECK(rc == 0 && o.axis_all, "--axis all: %s", e.msg);
+	rc = option_from_flag(OPT_DTYPE, "float16", &o, "call add", &e);
+	CHECK(rc == 0 && o.dtype == DT_FLOAT16, "--dtype float16: %s", e.msg);
+	rc = option_from_flag(OPT_DTYPE, "float17", &o, "call add", &e);
+	CHECK(rc < 0 && !strcmp(e.msg, "call add: --dtype: unknown dtype 'float17'"), "%s", e.msg);
+	struct err e2 = {0};
+	rc = option_from_flag(OPT_CASTING, "sometimes", &o, "eval", &e2);
+	CHECK(rc < 0 && !strcmp(e2.msg, "eval: --casting: 'sometimes' is not one of no, equiv, safe, "
+				      "same_kind, unsafe"), "%s", e2.msg);
+	struct err e3 = {0};
+	rc = option_from_flag(OPT_AXIS, "1,x", &o, "reduce add", &e3);
+	CHECK(rc < 0 && !strcmp(e3.msg, "reduce add: --axis: '1,x' is not N[,N...] or all"), "%s", e3.msg);
+}
+
+int main(void)
+{
+	check_fields();
+	check_merge();
+	check_verbs();
+	check_flags(ONE_CALL, " dtype casting ");
+	check_flags(ONE_REDUCE, " dtype initial keepdims axis ");
+	check_flags(ONE_ACCUMULATE, " dtype axis ");
+	check_flags(ONE_EVAL, " dtype casting ");
+	check_values();
+	return check_done();
+}
