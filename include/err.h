@@ -40,7 +40,7 @@ struct err_site {
 	const struct err_loc *loc;
 };
 
-struct err {
+struct err {   /* comm_agree() sends the fields before nsites to other ranks */
 	int status;        /* 0 while no error */
 	char msg[2048];    /* "WHERE: WHAT", without the program name */
 	struct err_loc loc;   /* where the error points, when it does */

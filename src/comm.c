@@ -1,5 +1,6 @@
 /* comm.c - MPI when launched or asked for; a single rank otherwise. */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +182,9 @@ int comm_agree(struct err *e)
 	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == n_ranks)
 		return 0;
-	MPI_Bcast(e, (int)sizeof *e, MPI_BYTE, first, MPI_COMM_WORLD);
+	/* The record up to its sites: status, message and place.  The sites
+	 * are each rank's own pointers and stay as they are. */
+	MPI_Bcast(e, (int)offsetof(struct err, nsites), MPI_BYTE, first, MPI_COMM_WORLD);
 	return -1;
 }
 
