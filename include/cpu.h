@@ -19,10 +19,10 @@ enum cpu_level {
 	CPU_NLEVELS
 };
 
-/* Choose the level from the CPU and H5UFUNC_CPU.  Returns 0, or -1 when
- * H5UFUNC_CPU names no level: *WHAT is then the message (static text) and
- * the widest level the CPU has is used. */
-int cpu_init(const char **what);
+/* Choose the level from the CPU and H5UFUNC_CPU (unset or empty: no cap).
+ * Returns 0, or -1 when H5UFUNC_CPU names no level; the widest level the
+ * CPU has is then used. */
+int cpu_init(void);
 /* The level in use (cpu_init's choice, made on first use if it was not
  * called). */
 enum cpu_level cpu_level(void);

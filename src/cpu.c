@@ -31,7 +31,7 @@ const char *cpu_level_name(enum cpu_level level)
 	return level >= 0 && level < CPU_NLEVELS ? level_names[level] : "?";
 }
 
-int cpu_init(const char **what)
+int cpu_init(void)
 {
 	enum cpu_level level = cpu_level_available();
 	const char *cap = getenv("H5UFUNC_CPU");
@@ -41,7 +41,6 @@ int cpu_init(const char **what)
 		while (k < CPU_NLEVELS && strcmp(cap, level_names[k]) != 0)
 			k++;
 		if (k == CPU_NLEVELS) {
-			*what = "unknown level (sse2, avx2 or avx512)";
 			status = -1;
 		} else if ((enum cpu_level)k < level) {
 			level = (enum cpu_level)k;
@@ -53,9 +52,7 @@ int cpu_init(const char **what)
 
 enum cpu_level cpu_level(void)
 {
-	if (chosen < 0) {
-		const char *what;
-		cpu_init(&what);
-	}
+	if (chosen < 0)
+		cpu_init();
 	return (enum cpu_level)chosen;
 }

@@ -19,13 +19,28 @@
 #include <limits.h>
 #include <string.h>
 
+/* every kernel here in one version per instruction-set level (loops.h) */
+#define LOOPS_PER_LEVEL
 #include "loops.h"
 
 /* ---- arithmetic ---- */
 
-#define E_ADD_FLOAT(T, a, b) ((a) + (b))
+/* Of two nan operands an x86 instruction returns its first, and a
+ * compiler may swap the operands of + and *: these return a's nan
+ * whatever the instructions, so every level gives the same bits. */
+#define DEFINE_NAN_FIRST(T, _)                                                \
+static inline ct_##T add_##T(ct_##T a, ct_##T b)                             \
+{                                                                             \
+	return isnan(a) ? a + a : a + b;                                      \
+}                                                                             \
+static inline ct_##T multiply_##T(ct_##T a, ct_##T b)                        \
+{                                                                             \
+	return isnan(a) ? a * a : a * b;                                      \
+}
+FOR_FLOATS(DEFINE_NAN_FIRST, _)
+#define E_ADD_FLOAT(T, a, b) add_##T(a, b)
 #define E_SUBTRACT_FLOAT(T, a, b) ((a) - (b))
-#define E_MULTIPLY_FLOAT(T, a, b) ((a) * (b))
+#define E_MULTIPLY_FLOAT(T, a, b) multiply_##T(a, b)
 #define E_DIVIDE_FLOAT(T, a, b) ((a) / (b))
 #define E_SQUARE_FLOAT(T, a) ((a) * (a))
 #define E_RECIPROCAL_FLOAT(T, a) ((ct_##T)1 / (a))
