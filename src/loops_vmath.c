@@ -23,7 +23,6 @@
 #include <immintrin.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sleef.h>
 
 #include "cpu.h"
 #include "loops.h"
@@ -69,12 +68,16 @@
 
 #define VM_SLEEF(FN, P, LANES, ULP, SUF) Sleef_cinz_##FN##P##LANES##_##ULP##SUF
 
-/* SLEEF declares the functions of a level only when the compiler targets
- * it; these loops pick their level at run time, so declare them all. */
+/* SLEEF's functions, declared here rather than by including sleef.h: it
+ * declares a level's functions only when the compiler targets that level,
+ * and these loops pick their level at run time.  Each is declared for its
+ * level's target, as its vector arguments require. */
 #define VM_ARGS_1(V) V
 #define VM_ARGS_2(V) V, V
-#define VM_DECLARE(UF, FN, NIN, ULP, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX)        \
+#define VM_DECLARE(UF, FN, NIN, ULP, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX)   \
+	__attribute__((target(TGT)))                                          \
 	VF VM_SLEEF(FN, f, NF, ULP, SUF)(VM_ARGS_##NIN(VF));                  \
+	__attribute__((target(TGT)))                                          \
 	VD VM_SLEEF(FN, d, ND, ULP, SUF)(VM_ARGS_##NIN(VD));
 #define VM_DECLARE_LEVEL(...) VM_FUNCS(VM_DECLARE, __VA_ARGS__)
 VM_LEVELS(VM_DECLARE_LEVEL)
