@@ -33,28 +33,28 @@
  * leaves outside its documented range (below); the rest of VM_FUNCS's
  * arguments follow. */
 #define VM_FUNCS(X, ...)                                                      \
-	X(arccos, acos, 1, u10, FIX_NONE, __VA_ARGS__)                                  \
-	X(arccosh, acosh, 1, u10, FIX_ACOSH, __VA_ARGS__)                                \
-	X(arcsin, asin, 1, u10, FIX_NONE, __VA_ARGS__)                                  \
-	X(arcsinh, asinh, 1, u10, FIX_ASINH, __VA_ARGS__)                                \
-	X(arctan, atan, 1, u10, FIX_NONE, __VA_ARGS__)                                  \
-	X(arctan2, atan2, 2, u10, FIX_NONE, __VA_ARGS__)                                \
-	X(arctanh, atanh, 1, u10, FIX_NONE, __VA_ARGS__)                                \
-	X(cbrt, cbrt, 1, u10, FIX_NONE, __VA_ARGS__)                                    \
-	X(cos, cos, 1, u10, FIX_NONE, __VA_ARGS__)                                      \
-	X(cosh, cosh, 1, u10, FIX_COSH, __VA_ARGS__)                                    \
-	X(exp, exp, 1, u10, FIX_NONE, __VA_ARGS__)                                      \
-	X(exp2, exp2, 1, u10, FIX_NONE, __VA_ARGS__)                                    \
-	X(expm1, expm1, 1, u10, FIX_NONE, __VA_ARGS__)                                  \
-	X(hypot, hypot, 2, u05, FIX_NONE, __VA_ARGS__)                                  \
-	X(log, log, 1, u10, FIX_NONE, __VA_ARGS__)                                      \
-	X(log10, log10, 1, u10, FIX_NONE, __VA_ARGS__)                                  \
-	X(log1p, log1p, 1, u10, FIX_LOG1P, __VA_ARGS__)                                  \
-	X(log2, log2, 1, u10, FIX_NONE, __VA_ARGS__)                                    \
-	X(power, pow, 2, u10, FIX_POW, __VA_ARGS__)                                    \
-	X(sin, sin, 1, u10, FIX_NONE, __VA_ARGS__)                                      \
-	X(sinh, sinh, 1, u10, FIX_SINH, __VA_ARGS__)                                    \
-	X(tan, tan, 1, u10, FIX_NONE, __VA_ARGS__)                                      \
+	X(arccos, acos, 1, u10, FIX_NONE, __VA_ARGS__)                        \
+	X(arccosh, acosh, 1, u10, FIX_ACOSH, __VA_ARGS__)                     \
+	X(arcsin, asin, 1, u10, FIX_NONE, __VA_ARGS__)                        \
+	X(arcsinh, asinh, 1, u10, FIX_ASINH, __VA_ARGS__)                     \
+	X(arctan, atan, 1, u10, FIX_NONE, __VA_ARGS__)                        \
+	X(arctan2, atan2, 2, u10, FIX_NONE, __VA_ARGS__)                      \
+	X(arctanh, atanh, 1, u10, FIX_NONE, __VA_ARGS__)                      \
+	X(cbrt, cbrt, 1, u10, FIX_NONE, __VA_ARGS__)                          \
+	X(cos, cos, 1, u10, FIX_NONE, __VA_ARGS__)                            \
+	X(cosh, cosh, 1, u10, FIX_COSH, __VA_ARGS__)                          \
+	X(exp, exp, 1, u10, FIX_NONE, __VA_ARGS__)                            \
+	X(exp2, exp2, 1, u10, FIX_NONE, __VA_ARGS__)                          \
+	X(expm1, expm1, 1, u10, FIX_NONE, __VA_ARGS__)                        \
+	X(hypot, hypot, 2, u05, FIX_NONE, __VA_ARGS__)                        \
+	X(log, log, 1, u10, FIX_NONE, __VA_ARGS__)                            \
+	X(log10, log10, 1, u10, FIX_NONE, __VA_ARGS__)                        \
+	X(log1p, log1p, 1, u10, FIX_LOG1P, __VA_ARGS__)                       \
+	X(log2, log2, 1, u10, FIX_NONE, __VA_ARGS__)                          \
+	X(power, pow, 2, u10, FIX_POW, __VA_ARGS__)                           \
+	X(sin, sin, 1, u10, FIX_NONE, __VA_ARGS__)                            \
+	X(sinh, sinh, 1, u10, FIX_SINH, __VA_ARGS__)                          \
+	X(tan, tan, 1, u10, FIX_NONE, __VA_ARGS__)                            \
 	X(tanh, tanh, 1, u10, FIX_NONE, __VA_ARGS__)
 
 /* ---- the levels, in cpu.h's order ----
@@ -141,7 +141,7 @@ VM_LEVELS(VM_PROTOTYPES_LEVEL)
 	}
 #define FIX_SINH(T, L, x, y, r, ...) FIX_EXP_HALF(T, L, x, r, x)
 #define FIX_COSH(T, L, x, y, r, ...) FIX_EXP_HALF(T, L, x, r, (ct_##T)1)
-#define FIX_LOG1P(T, L, x, y, r, ...)                                              \
+#define FIX_LOG1P(T, L, x, y, r, ...)                                         \
 	if (isfinite(x) && x > BIG_LOG1P_##T)                                 \
 		r = VM_ONE(log, T, L, x);
 #define FIX_POW(T, L, x, y, r, LANES, SLEEF_FN, LOAD, STORE)                  \
@@ -178,7 +178,7 @@ static void vm_##UF##_##T##_##L(const ct_##T *a, const ct_##T *b,            \
 		for (size_t k = 0; k < m; k++) {                              \
 			if (isnan(r[k]))                                      \
 				r[k] = VM_NAN(NIN, va[k], vb[k]);             \
-			FIX(T, L, va[k], vb[k], r[k], LANES, SLEEF_FN, LOAD, STORE)                         \
+			FIX(T, L, va[k], vb[k], r[k], LANES, SLEEF_FN, LOAD, STORE) \
 		}                                                             \
 		memcpy(out + i, r, m * sizeof *out);                          \
 	}                                                                     \
@@ -192,7 +192,7 @@ static void vm_##UF##_##T##_##L(const ct_##T *a, const ct_##T *b,            \
 VM_LEVELS(VM_KERNELS_LEVEL)
 
 /* vm_UF_T[level]: the kernels of UF on T, one per level. */
-#define VM_TABLE(UF, FN, NIN, ULP, FIX, _)                                            \
+#define VM_TABLE(UF, FN, NIN, ULP, FIX, _)                                    \
 	static const vm_f32_fn vm_##UF##_FLOAT32[CPU_NLEVELS] = {             \
 		vm_##UF##_FLOAT32_sse2, vm_##UF##_FLOAT32_avx2,               \
 		vm_##UF##_FLOAT32_avx512 };                                   \
@@ -250,7 +250,8 @@ static void vm_run_##T(FN_TYPE f, int nin, char **args, size_t n,            \
 		const size_t m = n - i < chunk ? n - i : chunk;               \
 		for (size_t k = 0; k < m; k++) {                              \
 			a[k] = LOAD_AS_##T(ip1 + (ptrdiff_t)(i + k) * is1);   \
-			b[k] = LOAD_AS_##T(ip2 + (ptrdiff_t)(i + k) * is2);   \
+			if (nin == 2)                                         \
+				b[k] = LOAD_AS_##T(ip2 + (ptrdiff_t)(i + k) * is2); \
 		}                                                             \
 		f(a, b, r, m);                                                \
 		for (size_t k = 0; k < m; k++)                                \
@@ -326,7 +327,7 @@ void loop_##UF##_##T##_##T##_##T(char **args, size_t n, const ptrdiff_t *steps) 
 	vm_run_##T(F, 2, args, n, steps);                                     \
 }
 /* float16 computes with the float32 kernel */
-#define VM_LOOPS(UF, FN, NIN, ULP, FIX, _)                                            \
+#define VM_LOOPS(UF, FN, NIN, ULP, FIX, _)                                    \
 	VM_LOOP_##NIN(UF, FLOAT16, float, vm_##UF##_FLOAT32[cpu_level()])     \
 	VM_LOOP_##NIN(UF, FLOAT32, float, vm_##UF##_FLOAT32[cpu_level()])     \
 	VM_LOOP_##NIN(UF, FLOAT64, double, vm_##UF##_FLOAT64[cpu_level()])
