@@ -11,13 +11,24 @@
 #ifndef H5UFUNC_CPU_H
 #define H5UFUNC_CPU_H
 
-/* Narrowest first: a cap admits its own level and those before it. */
+/* The levels, narrowest first (a cap admits its own level and those
+ * before it): X(TAG, NAME, TARGET, ...) with NAME the word H5UFUNC_CPU
+ * takes and TARGET the compiler's target attribute for the level; the
+ * rest of CPU_LEVELS's arguments follow.
+ *   SSE2    x86-64's baseline: 128-bit vectors
+ *   AVX2    256-bit vectors (AVX and AVX2)
+ *   AVX512  512-bit vectors (AVX-512F) */
+#define CPU_LEVELS(X, ...)                                                    \
+	X(SSE2, sse2, "sse2", __VA_ARGS__)                                    \
+	X(AVX2, avx2, "avx2", __VA_ARGS__)                                    \
+	X(AVX512, avx512, "avx512f", __VA_ARGS__)
+
+#define CPU_ENUM(TAG, NAME, TARGET, _) CPU_##TAG,
 enum cpu_level {
-	CPU_SSE2,     /* x86-64's baseline: 128-bit vectors */
-	CPU_AVX2,     /* 256-bit vectors (AVX and AVX2) */
-	CPU_AVX512,   /* 512-bit vectors (AVX-512F) */
+	CPU_LEVELS(CPU_ENUM, _)
 	CPU_NLEVELS
 };
+#undef CPU_ENUM
 
 /* Choose the level from the CPU and H5UFUNC_CPU (unset or empty: no cap).
  * Returns 0, or -1 when H5UFUNC_CPU names no level; the widest level the

@@ -141,19 +141,18 @@ typedef double pt_COMPLEX128;
 	static inline __attribute__((always_inline)) void LOOP_SIGNATURE(NAME##_body)
 #ifdef LOOPS_PER_LEVEL
 #include "cpu.h"
+#define LOOP_VERSION(TAG, LEVEL, TARGET, NAME)                                \
+	__attribute__((target(TARGET)))                                       \
+	static void LOOP_SIGNATURE(NAME##_##LEVEL) { NAME##_body(args, n, steps); }
+#define LOOP_VERSION_OF(TAG, LEVEL, TARGET, NAME) NAME##_##LEVEL,
 #define LOOP_VERSIONS(NAME)                                                   \
-static void LOOP_SIGNATURE(NAME##_sse2) { NAME##_body(args, n, steps); }      \
-__attribute__((target("avx2")))                                               \
-static void LOOP_SIGNATURE(NAME##_avx2) { NAME##_body(args, n, steps); }      \
-__attribute__((target("avx512f")))                                            \
-static void LOOP_SIGNATURE(NAME##_avx512) { NAME##_body(args, n, steps); }    \
+CPU_LEVELS(LOOP_VERSION, NAME)                                                \
 void LOOP_SIGNATURE(NAME)                                                     \
 {                                                                             \
-	switch (cpu_level()) {                                                \
-	case CPU_AVX512: NAME##_avx512(args, n, steps); return;               \
-	case CPU_AVX2: NAME##_avx2(args, n, steps); return;                   \
-	default: NAME##_sse2(args, n, steps); return;                         \
-	}                                                                     \
+	static const ufunc_loop_fn version[CPU_NLEVELS] = {                   \
+		CPU_LEVELS(LOOP_VERSION_OF, NAME)                             \
+	};                                                                    \
+	version[cpu_level()](args, n, steps);                                 \
 }
 #else
 #define LOOP_VERSIONS(NAME) \

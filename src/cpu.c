@@ -9,7 +9,9 @@
 
 #include "cpu.h"
 
-static const char *const level_names[CPU_NLEVELS] = { "sse2", "avx2", "avx512" };
+#define CPU_NAME(TAG, NAME, TARGET, _) #NAME,
+static const char *const level_names[CPU_NLEVELS] = { CPU_LEVELS(CPU_NAME, _) };
+#undef CPU_NAME
 
 /* -1 until chosen: loops read it on every call, so it is a plain int. */
 static int chosen = -1;

@@ -57,14 +57,17 @@
 	X(tan, tan, 1, u10, FIX_NONE, __VA_ARGS__)                            \
 	X(tanh, tanh, 1, u10, FIX_NONE, __VA_ARGS__)
 
-/* ---- the levels, in cpu.h's order ----
- * X(LEVEL, TARGET, FLOAT VECTOR, LANES, DOUBLE VECTOR, LANES, SLEEF'S
- * SUFFIX, INTRINSICS' PREFIX).  AVX2 runs SLEEF's AVX functions: its AVX2
- * ones use FMA, which would change the bits. */
-#define VM_LEVELS(X)                                                          \
-	X(sse2, "sse2", __m128, 4, __m128d, 2, sse2, _mm)                     \
-	X(avx2, "avx2", __m256, 8, __m256d, 4, avx, _mm256)                   \
-	X(avx512, "avx512f", __m512, 16, __m512d, 8, avx512fnofma, _mm512)
+/* ---- the levels of cpu.h, and what SLEEF and the compiler call them ----
+ * VM_LEVEL_name: FLOAT VECTOR, LANES, DOUBLE VECTOR, LANES, SLEEF'S SUFFIX,
+ * INTRINSICS' PREFIX.  AVX2 runs SLEEF's AVX functions: its AVX2 ones use
+ * FMA, which would change the bits. */
+#define VM_LEVEL_sse2 __m128, 4, __m128d, 2, sse2, _mm
+#define VM_LEVEL_avx2 __m256, 8, __m256d, 4, avx, _mm256
+#define VM_LEVEL_avx512 __m512, 16, __m512d, 8, avx512fnofma, _mm512
+/* VM_LEVELS(X): X(LEVEL, TARGET, VM_LEVEL_LEVEL...) for every level */
+#define VM_EXPAND(X, ...) X(__VA_ARGS__)
+#define VM_LEVEL_ROW(TAG, LEVEL, TARGET, X) VM_EXPAND(X, LEVEL, TARGET, VM_LEVEL_##LEVEL)
+#define VM_LEVELS(X) CPU_LEVELS(VM_LEVEL_ROW, X)
 
 #define VM_SLEEF(FN, P, LANES, ULP, SUF) Sleef_cinz_##FN##P##LANES##_##ULP##SUF
 
@@ -192,13 +195,12 @@ static void vm_##UF##_##T##_##L(const ct_##T *a, const ct_##T *b,            \
 VM_LEVELS(VM_KERNELS_LEVEL)
 
 /* vm_UF_T[level]: the kernels of UF on T, one per level. */
+#define VM_TABLE_ENTRY(TAG, LEVEL, TARGET, UF_T) UF_T##_##LEVEL,
 #define VM_TABLE(UF, FN, NIN, ULP, FIX, _)                                    \
 	static const vm_f32_fn vm_##UF##_FLOAT32[CPU_NLEVELS] = {             \
-		vm_##UF##_FLOAT32_sse2, vm_##UF##_FLOAT32_avx2,               \
-		vm_##UF##_FLOAT32_avx512 };                                   \
+		CPU_LEVELS(VM_TABLE_ENTRY, vm_##UF##_FLOAT32) };              \
 	static const vm_f64_fn vm_##UF##_FLOAT64[CPU_NLEVELS] = {             \
-		vm_##UF##_FLOAT64_sse2, vm_##UF##_FLOAT64_avx2,               \
-		vm_##UF##_FLOAT64_avx512 };
+		CPU_LEVELS(VM_TABLE_ENTRY, vm_##UF##_FLOAT64) };
 VM_FUNCS(VM_TABLE, _)
 
 /* ---- strided operands: gather, compute, scatter ---- */
