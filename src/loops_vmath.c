@@ -157,9 +157,23 @@ VM_LEVELS(VM_PROTOTYPES_LEVEL)
 			r = p_;                                               \
 	}
 
-/* One kernel: FN at level L on elements of type T, LANES at a time; the
- * last N % LANES elements in a vector padded with zeros. */
-#define VM_KERNEL(UF, NIN, FIX, L, TGT, T, LANES, SLEEF_FN, LOAD, STORE)      \
+/* VM_ODD_LEVEL_P(V): the lanes of V that are not finite, as a bit mask
+ * (V - V is nan exactly there).  Every nan result and every result that
+ * a repair recomputes is one of them: the kernels look at lanes one by one
+ * only in the rare vectors that have one. */
+#define VM_ODD_sse2_ps(v) _mm_movemask_ps(_mm_cmpunord_ps(_mm_sub_ps(v, v), _mm_sub_ps(v, v)))
+#define VM_ODD_sse2_pd(v) _mm_movemask_pd(_mm_cmpunord_pd(_mm_sub_pd(v, v), _mm_sub_pd(v, v)))
+#define VM_ODD_avx2_ps(v) \
+	_mm256_movemask_ps(_mm256_cmp_ps(_mm256_sub_ps(v, v), _mm256_sub_ps(v, v), _CMP_UNORD_Q))
+#define VM_ODD_avx2_pd(v) \
+	_mm256_movemask_pd(_mm256_cmp_pd(_mm256_sub_pd(v, v), _mm256_sub_pd(v, v), _CMP_UNORD_Q))
+#define VM_ODD_avx512_ps(v) _mm512_cmp_ps_mask(_mm512_sub_ps(v, v), _mm512_sub_ps(v, v), _CMP_UNORD_Q)
+#define VM_ODD_avx512_pd(v) _mm512_cmp_pd_mask(_mm512_sub_pd(v, v), _mm512_sub_pd(v, v), _CMP_UNORD_Q)
+
+/* One kernel: FN at level L on elements of type T, LANES at a time in
+ * vectors VEC of intrinsics PFX_..._P; the last N % LANES elements in a
+ * vector padded with zeros. */
+#define VM_KERNEL(UF, NIN, FIX, L, TGT, T, LANES, VEC, P, SLEEF_FN, PFX)      \
 __attribute__((target(TGT)))                                                  \
 static void vm_##UF##_##T##_##L(const ct_##T *a, const ct_##T *b,            \
 				ct_##T *out, size_t n)                        \
@@ -177,20 +191,26 @@ static void vm_##UF##_##T##_##L(const ct_##T *a, const ct_##T *b,            \
 			va = pa;                                              \
 			vb = pb;                                              \
 		}                                                             \
-		STORE(r, VM_CALL_##NIN(SLEEF_FN, LOAD, va, vb));              \
+		const VEC v = VM_CALL_##NIN(SLEEF_FN, PFX##_loadu_##P, va, vb); \
+		if (m == LANES && !VM_ODD_##L##_##P(v)) {                     \
+			PFX##_storeu_##P(out + i, v);                         \
+			continue;                                             \
+		}                                                             \
+		PFX##_storeu_##P(r, v);                                       \
 		for (size_t k = 0; k < m; k++) {                              \
 			if (isnan(r[k]))                                      \
 				r[k] = VM_NAN(NIN, va[k], vb[k]);             \
-			FIX(T, L, va[k], vb[k], r[k], LANES, SLEEF_FN, LOAD, STORE) \
+			FIX(T, L, va[k], vb[k], r[k], LANES, SLEEF_FN,        \
+			    PFX##_loadu_##P, PFX##_storeu_##P)                \
 		}                                                             \
 		memcpy(out + i, r, m * sizeof *out);                          \
 	}                                                                     \
 }
 #define VM_KERNELS(UF, FN, NIN, ULP, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX)   \
-	VM_KERNEL(UF, NIN, FIX, L, TGT, FLOAT32, NF,                          \
-		  VM_SLEEF(FN, f, NF, ULP, SUF), PFX##_loadu_ps, PFX##_storeu_ps) \
-	VM_KERNEL(UF, NIN, FIX, L, TGT, FLOAT64, ND,                          \
-		  VM_SLEEF(FN, d, ND, ULP, SUF), PFX##_loadu_pd, PFX##_storeu_pd)
+	VM_KERNEL(UF, NIN, FIX, L, TGT, FLOAT32, NF, VF, ps,                  \
+		  VM_SLEEF(FN, f, NF, ULP, SUF), PFX)                           \
+	VM_KERNEL(UF, NIN, FIX, L, TGT, FLOAT64, ND, VD, pd,                  \
+		  VM_SLEEF(FN, d, ND, ULP, SUF), PFX)
 #define VM_KERNELS_LEVEL(...) VM_FUNCS(VM_KERNELS, __VA_ARGS__)
 VM_LEVELS(VM_KERNELS_LEVEL)
 
