@@ -13,6 +13,8 @@
 
 CC      = mpicc
 PKGS    = hdf5-openmpi yaml-0.1
+# SLEEF: the vector functions of the transcendental loops (loops_vmath.c)
+PKGS   += sleef
 PREFIX ?= /usr/local
 OPT    ?= -O3
 CFLAGS ?= $(OPT) -g
@@ -53,8 +55,9 @@ $(BIN): $(OBJ)
 
 # The type loops need no errno from libm (NumPy reports floating-point
 # errors from the FPU's flags): sqrt and friends become one instruction,
-# and loops over them vectorize.
-build/loops_%.o: CFLAGS += -fno-math-errno
+# and loops over them vectorize.  No multiply-add is ever fused, so that
+# every instruction-set level computes the same bits (cpu.h).
+build/loops_%.o: CFLAGS += -fno-math-errno -ffp-contract=off
 
 build/%.o: src/%.c | build
 	@echo "  CC    $<"
@@ -80,6 +83,8 @@ DEB_PKGS = make gcc pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
 DEB_PKGS += strace
 # A single-node SLURM for tests/60-slurm.bats (tests/slurm/cluster).
 DEB_PKGS += slurmctld slurmd slurm-client munge
+# SLEEF: the vector transcendental functions (src/loops_vmath.c).
+DEB_PKGS += libsleef-dev
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

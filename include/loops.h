@@ -129,8 +129,38 @@ typedef double pt_COMPLEX128;
 #define LOOP_BLOCK 16
 #define LOOP_IVDEP _Pragma("GCC ivdep")
 
+/* A template defines the body of kernel NAME with LOOP_BODY(NAME) { ... }
+ * and then LOOP_VERSIONS(NAME), which defines the kernel itself.  In a
+ * file that defines LOOPS_PER_LEVEL before including this header, the body
+ * is compiled once per instruction-set level of cpu.h (SSE2, AVX2,
+ * AVX-512F; never FMA, and loops_*.o are built with -ffp-contract=off, so
+ * every version computes the same bits) and the kernel calls the version
+ * of the level chosen at start-up; elsewhere the kernel is the body. */
+#define LOOP_SIGNATURE(NAME) NAME(char **args, size_t n, const ptrdiff_t *steps)
+#define LOOP_BODY(NAME) \
+	static inline __attribute__((always_inline)) void LOOP_SIGNATURE(NAME##_body)
+#ifdef LOOPS_PER_LEVEL
+#include "cpu.h"
+#define LOOP_VERSION(TAG, LEVEL, TARGET, NAME)                                \
+	__attribute__((target(TARGET)))                                       \
+	static void LOOP_SIGNATURE(NAME##_##LEVEL) { NAME##_body(args, n, steps); }
+#define LOOP_VERSION_OF(TAG, LEVEL, TARGET, NAME) NAME##_##LEVEL,
+#define LOOP_VERSIONS(NAME)                                                   \
+CPU_LEVELS(LOOP_VERSION, NAME)                                                \
+void LOOP_SIGNATURE(NAME)                                                     \
+{                                                                             \
+	static const ufunc_loop_fn version[CPU_NLEVELS] = {                   \
+		CPU_LEVELS(LOOP_VERSION_OF, NAME)                             \
+	};                                                                    \
+	version[cpu_level()](args, n, steps);                                 \
+}
+#else
+#define LOOP_VERSIONS(NAME) \
+	void LOOP_SIGNATURE(NAME) { NAME##_body(args, n, steps); }
+#endif
+
 #define KERNEL_1_1(NAME, TI, TO, E, X)                                        \
-void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
+LOOP_BODY(NAME)                                                               \
 {                                                                             \
 	char *ip = args[0], *op = args[1];                                    \
 	const ptrdiff_t is = steps[0], os = steps[1];                         \
@@ -155,13 +185,14 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 		const TI a = *(const TI *)ip;                                 \
 		*(TO *)op = E(X, a);                                          \
 	}                                                                     \
-}
+}                                                                             \
+LOOP_VERSIONS(NAME)
 
 /* REDUCE is REDUCE_NONE, or a fast path for NumPy's binary reduce (the
  * output is the first input, both with step 0), for kernels whose first
  * input and output have one type. */
 #define KERNEL_2_1(NAME, T1, T2, TO, E, X, REDUCE)                            \
-void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
+LOOP_BODY(NAME)                                                               \
 {                                                                             \
 	char *ip1 = args[0], *ip2 = args[1], *op = args[2];                   \
 	const ptrdiff_t is1 = steps[0], is2 = steps[1], os = steps[2];        \
@@ -227,7 +258,8 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 		const T2 b = *(const T2 *)ip2;                                \
 		*(TO *)op = E(X, a, b);                                       \
 	}                                                                     \
-}
+}                                                                             \
+LOOP_VERSIONS(NAME)
 
 #define LOOP_IS_REDUCE (ip1 == op && is1 == 0 && os == 0)
 
@@ -296,7 +328,7 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 	}
 
 #define KERNEL_1_2(NAME, TI, TO1, TO2, E, X)                                  \
-void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
+LOOP_BODY(NAME)                                                               \
 {                                                                             \
 	char *ip = args[0], *op1 = args[1], *op2 = args[2];                   \
 	const ptrdiff_t is = steps[0], os1 = steps[1], os2 = steps[2];        \
@@ -304,10 +336,11 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 		const TI a = *(const TI *)ip;                                 \
 		E(X, a, *(TO1 *)op1, *(TO2 *)op2);                            \
 	}                                                                     \
-}
+}                                                                             \
+LOOP_VERSIONS(NAME)
 
 #define KERNEL_2_2(NAME, T1, T2, TO1, TO2, E, X)                              \
-void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
+LOOP_BODY(NAME)                                                               \
 {                                                                             \
 	char *ip1 = args[0], *ip2 = args[1], *op1 = args[2], *op2 = args[3];  \
 	const ptrdiff_t is1 = steps[0], is2 = steps[1];                       \
@@ -318,7 +351,8 @@ void NAME(char **args, size_t n, const ptrdiff_t *steps)                      \
 		const T2 b = *(const T2 *)ip2;                                \
 		E(X, a, b, *(TO1 *)op1, *(TO2 *)op2);                         \
 	}                                                                     \
-}
+}                                                                             \
+LOOP_VERSIONS(NAME)
 
 /* ---- instantiation shorthands, for FOR_* lists ----
  * TAG first, then the ufunc and its element operation. */

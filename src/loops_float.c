@@ -12,19 +12,35 @@
  * to the first input with step 0) of add sum pairwise, and float16 add,
  * subtract, multiply and divide reduce in a float32 accumulator, as NumPy.
  *
- * Bool and integer loops are in loops_int.c; the catalogue is ufunc.c.
+ * The transcendental functions (SPEC 3.4's list) are in loops_vmath.c;
+ * bool and integer loops are in loops_int.c; the catalogue is ufunc.c.
  */
 #include <float.h>
 #include <limits.h>
 #include <string.h>
 
+/* every kernel here in one version per instruction-set level (loops.h) */
+#define LOOPS_PER_LEVEL
 #include "loops.h"
 
 /* ---- arithmetic ---- */
 
-#define E_ADD_FLOAT(T, a, b) ((a) + (b))
+/* Of two nan operands an x86 instruction returns its first, and a
+ * compiler may swap the operands of + and *: these return a's nan
+ * whatever the instructions, so every level gives the same bits. */
+#define DEFINE_NAN_FIRST(T, _)                                                \
+static inline ct_##T add_##T(ct_##T a, ct_##T b)                             \
+{                                                                             \
+	return isnan(a) ? a + a : a + b;                                      \
+}                                                                             \
+static inline ct_##T multiply_##T(ct_##T a, ct_##T b)                        \
+{                                                                             \
+	return isnan(a) ? a * a : a * b;                                      \
+}
+FOR_FLOATS(DEFINE_NAN_FIRST, _)
+#define E_ADD_FLOAT(T, a, b) add_##T(a, b)
 #define E_SUBTRACT_FLOAT(T, a, b) ((a) - (b))
-#define E_MULTIPLY_FLOAT(T, a, b) ((a) * (b))
+#define E_MULTIPLY_FLOAT(T, a, b) multiply_##T(a, b)
 #define E_DIVIDE_FLOAT(T, a, b) ((a) / (b))
 #define E_SQUARE_FLOAT(T, a) ((a) * (a))
 #define E_RECIPROCAL_FLOAT(T, a) ((ct_##T)1 / (a))
@@ -52,7 +68,7 @@
 #define P_FMIN(T, a, b) ((a) <= (b) || isnan(b))
 #define E_PICK(P, a, b) (P(_, a, b) ? (a) : (b))
 
-/* ---- division and the exponential sums: inline functions per type ---- */
+/* ---- division: inline functions per type ---- */
 
 /* NumPy's npy_divmod: Python's floor division and modulo. */
 #define DEFINE_FLOAT_OPS(T, _)                                                \
@@ -95,29 +111,6 @@ static inline ct_##T remainder_##T(ct_##T a, ct_##T b)                       \
 		return LIBM(fmod, a)(a, b);                                   \
 	divmod_##T(a, b, &mod);                                               \
 	return mod;                                                           \
-}                                                                             \
-/* NumPy's npy_logaddexp and npy_logaddexp2. */                              \
-static inline ct_##T logaddexp_##T(ct_##T x, ct_##T y)                       \
-{                                                                             \
-	if (x == y)                                                           \
-		return x + (ct_##T)M_LN2;                                     \
-	const ct_##T tmp = x - y;                                             \
-	if (tmp > 0)                                                          \
-		return x + LIBM(log1p, x)(LIBM(exp, x)(-tmp));                \
-	if (tmp <= 0)                                                         \
-		return y + LIBM(log1p, x)(LIBM(exp, x)(tmp));                 \
-	return tmp;                                                           \
-}                                                                             \
-static inline ct_##T logaddexp2_##T(ct_##T x, ct_##T y)                      \
-{                                                                             \
-	if (x == y)                                                           \
-		return x + 1;                                                 \
-	const ct_##T tmp = x - y;                                             \
-	if (tmp > 0)                                                          \
-		return x + (ct_##T)M_LOG2E * LIBM(log1p, x)(LIBM(exp2, x)(-tmp)); \
-	if (tmp <= 0)                                                         \
-		return y + (ct_##T)M_LOG2E * LIBM(log1p, x)(LIBM(exp2, x)(tmp)); \
-	return tmp;                                                           \
 }
 FOR_FLOATS(DEFINE_FLOAT_OPS, _)
 
@@ -145,8 +138,6 @@ DEFINE_SPACING(FLOAT64, uint64_t, DBL_TRUE_MIN)
 #define E_DIVMOD_FLOAT(T, a, b, q, r) ((q) = divmod_##T(a, b, &(r)))
 #define E_FLOOR_DIVIDE_FLOAT(T, a, b) floor_divide_##T(a, b)
 #define E_REMAINDER_FLOAT(T, a, b) remainder_##T(a, b)
-#define E_LOGADDEXP(T, a, b) logaddexp_##T(a, b)
-#define E_LOGADDEXP2(T, a, b) logaddexp2_##T(a, b)
 #define E_SPACING(T, a) spacing_##T(a)
 #define E_FREXP(T, a, m, e) ((m) = LIBM(frexp, a)(a, &(e)))
 #define E_MODF(T, a, f, i) ((f) = LIBM(modf, a)(a, &(i)))
@@ -321,14 +312,6 @@ FOR_FLOATS(UNARY, absolute, E_ABSOLUTE_FLOAT)
 HALF_BINARY(add, E_ADD_FLOAT, REDUCE_HALF_PAIRWISE)
 FOR_FLOATS(BINARY_REDUCE, add, E_ADD_FLOAT, REDUCE_PAIRWISE)
 
-LIBM_UNARY(arccos, acos)
-LIBM_UNARY(arccosh, acosh)
-LIBM_UNARY(arcsin, asin)
-LIBM_UNARY(arcsinh, asinh)
-LIBM_UNARY(arctan, atan)
-LIBM_BINARY(arctan2, atan2)
-LIBM_UNARY(arctanh, atanh)
-LIBM_UNARY(cbrt, cbrt)
 LIBM_UNARY(ceil, ceil)
 
 HALF_COMPARISONS
@@ -338,8 +321,6 @@ HALF_BITS_UNARY(conjugate, E_IDENTITY)
 FOR_FLOATS(UNARY, conjugate, E_IDENTITY)
 
 LIBM_BINARY(copysign, copysign)
-LIBM_UNARY(cos, cos)
-LIBM_UNARY(cosh, cosh)
 
 HALF_UNARY(deg2rad, E_DEG2RAD)
 FOR_FLOATS(UNARY, deg2rad, E_DEG2RAD)
@@ -353,13 +334,7 @@ KERNEL_2_2(loop_divmod_FLOAT16_FLOAT16_FLOAT16_FLOAT16, uint16_t, uint16_t,
 	   uint16_t, uint16_t, E_HALF_DIVMOD, FLOAT16)
 FOR_FLOATS(BINARY_2, divmod, E_DIVMOD_FLOAT)
 
-LIBM_UNARY(exp, exp)
-LIBM_UNARY(exp2, exp2)
-LIBM_UNARY(expm1, expm1)
 LIBM_UNARY(fabs, fabs)
-
-KERNEL_2_1(loop_float_power_FLOAT64_FLOAT64_FLOAT64, double, double, double,
-	   E_LIBM_2, pow, REDUCE_SEQ)
 
 LIBM_UNARY(floor, floor)
 
@@ -378,7 +353,6 @@ KERNEL_1_2(loop_frexp_FLOAT64_FLOAT64_INT32, double, double, int32_t, E_FREXP, F
 HALF_BINARY(heaviside, E_HEAVISIDE, REDUCE_NONE)
 FOR_FLOATS(BINARY, heaviside, E_HEAVISIDE)
 
-LIBM_BINARY(hypot, hypot)
 
 HALF_UNARY_TO(isfinite, E_ISFINITE, BOOL)
 FOR_FLOATS(UNARY_TO, isfinite, E_ISFINITE, BOOL)
@@ -400,15 +374,6 @@ KERNEL_2_1(loop_ldexp_FLOAT64_INT32_FLOAT64, double, int32_t, double,
 KERNEL_2_1(loop_ldexp_FLOAT64_INT64_FLOAT64, double, int64_t, double,
 	   E_LDEXP_INT64, FLOAT64, REDUCE_NONE)
 
-LIBM_UNARY(log, log)
-LIBM_UNARY(log10, log10)
-LIBM_UNARY(log1p, log1p)
-LIBM_UNARY(log2, log2)
-
-HALF_BINARY(logaddexp, E_LOGADDEXP, REDUCE_NONE)
-FOR_FLOATS(BINARY, logaddexp, E_LOGADDEXP)
-HALF_BINARY(logaddexp2, E_LOGADDEXP2, REDUCE_NONE)
-FOR_FLOATS(BINARY, logaddexp2, E_LOGADDEXP2)
 
 PICK_LOOPS(maximum, P_MAXIMUM)
 PICK_LOOPS(minimum, P_MINIMUM)
@@ -433,7 +398,6 @@ KERNEL_2_1(loop_nextafter_FLOAT64_FLOAT64_FLOAT64, double, double, double,
 HALF_BITS_UNARY(positive, E_IDENTITY)
 FOR_FLOATS(UNARY, positive, E_IDENTITY)
 
-LIBM_BINARY(power, pow)
 
 HALF_UNARY(rad2deg, E_RAD2DEG)
 FOR_FLOATS(UNARY, rad2deg, E_RAD2DEG)
@@ -454,8 +418,6 @@ FOR_FLOATS(UNARY, sign, E_SIGN_FLOAT)
 HALF_UNARY_TO(signbit, E_SIGNBIT, BOOL)
 FOR_FLOATS(UNARY_TO, signbit, E_SIGNBIT, BOOL)
 
-LIBM_UNARY(sin, sin)
-LIBM_UNARY(sinh, sinh)
 
 HALF_BITS_UNARY(spacing, E_HALF_SPACING)
 FOR_FLOATS(UNARY, spacing, E_SPACING)
@@ -468,6 +430,4 @@ FOR_FLOATS(UNARY, square, E_SQUARE_FLOAT)
 HALF_BINARY(subtract, E_SUBTRACT_FLOAT, REDUCE_HALF_SEQ)
 FOR_FLOATS(BINARY, subtract, E_SUBTRACT_FLOAT)
 
-LIBM_UNARY(tan, tan)
-LIBM_UNARY(tanh, tanh)
 LIBM_UNARY(trunc, trunc)

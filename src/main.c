@@ -1,8 +1,10 @@
 /* main.c - the command table and the dispatcher. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "cpu.h"
 #include "options.h"
 
 #define DATA_OPTIONS \
@@ -89,8 +91,14 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (cpu_init() < 0) {
+		fprintf(stderr, "h5ufunc: H5UFUNC_CPU: unknown level '%s' (sse2, avx2 or avx512)\n",
+			getenv("H5UFUNC_CPU"));
+		return 2;
+	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("h5ufunc %s\n", H5UFUNC_VERSION);
+		printf("h5ufunc %s\nkernels: %s (this CPU: %s)\n", H5UFUNC_VERSION,
+		       cpu_level_name(cpu_level()), cpu_level_name(cpu_level_available()));
 		return 0;
 	}
 	const struct command *c = command_find(argv[1]);

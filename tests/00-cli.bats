@@ -16,10 +16,12 @@ setup_file() {
 	EOF
 }
 
-@test "--version prints the name and version" {
+@test "--version prints the name and version, and the kernels' instruction-set level" {
 	run --separate-stderr h5u --version
 	assert_success
-	assert_output "h5ufunc 0.1.0"
+	assert_line --index 0 "h5ufunc 0.1.0"
+	assert_line --index 1 --regexp '^kernels: (sse2|avx2|avx512) \(this CPU: (sse2|avx2|avx512)\)$'
+	[[ ${#lines[@]} -eq 2 ]] || fail "more than two lines"
 	assert_stderr_empty
 }
 

@@ -177,7 +177,7 @@ man_aliases() {
 @test "man pages carry the program's version" {
 	run --separate-stderr h5u --version
 	assert_success
-	local version=${output#h5ufunc }
+	local version=${lines[0]#h5ufunc }
 	grep -q "^\.TH H5UFUNC 1 .*\"h5ufunc $version\"" "$MAN1" || fail "h5ufunc.1 .TH does not say h5ufunc $version"
 	grep -q "^\.TH H5UFUNC.-RECIPE 5 .*\"h5ufunc $version\"" "$MAN5" || fail "h5ufunc-recipe.5 .TH does not say h5ufunc $version"
 }

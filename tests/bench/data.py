@@ -8,6 +8,7 @@ read, filled with standard normal values from a fixed seed:
                         `chunks=True` chooses for that shape
   DIR/a-contiguous.h5   /a alone (the pristine copy that W4 restores from)
   DIR/a-chunked.h5      /a alone, chunked
+  DIR/in-float32.h5     /a and /b as float32, contiguous (W5)
   DIR/tiny.h5           /x, three float64 values (the start-up probe)
 It writes in blocks of rows, so its memory stays near 64 MiB whatever the size,
 and it does nothing when DIR/ready already records the same shape.
@@ -30,7 +31,7 @@ BLOCK_BYTES = 32 << 20
 
 def make(directory, rows, cols):
     stamp = os.path.join(directory, "ready")
-    want = "%d %d\n" % (rows, cols)
+    want = "%d %d float32\n" % (rows, cols)
     try:
         with open(stamp) as f:
             if f.read() == want:
@@ -46,6 +47,7 @@ def make(directory, rows, cols):
         "in-chunked.h5": ("a", "b"),
         "a-contiguous.h5": ("a",),
         "a-chunked.h5": ("a",),
+        "in-float32.h5": ("a", "b"),
     }
     files = {name: h5py.File(os.path.join(directory, name), "w") for name in names}
     try:
@@ -53,7 +55,8 @@ def make(directory, rows, cols):
         for name, datasets in names.items():
             chunks = True if "chunked" in name else None
             for d in datasets:
-                sets.append((d, files[name].create_dataset(d, shape, "f8", chunks=chunks)))
+                dtype = "f4" if "float32" in name else "f8"
+                sets.append((d, files[name].create_dataset(d, shape, dtype, chunks=chunks)))
         rng = np.random.default_rng(20261122)
         step = max(1, BLOCK_BYTES // (cols * 8))
         for first in range(0, rows, step):

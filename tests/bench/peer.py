@@ -7,6 +7,8 @@ read whole datasets with h5py, compute with NumPy, write with h5py.
   W2 INPUT OUT    OUT:/s = a.sum(axis=1) in a new file; prints a.sum()
   W3 INPUT OUT    OUT:/c = cumsum(a, axis=1) in a new file
   W4 FILE -       FILE:/a = a*2 + 1, in place
+  W5 INPUT OUT    OUT:/c = sin(a) * exp(b) + log1p(abs(a)), in INPUT's dtype
+  W5d INPUT OUT   the same (the benchmark's name for it on float64 inputs)
 It is the peer of the benchmark only: no streaming, no MPI, no checks beyond
 what h5py and NumPy do themselves.
 """
@@ -25,7 +27,7 @@ def main(argv):
         return 0
     with h5py.File(source, "r") as f:
         a = f["a"][...]
-        b = f["b"][...] if work == "W1" else None
+        b = f["b"][...] if work in ("W1", "W5", "W5d") else None
     if work == "W1":
         result = {"c": np.sqrt(a * a + b * b)}
     elif work == "W2":
@@ -33,6 +35,8 @@ def main(argv):
         print(repr(float(a.sum())))
     elif work == "W3":
         result = {"c": np.cumsum(a, axis=1)}
+    elif work in ("W5", "W5d"):
+        result = {"c": np.sin(a) * np.exp(b) + np.log1p(np.abs(a))}
     else:
         print("peer.py: unknown workload %s" % work, file=sys.stderr)
         return 2

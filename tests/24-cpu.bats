@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# 23-cpu: the instruction-set levels of the type loops (SSE2, AVX2,
+# AVX-512; H5UFUNC_CPU caps the level, h5ufunc --version names it).  Every
+# level this machine has must compute the same bits as every other: each
+# loop of the catalogue over tests/unit/loopdump's grid, and a fused
+# transcendental expression end to end on 1-4 ranks and a budget of a few
+# blocks.  The loops' agreement with NumPy at the widest level is
+# tests/20-loops.bats; equal bytes carry it to the other levels, and the
+# transcendental loops are also compared with NumPy at the narrowest.
+
+load helper
+
+LEVELS_ALL=(sse2 avx2 avx512)
+TRANSCENDENTAL="arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt cos cosh exp exp2 expm1
+	float_power hypot log log10 log1p log2 logaddexp logaddexp2 power sin sinh tan tanh"
+
+setup_file() {
+	export LOOPDUMP="$H5U_TESTS/../build/unit/loopdump"
+	[[ -x $LOOPDUMP ]] || { echo "23-cpu: $LOOPDUMP is missing: run make" >&2; return 1; }
+	# 37 rows: uneven blocks on 2-4 ranks; 3 rows: ranks with no rows
+	fixtures <<-'EOF'
+		make in.h5:/a32 float32 37,53 lo=-10 hi=10
+		make in.h5:/b32 float32 37,53 lo=-4 hi=4
+		make in.h5:/a64 float64 37,53 lo=-10 hi=10
+		make in.h5:/b64 float64 37,53 lo=-4 hi=4
+		make in.h5:/a16 float16 37,53 lo=-4 hi=4
+		make in.h5:/s32 float32 3,41 fill=special
+		make in.h5:/s64 float64 3,41 fill=special
+	EOF
+}
+
+# The levels this machine has, narrowest first, from --version's
+# "kernels: LEVEL (this CPU: WIDEST)".
+levels() {
+	local top
+	top=$(env -u H5UFUNC_CPU h5ufunc --version | sed -n 's/^kernels: .* (this CPU: \(.*\))$/\1/p')
+	[[ -n $top ]] || return 1
+	local l
+	for l in "${LEVELS_ALL[@]}"; do
+		echo "$l"
+		[[ $l == "$top" ]] && break
+	done
+}
+
+@test "--version names the level in use; H5UFUNC_CPU caps it at a level the CPU has" {
+	local have top l want
+	have=$(levels) || fail "h5ufunc --version does not name the CPU's level"
+	top=$(printf '%s\n' "$have" | tail -n 1)
+	run --separate-stderr env -u H5UFUNC_CPU h5ufunc --version
+	assert_success
+	assert_line --index 0 "h5ufunc 0.1.0"
+	assert_line --index 1 "kernels: $top (this CPU: $top)"
+	for l in "${LEVELS_ALL[@]}"; do
+		# a cap above what the CPU has leaves the CPU's widest
+		want=$l
+		printf '%s\n' "$have" | grep -qx "$l" || want=$top
+		run --separate-stderr env H5UFUNC_CPU="$l" h5ufunc --version
+		assert_success
+		assert_line --index 1 "kernels: $want (this CPU: $top)"
+	done
+	run --separate-stderr env H5UFUNC_CPU= h5ufunc --version
+	assert_line --index 1 "kernels: $top (this CPU: $top)"
+}
+
+@test "an unknown H5UFUNC_CPU is refused before any work, and writes nothing" {
+	fixture in.h5
+	snapshot
+	H5UFUNC_CPU=avx3 run --separate-stderr h5u call sin in.h5:/a32 -o out.h5:/c
+	assert_error 2 "H5UFUNC_CPU: unknown level 'avx3' (sse2, avx2 or avx512)"
+	assert_unchanged
+	H5UFUNC_CPU=AVX2 run --separate-stderr h5u --version
+	assert_error 2 "H5UFUNC_CPU: unknown level 'AVX2' (sse2, avx2 or avx512)"
+}
+
+@test "every loop of every ufunc gives the same bits at every level" {
+	local names l u differ= ref
+	names=$("$LOOPDUMP" --list | cut -d' ' -f1)
+	[[ $(printf '%s\n' "$names" | wc -l) -gt 80 ]] || fail "loopdump --list is short"
+	mapfile -t have < <(levels)
+	for u in $names; do
+		ref=$(H5UFUNC_CPU=${have[0]} "$LOOPDUMP" "$u" | sha256sum) || fail "loopdump $u failed"
+		for l in "${have[@]:1}"; do
+			[[ $(H5UFUNC_CPU=$l "$LOOPDUMP" "$u" | sha256sum) == "$ref" ]] || differ+=" $u@$l"
+		done
+	done
+	[[ -z $differ ]] || fail "bits differ from ${have[0]}'s:$differ"
+}
+
+@test "the transcendental loops agree with NumPy at the narrowest level (sse2)" {
+	H5UFUNC_CPU=sse2 run /usr/bin/python3 "$H5U_TESTS/loops_ref.py" "$LOOPDUMP" $TRANSCENDENTAL
+	assert_success
+}
+
+@test "special values through h5ufunc call, at every level: NumPy's within 4 ULP" {
+	fixture in.h5
+	local l f t jobs=()
+	for l in $(levels); do
+		for f in sin exp log1p arcsinh cosh tan; do
+			for t in 32 64; do
+				H5UFUNC_CPU=$l h5u call "$f" in.h5:/s$t -o "o-$l.h5:/$f$t" || fail "$f at $l"
+				jobs+=(check "$f" in.h5:/s$t -o "o-$l.h5:/$f$t" ::)
+			done
+		done
+		H5UFUNC_CPU=$l h5u call power in.h5:/s64 in.h5:/s64 -o "o-$l.h5:/pow" || fail "power at $l"
+		jobs+=(check power in.h5:/s64 in.h5:/s64 -o "o-$l.h5:/pow" ::)
+	done
+	run np "${jobs[@]:0:${#jobs[@]}-1}"
+	assert_success
+}
+
+@test "sin(a) * exp(b) + log1p(abs(a)): the same bytes at every level, on 1-4 ranks, at --memory 64K" {
+	fixture in.h5
+	cat > r.yaml <<-'EOF'
+		inputs:
+		  a32: in.h5:/a32
+		  b32: in.h5:/b32
+		  a64: in.h5:/a64
+		  b64: in.h5:/b64
+		  a16: in.h5:/a16
+		  s32: in.h5:/s32
+		steps:
+		  - expr: sin(a32) * exp(b32) + log1p(abs(a32))
+		    out: ${OUT}:/c32
+		  - expr: sin(a64) * exp(b64) + log1p(abs(a64))
+		    out: ${OUT}:/c64
+		  - expr: sin(a16) * exp(a16) + log1p(abs(a16))
+		    out: ${OUT}:/c16
+		  - expr: arctan2(s32, s32 + 1) - power(abs(s32), 0.5) * cosh(s32)
+		    out: ${OUT}:/s32
+	EOF
+	local l top outs=() n
+	for l in $(levels); do
+		top=$l
+		H5UFUNC_CPU=$l h5u run r.yaml --set OUT="o-$l.h5" || fail "run at $l"
+		outs+=("o-$l.h5")
+	done
+	H5UFUNC_CPU=sse2 h5u run r.yaml --set OUT=o-sse2-64k.h5 --memory 64K || fail "sse2 at 64K"
+	outs+=(o-sse2-64k.h5)
+	for n in 2 3 4; do
+		H5UFUNC_CPU=$top mpi "$n" h5ufunc run r.yaml --set OUT="o-$top-$n.h5" --memory 64K ||
+			fail "$n ranks at $top"
+		outs+=("o-$top-$n.h5")
+	done
+	H5UFUNC_CPU=sse2 mpi 3 h5ufunc run r.yaml --set OUT=o-sse2-3.h5 || fail "3 ranks at sse2"
+	outs+=(o-sse2-3.h5)
+	local d jobs=()
+	for d in c32 c64 c16 s32; do
+		jobs+=(same "${outs[@]/%/:/$d}" ::)
+	done
+	run np "${jobs[@]:0:${#jobs[@]}-1}"
+	assert_success
+}
