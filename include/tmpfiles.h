@@ -33,9 +33,9 @@ int tmpfiles_token(char *out, struct err *e);
 int tmpfiles_name(char *out, size_t len, const char *dir, const char *base, const char *token);
 
 /* Remove PATH if the process is stopped by SIGTERM, SIGINT, SIGHUP or
- * SIGQUIT before tmpfiles_forget(PATH); the first call installs the
- * handlers, which unlink every such path and then die of the signal.  At
- * most 64 paths; returns -1 when they are all taken. */
+ * SIGQUIT, or exits, before tmpfiles_forget(PATH); the first call installs
+ * the handlers, which unlink every such path (and then die of the signal).
+ * At most 64 paths; returns -1 when they are all taken. */
 int tmpfiles_guard(const char *path);
 void tmpfiles_forget(const char *path);
 

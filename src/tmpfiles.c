@@ -66,11 +66,17 @@ int tmpfiles_name(char *out, size_t len, const char *dir, const char *base, cons
 static char guarded[MAX_GUARDED][GUARD_PATH];
 static volatile sig_atomic_t in_use[MAX_GUARDED];
 
-static void on_signal(int sig)
+/* Async-signal-safe: unlink alone. */
+static void remove_guarded(void)
 {
 	for (int i = 0; i < MAX_GUARDED; i++)
 		if (in_use[i])
 			unlink(guarded[i]);
+}
+
+static void on_signal(int sig)
+{
+	remove_guarded();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -98,6 +104,10 @@ int tmpfiles_guard(const char *path)
 		return -1;
 	if (!installed) {
 		install_handlers();
+		/* And on an exit that is not h5ufunc's own: Open MPI ends a
+		 * rank with exit() when its launcher goes away (mpirun killed
+		 * while it tears the job down), without a signal. */
+		atexit(remove_guarded);
 		installed = true;
 	}
 	for (int i = 0; i < MAX_GUARDED; i++)

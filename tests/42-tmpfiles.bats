@@ -23,6 +23,7 @@ setup_file() {
 		make f.h5:/i int64 40,7 fill=range
 		make f.h5:/n int64 40,7 lo=-3 hi=3
 		make big.h5:/x float64 200000,4 fill=range
+		make mid.h5:/x float64 40000,4 fill=range
 		make slow.h5:/x float64 3000000,4 fill=zeros
 	EOF
 }
@@ -285,7 +286,10 @@ spill_recipe() {
 @test "SIGTERM of mpirun: no temporary or scratch file left, on 2 ranks" {
 	spill_recipe
 	snapshot
-	timeout 60 mpirun --oversubscribe -n 2 h5ufunc run spill.yaml --memory 1K 2>stderr.txt &
+	# One SIGTERM for mpirun (--foreground: timeout passes the signal on to
+	# mpirun alone, not to its process group too; a second one makes
+	# Open MPI abandon its ranks without a signal).
+	timeout --foreground 60 mpirun --oversubscribe -n 2 h5ufunc run spill.yaml --memory 1K 2>stderr.txt &
 	H5U_BACKGROUND=$!
 	wait_for '.out.h5.h5ufunc-*.tmp' 30 || fail "the run never created its output"
 	wait_for '.h5ufunc-scratch-*.h5' 30 || fail "no scratch file beside the output"
@@ -317,26 +321,26 @@ spill_recipe() {
 }
 
 @test "a run that fails while running (exit 1) leaves nothing in TMPDIR or beside its output, on 1-3 ranks" {
-	fixture f.h5 big.h5
+	fixture f.h5 mid.h5
 	mkdir tmp
 	export TMPDIR=$PWD/tmp
-	# The intermediate spills (--memory 4M); the power of integers to a
-	# negative power then fails on the data.
+	# The intermediate spills (1.25 MiB against --memory 1M); the power of
+	# integers to a negative power then fails on the data.
 	cat >fail.yaml <<-'EOF'
-		inputs: {i: f.h5:/i, n: f.h5:/n, x: big.h5:/x}
+		inputs: {i: f.h5:/i, n: f.h5:/n, x: mid.h5:/x}
 		steps:
 		  - {ufunc: negative, in: [x], out: t}
-		  - {reduce: add, in: t, axis: 0, out: out.h5:/s}
+		  - {reduce: add, in: t, axis: 1, out: out.h5:/s}
 		  - {ufunc: power, in: [i, n], out: out.h5:/p}
 	EOF
 	snapshot
 	local n
 	for n in 1 2 3; do
 		if ((n == 1)); then
-			run --separate-stderr h5u run fail.yaml --memory 4M
+			run --separate-stderr h5u run fail.yaml --memory 1M
 			assert_failure 1
 		else
-			run --separate-stderr mpi "$n" h5ufunc run fail.yaml --memory 4M
+			run --separate-stderr mpi "$n" h5ufunc run fail.yaml --memory 1M
 			assert_failure 1
 		fi
 		[[ $stderr == *"Integers to negative integer powers are not allowed"* ]] ||
