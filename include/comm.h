@@ -30,8 +30,6 @@ void comm_bcast(void *buf, size_t n);
 /* Collective: rank 0's *P, a malloc'd buffer of *N bytes, sent to all
  * (others receive a new malloc'd buffer). */
 void comm_bcast_buffer(char **p, size_t *n);
-/* Collective maximum of a 64-bit value. */
-int64_t comm_max(int64_t v);
 void comm_barrier(void);
 /* Collective: gather N bytes from each rank to rank 0, in rank order, into
  * OUT (rank 0 only; at least the sum of all N). */

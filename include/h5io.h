@@ -64,16 +64,6 @@ void h5io_unlink(hid_t file, const char *path);
 /* Move the link FROM to TO (which must not exist) in FILE.  Collective. */
 int h5io_move(hid_t file, const char *from, const char *to, const char *where, struct err *e);
 
-/* Read rows [FIRST, FIRST+COUNT) of dataset D (SHAPE, all of the other axes)
- * into BUF as DT, C order.  COUNT may be 0.  Collective under MPI: every
- * rank calls it the same number of times. */
-int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
-		   int64_t first, int64_t count, void *buf, const char *where,
-		   struct err *e);
-/* Write rows, likewise. */
-int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
-		    int64_t first, int64_t count, const void *buf,
-		    const char *where, struct err *e);
 /* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
  * of a dataset of SHAPE; C order in BUF.  STEP may be NULL (all 1).  Any
  * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective. */

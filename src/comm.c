@@ -214,15 +214,6 @@ void comm_bcast_buffer(char **p, size_t *n)
 	}
 }
 
-int64_t comm_max(int64_t v)
-{
-	if (!use_mpi)
-		return v;
-	int64_t r;
-	MPI_Allreduce(&v, &r, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-	return r;
-}
-
 void comm_barrier(void)
 {
 	if (use_mpi)

@@ -695,36 +695,6 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 	return 0;
 }
 
-/* The box of rows [FIRST, FIRST+COUNT), all of the other axes. */
-static void row_box(const struct shape *shape, int64_t first, int64_t count,
-		    int64_t *start, int64_t *cnt)
-{
-	for (int i = 0; i < shape->ndim; i++) {
-		start[i] = 0;
-		cnt[i] = shape->dim[i];
-	}
-	start[0] = shape->ndim ? first : 0;   /* a 0-d box: count[0] is 0 or 1 */
-	cnt[0] = count;
-}
-
-int h5io_read_rows(hid_t d, const struct shape *shape, enum dtype dt,
-		   int64_t first, int64_t count, void *buf, const char *where,
-		   struct err *e)
-{
-	int64_t start[H5U_MAXDIM + 1], cnt[H5U_MAXDIM + 1];
-	row_box(shape, first, count, start, cnt);
-	return transfer(false, d, shape, dt, start, NULL, cnt, buf, where, e);
-}
-
-int h5io_write_rows(hid_t d, const struct shape *shape, enum dtype dt,
-		    int64_t first, int64_t count, const void *buf,
-		    const char *where, struct err *e)
-{
-	int64_t start[H5U_MAXDIM + 1], cnt[H5U_MAXDIM + 1];
-	row_box(shape, first, count, start, cnt);
-	return transfer(true, d, shape, dt, start, NULL, cnt, (void *)buf, where, e);
-}
-
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 		  const int64_t *start, const int64_t *step, const int64_t *count,
 		  void *buf, const char *where, struct err *e)
