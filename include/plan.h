@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "dist.h"
 #include "literal.h"
 #include "recipe.h"
 #include "shape.h"
@@ -134,7 +135,11 @@ struct plan_step {
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
 	bool print;                         /* the outputs go to stdout */
-	int64_t rows_per_block;             /* rows (or chunks, for REDUCE_TREE) per block */
+	int64_t rows_per_block;             /* reduce, accumulate: rows (or chunks, for
+					       REDUCE_TREE) per block */
+	struct dist_layout split;           /* elementwise: the boxes of its index space */
+	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
+					       whole up to this many bytes, else read by boxes */
 	/* reduce and accumulate */
 	bool reduced[H5U_MAXDIM];           /* input axes reduced (accumulate: its axis) */
 	int axis;                           /* accumulate: the axis */

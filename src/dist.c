@@ -1,4 +1,6 @@
-/* dist.c - contiguous row shares and the blocks within them. */
+/* dist.c - contiguous row shares and the blocks within them; n-d boxes. */
+#include <string.h>
+
 #include "dist.h"
 
 static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *count)
@@ -53,4 +55,149 @@ int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t wi
 	int64_t share = (units + nranks - 1) / nranks;
 	*out = upb < share ? upb : share > 0 ? share : 1;
 	return 0;
+}
+
+/* ---- boxes ------------------------------------------------------------ */
+
+#define FLOOR_ELEMS 1024        /* the smallest box a budget must hold */
+#define SMALL_SHARE 4096        /* a line this small never unbalances */
+
+/* Boxes of L's lines [LO, HI): runs of at most lines_per_box lines within
+ * one index of the axes before the split one. */
+static int64_t boxes_in(const struct dist_layout *l, int64_t lo, int64_t hi)
+{
+	int64_t c = l->dim[l->axis], n = l->lines_per_box;
+	if (hi <= lo || c == 0)
+		return 0;
+	int64_t cl = lo / c, ch = (hi - 1) / c;
+	if (cl == ch)
+		return (hi - lo + n - 1) / n;
+	return ((cl + 1) * c - lo + n - 1) / n + (ch - cl - 1) * ((c + n - 1) / n) +
+	       (hi - ch * c + n - 1) / n;
+}
+
+void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, int64_t *count)
+{
+	share(l->lines, l->nranks, rank, first, count);
+}
+
+int dist_layout_make(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
+		     int64_t per_elem, int64_t widest, int max_axis, int nranks,
+		     const char *where, struct err *e, struct dist_layout *l)
+{
+	memset(l, 0, sizeof *l);
+	l->ndim = ndim > 0 ? ndim : 1;
+	l->nranks = nranks;
+	int64_t total = 1;
+	for (int i = 0; i < l->ndim; i++) {
+		l->dim[i] = ndim > 0 ? dim[i] : 1;
+		total *= l->dim[i];
+	}
+	if (max_axis >= l->ndim)
+		max_axis = l->ndim - 1;
+	if (max_axis < 0)
+		max_axis = 0;
+	/* elements a box may hold: the budget, then the I/O cap */
+	int64_t cap = per_elem <= 0 ? INT64_MAX : memory > fixed ? (memory - fixed) / per_elem : 0;
+	if (widest > 0 && cap > (IO_LIMIT - 1) / widest)
+		cap = (IO_LIMIT - 1) / widest;
+	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
+	if (floor < 1)
+		floor = 1;
+	/* the split axis: the first whose line fits and keeps the shares even */
+	int64_t line = total;
+	int axis;
+	for (axis = 0; axis < l->ndim; axis++) {
+		line /= l->dim[axis] ? l->dim[axis] : 1;
+		bool even = line <= SMALL_SHARE || line <= total / (4 * (int64_t)nranks);
+		if (axis == max_axis || (line <= cap && even))
+			break;
+	}
+	if (total == 0) {   /* nothing to hold: lines are rows, each maybe empty */
+		axis = 0;
+		line = 1;
+		for (int i = 1; i < l->ndim; i++)
+			line *= l->dim[i];
+	}
+	int64_t least = line > floor ? line : floor;
+	if (total > 0 && cap < least) {
+		if (widest > 0 && least > (IO_LIMIT - 1) / widest)
+			return err_set(e, EXIT_USAGE, where,
+				       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+				       (long long)(line * widest));
+		if (line > floor)
+			return err_set(e, EXIT_USAGE, where,
+				       "--memory %lld bytes is too small for one block "
+				       "(one row of every array needs %lld bytes)",
+				       (long long)memory, (long long)(fixed + per_elem * least));
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(%lld elements of every array need %lld bytes)",
+			       (long long)memory, (long long)floor, (long long)(fixed + per_elem * least));
+	}
+	l->axis = axis;
+	l->line = line;
+	l->lines = 1;
+	for (int i = 0; i <= axis; i++)
+		l->lines *= l->dim[i];
+	int64_t lpb = line > 0 ? cap / line : l->lines;
+	int64_t target = widest > 0 && line > 0 ? BLOCK_TARGET / widest / line : lpb;
+	if (lpb > target)
+		lpb = target > 0 ? target : 1;
+	int64_t sh = (l->lines + nranks - 1) / nranks;
+	if (lpb > sh)
+		lpb = sh;
+	if (lpb > l->dim[axis])
+		lpb = l->dim[axis];
+	l->lines_per_box = lpb > 0 ? lpb : 1;
+	for (int r = 0; r < nranks; r++) {
+		int64_t first, count;
+		share(l->lines, nranks, r, &first, &count);
+		int64_t n = boxes_in(l, first, first + count);
+		if (n > l->nboxes)
+			l->nboxes = n;
+		l->total_boxes += n;
+		l->ranks_with_work += count > 0 && line > 0;
+	}
+	return 0;
+}
+
+void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)
+{
+	int64_t first, count;
+	share(l->lines, l->nranks, rank, &first, &count);
+	w->l = l;
+	w->at = first;
+	w->end = first + count;
+}
+
+bool dist_walk_next(struct dist_walk *w, int64_t *start, int64_t *count)
+{
+	const struct dist_layout *l = w->l;
+	int64_t c = l->dim[l->axis];
+	int64_t n = w->end - w->at;
+	if (n > l->lines_per_box)
+		n = l->lines_per_box;
+	if (c > 0 && n > c - w->at % c)
+		n = c - w->at % c;
+	if (n <= 0) {
+		for (int i = 0; i < l->ndim; i++)
+			start[i] = count[i] = 0;
+		return false;
+	}
+	/* the line's index over the axes before the split one */
+	int64_t cell = w->at / c;
+	for (int i = l->axis - 1; i >= 0; i--) {
+		start[i] = cell % l->dim[i];
+		cell /= l->dim[i];
+		count[i] = 1;
+	}
+	start[l->axis] = w->at % c;
+	count[l->axis] = n;
+	for (int i = l->axis + 1; i < l->ndim; i++) {
+		start[i] = 0;
+		count[i] = l->dim[i];
+	}
+	w->at += n;
+	return true;
 }

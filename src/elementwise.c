@@ -2,13 +2,13 @@
  * elementwise.h.
  *
  * What a run holds (struct buffers), and what elementwise_layout counts:
- * each input's buffer (a block of rows, or the whole input when it
- * broadcasts along the rows); each op output's buffer (a block when the
- * step writes or reduces it, a tile otherwise); each op input cast to the
- * loop's dtype (a tile, or the whole cast input once); each output cast to
- * its dataset's dtype (a block); each fused reduction's accumulators and
- * cast input.  Loops never allocate: everything is allocated before the
- * first block.
+ * each input's buffer (its part of a box, or the whole input when it
+ * broadcasts and is small); each op output's buffer (a box when the step
+ * writes or reduces it, a tile otherwise); each op input cast to the loop's
+ * dtype (a tile, or the whole cast input once); each output cast to its
+ * dataset's dtype (a box); each fused reduction's accumulators and cast
+ * input.  Loops never allocate: everything is allocated before the first
+ * box.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +20,17 @@
 #include "reduce.h"
 #include "stage.h"
 
-/* Elements per array in one tile: a block's ops run tile by tile, so that
+/* Elements per array in one tile: a box's ops run tile by tile, so that
  * the intermediates a tile passes from op to op stay in the core's cache. */
 #define TILE_ELEMS 8192
+/* A broadcast input is held whole up to this part of the budget. */
+#define WHOLE_PART 8
 
 bool elementwise_reads_whole(const struct plan_step *s, int k)
 {
-	const struct shape *b = &s->bshape[k];
-	return b->ndim < s->shape.ndim || (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1);
+	const struct array *x = s->in[k];
+	return x->kind != ARR_LITERAL && shape_size(&s->bshape[k]) < shape_size(&s->shape) &&
+	       shape_size(&x->shape) * dtype_size(x->dtype) <= s->whole_limit;
 }
 
 enum dtype elementwise_source_dtype(const struct plan_step *s, int src)
@@ -41,10 +44,15 @@ enum dtype elementwise_source_dtype(const struct plan_step *s, int src)
 
 /* ---- the memory model ------------------------------------------------- */
 
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
-	int64_t fixed = 0, per_row = 0, widest = 0;
-	int64_t row = shape_row_size(&s->shape);
+	int64_t fixed = 0, per_elem = 0, widest = 0;
+	s->whole_limit = memory / WHOLE_PART;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (x->kind == ARR_LITERAL)
@@ -52,22 +60,21 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		if (elementwise_reads_whole(s, k)) {
 			fixed += shape_size(&x->shape) * dtype_size(x->dtype);
 		} else {
-			per_row += shape_row_size(&x->shape) * dtype_size(x->dtype);
-			if (shape_row_size(&x->shape) * dtype_size(x->dtype) > widest)
-				widest = shape_row_size(&x->shape) * dtype_size(x->dtype);
+			per_elem += dtype_size(x->dtype);
+			widest = max64(widest, dtype_size(x->dtype));
 		}
 	}
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
 		for (int k = 0; k < op->nout; k++)
-			per_row += row * dtype_size(op->loop->types[op->nin + k]);
+			per_elem += dtype_size(op->loop->types[op->nin + k]);
 		for (int k = 0; k < op->nin; k++) {
 			if (op->src[k] == OP_LITERAL || elementwise_source_dtype(s, op->src[k]) == op->loop->types[k])
 				continue;
 			int src = op->src[k];
 			int64_t t = dtype_size(op->loop->types[k]);
 			if (src >= 0 || !elementwise_reads_whole(s, -1 - src))
-				per_row += (src >= 0 ? row : shape_row_size(&s->in[-1 - src]->shape)) * t;
+				per_elem += t;
 			else
 				fixed += shape_size(&s->in[-1 - src]->shape) * t;
 		}
@@ -75,42 +82,43 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	for (int k = 0; k < s->nred; k++) {
 		const struct plan_step *r = s->red[k];
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
-		int src = s->red_src[k];
-		enum dtype from = elementwise_source_dtype(s, src);
-		int64_t orow = shape_size(&r->shape) / (shape_rows(&s->shape) ? shape_rows(&s->shape) : 1);
 		if (r->mode == REDUCE_ROWS)
-			per_row += orow * (dtype_size(t) + (target != t ? dtype_size(target) : 0));
+			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
 		else
 			fixed += 140 * shape_size(&r->shape) * dtype_size(t);
-		if (from != t)
-			per_row += row * dtype_size(t);
+		if (elementwise_source_dtype(s, s->red_src[k]) != t)
+			per_elem += dtype_size(t);
 	}
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
-		per_row += target != t ? row * dtype_size(target) : 0;
-		if (row * dtype_size(target) > widest)
-			widest = row * dtype_size(target);
+		per_elem += target != t ? dtype_size(target) : 0;
+		widest = max64(widest, dtype_size(target));
 	}
-	return dist_block_units(memory, fixed, per_row, widest, shape_rows(&s->shape),
-				nranks, "one row of every array", w, e, &s->rows_per_block);
+	/* fused reductions take whole rows */
+	return dist_layout_make(s->shape.ndim, s->shape.dim, memory, fixed, per_elem, widest,
+				s->nred ? 0 : H5U_MAXDIM, nranks, w, e, &s->split);
 }
 
 /* ---- the loop --------------------------------------------------------- */
 
 struct input_buf {
-	char *data;         /* as stored */
-	bool by_rows;       /* read block by block; else held whole */
-	int64_t dims[H5U_MAXDIM];   /* its buffer's extents, padded to the step's rank */
+	char *data;                 /* as stored */
+	bool by_box;                /* read box by box; else held whole */
+	int64_t dims[H5U_MAXDIM];   /* its extents as it broadcasts, padded to the step's rank */
+	int64_t ext[H5U_MAXDIM];    /* its buffer's extents: the whole, or its part of the box */
+	int64_t origin[H5U_MAXDIM]; /* where its buffer starts in the step's index space */
 };
 
-/* Everything one run of a step holds, allocated before the first block. */
+/* Everything one run of a step holds, allocated before the first box. */
 struct buffers {
 	int ndim;                        /* the step's rank, at least 1 */
-	int64_t row, rpb, tile;          /* elements per row; rows per block, per tile */
+	const struct dist_layout *l;
+	int64_t line, box_lines, tile;   /* elements per line; lines per box, per tile */
+	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM];   /* the current box */
 	struct input_buf in[RECIPE_MAXIN];
 	size_t ntmp, nconv;
-	char **tmp;                      /* op output OP_REF(j, k): a block or a tile */
-	bool *whole_tmp;                 /* ... a block: the step writes or reduces it */
+	char **tmp;                      /* op output OP_REF(j, k): a box or a tile */
+	bool *whole_tmp;                 /* ... a box: the step writes or reduces it */
 	char **conv;                     /* op j's input k cast to its loop's dtype, at
 					    j * RECIPE_MAXIN + k: a tile, or cast whole once */
 	char *outconv[PLAN_MAXOUT];      /* output k cast to its dataset's dtype */
@@ -118,22 +126,42 @@ struct buffers {
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
 };
 
-/* The inputs' buffers; those read whole are read now. */
-static void alloc_inputs(struct plan_step *s, struct buffers *B, struct err *e)
+/* The box O/C of the step's index space (NDIM axes) as a box of an array of
+ * shape X that broadcasts as DIMS (padded to NDIM): START/CNT over X's own
+ * axes, 0 along the axes where it broadcasts, all 0 when the box is empty. */
+static void array_box(const struct shape *x, int ndim, const int64_t *dims, const int64_t *o,
+		      const int64_t *c, int64_t *start, int64_t *cnt)
+{
+	bool any = stage_box_size(ndim, c) > 0;
+	int pad = ndim - x->ndim;
+	for (int i = 0; i < x->ndim; i++) {
+		start[i] = dims[pad + i] == 1 ? 0 : o[pad + i];
+		cnt[i] = !any ? 0 : dims[pad + i] == 1 ? 1 : c[pad + i];
+	}
+	if (x->ndim == 0) {
+		start[0] = 0;
+		cnt[0] = any;
+	}
+}
+
+/* The inputs' buffers; those held whole are read now. */
+static void alloc_inputs(struct plan_step *s, struct buffers *B, const int64_t *boxmax,
+			 struct err *e)
 {
 	for (int k = 0; k < s->nin; k++) {
 		struct array *x = s->in[k];
 		struct input_buf *in = &B->in[k];
 		if (x->kind == ARR_LITERAL)
 			continue;
-		in->by_rows = !elementwise_reads_whole(s, k);
+		in->by_box = !elementwise_reads_whole(s, k);
 		int pad = B->ndim - s->bshape[k].ndim;
-		for (int i = 0; i < B->ndim; i++)
+		for (int i = 0; i < B->ndim; i++) {
 			in->dims[i] = i < pad ? 1 : s->bshape[k].dim[i - pad];
-		if (in->by_rows)
-			in->dims[0] = B->rpb;
-		in->data = stage_alloc((size_t)stage_box_size(B->ndim, in->dims) * (size_t)dtype_size(x->dtype));
-		if (!in->by_rows) {
+			in->ext[i] = in->by_box && in->dims[i] != 1 ? boxmax[i] : in->dims[i];
+			in->origin[i] = 0;
+		}
+		in->data = stage_alloc((size_t)stage_box_size(B->ndim, in->ext) * (size_t)dtype_size(x->dtype));
+		if (!in->by_box) {
 			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 			stage_row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
 			stage_read(x, x->dtype, start, cnt, NULL, in->data, s->where, e);
@@ -141,16 +169,16 @@ static void alloc_inputs(struct plan_step *s, struct buffers *B, struct err *e)
 	}
 }
 
-/* The ops' output buffers and cast inputs; inputs read whole are cast
+/* The ops' output buffers and cast inputs; inputs held whole are cast
  * once, now. */
 static void alloc_ops(struct plan_step *s, struct buffers *B)
 {
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
 		for (int k = 0; k < op->nout; k++) {
-			int64_t rows = B->whole_tmp[j * RECIPE_MAXOUT + k] ? B->rpb : B->tile;
+			int64_t lines = B->whole_tmp[j * RECIPE_MAXOUT + k] ? B->box_lines : B->tile;
 			B->tmp[j * RECIPE_MAXOUT + k] =
-				stage_alloc((size_t)(rows * B->row) * (size_t)dtype_size(op->loop->types[op->nin + k]));
+				stage_alloc((size_t)(lines * B->line) * (size_t)dtype_size(op->loop->types[op->nin + k]));
 		}
 		for (int k = 0; k < op->nin; k++) {
 			int src = op->src[k];
@@ -160,29 +188,33 @@ static void alloc_ops(struct plan_step *s, struct buffers *B)
 			if (from == t)
 				continue;
 			char **c = &B->conv[j * RECIPE_MAXIN + k];
-			if (src < 0 && !B->in[-1 - src].by_rows) {
-				/* read whole: cast once, here */
-				size_t n = (size_t)stage_box_size(B->ndim, B->in[-1 - src].dims);
+			if (src < 0 && !B->in[-1 - src].by_box) {
+				/* held whole: cast once, here */
+				size_t n = (size_t)stage_box_size(B->ndim, B->in[-1 - src].ext);
 				*c = stage_alloc(n * (size_t)dtype_size(t));
 				dtype_cast(from, B->in[-1 - src].data, dtype_size(from), t, *c, dtype_size(t), n);
 			} else {
-				*c = stage_alloc((size_t)(B->tile * B->row) * (size_t)dtype_size(t));
+				*c = stage_alloc((size_t)(B->tile * B->line) * (size_t)dtype_size(t));
 			}
 		}
 	}
 }
 
-/* Every buffer of a run of S over the rows D deals this rank. */
-static void alloc_buffers(struct plan_step *s, const struct dist *d, struct buffers *B,
-			  struct err *e)
+/* Every buffer of a run of S over its layout. */
+static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 {
 	memset(B, 0, sizeof *B);
-	B->row = shape_row_size(&s->shape);
-	B->rpb = d->rows_per_block;
-	B->tile = B->row > 0 && B->row < TILE_ELEMS ? TILE_ELEMS / B->row : 1;
-	if (B->tile > B->rpb)
-		B->tile = B->rpb;
-	B->ndim = s->shape.ndim ? s->shape.ndim : 1;
+	const struct dist_layout *l = &s->split;
+	B->l = l;
+	B->ndim = l->ndim;
+	B->line = l->line;
+	B->box_lines = l->lines_per_box;
+	B->tile = B->line > 0 && B->line < TILE_ELEMS ? TILE_ELEMS / B->line : 1;
+	if (B->tile > B->box_lines)
+		B->tile = B->box_lines;
+	int64_t boxmax[H5U_MAXDIM];
+	for (int i = 0; i < B->ndim; i++)
+		boxmax[i] = i < l->axis ? 1 : i == l->axis ? B->box_lines : l->dim[i];
 	B->ntmp = (size_t)s->nops * RECIPE_MAXOUT;
 	B->nconv = (size_t)s->nops * RECIPE_MAXIN;
 	B->tmp = stage_alloc(sizeof *B->tmp * B->ntmp);
@@ -196,15 +228,15 @@ static void alloc_buffers(struct plan_step *s, const struct dist *d, struct buff
 	for (int k = 0; k < s->nred; k++)
 		if (s->red_src[k] >= 0)
 			B->whole_tmp[s->red_src[k]] = true;
-	alloc_inputs(s, B, e);
+	alloc_inputs(s, B, boxmax, e);
 	alloc_ops(s, B);
+	size_t box = (size_t)(B->box_lines * B->line);
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->dtype != s->out_dtype[k])
-			B->outconv[k] = stage_alloc((size_t)(B->rpb * B->row) * (size_t)dtype_size(s->out[k]->dtype));
+			B->outconv[k] = stage_alloc(box * (size_t)dtype_size(s->out[k]->dtype));
 	for (int k = 0; k < s->nred; k++) {
-		B->red[k] = reducer_new(s->red[k], B->rpb);
-		B->redconv[k] = stage_alloc((size_t)(B->rpb * B->row) *
-					    (size_t)dtype_size(s->red[k]->loop->types[1]));
+		B->red[k] = reducer_new(s->red[k], B->box_lines);
+		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->red[k]->loop->types[1]));
 	}
 }
 
@@ -227,23 +259,42 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 	free(B->conv);
 }
 
-/* The inputs read by rows: rows [FIRST, FIRST+COUNT). */
-static void read_block(struct plan_step *s, struct buffers *B, int64_t first, int64_t count,
-		       struct err *e)
+/* The inputs read by boxes: their parts of the current box. */
+static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 {
 	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 	for (int k = 0; k < s->nin; k++) {
-		if (!B->in[k].by_rows || s->in[k]->kind == ARR_LITERAL)
+		struct input_buf *in = &B->in[k];
+		if (!in->by_box || s->in[k]->kind == ARR_LITERAL)
 			continue;
-		stage_row_box(&s->in[k]->shape, first, count, start, cnt);
-		stage_read(s->in[k], s->in[k]->dtype, start, cnt, NULL, B->in[k].data, s->where, e);
+		for (int i = 0; i < B->ndim; i++) {
+			in->origin[i] = in->dims[i] == 1 ? 0 : B->o[i];
+			in->ext[i] = in->dims[i] == 1 ? 1 : B->c[i];
+		}
+		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
+		stage_read(s->in[k], s->in[k]->dtype, start, cnt, NULL, in->data, s->where, e);
 	}
 }
 
-/* Operand K of op J for the tile at row R of the block (BLOCK its
- * extents): *BASE and its strides ST, cast to the loop's dtype. */
+/* Byte offset of the index P of the step's space in a C-ordered buffer of
+ * extents EXT that starts at ORIGIN (axes of DIMS 1: broadcast, offset 0). */
+static ptrdiff_t buffer_offset(int ndim, const int64_t *dims, const int64_t *ext,
+			       const int64_t *origin, const int64_t *p, int size)
+{
+	ptrdiff_t off = 0, st = size;
+	for (int i = ndim - 1; i >= 0; i--) {
+		if (dims[i] != 1)
+			off += (ptrdiff_t)(p[i] - origin[i]) * st;
+		st *= ext[i];
+	}
+	return off;
+}
+
+/* Operand K of op J over the tile at P of extents TILE (the tile's lines
+ * start R lines into the box): *BASE and its strides ST, cast to the loop's
+ * dtype. */
 static void op_operand(const struct plan_step *s, const struct buffers *B, int j, int k, int64_t r,
-		       const int64_t *block, char **base, ptrdiff_t *st)
+		       const int64_t *p, const int64_t *tile, char **base, ptrdiff_t *st)
 {
 	const struct plan_op *op = &s->ops[j];
 	int src = op->src[k];
@@ -253,58 +304,67 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 		return;
 	}
 	enum dtype t = op->loop->types[k], from = elementwise_source_dtype(s, src);
-	int64_t dims[H5U_MAXDIM];
+	int64_t ext[H5U_MAXDIM];   /* what *BASE holds around the tile */
 	char *c = B->conv[j * RECIPE_MAXIN + k];
-	memcpy(dims, block, sizeof dims);
+	memcpy(ext, tile, sizeof ext);
 	if (src >= 0) {
-		*base = B->tmp[src] + (B->whole_tmp[src] ? r * B->row * dtype_size(from) : 0);
+		*base = B->tmp[src] + (B->whole_tmp[src] ? r * B->line * dtype_size(from) : 0);
 	} else {
 		const struct input_buf *in = &B->in[-1 - src];
-		/* its own extents: 1 where it broadcasts */
-		memcpy(dims, in->dims, sizeof dims);
-		if (in->by_rows) {
-			dims[0] = 1;
-			*base = in->data + r * stage_box_size(B->ndim, dims) * dtype_size(from);
-			dims[0] = block[0];
+		/* the tile's part of the input: 1 where it broadcasts */
+		for (int i = 0; i < B->ndim; i++)
+			ext[i] = in->dims[i] == 1 ? 1 : tile[i];
+		if (in->by_box) {
+			*base = in->data + buffer_offset(B->ndim, in->dims, in->ext, in->origin, p,
+							 dtype_size(from));
 		} else {
-			*base = c ? c : in->data;
-			c = NULL;   /* cast once, before the blocks */
+			/* held whole (and cast once, before the boxes) */
+			int size = dtype_size(c ? t : from);
+			*base = (c ? c : in->data) + buffer_offset(B->ndim, in->dims, in->ext, in->origin, p, size);
+			memcpy(ext, in->ext, sizeof ext);
+			ext[B->l->axis] = in->dims[B->l->axis] == 1 ? 1 : tile[B->l->axis];
+			for (int i = 0; i < B->l->axis; i++)
+				ext[i] = 1;
+			c = NULL;
 		}
 	}
 	if (c) {
 		dtype_cast(from, *base, dtype_size(from), t, c, dtype_size(t),
-			   (size_t)stage_box_size(B->ndim, dims));
+			   (size_t)stage_box_size(B->ndim, ext));
 		*base = c;
 	}
-	iter_contiguous(B->ndim, dims, block, dtype_size(t), st);
+	iter_contiguous(B->ndim, ext, tile, dtype_size(t), st);
 }
 
-/* Every op of S over the tile of rows [R, R+N) of the block. */
+/* Every op of S over the tile of lines [R, R+N) of the box. */
 static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t n, struct err *e)
 {
-	int64_t block[H5U_MAXDIM];
-	block[0] = n;
-	for (int i = 1; i < B->ndim; i++)
-		block[i] = s->shape.dim[i];
+	int64_t tile[H5U_MAXDIM], p[H5U_MAXDIM];
+	int axis = B->l->axis;
+	memcpy(tile, B->c, sizeof tile);
+	memcpy(p, B->o, sizeof p);
+	tile[axis] = n;
+	p[axis] += r;
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
 		char *base[UF_MAXARGS];
 		iter_strides st[UF_MAXARGS];
 		for (int k = 0; k < op->nin; k++)
-			op_operand(s, B, j, k, r, block, &base[k], st[k]);
+			op_operand(s, B, j, k, r, p, tile, &base[k], st[k]);
 		for (int k = 0; k < op->nout; k++) {
 			int o = j * RECIPE_MAXOUT + k, size = dtype_size(op->loop->types[op->nin + k]);
-			base[op->nin + k] = B->tmp[o] + (B->whole_tmp[o] ? r * B->row * size : 0);
-			iter_contiguous(B->ndim, block, block, size, st[op->nin + k]);
+			base[op->nin + k] = B->tmp[o] + (B->whole_tmp[o] ? r * B->line * size : 0);
+			iter_contiguous(B->ndim, tile, tile, size, st[op->nin + k]);
 		}
-		iter_loop(op->loop->fn, op->nin + op->nout, base, B->ndim, block, st);
+		iter_loop(op->loop->fn, op->nin + op->nout, base, B->ndim, tile, st);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
 			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 	}
 }
 
-/* The block's rows [FIRST, FIRST+COUNT) into the fused reductions. */
+/* The box's rows [FIRST, FIRST+COUNT) into the fused reductions (which
+ * make the split axis 0). */
 static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t first, int64_t count,
 			    struct err *e)
 {
@@ -314,7 +374,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t firs
 		char *data = src >= 0 ? B->tmp[src] : B->in[-1 - src].data;
 		if (from != t) {
 			dtype_cast(from, data, dtype_size(from), t, B->redconv[k], dtype_size(t),
-				   (size_t)(count * B->row));
+				   (size_t)(count * B->line));
 			data = B->redconv[k];
 		}
 		reducer_rows(B->red[k], data, first, count);
@@ -324,36 +384,37 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t firs
 	}
 }
 
-/* The block's results: outputs and the reductions' finished rows. */
-static void write_block(struct plan_step *s, struct buffers *B, int64_t first, int64_t count,
-			struct err *e)
+/* The box's results: outputs and the reductions' finished rows. */
+static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 {
-	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM], full[H5U_MAXDIM];
+	for (int i = 0; i < B->ndim; i++)
+		full[i] = B->l->dim[i];
 	for (int k = 0; k < s->nout; k++) {
-		stage_row_box(&s->out[k]->shape, first, count, start, cnt);
+		array_box(&s->out[k]->shape, B->ndim, full, B->o, B->c, start, cnt);
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
 			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
 	}
 	for (int k = 0; k < s->nred; k++)
-		reducer_write_rows(B->red[k], first, count, e);
+		reducer_write_rows(B->red[k], B->o[0], B->c[0], e);
 }
 
 int elementwise_run(struct plan_step *s, struct err *e)
 {
-	struct dist d;
-	dist_make(shape_rows(&s->shape), comm_size(), comm_rank(), s->rows_per_block, &d);
 	struct buffers B;
-	alloc_buffers(s, &d, &B, e);
-	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t first, count;
-		dist_block(&d, b, &first, &count);
-		read_block(s, &B, first, count, e);
-		for (int64_t r = 0; r < count && !e->status; r += B.tile)
-			run_tile(s, &B, r, count - r < B.tile ? count - r : B.tile, e);
-		feed_reductions(s, &B, first, count, e);
+	alloc_buffers(s, &B, e);
+	struct dist_walk w;
+	dist_walk_start(&s->split, comm_rank(), &w);
+	for (int64_t b = 0; b < s->split.nboxes; b++) {
+		bool any = dist_walk_next(&w, B.o, B.c);
+		int64_t n = any ? B.c[B.l->axis] : 0;
+		read_box(s, &B, e);
+		for (int64_t r = 0; r < n && !e->status; r += B.tile)
+			run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
+		feed_reductions(s, &B, B.o[0], B.c[0], e);
 		if (comm_agree(e) < 0)
 			break;
-		write_block(s, &B, first, count, e);
+		write_box(s, &B, e);
 	}
 	for (int k = 0; k < s->nred && !e->status; k++)
 		reducer_finish(B.red[k], e);

@@ -416,6 +416,17 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		shape_format(&x->shape, buf, sizeof buf), how);
 }
 
+/* A pass's decomposition: box shape, boxes, ranks with work. */
+static void print_boxes(FILE *f, const struct dist_layout *l)
+{
+	fprintf(f, ", boxes (");
+	for (int i = 0; i < l->ndim; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)(i < l->axis ? 1 : i == l->axis
+								 ? l->lines_per_box : l->dim[i]));
+	fprintf(f, "%s), %lld boxes, %d of %d ranks with work\n", l->ndim == 1 ? "," : "",
+		(long long)l->total_boxes, l->ranks_with_work, l->nranks);
+}
+
 void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nsteps; i++) {
@@ -433,9 +444,16 @@ void plan_print(const struct plan *p, FILE *f)
 			n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
 					      dtype_table[s->loop->types[k]].typechar);
 		}
-		fprintf(f, "step %d: %s %s, loop %s, casting %s, %lld rows per block\n", s->index,
-			verb_name(s->verb), s->uf->name, sig, casting_name(s->casting),
-			(long long)s->rows_per_block);
+		fprintf(f, "step %d: %s %s, loop %s, casting %s", s->index, verb_name(s->verb),
+			s->uf->name, sig, casting_name(s->casting));
+		const struct plan_step *pass = s->host ? s->host : s;
+		if (s->verb == VERB_REDUCE && !s->host)
+			fprintf(f, ", %lld %s per block\n", (long long)s->rows_per_block,
+				s->mode == REDUCE_TREE ? "chunks" : "rows");
+		else if (s->verb == VERB_ACCUMULATE)
+			fprintf(f, ", %lld rows per block\n", (long long)s->rows_per_block);
+		else
+			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);
 		for (int k = 0; k < s->nout; k++)
