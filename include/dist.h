@@ -68,7 +68,7 @@ struct dist_layout {
  * array of a box (WIDEST bytes an element) reaches 2 GiB in one I/O call,
  * and boxes stop growing at about 4 MiB of it.  The split axis is at most
  * MAX_AXIS (0 when something needs whole rows).  Errors (EXIT_USAGE, at
- * WHERE) when MEMORY does not hold a box of min(1024, all) elements, or one
+ * WHERE) when MEMORY does not hold a box of min(64, all) elements, or one
  * line when MAX_AXIS forces lines wider than that. */
 int dist_layout_make(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
 		     int64_t per_elem, int64_t widest, int max_axis, int nranks,

@@ -59,7 +59,7 @@ int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t wi
 
 /* ---- boxes ------------------------------------------------------------ */
 
-#define FLOOR_ELEMS 1024        /* the smallest box a budget must hold */
+#define FLOOR_ELEMS 64          /* the smallest box a budget must hold */
 #define SMALL_SHARE 4096        /* a line this small never unbalances */
 
 /* Boxes of L's lines [LO, HI): runs of at most lines_per_box lines within
