@@ -450,8 +450,11 @@ void plan_print(const struct plan *p, FILE *f)
 		if (s->verb == VERB_REDUCE && !s->host)
 			fprintf(f, ", %lld %s per block\n", (long long)s->rows_per_block,
 				s->mode == REDUCE_TREE ? "chunks" : "rows");
-		else if (s->verb == VERB_ACCUMULATE)
-			fprintf(f, ", %lld rows per block\n", (long long)s->rows_per_block);
+		else if (s->verb == VERB_ACCUMULATE) {
+			fprintf(f, ", %lld indices of axis %d per block, across it",
+				(long long)s->rows_per_block, s->axis);
+			print_boxes(f, &s->split);
+		}
 		else
 			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)

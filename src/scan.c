@@ -51,111 +51,130 @@ static void scan_block(const struct plan_step *s, char *data, char *out, int ndi
 
 /* OUT = running fold of DATA along its last axis, one call per row of LEN
  * elements: the loop sees its output one element behind its first input
- * (NumPy's accumulate call) and runs it in order. */
+ * (NumPy's accumulate call) and runs it in order.  With CARRY (one element
+ * a row), each row's first element folds onto it, else is copied. */
 static void scan_last_axis(const struct plan_step *s, char *data, char *out, int64_t nrows,
-			   int64_t len)
+			   int64_t len, const char *carry)
 {
 	enum dtype ot = s->loop->types[0], dt = s->loop->types[1];
 	ptrdiff_t os = dtype_size(ot), ds = dtype_size(dt);
 	ptrdiff_t steps[3] = { os, ds, os };
 	for (int64_t r = 0; r < nrows && len > 0; r++) {
 		char *x = data + r * len * ds, *y = out + r * len * os;
-		dtype_cast(dt, x, 0, ot, y, 0, 1);
+		if (carry) {
+			char *first[3] = { (char *)carry + r * os, x, y };
+			s->loop->fn(first, 1, steps);
+		} else {
+			dtype_cast(dt, x, 0, ot, y, 0, 1);
+		}
 		char *args[3] = { y, x + ds, y + os };
 		s->loop->fn(args, (size_t)(len - 1), steps);
 	}
 }
 
-/* Along an axis other than 0: rows are independent. */
-static int scan_rows(struct plan_step *s, struct err *e)
+/* scan_block over the box DIMS in tiles along its first axis of more than
+ * one index when that axis comes before K, so that a tile's slices stay in
+ * the cache. */
+static void scan_tiles(const struct plan_step *s, char *data, char *out, int ndim,
+		       const int64_t *dims, int k, const char *carry, const ptrdiff_t *carry_st)
 {
-	struct array *x = s->in[0], *y = s->out[0];
-	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	int size = dtype_size(t), dsize = dtype_size(dt), n = x->shape.ndim;
-	int64_t rowsize = shape_row_size(&x->shape);
-	struct dist d;
-	dist_make(x->shape.dim[0], comm_size(), comm_rank(), s->rows_per_block, &d);
-	int64_t rpb = d.rows_per_block;
-	char *raw = x->dtype != dt ? stage_alloc((size_t)(rpb * rowsize * dtype_size(x->dtype))) : NULL;
-	char *data = stage_alloc((size_t)(rpb * rowsize * dsize));
-	char *out = stage_alloc((size_t)(rpb * rowsize * size));
-	char *conv = y->dtype != t ? stage_alloc((size_t)(rpb * rowsize * dtype_size(y->dtype))) : NULL;
-	int64_t tile = rowsize > 0 ? TILE_BYTES / (rowsize * size) : 1;
+	int lead = 0;
+	while (lead < k && dims[lead] == 1)
+		lead++;
+	int64_t per = 1;   /* elements of one index of LEAD */
+	for (int i = lead + 1; i < ndim; i++)
+		per *= dims[i];
+	int64_t size = dtype_size(s->loop->types[0]), dsize = dtype_size(s->loop->types[1]);
+	int64_t tile = lead < k && per > 0 ? TILE_BYTES / (per * size) : dims[lead];
 	if (tile < 1)
 		tile = 1;
-	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t first, count, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
-		dist_block(&d, b, &first, &count);
-		memcpy(cnt, x->shape.dim, sizeof(int64_t) * (size_t)n);
-		start[0] = first;
-		cnt[0] = count;
-		stage_read(x, dt, start, cnt, raw, data, s->where, e);
-		if (s->axis == n - 1 && !e->status && x->shape.dim[n - 1] > 0)
-			scan_last_axis(s, data, out, count * rowsize / (n ? x->shape.dim[n - 1] : 1),
-				       x->shape.dim[n - 1]);
-		for (int64_t r = 0; r < count && !e->status && s->axis != n - 1; r += tile) {
-			int64_t dims[H5U_MAXDIM];
-			memcpy(dims, cnt, sizeof(int64_t) * (size_t)n);
-			dims[0] = count - r < tile ? count - r : tile;
-			scan_block(s, data + (size_t)(r * rowsize * dsize), out + (size_t)(r * rowsize * size),
-				   n, dims, s->axis, NULL, NULL);
-		}
-		check_fault(s, e);
-		if (comm_agree(e) < 0)
-			break;
-		stage_write(y, t, start, cnt, out, conv, s->where, e);
+	int64_t tdims[H5U_MAXDIM];
+	memcpy(tdims, dims, sizeof(int64_t) * (size_t)ndim);
+	for (int64_t r = 0; r < dims[lead]; r += tile) {
+		tdims[lead] = dims[lead] - r < tile ? dims[lead] - r : tile;
+		scan_block(s, data + r * per * dsize, out + r * per * size, ndim, tdims, k,
+			   carry ? carry + r * (per / dims[k]) * size : NULL, carry_st);
 	}
-	free(raw);
-	free(data);
-	free(out);
-	free(conv);
-	return comm_agree(e);
 }
 
-/* Along axis 0: the ranks split axis 1; the carry passes block to block. */
-static int scan_columns(struct plan_step *s, struct err *e)
+/* The box of X (NDIM axes) that block J of G indices along AXIS makes of
+ * the box QO/QC of the space without AXIS; all 0 when that box is empty. */
+static void scan_box(int ndim, const int64_t *xdim, int axis, int64_t j, int64_t g,
+		     const int64_t *qo, const int64_t *qc, bool any, int64_t *start, int64_t *cnt)
+{
+	for (int i = 0, q = 0; i < ndim; i++) {
+		if (i == axis) {
+			int64_t left = xdim[i] - j * g;
+			start[i] = any ? j * g : 0;
+			cnt[i] = any ? (left < g ? left : g) : 0;
+			continue;
+		}
+		start[i] = any ? qo[q] : 0;
+		cnt[i] = any ? qc[q] : 0;
+		q++;
+	}
+}
+
+/* The space X makes without AXIS: its extents, and its rank (0 for 1-D X). */
+static int scan_space(const struct shape *X, int axis, int64_t *q)
+{
+	int n = 0;
+	for (int i = 0; i < X->ndim; i++)
+		if (i != axis)
+			q[n++] = X->dim[i];
+	return n;
+}
+
+/* Each rank walks its boxes of the space without the axis (s->split); each
+ * box goes along the axis in blocks of rows_per_block indices, the last
+ * slice of one block carried into the next, so every element is NumPy's
+ * sequential result whatever the ranks and blocks. */
+int scan_run(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
+	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	int size = dtype_size(t), n = x->shape.ndim;
-	int64_t columns = n >= 2 ? x->shape.dim[1] : 1;
-	struct dist dc;
-	dist_make(columns, comm_size(), comm_rank(), columns ? columns : 1, &dc);
-	int64_t c0 = dc.first, cn = dc.count;
-	int64_t cmax = columns / comm_size() + (columns % comm_size() != 0);
-	int64_t rest = 1;
-	for (int i = 2; i < n; i++)
-		rest *= x->shape.dim[i];
-	int64_t g = s->rows_per_block, rows = x->shape.dim[0];
-	int64_t nblocks = (rows + g - 1) / g;
-	size_t box = (size_t)(g * cmax * rest);
+	int size = dtype_size(t), dsize = dtype_size(dt), n = X->ndim, a = s->axis;
+	const struct dist_layout *l = &s->split;
+	int64_t g = s->rows_per_block, A = X->dim[a];
+	int64_t qbox = l->lines_per_box * l->line, nblk = (A + g - 1) / g;
+	size_t box = (size_t)(qbox * g);
 	char *raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
-	char *data = stage_alloc(box * (size_t)dtype_size(dt));
+	char *data = stage_alloc(box * (size_t)dsize);
 	char *out = stage_alloc(box * (size_t)size);
-	char *carry = stage_alloc((size_t)(cmax * rest * size));
+	char *carry = stage_alloc((size_t)qbox * (size_t)size);
 	char *conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL;
-	for (int64_t b = 0; b < nblocks; b++) {
-		int64_t start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
-		int64_t r0 = b * g, gr = rows - r0 < g ? rows - r0 : g;
-		memcpy(cnt, x->shape.dim, sizeof(int64_t) * (size_t)n);
-		start[0] = r0;
-		cnt[0] = cn ? gr : 0;
-		if (n >= 2) {
-			start[1] = c0;
-			cnt[1] = cn;
+	struct dist_walk w;
+	dist_walk_start(l, comm_rank(), &w);
+	for (int64_t b = 0; b < l->nboxes && !e->status; b++) {
+		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
+		bool any = dist_walk_next(&w, qo, qc);
+		for (int64_t j = 0; j < nblk; j++) {
+			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+			scan_box(n, X->dim, a, j, g, qo, qc, any, start, cnt);
+			stage_read(x, dt, start, cnt, raw, data, s->where, e);
+			if (any && stage_box_size(n, cnt) > 0 && !e->status) {
+				iter_strides ost, cst;
+				iter_contiguous(n, cnt, cnt, size, ost);
+				int64_t slice[H5U_MAXDIM];
+				memcpy(slice, cnt, sizeof(int64_t) * (size_t)n);
+				slice[a] = 1;
+				iter_contiguous(n, slice, cnt, size, cst);
+				if (a == n - 1)
+					scan_last_axis(s, data, out, stage_box_size(n, cnt) / cnt[a], cnt[a],
+						       j ? carry : NULL);
+				else
+					scan_tiles(s, data, out, n, cnt, a, j ? carry : NULL, cst);
+				/* the last slice carries into the next block */
+				iter_strides dst;
+				iter_contiguous(n, slice, slice, size, dst);
+				iter_copy(size, out + (cnt[a] - 1) * ost[a], ost, carry, dst, n, slice);
+				check_fault(s, e);
+			}
+			if (comm_agree(e) < 0)
+				break;
+			stage_write(y, t, start, cnt, out, conv, s->where, e);
 		}
-		stage_read(x, dt, start, cnt, raw, data, s->where, e);
-		if (cn > 0 && gr > 0 && !e->status) {
-			iter_strides st;
-			iter_contiguous(n, cnt, cnt, size, st);
-			st[0] = 0;   /* the carry is one slice */
-			scan_block(s, data, out, n, cnt, 0, b ? carry : NULL, st);
-			memcpy(carry, out + (size_t)((gr - 1) * (cn * rest) * size), (size_t)(cn * rest * size));
-			check_fault(s, e);
-		}
-		if (comm_agree(e) < 0)
-			break;
-		stage_write(y, t, start, cnt, out, conv, s->where, e);
 	}
 	free(raw);
 	free(data);
@@ -165,6 +184,9 @@ static int scan_columns(struct plan_step *s, struct err *e)
 	return comm_agree(e);
 }
 
+/* The blocks along the axis hold as many indices as fit with whole runs of
+ * the axes after it (g), then the space without the axis is laid out in
+ * boxes of what is left (dist.h). */
 int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		struct err *e)
 {
@@ -174,23 +196,36 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t elem = 2 * size + (x->dtype != t ? xsize : 0) + (yt != t ? dtype_size(yt) : 0);
-	int64_t unit_elems, fixed = 0, units = X->dim[0];
-	if (s->axis != 0) {
-		unit_elems = shape_row_size(X);
-	} else {
-		int64_t columns = X->ndim >= 2 ? X->dim[1] : 1;
-		int64_t cmax = columns / nranks + (columns % nranks != 0);
-		unit_elems = cmax * (X->ndim >= 2 ? shape_row_size(X) / (columns ? columns : 1) : 1);
-		fixed = unit_elems * size;
-		nranks = 1;
+	int64_t widest = xsize > size ? xsize : size;
+	if (dtype_size(yt) > widest)
+		widest = dtype_size(yt);
+	int64_t q[H5U_MAXDIM];
+	int nq = scan_space(X, s->axis, q);
+	int64_t A = X->dim[s->axis], inner = 1, qsize = 1;
+	for (int i = s->axis + 1; i < X->ndim; i++)
+		inner *= X->dim[i];
+	for (int i = 0; i < nq; i++)
+		qsize *= q[i];
+	int64_t capx = memory / (elem + size);
+	if (capx > ((int64_t)4 << 20) / widest)
+		capx = ((int64_t)4 << 20) / widest;
+	int64_t across = inner < qsize ? inner : qsize;
+	int64_t g = across > 0 ? capx / across : A;
+	if (g > A)
+		g = A;
+	if (g < 1)
+		g = 1;
+	for (; g > 1; g /= 2) {   /* fewer indices along the axis when boxes do not fit */
+		struct err trial = {0};
+		if (dist_layout_make(nq, q, memory, 0, g * elem + size, g * widest, H5U_MAXDIM, nranks,
+				     where, &trial, &s->split) == 0)
+			break;
 	}
-	int64_t per_unit = unit_elems * elem;
-	int64_t widest = unit_elems * (xsize > size ? xsize : size);
-	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,
-				"one row of every array", where, e, &s->rows_per_block);
-}
-
-int scan_run(struct plan_step *s, struct err *e)
-{
-	return s->axis == 0 ? scan_columns(s, e) : scan_rows(s, e);
+	if (g <= 1 && dist_layout_make(nq, q, memory, 0, elem + size, widest, H5U_MAXDIM, nranks,
+				       where, e, &s->split) < 0)
+		return -1;
+	if (g < 1)
+		g = 1;
+	s->rows_per_block = g;
+	return 0;
 }
