@@ -423,8 +423,9 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
 	for (int i = 0; i < l->ndim; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)(i < l->axis ? 1 : i == l->axis
 								 ? l->lines_per_box : l->dim[i]));
-	fprintf(f, "%s), %lld boxes, %d of %d ranks with work\n", l->ndim == 1 ? "," : "",
-		(long long)l->total_boxes, l->ranks_with_work, l->nranks);
+	fprintf(f, "%s), %lld box%s, %d of %d ranks with work\n", l->ndim == 1 ? "," : "",
+		(long long)l->total_boxes, l->total_boxes == 1 ? "" : "es", l->ranks_with_work,
+		l->nranks);
 }
 
 void plan_print(const struct plan *p, FILE *f)
@@ -451,7 +452,7 @@ void plan_print(const struct plan *p, FILE *f)
 			fprintf(f, ", %lld %s per block\n", (long long)s->rows_per_block,
 				s->mode == REDUCE_TREE ? "chunks" : "rows");
 		else if (s->verb == VERB_ACCUMULATE) {
-			fprintf(f, ", %lld indices of axis %d per block, across it",
+			fprintf(f, ", blocks of %lld along axis %d; across it",
 				(long long)s->rows_per_block, s->axis);
 			print_boxes(f, &s->split);
 		}

@@ -2,7 +2,8 @@
 # 29-memory.bats - --memory bounds what a rank holds: on inputs 8 times the
 # budget (64 MiB per dataset against --memory 8M), contiguous and chunked,
 # every kind of step (an expression, reductions along each layout, a scan
-# along each axis, an in-place update) peaks within --memory + 64 MiB of
+# along each axis, an in-place update; a call and scans on rows of
+# 32 MiB, wider than the budget) peaks within --memory + 64 MiB of
 # resident memory per process, on one process and on each of 2 ranks, and
 # writes the same bytes as with the default budget (whose results the other
 # files compare with NumPy).  Peak RSS comes from /usr/bin/time (%M, KiB).
@@ -23,6 +24,7 @@ setup_file() {
 		make big.h5:/a float64 8192,1024 fill=random
 		make big.h5:/b float64 8192,1024 fill=random
 		make big.h5:/ca float64 8192,1024 fill=random layout=chunked chunks=256,64
+		make wide.h5:/w float64 2,4194304 fill=random
 		make tiny.h5:/x float64 4
 	EOF
 }
@@ -118,5 +120,17 @@ bounded_run() {
 		cp "$BATS_FILE_TMPDIR/big.h5" big.h5
 		peak_rss "$n" eval -i a=big.h5:/ca 'a = a*2 + 1'
 		np same ref.h5:/ca big.h5:/ca
+	done
+}
+
+@test "rows of 32 MiB, wider than the budget, 8x it in all: a call and scans along both axes within --memory + 64 MiB" {
+	fixture tiny.h5
+	cp "$BATS_FILE_TMPDIR/wide.h5" .
+	local n axis
+	for n in 0 2; do
+		bounded_run "$n" /c call hypot wide.h5:/w wide.h5:/w
+		for axis in 1 0; do
+			bounded_run "$n" /c accumulate add wide.h5:/w --axis "$axis"
+		done
 	done
 }

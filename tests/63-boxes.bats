@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# 63-boxes.bats - every stage's index space cut into n-d boxes (dist.h):
+# rows wider than --memory 1M, a size-1 leading axis, 1-D, 0-d and empty
+# arrays, a broadcast operand larger than an eighth of the budget, through
+# elementwise steps, a fused expression, outer and accumulate along every
+# axis, on no launcher and on 1 to 4 ranks, compared bit for bit with NumPy
+# (tests/boxes_ref.py); each rank's share of (1, 400, 600) and (3, 200000)
+# within 25% of an equal one, read from --json's per_rank elements, and
+# `check` naming the boxes and the ranks with work.
+
+load helper
+
+ref() {
+	/usr/bin/python3 "$H5U_TESTS/boxes_ref.py" "$@"
+}
+
+setup_file() {
+	ref make "$BATS_FILE_TMPDIR"
+	np make "$BATS_FILE_TMPDIR/sh.h5:/g" float32 1,400,600 :: \
+		make "$BATS_FILE_TMPDIR/sh.h5:/r" float64 3,200000
+}
+
+@test "every verb on rows wider than --memory 1M, 1-D, 0-d and empty arrays, 1 to 4 ranks: NumPy's bits" {
+	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rec.yaml" .
+	h5u run --memory 1M rec.yaml || fail "one process: exit status $?"
+	run ref check in.h5 out.h5
+	assert_success
+	local n
+	for n in 1 2 3 4; do
+		rm -f out.h5
+		mpi "$n" h5ufunc run --memory 1M rec.yaml || fail "$n ranks: exit status $?"
+		run ref check in.h5 out.h5
+		[[ $status == 0 ]] || fail "$n ranks: $output"
+	done
+}
+
+@test "each rank's share within 25% of an equal one on (1, 400, 600) and (3, 200000), 2 to 4 ranks" {
+	fixture sh.h5
+	cat >c.yaml <<-'EOF'
+		steps:
+		  - ufunc: negative
+		    in: sh.h5:/g
+		    out: c.h5:/y
+	EOF
+	local n d size
+	for n in 2 3 4; do
+		for d in g:240000 r:600000; do
+			size=${d#*:}
+			d=${d%%:*}
+			mpi "$n" h5ufunc call negative "sh.h5:/$d" -o "o$n$d.h5:/y" --json >run.json ||
+				fail "$n ranks, /$d: exit status $?"
+			run ref shares run.json "$size"
+			[[ $status == 0 ]] || fail "$output"
+			np check negative "sh.h5:/$d" -o "o$n$d.h5:/y"
+		done
+		run --separate-stderr mpi "$n" h5ufunc check c.yaml
+		assert_success
+		assert_line --partial "$n of $n ranks with work"
+	done
+}
+
+@test "check prints each pass's boxes: shape, count and the ranks with work" {
+	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rec.yaml" .
+	run --separate-stderr h5u check --memory 1M rec.yaml
+	assert_success
+	# (2, 300000) float64 rows of 2.4 MB: boxes along axis 1
+	assert_line "step 1: ufunc sqrt, loop d->d, casting same_kind, boxes (1, 32768), 20 boxes, 1 of 1 ranks with work"
+	assert_line "step 7: ufunc negative, loop d->d, casting same_kind, boxes (5, 0), 1 box, 0 of 1 ranks with work"
+	run --separate-stderr mpi 4 h5ufunc check rec.yaml
+	assert_success
+	assert_line --regexp '^step 4: ufunc negative, .*, boxes \(1, [0-9]+, 600\), [0-9]+ boxes, 4 of 4 ranks with work$'
+	assert_line --regexp '^step 13: accumulate add, .*, blocks of 2100 along axis 2; across it, boxes \([0-9]+, 37\), [0-9]+ boxes, 4 of 4 ranks with work$'
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""boxes_ref.py - fixtures and NumPy references for 63-boxes.bats.
+
+Jobs (one per invocation):
+  make DIR          write DIR/in.h5 (rows wider than --memory 1M, a size-1
+                    leading axis, 1-D, 0-d and empty arrays, a broadcast
+                    operand larger than an eighth of 1M) and DIR/rec.yaml,
+                    a recipe with every verb whose boxes matter on them
+                    (elementwise, a fused expression, outer, accumulate
+                    along every axis)
+  check IN OUT      compare what rec.yaml wrote in OUT with NumPy on IN:
+                    dtype, shape and bits
+  shares JSON N     the per_rank elements of a `--json` run of a one-input
+                    call over N elements: one entry per rank, each within
+                    25% of N / ranks
+Exit status 0 when every check passed; what failed is printed.
+"""
+
+import json
+import sys
+
+import h5py
+import numpy as np
+
+RECIPE = """\
+inputs:
+  w: in.h5:/w
+  b1: in.h5:/b1
+  g: in.h5:/g
+  v: in.h5:/v
+  s: in.h5:/s
+  e: in.h5:/e
+  i: in.h5:/i
+  col: in.h5:/col
+  t: in.h5:/t
+  p: in.h5:/p
+  q: in.h5:/q
+steps:
+  - ufunc: sqrt
+    in: w
+    out: out.h5:/sqrt_w
+  - ufunc: add
+    in: [w, b1]
+    out: out.h5:/add_wb
+  - expr: (i * 2.5 + col) // 3
+    out: out.h5:/expr_i
+  - ufunc: negative
+    in: g
+    out: out.h5:/neg_g
+  - ufunc: sqrt
+    in: v
+    out: out.h5:/sqrt_v
+  - ufunc: multiply
+    in: [s, 2]
+    out: out.h5:/mul_s
+  - ufunc: negative
+    in: e
+    out: out.h5:/neg_e
+  - outer: subtract
+    in: [p, q]
+    out: out.h5:/outer
+  - accumulate: add
+    in: w
+    axis: 0
+    out: out.h5:/acc_w0
+  - accumulate: add
+    in: w
+    axis: 1
+    out: out.h5:/acc_w1
+  - accumulate: add
+    in: t
+    axis: 0
+    out: out.h5:/acc_t0
+  - accumulate: add
+    in: t
+    axis: 1
+    out: out.h5:/acc_t1
+  - accumulate: add
+    in: t
+    axis: 2
+    out: out.h5:/acc_t2
+  - accumulate: multiply
+    in: v
+    axis: 0
+    out: out.h5:/acc_v
+  - accumulate: add
+    in: e
+    axis: 1
+    out: out.h5:/acc_e
+"""
+
+
+def make(d):
+    rng = np.random.default_rng(10)
+    with h5py.File(f'{d}/in.h5', 'w') as f:
+        f['w'] = rng.random((2, 300000))
+        f['b1'] = rng.random((1, 300000))
+        f['g'] = rng.random((1, 400, 600)).astype(np.float32)
+        f['v'] = 1 + rng.random(70001) * 1e-5
+        f['s'] = np.float64(3.5)
+        f['e'] = np.zeros((5, 0))
+        f['i'] = rng.integers(-100, 100, (7, 3, 5000)).astype(np.int32)
+        f['col'] = rng.random((7, 1, 1))
+        f['t'] = rng.random((4, 37, 2100)).astype(np.float32)
+        f['p'] = rng.random(3)
+        f['q'] = rng.random(300000)
+    with open(f'{d}/rec.yaml', 'w') as f:
+        f.write(RECIPE)
+
+
+def check(inp, out):
+    with h5py.File(inp) as f:
+        x = {k: f[k][()] for k in f}
+    want = {
+        'sqrt_w': np.sqrt(x['w']),
+        'add_wb': x['w'] + x['b1'],
+        'expr_i': (x['i'] * 2.5 + x['col']) // 3,
+        'neg_g': -x['g'],
+        'sqrt_v': np.sqrt(x['v']),
+        'mul_s': x['s'] * 2,
+        'neg_e': -x['e'],
+        'outer': np.subtract.outer(x['p'], x['q']),
+        'acc_w0': np.add.accumulate(x['w'], 0),
+        'acc_w1': np.add.accumulate(x['w'], 1),
+        'acc_t0': np.add.accumulate(x['t'], 0),
+        'acc_t1': np.add.accumulate(x['t'], 1),
+        'acc_t2': np.add.accumulate(x['t'], 2),
+        'acc_v': np.multiply.accumulate(x['v']),
+        'acc_e': np.add.accumulate(x['e'], 1),
+    }
+    bad = []
+    with h5py.File(out) as f:
+        for k, w in want.items():
+            w = np.asarray(w)
+            if k not in f:
+                bad.append(f'{k}: not written')
+                continue
+            got = f[k][()]
+            if got.dtype != w.dtype or got.shape != w.shape:
+                bad.append(f'{k}: {got.dtype}{got.shape}, NumPy {w.dtype}{w.shape}')
+            elif got.tobytes() != w.tobytes():
+                n = int(np.sum(got != w))
+                bad.append(f'{k}: {n} elements differ from NumPy')
+    return bad
+
+
+def shares(path, n):
+    per = json.load(open(path))['per_rank']
+    p = len(per)
+    got = [r['elements'] for r in per]
+    bad = [f'{p} ranks: rank {r} computes {e} elements, an equal share is {n / p:.0f}'
+           for r, e in enumerate(got) if abs(e - n / p) > 0.25 * n / p]
+    if sum(got) != n:
+        bad.append(f'{p} ranks: {sum(got)} elements in all, not {n}')
+    return bad
+
+
+def main(argv):
+    if argv[0] == 'make':
+        make(argv[1])
+        return 0
+    bad = check(argv[1], argv[2]) if argv[0] == 'check' else shares(argv[1], int(argv[2]))
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
