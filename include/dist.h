@@ -1,10 +1,12 @@
-/* dist.h - how rows are split over ranks and streamed in blocks.
+/* dist.h - how work is split over ranks and streamed in blocks or boxes.
  *
  * Pure arithmetic, no MPI: every rank can compute every rank's share, so
  * all ranks agree on how many collective calls a stage makes without
- * talking.  Rows are the first axis (a 0-d array is one row).  Each rank
- * owns one contiguous run of rows; the first (rows % ranks) ranks own one
- * more.  A rank streams its rows in blocks of at most rows_per_block rows.
+ * talking.  Two ways: rows (reductions) and boxes (elementwise passes and
+ * scans, below).  Rows are the first axis (a 0-d array is one row).  Each
+ * rank owns one contiguous run of rows; the first (rows % ranks) ranks own
+ * one more.  A rank streams its rows in blocks of at most rows_per_block
+ * rows.
  */
 #ifndef H5UFUNC_DIST_H
 #define H5UFUNC_DIST_H

@@ -1,10 +1,11 @@
-/* scan.h - np.UFUNC.accumulate along any axis, the split one included.
+/* scan.h - np.UFUNC.accumulate along any axis.
  *
- * Along an axis other than 0, each rank scans its own rows, in tiles of rows
- * small enough to stay in cache.  Along axis 0 the ranks split axis 1 and
- * each carries the last row of a block into the next, so every element is
- * NumPy's sequential result whatever the ranks and blocks; a 1-D scan is
- * one rank's.
+ * The space across the axis (the input's shape without it) is cut into
+ * boxes and dealt to the ranks as dist.h deals an elementwise pass; each
+ * rank goes along the axis through each of its boxes in blocks of
+ * rows_per_block indices and carries a block's last slice into the next,
+ * so every element is NumPy's sequential result whatever the ranks, blocks
+ * and row widths; a 1-D scan is one rank's.
  */
 #ifndef H5UFUNC_SCAN_H
 #define H5UFUNC_SCAN_H
@@ -12,7 +13,7 @@
 #include "err.h"
 #include "plan.h"
 
-/* Size S's blocks for NRANKS ranks within MEMORY bytes. */
+/* Lay out S's boxes and blocks for NRANKS ranks within MEMORY bytes. */
 int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		struct err *e);
 /* Run S.  Collective. */
