@@ -6,7 +6,14 @@
  *    rank tile its run in order, none over rows_per_block, and blocks past a
  *    rank's end (a rank with no rows included) are empty;
  *  - dist_block_units: the budget rule, the 2 GiB I/O cap, the 4 MiB block
- *    target, the cap at a rank's share, and its two messages.
+ *    target, the cap at a rank's share, and its two messages;
+ *  - dist_layout_make and the walks over a grid of shapes (1-D, 0-d, empty,
+ *    a size-1 leading axis, wide rows, (1, 2000, 3000), (3, 10^9)), ranks
+ *    and budgets: every rank walks the same number of boxes; the boxes of
+ *    all ranks tile the index space exactly once, in C order per rank;
+ *    each box is a hyperslab (1, ..., 1, n, d[axis+1], ...) within the
+ *    budget; each rank's share is within 25% of an equal one or 4096
+ *    elements; the counts check prints; the budget's floor and its message.
  */
 #include <stdint.h>
 #include <string.h>
@@ -77,6 +84,116 @@ static void check_units(void)
 	      "2 GiB row: %s", e2.msg);
 }
 
+static int64_t volume(int ndim, const int64_t *d)
+{
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++)
+		n *= d[i];
+	return n;
+}
+
+/* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element) and walk
+ * every rank's boxes; small spaces are checked element by element. */
+static void check_layout(int ndim, const int64_t *dim, int nranks, int64_t memory)
+{
+	struct dist_layout l;
+	struct err e = {0};
+	if (dist_layout_make(ndim, dim, memory, 0, 8, 8, 32, nranks, "w", &e, &l) < 0) {
+		CHECK(memory < 8 * 64, "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
+		return;
+	}
+	int64_t total = volume(l.ndim, l.dim), cap = memory / 8;
+	static unsigned char seen[1 << 16];
+	bool small = total <= (int64_t)sizeof seen;
+	if (small)
+		memset(seen, 0, (size_t)total);
+	int64_t covered = 0, boxes = 0;
+	int with_work = 0;
+	for (int rank = 0; rank < nranks; rank++) {
+		struct dist_walk w;
+		dist_walk_start(&l, rank, &w);
+		int64_t mine = 0, last = -1;
+		for (int64_t b = 0; b < l.nboxes + 2; b++) {
+			int64_t start[H5U_MAXDIM], count[H5U_MAXDIM];
+			bool any = dist_walk_next(&w, start, count);
+			CHECK(any == (b < l.nboxes && any), "rank %d: box %lld past nboxes %lld", rank,
+			      (long long)b, (long long)l.nboxes);
+			if (!any) {
+				CHECK(volume(l.ndim, count) == 0, "an empty box with elements");
+				continue;
+			}
+			boxes++;
+			int64_t n = volume(l.ndim, count), at = 0;
+			CHECK(n <= cap || l.line > cap, "box of %lld elements over a cap of %lld", (long long)n,
+			      (long long)cap);
+			for (int i = 0; i < l.ndim; i++) {
+				CHECK(start[i] >= 0 && start[i] + count[i] <= l.dim[i], "box outside the space");
+				CHECK(i >= l.axis || count[i] == 1, "box cuts axis %d before the split axis", i);
+				CHECK(i <= l.axis || (start[i] == 0 && count[i] == l.dim[i]), "box cuts axis %d after it", i);
+				at = at * l.dim[i] + start[i];
+			}
+			CHECK(at > last, "rank %d: boxes out of C order", rank);
+			last = at;
+			mine += n;
+			if (small) {   /* C order: a box is the run [at, at + n) */
+				for (int64_t k = at; k < at + n; k++) {
+					CHECK(!seen[k], "element %lld in two boxes", (long long)k);
+					seen[k] = 1;
+				}
+			}
+		}
+		covered += mine;
+		with_work += mine > 0;
+		double fair = (double)total / nranks;
+		CHECK(mine - fair <= 0.25 * fair || mine - fair <= 4096, "%d-d %lld elements, %d ranks: rank %d has %lld",
+		      ndim, (long long)total, nranks, rank, (long long)mine);
+		CHECK(fair - mine <= 0.25 * fair || fair - mine <= 4096, "%d-d %lld elements, %d ranks: rank %d has %lld",
+		      ndim, (long long)total, nranks, rank, (long long)mine);
+	}
+	CHECK(covered == total, "%d-d: boxes cover %lld of %lld elements", ndim, (long long)covered, (long long)total);
+	CHECK(boxes == l.total_boxes && (total == 0 || with_work == l.ranks_with_work),
+	      "%lld boxes, %d ranks with work; the layout says %lld, %d", (long long)boxes, with_work,
+	      (long long)l.total_boxes, l.ranks_with_work);
+	for (int64_t k = 0; small && k < total; k++)
+		CHECK(seen[k], "element %lld in no box", (long long)k);
+}
+
+static void check_layouts(void)
+{
+	static const int64_t shapes[][4] = {
+		{ 0 }, { 1, 1 }, { 1, 7 }, { 1, 70001 }, { 2, 5, 0 }, { 2, 0, 5 }, { 2, 2, 300000 },
+		{ 3, 1, 200, 300 }, { 2, 3, 20000 }, { 2, 64, 32 }, { 3, 7, 3, 500 }, { 2, 13, 7 },
+		{ 3, 1, 2000, 3000 }, { 2, 3, 1000000000 }, { 2, 4096, 4096 }, { 1, 1000000000 },
+	};
+	static const int64_t memories[] = { 8 * 64, 8 * 1000, 1 << 20, (int64_t)1 << 30 };
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		for (int nranks = 1; nranks <= 5; nranks++)
+			for (size_t m = 0; m < sizeof memories / sizeof *memories; m++) {
+				int64_t total = volume((int)shapes[i][0], shapes[i] + 1);
+				if (total / memories[m] > 4000)
+					continue;   /* too many boxes to walk here */
+				check_layout((int)shapes[i][0], shapes[i] + 1, nranks, memories[m]);
+			}
+	/* the floor: 64 elements of every array, whatever the shape */
+	struct dist_layout l;
+	struct err e = {0};
+	int64_t wide[] = { 2, 16777216 };
+	CHECK(dist_layout_make(2, wide, 8 * 64, 0, 8, 8, 32, 2, "w", &e, &l) == 0 && l.axis == 1 &&
+	      l.lines_per_box == 64, "(2, 16777216) at the floor: axis %d, %lld lines a box", l.axis,
+	      (long long)l.lines_per_box);
+	CHECK(dist_layout_make(2, wide, 8 * 64 - 1, 0, 8, 8, 32, 2, "w", &e, &l) < 0 &&
+	      !strcmp(e.msg, "w: --memory 511 bytes is too small for one block "
+			     "(64 elements of every array need 512 bytes)"), "floor: %s", e.msg);
+	struct err e2 = {0};
+	CHECK(dist_layout_make(2, wide, (int64_t)64 << 20, 0, 8, 8, 0, 2, "w", &e2, &l) < 0 &&
+	      !strcmp(e2.msg, "w: --memory 67108864 bytes is too small for one block "
+			      "(one row of every array needs 134217728 bytes)"), "whole rows: %s", e2.msg);
+	int64_t field[] = { 1, 2000, 3000 };
+	CHECK(dist_layout_make(3, field, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &e2, &l) == 0 &&
+	      l.axis == 1 && l.ranks_with_work == 2, "(1, 2000, 3000) on 2 ranks: axis %d, %d with work",
+	      l.axis, l.ranks_with_work);
+}
+
 int main(void)
 {
 	static const int64_t rows[] = { 0, 1, 2, 3, 4, 5, 7, 10, 13, 64, 100, 1001 };
@@ -86,5 +203,6 @@ int main(void)
 			for (size_t j = 0; j < sizeof rpb / sizeof *rpb; j++)
 				check_split(rows[i], nranks, rpb[j]);
 	check_units();
+	check_layouts();
 	return check_done();
 }
