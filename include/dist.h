@@ -51,6 +51,12 @@ void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count)
  * streams its run in boxes of at most lines_per_box lines that never cross
  * an index of an axis before the split one, so every box is a hyperslab
  * (1, ..., 1, n, d[axis+1], ...), contiguous in C order.
+ *
+ * Given the chunk shape of a chunked array of the space, the boxes follow
+ * its grid when they can: when every chunk extent before the split axis is
+ * 1, a chunk's run of lines (align) keeps the shares even and the budget
+ * holds it, the lines are dealt in whole runs of align lines and the boxes
+ * hold whole runs, so each chunk lies in one box of one rank.
  */
 struct dist_layout {
 	int ndim;                  /* of the space, at least 1 */
@@ -58,7 +64,8 @@ struct dist_layout {
 	int axis;                  /* the split axis */
 	int64_t line;              /* elements of a line */
 	int64_t lines;             /* in the space */
-	int64_t lines_per_box;     /* >= 1, at most dim[axis] */
+	int64_t lines_per_box;     /* >= 1, at most dim[axis]; a multiple of align */
+	int64_t align;             /* lines are dealt in runs of this many (a chunk's) */
 	int nranks;
 	int64_t nboxes;            /* boxes every rank steps through (the most any rank has) */
 	int64_t total_boxes;       /* boxes of all ranks */
@@ -71,9 +78,10 @@ struct dist_layout {
  * and boxes stop growing at about 4 MiB of it.  The split axis is at most
  * MAX_AXIS (0 when something needs whole rows).  Errors (EXIT_USAGE, at
  * WHERE) when MEMORY does not hold a box of min(64, all) elements, or one
- * line when MAX_AXIS forces lines wider than that. */
-int dist_layout_make(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
-		     int64_t per_elem, int64_t widest, int max_axis, int nranks,
+ * line when MAX_AXIS forces lines wider than that.  CHUNK (NULL: none)
+ * is the chunk shape the boxes follow when they can. */
+int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
+		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
 		     const char *where, struct err *e, struct dist_layout *l);
 
 /* Rank RANK's walk through its boxes: dist_walk_start, then dist_walk_next

@@ -59,6 +59,9 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
 			  int gzip, const char *where, struct err *e);
 void h5io_dataset_close(hid_t d);
+/* D's chunk extents into CHUNK (H5U_MAXDIM entries); returns their number,
+ * 0 when D is not chunked. */
+int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);
 /* Move the link FROM to TO (which must not exist) in FILE.  Collective. */

@@ -66,6 +66,8 @@ struct array {
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
 	struct literal lit;      /* ARR_LITERAL */
 	bool strong;             /* ARR_LITERAL made an array first (outer), not weak */
+	int nstored;             /* chunked as stored (an existing dataset): its */
+	int64_t stored_chunk[H5U_MAXDIM];   /* chunk extents; 0: contiguous */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];

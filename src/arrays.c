@@ -93,6 +93,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w, text, e);
 		if (d < 0)
 			return NULL;
+		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)

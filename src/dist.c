@@ -76,13 +76,45 @@ static int64_t boxes_in(const struct dist_layout *l, int64_t lo, int64_t hi)
 	       (hi - ch * c + n - 1) / n;
 }
 
-void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, int64_t *count)
+/* The first line of run G of L's runs of align lines (each index of the
+ * axes before the split one starts a new run). */
+static int64_t run_start(const struct dist_layout *l, int64_t g)
 {
-	share(l->lines, l->nranks, rank, first, count);
+	int64_t c = l->dim[l->axis], per = (c + l->align - 1) / l->align;
+	if (per == 0)
+		return 0;
+	int64_t at = g / per * c + g % per * l->align;
+	return at < l->lines ? at : l->lines;
 }
 
-int dist_layout_make(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
-		     int64_t per_elem, int64_t widest, int max_axis, int nranks,
+void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, int64_t *count)
+{
+	int64_t c = l->dim[l->axis], per = (c + l->align - 1) / l->align;
+	int64_t runs = c ? l->lines / c * per : 0, g0, gn;
+	share(runs, l->nranks, rank, &g0, &gn);
+	*first = run_start(l, g0);
+	*count = run_start(l, g0 + gn) - *first;
+}
+
+/* Is every rank's share of L's TOTAL elements within 25% of an equal one,
+ * or within SMALL_SHARE elements of it? */
+static bool shares_even(const struct dist_layout *l, int64_t total)
+{
+	double fair = (double)total / l->nranks;
+	for (int r = 0; r < l->nranks; r++) {
+		int64_t first, count;
+		dist_layout_share(l, r, &first, &count);
+		double off = (double)count * (double)l->line - fair;
+		if (off < 0)
+			off = -off;
+		if (off > 0.25 * fair && off > SMALL_SHARE)
+			return false;
+	}
+	return true;
+}
+
+int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
+		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
 		     const char *where, struct err *e, struct dist_layout *l)
 {
 	memset(l, 0, sizeof *l);
@@ -150,9 +182,25 @@ int dist_layout_make(int ndim, const int64_t *dim, int64_t memory, int64_t fixed
 	if (lpb > l->dim[axis])
 		lpb = l->dim[axis];
 	l->lines_per_box = lpb > 0 ? lpb : 1;
+	l->align = 1;
+	if (chunk && total > 0) {   /* follow the chunk grid when it costs nothing */
+		bool ones = true;
+		for (int i = 0; i < axis; i++)
+			ones = ones && chunk[i] == 1;
+		int64_t a = chunk[axis] < l->dim[axis] ? chunk[axis] : l->dim[axis];
+		/* the budget, not the 4 MiB target, decides whether a run fits */
+		if (ones && a > 1 && line > 0 && cap / line >= a) {
+			l->align = a;
+			if (shares_even(l, total)) {
+				l->lines_per_box = l->lines_per_box < a ? a : l->lines_per_box / a * a;
+			} else {
+				l->align = 1;
+			}
+		}
+	}
 	for (int r = 0; r < nranks; r++) {
 		int64_t first, count;
-		share(l->lines, nranks, r, &first, &count);
+		dist_layout_share(l, r, &first, &count);
 		int64_t n = boxes_in(l, first, first + count);
 		if (n > l->nboxes)
 			l->nboxes = n;
@@ -165,7 +213,7 @@ int dist_layout_make(int ndim, const int64_t *dim, int64_t memory, int64_t fixed
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)
 {
 	int64_t first, count;
-	share(l->lines, l->nranks, rank, &first, &count);
+	dist_layout_share(l, rank, &first, &count);
 	w->l = l;
 	w->at = first;
 	w->end = first + count;

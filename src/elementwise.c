@@ -49,6 +49,27 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
+/* The chunk shape S's boxes follow: a chunked output's (compressed chunks
+ * are then written by one rank each), else the first chunked input of the
+ * result's whole shape; NULL when none is (or each is a selection). */
+static const int64_t *pass_chunks(const struct plan_step *s)
+{
+	for (int k = 0; k < s->nout; k++) {
+		const struct array *y = s->out[k];
+		if (y->create && y->nchunk == s->shape.ndim && s->shape.ndim > 0)
+			return y->chunk;
+		if (!y->create && !y->selected && y->nstored == s->shape.ndim && s->shape.ndim > 0)
+			return y->stored_chunk;
+	}
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind == ARR_DATASET && !x->selected && x->nstored == s->shape.ndim &&
+		    s->shape.ndim > 0 && shape_equal(&x->shape, &s->shape))
+			return x->stored_chunk;
+	}
+	return NULL;
+}
+
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	int64_t fixed = 0, per_elem = 0, widest = 0;
@@ -95,8 +116,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		widest = max64(widest, dtype_size(target));
 	}
 	/* fused reductions take whole rows */
-	return dist_layout_make(s->shape.ndim, s->shape.dim, memory, fixed, per_elem, widest,
-				s->nred ? 0 : H5U_MAXDIM, nranks, w, e, &s->split);
+	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), memory, fixed, per_elem,
+				widest, s->nred ? 0 : H5U_MAXDIM, nranks, w, e, &s->split);
 }
 
 /* ---- the loop --------------------------------------------------------- */

@@ -585,6 +585,23 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	return d;
 }
 
+int h5io_dataset_chunks(hid_t d, int64_t *chunk)
+{
+	hid_t dcpl = H5Dget_create_plist(d);
+	int n = 0;
+	if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED) {
+		hsize_t c[H5U_MAXDIM];
+		n = H5Pget_chunk(dcpl, H5U_MAXDIM, c);
+		for (int i = 0; i < n; i++)
+			chunk[i] = (int64_t)c[i];
+		if (n < 0)
+			n = 0;
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return n;
+}
+
 void h5io_dataset_close(hid_t d)
 {
 	if (d >= 0)

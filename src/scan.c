@@ -217,11 +217,11 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 		g = 1;
 	for (; g > 1; g /= 2) {   /* fewer indices along the axis when boxes do not fit */
 		struct err trial = {0};
-		if (dist_layout_make(nq, q, memory, 0, g * elem + size, g * widest, H5U_MAXDIM, nranks,
+		if (dist_layout_make(nq, q, NULL, memory, 0, g * elem + size, g * widest, H5U_MAXDIM, nranks,
 				     where, &trial, &s->split) == 0)
 			break;
 	}
-	if (g <= 1 && dist_layout_make(nq, q, memory, 0, elem + size, widest, H5U_MAXDIM, nranks,
+	if (g <= 1 && dist_layout_make(nq, q, NULL, memory, 0, elem + size, widest, H5U_MAXDIM, nranks,
 				       where, e, &s->split) < 0)
 		return -1;
 	if (g < 1)

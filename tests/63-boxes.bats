@@ -71,3 +71,40 @@ setup_file() {
 	assert_line --regexp '^step 4: ufunc negative, .*, boxes \(1, [0-9]+, 600\), [0-9]+ boxes, 4 of 4 ranks with work$'
 	assert_line --regexp '^step 13: accumulate add, .*, blocks of 2100 along axis 2; across it, boxes \([0-9]+, 37\), [0-9]+ boxes, 4 of 4 ranks with work$'
 }
+
+@test "boxes follow the chunk grid: each chunk of a gzip input read, and of a gzip output written, by one rank, 2 and 4 ranks" {
+	np make ch.h5:/x float64 1000,640 layout=chunked chunks=256,64 gzip=4 :: \
+		make ch.h5:/c float64 2000,640
+	cat >gz.yaml <<-'EOF'
+		steps:
+		  - ufunc: negative
+		    in: ch.h5:/c
+		    chunks: [120, 640]
+		    compression: gzip
+		    out: out.h5:/z
+	EOF
+	local n
+	for n in 2 4; do
+		rm -f in.h5 out.h5
+		run --separate-stderr mpi "$n" h5ufunc call sqrt ch.h5:/x -o in.h5:/y --json
+		assert_success
+		printf '%s\n' "$output" >in.json
+		run --separate-stderr mpi "$n" h5ufunc check gz.yaml
+		assert_success
+		assert_line --regexp "^step 1: ufunc negative, .*, boxes \([0-9]+, 640\), [0-9]+ boxes?, $n of $n ranks with work$"
+		local box=${lines[0]#*boxes (}
+		((${box%%,*} % 120 == 0)) || fail "$n ranks: boxes of ${box%%,*} rows cut chunks of 120"
+		mpi "$n" h5ufunc run --json gz.yaml >out.json || fail "$n ranks: exit status $?"
+		np check sqrt ch.h5:/x -o in.h5:/y :: check negative ch.h5:/c -o out.h5:/z
+		# every rank's bytes are whole rows of chunks (the last rank's may end short)
+		/usr/bin/python3 - "$n" <<-'PY'
+			import json, sys
+			n, row = int(sys.argv[1]), 640 * 8
+			for name, key, rows in (('in.json', 'bytes_read', 256), ('out.json', 'bytes_written', 120)):
+			    per = json.load(open(name))['per_rank']
+			    for r, c in enumerate(per[:-1]):
+			        if c[key] == 0 or c[key] % (rows * row):
+			            sys.exit(f'{name}: rank {r}: {key} {c[key]}, not whole rows of chunks of {rows} rows')
+			PY
+	done
+}

@@ -94,11 +94,12 @@ static int64_t volume(int ndim, const int64_t *d)
 
 /* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element) and walk
  * every rank's boxes; small spaces are checked element by element. */
-static void check_layout(int ndim, const int64_t *dim, int nranks, int64_t memory)
+static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int nranks,
+			 int64_t memory)
 {
 	struct dist_layout l;
 	struct err e = {0};
-	if (dist_layout_make(ndim, dim, memory, 0, 8, 8, 32, nranks, "w", &e, &l) < 0) {
+	if (dist_layout_make(ndim, dim, chunk, memory, 0, 8, 8, 32, nranks, "w", &e, &l) < 0) {
 		CHECK(memory < 8 * 64, "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return;
 	}
@@ -133,6 +134,11 @@ static void check_layout(int ndim, const int64_t *dim, int nranks, int64_t memor
 				at = at * l.dim[i] + start[i];
 			}
 			CHECK(at > last, "rank %d: boxes out of C order", rank);
+			/* chunk-aligned: a box holds whole chunks along the split axis */
+			int64_t a = l.align, s0 = start[l.axis], e0 = s0 + count[l.axis];
+			CHECK(s0 % a == 0 && (e0 % a == 0 || e0 == l.dim[l.axis]),
+			      "box [%lld, %lld) along axis %d cuts chunks of %lld", (long long)s0, (long long)e0,
+			      l.axis, (long long)a);
 			last = at;
 			mine += n;
 			if (small) {   /* C order: a box is the run [at, at + n) */
@@ -172,24 +178,46 @@ static void check_layouts(void)
 				int64_t total = volume((int)shapes[i][0], shapes[i] + 1);
 				if (total / memories[m] > 4000)
 					continue;   /* too many boxes to walk here */
-				check_layout((int)shapes[i][0], shapes[i] + 1, nranks, memories[m]);
+				check_layout((int)shapes[i][0], shapes[i] + 1, NULL, nranks, memories[m]);
 			}
+	/* chunked: the boxes follow the chunk grid */
+	static const int64_t chunked[][2][4] = {
+		{ { 2, 1000, 64 }, { 2, 256, 64 } }, { { 2, 13, 7 }, { 2, 4, 3 } },
+		{ { 2, 64, 1000 }, { 2, 1, 100 } }, { { 3, 10, 40, 30 }, { 3, 1, 8, 30 } },
+		{ { 3, 10, 40, 30 }, { 3, 2, 8, 30 } }, { { 1, 100000 }, { 1, 4096 } },
+	};
+	for (size_t i = 0; i < sizeof chunked / sizeof *chunked; i++)
+		for (int nranks = 1; nranks <= 5; nranks++)
+			for (size_t m = 0; m < sizeof memories / sizeof *memories; m++)
+				check_layout((int)chunked[i][0][0], chunked[i][0] + 1, chunked[i][1] + 1, nranks,
+					     memories[m]);
+	int64_t w1[] = { 32768, 4096 }, c1[] = { 256, 64 };
+	struct dist_layout al;
+	struct err ae = {0};
+	CHECK(dist_layout_make(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
+	      al.axis == 0 && al.align == 256 && al.lines_per_box == 256,
+	      "W1's chunks (256, 64): axis %d, align %lld, %lld lines a box", al.axis, (long long)al.align,
+	      (long long)al.lines_per_box);
+	/* chunks over two indices of an axis before the split one: not followed */
+	int64_t f3[] = { 10, 40, 3000 }, c3[] = { 2, 8, 3000 };
+	CHECK(dist_layout_make(3, f3, c3, 8 * 10000, 0, 8, 8, 32, 2, "w", &ae, &al) == 0 && al.align == 1,
+	      "chunks (2, 8, 3000) split along axis %d: align %lld", al.axis, (long long)al.align);
 	/* the floor: 64 elements of every array, whatever the shape */
 	struct dist_layout l;
 	struct err e = {0};
 	int64_t wide[] = { 2, 16777216 };
-	CHECK(dist_layout_make(2, wide, 8 * 64, 0, 8, 8, 32, 2, "w", &e, &l) == 0 && l.axis == 1 &&
+	CHECK(dist_layout_make(2, wide, NULL, 8 * 64, 0, 8, 8, 32, 2, "w", &e, &l) == 0 && l.axis == 1 &&
 	      l.lines_per_box == 64, "(2, 16777216) at the floor: axis %d, %lld lines a box", l.axis,
 	      (long long)l.lines_per_box);
-	CHECK(dist_layout_make(2, wide, 8 * 64 - 1, 0, 8, 8, 32, 2, "w", &e, &l) < 0 &&
+	CHECK(dist_layout_make(2, wide, NULL, 8 * 64 - 1, 0, 8, 8, 32, 2, "w", &e, &l) < 0 &&
 	      !strcmp(e.msg, "w: --memory 511 bytes is too small for one block "
 			     "(64 elements of every array need 512 bytes)"), "floor: %s", e.msg);
 	struct err e2 = {0};
-	CHECK(dist_layout_make(2, wide, (int64_t)64 << 20, 0, 8, 8, 0, 2, "w", &e2, &l) < 0 &&
+	CHECK(dist_layout_make(2, wide, NULL, (int64_t)64 << 20, 0, 8, 8, 0, 2, "w", &e2, &l) < 0 &&
 	      !strcmp(e2.msg, "w: --memory 67108864 bytes is too small for one block "
 			      "(one row of every array needs 134217728 bytes)"), "whole rows: %s", e2.msg);
 	int64_t field[] = { 1, 2000, 3000 };
-	CHECK(dist_layout_make(3, field, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &e2, &l) == 0 &&
+	CHECK(dist_layout_make(3, field, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &e2, &l) == 0 &&
 	      l.axis == 1 && l.ranks_with_work == 2, "(1, 2000, 3000) on 2 ranks: axis %d, %d with work",
 	      l.axis, l.ranks_with_work);
 }
