@@ -91,7 +91,7 @@ enum fold_init {
 enum reduce_mode {
 	REDUCE_ROWS,       /* axis 0 kept: each rank reduces its own rows */
 	REDUCE_COLUMNS,    /* axis 0 reduced, axis 1 kept: ranks split axis 1 */
-	REDUCE_TREE        /* axes 0 and 1 reduced: fixed chunks, a fixed tree */
+	REDUCE_TREE        /* axes 0 and 1 reduced: fixed pieces, a fixed tree */
 };
 
 /* One ufunc call of an elementwise step: a ufunc step is one op, an
@@ -137,9 +137,10 @@ struct plan_step {
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
 	bool print;                         /* the outputs go to stdout */
-	int64_t rows_per_block;             /* reduce, accumulate: rows (or chunks, for
-					       REDUCE_TREE) per block */
-	struct dist_layout split;           /* elementwise: the boxes of its index space */
+	int64_t rows_per_block;             /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate:
+					       rows per block */
+	struct dist_layout split;           /* elementwise: the boxes of its index space;
+					       REDUCE_TREE: of its space of pieces */
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
 					       whole up to this many bytes, else read by boxes */
 	/* reduce and accumulate */
@@ -147,10 +148,11 @@ struct plan_step {
 	int axis;                           /* accumulate: the axis */
 	bool keepdims;
 	enum reduce_mode mode;
-	int64_t chunk_rows;                 /* REDUCE_TREE: rows per fixed chunk */
+	int piece_axis;                     /* REDUCE_TREE: a fixed piece is piece_lines */
+	int64_t piece_lines;                /* lines of this axis (see reduce.h) */
 	enum fold_init init;                /* where the first accumulators start */
 	unsigned char init_value[16];
-	enum fold_init rest_init;           /* REDUCE_TREE: where later chunks start */
+	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start */
 	unsigned char rest_value[16];
 };
 

@@ -113,9 +113,10 @@ static bool shares_even(const struct dist_layout *l, int64_t total)
 	return true;
 }
 
-int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
-		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		     const char *where, struct err *e, struct dist_layout *l)
+static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
+		       int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
+		       int64_t least_elems, const char *where, struct err *e,
+		       struct dist_layout *l)
 {
 	memset(l, 0, sizeof *l);
 	l->ndim = ndim > 0 ? ndim : 1;
@@ -133,7 +134,7 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 	int64_t cap = per_elem <= 0 ? INT64_MAX : memory > fixed ? (memory - fixed) / per_elem : 0;
 	if (widest > 0 && cap > (IO_LIMIT - 1) / widest)
 		cap = (IO_LIMIT - 1) / widest;
-	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
+	int64_t floor = total < least_elems ? total : least_elems;
 	if (floor < 1)
 		floor = 1;
 	/* the split axis: the first whose line fits and keeps the shares even */
@@ -208,6 +209,22 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 		l->ranks_with_work += count > 0 && line > 0;
 	}
 	return 0;
+}
+
+int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
+		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
+		     const char *where, struct err *e, struct dist_layout *l)
+{
+	return layout_make(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
+			   FLOOR_ELEMS, where, e, l);
+}
+
+int dist_layout_units(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
+		      int64_t per_unit, int64_t widest, int nranks, const char *where,
+		      struct err *e, struct dist_layout *l)
+{
+	return layout_make(ndim, dim, NULL, memory, fixed, per_unit, widest, H5U_MAXDIM, nranks, 1,
+			   where, e, l);
 }
 
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)

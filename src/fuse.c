@@ -167,7 +167,7 @@ static void dedupe_inputs(struct plan_step *s)
 static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
 {
 	if (r->verb != VERB_REDUCE || r->print || a->nred == PLAN_MAXOUT ||
-	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && r->chunk_rows == 1)))
+	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1))))
 		return false;
 	struct array *x = r->in[0];
 	if (!shape_equal(&x->shape, &a->shape))
@@ -202,7 +202,7 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 static bool row_reduction(const struct plan_step *r)
 {
 	return r->verb == VERB_REDUCE && r->merged_into < 0 && r->in[0]->kind == ARR_DATASET &&
-	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && r->chunk_rows == 1));
+	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1)));
 }
 
 /* Consecutive reductions of one array share one pass over it: a host step

@@ -448,9 +448,16 @@ void plan_print(const struct plan *p, FILE *f)
 		fprintf(f, "step %d: %s %s, loop %s, casting %s", s->index, verb_name(s->verb),
 			s->uf->name, sig, casting_name(s->casting));
 		const struct plan_step *pass = s->host ? s->host : s;
-		if (s->verb == VERB_REDUCE && !s->host)
-			fprintf(f, ", %lld %s per block\n", (long long)s->rows_per_block,
-				s->mode == REDUCE_TREE ? "chunks" : "rows");
+		if (s->verb == VERB_REDUCE && !s->host && s->mode == REDUCE_TREE) {
+			const struct shape *X = &s->in[0]->shape;
+			fprintf(f, ", pieces (");
+			for (int a = 0; a < X->ndim; a++)
+				fprintf(f, "%s%lld", a ? ", " : "", (long long)(a < s->piece_axis ? 1
+					: a == s->piece_axis && s->piece_lines < X->dim[a] ? s->piece_lines : X->dim[a]));
+			fprintf(f, "%s); across them", X->ndim == 1 ? "," : "");
+			print_boxes(f, &s->split);
+		} else if (s->verb == VERB_REDUCE && !s->host)
+			fprintf(f, ", %lld rows per block\n", (long long)s->rows_per_block);
 		else if (s->verb == VERB_ACCUMULATE) {
 			fprintf(f, ", blocks of %lld along axis %d; across it",
 				(long long)s->rows_per_block, s->axis);

@@ -8,7 +8,8 @@
 #include "reduce.h"
 #include "stage.h"
 
-#define TREE_CHUNK 1024          /* elements per fixed chunk, at least one row */
+#define TREE_PIECE 1024          /* elements a fixed piece of a tree reduction holds
+				    (at least one line of its axis) */
 #define MAX_DEPTH 130            /* pieces a rank's tree stack can hold */
 
 /* Strides of an accumulator over the index space DIMS: 0 along reduced
@@ -89,9 +90,11 @@ static int64_t extent(const struct shape *x, const bool *reduced, int from, bool
 
 /* ---- the reducer: rows in, partials out ------------------------------ */
 
+static int64_t reduce_pieces(const struct plan_step *s);
+
 struct piece {
-	int64_t pos;    /* first chunk */
-	int64_t level;  /* covers 2**level chunks */
+	int64_t pos;    /* first piece */
+	int64_t level;  /* covers 2**level pieces */
 	char *data;     /* the partial, owned by the stack slot */
 };
 
@@ -105,6 +108,7 @@ struct reducer {
 	int64_t orow;            /* REDUCE_ROWS: output elements per row */
 	int64_t osize;           /* REDUCE_TREE: output elements */
 	char *acc, *conv;        /* REDUCE_ROWS: accumulators for a block of rows */
+	int64_t per_row;         /* REDUCE_TREE: pieces in a row (0: a piece holds rows) */
 	struct piece stack[MAX_DEPTH];
 	int depth;
 };
@@ -124,6 +128,8 @@ struct reducer *reducer_new(struct plan_step *s, int64_t max_rows)
 	r->acc = stage_alloc((size_t)(out * r->size));
 	if (y->dtype != t)
 		r->conv = stage_alloc((size_t)(out * dtype_size(y->dtype)));
+	if (s->mode == REDUCE_TREE && s->piece_axis > 0 && x->shape.dim[0] > 0)
+		r->per_row = reduce_pieces(s) / x->shape.dim[0];
 	return r;
 }
 
@@ -160,6 +166,39 @@ static char *tree_slot(struct reducer *r)
 	return p->data;
 }
 
+/* Fold the NQ pieces of the tree from piece Q, which lie one after the
+ * other in DATA (the loop's second dtype), each into a new stack slot. */
+static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
+{
+	const struct plan_step *s = r->s;
+	const struct shape *X = &s->in[0]->shape;
+	int ndim = X->ndim, p = s->piece_axis;
+	int64_t G = s->piece_lines, per = (X->dim[p] + G - 1) / G;
+	int64_t dims[H5U_MAXDIM];
+	ptrdiff_t ast[H5U_MAXDIM];
+	size_t esize = (size_t)dtype_size(s->loop->types[1]);
+	for (int i = 0; i < ndim; i++)
+		dims[i] = i < p ? 1 : X->dim[i];
+	int64_t line = 1;
+	for (int i = p + 1; i < ndim; i++)
+		line *= X->dim[i];
+	for (int64_t end = q + nq; q < end; q++) {
+		int64_t j = q % per;
+		dims[p] = (j + 1) * G < X->dim[p] ? G : X->dim[p] - j * G;
+		char *acc = tree_slot(r);
+		enum fold_init init = q == 0 ? s->init : s->rest_init;
+		if (init == FOLD_VALUE)
+			iter_fill(r->size, acc, q == 0 ? s->init_value : s->rest_value, r->osize);
+		acc_strides(ndim, dims, s->reduced, r->size, ast);
+		fold(s, init, data, ndim, dims, acc, ast, true);
+		data += (size_t)(dims[p] * line) * esize;
+		r->stack[r->depth].pos = q;
+		r->stack[r->depth].level = 0;
+		r->depth++;
+		tree_settle(r);
+	}
+}
+
 void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 {
 	const struct plan_step *s = r->s;
@@ -177,22 +216,12 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 		fold(s, s->init, data, ndim, dims, r->acc, ast, true);
 		return;
 	}
-	/* REDUCE_TREE: whole chunks of chunk_rows rows (the last may be short) */
-	int64_t G = s->chunk_rows, rows = X->dim[0];
-	for (int64_t c = first / G; c * G < first + count; c++) {
-		dims[0] = (c + 1) * G < rows ? G : rows - c * G;
-		char *acc = tree_slot(r);
-		enum fold_init init = c == 0 ? s->init : s->rest_init;
-		if (init == FOLD_VALUE)
-			iter_fill(r->size, acc, c == 0 ? s->init_value : s->rest_value, r->osize);
-		acc_strides(ndim, dims, s->reduced, r->size, ast);
-		fold(s, init, data + (size_t)((c * G - first) * r->rowsize * dtype_size(s->loop->types[1])), ndim, dims,
-		     acc, ast, true);
-		r->stack[r->depth].pos = c;
-		r->stack[r->depth].level = 0;
-		r->depth++;
-		tree_settle(r);
-	}
+	/* REDUCE_TREE: whole pieces of rows, or every piece of whole rows */
+	if (r->per_row)
+		tree_pieces(r, data, first * r->per_row, count * r->per_row);
+	else
+		tree_pieces(r, data, first / s->piece_lines,
+			    (count + s->piece_lines - 1) / s->piece_lines);
 }
 
 int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e)
@@ -257,27 +286,102 @@ int reducer_finish(struct reducer *r, struct err *e)
 	return comm_agree(e);
 }
 
-/* REDUCE_ROWS and REDUCE_TREE on their own: read blocks of rows (of
- * chunks, for the tree) and feed the reducer. */
+static int64_t reduce_pieces(const struct plan_step *s)
+{
+	const struct shape *X = &s->in[0]->shape;
+	int64_t n = 1;
+	for (int i = 0; i < s->piece_axis; i++)
+		n *= X->dim[i];
+	return n * ((X->dim[s->piece_axis] + s->piece_lines - 1) / s->piece_lines);
+}
+
+/* The space of S's pieces: X's axes before the piece axis, then its pieces
+ * along it. */
+static int piece_space(const struct plan_step *s, int64_t *dim)
+{
+	const struct shape *X = &s->in[0]->shape;
+	int p = s->piece_axis;
+	for (int i = 0; i < p; i++)
+		dim[i] = X->dim[i];
+	dim[p] = (X->dim[p] + s->piece_lines - 1) / s->piece_lines;
+	return p + 1;
+}
+
+/* REDUCE_TREE on its own: boxes of whole pieces, each piece folded into
+ * the tree at its global index. */
+static int reduce_tree(struct plan_step *s, struct err *e)
+{
+	struct array *x = s->in[0];
+	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
+	const struct shape *X = &x->shape;
+	const struct dist_layout *l = &s->split;
+	int p = s->piece_axis, n = X->ndim;
+	int64_t line = 1;
+	for (int i = p + 1; i < n; i++)
+		line *= X->dim[i];
+	int64_t most = l->lines_per_box * l->line * s->piece_lines * line;
+	char *raw = x->dtype != t ? stage_alloc((size_t)(most * dtype_size(x->dtype))) : NULL;
+	char *data = stage_alloc((size_t)(most * dtype_size(t)));
+	struct reducer *r = reducer_new(s, 0);
+	struct dist_walk w;
+	dist_walk_start(l, comm_rank(), &w);
+	for (int64_t b = 0; b < l->nboxes; b++) {
+		int64_t ps[H5U_MAXDIM], pc[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		bool any = dist_walk_next(&w, ps, pc);
+		int64_t q = 0, nq = 1;
+		for (int i = 0; i < n; i++) {
+			if (i < p) {
+				start[i] = ps[i];
+				cnt[i] = pc[i];
+			} else if (i == p) {
+				int64_t end = (ps[p] + pc[p]) * s->piece_lines;
+				start[i] = ps[p] * s->piece_lines;
+				cnt[i] = (end < X->dim[p] ? end : X->dim[p]) - start[i];
+			} else {
+				start[i] = 0;
+				cnt[i] = X->dim[i];
+			}
+			if (i <= p) {
+				q = q * l->dim[i] + ps[i];
+				nq *= pc[i];
+			}
+		}
+		if (!any)
+			for (int i = 0; i < n; i++)
+				cnt[i] = 0;
+		stage_read(x, t, start, cnt, raw, data, s->where, e);
+		if (any && !e->status) {
+			tree_pieces(r, data, q, nq);
+			check_fault(s, e);
+		}
+		if (comm_agree(e) < 0)
+			break;
+	}
+	if (!e->status)
+		reducer_finish(r, e);
+	reducer_free(r);
+	free(raw);
+	free(data);
+	return comm_agree(e);
+}
+
+/* REDUCE_ROWS on its own: read blocks of rows and feed the reducer. */
 static int reduce_by_rows(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0];
 	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
 	const struct shape *X = &x->shape;
 	int ndim = X->ndim ? X->ndim : 1;
-	int64_t unit = s->mode == REDUCE_TREE ? s->chunk_rows : 1;
-	int64_t rows = shape_rows(X), units = (rows + unit - 1) / unit;
+	int64_t rows = shape_rows(X);
 	struct dist d;
-	dist_make(units, comm_size(), comm_rank(), s->rows_per_block, &d);
-	int64_t max_rows = d.rows_per_block * unit, rowsize = shape_row_size(X);
+	dist_make(rows, comm_size(), comm_rank(), s->rows_per_block, &d);
+	int64_t max_rows = d.rows_per_block, rowsize = shape_row_size(X);
 	char *raw = x->dtype != t ? stage_alloc((size_t)(max_rows * rowsize * dtype_size(x->dtype))) : NULL;
 	char *data = stage_alloc((size_t)(max_rows * rowsize * dtype_size(t)));
 	struct reducer *r = reducer_new(s, max_rows);
 	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t uf, uc, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
-		dist_block(&d, b, &uf, &uc);
-		int64_t first = uf * unit, last = (uf + uc) * unit < rows ? (uf + uc) * unit : rows;
-		int64_t count = uc ? last - first : 0;
+		int64_t first, count, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
+		dist_block(&d, b, &first, &count);
 		for (int i = 0; i < ndim; i++)
 			cnt[i] = X->ndim ? X->dim[i] : 1;
 		start[0] = X->ndim ? first : 0;
@@ -291,8 +395,6 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 			break;
 		reducer_write_rows(r, first, count, e);
 	}
-	if (!e->status)
-		reducer_finish(r, e);
 	reducer_free(r);
 	free(raw);
 	free(data);
@@ -403,15 +505,30 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		nranks = 1;   /* every rank streams every row */
 	} else {
 		s->mode = REDUCE_TREE;
-		int64_t rowsize = shape_row_size(X);
-		s->chunk_rows = rowsize >= TREE_CHUNK ? 1 : TREE_CHUNK / (rowsize ? rowsize : 1);
-		units = (X->dim[0] + s->chunk_rows - 1) / s->chunk_rows;
-		unit_elems = s->chunk_rows * rowsize;
-		per_unit = unit_elems * in_elem;
+		/* the piece axis: the first whose line fits a piece, but no later
+		 * than the last of the reduced leading axes, so that every piece
+		 * covers the whole output; all from the shape alone */
+		int p = 0;
+		int64_t line = shape_row_size(X);
+		while (p + 1 < X->ndim && s->reduced[p + 1] && line > TREE_PIECE) {
+			p++;
+			line /= X->dim[p] ? X->dim[p] : 1;
+		}
+		if (X->dim[p] == 0 || line == 0)
+			p = 0, line = shape_row_size(X);
+		s->piece_axis = p;
+		s->piece_lines = line >= TREE_PIECE ? 1 : TREE_PIECE / (line ? line : 1);
+		int64_t pieces = reduce_pieces(s), piece = s->piece_lines * line;
 		int64_t osize = extent(X, s->reduced, 0, false);
-		fixed = (2 * ceil_log2(units + 1) + 3) * osize * size + osize * out_elem;
-		if (2 * ceil_log2(units + 1) + 3 > MAX_DEPTH)
+		int depth = 2 * (int)ceil_log2(pieces + 1) + 3;
+		if (depth > MAX_DEPTH)
 			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
+		int64_t dim[H5U_MAXDIM];
+		int pdim = piece_space(s, dim);
+		fixed = depth * osize * size + osize * out_elem;
+		return dist_layout_units(pdim, dim, memory, fixed, piece * in_elem,
+					 piece * (xsize > size ? xsize : size), nranks, where, e,
+					 &s->split);
 	}
 	int64_t widest = unit_elems * (xsize > size ? xsize : size);
 	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,
@@ -422,6 +539,7 @@ int reduce_run(struct plan_step *s, struct err *e)
 {
 	switch (s->mode) {
 	case REDUCE_COLUMNS: return reduce_columns(s, e);
+	case REDUCE_TREE: return reduce_tree(s, e);
 	default: return reduce_by_rows(s, e);
 	}
 }
