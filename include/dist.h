@@ -85,11 +85,12 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 		     const char *where, struct err *e, struct dist_layout *l);
 
 /* The same for a space of NDIM extents DIM whose elements are units of
- * PER_UNIT bytes (WIDEST bytes of the widest array), such as a reduction's
- * fixed pieces: a box holds at least one unit, not 64. */
-int dist_layout_units(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
-		      int64_t per_unit, int64_t widest, int nranks, const char *where,
-		      struct err *e, struct dist_layout *l);
+ * UNIT elements each, PER_UNIT bytes (WIDEST bytes of the widest array),
+ * such as a reduction's fixed pieces: a box holds at least one unit, not
+ * 64, and shares are even when within 25% or 4096 elements' worth of units. */
+int dist_layout_units(int ndim, const int64_t *dim, int64_t unit, int64_t memory,
+		      int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
+		      const char *where, struct err *e, struct dist_layout *l);
 
 /* Rank RANK's walk through its boxes: dist_walk_start, then dist_walk_next
  * L->nboxes times; past the rank's end (or a rank with no lines) the box is

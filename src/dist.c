@@ -98,7 +98,7 @@ void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, in
 
 /* Is every rank's share of L's TOTAL elements within 25% of an equal one,
  * or within SMALL_SHARE elements of it? */
-static bool shares_even(const struct dist_layout *l, int64_t total)
+static bool shares_even(const struct dist_layout *l, int64_t total, int64_t small)
 {
 	double fair = (double)total / l->nranks;
 	for (int r = 0; r < l->nranks; r++) {
@@ -107,7 +107,7 @@ static bool shares_even(const struct dist_layout *l, int64_t total)
 		double off = (double)count * (double)l->line - fair;
 		if (off < 0)
 			off = -off;
-		if (off > 0.25 * fair && off > SMALL_SHARE)
+		if (off > 0.25 * fair && off > small)
 			return false;
 	}
 	return true;
@@ -115,7 +115,7 @@ static bool shares_even(const struct dist_layout *l, int64_t total)
 
 static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
 		       int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		       int64_t least_elems, const char *where, struct err *e,
+		       int64_t least_elems, int64_t small, const char *where, struct err *e,
 		       struct dist_layout *l)
 {
 	memset(l, 0, sizeof *l);
@@ -142,7 +142,7 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 	int axis;
 	for (axis = 0; axis < l->ndim; axis++) {
 		line /= l->dim[axis] ? l->dim[axis] : 1;
-		bool even = line <= SMALL_SHARE || line <= total / (4 * (int64_t)nranks);
+		bool even = line <= small || line <= total / (4 * (int64_t)nranks);
 		if (axis == max_axis || (line <= cap && even))
 			break;
 	}
@@ -192,7 +192,7 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 		/* the budget, not the 4 MiB target, decides whether a run fits */
 		if (ones && a > 1 && line > 0 && cap / line >= a) {
 			l->align = a;
-			if (shares_even(l, total)) {
+			if (shares_even(l, total, SMALL_SHARE)) {
 				l->lines_per_box = l->lines_per_box < a ? a : l->lines_per_box / a * a;
 			} else {
 				l->align = 1;
@@ -216,15 +216,16 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 		     const char *where, struct err *e, struct dist_layout *l)
 {
 	return layout_make(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
-			   FLOOR_ELEMS, where, e, l);
+			   FLOOR_ELEMS, SMALL_SHARE, where, e, l);
 }
 
-int dist_layout_units(int ndim, const int64_t *dim, int64_t memory, int64_t fixed,
-		      int64_t per_unit, int64_t widest, int nranks, const char *where,
-		      struct err *e, struct dist_layout *l)
+int dist_layout_units(int ndim, const int64_t *dim, int64_t unit, int64_t memory,
+		      int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
+		      const char *where, struct err *e, struct dist_layout *l)
 {
+	int64_t small = unit > 0 ? SMALL_SHARE / unit : SMALL_SHARE;
 	return layout_make(ndim, dim, NULL, memory, fixed, per_unit, widest, H5U_MAXDIM, nranks, 1,
-			   where, e, l);
+			   small, where, e, l);
 }
 
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)

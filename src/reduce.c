@@ -526,7 +526,7 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		int64_t dim[H5U_MAXDIM];
 		int pdim = piece_space(s, dim);
 		fixed = depth * osize * size + osize * out_elem;
-		return dist_layout_units(pdim, dim, memory, fixed, piece * in_elem,
+		return dist_layout_units(pdim, dim, piece, memory, fixed, piece * in_elem,
 					 piece * (xsize > size ? xsize : size), nranks, where, e,
 					 &s->split);
 	}

@@ -4,7 +4,8 @@
 # arrays, a broadcast operand larger than an eighth of the budget, through
 # elementwise steps, a fused expression, outer and accumulate along every
 # axis, on no launcher and on 1 to 4 ranks, compared bit for bit with NumPy
-# (tests/boxes_ref.py); each rank's share of (1, 400, 600) and (3, 200000)
+# (tests/boxes_ref.py); reduce over leading and all axes, NumPy's result
+# within 1e-12 (float32: 1e-5) and the same bits on every rank count and budget; each rank's share of (1, 400, 600) and (3, 200000)
 # within 25% of an equal one, read from --json's per_rank elements, and
 # `check` naming the boxes and the ranks with work.
 
@@ -34,6 +35,23 @@ setup_file() {
 	done
 }
 
+@test "reduce over leading axes and all axes on rows wider than --memory 1M, 1-D, 0-d and empty arrays: NumPy's result, the same bits on 1 to 4 ranks and every budget" {
+	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/red.yaml" .
+	h5u run --memory 1M red.yaml || fail "one process: exit status $?"
+	run ref reduced in.h5 out.h5
+	assert_success
+	mv out.h5 one.h5
+	local n m
+	for n in 1 2 3 4; do
+		for m in 1M 256M; do
+			mpi "$n" h5ufunc run --memory "$m" red.yaml || fail "$n ranks, --memory $m: exit status $?"
+			run ref same one.h5 out.h5
+			[[ $status == 0 ]] || fail "$n ranks, --memory $m: $output"
+			rm out.h5
+		done
+	done
+}
+
 @test "each rank's share within 25% of an equal one on (1, 400, 600) and (3, 200000), 2 to 4 ranks" {
 	fixture sh.h5
 	cat >c.yaml <<-'EOF'
@@ -56,6 +74,14 @@ setup_file() {
 		run --separate-stderr mpi "$n" h5ufunc check c.yaml
 		assert_success
 		assert_line --partial "$n of $n ranks with work"
+		for d in g:240000 r:600000; do
+			size=${d#*:}
+			d=${d%%:*}
+			mpi "$n" h5ufunc reduce add "sh.h5:/$d" --axis all -o "s$n$d.h5:/s" --json >run.json ||
+				fail "$n ranks, reduce /$d: exit status $?"
+			run ref shares run.json "$size"
+			[[ $status == 0 ]] || fail "reduce: $output"
+		done
 	done
 }
 
@@ -70,6 +96,12 @@ setup_file() {
 	assert_success
 	assert_line --regexp '^step 4: ufunc negative, .*, boxes \(1, [0-9]+, 600\), [0-9]+ boxes, 4 of 4 ranks with work$'
 	assert_line --regexp '^step 13: accumulate add, .*, blocks of 2100 along axis 2; across it, boxes \([0-9]+, 37\), [0-9]+ boxes, 4 of 4 ranks with work$'
+	# a reduction's fixed pieces and the boxes of them, whatever the budget
+	cp "$BATS_FILE_TMPDIR/red.yaml" .
+	run --separate-stderr mpi 3 h5ufunc check --memory 1M red.yaml
+	assert_success
+	assert_line --regexp '^step 1: reduce add, loop dd->d, casting same_kind, pieces \(1, 1024\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 2: reduce add, loop ff->f, casting same_kind, pieces \(1, 1, 2100\); across them, boxes \([0-9]+, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
 }
 
 @test "boxes follow the chunk grid: each chunk of a gzip input read, and of a gzip output written, by one rank, 2 and 4 ranks" {

@@ -10,6 +10,12 @@ Jobs (one per invocation):
                     along every axis)
   check IN OUT      compare what rec.yaml wrote in OUT with NumPy on IN:
                     dtype, shape and bits
+  reduced IN OUT    compare what red.yaml (reductions over leading axes and
+                    all axes, rows wider than --memory 1M, 1-D, 0-d, empty)
+                    wrote in OUT with NumPy on IN: dtype, shape, integers
+                    and maximum exact, float sums within 1e-12
+                    (float32: 1e-5)
+  same A B          the datasets of A and B hold the same bits
   shares JSON N     the per_rank elements of a `--json` run of a one-input
                     call over N elements: one entry per rank, each within
                     25% of N / ranks
@@ -89,6 +95,26 @@ steps:
     out: out.h5:/acc_e
 """
 
+REDUCTIONS = {   # name: (ufunc, input, axis)
+    'sum_w': ('add', 'w', None),
+    'sum_t01': ('add', 't', [0, 1]),
+    'sum_t': ('add', 't', None),
+    'max_t': ('maximum', 't', None),
+    'sum_i': ('add', 'i', None),
+    'sum_g01': ('add', 'g', [0, 1]),
+    'sum_v': ('add', 'v', 0),
+    'sum_s': ('add', 's', None),
+    'sum_e': ('add', 'e', None),
+}
+
+
+def red_recipe():
+    text = 'inputs:\n' + ''.join(f'  {k}: in.h5:/{k}\n' for k in 'wtigvse') + 'steps:\n'
+    for name, (uf, x, axis) in REDUCTIONS.items():
+        ax = 'null' if axis is None else axis
+        text += f'  - reduce: {uf}\n    in: {x}\n    axis: {ax}\n    out: out.h5:/{name}\n'
+    return text
+
 
 def make(d):
     rng = np.random.default_rng(10)
@@ -106,6 +132,37 @@ def make(d):
         f['q'] = rng.random(300000)
     with open(f'{d}/rec.yaml', 'w') as f:
         f.write(RECIPE)
+    with open(f'{d}/red.yaml', 'w') as f:
+        f.write(red_recipe())
+
+
+def reduced(inp, out):
+    bad = []
+    with h5py.File(inp) as fi, h5py.File(out) as fo:
+        for name, (uf, x, axis) in REDUCTIONS.items():
+            w = np.asarray(getattr(np, uf).reduce(fi[x][()], axis=None if axis is None else tuple(np.atleast_1d(axis))))
+            if name not in fo:
+                bad.append(f'{name}: not written')
+                continue
+            got = fo[name][()]
+            if got.dtype != w.dtype or got.shape != w.shape:
+                bad.append(f'{name}: {got.dtype}{got.shape}, NumPy {w.dtype}{w.shape}')
+            elif uf == 'add' and w.dtype.kind == 'f':
+                rtol = 1e-12 if w.dtype == np.float64 else 1e-5
+                if not np.allclose(got, w, rtol=rtol, atol=0):
+                    bad.append(f'{name}: {got!r} not within {rtol} of NumPy {w!r}')
+            elif got.tobytes() != w.tobytes():
+                bad.append(f'{name}: {got!r} differs from NumPy {w!r}')
+    return bad
+
+
+def same(a, b):
+    bad = []
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        for k in fa:
+            if k not in fb or fa[k][()].tobytes() != fb[k][()].tobytes():
+                bad.append(f'{k}: {a} and {b} differ')
+    return bad
 
 
 def check(inp, out):
@@ -159,7 +216,9 @@ def main(argv):
     if argv[0] == 'make':
         make(argv[1])
         return 0
-    bad = check(argv[1], argv[2]) if argv[0] == 'check' else shares(argv[1], int(argv[2]))
+    jobs = {'check': check, 'reduced': reduced, 'same': same,
+            'shares': lambda path, n: shares(path, int(n))}
+    bad = jobs[argv[0]](*argv[1:])
     for b in bad:
         print(b)
     return 1 if bad else 0
