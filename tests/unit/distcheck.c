@@ -220,6 +220,18 @@ static void check_layouts(void)
 	CHECK(dist_layout_make(3, field, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &e2, &l) == 0 &&
 	      l.axis == 1 && l.ranks_with_work == 2, "(1, 2000, 3000) on 2 ranks: axis %d, %d with work",
 	      l.axis, l.ranks_with_work);
+	/* a space of units (a reduction's fixed pieces of 1024 elements): one
+	 * unit is the floor, and shares are even by units' elements */
+	int64_t pieces[] = { 2, 16384 }, few[] = { 1, 400 };
+	CHECK(dist_layout_units(2, pieces, 1024, 8 * 1024, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) == 0 &&
+	      l.axis == 1 && l.lines_per_box == 1 && l.ranks_with_work == 3,
+	      "(2, 16384) pieces at one piece of budget: axis %d, %lld a box, %d with work", l.axis,
+	      (long long)l.lines_per_box, l.ranks_with_work);
+	CHECK(dist_layout_units(2, pieces, 1024, 8 * 1024 - 1, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) < 0,
+	      "less than one piece of budget accepted");
+	CHECK(dist_layout_units(2, few, 600, (int64_t)256 << 20, 0, 8 * 600, 8 * 600, 3, "w", &e2, &l) == 0 &&
+	      l.axis == 1 && l.ranks_with_work == 3, "(1, 400) pieces of 600 on 3 ranks: axis %d, %d with work",
+	      l.axis, l.ranks_with_work);
 }
 
 int main(void)
