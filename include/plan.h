@@ -89,9 +89,9 @@ enum fold_init {
 };
 
 enum reduce_mode {
-	REDUCE_ROWS,       /* axis 0 kept: each rank reduces its own rows */
-	REDUCE_COLUMNS,    /* axis 0 reduced, axis 1 kept: ranks split axis 1 */
-	REDUCE_TREE        /* axes 0 and 1 reduced: fixed pieces, a fixed tree */
+	REDUCE_ROWS,       /* axis 0 kept, not a tree: each rank reduces its own rows */
+	REDUCE_COLUMNS,    /* axis 0 reduced, not a tree: ranks split axis 1 */
+	REDUCE_TREE        /* fixed pieces, a fixed tree per index of the kept leading axes */
 };
 
 /* One ufunc call of an elementwise step: a ufunc step is one op, an
@@ -148,6 +148,7 @@ struct plan_step {
 	int axis;                           /* accumulate: the axis */
 	bool keepdims;
 	enum reduce_mode mode;
+	int kept_lead;                      /* REDUCE_TREE: leading axes kept (its groups) */
 	int piece_axis;                     /* REDUCE_TREE: a fixed piece is piece_lines */
 	int64_t piece_lines;                /* lines of this axis (see reduce.h) */
 	enum fold_init init;                /* where the first accumulators start */

@@ -24,6 +24,9 @@
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		  struct err *e);
 
+/* Bytes a reducer of S holds whatever its block: a tree's partial results. */
+int64_t reduce_fixed_bytes(const struct plan_step *s);
+
 /* Run S.  Collective. */
 int reduce_run(struct plan_step *s, struct err *e);
 

@@ -163,6 +163,11 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 				       "--memory %lld bytes is too small for one block "
 				       "(one row of every array needs %lld bytes)",
 				       (long long)memory, (long long)(fixed + per_elem * least));
+		if (least_elems == 1)
+			return err_set(e, EXIT_USAGE, where,
+				       "--memory %lld bytes is too small for one block "
+				       "(one piece needs %lld bytes)",
+				       (long long)memory, (long long)(fixed + per_elem * least));
 		return err_set(e, EXIT_USAGE, where,
 			       "--memory %lld bytes is too small for one block "
 			       "(%lld elements of every array need %lld bytes)",

@@ -103,10 +103,9 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	for (int k = 0; k < s->nred; k++) {
 		const struct plan_step *r = s->red[k];
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
-		if (r->mode == REDUCE_ROWS)
+		if (r->mode == REDUCE_ROWS || r->kept_lead > 0)
 			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
-		else
-			fixed += 140 * shape_size(&r->shape) * dtype_size(t);
+		fixed += reduce_fixed_bytes(r);
 		if (elementwise_source_dtype(s, s->red_src[k]) != t)
 			per_elem += dtype_size(t);
 	}

@@ -12,6 +12,14 @@
 				    (at least one line of its axis) */
 #define MAX_DEPTH 130            /* pieces a rank's tree stack can hold */
 
+static int64_t ceil_log2(int64_t n)
+{
+	int64_t k = 0;
+	while (((int64_t)1 << k) < n)
+		k++;
+	return k;
+}
+
 /* Strides of an accumulator over the index space DIMS: 0 along reduced
  * axes, C-contiguous over the others. */
 static void acc_strides(int ndim, const int64_t *dims, const bool *reduced, int size,
@@ -88,86 +96,164 @@ static int64_t extent(const struct shape *x, const bool *reduced, int from, bool
 	return n;
 }
 
-/* ---- the reducer: rows in, partials out ------------------------------ */
+/* ---- the reducer: rows or pieces in, results out ---------------------- */
 
 static int64_t reduce_pieces(const struct plan_step *s);
 
+/* A partial result over the pieces [pos, pos + 2**level) of one group. */
 struct piece {
-	int64_t pos;    /* first piece */
-	int64_t level;  /* covers 2**level pieces */
-	char *data;     /* the partial, owned by the stack slot */
+	int64_t pos;
+	int64_t level;
+	char *data;     /* owned by the stack slot */
 };
 
-/* A REDUCE_ROWS or REDUCE_TREE reduction fed block by block with rows of
- * its input in the loop's dtype, by reduce_run or by a fused elementwise
- * stage (exec.c). */
+/* A group's pieces folded so far: siblings of the fixed tree merge as soon
+ * as both are there, so the stack is the tree's cut at the last piece. */
+struct stack {
+	int64_t group;           /* -1: none */
+	bool whole;              /* began at the group's first piece */
+	int depth;
+	struct piece p[MAX_DEPTH];
+};
+
+/* A reduction fed block by block: rows of its input, by reduce_run for
+ * REDUCE_ROWS or by a fused elementwise stage (exec.c); or pieces, for
+ * REDUCE_TREE.  A tree reduction's groups are the indices of its kept
+ * leading axes (one group when there are none); a group folded whole by
+ * one rank lands in ACC, a group split between ranks is held until
+ * reducer_finish. */
 struct reducer {
 	struct plan_step *s;
 	int size;                /* of the loop's dtype */
 	int64_t rowsize;         /* input elements per row */
 	int64_t orow;            /* REDUCE_ROWS: output elements per row */
-	int64_t osize;           /* REDUCE_TREE: output elements */
-	char *acc, *conv;        /* REDUCE_ROWS: accumulators for a block of rows */
-	int64_t per_row;         /* REDUCE_TREE: pieces in a row (0: a piece holds rows) */
-	struct piece stack[MAX_DEPTH];
-	int depth;
+	int64_t osize;           /* REDUCE_TREE: output elements of a group */
+	char *acc, *conv;        /* results of a block of rows, or of a box's groups */
+	int64_t ppg;             /* REDUCE_TREE: pieces in a group */
+	int64_t per_row;         /* ... in a row (0: a piece holds rows) */
+	int64_t out_first, nout; /* the groups in ACC */
+	struct stack cur, held[2];
+	int nheld;
 };
 
-struct reducer *reducer_new(struct plan_step *s, int64_t max_rows)
+/* A reducer whose results hold OUT elements: MAX_ROWS rows of output when
+ * OUT is negative. */
+static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64_t out_elems)
 {
 	struct reducer *r = stage_alloc(sizeof *r);
 	memset(r, 0, sizeof *r);
 	const struct array *x = s->in[0], *y = s->out[0];
+	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	r->s = s;
 	r->size = dtype_size(t);
-	r->rowsize = shape_row_size(&x->shape);
-	r->orow = extent(&x->shape, s->reduced, 1, false);
-	r->osize = extent(&x->shape, s->reduced, 0, false);
-	int64_t out = s->mode == REDUCE_ROWS ? max_rows * r->orow : r->osize;
-	r->acc = stage_alloc((size_t)(out * r->size));
+	r->rowsize = shape_row_size(X);
+	r->orow = extent(X, s->reduced, 1, false);
+	r->cur.group = r->held[0].group = r->held[1].group = -1;
+	int64_t out = max_rows * r->orow;
+	if (s->mode == REDUCE_TREE) {
+		int m = s->kept_lead;
+		int64_t groups = 1;
+		for (int i = 0; i < m; i++)
+			groups *= X->dim[i];
+		r->osize = extent(X, s->reduced, m, false);
+		r->ppg = groups ? reduce_pieces(s) / groups : 0;
+		if (s->piece_axis > 0 && X->dim[0] > 0)
+			r->per_row = reduce_pieces(s) / X->dim[0];
+		out = m == 0 ? r->osize : max_rows * r->orow;
+	}
+	if (out_elems >= 0)
+		out = out_elems;
+	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * r->size));
 	if (y->dtype != t)
-		r->conv = stage_alloc((size_t)(out * dtype_size(y->dtype)));
-	if (s->mode == REDUCE_TREE && s->piece_axis > 0 && x->shape.dim[0] > 0)
-		r->per_row = reduce_pieces(s) / x->shape.dim[0];
+		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * dtype_size(y->dtype)));
 	return r;
+}
+
+struct reducer *reducer_new(struct plan_step *s, int64_t max_rows)
+{
+	return reducer_make(s, max_rows, -1);
 }
 
 void reducer_free(struct reducer *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < MAX_DEPTH; i++)
-		free(r->stack[i].data);
+	struct stack *st[3] = { &r->cur, &r->held[0], &r->held[1] };
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < MAX_DEPTH; i++)
+			free(st[k]->p[i].data);
 	free(r->acc);
 	free(r->conv);
 	free(r);
 }
 
-/* Merge the top two pieces while they are siblings in the global tree. */
-static void tree_settle(struct reducer *r)
+/* Merge the top two pieces of ST while they are siblings in the tree. */
+static void tree_settle(struct reducer *r, struct stack *st)
 {
-	while (r->depth >= 2) {
-		struct piece *l = &r->stack[r->depth - 2], *rt = &r->stack[r->depth - 1];
+	while (st->depth >= 2) {
+		struct piece *l = &st->p[st->depth - 2], *rt = &st->p[st->depth - 1];
 		if (l->level != rt->level || l->pos + ((int64_t)1 << l->level) != rt->pos ||
 		    ((l->pos >> l->level) & 1))
 			return;
 		combine(r->s, l->data, rt->data, r->osize);
 		l->level++;
-		r->depth--;
+		st->depth--;
 	}
 }
 
-static char *tree_slot(struct reducer *r)
+/* The next free slot of ST, for a partial of POS. */
+static char *tree_slot(struct reducer *r, struct stack *st)
 {
-	struct piece *p = &r->stack[r->depth];
+	struct piece *p = &st->p[st->depth];
 	if (!p->data)
-		p->data = stage_alloc((size_t)(r->osize * r->size));
+		p->data = stage_alloc((size_t)((r->osize > 0 ? r->osize : 1) * r->size));
 	return p->data;
 }
 
+static void tree_push(struct reducer *r, struct stack *st, int64_t pos, int64_t level)
+{
+	st->p[st->depth].pos = pos;
+	st->p[st->depth].level = level;
+	st->depth++;
+	tree_settle(r, st);
+}
+
+/* Combine what ST holds, left to right, into OUT; an empty stack gives the
+ * starting value. */
+static void tree_collapse(struct reducer *r, struct stack *st, char *out)
+{
+	if (st->depth == 0) {
+		iter_fill(r->size, out, r->s->init_value, r->osize);
+		return;
+	}
+	memcpy(out, st->p[0].data, (size_t)(r->osize * r->size));
+	for (int i = 1; i < st->depth; i++)
+		combine(r->s, out, st->p[i].data, r->osize);
+}
+
+/* The current group has had its last piece here: a group folded whole goes
+ * to ACC, one begun by another rank is held for reducer_finish. */
+static void tree_close(struct reducer *r)
+{
+	struct stack *c = &r->cur;
+	if (c->whole && r->s->kept_lead > 0) {
+		if (r->nout == 0)
+			r->out_first = c->group;
+		tree_collapse(r, c, r->acc + (size_t)((c->group - r->out_first) * r->osize * r->size));
+		r->nout++;
+		c->depth = 0;
+	} else {
+		struct stack t = r->held[r->nheld];
+		r->held[r->nheld++] = *c;
+		*c = t;
+		c->depth = 0;
+	}
+	c->group = -1;
+}
+
 /* Fold the NQ pieces of the tree from piece Q, which lie one after the
- * other in DATA (the loop's second dtype), each into a new stack slot. */
+ * other in DATA (the loop's second dtype). */
 static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 {
 	const struct plan_step *s = r->s;
@@ -183,19 +269,22 @@ static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 	for (int i = p + 1; i < ndim; i++)
 		line *= X->dim[i];
 	for (int64_t end = q + nq; q < end; q++) {
-		int64_t j = q % per;
+		int64_t j = q % per, g = q / r->ppg, t = q % r->ppg;
+		if (r->cur.group != g) {
+			r->cur.group = g;
+			r->cur.whole = t == 0;
+		}
 		dims[p] = (j + 1) * G < X->dim[p] ? G : X->dim[p] - j * G;
-		char *acc = tree_slot(r);
-		enum fold_init init = q == 0 ? s->init : s->rest_init;
+		char *acc = tree_slot(r, &r->cur);
+		enum fold_init init = t == 0 ? s->init : s->rest_init;
 		if (init == FOLD_VALUE)
-			iter_fill(r->size, acc, q == 0 ? s->init_value : s->rest_value, r->osize);
+			iter_fill(r->size, acc, t == 0 ? s->init_value : s->rest_value, r->osize);
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
 		fold(s, init, data, ndim, dims, acc, ast, true);
 		data += (size_t)(dims[p] * line) * esize;
-		r->stack[r->depth].pos = q;
-		r->stack[r->depth].level = 0;
-		r->depth++;
-		tree_settle(r);
+		tree_push(r, &r->cur, t, 0);
+		if (t == r->ppg - 1)
+			tree_close(r);
 	}
 }
 
@@ -217,6 +306,7 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 		return;
 	}
 	/* REDUCE_TREE: whole pieces of rows, or every piece of whole rows */
+	r->nout = 0;
 	if (r->per_row)
 		tree_pieces(r, data, first * r->per_row, count * r->per_row);
 	else
@@ -224,11 +314,59 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 			    (count + s->piece_lines - 1) / s->piece_lines);
 }
 
+/* Output start and count of the groups [G0, G0 + N) of S, a hyperslab of
+ * its kept leading axes; every count 0 when N is 0. */
+static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t *ostart,
+		      int64_t *ocnt)
+{
+	const struct shape *X = &s->in[0]->shape, *Y = &s->out[0]->shape;
+	if (n == 0) {
+		for (int i = 0; i < Y->ndim; i++)
+			ostart[i] = ocnt[i] = 0;
+		return;
+	}
+	int m = s->kept_lead, j = 0;
+	int64_t inner = 1;
+	int full = m;   /* axes from here on are whole */
+	while (full > 0 && n % (inner * X->dim[full - 1]) == 0 && g0 % (inner * X->dim[full - 1]) == 0)
+		inner *= X->dim[--full];
+	int64_t at = g0 / inner, c = n / inner;
+	for (int i = m - 1; i >= 0; i--) {
+		if (i >= full) {
+			ostart[i] = 0;
+			ocnt[i] = X->dim[i];
+		} else {
+			ostart[i] = at % X->dim[i];
+			ocnt[i] = i == full - 1 ? c : 1;
+			at /= X->dim[i];
+		}
+	}
+	j = m;
+	for (int i = m; i < X->ndim; i++) {
+		if (s->reduced[i] && !s->keepdims)
+			continue;
+		ostart[j] = 0;
+		ocnt[j] = s->reduced[i] ? 1 : X->dim[i];
+		j++;
+	}
+}
+
+/* Collective: write the groups in ACC (none: an empty selection). */
+static int tree_write(struct reducer *r, struct err *e)
+{
+	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
+	group_box(r->s, r->out_first, r->nout, ostart, ocnt);
+	int rc = stage_write(r->s->out[0], r->s->loop->types[0], ostart, ocnt, r->acc, r->conv,
+			     r->s->where, e);
+	r->nout = 0;
+	return rc;
+}
+
 int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e)
 {
 	struct array *y = r->s->out[0];
-	if (r->s->mode != REDUCE_ROWS)
-		return 0;
+	if (r->s->mode == REDUCE_TREE)
+		return r->s->kept_lead > 0 ? tree_write(r, e) : 0;
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM];
 	for (int i = 0; i < y->shape.ndim; i++)
 		ocnt[i] = y->shape.dim[i];
@@ -240,50 +378,132 @@ int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct e
 int reducer_finish(struct reducer *r, struct err *e)
 {
 	struct plan_step *s = r->s;
-	struct array *y = s->out[0];
 	if (s->mode != REDUCE_TREE)
 		return 0;
+	if (r->cur.group >= 0 || (s->kept_lead == 0 && r->cur.depth > 0)) {
+		r->cur.group = r->cur.group < 0 ? 0 : r->cur.group;
+		r->cur.whole = false;   /* what this rank holds of a group the next one ends */
+		tree_close(r);
+	}
 	size_t obytes = (size_t)(r->osize * r->size);
-	/* Rank 0 takes every other rank's pieces, in rank (so index) order. */
+	/* Rank 0 takes every rank's held groups, in rank (so index) order, and
+	 * finishes each group's tree; then writes them one by one. */
+	int64_t nf = 0;
+	int64_t *groups = NULL;
+	char *vals = NULL;
 	if (comm_rank() != 0) {
-		int64_t k = r->depth;
+		int64_t k = r->nheld;
 		comm_send(&k, sizeof k, 0);
-		for (int i = 0; i < r->depth; i++) {
-			int64_t head[2] = { r->stack[i].pos, r->stack[i].level };
+		for (int h = 0; h < r->nheld; h++) {
+			int64_t head[2] = { r->held[h].group, r->held[h].depth };
 			comm_send(head, sizeof head, 0);
-			comm_send(r->stack[i].data, obytes, 0);
-		}
-	} else {
-		for (int rank = 1; rank < comm_size(); rank++) {
-			int64_t k;
-			comm_recv(&k, sizeof k, rank);
-			for (int64_t i = 0; i < k; i++) {
-				int64_t head[2];
-				comm_recv(head, sizeof head, rank);
-				comm_recv(tree_slot(r), obytes, rank);
-				r->stack[r->depth].pos = head[0];
-				r->stack[r->depth].level = head[1];
-				r->depth++;
-				tree_settle(r);
+			for (int i = 0; i < r->held[h].depth; i++) {
+				int64_t at[2] = { r->held[h].p[i].pos, r->held[h].p[i].level };
+				comm_send(at, sizeof at, 0);
+				comm_send(r->held[h].p[i].data, obytes, 0);
 			}
 		}
-		if (r->depth == 0)
-			iter_fill(r->size, r->acc, s->init_value, r->osize);
-		else
-			memcpy(r->acc, r->stack[0].data, obytes);
-		for (int i = 1; i < r->depth; i++)
-			combine(s, r->acc, r->stack[i].data, r->osize);
+	} else {
+		int most = 2 * comm_size() + 1;
+		groups = stage_alloc(sizeof *groups * (size_t)most);
+		vals = stage_alloc(obytes * (size_t)most + 1);
+		struct stack *c = &r->cur;
+		c->group = -1;
+		c->depth = 0;
+		for (int rank = 0; rank < comm_size(); rank++) {
+			int64_t k = r->nheld;
+			if (rank > 0)
+				comm_recv(&k, sizeof k, rank);
+			for (int64_t h = 0; h < k; h++) {
+				int64_t head[2];
+				if (rank > 0) {
+					comm_recv(head, sizeof head, rank);
+				} else {
+					head[0] = r->held[h].group;
+					head[1] = r->held[h].depth;
+				}
+				if (head[0] != c->group && c->group >= 0) {
+					groups[nf] = c->group;
+					tree_collapse(r, c, vals + obytes * (size_t)nf++);
+					c->depth = 0;
+				}
+				c->group = head[0];
+				for (int64_t i = 0; i < head[1]; i++) {
+					int64_t at[2];
+					char *slot = tree_slot(r, c);
+					if (rank > 0) {
+						comm_recv(at, sizeof at, rank);
+						comm_recv(slot, obytes, rank);
+					} else {
+						at[0] = r->held[h].p[i].pos;
+						at[1] = r->held[h].p[i].level;
+						memcpy(slot, r->held[h].p[i].data, obytes);
+					}
+					tree_push(r, c, at[0], at[1]);
+				}
+			}
+		}
+		if (c->group >= 0 || (s->kept_lead == 0 && nf == 0)) {
+			groups[nf] = c->group < 0 ? 0 : c->group;
+			tree_collapse(r, c, vals + obytes * (size_t)nf++);
+		}
 		check_fault(s, e);
 	}
+	comm_bcast(&nf, sizeof nf);
 	if (comm_agree(e) < 0)
-		return -1;
-	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
-	for (int i = 0; i < y->shape.ndim; i++)
-		ocnt[i] = comm_rank() == 0 ? y->shape.dim[i] : 0;
-	if (y->shape.ndim == 0)
-		ocnt[0] = comm_rank() == 0;
-	stage_write(y, s->loop->types[0], ostart, ocnt, r->acc, r->conv, s->where, e);
+		goto out;
+	for (int64_t i = 0; i < nf && !e->status; i++) {
+		if (comm_rank() == 0) {
+			memcpy(r->acc, vals + obytes * (size_t)i, obytes);
+			r->out_first = groups[i];
+			r->nout = 1;
+		}
+		if (s->kept_lead == 0) {
+			int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
+			struct array *y = s->out[0];
+			for (int a = 0; a < y->shape.ndim; a++)
+				ocnt[a] = r->nout ? y->shape.dim[a] : 0;
+			if (y->shape.ndim == 0)
+				ocnt[0] = r->nout;
+			stage_write(y, s->loop->types[0], ostart, ocnt, r->acc, r->conv, s->where, e);
+			r->nout = 0;
+		} else {
+			tree_write(r, e);
+		}
+		comm_agree(e);
+	}
+out:
+	free(groups);
+	free(vals);
 	return comm_agree(e);
+}
+
+/* Output elements of one group of a REDUCE_TREE reduction. */
+static int64_t tree_group_size(const struct plan_step *s)
+{
+	return extent(&s->in[0]->shape, s->reduced, s->kept_lead, false);
+}
+
+/* Partial results a rank of a REDUCE_TREE reduction may hold at once: a
+ * stack of a group begun by another rank (2L + 2 for groups of 2**L
+ * pieces) and, with kept leading axes, a stack of the group it leaves to
+ * the next rank (L + 1); rank 0 holds its own last group and the one it
+ * assembles. */
+static int64_t tree_slots(const struct plan_step *s)
+{
+	const struct shape *X = &s->in[0]->shape;
+	int64_t groups = 1;
+	for (int i = 0; i < s->kept_lead; i++)
+		groups *= X->dim[i];
+	int64_t L = ceil_log2((groups ? reduce_pieces(s) / groups : 0) + 1);
+	return s->kept_lead > 0 ? 3 * L + 4 : 2 * L + 3;
+}
+
+int64_t reduce_fixed_bytes(const struct plan_step *s)
+{
+	if (s->mode != REDUCE_TREE)
+		return 0;
+	return (tree_slots(s) + 2) * tree_group_size(s) * dtype_size(s->loop->types[0]);
 }
 
 static int64_t reduce_pieces(const struct plan_step *s)
@@ -322,7 +542,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	int64_t most = l->lines_per_box * l->line * s->piece_lines * line;
 	char *raw = x->dtype != t ? stage_alloc((size_t)(most * dtype_size(x->dtype))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
-	struct reducer *r = reducer_new(s, 0);
+	struct reducer *r = reducer_make(s, 0, (l->lines_per_box * l->line + 2) * tree_group_size(s));
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -355,6 +575,8 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 			check_fault(s, e);
 		}
 		if (comm_agree(e) < 0)
+			break;
+		if (s->kept_lead > 0 && (tree_write(r, e) < 0 || comm_agree(e) < 0))
 			break;
 	}
 	if (!e->status)
@@ -469,14 +691,6 @@ out:
 
 /* ---- layout ------------------------------------------------------------- */
 
-static int64_t ceil_log2(int64_t n)
-{
-	int64_t k = 0;
-	while (((int64_t)1 << k) < n)
-		k++;
-	return k;
-}
-
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		  struct err *e)
 {
@@ -488,13 +702,45 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	enum dtype yt = s->out[0]->dtype;
 	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
 	int64_t fixed, per_unit, unit_elems, units;
+	int m = 0;   /* kept leading axes */
+	while (m < X->ndim && !s->reduced[m])
+		m++;
+	if (X->ndim > 0 && m < X->ndim && (m + 1 == X->ndim || s->reduced[m + 1]) &&
+	    ufunc_reorderable(s->uf) && (m == 0 || extent(X, s->reduced, m, true) > 0)) {
+		s->mode = REDUCE_TREE;
+		s->kept_lead = m;
+		/* the piece axis: the first from axis m whose line fits a piece,
+		 * but no later than the last reduced axis after it, so that every
+		 * piece covers its group's whole output; all from the shape alone */
+		int p = m;
+		int64_t line = extent(X, s->reduced, m + 1, true);
+		while (p + 1 < X->ndim && s->reduced[p + 1] && line > TREE_PIECE) {
+			p++;
+			line /= X->dim[p] ? X->dim[p] : 1;
+		}
+		if (X->dim[p] == 0 || line == 0)
+			p = m, line = extent(X, s->reduced, m + 1, true);
+		s->piece_axis = p;
+		s->piece_lines = line >= TREE_PIECE ? 1 : TREE_PIECE / (line ? line : 1);
+		int64_t pieces = reduce_pieces(s), piece = s->piece_lines * line;
+		int64_t osize = tree_group_size(s);
+		if (2 * ceil_log2(pieces + 1) + 3 > MAX_DEPTH)
+			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
+		int64_t dim[H5U_MAXDIM];
+		int pdim = piece_space(s, dim);
+		fixed = tree_slots(s) * osize * size + 2 * osize * out_elem;
+		return dist_layout_units(pdim, dim, piece, memory, fixed,
+					 piece * in_elem + osize * out_elem,
+					 piece * (xsize > size ? xsize : size), nranks, where, e,
+					 &s->split);
+	}
 	if (X->ndim == 0 || !s->reduced[0]) {
 		s->mode = REDUCE_ROWS;
 		unit_elems = shape_row_size(X);
 		per_unit = unit_elems * in_elem + extent(X, s->reduced, 1, false) * out_elem;
 		fixed = 0;
 		units = shape_rows(X);
-	} else if ((X->ndim >= 2 && !s->reduced[1]) || !ufunc_reorderable(s->uf)) {
+	} else {
 		s->mode = REDUCE_COLUMNS;
 		int64_t columns = X->ndim >= 2 ? X->dim[1] : 1;
 		int64_t cmax = columns / nranks + (columns % nranks != 0);
@@ -503,32 +749,6 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		fixed = cmax * extent(X, s->reduced, 2, false) * out_elem;
 		units = X->dim[0];
 		nranks = 1;   /* every rank streams every row */
-	} else {
-		s->mode = REDUCE_TREE;
-		/* the piece axis: the first whose line fits a piece, but no later
-		 * than the last of the reduced leading axes, so that every piece
-		 * covers the whole output; all from the shape alone */
-		int p = 0;
-		int64_t line = shape_row_size(X);
-		while (p + 1 < X->ndim && s->reduced[p + 1] && line > TREE_PIECE) {
-			p++;
-			line /= X->dim[p] ? X->dim[p] : 1;
-		}
-		if (X->dim[p] == 0 || line == 0)
-			p = 0, line = shape_row_size(X);
-		s->piece_axis = p;
-		s->piece_lines = line >= TREE_PIECE ? 1 : TREE_PIECE / (line ? line : 1);
-		int64_t pieces = reduce_pieces(s), piece = s->piece_lines * line;
-		int64_t osize = extent(X, s->reduced, 0, false);
-		int depth = 2 * (int)ceil_log2(pieces + 1) + 3;
-		if (depth > MAX_DEPTH)
-			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
-		int64_t dim[H5U_MAXDIM];
-		int pdim = piece_space(s, dim);
-		fixed = depth * osize * size + osize * out_elem;
-		return dist_layout_units(pdim, dim, piece, memory, fixed, piece * in_elem,
-					 piece * (xsize > size ? xsize : size), nranks, where, e,
-					 &s->split);
 	}
 	int64_t widest = unit_elems * (xsize > size ? xsize : size);
 	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,

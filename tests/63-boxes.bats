@@ -4,7 +4,7 @@
 # arrays, a broadcast operand larger than an eighth of the budget, through
 # elementwise steps, a fused expression, outer and accumulate along every
 # axis, on no launcher and on 1 to 4 ranks, compared bit for bit with NumPy
-# (tests/boxes_ref.py); reduce over leading and all axes, NumPy's result
+# (tests/boxes_ref.py); reduce over leading, trailing and all axes, NumPy's result
 # within 1e-12 (float32: 1e-5) and the same bits on every rank count and budget; each rank's share of (1, 400, 600) and (3, 200000)
 # within 25% of an equal one, read from --json's per_rank elements, and
 # `check` naming the boxes and the ranks with work.
@@ -35,7 +35,7 @@ setup_file() {
 	done
 }
 
-@test "reduce over leading axes and all axes on rows wider than --memory 1M, 1-D, 0-d and empty arrays: NumPy's result, the same bits on 1 to 4 ranks and every budget" {
+@test "reduce over leading, trailing and all axes on rows wider than --memory 1M, 1-D, 0-d and empty arrays: NumPy's result, the same bits on 1 to 4 ranks and every budget" {
 	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/red.yaml" .
 	h5u run --memory 1M red.yaml || fail "one process: exit status $?"
 	run ref reduced in.h5 out.h5
@@ -101,7 +101,9 @@ setup_file() {
 	run --separate-stderr mpi 3 h5ufunc check --memory 1M red.yaml
 	assert_success
 	assert_line --regexp '^step 1: reduce add, loop dd->d, casting same_kind, pieces \(1, 1024\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
-	assert_line --regexp '^step 2: reduce add, loop ff->f, casting same_kind, pieces \(1, 1, 2100\); across them, boxes \([0-9]+, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 6: reduce add, loop ff->f, casting same_kind, pieces \(1, 1, 600\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
+	# keeping axis 0 of (2, 300000): pieces inside each row, 3 ranks busy
+	assert_line --regexp '^step 10: reduce add, loop dd->d, casting same_kind, pieces \(1, 1024\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
 }
 
 @test "boxes follow the chunk grid: each chunk of a gzip input read, and of a gzip output written, by one rank, 2 and 4 ranks" {

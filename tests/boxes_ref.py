@@ -10,8 +10,9 @@ Jobs (one per invocation):
                     along every axis)
   check IN OUT      compare what rec.yaml wrote in OUT with NumPy on IN:
                     dtype, shape and bits
-  reduced IN OUT    compare what red.yaml (reductions over leading axes and
-                    all axes, rows wider than --memory 1M, 1-D, 0-d, empty)
+  reduced IN OUT    compare what red.yaml (reductions over leading axes, all
+                    axes and trailing axes, rows wider than --memory 1M,
+                    1-D, 0-d, empty)
                     wrote in OUT with NumPy on IN: dtype, shape, integers
                     and maximum exact, float sums within 1e-12
                     (float32: 1e-5)
@@ -105,6 +106,9 @@ REDUCTIONS = {   # name: (ufunc, input, axis)
     'sum_v': ('add', 'v', 0),
     'sum_s': ('add', 's', None),
     'sum_e': ('add', 'e', None),
+    'sum_w1': ('add', 'w', 1),
+    'sum_t12': ('add', 't', [1, 2]),
+    'min_i2': ('minimum', 'i', 2),
 }
 
 
