@@ -2,15 +2,20 @@
  * results that do not depend on the number of ranks or on --memory.
  *
  * Three layouts, chosen from the shape alone:
- *  - REDUCE_ROWS: axis 0 is kept; each rank reduces its own rows.
- *  - REDUCE_COLUMNS: axis 0 is reduced and axis 1 kept; the ranks split
- *    axis 1 and each folds axis 0 in order, as NumPy does (exact for
- *    non-reorderable ufuncs too).  A 1-D non-reorderable reduction is one
- *    rank's sequential fold.
- *  - REDUCE_TREE: axes 0 and 1 are reduced (or a 1-D reorderable ufunc);
- *    rows fall in fixed chunks, each folded in order, and the chunks combine
- *    by a binary tree over their global indices, so the grouping is the same
- *    whatever the ranks and blocks.
+ *  - REDUCE_TREE: a reorderable ufunc whose reduced axes follow its m kept
+ *    leading axes (m = 0 for all axes; at least the axis after them too,
+ *    or the last).  Each index of the kept leading axes is a group; the
+ *    input falls in fixed pieces of at most 1024 elements (at least one
+ *    line of the piece axis), each folded in order, and a group's pieces
+ *    combine by a binary tree over their positions in it, so the grouping
+ *    is the same whatever the ranks, boxes and budget.  The pieces are
+ *    laid out in boxes (dist_layout_units); a group split between ranks
+ *    is finished by rank 0 in rank order.
+ *  - REDUCE_ROWS: axis 0 kept otherwise; each rank reduces its own rows.
+ *  - REDUCE_COLUMNS: axis 0 reduced otherwise; the ranks split axis 1 and
+ *    each folds axis 0 in order, as NumPy does (exact for non-reorderable
+ *    ufuncs too).  A 1-D non-reorderable reduction is one rank's
+ *    sequential fold.
  */
 #ifndef H5UFUNC_REDUCE_H
 #define H5UFUNC_REDUCE_H
@@ -30,18 +35,20 @@ int64_t reduce_fixed_bytes(const struct plan_step *s);
 /* Run S.  Collective. */
 int reduce_run(struct plan_step *s, struct err *e);
 
-/* A REDUCE_ROWS or REDUCE_TREE reduction fed rows block by block: by
- * reduce_run, or by an elementwise stage that S was fused into.  Every rank
- * creates one; MAX_ROWS is the most rows one call brings. */
+/* A REDUCE_ROWS or REDUCE_TREE reduction fed whole rows block by block:
+ * by reduce_run, or by an elementwise stage that S was fused into.  Every
+ * rank creates one; MAX_ROWS is the most rows one call brings. */
 struct reducer *reducer_new(struct plan_step *s, int64_t max_rows);
 void reducer_free(struct reducer *r);
 /* Fold COUNT rows from row FIRST of the input (C-contiguous, in the loop's
  * dtype); for REDUCE_TREE, FIRST starts a chunk and COUNT ends one or the
  * input. */
 void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count);
-/* Collective, after every reducer_rows: REDUCE_ROWS writes those output rows. */
+/* Collective, after every reducer_rows: writes those output rows (a tree
+ * without kept leading axes writes at the end). */
 int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e);
-/* Collective, at the end: REDUCE_TREE combines across ranks and writes. */
+/* Collective, at the end: REDUCE_TREE finishes the groups split between
+ * ranks on rank 0 and writes them. */
 int reducer_finish(struct reducer *r, struct err *e);
 
 #endif

@@ -9,7 +9,9 @@
 #include "stage.h"
 
 #define TREE_PIECE 1024          /* elements a fixed piece of a tree reduction holds
-				    (at least one line of its axis) */
+				    (at least one line of its axis) ... */
+#define GROUP_PIECE 32768        /* ... with kept leading axes: a row up to this
+				    wide is folded whole, as NumPy folds it */
 #define MAX_DEPTH 130            /* pieces a rank's tree stack can hold */
 
 static int64_t ceil_log2(int64_t n)
@@ -713,15 +715,15 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		 * but no later than the last reduced axis after it, so that every
 		 * piece covers its group's whole output; all from the shape alone */
 		int p = m;
-		int64_t line = extent(X, s->reduced, m + 1, true);
-		while (p + 1 < X->ndim && s->reduced[p + 1] && line > TREE_PIECE) {
+		int64_t line = extent(X, s->reduced, m + 1, true), most = m ? GROUP_PIECE : TREE_PIECE;
+		while (p + 1 < X->ndim && s->reduced[p + 1] && line > most) {
 			p++;
 			line /= X->dim[p] ? X->dim[p] : 1;
 		}
 		if (X->dim[p] == 0 || line == 0)
 			p = m, line = extent(X, s->reduced, m + 1, true);
 		s->piece_axis = p;
-		s->piece_lines = line >= TREE_PIECE ? 1 : TREE_PIECE / (line ? line : 1);
+		s->piece_lines = line >= most ? 1 : most / (line ? line : 1);
 		int64_t pieces = reduce_pieces(s), piece = s->piece_lines * line;
 		int64_t osize = tree_group_size(s);
 		if (2 * ceil_log2(pieces + 1) + 3 > MAX_DEPTH)

@@ -103,7 +103,7 @@ setup_file() {
 	assert_line --regexp '^step 1: reduce add, loop dd->d, casting same_kind, pieces \(1, 1024\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
 	assert_line --regexp '^step 6: reduce add, loop ff->f, casting same_kind, pieces \(1, 1, 600\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
 	# keeping axis 0 of (2, 300000): pieces inside each row, 3 ranks busy
-	assert_line --regexp '^step 10: reduce add, loop dd->d, casting same_kind, pieces \(1, 1024\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 10: reduce add, loop dd->d, casting same_kind, pieces \(1, 32768\); across them, boxes \(1, [0-9]+\), [0-9]+ boxes, 3 of 3 ranks with work$'
 }
 
 @test "boxes follow the chunk grid: each chunk of a gzip input read, and of a gzip output written, by one rank, 2 and 4 ranks" {
