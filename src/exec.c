@@ -252,6 +252,40 @@ static void clean_up(struct plan *p, struct err *e)
 	}
 }
 
+/* Once the data is written and every file closed: attach the dimension
+ * scales of the datasets the run created (dims.h).  HDF5's dimension-scale
+ * calls are not collective, so rank 0 alone does it, through a file access
+ * of its own, while the others wait. */
+static int name_all(struct plan *p, struct err *e)
+{
+	for (int i = 0; i < p->nfiles && comm_rank() == 0 && !e->status; i++) {
+		struct plan_file *f = p->files[i];
+		bool any = false;
+		for (int j = 0; j < p->narrays && !any; j++) {
+			const struct array *x = p->arrays[j];
+			any = x->file == f && (x->create || x->replace) && !x->unused && x->dims;
+		}
+		if (!any || f->scratch || f->memory)
+			continue;
+		hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), id = -1;
+		H5E_BEGIN_TRY {
+			id = H5Fopen(f->open_path, H5F_ACC_RDWR, fapl);
+		} H5E_END_TRY;
+		H5Pclose(fapl);
+		if (id < 0) {
+			err_set(e, EXIT_RUN, f->name, "cannot open the file again to name its dimensions");
+			break;
+		}
+		for (int j = 0; j < p->narrays && !e->status; j++) {
+			const struct array *x = p->arrays[j];
+			if (x->file == f && (x->create || x->replace) && !x->unused && x->dims)
+				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
+		}
+		H5Fclose(id);
+	}
+	return comm_agree(e);
+}
+
 int exec_run(struct plan *p, const char *history, const struct report_options *ro,
 	     struct err *e)
 {
@@ -275,6 +309,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 		goto fail;
 	close_all(p);
 	comm_barrier();
+	if (name_all(p, e) < 0)
+		goto fail;
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
 		if (f->scratch) {
