@@ -52,7 +52,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		if (elementwise_reads_whole(s, k)) {
 			fixed += shape_size(&x->shape) * dtype_size(x->dtype);
 		} else {
-			per_row += shape_row_size(&x->shape) * dtype_size(x->dtype);
+			/* read with its axes moved (stage.c): once more, as read */
+			per_row += (x->base ? 2 : 1) * shape_row_size(&x->shape) * dtype_size(x->dtype);
 			if (shape_row_size(&x->shape) * dtype_size(x->dtype) > widest)
 				widest = shape_row_size(&x->shape) * dtype_size(x->dtype);
 		}
