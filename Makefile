@@ -20,8 +20,9 @@ OPT    ?= -O3
 CFLAGS ?= $(OPT) -g
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -lm
+# -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
+# -ludunits2: UDUNITS-2, for units (src/units.c)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -lm
 ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined

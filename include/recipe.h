@@ -56,6 +56,7 @@ struct step_opts {
 	int axis[H5U_MAXDIM];         /* as written; may be negative */
 	const char *axis_name[H5U_MAXDIM];  /* a dimension's name instead of axis[i], or NULL */
 	bool by_position;             /* broadcast: position (names are not used) */
+	bool units_off;               /* units: off (or false): no units computed */
 };
 
 struct recipe_step {

@@ -94,6 +94,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		if (d < 0)
 			return NULL;
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
+		x->units = units_read(d, pl->p->arena);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)
@@ -119,6 +120,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->shape = vshape;
 	y->selected = true;
 	y->view = v;
+	y->units = x->units;
 	bool whole[H5U_MAXDIM];
 	for (int i = 0; i < v.ndim; i++)
 		whole[i] = v.start[i] == 0 && v.step[i] == 1 && v.count[i] == v.dim[i];
@@ -144,6 +146,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	y->path = x->path;
 	y->dtype = x->dtype;
 	y->base = x;
+	y->units = x->units;
 	y->dims = (struct dims *)u;
 	y->shape.ndim = u->ndim;
 	for (int i = 0; i < u->ndim; i++) {

@@ -119,6 +119,11 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 	case OPT_KEEPDIMS:
 		o->keepdims = true;
 		return 0;
+	case OPT_UNITS:
+		if (strcmp(arg, "propagate") && strcmp(arg, "off") && strcmp(arg, "false"))
+			return err_set(e, EXIT_USAGE, where, "--units: '%s' is not propagate or off", arg);
+		o->units_off = strcmp(arg, "propagate") != 0;
+		return 0;
 	case OPT_BROADCAST:
 		if (strcmp(arg, "name") && strcmp(arg, "position"))
 			return err_set(e, EXIT_USAGE, where, "--broadcast: '%s' is not name or position", arg);

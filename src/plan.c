@@ -272,6 +272,53 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 }
 
 
+/* The units of operand K of op J of S: an array's, or a weak literal's. */
+static struct units operand_units(const struct plan_step *s, const struct plan_op *op, int k,
+				  const struct units *res)
+{
+	int src = op->src[k];
+	if (src >= 0)
+		return res[src];
+	if (src == OP_LITERAL || s->in[-1 - src]->kind == ARR_LITERAL) {
+		double v = 0;
+		dtype_cast(op->loop->types[k], op->lit[k], 0, DT_FLOAT64, &v, 0, 1);
+		return (struct units){ UK_NONE, NULL, true, v };
+	}
+	return s->in[-1 - src]->units;
+}
+
+/* The units of S's results (units.h), op by op, or of its fold. */
+static void step_units(struct planner *pl, struct plan_step *s)
+{
+	struct arena *a = pl->p->arena;
+	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE) {
+		long long count = 1;
+		for (int i = 0; i < s->in[0]->shape.ndim; i++)
+			if (s->reduced[i])
+				count *= s->in[0]->shape.dim[i];
+		s->units[0] = units_fold(s->uf->units, s->verb == VERB_ACCUMULATE, count, s->in[0]->units, a);
+		return;
+	}
+	if (s->verb == VERB_OUTER) {
+		struct units in[2] = { s->in[0]->units, s->in[1]->units };
+		for (int k = 0; k < s->nout; k++)
+			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
+		return;
+	}
+	struct units *res = arena_alloc(a, sizeof *res * (size_t)s->nops * RECIPE_MAXOUT);
+	for (int j = 0; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		struct units in[RECIPE_MAXIN];
+		for (int k = 0; k < op->nin; k++)
+			in[k] = operand_units(s, op, k, res);
+		for (int k = 0; k < op->nout; k++)
+			res[OP_REF(j, k)] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
+							op->nin, in, a);
+	}
+	for (int k = 0; k < s->nout; k++)
+		s->units[k] = res[s->out_src[k]];
+}
+
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
 	const struct recipe_step *rs = &pl->r->steps[index];
@@ -311,6 +358,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
+	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
+	if (!s->units_off)
+		step_units(pl, s);
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -320,6 +370,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	for (int k = 0; k < rs->nout; k++) {
 		if (outputs_plan(pl, s, k, overwrite, e) < 0)
 			return -1;
+		/* units follow the result: later steps read them, the end writes them */
+		s->out[k]->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
+		s->out[k]->units_set = !s->units_off;
 		for (int j = 0; j < k; j++)
 			if (s->out[j] == s->out[k])
 				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),
@@ -438,8 +491,13 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		char d[700];
 		snprintf(names, sizeof names, " dims %s", dims_format(x->dims, d, sizeof d));
 	}
-	fprintf(f, "  %s %s %s %s%s%s\n", role, x->display, dtype_name(x->dtype),
-		shape_format(&x->shape, buf, sizeof buf), names, how);
+	char units[300] = "";
+	if (x->units.kind == UK_KNOWN)
+		snprintf(units, sizeof units, " units %s", x->units.text);
+	else if (x->units_set && x->units.kind == UK_UNKNOWN)
+		snprintf(units, sizeof units, " units unknown (left out)");
+	fprintf(f, "  %s %s %s %s%s%s%s\n", role, x->display, dtype_name(x->dtype),
+		shape_format(&x->shape, buf, sizeof buf), names, units, how);
 }
 
 void plan_print(const struct plan *p, FILE *f)

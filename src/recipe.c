@@ -268,6 +268,17 @@ static int read_broadcast(struct parser *p, const struct option *opt, struct ste
 	return 0;
 }
 
+static int read_units(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (strcmp(v.text, "propagate") && strcmp(v.text, "off") && strcmp(v.text, "false"))
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	o->units_off = strcmp(v.text, "propagate") != 0;
+	return 0;
+}
+
 static int find_option(const char *key)
 {
 	for (int i = 0; i < OPT_COUNT; i++)

@@ -454,7 +454,8 @@ static void json_shape(FILE *f, const struct shape *s)
 }
 
 /* One operand: {"operand": ..., "kind": ..., "shape": [...], "dims": [...],
- * "dtype": ...}, "dims" only when its axes are named.  DT is the dtype to
+ * "units": ..., "dtype": ...}, "dims" only when its axes are named, "units"
+ * only when known.  DT is the dtype to
  * show (a literal's is the one it takes in the loop); OUTPUT says how the
  * step uses X.  An operand broadcast by name shows the dataset it reads. */
 static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool output,
@@ -485,6 +486,10 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 			json_string(f, x->dims->name[i]);
 		}
 		fputc(']', f);
+	}
+	if (x->units.kind == UK_KNOWN) {
+		fputs(", \"units\": ", f);
+		json_string(f, x->units.text);
 	}
 	fprintf(f, ", \"dtype\": \"%s\"}", dtype_name(dt));
 }

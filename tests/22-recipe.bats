@@ -262,7 +262,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -406,7 +406,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -415,13 +415,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or broadcast)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast or units)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or broadcast)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast or units)"
 }
 
 @test "a mapping key that is not a name" {
