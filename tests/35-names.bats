@@ -13,7 +13,7 @@ setup_file() {
 }
 
 setup() {
-	fixture era.nc other.nc wide.nc h5.h5 plain.h5
+	fixture era.nc other.nc wide.nc h5.h5 plain.h5 big.nc
 }
 
 ref() {
@@ -180,4 +180,14 @@ no_phony() {
 		    :: same era.nc new "t - t2m" era.nc other.nc
 		rm out.nc
 	done
+}
+
+@test "operands read with their axes moved, block by block under --memory 1M (one row of x per block), on 1 and 3 ranks" {
+	for n in 1 3; do
+		mpi $n h5ufunc eval --memory 1M -i a=big.nc:/a -i b=big.nc:/b -i c=big.nc:/c \
+		    "o$n.nc:/v = b * 2 + a - c"
+		mpi $n h5ufunc call add big.nc:/c big.nc:/a --memory 1M -o o$n.nc:/w
+	done
+	ref same o1.nc v "b * 2 + a - c" big.nc :: same o3.nc v "b * 2 + a - c" big.nc \
+	    :: same o1.nc w "c + a" big.nc :: same o3.nc w "c + a" big.nc
 }

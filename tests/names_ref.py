@@ -9,7 +9,8 @@ Usage: names_ref.py JOB ARGS... [:: JOB ARGS...]...
   fixtures DIR
       era.nc from tests/names/era.cdl (ncgen -k nc4); made with
       netCDF4-python, other.nc (t(lat, time): a transposed operand from
-      another file) and wide.nc (x(lat) with lat = 4); h5.h5 made with h5py
+      another file), wide.nc (x(lat) with lat = 4) and big.nc (a(x, y, z),
+      b(z, x), c(y, z, x): 300 x 40 x 7, read block by block); h5.h5 made with h5py
       (z(y, x) with scales y and x attached by dims[i].attach_scale) and
       plain.h5 (the same data, no scales).
   same OUT VAR EXPR [FILE...]
@@ -41,6 +42,14 @@ def fixtures(d):
         f.createDimension("lat", 4)
         v = f.createVariable("x", "f8", ("lat",))
         v[:] = np.arange(4) * 0.5
+    rng = np.random.default_rng(11)
+    with netCDF4.Dataset(f"{d}/big.nc", "w") as f:
+        f.createDimension("x", 300)
+        f.createDimension("y", 40)
+        f.createDimension("z", 7)
+        f.createVariable("a", "f8", ("x", "y", "z"))[:] = rng.random((300, 40, 7))
+        f.createVariable("b", "f8", ("z", "x"))[:] = rng.random((7, 300))
+        f.createVariable("c", "i4", ("y", "z", "x"))[:] = rng.integers(0, 100, (40, 7, 300))
     z = np.arange(12, dtype=np.float64).reshape(3, 4) - 5.5
     with h5py.File(f"{d}/h5.h5", "w") as f:
         f["y"] = np.arange(3.0)
