@@ -18,7 +18,9 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "dims.h"
 #include "dist.h"
+#include "units.h"
 #include "literal.h"
 #include "recipe.h"
 #include "shape.h"
@@ -63,6 +65,12 @@ struct array {
 	struct shape shape;      /* the array's: the selection's when there is one */
 	bool selected;           /* VIEW applies */
 	struct array_view view;
+	struct dims *dims;       /* the names of its axes (dims.h); NULL: unnamed */
+	struct units units;      /* its units (units.h): as read, or as a step computed them */
+	bool units_set;          /* ... and written into its `units` attribute at the end */
+	const struct array *base;  /* broadcast by name: BASE read with its axes moved, */
+	int from_axis[H5U_MAXDIM]; /* ... axis i being BASE's axis from_axis[i], or -1 for
+				      an inserted axis of length one */
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
 	struct literal lit;      /* ARR_LITERAL */
 	bool strong;             /* ARR_LITERAL made an array first (outer), not weak */
@@ -133,6 +141,9 @@ struct plan_step {
 	struct plan_step *red[PLAN_MAXOUT];
 	int red_src[PLAN_MAXOUT];           /* ... and the op result (OP_REF) or input (-1 - k) each reads */
 	struct shape shape;                 /* of the result */
+	struct dims *dims;                  /* ... and the names of its axes, NULL: unnamed */
+	struct units units[PLAN_MAXOUT];    /* the results' units (units: propagate) */
+	bool units_off;                     /* units: off */
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;

@@ -54,6 +54,9 @@ struct step_opts {
 	bool axis_all;                /* axis: null */
 	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
 	int axis[H5U_MAXDIM];         /* as written; may be negative */
+	const char *axis_name[H5U_MAXDIM];  /* a dimension's name instead of axis[i], or NULL */
+	bool by_position;             /* broadcast: position (names are not used) */
+	bool units_off;               /* units: off (or false): no units computed */
 };
 
 struct recipe_step {

@@ -53,6 +53,21 @@ enum ufunc_flag {
 	UF_REDUCE_BOOL = 1u << 4     /* reduce/accumulate run in bool */
 };
 
+/* How a ufunc's result carries units (units.h), as unyt computes them: a
+ * column of the catalogue (tools/gen-ufunc-def). */
+enum units_rule {
+	UNITS_DIMENSIONLESS,   /* none from dimensionless inputs, else unknown */
+	UNITS_SAME,            /* its operands' units, when they agree */
+	UNITS_PRODUCT,
+	UNITS_QUOTIENT,
+	UNITS_POWER,           /* the first's units to a literal integer power */
+	UNITS_SQRT,
+	UNITS_CBRT,
+	UNITS_SQUARE,
+	UNITS_RECIPROCAL,
+	UNITS_NONE             /* no units: comparisons, logical ufuncs, ... */
+};
+
 struct ufunc {
 	const char *name;                 /* NumPy's __name__ */
 	int nin, nout;
@@ -61,6 +76,7 @@ struct ufunc {
 	const struct ufunc_loop *loops;   /* NumPy's order */
 	const char *doc;                  /* one line */
 	unsigned flags;                   /* enum ufunc_flag bits */
+	enum units_rule units;
 };
 
 /* The catalogue, in alphabetical order of name. */

@@ -81,7 +81,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		if (elementwise_reads_whole(s, k)) {
 			fixed += shape_size(&x->shape) * dtype_size(x->dtype);
 		} else {
-			per_elem += dtype_size(x->dtype);
+			/* read with its axes moved (stage.c): once more, as read */
+			per_elem += (x->base ? 2 : 1) * dtype_size(x->dtype);
 			widest = max64(widest, dtype_size(x->dtype));
 		}
 	}

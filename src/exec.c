@@ -252,6 +252,64 @@ static void clean_up(struct plan *p, struct err *e)
 	}
 }
 
+/* What the end of a run writes about X: its scales (a dataset the run
+ * created, with named axes), its units attribute (units: propagate). */
+static bool names_of(const struct array *x)
+{
+	return (x->create || x->replace) && x->dims;
+}
+
+static bool described(const struct array *x, const struct plan_file *f)
+{
+	return x->kind == ARR_DATASET && x->file == f && !x->unused && !x->base &&
+	       (names_of(x) || x->units_set);
+}
+
+/* Once the data is written and every file closed: attach the dimension
+ * scales of the datasets the run created (dims.h) and set the units of
+ * what it wrote (units.h).  HDF5's dimension-scale calls are not
+ * collective, so rank 0 alone does it, through a file access of its own,
+ * while the others wait. */
+static int describe_all(struct plan *p, struct err *e)
+{
+	for (int i = 0; i < p->nfiles && comm_rank() == 0 && !e->status; i++) {
+		struct plan_file *f = p->files[i];
+		bool any = false;
+		for (int j = 0; j < p->narrays && !any; j++)
+			any = described(p->arrays[j], f);
+		if (!any || f->scratch || f->memory)
+			continue;
+		hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), id = -1;
+		H5E_BEGIN_TRY {
+			id = H5Fopen(f->open_path, H5F_ACC_RDWR, fapl);
+		} H5E_END_TRY;
+		H5Pclose(fapl);
+		if (id < 0) {
+			err_set(e, EXIT_RUN, f->name, "cannot open the file again to describe its datasets");
+			break;
+		}
+		for (int j = 0; j < p->narrays && !e->status; j++) {
+			const struct array *x = p->arrays[j];
+			if (!described(x, f))
+				continue;
+			if (names_of(x))
+				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
+			if (!x->units_set || e->status)
+				continue;
+			hid_t d = -1;
+			H5E_BEGIN_TRY {
+				d = H5Dopen2(id, x->path, H5P_DEFAULT);
+			} H5E_END_TRY;
+			if (d < 0 || units_write(d, x->units) < 0)
+				err_set(e, EXIT_RUN, x->display, "cannot write its units attribute");
+			if (d >= 0)
+				H5Dclose(d);
+		}
+		H5Fclose(id);
+	}
+	return comm_agree(e);
+}
+
 int exec_run(struct plan *p, const char *history, const struct report_options *ro,
 	     struct err *e)
 {
@@ -275,6 +333,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 		goto fail;
 	close_all(p);
 	comm_barrier();
+	if (describe_all(p, e) < 0)
+		goto fail;
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
 		if (f->scratch) {

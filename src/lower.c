@@ -21,6 +21,9 @@ struct lowering {
 	const struct expr *root;
 	struct plan_op *ops;
 	int nops;
+	int nread;                          /* the arrays the expression reads ... */
+	struct array *read[RECIPE_MAXIN];   /* ... as bound ... */
+	struct array *as[RECIPE_MAXIN];     /* ... and as read: broadcast by name (arrays_by_name) */
 };
 
 /* An op's operand while lowering: where it comes from, and what it looks
@@ -72,6 +75,9 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		struct array *a = array_bound(pl, x->name);
 		if (!a)
 			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col), "unknown name '%s'", x->name);
+		for (int k = 0; k < L->nread; k++)
+			if (L->read[k] == a)
+				a = L->as[k];
 		out->view = *a;
 		if (a->kind == ARR_LITERAL) {
 			out->src = OP_LITERAL;
@@ -142,6 +148,24 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	return 0;
 }
 
+/* The arrays X reads, each once, in the order they appear. */
+static void collect(struct lowering *L, const struct expr *x)
+{
+	if (x->kind == EXPR_CALL) {
+		for (int k = 0; k < x->nargs; k++)
+			collect(L, x->args[k]);
+		return;
+	}
+	struct array *a = x->kind == EXPR_NAME ? array_bound(L->pl, x->name) : NULL;
+	if (!a || a->kind == ARR_LITERAL || L->nread == RECIPE_MAXIN)
+		return;
+	for (int k = 0; k < L->nread; k++)
+		if (L->read[k] == a)
+			return;
+	L->read[L->nread] = L->as[L->nread] = a;
+	L->nread++;
+}
+
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			   struct err *e)
 {
@@ -155,6 +179,10 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 			       "an expression needs at least one operation (an operator or a ufunc call)");
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
+	collect(&L, root);
+	if (arrays_by_name(pl, s, L.nread, L.as, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
+			   expr_where(pl, s, root->col), e) < 0)
+		return -1;
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
 		return -1;

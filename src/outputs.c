@@ -27,6 +27,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	x->file = f;
 	x->path = arena_strdup(pl->p->arena, path);
 	x->shape = s->shape;
+	x->dims = s->dims;
 	x->dtype = s->out_dtype[k];
 	x->create = true;
 	x->gzip = -1;

@@ -84,8 +84,13 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 		s->in[k] = array_operand(pl, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
 			return -1;
-		s->bshape[k] = s->in[k]->shape;
 	}
+	if (s->verb == VERB_UFUNC &&
+	    arrays_by_name(pl, s, s->nin, s->in, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
+			   planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark), e) < 0)
+		return -1;
+	for (int k = 0; k < s->nin; k++)
+		s->bshape[k] = s->in[k]->shape;
 	if (s->verb == VERB_OUTER) {   /* a.shape + (1,) * b.ndim against b */
 		for (int k = 0; k < s->nin; k++)
 			if (s->in[k]->kind == ARR_LITERAL)
@@ -125,10 +130,20 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	return 0;
 }
 
-/* Normalise axis A of an NDIM-dimensional array. */
-static int normalise_axis(struct planner *pl, struct plan_step *s, int a, int ndim, int *out,
-			  struct err *e)
+/* Normalise axis I of axis: (O) of X, given by number or by name. */
+static int normalise_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
+			  const struct array *x, int *out, struct err *e)
 {
+	int a = o->given & (1u << OPT_AXIS) ? o->axis[i] : 0, ndim = x->shape.ndim;
+	if ((o->given & (1u << OPT_AXIS)) && o->axis_name[i]) {
+		*out = dims_axis(x->dims, o->axis_name[i]);
+		if (*out < 0)
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
+				       x->dims ? "'%s' has no dimension '%s'" :
+				       "'%s' has no dimension names (no dimension scales), so no dimension '%s'",
+				       x->display, o->axis_name[i]);
+		return 0;
+	}
 	if (a < -ndim || a >= ndim)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->opts.mark[OPT_AXIS]),
 			       "axis %d is out of bounds for array of dimension %d", a, ndim);
@@ -138,21 +153,23 @@ static int normalise_axis(struct planner *pl, struct plan_step *s, int a, int nd
 
 /* The axes a reduce step reduces (s->reduced), from axis: as NumPy takes it. */
 static int reduced_axes(struct planner *pl, struct plan_step *s, const struct step_opts *o,
-			const struct shape *X, struct err *e)
+			const struct array *x, struct err *e)
 {
+	const struct shape *X = &x->shape;
 	bool given = o->given & (1u << OPT_AXIS);
 	int naxes = 0;
 	if (given && o->axis_all) {
 		for (int i = 0; i < X->ndim; i++)
 			s->reduced[i] = true;
 		naxes = X->ndim;
-	} else if (X->ndim == 0 && (!given || (o->naxis == 1 && (o->axis[0] == 0 || o->axis[0] == -1)))) {
+	} else if (X->ndim == 0 && (!given || (o->naxis == 1 && !o->axis_name[0] &&
+						   (o->axis[0] == 0 || o->axis[0] == -1)))) {
 		naxes = 0;   /* NumPy 2 keeps this: reducing a 0-d array along 0 gives the element */
 	} else {
 		int n = given ? o->naxis : 1;
 		for (int i = 0; i < n; i++) {
 			int a = 0;
-			if (normalise_axis(pl, s, given ? o->axis[i] : 0, X->ndim, &a, e) < 0)
+			if (normalise_axis(pl, s, o, i, x, &a, e) < 0)
 				return -1;
 			if (s->reduced[a])
 				return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
@@ -201,14 +218,16 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		if (given && (o->axis_all || o->naxis != 1))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
 				       "accumulate does not allow multiple axes");
-		if (normalise_axis(pl, s, given ? o->axis[0] : 0, X->ndim, &s->axis, e) < 0)
+		if (normalise_axis(pl, s, o, 0, x, &s->axis, e) < 0)
 			return -1;
 		s->reduced[s->axis] = true;
 		s->shape = *X;
+		s->dims = x->dims;
 	} else {
-		if (reduced_axes(pl, s, o, X, e) < 0)
+		if (reduced_axes(pl, s, o, x, e) < 0)
 			return -1;
 		s->keepdims = (o->given & (1u << OPT_KEEPDIMS)) && o->keepdims;
+		s->dims = dims_reduce(x->dims, s->reduced, s->keepdims, pl->p->arena);
 		s->shape.ndim = 0;
 		for (int i = 0; i < X->ndim; i++)
 			if (!s->reduced[i])
@@ -253,6 +272,53 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 }
 
 
+/* The units of operand K of op J of S: an array's, or a weak literal's. */
+static struct units operand_units(const struct plan_step *s, const struct plan_op *op, int k,
+				  const struct units *res)
+{
+	int src = op->src[k];
+	if (src >= 0)
+		return res[src];
+	if (src == OP_LITERAL || s->in[-1 - src]->kind == ARR_LITERAL) {
+		double v = 0;
+		dtype_cast(op->loop->types[k], op->lit[k], 0, DT_FLOAT64, &v, 0, 1);
+		return (struct units){ UK_NONE, NULL, true, v };
+	}
+	return s->in[-1 - src]->units;
+}
+
+/* The units of S's results (units.h), op by op, or of its fold. */
+static void step_units(struct planner *pl, struct plan_step *s)
+{
+	struct arena *a = pl->p->arena;
+	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE) {
+		long long count = 1;
+		for (int i = 0; i < s->in[0]->shape.ndim; i++)
+			if (s->reduced[i])
+				count *= s->in[0]->shape.dim[i];
+		s->units[0] = units_fold(s->uf->units, s->verb == VERB_ACCUMULATE, count, s->in[0]->units, a);
+		return;
+	}
+	if (s->verb == VERB_OUTER) {
+		struct units in[2] = { s->in[0]->units, s->in[1]->units };
+		for (int k = 0; k < s->nout; k++)
+			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
+		return;
+	}
+	struct units *res = arena_alloc(a, sizeof *res * (size_t)s->nops * RECIPE_MAXOUT);
+	for (int j = 0; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		struct units in[RECIPE_MAXIN];
+		for (int k = 0; k < op->nin; k++)
+			in[k] = operand_units(s, op, k, res);
+		for (int k = 0; k < op->nout; k++)
+			res[OP_REF(j, k)] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
+							op->nin, in, a);
+	}
+	for (int k = 0; k < s->nout; k++)
+		s->units[k] = res[s->out_src[k]];
+}
+
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
 	const struct recipe_step *rs = &pl->r->steps[index];
@@ -292,6 +358,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
+	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
+	if (!s->units_off)
+		step_units(pl, s);
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -301,6 +370,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	for (int k = 0; k < rs->nout; k++) {
 		if (outputs_plan(pl, s, k, overwrite, e) < 0)
 			return -1;
+		/* units follow the result: later steps read them, the end writes them */
+		s->out[k]->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
+		s->out[k]->units_set = !s->units_off;
 		for (int j = 0; j < k; j++)
 			if (s->out[j] == s->out[k])
 				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),
@@ -399,6 +471,8 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		fprintf(f, "  %s (printed)\n", role);
 		return;
 	}
+	if (x->base)
+		x = x->base;   /* broadcast by name: the dataset it reads */
 	const char *how = "";
 	if (x->kind == ARR_LITERAL)
 		how = ", literal";
@@ -412,8 +486,18 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		how = ", replaced";
 	else if (x->create)
 		how = ", new dataset";
-	fprintf(f, "  %s %s %s %s%s\n", role, x->display, dtype_name(x->dtype),
-		shape_format(&x->shape, buf, sizeof buf), how);
+	char names[800] = "";
+	if (x->dims) {
+		char d[700];
+		snprintf(names, sizeof names, " dims %s", dims_format(x->dims, d, sizeof d));
+	}
+	char units[300] = "";
+	if (x->units.kind == UK_KNOWN)
+		snprintf(units, sizeof units, " units %s", x->units.text);
+	else if (x->units_set && x->units.kind == UK_UNKNOWN)
+		snprintf(units, sizeof units, " units unknown (left out)");
+	fprintf(f, "  %s %s %s %s%s%s%s\n", role, x->display, dtype_name(x->dtype),
+		shape_format(&x->shape, buf, sizeof buf), names, units, how);
 }
 
 /* A pass's decomposition: box shape, boxes, ranks with work. */

@@ -453,12 +453,16 @@ static void json_shape(FILE *f, const struct shape *s)
 	fputc(']', f);
 }
 
-/* One operand: {"operand": ..., "kind": ..., "shape": [...], "dtype": ...}.
- * DT is the dtype to show (a literal's is the one it takes in the loop);
- * OUTPUT says how the step uses X. */
+/* One operand: {"operand": ..., "kind": ..., "shape": [...], "dims": [...],
+ * "units": ..., "dtype": ...}, "dims" only when its axes are named, "units"
+ * only when known.  DT is the dtype to
+ * show (a literal's is the one it takes in the loop); OUTPUT says how the
+ * step uses X.  An operand broadcast by name shows the dataset it reads. */
 static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool output,
 			 bool printed)
 {
+	if (x && x->base)
+		x = x->base;
 	fputs("{\"operand\": ", f);
 	if (printed)
 		fputs("null", f);
@@ -474,6 +478,19 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 			 : x->replace ? "replaced" : "new dataset";
 	fprintf(f, ", \"kind\": \"%s\", \"shape\": ", kind);
 	json_shape(f, &x->shape);
+	if (x->dims) {
+		fputs(", \"dims\": [", f);
+		for (int i = 0; i < x->dims->ndim; i++) {
+			if (i)
+				fputs(", ", f);
+			json_string(f, x->dims->name[i]);
+		}
+		fputc(']', f);
+	}
+	if (x->units.kind == UK_KNOWN) {
+		fputs(", \"units\": ", f);
+		json_string(f, x->units.text);
+	}
 	fprintf(f, ", \"dtype\": \"%s\"}", dtype_name(dt));
 }
 

@@ -262,7 +262,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -406,7 +406,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -415,13 +415,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression or axis)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast or units)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression or axis)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast or units)"
 }
 
 @test "a mapping key that is not a name" {
@@ -607,12 +607,12 @@ EOF
 }
 
 @test "bad axis" {
-	printf 'steps:\n  - reduce: add\n    in: a\n    axis: [0, x]\n' > r.yaml
-	fails 4:15 "'axis' must be an integer, a list of integers or null, found 'x'"
+	printf 'steps:\n  - reduce: add\n    in: a\n    axis: [0, 2x]\n' > r.yaml
+	fails 4:15 "'axis' must be an integer, a dimension name, a list of them or null, found '2x'"
 	printf 'steps:\n  - reduce: add\n    in: a\n    axis: 1.5\n' > r.yaml
-	fails 4:11 "'axis' must be an integer, a list of integers or null, found '1.5'"
+	fails 4:11 "'axis' must be an integer, a dimension name, a list of them or null, found '1.5'"
 	printf 'steps:\n  - reduce: add\n    in: a\n    axis: [[0]]\n' > r.yaml
-	fails 4:12 "'axis' must be an integer, a list of integers or null, found a list"
+	fails 4:12 "'axis' must be an integer, a dimension name, a list of them or null, found a list"
 	printf 'steps:\n  - reduce: add\n    in: a\n    axis: 99999999999\n' > r.yaml
 	fails 4:11 "axis 99999999999 is out of range"
 }
