@@ -54,10 +54,12 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			struct err *e);
 /* Create dataset PATH (parent groups too) of DT and SHAPE, contiguous, or
  * chunked by CHUNK (NCHUNK == SHAPE's rank) and gzip-compressed at level
- * GZIP (-1: no filter).  Collective. */
+ * GZIP (-1: no filter).  FILL (one element of DT, or NULL): the dataset's
+ * fill value and its _FillValue attribute (netCDF's), in a file on disk.
+ * Collective. */
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const char *where, struct err *e);
+			  int gzip, const void *fill, const char *where, struct err *e);
 void h5io_dataset_close(hid_t d);
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);

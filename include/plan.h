@@ -75,6 +75,8 @@ struct array {
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
+	bool has_fill;           /* a created dataset with a fill value (where=): */
+	unsigned char fill[16];  /* ... FILL, in DTYPE; printed as "--" */
 	hid_t id;                /* open while the run executes, else -1 */
 };
 
@@ -133,7 +135,14 @@ struct plan_step {
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
-	bool print;                         /* the outputs go to stdout */
+	bool has_where;                     /* elementwise where=: ... */
+	int where_src;                      /* ... the op result (OP_REF, bool) that says
+					       which elements are computed */
+	struct array *where_arr;            /* reduce where=: the operand, broadcast over
+					       the input; skipped elements are SKIP_VALUE */
+	unsigned char skip_value[16];
+	bool print;                         /* the outputs go to stdout ... */
+	struct array *mask_out;             /* ... with where=: which elements it set */
 	int64_t rows_per_block;             /* rows (or chunks, for REDUCE_TREE) per block */
 	/* reduce and accumulate */
 	bool reduced[H5U_MAXDIM];           /* input axes reduced (accumulate: its axis) */

@@ -97,6 +97,9 @@ struct array *array_operand(struct planner *pl, const char *text, const char *w,
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite, struct err *e);
 /* S has no out:, so its results print: scratch datasets read back after it. */
 int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
+/* S prints its results and has where=: the scratch dataset of its mask
+ * (bool), which the printed results read as numpy.ma's mask. */
+int outputs_printed_mask(struct planner *pl, struct plan_step *s, struct err *e);
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		   struct err *e);
@@ -106,6 +109,11 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 /* Parse S's expression and lower it into S's ops, in evaluation order. */
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e);
+/* S's where= option (O's WHERE: an operand, or in an expr step an
+ * expression) as more ops of S's program, whose last gives the boolean
+ * mask (S->where_src); the step's shape grows to broadcast with it. */
+int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		struct err *e);
 
 /* ---- fuse.c ---- */
 

@@ -54,6 +54,8 @@ struct step_opts {
 	bool axis_all;                /* axis: null */
 	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
 	int axis[H5U_MAXDIM];         /* as written; may be negative */
+	const char *where;            /* where=: operand or expression text */
+	const char *fill;             /* fill: literal text */
 };
 
 struct recipe_step {

@@ -19,6 +19,7 @@
 #include "iter.h"
 #include "reduce.h"
 #include "stage.h"
+#include "where.h"
 
 /* Elements per array in one tile: a block's ops run tile by tile, so that
  * the intermediates a tile passes from op to op stay in the core's cache. */
@@ -88,6 +89,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_row += target != t ? row * dtype_size(target) : 0;
+		if (s->has_where && !s->out[k]->create)
+			per_row += row * dtype_size(t);   /* what where= keeps of it */
 		if (row * dtype_size(target) > widest)
 			widest = row * dtype_size(target);
 	}
@@ -114,6 +117,8 @@ struct buffers {
 	char **conv;                     /* op j's input k cast to its loop's dtype, at
 					    j * RECIPE_MAXIN + k: a tile, or cast whole once */
 	char *outconv[PLAN_MAXOUT];      /* output k cast to its dataset's dtype */
+	char *keep[PLAN_MAXOUT];         /* where=: output k's values where it is false:
+					    an existing dataset's block, or its fill */
 	struct reducer *red[PLAN_MAXOUT];
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
 };
@@ -193,6 +198,8 @@ static void alloc_buffers(struct plan_step *s, const struct dist *d, struct buff
 	memset(B->conv, 0, sizeof *B->conv * B->nconv);
 	for (int k = 0; k < s->nout; k++)
 		B->whole_tmp[s->out_src[k]] = true;
+	if (s->has_where)
+		B->whole_tmp[s->where_src] = true;
 	for (int k = 0; k < s->nred; k++)
 		if (s->red_src[k] >= 0)
 			B->whole_tmp[s->red_src[k]] = true;
@@ -201,6 +208,13 @@ static void alloc_buffers(struct plan_step *s, const struct dist *d, struct buff
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->dtype != s->out_dtype[k])
 			B->outconv[k] = stage_alloc((size_t)(B->rpb * B->row) * (size_t)dtype_size(s->out[k]->dtype));
+	for (int k = 0; k < s->nout && s->has_where; k++) {
+		const struct array *y = s->out[k];
+		size_t size = (size_t)dtype_size(s->out_dtype[k]);
+		B->keep[k] = stage_alloc(y->create ? size : (size_t)(B->rpb * B->row) * size);
+		if (y->create)
+			dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
+	}
 	for (int k = 0; k < s->nred; k++) {
 		B->red[k] = reducer_new(s->red[k], B->rpb);
 		B->redconv[k] = stage_alloc((size_t)(B->rpb * B->row) *
@@ -220,8 +234,10 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 		free(B->tmp[j]);
 	for (size_t j = 0; j < B->nconv; j++)
 		free(B->conv[j]);
-	for (int k = 0; k < PLAN_MAXOUT; k++)
+	for (int k = 0; k < PLAN_MAXOUT; k++) {
 		free(B->outconv[k]);
+		free(B->keep[k]);
+	}
 	free(B->tmp);
 	free(B->whole_tmp);
 	free(B->conv);
@@ -324,6 +340,25 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t firs
 	}
 }
 
+/* where=: output K's elements of the block (COUNT rows, the box
+ * START/CNT) where the mask is false get what the output keeps there: an
+ * existing dataset's own values, read back first (collective), or a new
+ * one's fill value. */
+static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const int64_t *start,
+			    const int64_t *cnt, int64_t count, struct err *e)
+{
+	struct array *y = s->out[k];
+	enum dtype t = s->out_dtype[k];
+	ptrdiff_t step = 0;
+	if (!y->create) {
+		if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
+			return;
+		step = dtype_size(t);
+	}
+	where_select(t, count * B->row, B->tmp[s->out_src[k]], (const uint8_t *)B->tmp[s->where_src],
+		     B->keep[k], step);
+}
+
 /* The block's results: outputs and the reductions' finished rows. */
 static void write_block(struct plan_step *s, struct buffers *B, int64_t first, int64_t count,
 			struct err *e)
@@ -331,8 +366,14 @@ static void write_block(struct plan_step *s, struct buffers *B, int64_t first, i
 	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 	for (int k = 0; k < s->nout; k++) {
 		stage_row_box(&s->out[k]->shape, first, count, start, cnt);
+		if (s->has_where)
+			keep_unselected(s, B, k, start, cnt, count, e);
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
 			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
+	}
+	if (s->mask_out) {
+		stage_row_box(&s->mask_out->shape, first, count, start, cnt);
+		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->where_src], NULL, s->where, e);
 	}
 	for (int k = 0; k < s->nred; k++)
 		reducer_write_rows(B->red[k], first, count, e);

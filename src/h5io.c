@@ -518,9 +518,23 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 	return 0;
 }
 
+/* D's _FillValue attribute: FILL, one element of DT (netCDF's convention:
+ * the variable's own type). */
+static int fill_attribute(hid_t d, enum dtype dt, const void *fill)
+{
+	hid_t space = H5Screate(H5S_SCALAR);
+	iostat.h5_metadata++;
+	hid_t a = H5Acreate2(d, "_FillValue", mem_type(dt), space, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, mem_type(dt), fill);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(space);
+	return r < 0 ? -1 : 0;
+}
+
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const char *where, struct err *e)
+			  int gzip, const void *fill, const char *where, struct err *e)
 {
 	hsize_t dims[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++)
@@ -544,6 +558,8 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	bool memory = driver_of(file) == H5FD_CORE;
 	H5Pset_fill_time(dcpl, memory ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+	if (fill && !memory)
+		H5Pset_fill_value(dcpl, mem_type(dt), fill);
 	hid_t dapl = dataset_access();
 	iostat.h5_metadata++;
 	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
@@ -563,8 +579,15 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	 * metadata write that fails on some ranks only: they stop meeting in
 	 * the same collective calls and wait for each other for ever.) */
 	int rc = 0;
+	if (fill && !memory && fill_attribute(d, dt, fill) < 0) {
+		stack = H5Eget_current_stack();
+		err_set(e, EXIT_RUN, where, "cannot write the _FillValue of dataset '%s'", path);
+		fold_stack(e, stack);
+		rc = -1;
+	}
 	iostat.h5_metadata++;
-	if (H5Fflush(d, H5F_SCOPE_LOCAL) < 0) {
+	if (rc < 0) {
+	} else if (H5Fflush(d, H5F_SCOPE_LOCAL) < 0) {
 		stack = H5Eget_current_stack();
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
 		fold_stack(e, stack);

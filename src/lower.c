@@ -21,6 +21,8 @@ struct lowering {
 	const struct expr *root;
 	struct plan_op *ops;
 	int nops;
+	bool in_where;              /* lowering the where= option's text ... */
+	struct mark where_mark;     /* ... which is here */
 };
 
 /* An op's operand while lowering: where it comes from, and what it looks
@@ -56,6 +58,15 @@ static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
 	return planner_where(pl, s, m);
 }
 
+/* Where column COL of the text being lowered is: the step's expression,
+ * or its where= option. */
+static const char *node_where(struct lowering *L, int col)
+{
+	if (L->in_where)
+		return planner_where(L->pl, L->s, L->where_mark);
+	return expr_where(L->pl, L->s, col);
+}
+
 static int lower(struct lowering *L, const struct expr *x, struct operand_ref *out, struct err *e)
 {
 	struct planner *pl = L->pl;
@@ -71,7 +82,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	if (x->kind == EXPR_NAME) {
 		struct array *a = array_bound(pl, x->name);
 		if (!a)
-			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col), "unknown name '%s'", x->name);
+			return err_set(e, EXIT_USAGE, node_where(L, x->col), "unknown name '%s'", x->name);
 		out->view = *a;
 		if (a->kind == ARR_LITERAL) {
 			out->src = OP_LITERAL;
@@ -81,7 +92,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		while (k < s->nin && s->in[k] != a)
 			k++;
 		if (k == RECIPE_MAXIN)
-			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col),
+			return err_set(e, EXIT_USAGE, node_where(L, x->col),
 				       "an expression reads at most %d arrays", RECIPE_MAXIN);
 		if (k == s->nin) {
 			s->in[k] = a;
@@ -91,7 +102,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		out->src = -1 - k;
 		return 0;
 	}
-	const char *w = expr_where(pl, s, x->col);
+	const char *w = node_where(L, x->col);
 	const struct ufunc *uf = ufunc_lookup(x->name);
 	if (!uf)
 		return err_set(e, EXIT_USAGE, w, "unknown ufunc '%s'", x->name);
@@ -112,7 +123,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		views[k] = &args[k].view;
 		shapes[k] = &args[k].view.shape;
 	}
-	w = expr_where(pl, s, x->col);
+	w = node_where(L, x->col);
 	struct plan_op *op = &L->ops[L->nops];
 	op->uf = uf;
 	op->nin = uf->nin;
@@ -167,5 +178,66 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	s->shape = last->shape;
 	s->out_dtype[0] = last->loop->types[last->nin];
 	s->out_src[0] = OP_REF(L.nops - 1, 0);
+	return 0;
+}
+
+int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
+{
+	struct arena *a = pl->p->arena;
+	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	struct expr *cond = NULL;
+	struct operand op;
+	struct err quiet = {0};
+	bool operand = s->verb != VERB_EXPR ||
+		       (operand_parse(o->where, a, &op, "", &quiet) == 0 && op.kind == OPERAND_DATASET);
+	if (operand) {
+		/* a name, a dataset or a number, bound to a name no recipe can write */
+		struct array *x = array_operand(pl, o->where, w, e);
+		if (!x || array_bind(pl, "where=", x, w, e) < 0)
+			return -1;
+		cond = arena_alloc(a, sizeof *cond);
+		memset(cond, 0, sizeof *cond);
+		cond->kind = EXPR_NAME;
+		cond->name = "where=";
+	} else {
+		int col;
+		char msg[256];
+		cond = expr_parse(o->where, a, &col, msg, sizeof msg);
+		if (!cond)
+			return err_set(e, EXIT_USAGE, w, "where: %s", msg);
+	}
+	/* NumPy takes where= as bool: not_equal(WHERE, 0) */
+	struct expr *zero = arena_alloc(a, sizeof *zero), *root = arena_alloc(a, sizeof *root);
+	memset(zero, 0, sizeof *zero);
+	memset(root, 0, sizeof *root);
+	zero->kind = EXPR_LITERAL;
+	literal_parse("0", &zero->lit);
+	root->kind = EXPR_CALL;
+	root->name = "not_equal";
+	root->nargs = 2;
+	root->args[0] = cond;
+	root->args[1] = zero;
+	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
+			      .where_mark = o->mark[OPT_WHERE] };
+	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
+	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
+	L.nops = s->nops;
+	struct operand_ref result;
+	if (lower(&L, root, &result, e) < 0)
+		return -1;
+	const struct shape *shapes[2] = { &s->shape, &L.ops[L.nops - 1].shape };
+	struct shape b;
+	if (shape_broadcast(2, shapes, &b) < 0) {
+		char x[800], y[800];
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_WHERE]),
+			       "operands could not be broadcast together with shapes %s %s",
+			       shape_format_compact(shapes[0], x, sizeof x),
+			       shape_format_compact(shapes[1], y, sizeof y));
+	}
+	s->shape = b;
+	s->ops = L.ops;
+	s->nops = L.nops;
+	s->has_where = true;
+	s->where_src = result.src;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "resolve.h"
 #include "scan.h"
 #include "select.h"
+#include "where.h"
 
 const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m)
 {
@@ -252,6 +253,54 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	return 0;
 }
 
+/* A reduction's where= (NumPy's): the operand broadcast over the input;
+ * the elements it skips fold as the identity, or as initial= where the
+ * ufunc has none (it is then idempotent: maximum, minimum, ...). */
+static int plan_reduce_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			     struct err *e)
+{
+	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	const struct ufunc *uf = s->uf;
+	if (s->init != FOLD_VALUE)
+		return err_set(e, EXIT_USAGE, w,
+			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
+			       uf->name);
+	if (!ufunc_reorderable(uf))
+		return err_set(e, EXIT_USAGE, w,
+			       "where= is not supported for '%s', which is not reorderable", uf->name);
+	struct array *x = array_operand(pl, o->where, w, e);
+	if (!x)
+		return -1;
+	const struct shape *X = &s->in[0]->shape, *shapes[2] = { &x->shape, X };
+	struct shape b;
+	if (shape_broadcast(2, shapes, &b) < 0 || !shape_equal(&b, X)) {
+		char a[800], c[800];
+		return err_set(e, EXIT_USAGE, w,
+			       "where= with shape %s cannot be broadcast to the input's shape %s",
+			       shape_format_compact(&x->shape, a, sizeof a), shape_format_compact(X, c, sizeof c));
+	}
+	s->where_arr = x;
+	if (ufunc_identity_value(uf, s->loop->types[0], s->skip_value) != 0)
+		memcpy(s->skip_value, s->init_value, sizeof s->skip_value);
+	return 0;
+}
+
+/* The fill values of the datasets S creates, where where= leaves them
+ * unset: the fill: option, else the dtype's default. */
+static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		     struct err *e)
+{
+	for (int k = 0; k < s->nout; k++) {
+		struct array *y = s->out[k];
+		if (!y->create)
+			continue;
+		const char *w = planner_where(pl, s, o->given & (1u << OPT_FILL) ? o->mark[OPT_FILL] : s->src->mark);
+		if (where_fill_value(o->given & (1u << OPT_FILL) ? o->fill : NULL, y->dtype, y->fill, w, e) < 0)
+			return -1;
+		y->has_fill = true;
+	}
+	return 0;
+}
 
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
@@ -292,6 +341,14 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
+	if (o.given & (1u << OPT_WHERE)) {
+		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);
+		if (rc < 0)
+			return -1;
+	} else if (rs->opts.given & (1u << OPT_FILL)) {
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
+			       "'fill' needs 'where': without it every element is computed");
+	}
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -318,6 +375,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (s->out[k]->create && !s->out[k]->file->scratch &&
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
+	if (s->has_where && (plan_fill(pl, s, &o, e) < 0 ||
+			     (s->print && outputs_printed_mask(pl, s, e) < 0)))
+		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)

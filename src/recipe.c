@@ -118,6 +118,24 @@ static int read_initial(struct parser *p, const struct option *opt, struct step_
 	return 0;
 }
 
+static int read_where(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	o->where = v.text;
+	return 0;
+}
+
+static int read_fill(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	o->fill = v.text;
+	return 0;
+}
+
 /* A YAML 1.2 core boolean, in any of its three spellings each. */
 static int read_bool(struct parser *p, const struct option *opt, bool *out)
 {

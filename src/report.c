@@ -374,7 +374,7 @@ void report_step_end(const struct plan_step *s)
 		meter_step_done(s, r);
 }
 
-bool report_result(const struct plan_step *s, int k, const void *data)
+bool report_result(const struct plan_step *s, int k, const void *data, const uint8_t *mask)
 {
 	if (!rep.active || !rep.opt.json) {
 		if (rep.active)
@@ -392,7 +392,7 @@ bool report_result(const struct plan_step *s, int k, const void *data)
 		r->result[k] = NULL;
 		return false;
 	}
-	print_json(f, x->dtype, data, x->shape.ndim, x->shape.dim);
+	print_json(f, x->dtype, data, x->shape.ndim, x->shape.dim, mask);
 	fclose(f);
 	return true;
 }

@@ -262,7 +262,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, where, fill or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -406,7 +406,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, where, fill or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -415,13 +415,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression or axis)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, where or fill)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression or axis)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, where or fill)"
 }
 
 @test "a mapping key that is not a name" {
@@ -559,15 +559,13 @@ EOF
 	fails 4:5 "'axis' applies to reduce and accumulate steps only"
 }
 
-@test "where, at and reduceat are refused by name" {
-	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    where: m\n' > r.yaml
-	fails 4:5 "'where' masks are not supported"
+@test "at and reduceat are refused by name, where on accumulate steps" {
+	printf 'steps:\n  - accumulate: add\n    in: a\n    where: m\n' > r.yaml
+	fails 4:5 "'where' applies to ufunc, reduce and expr steps only"
 	printf 'steps:\n  - at: add\n    in: [a, i]\n' > r.yaml
 	fails 2:5 "'at' is not supported (unbuffered in-place ufunc.at)"
 	printf 'steps:\n  - reduceat: add\n    in: [a, i]\n' > r.yaml
 	fails 2:5 "'reduceat' is not supported"
-	printf 'defaults:\n  where: m\n%s' "$STEP" > r.yaml
-	fails 2:3 "'where' masks are not supported"
 }
 
 # ---- Option values -------------------------------------------------------
