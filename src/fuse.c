@@ -124,9 +124,11 @@ static void drop_unused(struct plan *p)
 			if (!y->file->scratch)
 				continue;
 			bool used = false;
-			for (int t = 0; t < p->nsteps && !used; t++)
+			for (int t = 0; t < p->nsteps && !used; t++) {
 				for (int j = 0; j < p->steps[t].nin && p->steps[t].merged_into < 0; j++)
 					used = used || p->steps[t].in[j] == y;
+				used = used || p->steps[t].where_arr == y;   /* never merged */
+			}
 			if (used)
 				continue;
 			y->unused = true;
