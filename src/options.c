@@ -110,13 +110,9 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, const char *
 		o->keepdims = true;
 		return 0;
 	case OPT_INITIAL:
-		o->initial = arg;
-		return 0;
 	case OPT_WHERE:
-		o->where = arg;
-		return 0;
-	case OPT_FILL:
-		o->fill = arg;
+	case OPT_FILL:   /* kept as text, read by the planner */
+		*(const char **)((char *)o + step_options[opt].first) = arg;
 		return 0;
 	default:   /* no one-liner has a flag for it (options.def) */
 		return err_set(e, EXIT_USAGE, where, "--%s: not an option here", step_options[opt].name);
