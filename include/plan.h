@@ -76,7 +76,7 @@ struct array {
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
 	bool has_fill;           /* a created dataset with a fill value (where=): */
-	unsigned char fill[16];  /* ... FILL, in DTYPE; printed as "--" */
+	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
 	hid_t id;                /* open while the run executes, else -1 */
 };
 

@@ -33,7 +33,7 @@ void where_select(enum dtype t, int64_t n, char *data, const uint8_t *mask, cons
 
 /* The where= operand of a reduction, read box by box as a boolean mask
  * over its input.  Buffers are allocated once, for boxes of at most
- * MAX_ELEMENTS elements; free(NULL)-like where_mask_free(NULL) is fine. */
+ * MAX_ELEMENTS elements; where_mask_free(NULL) is fine. */
 struct where_mask;
 struct where_mask *where_mask_new(const struct array *w, int64_t max_elements);
 void where_mask_free(struct where_mask *m);
