@@ -104,10 +104,10 @@ int main(void)
 	check_fields();
 	check_merge();
 	check_verbs();
-	check_flags(ONE_CALL, " dtype casting ");
-	check_flags(ONE_REDUCE, " dtype initial keepdims axis ");
+	check_flags(ONE_CALL, " dtype casting where fill missing ");
+	check_flags(ONE_REDUCE, " dtype initial keepdims axis where ");
 	check_flags(ONE_ACCUMULATE, " dtype axis ");
-	check_flags(ONE_EVAL, " dtype casting ");
+	check_flags(ONE_EVAL, " dtype casting where fill missing ");
 	check_values();
 	return check_done();
 }
