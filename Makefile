@@ -85,6 +85,8 @@ DEB_PKGS += strace
 DEB_PKGS += slurmctld slurmd slurm-client munge
 # SLEEF: the vector transcendental functions (src/loops_vmath.c).
 DEB_PKGS += libsleef-dev
+# ncgen: netCDF-4 files from CDL, for the missing values of tests/70-missing.bats.
+DEB_PKGS += netcdf-bin
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

@@ -87,6 +87,10 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const char
  * that is read (or written in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
 			    const char *w, struct err *e);
+/* X's missing-value attributes (h5io.h), read once: a dataset the run
+ * creates has its fill value only.  NULL on error. */
+const struct h5io_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+					 struct err *e);
 /* An operand that a step reads: a name, a dataset or a literal. */
 struct array *array_operand(struct planner *pl, const char *text, const char *w, struct err *e);
 
@@ -114,6 +118,13 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
  * mask (S->where_src); the step's shape grows to broadcast with it. */
 int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		struct err *e);
+/* Masked mode (O's missing: mask or mask-nan): S's first NIN inputs'
+ * missing elements (their _FillValue, missing_value, valid_* attributes,
+ * NaN for mask-nan) and the domain errors numpy.ma masks (UF_MA_DOMAINED,
+ * UF_MA_DIVISOR) as more ops, whose last says which results are valid
+ * (S->valid_src).  Nothing to mask: S is left as it was. */
+int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
+		  struct err *e);
 
 /* ---- fuse.c ---- */
 

@@ -18,6 +18,7 @@
 #include "elementwise.h"
 #include "iter.h"
 #include "reduce.h"
+#include "report.h"
 #include "stage.h"
 #include "where.h"
 
@@ -119,6 +120,7 @@ struct buffers {
 	char *outconv[PLAN_MAXOUT];      /* output k cast to its dataset's dtype */
 	char *keep[PLAN_MAXOUT];         /* where=: output k's values where it is false:
 					    an existing dataset's block, or its fill */
+	unsigned char masked[PLAN_MAXOUT][16];   /* masks: output k's fill, in its loop dtype */
 	struct reducer *red[PLAN_MAXOUT];
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
 };
@@ -200,6 +202,10 @@ static void alloc_buffers(struct plan_step *s, const struct dist *d, struct buff
 		B->whole_tmp[s->out_src[k]] = true;
 	if (s->has_where)
 		B->whole_tmp[s->where_src] = true;
+	if (s->masked)
+		B->whole_tmp[s->valid_src] = true;
+	if (s->has_where || s->masked)
+		B->whole_tmp[s->print_src] = true;   /* what is shown, and counted */
 	for (int k = 0; k < s->nred; k++)
 		if (s->red_src[k] >= 0)
 			B->whole_tmp[s->red_src[k]] = true;
@@ -208,6 +214,8 @@ static void alloc_buffers(struct plan_step *s, const struct dist *d, struct buff
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->dtype != s->out_dtype[k])
 			B->outconv[k] = stage_alloc((size_t)(B->rpb * B->row) * (size_t)dtype_size(s->out[k]->dtype));
+	for (int k = 0; k < s->nout && s->masked; k++)
+		dtype_cast(s->out[k]->dtype, s->mask_fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
 	for (int k = 0; k < s->nout && s->has_where; k++) {
 		const struct array *y = s->out[k];
 		size_t size = (size_t)dtype_size(s->out_dtype[k]);
@@ -340,23 +348,28 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t firs
 	}
 }
 
-/* where=: output K's elements of the block (COUNT rows, the box
- * START/CNT) where the mask is false get what the output keeps there: an
- * existing dataset's own values, read back first (collective), or a new
- * one's fill value. */
+/* Output K's elements of the block (COUNT rows, the box START/CNT) that
+ * are not results: where a mask masks them, the output's fill value; where
+ * where= is false, what the output keeps there (an existing dataset's own
+ * values, read back first, collective; a new one's fill value). */
 static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const int64_t *start,
 			    const int64_t *cnt, int64_t count, struct err *e)
 {
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
-	ptrdiff_t step = 0;
-	if (!y->create) {
-		if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
-			return;
-		step = dtype_size(t);
+	char *data = B->tmp[s->out_src[k]];
+	if (s->masked)
+		where_select(t, count * B->row, data, (const uint8_t *)B->tmp[s->valid_src],
+			     (const char *)B->masked[k], 0);
+	if (s->has_where) {
+		ptrdiff_t step = 0;
+		if (!y->create) {
+			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
+				return;
+			step = dtype_size(t);
+		}
+		where_select(t, count * B->row, data, (const uint8_t *)B->tmp[s->where_src], B->keep[k], step);
 	}
-	where_select(t, count * B->row, B->tmp[s->out_src[k]], (const uint8_t *)B->tmp[s->where_src],
-		     B->keep[k], step);
 }
 
 /* The block's results: outputs and the reductions' finished rows. */
@@ -366,14 +379,21 @@ static void write_block(struct plan_step *s, struct buffers *B, int64_t first, i
 	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 	for (int k = 0; k < s->nout; k++) {
 		stage_row_box(&s->out[k]->shape, first, count, start, cnt);
-		if (s->has_where)
+		if (s->has_where || s->masked)
 			keep_unselected(s, B, k, start, cnt, count, e);
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
 			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
 	}
+	if (s->has_where || s->masked) {
+		const uint8_t *shown = (const uint8_t *)B->tmp[s->print_src];
+		int64_t n = 0;
+		for (int64_t i = 0; i < count * B->row; i++)
+			n += !shown[i];
+		report_masked(n);
+	}
 	if (s->mask_out) {
 		stage_row_box(&s->mask_out->shape, first, count, start, cnt);
-		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->where_src], NULL, s->where, e);
+		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->print_src], NULL, s->where, e);
 	}
 	for (int k = 0; k < s->nred; k++)
 		reducer_write_rows(B->red[k], first, count, e);

@@ -18,7 +18,7 @@
 
 static bool fusable(const struct plan_step *s)
 {
-	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where;
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked;
 }
 
 static bool same_dataset(const struct array *a, const struct array *b)

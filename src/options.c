@@ -68,6 +68,17 @@ int option_flags(enum one_liner w, int first_id, struct cli_option *out)
 	return n;
 }
 
+int missing_from_name(const char *name, enum missing_mode *out)
+{
+	static const char *const names[] = { "off", "mask", "mask-nan" };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i])) {
+			*out = (enum missing_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
 /* --axis N[,N...] | all */
 static int parse_axis(const char *arg, struct step_opts *o, const char *w, struct err *e)
 {
@@ -106,6 +117,10 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, const char *
 		return 0;
 	case OPT_AXIS:
 		return parse_axis(arg, o, where, e);
+	case OPT_MISSING:
+		if (missing_from_name(arg, &o->missing) < 0)
+			return err_set(e, EXIT_USAGE, where, "--missing: '%s' is not one of off, mask, mask-nan", arg);
+		return 0;
 	case OPT_KEEPDIMS:
 		o->keepdims = true;
 		return 0;

@@ -285,19 +285,38 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 	return 0;
 }
 
-/* The fill values of the datasets S creates, where where= leaves them
- * unset: the fill: option, else the dtype's default. */
+/* The fill values of S's outputs, where where= or a mask leaves them
+ * unset: the fill: option; else, in masked mode, the output's own
+ * _FillValue, or the first input's when the dtypes match; else the
+ * dtype's default.  Datasets S creates keep it as their _FillValue. */
 static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e)
 {
+	bool given = o->given & (1u << OPT_FILL);
+	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
+	const struct h5io_missing *first = NULL;
+	if (s->masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
+		return -1;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *y = s->out[k];
-		if (!y->create)
-			continue;
-		const char *w = planner_where(pl, s, o->given & (1u << OPT_FILL) ? o->mark[OPT_FILL] : s->src->mark);
-		if (where_fill_value(o->given & (1u << OPT_FILL) ? o->fill : NULL, y->dtype, y->fill, w, e) < 0)
+		const struct h5io_missing *own = NULL;
+		if (s->masked && !y->create && !(own = array_missing(pl, y, w, e)))
 			return -1;
-		y->has_fill = true;
+		unsigned char *fill = y->create ? y->fill : s->mask_fill[k];
+		if (given || !s->masked) {
+			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w, e) < 0)
+				return -1;
+		} else if (own && own->fill_value) {
+			memcpy(fill, own->value[0], sizeof own->value[0]);
+		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
+			memcpy(fill, first->value[0], sizeof first->value[0]);
+		} else {
+			where_default_fill(y->dtype, fill);
+		}
+		if (y->create) {
+			y->has_fill = true;
+			memcpy(s->mask_fill[k], y->fill, sizeof y->fill);
+		}
 	}
 	return 0;
 }
@@ -341,14 +360,24 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
+	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
 	if (o.given & (1u << OPT_WHERE)) {
 		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);
 		if (rc < 0)
 			return -1;
-	} else if (rs->opts.given & (1u << OPT_FILL)) {
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
-			       "'fill' needs 'where': without it every element is computed");
 	}
+	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
+	if (masking) {
+		if (reduction)   /* not silently ignored, under defaults: either */
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o.mark[OPT_MISSING]),
+				       "masked mode (missing: %s) is not supported on %s steps",
+				       o.missing == MISSING_MASK ? "mask" : "mask-nan", verb_name(rs->verb));
+		if (lower_missing(pl, s, nin, &o, e) < 0)
+			return -1;
+	}
+	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
+			       "'fill' needs 'where' or a mask: without them every element is computed");
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -375,7 +404,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (s->out[k]->create && !s->out[k]->file->scratch &&
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
-	if (s->has_where && (plan_fill(pl, s, &o, e) < 0 ||
+	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
 			     (s->print && outputs_printed_mask(pl, s, e) < 0)))
 		return -1;
 	const char *w = planner_where(pl, s, rs->mark);

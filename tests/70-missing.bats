@@ -11,15 +11,43 @@
 # refusals (exit 2, every file as it was); and one recipe of every kind of
 # where step on 1, 2, 3 and 4 ranks, with a small --memory and a rank with
 # no rows, writing the same bytes every time.
+#
+# Masked mode (missing: mask) of elementwise steps against numpy.ma, on
+# files made with h5py and with ncgen from CDL (_FillValue, missing_value,
+# valid_min/valid_max, valid_range, NaN with mask-nan): masked inputs,
+# numpy.ma's domain errors, the output's fill value, printed "--", with
+# where=, in place, on 1 to 4 ranks; a file without those attributes gives
+# exactly today's result but for domain errors.
 
 load helper
 
 setup_file() {
 	/usr/bin/python3 "$H5U_TESTS/where_ref.py" make "$BATS_FILE_TMPDIR"
+	cat > "$BATS_FILE_TMPDIR/era.cdl" <<-'EOF'
+		netcdf era {
+		dimensions:
+		  time = 4 ;
+		  x = 3 ;
+		variables:
+		  float t2m(time, x) ;
+		    t2m:_FillValue = -9999.f ;
+		    t2m:units = "K" ;
+		  double sst(time, x) ;
+		    sst:missing_value = -1.e+30 ;
+		  short q(time, x) ;
+		    q:valid_range = 0s, 100s ;
+		data:
+		  t2m = 271.5, -9999, 280.25, 283, 279.5, _, 290, 250.5, -9999, 300, 301, 302.5 ;
+		  sst = 1, 0, -1e30, 4, -5, 6, 7, -1e30, 9, 10, 11, 12 ;
+		  q = 5, 150, 20, -3, 40, 0, 60, 70, 80, 90, 100, 101 ;
+		}
+	EOF
+	ncgen -k nc4 -o "$BATS_FILE_TMPDIR/era.nc" "$BATS_FILE_TMPDIR/era.cdl"
+	/usr/bin/python3 "$H5U_TESTS/where_ref.py" orig "$BATS_FILE_TMPDIR" m.h5 era.nc
 }
 
 setup() {
-	fixture f.h5 big.h5
+	fixture f.h5 big.h5 m.h5 era.nc
 	export WHERE_FIXTURES=$BATS_FILE_TMPDIR
 }
 
@@ -161,7 +189,7 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 	run --separate-stderr h5u call add f.h5:/x 1 --where 'f.h5:/x[0:2]' -o o.h5:/m
 	assert_error 2 "call add: operands could not be broadcast together with shapes (7,5) (2,5)"
 	run --separate-stderr h5u call add f.h5:/x 1 --fill 0 -o o.h5:/m
-	assert_error 2 "call add: 'fill' needs 'where': without it every element is computed"
+	assert_error 2 "call add: 'fill' needs 'where' or a mask: without them every element is computed"
 	run --separate-stderr h5u eval -i x=f.h5:/x 'x + 1' --where 'y > 0'
 	assert_error 2 "eval: unknown name 'y'"
 	printf 'inputs:\n  x: f.h5:/x\nsteps:\n  - accumulate: add\n    in: x\n    where: x\n    out: o.h5:/m\n' > r.yaml
@@ -227,4 +255,155 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 	ref check o.h5:/mx 'np.maximum.reduce(y, axis=None, where=yw, initial=-5)'
 	ref check o.h5:/few 'np.add(y[0:3], 1, where=yw[0:3], out=np.full((3, 9), fill("f8")))' --fill default
 	ref check big.h5:/y 'np.add(y, 10, where=yw, out=y.copy())'
+}
+
+# ---- masked mode (missing: mask) ------------------------------------------
+
+@test "--missing mask: _FillValue, missing_value, valid_range as numpy.ma, the first input's fill" {
+	ok call sqrt m.h5:/t --missing mask -o o.h5:/sqrt
+	ref check o.h5:/sqrt 'np.ma.sqrt(M("m.h5:/t"))' --masked -9999 --fill -9999
+	ok call add m.h5:/r m.h5:/q --missing mask -o o.h5:/add
+	ref check o.h5:/add 'M("m.h5:/r") + M("m.h5:/q")' --masked default --fill default
+	ok call multiply m.h5:/q m.h5:/v --missing mask -o o.h5:/mul
+	ref check o.h5:/mul 'M("m.h5:/q") * M("m.h5:/v")' --masked default --fill default
+	ok call arcsin m.h5:/v --missing mask --fill -5 -o o.h5:/asin
+	ref check o.h5:/asin 'np.ma.arcsin(M("m.h5:/v"))' --masked -5 --fill -5 --rtol 1e-15
+	ok call subtract era.nc:/t2m 273.15 --missing mask -o o.h5:/k
+	ref check o.h5:/k 'M("era.nc:/t2m") - np.float32(273.15)' --masked -9999 --fill -9999
+	ok call hypot era.nc:/sst era.nc:/q --missing mask -o o.h5:/h
+	ref check o.h5:/h 'np.ma.hypot(M("era.nc:/sst"), M("era.nc:/q"))' --masked default --fill default
+}
+
+@test "--missing mask: numpy.ma's domain errors are masked, in files without fill attributes too" {
+	ok call log m.h5:/p --missing mask -o o.h5:/log
+	ref check o.h5:/log 'np.ma.log(M("m.h5:/p"))' --masked default --fill default
+	ok call floor_divide m.h5:/k m.h5:/k --missing mask -o o.h5:/fd
+	ref check o.h5:/fd 'np.ma.floor_divide(M("m.h5:/k"), M("m.h5:/k"))' --masked default --fill default
+	ok call remainder m.h5:/k 0 --missing mask -o o.h5:/rem
+	ref check o.h5:/rem 'np.ma.remainder(M("m.h5:/k"), np.int32(0))' --masked default --fill default
+	ok call divide era.nc:/sst era.nc:/sst --missing mask -o o.h5:/div
+	ref check o.h5:/div 'np.ma.divide(M("era.nc:/sst"), M("era.nc:/sst"))' --masked default --fill default
+	ok eval -i p=m.h5:/p 'o.h5:/e = sqrt(p) + log10(p + 1)' --missing mask
+	ref check o.h5:/e 'np.ma.sqrt(M("m.h5:/p")) + np.ma.log10(M("m.h5:/p") + 1)' --masked default --fill default
+}
+
+@test "--missing mask on a file without fill attributes gives exactly today's result" {
+	ok call multiply m.h5:/p 2.5 -o o.h5:/plain
+	ok call multiply m.h5:/p 2.5 --missing mask -o o.h5:/masked
+	ok call add m.h5:/n m.h5:/k --missing mask -o o.h5:/nan
+	ok eval -i k=m.h5:/k 'o.h5:/ik = k * 3 - 1' --missing mask
+	h5diff o.h5 o.h5 /plain /masked
+	ref check o.h5:/masked 'M("m.h5:/p").data * 2.5'
+	run h5dump -A o.h5
+	refute_output --partial _FillValue
+	ref check o.h5:/nan 'M("m.h5:/n").data + M("m.h5:/k").data'
+	ref check o.h5:/ik 'M("m.h5:/k").data * 3 - 1'
+}
+
+@test "--missing mask-nan: NaN is missing too; mask leaves it a value" {
+	ok call negative m.h5:/n --missing mask-nan -o o.h5:/mn
+	ref check o.h5:/mn 'np.ma.negative(M("m.h5:/n", nan=True))' --masked default --fill default
+	ok call negative m.h5:/n --missing mask -o o.h5:/m
+	ref check o.h5:/m 'np.negative(M("m.h5:/n").data)'
+}
+
+@test "masked mode in recipes, in place, with where=, printed and in JSON" {
+	cat > r.yaml <<-'EOF'
+		defaults:
+		  missing: mask
+		inputs:
+		  t: m.h5:/t
+		  q: m.h5:/q
+		  w: m.h5:/mw
+		steps:
+		  - expr: log(t) * 2 + q
+		    out: o.h5:/expr
+		  - ufunc: sqrt
+		    in: [t]
+		    where: w
+		    out: o.h5:/both
+		  - expr: t * 2
+		    out: t
+	EOF
+	ok run r.yaml
+	ref check o.h5:/expr 'np.ma.log(M("m.h5:/t")) * 2 + M("m.h5:/q")' --masked default --fill default --rtol 1e-6
+	ref check o.h5:/both 'np.ma.array(np.ma.sqrt(M("m.h5:/t")), mask=np.ma.getmaskarray(np.ma.sqrt(M("m.h5:/t"))) | ~M("m.h5:/mw").data)' --masked -9999 --fill -9999
+	ref check m.h5:/t '(M("m.h5:/t") * np.float32(2)).filled(np.float32(-9999))'
+	fixture m.h5
+	ok call add m.h5:/q 10 --missing mask --where m.h5:/mw -o m.h5:/q
+	ref check m.h5:/q 'np.where(M("m.h5:/mw").data, (M("m.h5:/q") + 10).filled(fill("f8")), M("m.h5:/q").data)'
+	fixture m.h5
+	run --separate-stderr h5u eval -i t=m.h5:/t 'sqrt(t)' --missing mask
+	assert_success
+	ref printed 'np.ma.sqrt(M("m.h5:/t"))' <<<"$output"
+	run --separate-stderr h5u call log m.h5:/p --missing mask --json
+	assert_success
+	/usr/bin/python3 -c '
+import json, sys, h5py, numpy as np
+doc = json.loads(sys.stdin.read())
+r = np.array(doc["result"], dtype=object)
+p = h5py.File(sys.argv[1] + "/orig-m.h5")["p"][()]
+with np.errstate(all="ignore"):
+    want = np.ma.log(p)
+for got, v, m in zip(r.ravel(), want.data.ravel(), np.ma.getmaskarray(want).ravel()):
+    assert (got is None) == bool(m) and (m or got == v), (got, v, m)
+assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(want), doc["steps"][0]' "$BATS_FILE_TMPDIR" <<<"$output"
+	run --separate-stderr mpi 3 h5ufunc call divmod m.h5:/q m.h5:/k --missing mask --json -o o.h5:/dq,o.h5:/dr
+	assert_success
+	/usr/bin/python3 -c '
+import json, sys, h5py, numpy as np
+outs = json.loads(sys.stdin.read())["steps"][0]["outputs"]
+f = h5py.File(sys.argv[1] + "/orig-m.h5")
+q, k = f["q"][()], f["k"][()]
+n = np.count_nonzero((q == 2) | (q == 3))   # divmod: no domain in numpy.ma
+assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<"$output"
+}
+
+@test "masked mode refused on reduce and accumulate steps, not ignored; a bad mode" {
+	snapshot
+	printf 'defaults:\n  missing: mask\ninputs:\n  t: m.h5:/t\nsteps:\n  - reduce: add\n    in: t\n    out: o.h5:/s\n' > r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:2:12: step 1 (reduce add): masked mode (missing: mask) is not supported on reduce steps"
+	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - accumulate: add\n    in: t\n    missing: mask-nan\n    out: o.h5:/s\n' > r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:6:14: step 1 (accumulate add): masked mode (missing: mask-nan) is not supported on accumulate steps"
+	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - ufunc: sqrt\n    in: t\n    missing: yes\n    out: o.h5:/s\n' > r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:6:14: 'missing' must be off, mask or mask-nan, found 'yes'"
+	run --separate-stderr h5u call sqrt m.h5:/t --missing maybe -o o.h5:/s
+	assert_error 2 "call sqrt: --missing: 'maybe' is not one of off, mask, mask-nan"
+	rm r.yaml
+	assert_unchanged
+}
+
+@test "masked mode on 1, 2, 3 and 4 ranks and a small --memory: the same bytes, numpy.ma's values" {
+	cat > r.yaml <<-'EOF'
+		defaults:
+		  missing: mask
+		steps:
+		  - expr: sqrt(t) - q
+		    out: o.h5:/a
+		  - ufunc: floor_divide
+		    in: [m.h5:/r, m.h5:/k]
+		    out: o.h5:/b
+		  - ufunc: add
+		    in: ['era.nc:/t2m[1:3]', 1]
+		    out: o.h5:/c
+		inputs:
+		  t: m.h5:/t
+		  q: m.h5:/q
+	EOF
+	local n mem
+	for n in 1 2 3 4; do
+		for mem in 256M 2K; do
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
+			assert_success
+			h5dump -d /a -d /b -d /c o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+	ref check o.h5:/a 'np.ma.sqrt(M("m.h5:/t")) - M("m.h5:/q")' --masked default --fill default
+	ref check o.h5:/b 'np.ma.floor_divide(M("m.h5:/r"), M("m.h5:/k"))' --masked default --fill default
+	ref check o.h5:/c 'M("era.nc:/t2m")[1:3] + np.float32(1)' --masked -9999 --fill -9999
 }

@@ -11,17 +11,31 @@ Usage:
       write the fixtures: DIR/f.h5 (x float64 7x5 with negatives, i int32,
       h float32, c complex128, w bool, wi int16 of 0/1/2 (nonzero is true),
       wr bool (5,), wc bool (7,1)) and DIR/big.h5 (y float64 203x9, yw
-      bool 203x9, yr bool (9,)); a copy of the originals in DIR/orig.h5
+      bool 203x9, yr bool (9,)); a copy of the originals in DIR/orig.h5;
+      DIR/m.h5 for masked mode (6x5: t float32 with _FillValue -9999, r int16
+      with valid_range [0, 100], q float64 with missing_value [2, 3], v
+      float64 with valid_min/valid_max, n float64 with NaNs, p float64 and
+      k int32 with zeros and negatives, mw bool), no attributes on n, p, k
+  where_ref.py orig DIR FILE...
+      copy DIR/FILE to DIR/orig-FILE, what M() reads
   where_ref.py check OUT EXPR [--fill V] [--rtol R]
       the dataset OUT equals EXPR: dtype, shape, values (NaNs equal; floats
       within R relative to the largest magnitude, default exact); --fill:
       its _FillValue attribute and HDF5 fill value are V, of its dtype
+      (R is relative to the largest magnitude below 1e30: the fill apart)
+  where_ref.py check OUT EXPR --masked V
+      EXPR is a numpy.ma array: OUT holds its data where it is not masked,
+      and V (a number, or "default": netCDF's fill) where it is
   where_ref.py printed EXPR [MASK]
       stdin is EXPR printed as h5ufunc prints (SPEC 1), "--" where MASK
       (a NumPy expression of bools) is false
 In EXPR and MASK the fixtures are names (x, i, h, c, w, wi, wr, wc, y, yw,
-yr: the data before any run), with np and fill(dtype), netCDF's default
-fill value of a dtype, as h5ufunc(1) lists it.  Exit 1 with the reason on
+yr: the data before any run), with np, fill(dtype), netCDF's default
+fill value of a dtype, as h5ufunc(1) lists it, and M(REF, nan=False): the
+dataset FILE:/PATH (as copied to DIR/orig-FILE before any run) as a
+numpy.ma array, masked where CF's attributes say (_FillValue,
+missing_value, valid_min, valid_max, valid_range; NaN too with nan=True).
+A printed EXPR that is a masked array prints "--" where it is masked.  Exit 1 with the reason on
 a mismatch.
 """
 import importlib.util
@@ -76,11 +90,63 @@ def make(d):
     with h5py.File(os.path.join(d, 'orig.h5'), 'w') as f:
         for k, v in list(data.items()) + list(big.items()):
             f[k] = v
+    shape = (6, 5)
+    t = np.round(rng.uniform(-3, 5, shape), 2).astype(np.float32)
+    t[rng.uniform(size=shape) < 0.25] = -9999
+    n = rng.uniform(-1, 1, shape)
+    n[rng.uniform(size=shape) < 0.3] = np.nan
+    k = rng.integers(-3, 4, shape).astype(np.int32)
+    k[0, :3] = 0
+    masked_sets = {   # name: (data, attributes)
+        't': (t, {'_FillValue': np.float32(-9999)}),
+        'r': (rng.integers(-20, 121, shape).astype(np.int16),
+              {'valid_range': np.array([0, 100], np.int16)}),
+        'q': (rng.integers(0, 6, shape).astype(np.float64), {'missing_value': np.array([2.0, 3.0])}),
+        'v': (rng.uniform(-1.5, 1.5, shape), {'valid_min': -1.2, 'valid_max': 1.4}),
+        'n': (n, {}),
+        'p': (np.round(rng.uniform(-2, 4, shape)), {}),
+        'k': (k, {}),
+        'mw': (rng.uniform(size=shape) < 0.6, {}),
+    }
+    with h5py.File(os.path.join(d, 'm.h5'), 'w') as f:
+        for name, (v, attrs) in masked_sets.items():
+            f[name] = v
+            f[name].attrs.update(attrs)
+
+
+def copy_orig(d, names):
+    """DIR/orig-NAME: copies of fixture files as they were before any run."""
+    import shutil
+    for name in names:
+        shutil.copy(os.path.join(d, name), os.path.join(d, 'orig-' + name))
+
+
+def masked(ref, nan=False):
+    """FILE:/PATH as numpy.ma masks it by CF's attributes."""
+    d = os.environ.get('WHERE_FIXTURES', '.')
+    fname, path = ref.split(':/', 1)
+    with h5py.File(os.path.join(d, 'orig-' + fname), 'r') as f:
+        ds = f['/' + path]
+        x, attrs = ds[()], dict(ds.attrs)
+    miss = np.zeros(np.shape(x), bool)
+    for key in ('_FillValue', 'missing_value'):
+        for v in np.atleast_1d(attrs.get(key, [])):
+            v = x.dtype.type(v)
+            miss |= np.isnan(x) if v != v else x == v
+    lo = attrs.get('valid_range', [attrs.get('valid_min'), None])[0]
+    hi = attrs.get('valid_range', [None, attrs.get('valid_max')])[1]
+    if lo is not None:
+        miss |= x < x.dtype.type(lo)
+    if hi is not None:
+        miss |= x > x.dtype.type(hi)
+    if nan and x.dtype.kind in 'fc':
+        miss |= np.isnan(x)
+    return np.ma.array(x, mask=miss)
 
 
 def names():
     d = os.environ.get('WHERE_FIXTURES', '.')
-    ns = {'np': np, 'fill': fill}
+    ns = {'np': np, 'fill': fill, 'M': masked}
     with h5py.File(os.path.join(d, 'orig.h5'), 'r') as f:
         for k in f:
             ns[k] = f[k][()]
@@ -102,7 +168,13 @@ def fail(msg):
 def check(argv):
     out, expr = argv[0], argv[1]
     opts = dict(zip(argv[2::2], argv[3::2]))
-    want = np.asarray(eval(expr, names()))
+    want = eval(expr, names())
+    if '--masked' in opts:
+        want = np.ma.asarray(want)
+        v = opts['--masked']
+        v = fill(want.dtype) if v == 'default' else npref.parse_literal(v)
+        want = want.filled(want.dtype.type(v))
+    want = np.asarray(want)
     got, attrs, fillvalue = read(out)
     got = np.asarray(got)
     if got.dtype != want.dtype or got.shape != want.shape:
@@ -110,7 +182,8 @@ def check(argv):
     rtol = float(opts.get('--rtol', 0))
     if want.dtype.kind in 'fc':
         same_nan = np.isnan(got) & np.isnan(want)
-        scale = np.max(np.abs(np.where(np.isfinite(want), want, 0)), initial=1.0)
+        finite = np.isfinite(want) & (np.abs(want) < 1e30)   # not the fill
+        scale = np.max(np.abs(np.where(finite, want, 0)), initial=1.0)
         close = (got == want) | same_nan | (np.abs(got - want) <= rtol * scale)
     else:
         close = got == want
@@ -141,8 +214,13 @@ def fmt(a, mask):
 
 def printed(argv):
     ns = names()
-    want = np.asarray(eval(argv[0], ns))
-    mask = np.broadcast_to(np.asarray(eval(argv[1], ns)) if len(argv) > 1 else True, want.shape)
+    want = eval(argv[0], ns)
+    if len(argv) > 1:
+        mask = np.asarray(eval(argv[1], ns))
+    else:
+        mask = ~np.ma.getmaskarray(want)
+    want = np.asarray(np.ma.getdata(want))
+    mask = np.broadcast_to(mask, want.shape)
     text = sys.stdin.read().rstrip('\n')
     expected = fmt(want, mask)
     if text != expected:
@@ -151,4 +229,5 @@ def printed(argv):
 
 if __name__ == '__main__':
     cmd, rest = sys.argv[1], sys.argv[2:]
-    {'make': lambda a: make(a[0]), 'check': check, 'printed': printed}[cmd](rest)
+    {'make': lambda a: make(a[0]), 'orig': lambda a: copy_orig(a[0], a[1:]), 'check': check,
+     'printed': printed}[cmd](rest)
