@@ -87,7 +87,8 @@ DEB_PKGS += strace
 DEB_PKGS += slurmctld slurmd slurm-client munge
 # SLEEF: the vector transcendental functions (src/loops_vmath.c).
 DEB_PKGS += libsleef-dev
-# Named dimensions and units: netCDF-4 files made from CDL, xarray and unyt as references.
+# Named dimensions, units and missing values: netCDF-4 files made from CDL,
+# xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
 
 deps:

@@ -43,6 +43,10 @@ bool option_applies(int opt, enum verb v);
  * into BUF (N bytes). */
 const char *option_verbs(int opt, char *buf, size_t n);
 
+/* missing: MODE's name ("off", "mask", "mask-nan") into *OUT; -1 when it
+ * is none of them. */
+int missing_from_name(const char *name, enum missing_mode *out);
+
 /* D (a recipe's defaults) overridden by S (a step's own options): *OUT. */
 void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out);
 

@@ -20,6 +20,7 @@
 #include "arena.h"
 #include "dims.h"
 #include "dist.h"
+#include "h5io.h"
 #include "units.h"
 #include "literal.h"
 #include "recipe.h"
@@ -86,6 +87,9 @@ struct array {
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
+	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
+	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
+	const struct h5io_missing *missing;  /* its missing-value attributes, once read */
 	hid_t id;                /* open while the run executes, else -1 */
 };
 
@@ -147,7 +151,20 @@ struct plan_step {
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
-	bool print;                         /* the outputs go to stdout */
+	bool has_where;                     /* elementwise where=: ... */
+	int where_src;                      /* ... the op result (OP_REF, bool) that says
+					       which elements are computed */
+	bool masked;                        /* missing: mask (numpy.ma): ... */
+	int valid_src;                      /* ... the op result (OP_REF, bool) that says
+					       which results are not masked ... */
+	unsigned char mask_fill[PLAN_MAXOUT][16];  /* ... and what masked ones are written as,
+						      in each output's dtype */
+	int print_src;                      /* where= and masks: the elements shown */
+	struct array *where_arr;            /* reduce where=: the operand, broadcast over
+					       the input; skipped elements are SKIP_VALUE */
+	unsigned char skip_value[16];
+	bool print;                         /* the outputs go to stdout ... */
+	struct array *mask_out;             /* ... with where=: which elements it set */
 	int64_t rows_per_block;             /* reduce, accumulate: rows (or chunks, for
 					       REDUCE_TREE) per block */
 	struct dist_layout split;           /* elementwise: the boxes of its index space */

@@ -50,7 +50,9 @@ enum ufunc_flag {
 	UF_NO_BOOL = 1u << 2,        /* bool inputs refused: no loop matches */
 	UF_REDUCE_UPCAST = 1u << 3,  /* reduce/accumulate take bool and small integers
 					in int64 (uint64 for unsigned) */
-	UF_REDUCE_BOOL = 1u << 4     /* reduce/accumulate run in bool */
+	UF_REDUCE_BOOL = 1u << 4,    /* reduce/accumulate run in bool */
+	UF_MA_DOMAINED = 1u << 5,    /* numpy.ma masks its results that are not finite */
+	UF_MA_DIVISOR = 1u << 6      /* ... and those whose divisor (input 2) is zero */
 };
 
 /* How a ufunc's result carries units (units.h), as unyt computes them: a

@@ -54,6 +54,23 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const char
 	return 0;
 }
 
+const struct h5io_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+					 struct err *e)
+{
+	if (x->missing)
+		return x->missing;
+	struct h5io_missing *m = arena_alloc(pl->p->arena, sizeof *m);
+	memset(m, 0, sizeof *m);
+	if (x->create || x->file->id < 0) {
+		m->nvalues = m->fill_value = x->has_fill;
+		memcpy(m->value[0], x->fill, sizeof m->value[0]);
+	} else if (h5io_missing_attrs(x->file->id, x->path, x->dtype, m, w, x->display, e) < 0) {
+		return NULL;
+	}
+	x->missing = m;
+	return m;
+}
+
 /* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
  * in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op,

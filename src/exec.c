@@ -23,29 +23,38 @@
  * Printed results are kept in memory, where each rank's copy holds what
  * that rank wrote and zeros elsewhere: under MPI every rank reads its copy
  * whole and rank 0 ORs them together. */
+/* The printed result X of S, whole on rank 0: a buffer the caller frees. */
+static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
+{
+	bool gather = x->file->memory && comm_size() > 1;
+	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	stage_row_box(&x->shape, 0, comm_rank() == 0 || gather ? shape_rows(&x->shape) : 0, start, cnt);
+	size_t bytes = (size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype);
+	char *buf = stage_alloc(bytes);
+	if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
+		h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
+	else
+		stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
+	if (gather && comm_agree(e) == 0)
+		comm_or_to_root(buf, bytes);
+	return buf;
+}
+
 static int print_results(struct plan_step *s, struct err *e)
 {
+	uint8_t *mask = s->mask_out ? (uint8_t *)read_printed(s, s->mask_out, e) : NULL;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
-		bool gather = x->file->memory && comm_size() > 1;
-		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-		stage_row_box(&x->shape, 0, comm_rank() == 0 || gather ? shape_rows(&x->shape) : 0, start, cnt);
-		size_t bytes = (size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype);
-		char *buf = stage_alloc(bytes);
-		if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
-			h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
-		else
-			stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
-		if (gather && comm_agree(e) == 0)
-			comm_or_to_root(buf, bytes);
-		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf)) {
+		char *buf = read_printed(s, x, e);
+		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf, mask)) {
 			if (k > 0)
 				fputc('\n', stdout);
-			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim);
+			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim, mask);
 			fflush(stdout);
 		}
 		free(buf);
 	}
+	free(mask);
 	return comm_agree(e);
 }
 
@@ -188,7 +197,8 @@ static int open_all(struct plan *p, struct err *e)
 		if (x->create) {
 			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
 						    x->dtype, &x->shape,
-						    x->nchunk, x->chunk, x->gzip, x->display, e);
+						    x->nchunk, x->chunk, x->gzip,
+						    x->has_fill ? x->fill : NULL, x->display, e);
 		} else {
 			struct shape shape;
 			enum dtype dt;

@@ -68,6 +68,17 @@ int option_flags(enum one_liner w, int first_id, struct cli_option *out)
 	return n;
 }
 
+int missing_from_name(const char *name, enum missing_mode *out)
+{
+	static const char *const names[] = { "off", "mask", "mask-nan" };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i])) {
+			*out = (enum missing_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
 /* --axis N[,N...] | all */
 static int parse_axis(const char *arg, struct step_opts *o, struct arena *a, const char *w,
 		      struct err *e)
@@ -116,6 +127,10 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 		return 0;
 	case OPT_AXIS:
 		return parse_axis(arg, o, a, where, e);
+	case OPT_MISSING:
+		if (missing_from_name(arg, &o->missing) < 0)
+			return err_set(e, EXIT_USAGE, where, "--missing: '%s' is not one of off, mask, mask-nan", arg);
+		return 0;
 	case OPT_KEEPDIMS:
 		o->keepdims = true;
 		return 0;
@@ -130,7 +145,9 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 		o->by_position = !strcmp(arg, "position");
 		return 0;
 	case OPT_INITIAL:
-		o->initial = arg;
+	case OPT_WHERE:
+	case OPT_FILL:   /* kept as text, read by the planner */
+		*(const char **)((char *)o + step_options[opt].first) = arg;
 		return 0;
 	default:   /* no one-liner has a flag for it (options.def) */
 		return err_set(e, EXIT_USAGE, where, "--%s: not an option here", step_options[opt].name);

@@ -212,3 +212,14 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 	s->print = true;
 	return 0;
 }
+
+int outputs_printed_mask(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+	s->mask_out = new_output(pl, s, 0, s->out[0]->file, path, "(mask)", e);
+	if (!s->mask_out)
+		return -1;
+	s->mask_out->dtype = DT_BOOL;
+	return 0;
+}

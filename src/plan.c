@@ -20,6 +20,7 @@
 #include "resolve.h"
 #include "scan.h"
 #include "select.h"
+#include "where.h"
 
 const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m)
 {
@@ -271,6 +272,73 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	return 0;
 }
 
+/* A reduction's where= (NumPy's): the operand broadcast over the input;
+ * the elements it skips fold as the identity, or as initial= where the
+ * ufunc has none (it is then idempotent: maximum, minimum, ...). */
+static int plan_reduce_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			     struct err *e)
+{
+	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	const struct ufunc *uf = s->uf;
+	if (s->init != FOLD_VALUE)
+		return err_set(e, EXIT_USAGE, w,
+			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
+			       uf->name);
+	if (!ufunc_reorderable(uf))
+		return err_set(e, EXIT_USAGE, w,
+			       "where= is not supported for '%s', which is not reorderable", uf->name);
+	struct array *x = array_operand(pl, o->where, w, e);
+	if (!x)
+		return -1;
+	const struct shape *X = &s->in[0]->shape, *shapes[2] = { &x->shape, X };
+	struct shape b;
+	if (shape_broadcast(2, shapes, &b) < 0 || !shape_equal(&b, X)) {
+		char a[800], c[800];
+		return err_set(e, EXIT_USAGE, w,
+			       "where= with shape %s cannot be broadcast to the input's shape %s",
+			       shape_format_compact(&x->shape, a, sizeof a), shape_format_compact(X, c, sizeof c));
+	}
+	s->where_arr = x;
+	if (ufunc_identity_value(uf, s->loop->types[0], s->skip_value) != 0)
+		memcpy(s->skip_value, s->init_value, sizeof s->skip_value);
+	return 0;
+}
+
+/* The fill values of S's outputs, where where= or a mask leaves them
+ * unset: the fill: option; else, in masked mode, the output's own
+ * _FillValue, or the first input's when the dtypes match; else the
+ * dtype's default.  Datasets S creates keep it as their _FillValue. */
+static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		     struct err *e)
+{
+	bool given = o->given & (1u << OPT_FILL);
+	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
+	const struct h5io_missing *first = NULL;
+	if (s->masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
+		return -1;
+	for (int k = 0; k < s->nout; k++) {
+		struct array *y = s->out[k];
+		const struct h5io_missing *own = NULL;
+		if (s->masked && !y->create && !(own = array_missing(pl, y, w, e)))
+			return -1;
+		unsigned char *fill = y->create ? y->fill : s->mask_fill[k];
+		if (given || !s->masked) {
+			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w, e) < 0)
+				return -1;
+		} else if (own && own->fill_value) {
+			memcpy(fill, own->value[0], sizeof own->value[0]);
+		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
+			memcpy(fill, first->value[0], sizeof first->value[0]);
+		} else {
+			where_default_fill(y->dtype, fill);
+		}
+		if (y->create) {
+			y->has_fill = true;
+			memcpy(s->mask_fill[k], y->fill, sizeof y->fill);
+		}
+	}
+	return 0;
+}
 
 /* The units of operand K of op J of S: an array's, or a weak literal's. */
 static struct units operand_units(const struct plan_step *s, const struct plan_op *op, int k,
@@ -361,6 +429,24 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
 	if (!s->units_off)
 		step_units(pl, s);
+	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
+	if (o.given & (1u << OPT_WHERE)) {
+		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);
+		if (rc < 0)
+			return -1;
+	}
+	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
+	if (masking) {
+		if (reduction)   /* not silently ignored, under defaults: either */
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o.mark[OPT_MISSING]),
+				       "masked mode (missing: %s) is not supported on %s steps",
+				       o.missing == MISSING_MASK ? "mask" : "mask-nan", verb_name(rs->verb));
+		if (lower_missing(pl, s, nin, &o, e) < 0)
+			return -1;
+	}
+	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
+			       "'fill' needs 'where' or a mask: without them every element is computed");
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -390,6 +476,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (s->out[k]->create && !s->out[k]->file->scratch &&
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
+	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
+			     (s->print && outputs_printed_mask(pl, s, e) < 0)))
+		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)

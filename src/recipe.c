@@ -109,13 +109,39 @@ static int read_casting(struct parser *p, const struct option *opt, struct step_
 	return 0;
 }
 
-static int read_initial(struct parser *p, const struct option *opt, struct step_opts *o)
+/* An option kept as its text (read later, by the planner): *OUT. */
+static int read_text(struct parser *p, const struct option *opt, const char **out)
 {
 	struct value v;
 	if (reader_text_value(p, "", opt->name, opt->expect, &v))
 		return -1;
-	o->initial = v.text;
+	*out = v.text;
 	return 0;
+}
+
+static int read_initial(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->initial);
+}
+
+static int read_where(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->where);
+}
+
+static int read_missing(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (missing_from_name(v.text, &o->missing) < 0)
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	return 0;
+}
+
+static int read_fill(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->fill);
 }
 
 /* A YAML 1.2 core boolean, in any of its three spellings each. */

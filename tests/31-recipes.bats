@@ -122,6 +122,10 @@ run_recipe() {
 	run_recipe column-totals
 }
 
+@test "recipes/frost-days.yaml (where= on reduce and expr steps) on 1 and 2 ranks matches NumPy" {
+	run_recipe frost-days
+}
+
 @test "recipes/column-totals.yaml on 3 and 4 ranks (5 stations split unevenly) writes the same bits" {
 	data one
 	run --separate-stderr h5u run --set DATA=one "$REPO/recipes/column-totals.yaml"

@@ -92,6 +92,15 @@ def anomalies(read):
             "anomalies.nc:/mean": (np.divide(np.add.reduce(anomaly, axis=0), F32(6)), 64)}
 
 
+def frost_days(read):
+    t = read("air.h5:/t")
+    frost = np.less(t, F32(32))
+    fill = np.full(t.shape, F32(9.9692099683868690e+36))   # netCDF's float fill
+    return {"frost.h5:/days": (np.add.reduce(frost, axis=0), 0),
+            "frost.h5:/warmest": (np.maximum.reduce(t, axis=0, where=frost, initial=-np.inf), 0),
+            "frost.h5:/depth": (np.subtract(F32(32), t, where=frost, out=fill), 0)}
+
+
 RECIPES = {
     "wind-speed": wind_speed,
     "rescale-in-place": rescale_in_place,
@@ -100,6 +109,7 @@ RECIPES = {
     "column-totals": column_totals,
     "cumulative": cumulative,
     "anomalies": anomalies,
+    "frost-days": frost_days,
 }
 
 HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "
