@@ -20,7 +20,9 @@ OPT    ?= -O3
 CFLAGS ?= $(OPT) -g
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
 CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
+# -ludunits2: UDUNITS-2, for units (src/units.c)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -lm
 ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -85,6 +87,9 @@ DEB_PKGS += strace
 DEB_PKGS += slurmctld slurmd slurm-client munge
 # SLEEF: the vector transcendental functions (src/loops_vmath.c).
 DEB_PKGS += libsleef-dev
+# Named dimensions, units and missing values: netCDF-4 files made from CDL,
+# xarray and unyt as references.
+DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

@@ -54,14 +54,34 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			struct err *e);
 /* Create dataset PATH (parent groups too) of DT and SHAPE, contiguous, or
  * chunked by CHUNK (NCHUNK == SHAPE's rank) and gzip-compressed at level
- * GZIP (-1: no filter).  Collective. */
+ * GZIP (-1: no filter).  FILL (one element of DT, or NULL): the dataset's
+ * fill value and its _FillValue attribute (netCDF's), in a file on disk.
+ * Collective. */
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const char *where, struct err *e);
+			  int gzip, const void *fill, const char *where, struct err *e);
 void h5io_dataset_close(hid_t d);
 /* D's chunk extents into CHUNK (H5U_MAXDIM entries); returns their number,
  * 0 when D is not chunked. */
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
+
+/* A dataset's missing-value attributes (CF, as netCDF and numpy.ma read
+ * them), each converted to the dataset's dtype: the values that mark an
+ * element missing (_FillValue, then missing_value's), and the valid range
+ * (valid_min, valid_max, or valid_range's two values). */
+#define H5IO_MAXMISSING 5
+struct h5io_missing {
+	bool fill_value;                  /* VALUE[0] is the _FillValue */
+	int nvalues;
+	unsigned char value[H5IO_MAXMISSING][16];
+	bool has_min, has_max;
+	unsigned char min[16], max[16];
+};
+/* Read them from dataset PATH of FILE, of dtype DT (none for bool).
+ * Errors (EXIT_USAGE, at WHERE, naming DISPLAY): an attribute that is not
+ * a number, or too many values.  Collective. */
+int h5io_missing_attrs(hid_t file, const char *path, enum dtype dt, struct h5io_missing *m,
+		       const char *where, const char *display, struct err *e);
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);
 /* Move the link FROM to TO (which must not exist) in FILE.  Collective. */

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "arena.h"
 #include "cli.h"
 #include "err.h"
 #include "recipe.h"
@@ -42,6 +43,10 @@ bool option_applies(int opt, enum verb v);
  * into BUF (N bytes). */
 const char *option_verbs(int opt, char *buf, size_t n);
 
+/* missing: MODE's name ("off", "mask", "mask-nan") into *OUT; -1 when it
+ * is none of them. */
+int missing_from_name(const char *name, enum missing_mode *out);
+
 /* D (a recipe's defaults) overridden by S (a step's own options): *OUT. */
 void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out);
 
@@ -50,8 +55,9 @@ void option_merge(const struct step_opts *d, const struct step_opts *s, struct s
  * were written. */
 int option_flags(enum one_liner w, int first_id, struct cli_option *out);
 /* Set OPT in O from the one-liner flag's value ARG (NULL for a flag
- * without one).  Errors (EXIT_USAGE, at WHERE) name the flag. */
-int option_from_flag(int opt, const char *arg, struct step_opts *o, const char *where,
+ * without one); names it keeps (--axis's) are allocated from A.  Errors
+ * (EXIT_USAGE, at WHERE) name the flag. */
+int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena *a, const char *where,
 		     struct err *e);
 /* The help lines of one-liner W's step option flags, in table order. */
 void option_print_help(FILE *f, enum one_liner w);

@@ -18,7 +18,10 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "dims.h"
 #include "dist.h"
+#include "h5io.h"
+#include "units.h"
 #include "literal.h"
 #include "recipe.h"
 #include "shape.h"
@@ -63,6 +66,12 @@ struct array {
 	struct shape shape;      /* the array's: the selection's when there is one */
 	bool selected;           /* VIEW applies */
 	struct array_view view;
+	struct dims *dims;       /* the names of its axes (dims.h); NULL: unnamed */
+	struct units units;      /* its units (units.h): as read, or as a step computed them */
+	bool units_set;          /* ... and written into its `units` attribute at the end */
+	const struct array *base;  /* broadcast by name: BASE read with its axes moved, */
+	int from_axis[H5U_MAXDIM]; /* ... axis i being BASE's axis from_axis[i], or -1 for
+				      an inserted axis of length one */
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
 	struct literal lit;      /* ARR_LITERAL */
 	bool strong;             /* ARR_LITERAL made an array first (outer), not weak */
@@ -78,6 +87,9 @@ struct array {
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
+	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
+	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
+	const struct h5io_missing *missing;  /* its missing-value attributes, once read */
 	hid_t id;                /* open while the run executes, else -1 */
 };
 
@@ -133,10 +145,26 @@ struct plan_step {
 	struct plan_step *red[PLAN_MAXOUT];
 	int red_src[PLAN_MAXOUT];           /* ... and the op result (OP_REF) or input (-1 - k) each reads */
 	struct shape shape;                 /* of the result */
+	struct dims *dims;                  /* ... and the names of its axes, NULL: unnamed */
+	struct units units[PLAN_MAXOUT];    /* the results' units (units: propagate) */
+	bool units_off;                     /* units: off */
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
-	bool print;                         /* the outputs go to stdout */
+	bool has_where;                     /* elementwise where=: ... */
+	int where_src;                      /* ... the op result (OP_REF, bool) that says
+					       which elements are computed */
+	bool masked;                        /* missing: mask (numpy.ma): ... */
+	int valid_src;                      /* ... the op result (OP_REF, bool) that says
+					       which results are not masked ... */
+	unsigned char mask_fill[PLAN_MAXOUT][16];  /* ... and what masked ones are written as,
+						      in each output's dtype */
+	int print_src;                      /* where= and masks: the elements shown */
+	struct array *where_arr;            /* reduce where=: the operand, broadcast over
+					       the input; skipped elements are SKIP_VALUE */
+	unsigned char skip_value[16];
+	bool print;                         /* the outputs go to stdout ... */
+	struct array *mask_out;             /* ... with where=: which elements it set */
 	int64_t rows_per_block;             /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate:
 					       rows per block */
 	struct dist_layout split;           /* elementwise: the boxes of its index space;

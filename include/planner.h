@@ -87,8 +87,22 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const char
  * that is read (or written in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
 			    const char *w, struct err *e);
+/* X's missing-value attributes (h5io.h), read once: a dataset the run
+ * creates has its fill value only.  NULL on error. */
+const struct h5io_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+					 struct err *e);
 /* An operand that a step reads: a name, a dataset or a literal. */
 struct array *array_operand(struct planner *pl, const char *text, const char *w, struct err *e);
+/* The names of the result of elementwise step S over its N operands IN
+ * (dims.h), into S->dims.  When every array operand names all its axes
+ * (and not BY_POSITION), xarray's rule: the union of the names, lengths
+ * agreeing by name, and each operand whose axes are not the union's
+ * trailing ones in order replaced in IN by a view with the union's axes
+ * (inserted, permuted), so that NumPy's positional rule then lines them
+ * up.  Otherwise nothing moves, and the result keeps the names of an
+ * operand of the result's shape, if any. */
+int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
+		   bool by_position, const char *w, struct err *e);
 
 /* ---- outputs.c ---- */
 
@@ -97,6 +111,9 @@ struct array *array_operand(struct planner *pl, const char *text, const char *w,
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite, struct err *e);
 /* S has no out:, so its results print: scratch datasets read back after it. */
 int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
+/* S prints its results and has where=: the scratch dataset of its mask
+ * (bool), which the printed results read as numpy.ma's mask. */
+int outputs_printed_mask(struct planner *pl, struct plan_step *s, struct err *e);
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		   struct err *e);
@@ -106,6 +123,18 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 /* Parse S's expression and lower it into S's ops, in evaluation order. */
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e);
+/* S's where= option (O's WHERE: an operand, or in an expr step an
+ * expression) as more ops of S's program, whose last gives the boolean
+ * mask (S->where_src); the step's shape grows to broadcast with it. */
+int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		struct err *e);
+/* Masked mode (O's missing: mask or mask-nan): S's first NIN inputs'
+ * missing elements (their _FillValue, missing_value, valid_* attributes,
+ * NaN for mask-nan) and the domain errors numpy.ma masks (UF_MA_DOMAINED,
+ * UF_MA_DIVISOR) as more ops, whose last says which results are valid
+ * (S->valid_src).  Nothing to mask: S is left as it was. */
+int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
+		  struct err *e);
 
 /* ---- fuse.c ---- */
 

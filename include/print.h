@@ -19,11 +19,16 @@
 /* Format one element of DT at P into BUF (at least 64 bytes). Returns BUF. */
 char *print_format(enum dtype dt, const void *p, char *buf);
 
-/* Print a C-ordered array of NDIM dimensions DIMS (NDIM 0: a scalar). */
-void print_array(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims);
+/* Print a C-ordered array of NDIM dimensions DIMS (NDIM 0: a scalar).
+ * MASK (one byte per element, or NULL): where it is 0 the element is
+ * masked and prints as "--", as numpy.ma prints it. */
+void print_array(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims,
+		 const uint8_t *mask);
 
 /* The same as JSON: a number, or nested lists; nan/inf as the strings
- * "nan", "inf", "-inf" (JSON has no such numbers); bools true/false. */
-void print_json(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims);
+ * "nan", "inf", "-inf" (JSON has no such numbers); bools true/false;
+ * masked elements null. */
+void print_json(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims,
+		const uint8_t *mask);
 
 #endif

@@ -30,6 +30,9 @@ enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR };
 #define VERBS_ALL (VERB_BIT(UFUNC) | VERB_BIT(REDUCE) | VERB_BIT(ACCUMULATE) | \
 		   VERB_BIT(OUTER) | VERB_BIT(EXPR))
 
+/* missing: off (the default), mask, mask-nan (SPEC 3.5). */
+enum missing_mode { MISSING_OFF, MISSING_MASK, MISSING_MASK_NAN };
+
 /* Step options (options.def): given per step, or for all steps under
  * `defaults:`. */
 enum opt {
@@ -54,6 +57,12 @@ struct step_opts {
 	bool axis_all;                /* axis: null */
 	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
 	int axis[H5U_MAXDIM];         /* as written; may be negative */
+	const char *axis_name[H5U_MAXDIM];  /* a dimension's name instead of axis[i], or NULL */
+	bool by_position;             /* broadcast: position (names are not used) */
+	bool units_off;               /* units: off (or false): no units computed */
+	const char *where;            /* where=: operand or expression text */
+	const char *fill;             /* fill: literal text */
+	enum missing_mode missing;    /* missing: */
 };
 
 struct recipe_step {

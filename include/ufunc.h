@@ -50,7 +50,24 @@ enum ufunc_flag {
 	UF_NO_BOOL = 1u << 2,        /* bool inputs refused: no loop matches */
 	UF_REDUCE_UPCAST = 1u << 3,  /* reduce/accumulate take bool and small integers
 					in int64 (uint64 for unsigned) */
-	UF_REDUCE_BOOL = 1u << 4     /* reduce/accumulate run in bool */
+	UF_REDUCE_BOOL = 1u << 4,    /* reduce/accumulate run in bool */
+	UF_MA_DOMAINED = 1u << 5,    /* numpy.ma masks its results that are not finite */
+	UF_MA_DIVISOR = 1u << 6      /* ... and those whose divisor (input 2) is zero */
+};
+
+/* How a ufunc's result carries units (units.h), as unyt computes them: a
+ * column of the catalogue (tools/gen-ufunc-def). */
+enum units_rule {
+	UNITS_DIMENSIONLESS,   /* none from dimensionless inputs, else unknown */
+	UNITS_SAME,            /* its operands' units, when they agree */
+	UNITS_PRODUCT,
+	UNITS_QUOTIENT,
+	UNITS_POWER,           /* the first's units to a literal integer power */
+	UNITS_SQRT,
+	UNITS_CBRT,
+	UNITS_SQUARE,
+	UNITS_RECIPROCAL,
+	UNITS_NONE             /* no units: comparisons, logical ufuncs, ... */
 };
 
 struct ufunc {
@@ -61,6 +78,7 @@ struct ufunc {
 	const struct ufunc_loop *loops;   /* NumPy's order */
 	const char *doc;                  /* one line */
 	unsigned flags;                   /* enum ufunc_flag bits */
+	enum units_rule units;
 };
 
 /* The catalogue, in alphabetical order of name. */

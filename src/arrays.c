@@ -54,6 +54,23 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const char
 	return 0;
 }
 
+const struct h5io_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+					 struct err *e)
+{
+	if (x->missing)
+		return x->missing;
+	struct h5io_missing *m = arena_alloc(pl->p->arena, sizeof *m);
+	memset(m, 0, sizeof *m);
+	if (x->create || x->file->id < 0) {
+		m->nvalues = m->fill_value = x->has_fill;
+		memcpy(m->value[0], x->fill, sizeof m->value[0]);
+	} else if (h5io_missing_attrs(x->file->id, x->path, x->dtype, m, w, x->display, e) < 0) {
+		return NULL;
+	}
+	x->missing = m;
+	return m;
+}
+
 /* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
  * in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op,
@@ -94,6 +111,8 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		if (d < 0)
 			return NULL;
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
+		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
+		x->units = units_read(d, pl->p->arena);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)
@@ -119,7 +138,94 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->shape = vshape;
 	y->selected = true;
 	y->view = v;
+	y->units = x->units;
+	bool whole[H5U_MAXDIM];
+	for (int i = 0; i < v.ndim; i++)
+		whole[i] = v.start[i] == 0 && v.step[i] == 1 && v.count[i] == v.dim[i];
+	y->dims = dims_select(x->dims, v.dropped, whole, pl->p->arena);
 	return y;
+}
+
+/* X read with the axes of the union U (length SHAPE): axis i is X's axis
+ * FROM[i], or one of length one. */
+static struct array *axes_view(struct planner *pl, struct array *x, const struct dims *u,
+			       const struct shape *shape, const int *from)
+{
+	for (int i = 0; i < pl->p->narrays; i++) {
+		struct array *y = pl->p->arrays[i];
+		if (y->base == x && y->shape.ndim == u->ndim &&
+		    !memcmp(y->from_axis, from, sizeof *from * (size_t)u->ndim))
+			return y;
+	}
+	struct array *y = array_new(pl, ARR_DATASET, x->display);
+	if (!y)
+		return NULL;
+	y->file = x->file;
+	y->path = x->path;
+	y->dtype = x->dtype;
+	y->base = x;
+	y->units = x->units;
+	y->dims = (struct dims *)u;
+	y->shape.ndim = u->ndim;
+	for (int i = 0; i < u->ndim; i++) {
+		y->from_axis[i] = from[i];
+		y->shape.dim[i] = from[i] < 0 ? 1 : shape->dim[i];
+	}
+	return y;
+}
+
+int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
+		   bool by_position, const char *w, struct err *e)
+{
+	s->dims = NULL;
+	int named = 0, arrays = 0;
+	for (int k = 0; k < n; k++) {
+		if (in[k]->kind == ARR_LITERAL)
+			continue;
+		arrays++;
+		named += in[k]->dims != NULL;
+	}
+	if (by_position || !named || named < arrays) {
+		/* positional: the result keeps the names of an operand with all its axes */
+		const struct shape *shapes[RECIPE_MAXIN];
+		struct shape out;
+		for (int k = 0; k < n; k++)
+			shapes[k] = &in[k]->shape;
+		if (by_position || shape_broadcast(n, shapes, &out) < 0)
+			return 0;
+		for (int k = 0; k < n && !s->dims; k++)
+			if (in[k]->dims && shape_equal(&in[k]->shape, &out))
+				s->dims = in[k]->dims;
+		return 0;
+	}
+	const struct dims *d[RECIPE_MAXIN];
+	const struct shape *shapes[RECIPE_MAXIN];
+	for (int k = 0; k < n; k++) {
+		d[k] = in[k]->kind == ARR_LITERAL ? NULL : in[k]->dims;
+		shapes[k] = &in[k]->shape;
+	}
+	struct dims *u;
+	struct shape shape;
+	int a, b;
+	const char *name;
+	if (dims_union(n, d, shapes, pl->p->arena, &u, &shape, &a, &b, &name) < 0) {
+		if (!name)
+			return err_set(e, EXIT_USAGE, w, "the operands name more than %d dimensions", H5U_MAXDIM);
+		return err_set(e, EXIT_USAGE, w, "dimension '%s' is %lld in %s and %lld in %s", name,
+			       (long long)shapes[a]->dim[dims_axis(d[a], name)], in[a]->display,
+			       (long long)shapes[b]->dim[dims_axis(d[b], name)], in[b]->display);
+	}
+	s->dims = u;
+	for (int k = 0; k < n; k++) {
+		int from[H5U_MAXDIM];
+		if (!d[k] || dims_map(u, d[k], from))
+			continue;
+		struct array *y = axes_view(pl, in[k], u, &shape, from);
+		if (!y)
+			return err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		in[k] = y;
+	}
+	return 0;
 }
 
 /* An operand that a step reads: a name, a dataset or a literal. */

@@ -112,7 +112,7 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 		if (c.val[i].id == FLAG_OUT) {
 			if (split_out(&a, arg, &step, where, &e) < 0)
 				goto out;
-		} else if (option_from_flag(c.val[i].id - STEP_FLAG, arg, o, where, &e) < 0) {
+		} else if (option_from_flag(c.val[i].id - STEP_FLAG, arg, o, &a, where, &e) < 0) {
 			goto out;
 		}
 	}
@@ -164,7 +164,7 @@ int cmd_eval(int argc, char **argv)
 			break;
 		}
 		default:
-			if (option_from_flag(c.val[i].id - STEP_FLAG, arg, &step.opts, "eval", &e) < 0)
+			if (option_from_flag(c.val[i].id - STEP_FLAG, arg, &step.opts, &a, "eval", &e) < 0)
 				goto out;
 			break;
 		}

@@ -18,7 +18,9 @@
 #include "elementwise.h"
 #include "iter.h"
 #include "reduce.h"
+#include "report.h"
 #include "stage.h"
+#include "where.h"
 
 /* Elements per array in one tile: a box's ops run tile by tile, so that
  * the intermediates a tile passes from op to op stay in the core's cache. */
@@ -81,7 +83,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		if (elementwise_reads_whole(s, k)) {
 			fixed += shape_size(&x->shape) * dtype_size(x->dtype);
 		} else {
-			per_elem += dtype_size(x->dtype);
+			/* read with its axes moved (stage.c): once more, as read */
+			per_elem += (x->base ? 2 : 1) * dtype_size(x->dtype);
 			widest = max64(widest, dtype_size(x->dtype));
 		}
 	}
@@ -112,6 +115,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_elem += target != t ? dtype_size(target) : 0;
+		if (s->has_where && !s->out[k]->create)
+			per_elem += dtype_size(t);   /* what where= keeps of it */
 		widest = max64(widest, dtype_size(target));
 	}
 	/* fused reductions take whole rows */
@@ -142,6 +147,9 @@ struct buffers {
 	char **conv;                     /* op j's input k cast to its loop's dtype, at
 					    j * RECIPE_MAXIN + k: a tile, or cast whole once */
 	char *outconv[PLAN_MAXOUT];      /* output k cast to its dataset's dtype */
+	char *keep[PLAN_MAXOUT];         /* where=: output k's values where it is false:
+					    an existing dataset's block, or its fill */
+	unsigned char masked[PLAN_MAXOUT][16];   /* masks: output k's fill, in its loop dtype */
 	struct reducer *red[PLAN_MAXOUT];
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
 };
@@ -245,6 +253,12 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	memset(B->conv, 0, sizeof *B->conv * B->nconv);
 	for (int k = 0; k < s->nout; k++)
 		B->whole_tmp[s->out_src[k]] = true;
+	if (s->has_where)
+		B->whole_tmp[s->where_src] = true;
+	if (s->masked)
+		B->whole_tmp[s->valid_src] = true;
+	if (s->has_where || s->masked)
+		B->whole_tmp[s->print_src] = true;   /* what is shown, and counted */
 	for (int k = 0; k < s->nred; k++)
 		if (s->red_src[k] >= 0)
 			B->whole_tmp[s->red_src[k]] = true;
@@ -254,6 +268,15 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->dtype != s->out_dtype[k])
 			B->outconv[k] = stage_alloc(box * (size_t)dtype_size(s->out[k]->dtype));
+	for (int k = 0; k < s->nout && s->masked; k++)
+		dtype_cast(s->out[k]->dtype, s->mask_fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
+	for (int k = 0; k < s->nout && s->has_where; k++) {
+		const struct array *y = s->out[k];
+		size_t size = (size_t)dtype_size(s->out_dtype[k]);
+		B->keep[k] = stage_alloc(y->create ? size : box * size);
+		if (y->create)
+			dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
+	}
 	for (int k = 0; k < s->nred; k++) {
 		B->red[k] = reducer_new(s->red[k], B->box_lines);
 		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->red[k]->loop->types[1]));
@@ -272,8 +295,10 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 		free(B->tmp[j]);
 	for (size_t j = 0; j < B->nconv; j++)
 		free(B->conv[j]);
-	for (int k = 0; k < PLAN_MAXOUT; k++)
+	for (int k = 0; k < PLAN_MAXOUT; k++) {
 		free(B->outconv[k]);
+		free(B->keep[k]);
+	}
 	free(B->tmp);
 	free(B->whole_tmp);
 	free(B->conv);
@@ -404,16 +429,55 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t firs
 	}
 }
 
+/* Output K's elements of the box (COUNT elements, START/CNT in the
+ * output) that are not results: where a mask masks them, the output's fill
+ * value; where where= is false, what the output keeps there (an existing
+ * dataset's own values, read back first, collective; a new one's fill
+ * value). */
+static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const int64_t *start,
+			    const int64_t *cnt, int64_t count, struct err *e)
+{
+	struct array *y = s->out[k];
+	enum dtype t = s->out_dtype[k];
+	char *data = B->tmp[s->out_src[k]];
+	if (s->masked)
+		where_select(t, count, data, (const uint8_t *)B->tmp[s->valid_src],
+			     (const char *)B->masked[k], 0);
+	if (s->has_where) {
+		ptrdiff_t step = 0;
+		if (!y->create) {
+			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
+				return;
+			step = dtype_size(t);
+		}
+		where_select(t, count, data, (const uint8_t *)B->tmp[s->where_src], B->keep[k], step);
+	}
+}
+
 /* The box's results: outputs and the reductions' finished rows. */
 static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 {
 	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM], full[H5U_MAXDIM];
+	int64_t count = stage_box_size(B->ndim, B->c);
 	for (int i = 0; i < B->ndim; i++)
 		full[i] = B->l->dim[i];
 	for (int k = 0; k < s->nout; k++) {
 		array_box(&s->out[k]->shape, B->ndim, full, B->o, B->c, start, cnt);
+		if (s->has_where || s->masked)
+			keep_unselected(s, B, k, start, cnt, count, e);
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
 			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
+	}
+	if (s->has_where || s->masked) {
+		const uint8_t *shown = (const uint8_t *)B->tmp[s->print_src];
+		int64_t n = 0;
+		for (int64_t i = 0; i < count; i++)
+			n += !shown[i];
+		report_masked(n);
+	}
+	if (s->mask_out) {
+		array_box(&s->mask_out->shape, B->ndim, full, B->o, B->c, start, cnt);
+		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->print_src], NULL, s->where, e);
 	}
 	for (int k = 0; k < s->nred; k++)
 		reducer_write_rows(B->red[k], B->o[0], B->c[0], e);

@@ -23,29 +23,38 @@
  * Printed results are kept in memory, where each rank's copy holds what
  * that rank wrote and zeros elsewhere: under MPI every rank reads its copy
  * whole and rank 0 ORs them together. */
+/* The printed result X of S, whole on rank 0: a buffer the caller frees. */
+static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
+{
+	bool gather = x->file->memory && comm_size() > 1;
+	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	stage_row_box(&x->shape, 0, comm_rank() == 0 || gather ? shape_rows(&x->shape) : 0, start, cnt);
+	size_t bytes = (size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype);
+	char *buf = stage_alloc(bytes);
+	if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
+		h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
+	else
+		stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
+	if (gather && comm_agree(e) == 0)
+		comm_or_to_root(buf, bytes);
+	return buf;
+}
+
 static int print_results(struct plan_step *s, struct err *e)
 {
+	uint8_t *mask = s->mask_out ? (uint8_t *)read_printed(s, s->mask_out, e) : NULL;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
-		bool gather = x->file->memory && comm_size() > 1;
-		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-		stage_row_box(&x->shape, 0, comm_rank() == 0 || gather ? shape_rows(&x->shape) : 0, start, cnt);
-		size_t bytes = (size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype);
-		char *buf = stage_alloc(bytes);
-		if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
-			h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
-		else
-			stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
-		if (gather && comm_agree(e) == 0)
-			comm_or_to_root(buf, bytes);
-		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf)) {
+		char *buf = read_printed(s, x, e);
+		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf, mask)) {
 			if (k > 0)
 				fputc('\n', stdout);
-			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim);
+			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim, mask);
 			fflush(stdout);
 		}
 		free(buf);
 	}
+	free(mask);
 	return comm_agree(e);
 }
 
@@ -188,7 +197,8 @@ static int open_all(struct plan *p, struct err *e)
 		if (x->create) {
 			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
 						    x->dtype, &x->shape,
-						    x->nchunk, x->chunk, x->gzip, x->display, e);
+						    x->nchunk, x->chunk, x->gzip,
+						    x->has_fill ? x->fill : NULL, x->display, e);
 		} else {
 			struct shape shape;
 			enum dtype dt;
@@ -252,6 +262,64 @@ static void clean_up(struct plan *p, struct err *e)
 	}
 }
 
+/* What the end of a run writes about X: its scales (a dataset the run
+ * created, with named axes), its units attribute (units: propagate). */
+static bool names_of(const struct array *x)
+{
+	return (x->create || x->replace) && x->dims;
+}
+
+static bool described(const struct array *x, const struct plan_file *f)
+{
+	return x->kind == ARR_DATASET && x->file == f && !x->unused && !x->base &&
+	       (names_of(x) || x->units_set);
+}
+
+/* Once the data is written and every file closed: attach the dimension
+ * scales of the datasets the run created (dims.h) and set the units of
+ * what it wrote (units.h).  HDF5's dimension-scale calls are not
+ * collective, so rank 0 alone does it, through a file access of its own,
+ * while the others wait. */
+static int describe_all(struct plan *p, struct err *e)
+{
+	for (int i = 0; i < p->nfiles && comm_rank() == 0 && !e->status; i++) {
+		struct plan_file *f = p->files[i];
+		bool any = false;
+		for (int j = 0; j < p->narrays && !any; j++)
+			any = described(p->arrays[j], f);
+		if (!any || f->scratch || f->memory)
+			continue;
+		hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), id = -1;
+		H5E_BEGIN_TRY {
+			id = H5Fopen(f->open_path, H5F_ACC_RDWR, fapl);
+		} H5E_END_TRY;
+		H5Pclose(fapl);
+		if (id < 0) {
+			err_set(e, EXIT_RUN, f->name, "cannot open the file again to describe its datasets");
+			break;
+		}
+		for (int j = 0; j < p->narrays && !e->status; j++) {
+			const struct array *x = p->arrays[j];
+			if (!described(x, f))
+				continue;
+			if (names_of(x))
+				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
+			if (!x->units_set || e->status)
+				continue;
+			hid_t d = -1;
+			H5E_BEGIN_TRY {
+				d = H5Dopen2(id, x->path, H5P_DEFAULT);
+			} H5E_END_TRY;
+			if (d < 0 || units_write(d, x->units) < 0)
+				err_set(e, EXIT_RUN, x->display, "cannot write its units attribute");
+			if (d >= 0)
+				H5Dclose(d);
+		}
+		H5Fclose(id);
+	}
+	return comm_agree(e);
+}
+
 int exec_run(struct plan *p, const char *history, const struct report_options *ro,
 	     struct err *e)
 {
@@ -275,6 +343,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 		goto fail;
 	close_all(p);
 	comm_barrier();
+	if (describe_all(p, e) < 0)
+		goto fail;
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
 		if (f->scratch) {

@@ -18,7 +18,7 @@
 
 static bool fusable(const struct plan_step *s)
 {
-	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print;
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked;
 }
 
 static bool same_dataset(const struct array *a, const struct array *b)
@@ -124,9 +124,11 @@ static void drop_unused(struct plan *p)
 			if (!y->file->scratch)
 				continue;
 			bool used = false;
-			for (int t = 0; t < p->nsteps && !used; t++)
+			for (int t = 0; t < p->nsteps && !used; t++) {
 				for (int j = 0; j < p->steps[t].nin && p->steps[t].merged_into < 0; j++)
-					used = used || p->steps[t].in[j] == y;
+					used = used || p->steps[t].in[j] == y || p->steps[t].in[j]->base == y;
+				used = used || p->steps[t].where_arr == y;   /* never merged */
+			}
 			if (used)
 				continue;
 			y->unused = true;
@@ -166,7 +168,7 @@ static void dedupe_inputs(struct plan_step *s)
  * A's own distribution, something A computes or reads by rows. */
 static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
 {
-	if (r->verb != VERB_REDUCE || r->print || a->nred == PLAN_MAXOUT ||
+	if (r->verb != VERB_REDUCE || r->print || r->where_arr || a->nred == PLAN_MAXOUT ||
 	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1))))
 		return false;
 	struct array *x = r->in[0];
@@ -201,7 +203,8 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 /* Can reduction R be fed row block by row block from another step's pass? */
 static bool row_reduction(const struct plan_step *r)
 {
-	return r->verb == VERB_REDUCE && r->merged_into < 0 && r->in[0]->kind == ARR_DATASET &&
+	return r->verb == VERB_REDUCE && r->merged_into < 0 && !r->where_arr &&
+	       r->in[0]->kind == ARR_DATASET &&
 	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1)));
 }
 

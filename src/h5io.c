@@ -437,9 +437,9 @@ static bool filter_missing(hid_t d, char *name, size_t len)
 	return missing;
 }
 
-hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
-			enum dtype *dt, const char *where, const char *display,
-			struct err *e)
+/* Dataset PATH of FILE, opened; errors (EXIT_USAGE) name DISPLAY. */
+static hid_t open_dataset(hid_t file, const char *path, const char *where, const char *display,
+			  struct err *e)
 {
 	hid_t dapl = dataset_access();
 	iostat.h5_metadata++;
@@ -448,8 +448,86 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 	if (d < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		fold_stack(e, H5Eget_current_stack());
-		return -1;
 	}
+	return d;
+}
+
+/* Attribute NAME of D, N values at most, as DT into OUT (16 bytes each):
+ * how many it has (0: none); -1 when it is not a number or has more. */
+static int read_number_attr(hid_t d, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
+{
+	iostat.h5_metadata++;
+	if (H5Aexists(d, name) <= 0)
+		return 0;
+	hid_t a = H5Aopen(d, name, H5P_DEFAULT);
+	hid_t space = a < 0 ? -1 : H5Aget_space(a);
+	hid_t type = a < 0 ? -1 : H5Aget_type(a);
+	hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+	H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
+	int rc = -1;
+	unsigned char buf[H5IO_MAXMISSING * 16];
+	if (count >= 1 && count <= n && (cls == H5T_INTEGER || cls == H5T_FLOAT) &&
+	    H5Aread(a, mem_type(dt), buf) >= 0) {
+		for (hssize_t i = 0; i < count; i++)
+			memcpy(out[i], buf + i * dtype_size(dt), (size_t)dtype_size(dt));
+		rc = (int)count;
+	}
+	if (type >= 0)
+		H5Tclose(type);
+	if (space >= 0)
+		H5Sclose(space);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
+}
+
+int h5io_missing_attrs(hid_t file, const char *path, enum dtype dt, struct h5io_missing *m,
+		       const char *where, const char *display, struct err *e)
+{
+	memset(m, 0, sizeof *m);
+	if (dt == DT_BOOL)
+		return 0;
+	hid_t d = open_dataset(file, path, where, display, e);
+	if (d < 0)
+		return -1;
+	static const char *const names[] = { "_FillValue", "missing_value", "valid_min", "valid_max",
+					     "valid_range" };
+	const char *bad = NULL;
+	unsigned char range[H5IO_MAXMISSING][16];
+	int n = read_number_attr(d, names[0], dt, 1, m->value);
+	int k = n < 0 ? (bad = names[0], 0) : n;
+	m->fill_value = k > 0;
+	n = read_number_attr(d, names[1], dt, H5IO_MAXMISSING - k, m->value + k);
+	m->nvalues = n < 0 ? (bad = names[1], k) : k + n;
+	if ((n = read_number_attr(d, names[2], dt, 1, &m->min)) < 0)
+		bad = names[2];
+	m->has_min = n > 0;
+	if ((n = read_number_attr(d, names[3], dt, 1, &m->max)) < 0)
+		bad = names[3];
+	m->has_max = n > 0;
+	if ((n = read_number_attr(d, names[4], dt, 2, range)) == 2) {
+		memcpy(m->min, range[0], sizeof m->min);
+		memcpy(m->max, range[1], sizeof m->max);
+		m->has_min = m->has_max = true;
+	} else if (n != 0) {
+		bad = names[4];
+	}
+	H5Dclose(d);
+	if (bad)
+		return err_set(e, EXIT_USAGE, where,
+			       "'%s' has a %s attribute that is not %s", display, bad,
+			       bad == names[4] ? "two numbers" : bad == names[1] ? "a few numbers" : "a number");
+	return 0;
+}
+
+hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
+			enum dtype *dt, const char *where, const char *display,
+			struct err *e)
+{
+	hid_t d = open_dataset(file, path, where, display, e);
+	if (d < 0)
+		return -1;
 	hid_t t = H5Dget_type(d), s = H5Dget_space(d);
 	char tname[64] = "";
 	*dt = type_dtype(t, tname, sizeof tname);
@@ -518,9 +596,23 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 	return 0;
 }
 
+/* D's _FillValue attribute: FILL, one element of DT (netCDF's convention:
+ * the variable's own type). */
+static int fill_attribute(hid_t d, enum dtype dt, const void *fill)
+{
+	hid_t space = H5Screate(H5S_SCALAR);
+	iostat.h5_metadata++;
+	hid_t a = H5Acreate2(d, "_FillValue", mem_type(dt), space, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, mem_type(dt), fill);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(space);
+	return r < 0 ? -1 : 0;
+}
+
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const char *where, struct err *e)
+			  int gzip, const void *fill, const char *where, struct err *e)
 {
 	hsize_t dims[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++)
@@ -544,6 +636,8 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	bool memory = driver_of(file) == H5FD_CORE;
 	H5Pset_fill_time(dcpl, memory ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+	if (fill && !memory)
+		H5Pset_fill_value(dcpl, mem_type(dt), fill);
 	hid_t dapl = dataset_access();
 	iostat.h5_metadata++;
 	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
@@ -563,8 +657,15 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	 * metadata write that fails on some ranks only: they stop meeting in
 	 * the same collective calls and wait for each other for ever.) */
 	int rc = 0;
+	if (fill && !memory && fill_attribute(d, dt, fill) < 0) {
+		stack = H5Eget_current_stack();
+		err_set(e, EXIT_RUN, where, "cannot write the _FillValue of dataset '%s'", path);
+		fold_stack(e, stack);
+		rc = -1;
+	}
 	iostat.h5_metadata++;
-	if (H5Fflush(d, H5F_SCOPE_LOCAL) < 0) {
+	if (rc < 0) {
+	} else if (H5Fflush(d, H5F_SCOPE_LOCAL) < 0) {
 		stack = H5Eget_current_stack();
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
 		fold_stack(e, stack);

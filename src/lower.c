@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "elementwise.h"
 #include "expr.h"
 #include "planner.h"
 #include "resolve.h"
@@ -21,6 +22,11 @@ struct lowering {
 	const struct expr *root;
 	struct plan_op *ops;
 	int nops;
+	int nread;                          /* the arrays the expression reads ... */
+	struct array *read[RECIPE_MAXIN];   /* ... as bound ... */
+	struct array *as[RECIPE_MAXIN];     /* ... and as read: broadcast by name (arrays_by_name) */
+	bool in_where;              /* lowering the where= option's text ... */
+	struct mark where_mark;     /* ... which is here */
 };
 
 /* An op's operand while lowering: where it comes from, and what it looks
@@ -56,6 +62,57 @@ static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
 	return planner_where(pl, s, m);
 }
 
+/* Where column COL of the text being lowered is: the step's expression,
+ * or its where= option. */
+static const char *node_where(struct lowering *L, int col)
+{
+	if (L->in_where)
+		return planner_where(L->pl, L->s, L->where_mark);
+	return expr_where(L->pl, L->s, col);
+}
+
+/* One more op of L's program: UF of ARGS (typed with O's dtype=, when
+ * given), its result in *OUT.  Errors at W. */
+static int lower_op(struct lowering *L, const struct ufunc *uf, const struct operand_ref *args,
+		    const struct step_opts *o, const char *w, struct operand_ref *out, struct err *e)
+{
+	struct plan_step *s = L->s;
+	const struct array *views[RECIPE_MAXIN];
+	const struct shape *shapes[RECIPE_MAXIN];
+	for (int k = 0; k < uf->nin; k++) {
+		views[k] = &args[k].view;
+		shapes[k] = &args[k].view.shape;
+	}
+	struct plan_op *op = &L->ops[L->nops];
+	op->uf = uf;
+	op->nin = uf->nin;
+	op->nout = 1;
+	op->where = s->where;
+	if (shape_broadcast(uf->nin, shapes, &op->shape) < 0) {
+		char msg[1024] = "", buf[800];
+		for (int k = 0; k < uf->nin; k++) {
+			size_t n = strlen(msg);
+			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
+				 shape_format_compact(shapes[k], buf, sizeof buf));
+		}
+		return err_set(e, EXIT_USAGE, w, "operands could not be broadcast together with shapes %s", msg);
+	}
+	op->loop = resolve_loop(uf, uf->nin, views, o, s->casting, w, e);
+	if (!op->loop)
+		return -1;
+	for (int k = 0; k < uf->nin; k++) {
+		op->src[k] = args[k].src;
+		if (args[k].src == OP_LITERAL && resolve_literal(&args[k].view, op, k, w, e) < 0)
+			return -1;
+	}
+	memset(out, 0, sizeof *out);
+	out->src = OP_REF(L->nops++, 0);
+	out->view.kind = ARR_DATASET;
+	out->view.dtype = op->loop->types[uf->nin];
+	out->view.shape = op->shape;
+	return 0;
+}
+
 static int lower(struct lowering *L, const struct expr *x, struct operand_ref *out, struct err *e)
 {
 	struct planner *pl = L->pl;
@@ -71,7 +128,10 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	if (x->kind == EXPR_NAME) {
 		struct array *a = array_bound(pl, x->name);
 		if (!a)
-			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col), "unknown name '%s'", x->name);
+			return err_set(e, EXIT_USAGE, node_where(L, x->col), "unknown name '%s'", x->name);
+		for (int k = 0; k < L->nread; k++)
+			if (L->read[k] == a)
+				a = L->as[k];
 		out->view = *a;
 		if (a->kind == ARR_LITERAL) {
 			out->src = OP_LITERAL;
@@ -81,7 +141,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		while (k < s->nin && s->in[k] != a)
 			k++;
 		if (k == RECIPE_MAXIN)
-			return err_set(e, EXIT_USAGE, expr_where(pl, s, x->col),
+			return err_set(e, EXIT_USAGE, node_where(L, x->col),
 				       "an expression reads at most %d arrays", RECIPE_MAXIN);
 		if (k == s->nin) {
 			s->in[k] = a;
@@ -91,7 +151,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		out->src = -1 - k;
 		return 0;
 	}
-	const char *w = expr_where(pl, s, x->col);
+	const char *w = node_where(L, x->col);
 	const struct ufunc *uf = ufunc_lookup(x->name);
 	if (!uf)
 		return err_set(e, EXIT_USAGE, w, "unknown ufunc '%s'", x->name);
@@ -104,42 +164,28 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	if (L->nops == EXPR_MAXOPS)
 		return err_set(e, EXIT_USAGE, w, "an expression has at most %d operations", EXPR_MAXOPS);
 	struct operand_ref args[RECIPE_MAXIN];
-	const struct array *views[RECIPE_MAXIN];
-	const struct shape *shapes[RECIPE_MAXIN];
-	for (int k = 0; k < x->nargs; k++) {
+	for (int k = 0; k < x->nargs; k++)
 		if (lower(L, x->args[k], &args[k], e) < 0)
 			return -1;
-		views[k] = &args[k].view;
-		shapes[k] = &args[k].view.shape;
+	return lower_op(L, uf, args, x == L->root ? L->o : NULL, node_where(L, x->col), out, e);
+}
+
+/* The arrays X reads, each once, in the order they appear. */
+static void collect(struct lowering *L, const struct expr *x)
+{
+	if (x->kind == EXPR_CALL) {
+		for (int k = 0; k < x->nargs; k++)
+			collect(L, x->args[k]);
+		return;
 	}
-	w = expr_where(pl, s, x->col);
-	struct plan_op *op = &L->ops[L->nops];
-	op->uf = uf;
-	op->nin = uf->nin;
-	op->nout = 1;
-	op->where = s->where;
-	if (shape_broadcast(x->nargs, shapes, &op->shape) < 0) {
-		char msg[1024] = "", buf[800];
-		for (int k = 0; k < x->nargs; k++) {
-			size_t n = strlen(msg);
-			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
-				 shape_format_compact(shapes[k], buf, sizeof buf));
-		}
-		return err_set(e, EXIT_USAGE, w, "operands could not be broadcast together with shapes %s", msg);
-	}
-	op->loop = resolve_loop(uf, x->nargs, views, x == L->root ? L->o : NULL, s->casting, w, e);
-	if (!op->loop)
-		return -1;
-	for (int k = 0; k < x->nargs; k++) {
-		op->src[k] = args[k].src;
-		if (args[k].src == OP_LITERAL && resolve_literal(&args[k].view, op, k, w, e) < 0)
-			return -1;
-	}
-	out->src = OP_REF(L->nops++, 0);
-	out->view.kind = ARR_DATASET;
-	out->view.dtype = op->loop->types[uf->nin];
-	out->view.shape = op->shape;
-	return 0;
+	struct array *a = x->kind == EXPR_NAME ? array_bound(L->pl, x->name) : NULL;
+	if (!a || a->kind == ARR_LITERAL || L->nread == RECIPE_MAXIN)
+		return;
+	for (int k = 0; k < L->nread; k++)
+		if (L->read[k] == a)
+			return;
+	L->read[L->nread] = L->as[L->nread] = a;
+	L->nread++;
 }
 
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
@@ -155,6 +201,10 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 			       "an expression needs at least one operation (an operator or a ufunc call)");
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
+	collect(&L, root);
+	if (arrays_by_name(pl, s, L.nread, L.as, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
+			   expr_where(pl, s, root->col), e) < 0)
+		return -1;
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
 		return -1;
@@ -167,5 +217,265 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	s->shape = last->shape;
 	s->out_dtype[0] = last->loop->types[last->nin];
 	s->out_src[0] = OP_REF(L.nops - 1, 0);
+	return 0;
+}
+
+int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
+{
+	struct arena *a = pl->p->arena;
+	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	struct expr *cond = NULL;
+	struct operand op;
+	struct err quiet = {0};
+	bool operand = s->verb != VERB_EXPR ||
+		       (operand_parse(o->where, a, &op, "", &quiet) == 0 && op.kind == OPERAND_DATASET);
+	if (operand) {
+		/* a name, a dataset or a number, bound to a name no recipe can write */
+		struct array *x = array_operand(pl, o->where, w, e);
+		if (!x || array_bind(pl, "where=", x, w, e) < 0)
+			return -1;
+		cond = arena_alloc(a, sizeof *cond);
+		memset(cond, 0, sizeof *cond);
+		cond->kind = EXPR_NAME;
+		cond->name = "where=";
+	} else {
+		int col;
+		char msg[256];
+		cond = expr_parse(o->where, a, &col, msg, sizeof msg);
+		if (!cond)
+			return err_set(e, EXIT_USAGE, w, "where: %s", msg);
+	}
+	/* NumPy takes where= as bool: not_equal(WHERE, 0) */
+	struct expr *zero = arena_alloc(a, sizeof *zero), *root = arena_alloc(a, sizeof *root);
+	memset(zero, 0, sizeof *zero);
+	memset(root, 0, sizeof *root);
+	zero->kind = EXPR_LITERAL;
+	literal_parse("0", &zero->lit);
+	root->kind = EXPR_CALL;
+	root->name = "not_equal";
+	root->nargs = 2;
+	root->args[0] = cond;
+	root->args[1] = zero;
+	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
+			      .where_mark = o->mark[OPT_WHERE] };
+	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
+	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
+	L.nops = s->nops;
+	struct operand_ref result;
+	if (lower(&L, root, &result, e) < 0)
+		return -1;
+	const struct shape *shapes[2] = { &s->shape, &L.ops[L.nops - 1].shape };
+	struct shape b;
+	if (shape_broadcast(2, shapes, &b) < 0) {
+		char x[800], y[800];
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_WHERE]),
+			       "operands could not be broadcast together with shapes %s %s",
+			       shape_format_compact(shapes[0], x, sizeof x),
+			       shape_format_compact(shapes[1], y, sizeof y));
+	}
+	s->shape = b;
+	s->ops = L.ops;
+	s->nops = L.nops;
+	s->has_where = true;
+	s->where_src = s->print_src = result.src;
+	return 0;
+}
+
+/* ---- masked mode (numpy.ma) ---- */
+
+/* Op UF of the operand refs A and B (B unused for a unary UF) into *OUT. */
+static int masked_op(struct lowering *L, const char *name, const struct operand_ref *a,
+		     const struct operand_ref *b, struct operand_ref *out, struct err *e)
+{
+	struct operand_ref args[2] = { *a };
+	if (b)
+		args[1] = *b;
+	return lower_op(L, ufunc_lookup(name), args, NULL, planner_where(L->pl, L->s, L->where_mark),
+			out, e);
+}
+
+/* *ACC = *ACC op X (the first time: X); *ANY says whether ACC is set. */
+static int masked_fold(struct lowering *L, const char *name, struct operand_ref *acc, bool *any,
+		       const struct operand_ref *x, struct err *e)
+{
+	if (!*any) {
+		*acc = *x;
+		*any = true;
+		return 0;
+	}
+	struct operand_ref prev = *acc;
+	return masked_op(L, name, &prev, x, acc, e);
+}
+
+/* One element of dtype T at P as the weak literal NumPy would compare it
+ * with: a Python int for integers, a float for the others. */
+static struct operand_ref typed_literal(enum dtype t, const unsigned char *p)
+{
+	struct operand_ref r;
+	memset(&r, 0, sizeof r);
+	r.src = OP_LITERAL;
+	r.view.kind = ARR_LITERAL;
+	struct literal *l = &r.view.lit;
+	l->text = "";
+	char kind = dtype_table[t].kind;
+	if (kind == 'u') {
+		uint64_t u;
+		dtype_cast(t, p, 0, DT_UINT64, &u, 0, 1);
+		l->kind = LIT_INT;
+		l->magnitude = u;
+		l->f = (double)u;
+	} else if (kind == 'i') {
+		int64_t i;
+		dtype_cast(t, p, 0, DT_INT64, &i, 0, 1);
+		l->kind = LIT_INT;
+		l->negative = i < 0;
+		l->magnitude = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+		l->f = (double)i;
+	} else {
+		l->kind = LIT_FLOAT;
+		dtype_cast(t, p, 0, DT_FLOAT64, &l->f, 0, 1);   /* complex: its real part */
+	}
+	r.view.dtype = literal_default_dtype(l);
+	return r;
+}
+
+/* Input K's missing elements (S's input array X): the ops that say where
+ * it is missing, into *MISS (*ANY false: nothing marks it missing). */
+static int missing_input(struct lowering *L, int k, enum missing_mode mode, struct operand_ref *miss,
+			 bool *any, struct err *e)
+{
+	struct array *x = L->s->in[k];
+	const struct h5io_missing *m = array_missing(L->pl, x, planner_where(L->pl, L->s, L->where_mark), e);
+	if (!m)
+		return -1;
+	struct operand_ref xr, t;
+	memset(&xr, 0, sizeof xr);
+	xr.src = -1 - k;
+	xr.view = *x;
+	bool floating = dtype_table[x->dtype].kind == 'f' || dtype_table[x->dtype].kind == 'c';
+	*any = false;
+	for (int i = 0; i < m->nvalues; i++) {
+		struct operand_ref v = typed_literal(x->dtype, m->value[i]);
+		int rc = v.view.lit.kind == LIT_FLOAT && v.view.lit.f != v.view.lit.f
+			 ? masked_op(L, "isnan", &xr, NULL, &t, e)   /* a NaN fill marks the NaNs */
+			 : masked_op(L, "equal", &xr, &v, &t, e);
+		if (rc < 0 || masked_fold(L, "logical_or", miss, any, &t, e) < 0)
+			return -1;
+	}
+	if (m->has_min) {
+		struct operand_ref v = typed_literal(x->dtype, m->min);
+		if (masked_op(L, "less", &xr, &v, &t, e) < 0 || masked_fold(L, "logical_or", miss, any, &t, e) < 0)
+			return -1;
+	}
+	if (m->has_max) {
+		struct operand_ref v = typed_literal(x->dtype, m->max);
+		if (masked_op(L, "greater", &xr, &v, &t, e) < 0 ||
+		    masked_fold(L, "logical_or", miss, any, &t, e) < 0)
+			return -1;
+	}
+	if (mode == MISSING_MASK_NAN && floating &&
+	    (masked_op(L, "isnan", &xr, NULL, &t, e) < 0 || masked_fold(L, "logical_or", miss, any, &t, e) < 0))
+		return -1;
+	return 0;
+}
+
+/* Op J's results that numpy.ma masks as a domain error: not finite (a
+ * domained ufunc), or with a zero divisor; folded into *VALID. */
+static int domain_errors(struct lowering *L, int j, struct operand_ref *valid, bool *any,
+			 struct err *e)
+{
+	const struct plan_op *op = &L->ops[j];
+	struct operand_ref r, t;
+	for (int k = 0; k < op->nout; k++) {
+		enum dtype rt = op->loop->types[op->nin + k];
+		if (dtype_table[rt].kind != 'f' && dtype_table[rt].kind != 'c')
+			continue;   /* integers and bools are finite */
+		memset(&r, 0, sizeof r);
+		r.src = OP_REF(j, k);
+		r.view.kind = ARR_DATASET;
+		r.view.dtype = rt;
+		r.view.shape = op->shape;
+		if (masked_op(L, "isfinite", &r, NULL, &t, e) < 0 || masked_fold(L, "logical_and", valid, any, &t, e) < 0)
+			return -1;
+	}
+	if (!(op->uf->flags & UF_MA_DIVISOR))
+		return 0;
+	enum dtype dt = op->loop->types[1];
+	unsigned char zero[16] = {0};
+	struct operand_ref d, z = typed_literal(DT_INT64, zero);
+	memset(&d, 0, sizeof d);
+	if (op->src[1] == OP_LITERAL) {
+		double v[2] = {0};
+		dtype_cast(dt, op->lit[1], 0, dtype_table[dt].kind == 'c' ? DT_COMPLEX128 : DT_FLOAT64, v, 0, 1);
+		if (v[0] != 0 || v[1] != 0)
+			return 0;
+		memset(&t, 0, sizeof t);   /* a zero divisor: every result masked */
+		t.src = OP_LITERAL;
+		t.view.kind = ARR_LITERAL;
+		t.view.lit.kind = LIT_BOOL;
+		t.view.lit.text = "false";
+		t.view.dtype = DT_BOOL;
+		return masked_fold(L, "logical_and", valid, any, &t, e);
+	}
+	d.src = op->src[1];
+	d.view.kind = ARR_DATASET;
+	d.view.dtype = elementwise_source_dtype(L->s, op->src[1]);
+	d.view.shape = d.src >= 0 ? L->ops[OP_OF(d.src)].shape : L->s->bshape[-1 - d.src];
+	if (masked_op(L, "not_equal", &d, &z, &t, e) < 0 || masked_fold(L, "logical_and", valid, any, &t, e) < 0)
+		return -1;
+	return 0;
+}
+
+int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
+		  struct err *e)
+{
+	struct lowering L = { .pl = pl, .s = s, .o = o, .in_where = true,
+			      .where_mark = o->given & (1u << OPT_MISSING) ? o->mark[OPT_MISSING] : s->src->mark };
+	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
+	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
+	L.nops = s->nops;
+	int nprog = s->nops;
+	struct operand_ref valid, miss, ok;
+	bool any = false;
+	for (int k = 0; k < nin; k++) {
+		bool has;
+		if (s->in[k]->kind != ARR_DATASET)
+			continue;
+		if (missing_input(&L, k, o->missing, &miss, &has, e) < 0)
+			return -1;
+		if (has && (masked_op(&L, "logical_not", &miss, NULL, &ok, e) < 0 ||
+			    masked_fold(&L, "logical_and", &valid, &any, &ok, e) < 0))
+			return -1;
+	}
+	for (int j = 0; j < nprog; j++)
+		if ((L.ops[j].uf->flags & UF_MA_DOMAINED) && domain_errors(&L, j, &valid, &any, e) < 0)
+			return -1;
+	if (!any)
+		return 0;   /* nothing can be masked: today's result */
+	if (valid.src == OP_LITERAL || valid.src < 0) {   /* a bare input or literal: made an op */
+		struct operand_ref t = valid;
+		if (masked_op(&L, "logical_and", &t, &t, &valid, e) < 0)
+			return -1;
+	}
+	s->masked = true;
+	s->valid_src = s->print_src = valid.src;
+	if (s->has_where) {
+		struct operand_ref w;
+		memset(&w, 0, sizeof w);
+		w.src = s->where_src;
+		w.view.kind = ARR_DATASET;
+		w.view.dtype = DT_BOOL;
+		w.view.shape = L.ops[OP_OF(s->where_src)].shape;
+		struct operand_ref both;
+		if (masked_op(&L, "logical_and", &w, &valid, &both, e) < 0)
+			return -1;
+		s->print_src = both.src;
+	}
+	const struct shape *shapes[2] = { &s->shape, &L.ops[OP_OF(s->valid_src)].shape };
+	struct shape b;
+	if (shape_broadcast(2, shapes, &b) == 0)
+		s->shape = b;
+	s->ops = L.ops;
+	s->nops = L.nops;
 	return 0;
 }

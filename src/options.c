@@ -68,8 +68,20 @@ int option_flags(enum one_liner w, int first_id, struct cli_option *out)
 	return n;
 }
 
+int missing_from_name(const char *name, enum missing_mode *out)
+{
+	static const char *const names[] = { "off", "mask", "mask-nan" };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i])) {
+			*out = (enum missing_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
 /* --axis N[,N...] | all */
-static int parse_axis(const char *arg, struct step_opts *o, const char *w, struct err *e)
+static int parse_axis(const char *arg, struct step_opts *o, struct arena *a, const char *w,
+		      struct err *e)
 {
 	if (!strcmp(arg, "all") || !strcmp(arg, "None") || !strcmp(arg, "none")) {
 		o->axis_all = true;
@@ -80,9 +92,18 @@ static int parse_axis(const char *arg, struct step_opts *o, const char *w, struc
 	for (;;) {
 		char *end;
 		long v = strtol(p, &end, 10);
-		if (end == p || (*end && *end != ',') || v < -H5U_MAXDIM || v >= H5U_MAXDIM ||
-		    o->naxis == H5U_MAXDIM)
+		o->axis_name[o->naxis] = NULL;
+		if (end == p && o->naxis < H5U_MAXDIM &&
+		    ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) {
+			end = strchr(p, ',');   /* a dimension's name */
+			if (!end)
+				end = (char *)p + strlen(p);
+			o->axis_name[o->naxis] = arena_strndup(a, p, (size_t)(end - p));
+			v = 0;
+		} else if (end == p || (*end && *end != ',') || v < -H5U_MAXDIM || v >= H5U_MAXDIM ||
+			   o->naxis == H5U_MAXDIM) {
 			return err_set(e, EXIT_USAGE, w, "--axis: '%s' is not N[,N...] or all", arg);
+		}
 		o->axis[o->naxis++] = (int)v;
 		if (!*end)
 			return 0;
@@ -90,7 +111,7 @@ static int parse_axis(const char *arg, struct step_opts *o, const char *w, struc
 	}
 }
 
-int option_from_flag(int opt, const char *arg, struct step_opts *o, const char *where,
+int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena *a, const char *where,
 		     struct err *e)
 {
 	o->given |= 1u << opt;
@@ -105,12 +126,28 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, const char *
 				       "--casting: '%s' is not one of no, equiv, safe, same_kind, unsafe", arg);
 		return 0;
 	case OPT_AXIS:
-		return parse_axis(arg, o, where, e);
+		return parse_axis(arg, o, a, where, e);
+	case OPT_MISSING:
+		if (missing_from_name(arg, &o->missing) < 0)
+			return err_set(e, EXIT_USAGE, where, "--missing: '%s' is not one of off, mask, mask-nan", arg);
+		return 0;
 	case OPT_KEEPDIMS:
 		o->keepdims = true;
 		return 0;
+	case OPT_UNITS:
+		if (strcmp(arg, "propagate") && strcmp(arg, "off") && strcmp(arg, "false"))
+			return err_set(e, EXIT_USAGE, where, "--units: '%s' is not propagate or off", arg);
+		o->units_off = strcmp(arg, "propagate") != 0;
+		return 0;
+	case OPT_BROADCAST:
+		if (strcmp(arg, "name") && strcmp(arg, "position"))
+			return err_set(e, EXIT_USAGE, where, "--broadcast: '%s' is not name or position", arg);
+		o->by_position = !strcmp(arg, "position");
+		return 0;
 	case OPT_INITIAL:
-		o->initial = arg;
+	case OPT_WHERE:
+	case OPT_FILL:   /* kept as text, read by the planner */
+		*(const char **)((char *)o + step_options[opt].first) = arg;
 		return 0;
 	default:   /* no one-liner has a flag for it (options.def) */
 		return err_set(e, EXIT_USAGE, where, "--%s: not an option here", step_options[opt].name);

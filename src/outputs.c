@@ -27,6 +27,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	x->file = f;
 	x->path = arena_strdup(pl->p->arena, path);
 	x->shape = s->shape;
+	x->dims = s->dims;
 	x->dtype = s->out_dtype[k];
 	x->create = true;
 	x->gzip = -1;
@@ -209,5 +210,16 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 			return -1;
 	}
 	s->print = true;
+	return 0;
+}
+
+int outputs_printed_mask(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+	s->mask_out = new_output(pl, s, 0, s->out[0]->file, path, "(mask)", e);
+	if (!s->mask_out)
+		return -1;
+	s->mask_out->dtype = DT_BOOL;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "resolve.h"
 #include "scan.h"
 #include "select.h"
+#include "where.h"
 
 const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m)
 {
@@ -84,8 +85,13 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 		s->in[k] = array_operand(pl, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
 			return -1;
-		s->bshape[k] = s->in[k]->shape;
 	}
+	if (s->verb == VERB_UFUNC &&
+	    arrays_by_name(pl, s, s->nin, s->in, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
+			   planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark), e) < 0)
+		return -1;
+	for (int k = 0; k < s->nin; k++)
+		s->bshape[k] = s->in[k]->shape;
 	if (s->verb == VERB_OUTER) {   /* a.shape + (1,) * b.ndim against b */
 		for (int k = 0; k < s->nin; k++)
 			if (s->in[k]->kind == ARR_LITERAL)
@@ -125,10 +131,20 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	return 0;
 }
 
-/* Normalise axis A of an NDIM-dimensional array. */
-static int normalise_axis(struct planner *pl, struct plan_step *s, int a, int ndim, int *out,
-			  struct err *e)
+/* Normalise axis I of axis: (O) of X, given by number or by name. */
+static int normalise_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
+			  const struct array *x, int *out, struct err *e)
 {
+	int a = o->given & (1u << OPT_AXIS) ? o->axis[i] : 0, ndim = x->shape.ndim;
+	if ((o->given & (1u << OPT_AXIS)) && o->axis_name[i]) {
+		*out = dims_axis(x->dims, o->axis_name[i]);
+		if (*out < 0)
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
+				       x->dims ? "'%s' has no dimension '%s'" :
+				       "'%s' has no dimension names (no dimension scales), so no dimension '%s'",
+				       x->display, o->axis_name[i]);
+		return 0;
+	}
 	if (a < -ndim || a >= ndim)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->opts.mark[OPT_AXIS]),
 			       "axis %d is out of bounds for array of dimension %d", a, ndim);
@@ -138,21 +154,23 @@ static int normalise_axis(struct planner *pl, struct plan_step *s, int a, int nd
 
 /* The axes a reduce step reduces (s->reduced), from axis: as NumPy takes it. */
 static int reduced_axes(struct planner *pl, struct plan_step *s, const struct step_opts *o,
-			const struct shape *X, struct err *e)
+			const struct array *x, struct err *e)
 {
+	const struct shape *X = &x->shape;
 	bool given = o->given & (1u << OPT_AXIS);
 	int naxes = 0;
 	if (given && o->axis_all) {
 		for (int i = 0; i < X->ndim; i++)
 			s->reduced[i] = true;
 		naxes = X->ndim;
-	} else if (X->ndim == 0 && (!given || (o->naxis == 1 && (o->axis[0] == 0 || o->axis[0] == -1)))) {
+	} else if (X->ndim == 0 && (!given || (o->naxis == 1 && !o->axis_name[0] &&
+						   (o->axis[0] == 0 || o->axis[0] == -1)))) {
 		naxes = 0;   /* NumPy 2 keeps this: reducing a 0-d array along 0 gives the element */
 	} else {
 		int n = given ? o->naxis : 1;
 		for (int i = 0; i < n; i++) {
 			int a = 0;
-			if (normalise_axis(pl, s, given ? o->axis[i] : 0, X->ndim, &a, e) < 0)
+			if (normalise_axis(pl, s, o, i, x, &a, e) < 0)
 				return -1;
 			if (s->reduced[a])
 				return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
@@ -201,14 +219,16 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		if (given && (o->axis_all || o->naxis != 1))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
 				       "accumulate does not allow multiple axes");
-		if (normalise_axis(pl, s, given ? o->axis[0] : 0, X->ndim, &s->axis, e) < 0)
+		if (normalise_axis(pl, s, o, 0, x, &s->axis, e) < 0)
 			return -1;
 		s->reduced[s->axis] = true;
 		s->shape = *X;
+		s->dims = x->dims;
 	} else {
-		if (reduced_axes(pl, s, o, X, e) < 0)
+		if (reduced_axes(pl, s, o, x, e) < 0)
 			return -1;
 		s->keepdims = (o->given & (1u << OPT_KEEPDIMS)) && o->keepdims;
+		s->dims = dims_reduce(x->dims, s->reduced, s->keepdims, pl->p->arena);
 		s->shape.ndim = 0;
 		for (int i = 0; i < X->ndim; i++)
 			if (!s->reduced[i])
@@ -252,6 +272,120 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	return 0;
 }
 
+/* A reduction's where= (NumPy's): the operand broadcast over the input;
+ * the elements it skips fold as the identity, or as initial= where the
+ * ufunc has none (it is then idempotent: maximum, minimum, ...). */
+static int plan_reduce_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			     struct err *e)
+{
+	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	const struct ufunc *uf = s->uf;
+	if (s->init != FOLD_VALUE)
+		return err_set(e, EXIT_USAGE, w,
+			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
+			       uf->name);
+	if (!ufunc_reorderable(uf))
+		return err_set(e, EXIT_USAGE, w,
+			       "where= is not supported for '%s', which is not reorderable", uf->name);
+	struct array *x = array_operand(pl, o->where, w, e);
+	if (!x)
+		return -1;
+	const struct shape *X = &s->in[0]->shape, *shapes[2] = { &x->shape, X };
+	struct shape b;
+	if (shape_broadcast(2, shapes, &b) < 0 || !shape_equal(&b, X)) {
+		char a[800], c[800];
+		return err_set(e, EXIT_USAGE, w,
+			       "where= with shape %s cannot be broadcast to the input's shape %s",
+			       shape_format_compact(&x->shape, a, sizeof a), shape_format_compact(X, c, sizeof c));
+	}
+	s->where_arr = x;
+	if (ufunc_identity_value(uf, s->loop->types[0], s->skip_value) != 0)
+		memcpy(s->skip_value, s->init_value, sizeof s->skip_value);
+	return 0;
+}
+
+/* The fill values of S's outputs, where where= or a mask leaves them
+ * unset: the fill: option; else, in masked mode, the output's own
+ * _FillValue, or the first input's when the dtypes match; else the
+ * dtype's default.  Datasets S creates keep it as their _FillValue. */
+static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		     struct err *e)
+{
+	bool given = o->given & (1u << OPT_FILL);
+	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
+	const struct h5io_missing *first = NULL;
+	if (s->masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
+		return -1;
+	for (int k = 0; k < s->nout; k++) {
+		struct array *y = s->out[k];
+		const struct h5io_missing *own = NULL;
+		if (s->masked && !y->create && !(own = array_missing(pl, y, w, e)))
+			return -1;
+		unsigned char *fill = y->create ? y->fill : s->mask_fill[k];
+		if (given || !s->masked) {
+			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w, e) < 0)
+				return -1;
+		} else if (own && own->fill_value) {
+			memcpy(fill, own->value[0], sizeof own->value[0]);
+		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
+			memcpy(fill, first->value[0], sizeof first->value[0]);
+		} else {
+			where_default_fill(y->dtype, fill);
+		}
+		if (y->create) {
+			y->has_fill = true;
+			memcpy(s->mask_fill[k], y->fill, sizeof y->fill);
+		}
+	}
+	return 0;
+}
+
+/* The units of operand K of op J of S: an array's, or a weak literal's. */
+static struct units operand_units(const struct plan_step *s, const struct plan_op *op, int k,
+				  const struct units *res)
+{
+	int src = op->src[k];
+	if (src >= 0)
+		return res[src];
+	if (src == OP_LITERAL || s->in[-1 - src]->kind == ARR_LITERAL) {
+		double v = 0;
+		dtype_cast(op->loop->types[k], op->lit[k], 0, DT_FLOAT64, &v, 0, 1);
+		return (struct units){ UK_NONE, NULL, true, v };
+	}
+	return s->in[-1 - src]->units;
+}
+
+/* The units of S's results (units.h), op by op, or of its fold. */
+static void step_units(struct planner *pl, struct plan_step *s)
+{
+	struct arena *a = pl->p->arena;
+	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE) {
+		long long count = 1;
+		for (int i = 0; i < s->in[0]->shape.ndim; i++)
+			if (s->reduced[i])
+				count *= s->in[0]->shape.dim[i];
+		s->units[0] = units_fold(s->uf->units, s->verb == VERB_ACCUMULATE, count, s->in[0]->units, a);
+		return;
+	}
+	if (s->verb == VERB_OUTER) {
+		struct units in[2] = { s->in[0]->units, s->in[1]->units };
+		for (int k = 0; k < s->nout; k++)
+			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
+		return;
+	}
+	struct units *res = arena_alloc(a, sizeof *res * (size_t)s->nops * RECIPE_MAXOUT);
+	for (int j = 0; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		struct units in[RECIPE_MAXIN];
+		for (int k = 0; k < op->nin; k++)
+			in[k] = operand_units(s, op, k, res);
+		for (int k = 0; k < op->nout; k++)
+			res[OP_REF(j, k)] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
+							op->nin, in, a);
+	}
+	for (int k = 0; k < s->nout; k++)
+		s->units[k] = res[s->out_src[k]];
+}
 
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
@@ -292,6 +426,27 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
+	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
+	if (!s->units_off)
+		step_units(pl, s);
+	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
+	if (o.given & (1u << OPT_WHERE)) {
+		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);
+		if (rc < 0)
+			return -1;
+	}
+	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
+	if (masking) {
+		if (reduction)   /* not silently ignored, under defaults: either */
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o.mark[OPT_MISSING]),
+				       "masked mode (missing: %s) is not supported on %s steps",
+				       o.missing == MISSING_MASK ? "mask" : "mask-nan", verb_name(rs->verb));
+		if (lower_missing(pl, s, nin, &o, e) < 0)
+			return -1;
+	}
+	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
+			       "'fill' needs 'where' or a mask: without them every element is computed");
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -301,6 +456,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	for (int k = 0; k < rs->nout; k++) {
 		if (outputs_plan(pl, s, k, overwrite, e) < 0)
 			return -1;
+		/* units follow the result: later steps read them, the end writes them */
+		s->out[k]->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
+		s->out[k]->units_set = !s->units_off;
 		for (int j = 0; j < k; j++)
 			if (s->out[j] == s->out[k])
 				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),
@@ -318,6 +476,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (s->out[k]->create && !s->out[k]->file->scratch &&
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
+	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
+			     (s->print && outputs_printed_mask(pl, s, e) < 0)))
+		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
@@ -399,6 +560,8 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		fprintf(f, "  %s (printed)\n", role);
 		return;
 	}
+	if (x->base)
+		x = x->base;   /* broadcast by name: the dataset it reads */
 	const char *how = "";
 	if (x->kind == ARR_LITERAL)
 		how = ", literal";
@@ -412,8 +575,18 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		how = ", replaced";
 	else if (x->create)
 		how = ", new dataset";
-	fprintf(f, "  %s %s %s %s%s\n", role, x->display, dtype_name(x->dtype),
-		shape_format(&x->shape, buf, sizeof buf), how);
+	char names[800] = "";
+	if (x->dims) {
+		char d[700];
+		snprintf(names, sizeof names, " dims %s", dims_format(x->dims, d, sizeof d));
+	}
+	char units[300] = "";
+	if (x->units.kind == UK_KNOWN)
+		snprintf(units, sizeof units, " units %s", x->units.text);
+	else if (x->units_set && x->units.kind == UK_UNKNOWN)
+		snprintf(units, sizeof units, " units unknown (left out)");
+	fprintf(f, "  %s %s %s %s%s%s%s\n", role, x->display, dtype_name(x->dtype),
+		shape_format(&x->shape, buf, sizeof buf), names, units, how);
 }
 
 /* A pass's decomposition: box shape, boxes, ranks with work. */

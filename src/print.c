@@ -367,18 +367,29 @@ static int64_t element_count(int ndim, const int64_t *dims)
 	return n;
 }
 
-void print_array(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims)
+/* Element I at P, or "--" when MASK masks it (see print_array). */
+static const char *element_text(enum dtype dt, const char *p, const uint8_t *mask, int64_t i,
+				char *buf)
+{
+	if (mask && !mask[i])
+		return "--";
+	return print_format(dt, p, buf);
+}
+
+void print_array(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims,
+		 const uint8_t *mask)
 {
 	const char *p = data;
+	int64_t i = 0;
 	size_t size = (size_t)dtype_size(dt);
 	char buf[64];
 	if (ndim == 0) {
-		fprintf(f, "%s\n", print_format(dt, p, buf));
+		fprintf(f, "%s\n", element_text(dt, p, mask, 0, buf));
 		return;
 	}
 	if (ndim == 1) {
-		for (int64_t i = 0; i < dims[0]; i++, p += size)
-			fprintf(f, "%s\n", print_format(dt, p, buf));
+		for (; i < dims[0]; i++, p += size)
+			fprintf(f, "%s\n", element_text(dt, p, mask, i, buf));
 		return;
 	}
 	/* consecutive 2-D blocks of ROWS x COLS, a blank line between blocks */
@@ -388,10 +399,10 @@ void print_array(FILE *f, enum dtype dt, const void *data, int ndim, const int64
 		if (b > 0)
 			fputc('\n', f);
 		for (int64_t r = 0; r < rows; r++) {
-			for (int64_t c = 0; c < cols; c++, p += size) {
+			for (int64_t c = 0; c < cols; c++, p += size, i++) {
 				if (c > 0)
 					fputc(' ', f);
-				fputs(print_format(dt, p, buf), f);
+				fputs(element_text(dt, p, mask, i, buf), f);
 			}
 			fputc('\n', f);
 		}
@@ -424,24 +435,31 @@ static void json_element(FILE *f, enum dtype dt, const char *p)
 }
 
 /* The nested list of dimensions DIMS[0..NDIM-1] starting at *P; advances *P. */
-static void json_nested(FILE *f, enum dtype dt, const char **p, int ndim, const int64_t *dims)
+static void json_nested(FILE *f, enum dtype dt, const char **p, int ndim, const int64_t *dims,
+			const uint8_t **mask)
 {
 	if (ndim == 0) {
-		json_element(f, dt, *p);
+		if (*mask && !**mask)
+			fputs("null", f);
+		else
+			json_element(f, dt, *p);
 		*p += dtype_size(dt);
+		if (*mask)
+			(*mask)++;
 		return;
 	}
 	fputc('[', f);
 	for (int64_t i = 0; i < dims[0]; i++) {
 		if (i > 0)
 			fputs(", ", f);
-		json_nested(f, dt, p, ndim - 1, dims + 1);
+		json_nested(f, dt, p, ndim - 1, dims + 1, mask);
 	}
 	fputc(']', f);
 }
 
-void print_json(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims)
+void print_json(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims,
+		const uint8_t *mask)
 {
 	const char *p = data;
-	json_nested(f, dt, &p, ndim, dims);
+	json_nested(f, dt, &p, ndim, dims, &mask);
 }

@@ -14,7 +14,6 @@
 static const struct {
 	const char *key, *why;
 } unsupported_keys[] = {
-	{"where", "'where' masks are not supported"},
 	{"at", "'at' is not supported (unbuffered in-place ufunc.at)"},
 	{"reduceat", "'reduceat' is not supported"},
 };

@@ -109,13 +109,39 @@ static int read_casting(struct parser *p, const struct option *opt, struct step_
 	return 0;
 }
 
-static int read_initial(struct parser *p, const struct option *opt, struct step_opts *o)
+/* An option kept as its text (read later, by the planner): *OUT. */
+static int read_text(struct parser *p, const struct option *opt, const char **out)
 {
 	struct value v;
 	if (reader_text_value(p, "", opt->name, opt->expect, &v))
 		return -1;
-	o->initial = v.text;
+	*out = v.text;
 	return 0;
+}
+
+static int read_initial(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->initial);
+}
+
+static int read_where(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->where);
+}
+
+static int read_missing(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (missing_from_name(v.text, &o->missing) < 0)
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	return 0;
+}
+
+static int read_fill(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->fill);
 }
 
 /* A YAML 1.2 core boolean, in any of its three spellings each. */
@@ -197,11 +223,29 @@ static int read_compression(struct parser *p, const struct option *opt, struct s
 	return 0;
 }
 
-/* One axis number: an integer in int's range (the planner checks it
- * against the operand's dimensions). */
-static int read_axis_number(struct parser *p, const struct option *opt, const struct value *v, int *out)
+/* Is TEXT a dimension's name (a netCDF name: a letter or _ first)? */
+static bool dimension_name(const char *text)
+{
+	if (!((*text >= 'a' && *text <= 'z') || (*text >= 'A' && *text <= 'Z') || *text == '_'))
+		return false;
+	for (const char *c = text; *c; c++)
+		if (*c == '/' || *c == ' ' || *c == ',' || (unsigned char)*c < 0x20)
+			return false;
+	return true;
+}
+
+/* One axis: an integer in int's range or a dimension's name (the planner
+ * checks it against the operand's dimensions). */
+static int read_axis_number(struct parser *p, const struct option *opt, const struct value *v, int *out,
+			    const char **name)
 {
 	int64_t n;
+	*name = NULL;
+	if (!v->null && dimension_name(v->text)) {
+		*name = v->text;
+		*out = 0;
+		return 0;
+	}
 	if (v->null || !reader_parse_int(v->text, &n))
 		return mismatch(p, opt, v->mark, reader_found_value(p, v));
 	if (n < INT_MIN || n > INT_MAX)
@@ -221,7 +265,7 @@ static int read_axis(struct parser *p, const struct option *opt, struct step_opt
 			return 0;
 		}
 		o->naxis = 1;
-		return read_axis_number(p, opt, &v, &o->axis[0]);
+		return read_axis_number(p, opt, &v, &o->axis[0], &o->axis_name[0]);
 	}
 	if (p->ev.type != YAML_SEQUENCE_START_EVENT)
 		return mismatch(p, opt, reader_here(p), reader_found_event(p));
@@ -232,11 +276,33 @@ static int read_axis(struct parser *p, const struct option *opt, struct step_opt
 			return reader_fail(p, reader_here(p), "'axis' has more than %d axes", H5U_MAXDIM);
 		if (p->ev.type != YAML_SCALAR_EVENT)
 			return mismatch(p, opt, reader_here(p), reader_found_event(p));
-		if (reader_take_value(p, &v) || read_axis_number(p, opt, &v, &o->axis[o->naxis]))
+		if (reader_take_value(p, &v) || read_axis_number(p, opt, &v, &o->axis[o->naxis], &o->axis_name[o->naxis]))
 			return -1;
 		o->naxis++;
 	}
 	return reader_advance(p);
+}
+
+static int read_broadcast(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (strcmp(v.text, "name") && strcmp(v.text, "position"))
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	o->by_position = !strcmp(v.text, "position");
+	return 0;
+}
+
+static int read_units(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (strcmp(v.text, "propagate") && strcmp(v.text, "off") && strcmp(v.text, "false"))
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	o->units_off = strcmp(v.text, "propagate") != 0;
+	return 0;
 }
 
 static int find_option(const char *key)

@@ -7,6 +7,7 @@
 #include "iter.h"
 #include "reduce.h"
 #include "stage.h"
+#include "where.h"
 
 #define TREE_PIECE 1024          /* elements a fixed piece of a tree reduction holds
 				    (at least one line of its axis) ... */
@@ -78,6 +79,23 @@ static void combine(const struct plan_step *s, char *left, char *right, int64_t 
 	char *args[3] = { left, right, left };
 	if (n > 0)
 		s->loop->fn(args, (size_t)n, steps);
+}
+
+/* Read the box START/COUNT of S's input as T into DATA (RAW: scratch in
+ * its own dtype), with the elements where= skips (M, when S has it) made
+ * the value that folds as nothing.  Collective. */
+static void read_input(const struct plan_step *s, enum dtype t, const int64_t *start,
+		       const int64_t *count, char *raw, char *data, struct where_mask *m,
+		       struct err *e)
+{
+	const struct array *x = s->in[0];
+	stage_read(x, t, start, count, raw, data, s->where, e);
+	if (!m)
+		return;
+	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
+	if (mask && !e->status)
+		where_select(t, stage_box_size(x->shape.ndim, count), data, mask,
+			     (const char *)s->skip_value, 0);
 }
 
 static void check_fault(const struct plan_step *s, struct err *e)
@@ -545,6 +563,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	char *raw = x->dtype != t ? stage_alloc((size_t)(most * dtype_size(x->dtype))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
 	struct reducer *r = reducer_make(s, 0, (l->lines_per_box * l->line + 2) * tree_group_size(s));
+	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -571,7 +590,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		stage_read(x, t, start, cnt, raw, data, s->where, e);
+		read_input(s, t, start, cnt, raw, data, m, e);
 		if (any && !e->status) {
 			tree_pieces(r, data, q, nq);
 			check_fault(s, e);
@@ -584,6 +603,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	if (!e->status)
 		reducer_finish(r, e);
 	reducer_free(r);
+	where_mask_free(m);
 	free(raw);
 	free(data);
 	return comm_agree(e);
@@ -603,6 +623,7 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 	char *raw = x->dtype != t ? stage_alloc((size_t)(max_rows * rowsize * dtype_size(x->dtype))) : NULL;
 	char *data = stage_alloc((size_t)(max_rows * rowsize * dtype_size(t)));
 	struct reducer *r = reducer_new(s, max_rows);
+	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, max_rows * rowsize) : NULL;
 	for (int64_t b = 0; b < d.nblocks; b++) {
 		int64_t first, count, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
 		dist_block(&d, b, &first, &count);
@@ -610,7 +631,7 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 			cnt[i] = X->ndim ? X->dim[i] : 1;
 		start[0] = X->ndim ? first : 0;
 		cnt[0] = count;
-		stage_read(x, t, start, cnt, raw, data, s->where, e);
+		read_input(s, t, start, cnt, raw, data, m, e);
 		if (count > 0 && !e->status) {
 			reducer_rows(r, data, first, count);
 			check_fault(s, e);
@@ -620,6 +641,7 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 		reducer_write_rows(r, first, count, e);
 	}
 	reducer_free(r);
+	where_mask_free(m);
 	free(raw);
 	free(data);
 	return comm_agree(e);
@@ -647,6 +669,7 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 	char *data = stage_alloc(box * (size_t)dtype_size(dt));
 	char *acc = stage_alloc((size_t)(cmax * orest * size));
 	char *conv = y->dtype != t ? stage_alloc((size_t)(cmax * orest * dtype_size(y->dtype))) : NULL;
+	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
 	if (s->init == FOLD_VALUE)
 		iter_fill(size, acc, s->init_value, cn * orest);
 	for (int64_t b = 0; b < nblocks; b++) {
@@ -662,7 +685,7 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 			start[1] = c0;
 			cnt[1] = cn;
 		}
-		stage_read(x, dt, start, cnt, raw, data, s->where, e);
+		read_input(s, dt, start, cnt, raw, data, m, e);
 		if (cn > 0 && gr > 0 && !e->status) {
 			ptrdiff_t ast[H5U_MAXDIM];
 			acc_strides(n, cnt, s->reduced, size, ast);
@@ -684,6 +707,7 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 		ocnt[0] = cn;   /* the one rank that owns the whole fold */
 	stage_write(y, t, ostart, ocnt, acc, conv, s->where, e);
 out:
+	where_mask_free(m);
 	free(raw);
 	free(data);
 	free(acc);
@@ -700,7 +724,8 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + (x->dtype != t ? xsize : 0);
+	int64_t in_elem = size + (x->dtype != t ? xsize : 0) +
+			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
 	int64_t fixed, per_unit, unit_elems, units;
@@ -724,6 +749,8 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 			p = m, line = extent(X, s->reduced, m + 1, true);
 		s->piece_axis = p;
 		s->piece_lines = line >= most ? 1 : most / (line ? line : 1);
+		if (s->piece_lines > X->dim[p] && X->dim[p] > 0)
+			s->piece_lines = X->dim[p];
 		int64_t pieces = reduce_pieces(s), piece = s->piece_lines * line;
 		int64_t osize = tree_group_size(s);
 		if (2 * ceil_log2(pieces + 1) + 3 > MAX_DEPTH)

@@ -50,14 +50,14 @@
 
 /* What one step did, summed over ranks (kept on rank 0). */
 struct step_record {
-	int64_t read, written;
+	int64_t read, written, masked;
 	double seconds;
 	char *result[RECIPE_MAXOUT];   /* JSON text of printed outputs, malloc'd */
 };
 
 /* What every rank sends to rank 0 at a step's end. */
 struct step_counts {
-	int64_t read, written, nanoseconds;
+	int64_t read, written, masked, nanoseconds;
 };
 
 /* What every rank sends to rank 0 at the end of a run with --json: its own
@@ -77,7 +77,7 @@ static struct {
 	/* the current step, this rank */
 	const struct plan_step *step;
 	double step_start;
-	int64_t read, written;
+	int64_t read, written, masked;
 	int64_t run_elements, run_read, run_written;   /* this rank, whole run */
 	int64_t estimate;              /* bytes the step moves, over all ranks */
 	/* the meter, rank 0 */
@@ -310,7 +310,7 @@ void report_step_begin(const struct plan_step *s)
 	if (!rep.active)
 		return;
 	rep.step = s;
-	rep.read = rep.written = 0;
+	rep.read = rep.written = rep.masked = 0;
 	rep.step_start = now();
 	rep.estimate = step_estimate(s);
 	meter_tick();
@@ -322,6 +322,11 @@ void report_read(int64_t elements, int64_t size)
 	rep.run_read += elements * size;
 	rep.run_elements += elements;
 	meter_tick();
+}
+
+void report_masked(int64_t elements)
+{
+	rep.masked += elements;
 }
 
 void report_written(int64_t elements, int64_t size)
@@ -355,7 +360,7 @@ void report_step_end(const struct plan_step *s)
 	if (!rep.gather)
 		return;
 	struct step_counts mine = {
-		rep.read, rep.written, (int64_t)((now() - rep.step_start) * 1e9)
+		rep.read, rep.written, rep.masked, (int64_t)((now() - rep.step_start) * 1e9)
 	};
 	struct step_counts *all = gather(&mine, sizeof mine);
 	if (comm_rank() != 0)
@@ -365,6 +370,7 @@ void report_step_end(const struct plan_step *s)
 	for (int i = 0; i < comm_size(); i++) {
 		r->read += all[i].read;
 		r->written += all[i].written;
+		r->masked += all[i].masked;
 		if (all[i].nanoseconds > ns)
 			ns = all[i].nanoseconds;
 	}
@@ -374,7 +380,7 @@ void report_step_end(const struct plan_step *s)
 		meter_step_done(s, r);
 }
 
-bool report_result(const struct plan_step *s, int k, const void *data)
+bool report_result(const struct plan_step *s, int k, const void *data, const uint8_t *mask)
 {
 	if (!rep.active || !rep.opt.json) {
 		if (rep.active)
@@ -392,7 +398,7 @@ bool report_result(const struct plan_step *s, int k, const void *data)
 		r->result[k] = NULL;
 		return false;
 	}
-	print_json(f, x->dtype, data, x->shape.ndim, x->shape.dim);
+	print_json(f, x->dtype, data, x->shape.ndim, x->shape.dim, mask);
 	fclose(f);
 	return true;
 }
@@ -453,12 +459,17 @@ static void json_shape(FILE *f, const struct shape *s)
 	fputc(']', f);
 }
 
-/* One operand: {"operand": ..., "kind": ..., "shape": [...], "dtype": ...}.
- * DT is the dtype to show (a literal's is the one it takes in the loop);
- * OUTPUT says how the step uses X. */
+/* One operand: {"operand": ..., "kind": ..., "shape": [...], "dims": [...],
+ * "units": ..., "dtype": ...}, "dims" only when its axes are named, "units"
+ * only when known.  DT is the dtype to
+ * show (a literal's is the one it takes in the loop); OUTPUT says how the
+ * step uses X.  An operand broadcast by name shows the dataset it reads.
+ * MASKED: its masked elements, or -1 (not a step that masks). */
 static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool output,
-			 bool printed)
+			 bool printed, int64_t masked)
 {
+	if (x && x->base)
+		x = x->base;
 	fputs("{\"operand\": ", f);
 	if (printed)
 		fputs("null", f);
@@ -474,7 +485,23 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 			 : x->replace ? "replaced" : "new dataset";
 	fprintf(f, ", \"kind\": \"%s\", \"shape\": ", kind);
 	json_shape(f, &x->shape);
-	fprintf(f, ", \"dtype\": \"%s\"}", dtype_name(dt));
+	if (x->dims) {
+		fputs(", \"dims\": [", f);
+		for (int i = 0; i < x->dims->ndim; i++) {
+			if (i)
+				fputs(", ", f);
+			json_string(f, x->dims->name[i]);
+		}
+		fputc(']', f);
+	}
+	if (x->units.kind == UK_KNOWN) {
+		fputs(", \"units\": ", f);
+		json_string(f, x->units.text);
+	}
+	fprintf(f, ", \"dtype\": \"%s\"", dtype_name(dt));
+	if (masked >= 0)
+		fprintf(f, ", \"masked\": %lld", (long long)masked);
+	fputc('}', f);
 }
 
 /* The printed results of S: one value, or a list of both outputs. */
@@ -539,13 +566,14 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 		const struct array *x = s->in[k];
 		if (k)
 			fputs(", ", f);
-		json_operand(f, x, literal_dtype(s, k), false, false);
+		json_operand(f, x, literal_dtype(s, k), false, false, -1);
 	}
 	fputs("],\n     \"outputs\": [", f);
 	for (int k = 0; k < s->nout; k++) {
 		if (k)
 			fputs(", ", f);
-		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print);
+		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print,
+			     s->has_where || s->masked ? r->masked : -1);
 	}
 	fprintf(f, "],\n     \"bytes_read\": %lld, \"bytes_written\": %lld, \"seconds\": %.6f",
 		(long long)r->read, (long long)r->written, r->seconds);

@@ -72,12 +72,57 @@ static int box_io(bool write, const struct array *x, const int64_t *start, const
 		     : h5io_read_box(x->id, &fshape, x->dtype, fstart, fstep, fcount, buf, where, e);
 }
 
+/* X is BASE read with its axes moved (broadcasting by name, plan.h): read
+ * the box of BASE behind the box START/COUNT of X into OUT, laid out in
+ * X's order.  Inserted axes have length one; when BASE's axes keep their
+ * order, the bytes are already in place, else they are moved once, here. */
+static int read_moved(const struct array *x, const int64_t *start, const int64_t *count,
+		      char *out, const char *where, struct err *e)
+{
+	const struct array *b = x->base;
+	int n = x->shape.ndim, m = b->shape.ndim;
+	int64_t bstart[H5U_MAXDIM], bcount[H5U_MAXDIM];
+	bool empty = stage_box_size(n, count) == 0, ordered = true;
+	for (int i = 0, last = -1; i < n; i++) {
+		int j = x->from_axis[i];
+		if (j < 0)
+			continue;
+		bstart[j] = start[i];
+		bcount[j] = empty ? 0 : count[i];
+		ordered = ordered && j > last;
+		last = j;
+	}
+	if (ordered)
+		return box_io(false, b, bstart, bcount, out, where, e);
+	size_t size = (size_t)dtype_size(x->dtype);
+	char *tmp = stage_alloc((size_t)stage_box_size(m, bcount) * size);
+	int rc = box_io(false, b, bstart, bcount, tmp, where, e);
+	if (rc == 0 && !empty) {
+		/* X's element at index idx is BASE's at sum idx[i] * stride[from[i]] */
+		int64_t stride[H5U_MAXDIM], idx[H5U_MAXDIM] = {0}, total = stage_box_size(n, count);
+		for (int j = m - 1, s = 1; j >= 0; s *= (int)bcount[j], j--)
+			stride[j] = s;
+		for (int64_t k = 0; k < total; k++) {
+			int64_t off = 0;
+			for (int i = 0; i < n; i++)
+				if (x->from_axis[i] >= 0)
+					off += idx[i] * stride[x->from_axis[i]];
+			memcpy(out + (size_t)k * size, tmp + (size_t)off * size, size);
+			for (int i = n - 1; i >= 0 && ++idx[i] == count[i]; i--)
+				idx[i] = 0;
+		}
+	}
+	free(tmp);
+	return rc;
+}
+
 int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e)
 {
 	char *buf = x->dtype == t ? out : raw;
-	if (box_io(false, x, start, count, buf, where, e) < 0)
+	if ((x->base ? read_moved(x, start, count, buf, where, e)
+		     : box_io(false, x, start, count, buf, where, e)) < 0)
 		return -1;
 	report_read(stage_box_size(x->shape.ndim, count), dtype_size(x->dtype));
 	if (buf != out)

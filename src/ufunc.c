@@ -49,6 +49,7 @@
 	{ #NAME, NIN, NOUT, IDENTITY,                                         \
 	  (int)(sizeof loops_##NAME / sizeof loops_##NAME[0]), loops_##NAME, DOC,
 #define UFUNC_FLAGS(NAME, FLAGS) FLAGS
+#define UFUNC_UNITS(NAME, RULE) , RULE
 #define UFUNC_END(NAME) },
 #define ALIAS(ALIAS, NAME)
 #define LOOP11(UF, I1, O1)
@@ -60,6 +61,7 @@ const struct ufunc ufunc_table[] = {
 };
 #undef UFUNC
 #undef UFUNC_FLAGS
+#undef UFUNC_UNITS
 #undef UFUNC_END
 #undef ALIAS
 

@@ -87,6 +87,32 @@ step 3 @7:5
 EOF
 }
 
+@test "where, fill and missing: kept as written, for the planner" {
+	recipe <<'EOF'
+defaults:
+  missing: mask-nan
+steps:
+  - expr: x + 1
+    where: x > 0
+    fill: -1
+    missing: off
+EOF
+	run -0 "$DUMP" r.yaml
+	assert_output - <<'EOF'
+recipe 'r.yaml'
+version 1
+defaults
+  missing mask-nan @2:12
+step 1 @4:5
+  expr 'x + 1' @4:11
+  where 'x > 0' @5:12
+  fill '-1' @6:11
+  missing off @7:14
+EOF
+	printf 'steps:\n  - ufunc: sqrt\n    in: x\n    missing: maybe\n' > r.yaml
+	fails 4:14 "'missing' must be off, mask or mask-nan, found 'maybe'"
+}
+
 @test "list forms: eight operands, two outputs, literals kept as written" {
 	recipe <<'EOF'
 steps:
@@ -262,7 +288,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -406,7 +432,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -415,13 +441,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression or axis)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill or missing)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression or axis)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill or missing)"
 }
 
 @test "a mapping key that is not a name" {
@@ -559,15 +585,13 @@ EOF
 	fails 4:5 "'axis' applies to reduce and accumulate steps only"
 }
 
-@test "where, at and reduceat are refused by name" {
-	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    where: m\n' > r.yaml
-	fails 4:5 "'where' masks are not supported"
+@test "at and reduceat are refused by name, where on accumulate steps" {
+	printf 'steps:\n  - accumulate: add\n    in: a\n    where: m\n' > r.yaml
+	fails 4:5 "'where' applies to ufunc, reduce and expr steps only"
 	printf 'steps:\n  - at: add\n    in: [a, i]\n' > r.yaml
 	fails 2:5 "'at' is not supported (unbuffered in-place ufunc.at)"
 	printf 'steps:\n  - reduceat: add\n    in: [a, i]\n' > r.yaml
 	fails 2:5 "'reduceat' is not supported"
-	printf 'defaults:\n  where: m\n%s' "$STEP" > r.yaml
-	fails 2:3 "'where' masks are not supported"
 }
 
 # ---- Option values -------------------------------------------------------
@@ -607,12 +631,12 @@ EOF
 }
 
 @test "bad axis" {
-	printf 'steps:\n  - reduce: add\n    in: a\n    axis: [0, x]\n' > r.yaml
-	fails 4:15 "'axis' must be an integer, a list of integers or null, found 'x'"
+	printf 'steps:\n  - reduce: add\n    in: a\n    axis: [0, 2x]\n' > r.yaml
+	fails 4:15 "'axis' must be an integer, a dimension name, a list of them or null, found '2x'"
 	printf 'steps:\n  - reduce: add\n    in: a\n    axis: 1.5\n' > r.yaml
-	fails 4:11 "'axis' must be an integer, a list of integers or null, found '1.5'"
+	fails 4:11 "'axis' must be an integer, a dimension name, a list of them or null, found '1.5'"
 	printf 'steps:\n  - reduce: add\n    in: a\n    axis: [[0]]\n' > r.yaml
-	fails 4:12 "'axis' must be an integer, a list of integers or null, found a list"
+	fails 4:12 "'axis' must be an integer, a dimension name, a list of them or null, found a list"
 	printf 'steps:\n  - reduce: add\n    in: a\n    axis: 99999999999\n' > r.yaml
 	fails 4:11 "axis 99999999999 is out of range"
 }

@@ -107,8 +107,23 @@ run_recipe() {
 	assert_success
 }
 
+@test "recipes/anomalies.yaml on 1 and 2 ranks matches NumPy, and ncdump names every dimension" {
+	run_recipe anomalies
+	for d in one two; do
+		run ncdump -h $d/anomalies.nc
+		assert_success
+		assert_line --partial "float anomaly(time, lat, lon) ;"
+		assert_line --partial "float mean(lat, lon) ;"
+		refute_output --partial phony_dim
+	done
+}
+
 @test "recipes/column-totals.yaml on 1 and 2 ranks matches NumPy" {
 	run_recipe column-totals
+}
+
+@test "recipes/frost-days.yaml (where= on reduce and expr steps) on 1 and 2 ranks matches NumPy" {
+	run_recipe frost-days
 }
 
 @test "recipes/column-totals.yaml on 3 and 4 ranks (5 stations split unevenly) writes the same bits" {

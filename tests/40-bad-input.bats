@@ -356,8 +356,16 @@ bad_case() {
 	bad_case vstring-dataset
 }
 
-@test "where-key: a where mask" {
-	bad_case where-key
+@test "where-accumulate: where= on an accumulate step" {
+	bad_case where-accumulate
+}
+
+@test "where-broadcast: a where= operand that does not broadcast" {
+	bad_case where-broadcast
+}
+
+@test "where-no-initial: reduce where= of a ufunc without identity, no initial" {
+	bad_case where-no-initial
 }
 
 @test "wrong-arity-call: a unary ufunc given two inputs" {

@@ -83,6 +83,24 @@ def cumulative(read):
             "drift.h5:/y": (np.add.accumulate(np.multiply(v, F32(21.6)), axis=0), 0)}
 
 
+def anomalies(read):
+    t2m, clim = read("era.nc:/t2m"), read("era.nc:/clim")
+    anomaly = np.subtract(t2m, clim.T[None])   # broadcast by name: clim(lon, lat)
+    # A float sum over six terms, grouped as h5ufunc groups it (h5ufunc(1),
+    # "Exactness"): within 64 ULP of NumPy's.
+    return {"anomalies.nc:/anomaly": (anomaly, 0),
+            "anomalies.nc:/mean": (np.divide(np.add.reduce(anomaly, axis=0), F32(6)), 64)}
+
+
+def frost_days(read):
+    t = read("air.h5:/t")
+    frost = np.less(t, F32(32))
+    fill = np.full(t.shape, F32(9.9692099683868690e+36))   # netCDF's float fill
+    return {"frost.h5:/days": (np.add.reduce(frost, axis=0), 0),
+            "frost.h5:/warmest": (np.maximum.reduce(t, axis=0, where=frost, initial=-np.inf), 0),
+            "frost.h5:/depth": (np.subtract(F32(32), t, where=frost, out=fill), 0)}
+
+
 RECIPES = {
     "wind-speed": wind_speed,
     "rescale-in-place": rescale_in_place,
@@ -90,6 +108,8 @@ RECIPES = {
     "potential-temperature": potential_temperature,
     "column-totals": column_totals,
     "cumulative": cumulative,
+    "anomalies": anomalies,
+    "frost-days": frost_days,
 }
 
 HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "
@@ -127,13 +147,26 @@ def compare(label, got, want, max_ulp, problems):
                         % (label, bad.sum(), i, got[i], want[i]))
 
 
+# Dimension scales' attributes hold object references, which name objects
+# of their own file: compared as the names of the objects they point to.
+SCALE_ATTRS = ("DIMENSION_LIST", "REFERENCE_LIST")
+
+
+def attribute(f, key, value):
+    if key in SCALE_ATTRS:
+        flat = [x for row in np.asarray(value, dtype=object).ravel()
+                for x in (row if isinstance(row, (np.ndarray, tuple, np.void)) else [row])]
+        return [f[x].name if isinstance(x, h5py.Reference) else repr(x) for x in flat]
+    return np.asarray(value).tolist()
+
+
 def datasets(path):
     """{"/path": (array, {attr: value})} for every dataset of file PATH."""
     out = {}
     with h5py.File(path, "r") as f:
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset):
-                out["/" + name] = (obj[()], dict(obj.attrs))
+                out["/" + name] = (obj[()], {k: attribute(f, k, v) for k, v in obj.attrs.items()})
         f.visititems(visit)
     return out
 

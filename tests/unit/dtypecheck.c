@@ -269,7 +269,7 @@ static void print(void)
 			exit(2);
 		}
 		printf("%s %s %s ", name, hex(dt, elem, a), print_format(dt, elem, text));
-		print_json(stdout, dt, elem, 0, NULL);
+		print_json(stdout, dt, elem, 0, NULL, NULL);
 		printf("\n");
 	}
 }
@@ -302,9 +302,9 @@ static void array(void)
 			for (int i = 0; i < shapes[s].ndim; i++)
 				printf(" %" PRId64, shapes[s].dims[i]);
 			printf("\n");
-			print_array(stdout, dt, data, shapes[s].ndim, shapes[s].dims);
+			print_array(stdout, dt, data, shapes[s].ndim, shapes[s].dims, NULL);
 			printf("-- json\n");
-			print_json(stdout, dt, data, shapes[s].ndim, shapes[s].dims);
+			print_json(stdout, dt, data, shapes[s].ndim, shapes[s].dims, NULL);
 			printf("\n");
 		}
 	}

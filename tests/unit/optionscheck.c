@@ -82,21 +82,32 @@ static void check_values(void)
 	struct step_opts o;
 	memset(&o, 0, sizeof o);
 	struct err e = {0};
-	int rc = option_from_flag(OPT_AXIS, "0,-1", &o, "reduce add", &e);
+	struct arena a = {0};
+	int rc = option_from_flag(OPT_AXIS, "0,-1", &o, &a, "reduce add", &e);
 	CHECK(rc == 0 && o.naxis == 2 && o.axis[1] == -1 && (o.given & (1u << OPT_AXIS)), "--axis 0,-1: %s", e.msg);
-	rc = option_from_flag(OPT_AXIS, "all", &o, "reduce add", &e);
+	rc = option_from_flag(OPT_AXIS, "all", &o, &a, "reduce add", &e);
 	CHECK(rc == 0 && o.axis_all, "--axis all: %s", e.msg);
-	rc = option_from_flag(OPT_DTYPE, "float16", &o, "call add", &e);
+	rc = option_from_flag(OPT_DTYPE, "float16", &o, &a, "call add", &e);
 	CHECK(rc == 0 && o.dtype == DT_FLOAT16, "--dtype float16: %s", e.msg);
-	rc = option_from_flag(OPT_DTYPE, "float17", &o, "call add", &e);
+	rc = option_from_flag(OPT_DTYPE, "float17", &o, &a, "call add", &e);
 	CHECK(rc < 0 && !strcmp(e.msg, "call add: --dtype: unknown dtype 'float17'"), "%s", e.msg);
 	struct err e2 = {0};
-	rc = option_from_flag(OPT_CASTING, "sometimes", &o, "eval", &e2);
+	rc = option_from_flag(OPT_CASTING, "sometimes", &o, &a, "eval", &e2);
 	CHECK(rc < 0 && !strcmp(e2.msg, "eval: --casting: 'sometimes' is not one of no, equiv, safe, "
 				      "same_kind, unsafe"), "%s", e2.msg);
 	struct err e3 = {0};
-	rc = option_from_flag(OPT_AXIS, "1,x", &o, "reduce add", &e3);
-	CHECK(rc < 0 && !strcmp(e3.msg, "reduce add: --axis: '1,x' is not N[,N...] or all"), "%s", e3.msg);
+	rc = option_from_flag(OPT_AXIS, "1,-x", &o, &a, "reduce add", &e3);
+	CHECK(rc < 0 && !strcmp(e3.msg, "reduce add: --axis: '1,-x' is not N[,N...] or all"), "%s", e3.msg);
+	struct err e4 = {0};
+	rc = option_from_flag(OPT_AXIS, "time,1,lat", &o, &a, "reduce add", &e4);
+	CHECK(rc == 0 && o.naxis == 3 && !strcmp(o.axis_name[0], "time") && !o.axis_name[1] &&
+	      o.axis[1] == 1 && !strcmp(o.axis_name[2], "lat"), "--axis time,1,lat: %s", e4.msg);
+	struct err e5 = {0};
+	rc = option_from_flag(OPT_BROADCAST, "sideways", &o, &a, "call add", &e5);
+	CHECK(rc < 0 && !strcmp(e5.msg, "call add: --broadcast: 'sideways' is not name or position"), "%s", e5.msg);
+	rc = option_from_flag(OPT_BROADCAST, "position", &o, &a, "call add", &e5);
+	CHECK(rc == 0 && o.by_position, "--broadcast position");
+	arena_free(&a);
 }
 
 int main(void)
@@ -104,10 +115,10 @@ int main(void)
 	check_fields();
 	check_merge();
 	check_verbs();
-	check_flags(ONE_CALL, " dtype casting ");
-	check_flags(ONE_REDUCE, " dtype initial keepdims axis ");
-	check_flags(ONE_ACCUMULATE, " dtype axis ");
-	check_flags(ONE_EVAL, " dtype casting ");
+	check_flags(ONE_CALL, " dtype casting broadcast units where fill missing ");
+	check_flags(ONE_REDUCE, " dtype initial keepdims axis units where ");
+	check_flags(ONE_ACCUMULATE, " dtype axis units ");
+	check_flags(ONE_EVAL, " dtype casting broadcast units where fill missing ");
 	check_values();
 	return check_done();
 }

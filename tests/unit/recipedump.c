@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "err.h"
+#include "options.h"
 #include "recipe.h"
 
 /* TEXT in single quotes, with \\, \', \n, \t and other control bytes
@@ -43,16 +44,11 @@ static void print_mark(struct mark m)
 
 static void print_opts(const struct step_opts *o)
 {
-	static const char *const names[OPT_COUNT] = {
-		[OPT_DTYPE] = "dtype", [OPT_CASTING] = "casting",
-		[OPT_INITIAL] = "initial", [OPT_KEEPDIMS] = "keepdims",
-		[OPT_OVERWRITE] = "overwrite", [OPT_CHUNKS] = "chunks",
-		[OPT_COMPRESSION] = "compression", [OPT_AXIS] = "axis",
-	};
+	static const char *const modes[] = { "off", "mask", "mask-nan" };
 	for (int opt = 0; opt < OPT_COUNT; opt++) {
 		if (!(o->given & (1u << opt)))
 			continue;
-		printf("  %s ", names[opt]);
+		printf("  %s ", step_options[opt].name);
 		switch (opt) {
 		case OPT_DTYPE:
 			fputs(dtype_name(o->dtype), stdout);
@@ -62,6 +58,15 @@ static void print_opts(const struct step_opts *o)
 			break;
 		case OPT_INITIAL:
 			print_text(o->initial);
+			break;
+		case OPT_WHERE:
+			print_text(o->where);
+			break;
+		case OPT_FILL:
+			print_text(o->fill);
+			break;
+		case OPT_MISSING:
+			fputs(modes[o->missing], stdout);
 			break;
 		case OPT_KEEPDIMS:
 			fputs(o->keepdims ? "true" : "false", stdout);

@@ -1,0 +1,77 @@
+/* dims.h - names of array axes: read from HDF5 dimension scales (netCDF-4's
+ * and h5py's), broadcast by name as xarray does, and written back as scales.
+ *
+ * An axis is named by the scale attached to it; the name is the scale
+ * dataset's own name (the last component of its path), as netCDF-4 names
+ * dimensions.  An array names its axes only when every axis has a scale;
+ * otherwise it has no names at all (NULL), and everything about it is
+ * positional, as NumPy has it.  Names are plan-time facts: the kernels
+ * never see them, only the views (axes inserted or permuted) that
+ * broadcasting by name asks stage.c to read.
+ */
+#ifndef H5UFUNC_DIMS_H
+#define H5UFUNC_DIMS_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "err.h"
+#include "shape.h"
+
+struct dims {
+	int ndim;
+	const char *name[H5U_MAXDIM];    /* the dimension's name */
+	const char *file[H5U_MAXDIM];    /* the file of its scale, as opened ... */
+	const char *scale[H5U_MAXDIM];   /* ... and its path there; NULL when no scale of
+					    the axis's length is known (a sliced axis) */
+};
+
+/* The names of dataset D's axes (SHAPE) in FILE (its name as opened), or
+ * NULL when some axis has no scale.  A one-dimensional scale that has no
+ * scale of its own (a netCDF-4 coordinate variable) names its one axis
+ * after itself.  Never fails: what cannot be read is unnamed. */
+struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, struct arena *a);
+
+/* The names of a selection: indexed axes (DROPPED) are gone; an axis not
+ * kept WHOLE (from its start, in order, every element) keeps its name but
+ * not its scale.  NULL for NULL. */
+struct dims *dims_select(const struct dims *x, const bool *dropped, const bool *whole,
+			 struct arena *a);
+
+/* After a reduction over REDUCED: the kept axes' names, and with KEEPDIMS
+ * each reduced axis too (length one: its name, without a scale).  NULL for
+ * NULL. */
+struct dims *dims_reduce(const struct dims *x, const bool *reduced, bool keepdims, struct arena *a);
+
+/* The axis named NAME, or -1. */
+int dims_axis(const struct dims *x, const char *name);
+
+/* xarray's broadcasting of N named arrays (IN, their SHAPES): the union of
+ * the names in order of first appearance, each with its length.  Lengths
+ * must agree by name: otherwise -1 with the two operands that disagree in
+ * *A and *B and the axis's name in *NAME.  OUT is allocated from ARENA. */
+int dims_union(int n, const struct dims *const *in, const struct shape *const *shapes,
+	       struct arena *arena, struct dims **out, struct shape *shape,
+	       int *a, int *b, const char **name);
+
+/* Where each axis of the union U comes from in X: FROM[i] is X's axis
+ * named U->name[i], or -1 (an inserted axis of length one).  True when X
+ * already has U's trailing axes in U's order, so that NumPy's positional
+ * rule lines it up and no view is needed. */
+bool dims_map(const struct dims *u, const struct dims *x, int *from);
+
+/* "(time, lat, lon)"; "()" for no axes. */
+char *dims_format(const struct dims *x, char *buf, size_t len);
+
+/* Attach to dataset PATH of the open file F the scales DIMS names: the
+ * file's own when it holds them at the same path with the axis's length,
+ * else copied there from their file (data and attributes, CF's included),
+ * else, for an axis without a scale, a new netCDF-4 dimension without a
+ * variable.  An axis whose path in F holds something else stays unnamed.
+ * Not collective: one process, with F open for it alone. */
+int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
+		const char *where, struct err *e);
+
+#endif

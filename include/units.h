@@ -1,0 +1,50 @@
+/* units.h - the units of arrays, as CF's `units` attributes spell them
+ * (UDUNITS-2), carried through ufuncs as unyt computes them.
+ *
+ * What it is: the reading and writing of `units` attributes, and the
+ * units of a ufunc's result from its operands' (the catalogue's units
+ * column, ufunc.h), for the default mode, `units: propagate`: the units
+ * that can be determined are written, the others are left out, and no
+ * value ever changes.  What it is not: a converter.  Names of units are
+ * compared through UDUNITS-2 (`m s-1` and `m/s` are one unit); a unit
+ * that is computed is written as UDUNITS-2 defines it ("m2.s-2").
+ */
+#ifndef H5UFUNC_UNITS_H
+#define H5UFUNC_UNITS_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+
+#include "arena.h"
+#include "ufunc.h"
+
+/* What is known of an array's units. */
+enum units_kind {
+	UK_NONE,       /* dimensionless: no units (no attribute) */
+	UK_KNOWN,      /* TEXT */
+	UK_UNKNOWN     /* cannot be determined: the attribute is left out */
+};
+
+struct units {
+	enum units_kind kind;
+	const char *text;   /* UK_KNOWN */
+	bool weak;          /* a literal: takes the units of what it is added to */
+	double value;       /* ... its value (a literal exponent of power) */
+};
+
+/* The `units` attribute of dataset D: UK_KNOWN with its text, or UK_NONE
+ * when it has none (or one that is not a string). */
+struct units units_read(hid_t d, struct arena *a);
+
+/* The units of rule R applied to the N operands IN; text from A. */
+struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a);
+
+/* The units of reduce (ACCUMULATE false) or accumulate of a ufunc of rule
+ * R over COUNT elements of X. */
+struct units units_fold(enum units_rule r, bool accumulate, long long count, struct units x,
+			struct arena *a);
+
+/* Set (UK_KNOWN) or remove (otherwise) the `units` attribute of dataset D. */
+int units_write(hid_t d, struct units u);
+
+#endif

@@ -1,0 +1,230 @@
+/* units.c - units carried through ufuncs with UDUNITS-2.  See units.h.
+ *
+ * UDUNITS-2's unit database is read once, on the first unit that needs
+ * parsing, so runs on data without `units` never load it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <udunits2.h>
+
+#include "units.h"
+
+static ut_system *units_system(void)
+{
+	static ut_system *sys;
+	static bool tried;
+	if (!tried) {
+		tried = true;
+		ut_set_error_message_handler(ut_ignore);
+		sys = ut_read_xml(NULL);
+	}
+	return sys;
+}
+
+static ut_unit *parse(const char *text)
+{
+	ut_system *sys = units_system();
+	return sys ? ut_parse(sys, text, UT_UTF8) : NULL;
+}
+
+static const struct units none = { UK_NONE, NULL, false, 0 };
+static const struct units unknown = { UK_UNKNOWN, NULL, false, 0 };
+
+/* U as a result: its definition's text, or the spelling of one of the N
+ * operands IN that has U's very unit (m/s times 2 stays m/s); the unit
+ * one is no units. */
+static struct units known(ut_unit *u, const struct units *in, int n, struct arena *a)
+{
+	if (!u)
+		return unknown;
+	for (int k = 0; k < n; k++) {
+		ut_unit *x = in[k].kind == UK_KNOWN ? parse(in[k].text) : NULL;
+		bool same = x && ut_compare(u, x) == 0;
+		ut_free(x);
+		if (same) {
+			ut_free(u);
+			return (struct units){ UK_KNOWN, in[k].text, false, 0 };
+		}
+	}
+	char buf[256];
+	int len = ut_format(u, buf, sizeof buf, UT_ASCII | UT_DEFINITION);
+	struct units r = unknown;
+	if (len > 0 && (size_t)len < sizeof buf) {
+		ut_unit *one = ut_get_dimensionless_unit_one(units_system());
+		r = ut_compare(u, one) == 0 ? none : (struct units){ UK_KNOWN, arena_strdup(a, buf), false, 0 };
+		ut_free(one);
+	}
+	ut_free(u);
+	return r;
+}
+
+struct units units_read(hid_t d, struct arena *a)
+{
+	struct units r = none;
+	H5E_BEGIN_TRY {
+		hid_t at = H5Aexists(d, "units") > 0 ? H5Aopen(d, "units", H5P_DEFAULT) : -1;
+		hid_t t = at >= 0 ? H5Aget_type(at) : -1;
+		if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+			hid_t mt = H5Tcopy(H5T_C_S1);
+			H5Tset_cset(mt, H5Tget_cset(t));
+			if (H5Tis_variable_str(t) > 0) {
+				char *s = NULL;
+				H5Tset_size(mt, H5T_VARIABLE);
+				if (H5Aread(at, mt, &s) >= 0 && s) {
+					r = (struct units){ UK_KNOWN, arena_strdup(a, s), false, 0 };
+					H5free_memory(s);
+				}
+			} else {
+				size_t n = H5Tget_size(t);
+				char *s = arena_alloc(a, n + 1);
+				H5Tset_size(mt, n + 1);
+				if (H5Aread(at, mt, s) >= 0) {
+					s[n] = '\0';
+					r = (struct units){ UK_KNOWN, s, false, 0 };
+				}
+			}
+			H5Tclose(mt);
+		}
+		if (t >= 0)
+			H5Tclose(t);
+		if (at >= 0)
+			H5Aclose(at);
+	} H5E_END_TRY;
+	if (r.kind == UK_KNOWN && !*r.text)
+		r = none;
+	return r;
+}
+
+/* Do A and B (UK_KNOWN) name one unit? */
+static bool same_unit(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return true;
+	ut_unit *x = parse(a), *y = parse(b);
+	bool same = x && y && ut_compare(x, y) == 0;
+	ut_free(x);
+	ut_free(y);
+	return same;
+}
+
+/* UNITS_SAME: the units of the operands that are not weak literals, when
+ * they all have the same; the first one's spelling is kept. */
+static struct units same(int n, const struct units *in)
+{
+	const struct units *first = NULL;
+	for (int k = 0; k < n; k++) {
+		if (in[k].weak)
+			continue;
+		if (in[k].kind == UK_UNKNOWN)
+			return unknown;
+		if (!first) {
+			first = &in[k];
+			continue;
+		}
+		if (first->kind != in[k].kind ||
+		    (first->kind == UK_KNOWN && !same_unit(first->text, in[k].text)))
+			return unknown;
+	}
+	if (!first)
+		return none;
+	return (struct units){ first->kind, first->text, false, 0 };
+}
+
+/* U parsed (NULL for no units: the unit one). */
+static ut_unit *unit_of(struct units u)
+{
+	return u.kind == UK_KNOWN ? parse(u.text) : ut_get_dimensionless_unit_one(units_system());
+}
+
+static struct units combine(int n, const struct units *in, bool quotient, struct arena *a)
+{
+	bool any = false;
+	for (int k = 0; k < n; k++) {
+		if (in[k].kind == UK_UNKNOWN)
+			return unknown;
+		any = any || in[k].kind == UK_KNOWN;
+	}
+	if (!any)
+		return none;
+	ut_unit *x = unit_of(in[0]), *y = unit_of(in[1]);
+	ut_unit *r = x && y ? (quotient ? ut_divide(x, y) : ut_multiply(x, y)) : NULL;
+	ut_free(x);
+	ut_free(y);
+	return known(r, in, n, a);
+}
+
+/* X's units to the power P (ROOT: to the power 1/P). */
+static struct units raise(struct units x, int p, bool root, struct arena *a)
+{
+	if (x.kind != UK_KNOWN)
+		return x.kind == UK_NONE ? none : unknown;
+	ut_unit *u = parse(x.text);
+	ut_unit *r = u ? (root ? ut_root(u, p) : ut_raise(u, p)) : NULL;
+	ut_free(u);
+	return known(r, &x, 1, a);
+}
+
+struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a)
+{
+	if (!units_system())
+		return unknown;
+	switch (r) {
+	case UNITS_SAME:
+		return same(n, in);
+	case UNITS_PRODUCT:
+	case UNITS_QUOTIENT:
+		return n == 2 ? combine(n, in, r == UNITS_QUOTIENT, a) : unknown;
+	case UNITS_POWER:
+		if (n == 2 && in[1].weak && in[1].value == floor(in[1].value) && fabs(in[1].value) <= 64)
+			return in[1].value == 0 ? none : raise(in[0], (int)in[1].value, false, a);
+		return in[0].kind == UK_NONE && in[1].kind == UK_NONE ? none : unknown;
+	case UNITS_SQRT:
+		return raise(in[0], 2, true, a);
+	case UNITS_CBRT:
+		return raise(in[0], 3, true, a);
+	case UNITS_SQUARE:
+		return raise(in[0], 2, false, a);
+	case UNITS_RECIPROCAL:
+		return raise(in[0], -1, false, a);
+	case UNITS_NONE:
+		return none;
+	case UNITS_DIMENSIONLESS:
+		break;
+	}
+	for (int k = 0; k < n; k++)
+		if (in[k].kind != UK_NONE)
+			return unknown;
+	return none;
+}
+
+struct units units_fold(enum units_rule r, bool accumulate, long long count, struct units x,
+			struct arena *a)
+{
+	x.weak = false;
+	if (r == UNITS_SAME || r == UNITS_NONE)
+		return r == UNITS_NONE ? none : x;
+	if (r == UNITS_PRODUCT && !accumulate && count > 0 && count <= 64)
+		return raise(x, (int)count, false, a);
+	return units_apply(UNITS_DIMENSIONLESS, 1, &x, a);
+}
+
+int units_write(hid_t d, struct units u)
+{
+	int rc = 0;
+	H5E_BEGIN_TRY {
+		if (H5Aexists(d, "units") > 0)
+			rc = H5Adelete(d, "units") < 0 ? -1 : 0;
+		if (u.kind == UK_KNOWN && rc == 0) {
+			hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+			H5Tset_size(t, strlen(u.text) ? strlen(u.text) : 1);
+			hid_t at = H5Acreate2(d, "units", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+			rc = at >= 0 && H5Awrite(at, t, u.text) >= 0 ? 0 : -1;
+			if (at >= 0)
+				H5Aclose(at);
+			H5Sclose(sp);
+			H5Tclose(t);
+		}
+	} H5E_END_TRY;
+	return rc;
+}

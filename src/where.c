@@ -1,0 +1,128 @@
+/* where.c - NumPy's where=: fill values, the select, a reduction's mask.
+ * See where.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iter.h"
+#include "literal.h"
+#include "stage.h"
+#include "where.h"
+
+void where_default_fill(enum dtype t, void *out)
+{
+	union { int64_t INT64; uint64_t UINT64; double FLOAT64; } v;
+	switch (t) {
+#define FILL(TAG, FROM, VALUE) \
+	case DT_##TAG: \
+		v.FROM = VALUE; \
+		dtype_cast(DT_##FROM, &v, 0, DT_##TAG, out, 0, 1); \
+		return;
+#include "fill.def"
+#undef FILL
+	default:
+		memset(out, 0, (size_t)dtype_size(t));
+	}
+}
+
+int where_fill_value(const char *text, enum dtype t, void *out, const char *where, struct err *e)
+{
+	if (!text) {
+		where_default_fill(t, out);
+		return 0;
+	}
+	struct literal lit;
+	if (literal_parse(text, &lit) < 0)
+		return err_set(e, EXIT_USAGE, where, "fill must be a number, got '%s'", text);
+	if (lit.kind == LIT_BOOL) {
+		dtype_cast(DT_BOOL, &lit.b, 0, t, out, 0, 1);
+		return 0;
+	}
+	return literal_to_dtype(&lit, t, out, where, e);
+}
+
+void where_select(enum dtype t, int64_t n, char *data, const uint8_t *mask, const char *keep,
+		  ptrdiff_t keep_step)
+{
+	size_t size = (size_t)dtype_size(t);
+	for (int64_t i = 0; i < n; i++)
+		if (!mask[i])
+			memcpy(data + (size_t)i * size, keep + i * keep_step, size);
+}
+
+struct where_mask {
+	const struct array *w;
+	uint8_t *mask;     /* the expanded mask: one byte per element of the box */
+	char *bools;       /* W's own box as bool */
+	char *raw;         /* ... as stored, when it is not bool */
+};
+
+int64_t where_mask_element_bytes(const struct array *w)
+{
+	return 2 + (w->dtype != DT_BOOL ? dtype_size(w->dtype) : 0);
+}
+
+struct where_mask *where_mask_new(const struct array *w, int64_t max_elements)
+{
+	struct where_mask *m = stage_alloc(sizeof *m);
+	size_t n = (size_t)(max_elements > 0 ? max_elements : 1);
+	m->w = w;
+	m->mask = stage_alloc(n);
+	m->bools = stage_alloc(n);
+	m->raw = w->dtype != DT_BOOL ? stage_alloc(n * (size_t)dtype_size(w->dtype)) : NULL;
+	return m;
+}
+
+void where_mask_free(struct where_mask *m)
+{
+	if (!m)
+		return;
+	free(m->mask);
+	free(m->bools);
+	free(m->raw);
+	free(m);
+}
+
+const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
+			       const int64_t *start, const int64_t *count, const char *where,
+			       struct err *e)
+{
+	const struct array *w = m->w;
+	int n = target->ndim;
+	int64_t total = stage_box_size(n, count);
+	if (w->kind == ARR_LITERAL) {
+		uint8_t truth = 0;
+		if (w->lit.kind == LIT_BOOL)
+			truth = w->lit.b;
+		else if (literal_to_dtype(&w->lit, DT_BOOL, &truth, where, e) < 0)
+			return NULL;
+		memset(m->mask, truth, (size_t)total);
+		return m->mask;
+	}
+	/* W's box: the target's, or its one element along axes it broadcasts */
+	int wn = w->shape.ndim, pad = n - wn;
+	int64_t wstart[H5U_MAXDIM] = {0}, wcount[H5U_MAXDIM], dims[H5U_MAXDIM];
+	bool empty = total == 0;
+	for (int i = 0; i < wn; i++) {
+		bool bcast = w->shape.dim[i] == 1 && target->dim[pad + i] != 1;
+		wstart[i] = bcast ? 0 : start[pad + i];
+		wcount[i] = empty ? 0 : bcast ? 1 : count[pad + i];
+	}
+	if (wn == 0)
+		wcount[0] = !empty;
+	if (stage_read(w, DT_BOOL, wstart, wcount, m->raw, m->bools, where, e) < 0)
+		return NULL;
+	if (empty)
+		return m->mask;
+	if (n == 0) {
+		m->mask[0] = (uint8_t)m->bools[0];
+		return m->mask;
+	}
+	for (int i = 0; i < n; i++)
+		dims[i] = i < pad ? 1 : wcount[i - pad];
+	ptrdiff_t sst[H5U_MAXDIM], dst[H5U_MAXDIM];
+	iter_contiguous(n, dims, count, 1, sst);
+	iter_contiguous(n, count, count, 1, dst);
+	iter_copy(1, m->bools, sst, (char *)m->mask, dst, n, count);
+	return m->mask;
+}

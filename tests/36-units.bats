@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# 36-units.bats - units (CF `units` attributes, UDUNITS-2) carried to the
+# outputs as unyt computes them, in the default mode `units: propagate`:
+# products, quotients, powers by a literal, roots, sums of like units,
+# multiply.reduce over n elements, comparisons without units; left out
+# where they cannot be determined (cm + m, K + m), never a value changed;
+# in place the attribute follows the result; `units: off`; check shows
+# them; 1 to 4 ranks.  A root UDUNITS-2 cannot write (sqrt of kg m-3: a
+# power of 3/2) is left out.  unyt is the reference (tests/units_ref.py).
+
+load helper
+
+setup_file() {
+	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 "$H5U_TESTS/names_ref.py" fixtures . &&
+	 /usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		with h5py.File("u.h5", "w") as f:
+		    for name, units in (("u", "m/s"), ("v", "m s-1"), ("len", "cm"), ("len2", "m"),
+		                        ("rho", "kg m-3"), ("t", "K")):
+		        f[name] = np.arange(1.0, 7.0).reshape(2, 3)
+		        f[name].attrs["units"] = units
+		    f["plain"] = np.arange(6.0).reshape(2, 3)
+	EOF
+	)
+}
+
+setup() {
+	fixture era.nc u.h5
+}
+
+ref() {
+	/usr/bin/python3 "$H5U_TESTS/units_ref.py" "$@"
+}
+
+@test "elementwise units as unyt computes them, left out where they cannot be determined" {
+	h5u call multiply u.h5:/u u.h5:/v -o o.h5:/uv
+	h5u call divide u.h5:/rho u.h5:/u -o o.h5:/q
+	h5u call power u.h5:/len 3 -o o.h5:/p
+	h5u call sqrt u.h5:/rho -o o.h5:/r
+	h5u eval -i u=u.h5:/u 'o.h5:/r2 = sqrt(u * u * u * u)'
+	h5u call cbrt o.h5:/p -o o.h5:/r3
+	h5u call add u.h5:/u u.h5:/v -o o.h5:/s
+	h5u call hypot u.h5:/u u.h5:/v -o o.h5:/h
+	h5u call add u.h5:/len u.h5:/len2 -o o.h5:/cm_m
+	h5u call add u.h5:/t u.h5:/len2 -o o.h5:/k_m
+	h5u call multiply u.h5:/t u.h5:/plain -o o.h5:/tp
+	h5u call greater u.h5:/t 2 -o o.h5:/g
+	h5u call exp u.h5:/t -o o.h5:/e
+	h5u call reciprocal u.h5:/u -o o.h5:/rc
+	h5u eval -i u=u.h5:/u -i r=u.h5:/rho -i t=u.h5:/t 'o.h5:/x = sqrt(u * u) * r / t ** 2 - 1'
+	ref is o.h5:/uv "m/s * m/s" :: is o.h5:/q "kg/m**3 / (m/s)" :: is o.h5:/p "cm**3" \
+	    :: is o.h5:/r none :: is o.h5:/r2 "np.sqrt((m/s)**4)" :: is o.h5:/r3 "(cm**3) ** (1 / 3)" :: is o.h5:/s "m/s" :: is o.h5:/h "np.hypot(m/s, m/s)" \
+	    :: is o.h5:/cm_m none :: is o.h5:/k_m none :: is o.h5:/tp K :: is o.h5:/g none \
+	    :: is o.h5:/e none :: is o.h5:/rc "1 / (m/s)" \
+	    :: is o.h5:/x "np.sqrt(m/s * m/s) * (kg/m**3) / K**2"
+	# the values are NumPy's: units never change one
+	np check add u.h5:/len u.h5:/len2 -o o.h5:/cm_m :: check power u.h5:/len 3 -o o.h5:/p
+}
+
+@test "a literal keeps the units in propagate mode: t2m - 273.15 is K, as NCO has it" {
+	h5u call subtract era.nc:/t2m 273.15 -o era.nc:/t2c
+	run ncdump -h era.nc
+	assert_line --partial 't2c:units = "K" ;'
+	ref is era.nc:/t2c K
+}
+
+@test "reduce and accumulate: add keeps the units, multiply.reduce over n elements raises to n" {
+	h5u reduce multiply u.h5:/t --axis 0 -o o.h5:/m
+	h5u reduce multiply u.h5:/len --axis all -o o.h5:/all
+	h5u reduce add u.h5:/rho --axis 1 -o o.h5:/a
+	h5u accumulate add u.h5:/u --axis 1 -o o.h5:/c
+	h5u reduce maximum u.h5:/t -o o.h5:/mx
+	ref is o.h5:/m "np.multiply.reduce(unyt.unyt_array([1.0, 2.0], 'K'))" \
+	    :: is o.h5:/all "np.multiply.reduce(unyt.unyt_array(np.ones(6), 'cm'))" \
+	    :: is o.h5:/a "kg/m**3" :: is o.h5:/c "m/s" :: is o.h5:/mx K
+}
+
+@test "in place the units follow the result (u = u * u is m2 s-2), or go where unknown; units: off keeps them" {
+	h5u call multiply u.h5:/u u.h5:/u -o u.h5:/u
+	h5u call add u.h5:/len u.h5:/len2 -o u.h5:/len
+	ref is u.h5:/u "(m/s)**2" :: is u.h5:/len none
+	h5u call multiply u.h5:/t 2 -o u.h5:/t --units off
+	h5u call multiply u.h5:/rho u.h5:/rho -o o.h5:/off --units off
+	printf 'defaults:\n  units: false\nsteps:\n  - ufunc: multiply\n    in: [u.h5:/v, u.h5:/v]\n    out: u.h5:/v\n' > r.yaml
+	h5u run r.yaml
+	ref is u.h5:/t K :: is o.h5:/off none :: is u.h5:/v "m/s"
+	run --separate-stderr h5u call add u.h5:/t 1 --units strictly
+	assert_error 2 "call add: --units: 'strictly' is not propagate or off"
+	printf 'steps:\n  - ufunc: add\n    in: [u.h5:/t, 1]\n    units: sometimes\n' > r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:4:12: 'units' must be propagate, off or false, found 'sometimes'"
+}
+
+@test "check shows each output's units, and what is left out" {
+	printf 'inputs:\n  a: u.h5:/len\n  b: u.h5:/len2\nsteps:\n  - expr: a * b\n    out: o.h5:/ab\n  - expr: a + b\n    out: o.h5:/s\n' > r.yaml
+	snapshot
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	assert_line "  in  u.h5:/len float64 (2, 3) units cm"
+	assert_line --regexp '^  out o.h5:/ab float64 \(2, 3\) units (0.01 m2|m2.0.01|cm.m|m.cm), new file$'
+	assert_line "  out o.h5:/s float64 (2, 3) units unknown (left out), new file"
+	assert_unchanged
+}
+
+@test "1-4 ranks: units written after the collective writes, new and in place" {
+	printf 'inputs:\n  t: era.nc:/t2m\n  o: era.nc:/orog\nsteps:\n  - expr: t * o\n    out: out.nc:/to\n  - reduce: multiply\n    in: o\n    axis: lat\n    out: out.nc:/p\n  - ufunc: subtract\n    in: [t, 273.15]\n    out: t\n' > r.yaml
+	cp era.nc era0.nc
+	for n in 1 2 3 4; do
+		cp era0.nc era.nc
+		mpi $n h5ufunc run r.yaml
+		ref is out.nc:/to "K * m" :: is out.nc:/p "m**3" :: is era.nc:/t2m K
+		run ncdump -h out.nc
+		assert_line --partial 'float to(time, lat, lon) ;'
+		rm out.nc
+	done
+}

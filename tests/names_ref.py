@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""names_ref.py - the xarray / netCDF4-python reference side of tests/35-names.bats.
+
+xarray decides what broadcasting by name gives (dimensions and values) and
+netCDF4-python what a netCDF-4 reader sees in the files h5ufunc wrote; this
+file never looks at h5ufunc's output to decide what is right.
+
+Usage: names_ref.py JOB ARGS... [:: JOB ARGS...]...
+  fixtures DIR
+      era.nc from tests/names/era.cdl (ncgen -k nc4); made with
+      netCDF4-python, other.nc (t(lat, time): a transposed operand from
+      another file), wide.nc (x(lat) with lat = 4) and big.nc (a(x, y, z),
+      b(z, x), c(y, z, x): 300 x 40 x 7, read block by block); h5.h5 made with h5py
+      (z(y, x) with scales y and x attached by dims[i].attach_scale) and
+      plain.h5 (the same data, no scales).
+  same OUT VAR EXPR [FILE...]
+      dataset VAR of OUT holds what xarray gives for EXPR over the variables
+      of FILE... (default era.nc and other.nc; times left as numbers), with
+      the same dimensions in the same order, and within 1e-6 (float32 sums).
+  dims FILE VAR DIM...
+      netCDF4-python reads FILE and finds VAR with exactly these dimensions,
+      each of the length the variable has there.
+"""
+import subprocess
+import sys
+
+import numpy as np
+
+
+def fixtures(d):
+    import h5py
+    import netCDF4
+    here = __file__.rsplit("/", 1)[0]
+    subprocess.run(["ncgen", "-k", "nc4", "-o", f"{d}/era.nc", f"{here}/names/era.cdl"], check=True)
+    with netCDF4.Dataset(f"{d}/other.nc", "w") as f:
+        f.createDimension("lat", 3)
+        f.createDimension("time", 4)
+        t = f.createVariable("t", "f4", ("lat", "time"))
+        t[:] = np.arange(12, dtype=np.float32).reshape(3, 4) * 0.25 - 1
+        t.units = "K"
+    with netCDF4.Dataset(f"{d}/wide.nc", "w") as f:
+        f.createDimension("lat", 4)
+        v = f.createVariable("x", "f8", ("lat",))
+        v[:] = np.arange(4) * 0.5
+    rng = np.random.default_rng(11)
+    with netCDF4.Dataset(f"{d}/big.nc", "w") as f:
+        f.createDimension("x", 300)
+        f.createDimension("y", 40)
+        f.createDimension("z", 7)
+        f.createVariable("a", "f8", ("x", "y", "z"))[:] = rng.random((300, 40, 7))
+        f.createVariable("b", "f8", ("z", "x"))[:] = rng.random((7, 300))
+        f.createVariable("c", "i4", ("y", "z", "x"))[:] = rng.integers(0, 100, (40, 7, 300))
+    z = np.arange(12, dtype=np.float64).reshape(3, 4) - 5.5
+    with h5py.File(f"{d}/h5.h5", "w") as f:
+        f["y"] = np.arange(3.0)
+        f["x"] = np.arange(4.0)
+        f["y"].make_scale("y")
+        f["x"].make_scale("x")
+        f["z"] = z
+        f["z"].dims[0].attach_scale(f["y"])
+        f["z"].dims[1].attach_scale(f["x"])
+        f["w"] = np.arange(4.0) * 2
+        f["w"].dims[0].attach_scale(f["x"])
+    with h5py.File(f"{d}/plain.h5", "w") as f:
+        f["z"] = z
+        f["w"] = np.arange(4.0) * 2
+
+
+def same(out, var, expr, files):
+    import xarray as xr
+    env = {}
+    for name in files:
+        ds = xr.open_dataset(name, decode_times=False, engine="netcdf4")
+        env.update({k: ds[k] for k in ds.variables})
+    env.update({k: getattr(np, k) for k in ("sqrt", "maximum", "hypot")})
+    want = eval(expr, {}, env)
+    got = xr.open_dataset(out, decode_times=False, engine="netcdf4")[var]
+    if tuple(got.dims) != tuple(want.dims):
+        sys.exit(f"{out}:{var}: dimensions {got.dims}, xarray gives {want.dims} for {expr}")
+    if not np.allclose(got.values, want.values, rtol=1e-6, atol=0):
+        sys.exit(f"{out}:{var}: values differ from xarray's {expr}:\n{got.values}\n{want.values}")
+
+
+def dims(path, var, want):
+    import netCDF4
+    with netCDF4.Dataset(path) as f:
+        v = f[var]
+        if list(v.dimensions) != want:
+            sys.exit(f"{path}:{var}: dimensions {v.dimensions}, want {want}")
+        for n, length in zip(v.dimensions, v.shape):
+            if len(f.dimensions[n]) != length:
+                sys.exit(f"{path}:{var}: dimension {n} is {len(f.dimensions[n])}, the variable {length}")
+
+
+def run(job, args):
+    if job == "fixtures":
+        fixtures(args[0])
+    elif job == "same":
+        same(args[0], args[1], args[2], args[3:] or ["era.nc", "other.nc"])
+    elif job == "dims":
+        dims(args[0], args[1], args[2:])
+    else:
+        sys.exit(f"unknown job {job}")
+
+
+def main(argv):
+    job = []
+    for word in argv[1:] + ["::"]:
+        if word != "::":
+            job.append(word)
+        elif job:
+            run(job[0], job[1:])
+            job = []
+
+
+if __name__ == "__main__":
+    main(sys.argv)
