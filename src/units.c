@@ -187,8 +187,10 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
 		return raise(in[0], 2, false, a);
 	case UNITS_RECIPROCAL:
 		return raise(in[0], -1, false, a);
+	case UNITS_COMPARE:
 	case UNITS_NONE:
 		return none;
+	case UNITS_ANGLE:
 	case UNITS_DIMENSIONLESS:
 		break;
 	}
@@ -202,11 +204,82 @@ struct units units_fold(enum units_rule r, bool accumulate, long long count, str
 			struct arena *a)
 {
 	x.weak = false;
-	if (r == UNITS_SAME || r == UNITS_NONE)
-		return r == UNITS_NONE ? none : x;
+	if (r == UNITS_SAME || r == UNITS_NONE || r == UNITS_COMPARE)
+		return r == UNITS_SAME ? x : none;
 	if (r == UNITS_PRODUCT && !accumulate && count > 0 && count <= 64)
 		return raise(x, (int)count, false, a);
 	return units_apply(UNITS_DIMENSIONLESS, 1, &x, a);
+}
+
+/* The factor that takes values in FROM to TO, when they are convertible:
+ * the converter's slope, so that a temperature is converted as a
+ * difference (unyt's K + degC adds the degC values as kelvins). */
+static bool factor_between(ut_unit *from, ut_unit *to, double *factor)
+{
+	cv_converter *c = from && to && ut_are_convertible(from, to) ? ut_get_converter(from, to) : NULL;
+	if (!c)
+		return false;
+	*factor = cv_convert_double(c, 1.0) - cv_convert_double(c, 0.0);
+	cv_free(c);
+	return true;
+}
+
+/* U's text as messages show it. */
+static const char *shown(struct units u)
+{
+	return u.kind == UK_KNOWN ? u.text : "dimensionless";
+}
+
+int units_strict(const struct ufunc *uf, int n, struct units *in, const char *const *name,
+		 double *factor, char *msg, size_t len)
+{
+	for (int k = 0; k < n; k++)
+		factor[k] = 1.0;
+	for (int k = 0; k < n; k++)
+		if (in[k].kind == UK_UNKNOWN) {
+			snprintf(msg, len, "the units of %s cannot be determined", name[k]);
+			return -1;
+		}
+	if (!units_system()) {
+		snprintf(msg, len, "the UDUNITS-2 unit database cannot be read");
+		return -1;
+	}
+	enum units_rule r = uf->units;
+	bool match = n == 2 && (r == UNITS_SAME || r == UNITS_COMPARE);
+	bool plain = r == UNITS_DIMENSIONLESS || r == UNITS_ANGLE;
+	if (!match && !plain)
+		return 0;
+	int rc = 0;
+	ut_unit *one = ut_get_dimensionless_unit_one(units_system());
+	ut_unit *x = unit_of(in[0]), *y = n > 1 ? unit_of(in[1]) : NULL;
+	if (match) {
+		/* unyt converts the second operand to the first's units */
+		if (!factor_between(y, x, &factor[1])) {
+			snprintf(msg, len, "cannot %s %s (%s) and %s (%s): their units are not convertible",
+				 uf->name, name[0], shown(in[0]), name[1], shown(in[1]));
+			rc = -1;
+		}
+	} else {
+		for (int k = 0; k < n && !rc; k++) {
+			ut_unit *u = k ? y : x;
+			double f;
+			if (!factor_between(u, one, &f)) {
+				snprintf(msg, len, "cannot take %s of %s (%s): it needs %s operand",
+					 uf->name, name[k], shown(in[k]),
+					 r == UNITS_ANGLE ? "an angle or a dimensionless" : "a dimensionless");
+				rc = -1;
+			} else if (r == UNITS_ANGLE) {
+				factor[k] = f;   /* to radians, as unyt takes sin of degrees */
+			}
+		}
+	}
+	for (int k = 0; k < n && !rc; k++)   /* the operands as converted */
+		if (match || plain)
+			in[k] = match ? in[0] : none;
+	ut_free(x);
+	ut_free(y);
+	ut_free(one);
+	return rc;
 }
 
 int units_write(hid_t d, struct units u)

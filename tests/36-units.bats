@@ -85,10 +85,10 @@ ref() {
 	h5u run r.yaml
 	ref is u.h5:/t K :: is o.h5:/off none :: is u.h5:/v "m/s"
 	run --separate-stderr h5u call add u.h5:/t 1 --units strictly
-	assert_error 2 "call add: --units: 'strictly' is not propagate or off"
+	assert_error 2 "call add: --units: 'strictly' is not propagate, strict or off"
 	printf 'steps:\n  - ufunc: add\n    in: [u.h5:/t, 1]\n    units: sometimes\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:4:12: 'units' must be propagate, off or false, found 'sometimes'"
+	assert_error 2 "r.yaml:4:12: 'units' must be propagate, strict, off or false, found 'sometimes'"
 }
 
 @test "check shows each output's units, and what is left out" {
