@@ -6,7 +6,9 @@
 # where they cannot be determined (cm + m, K + m), never a value changed;
 # in place the attribute follows the result; `units: off`; check shows
 # them; 1 to 4 ranks.  A root UDUNITS-2 cannot write (sqrt of kg m-3: a
-# power of 3/2) is left out.  unyt is the reference (tests/units_ref.py).
+# power of 3/2) is left out.  `units: strict` converts (cm + m in cm, sin
+# of degrees in radians) and refuses (K + m, K - 273.15, exp of metres) as
+# unyt does.  unyt is the reference (tests/units_ref.py).
 
 load helper
 
@@ -16,9 +18,15 @@ setup_file() {
 		import h5py, numpy as np
 		with h5py.File("u.h5", "w") as f:
 		    for name, units in (("u", "m/s"), ("v", "m s-1"), ("len", "cm"), ("len2", "m"),
-		                        ("rho", "kg m-3"), ("t", "K")):
+		                        ("rho", "kg m-3"), ("t", "K"), ("tc", "degC"), ("deg", "degree")):
 		        f[name] = np.arange(1.0, 7.0).reshape(2, 3)
 		        f[name].attrs["units"] = units
+		    f["f32"] = np.linspace(0.1, 0.6, 6, dtype=np.float32).reshape(2, 3)
+		    f["f32"].attrs["units"] = "m"
+		    f["rows_cm"] = np.linspace(-3.0, 7.0, 12).reshape(3, 4)
+		    f["rows_cm"].attrs["units"] = "cm"
+		    f["rows_km"] = np.linspace(0.001, 0.04, 12).reshape(3, 4)
+		    f["rows_km"].attrs["units"] = "km"
 		    f["plain"] = np.arange(6.0).reshape(2, 3)
 	EOF
 	)
@@ -89,6 +97,47 @@ ref() {
 	printf 'steps:\n  - ufunc: add\n    in: [u.h5:/t, 1]\n    units: sometimes\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:4:12: 'units' must be propagate, strict, off or false, found 'sometimes'"
+}
+
+@test "units: strict converts as unyt does: the second operand to the first's units, degrees to radians" {
+	h5u call add u.h5:/len u.h5:/len2 -o o.h5:/a --units strict
+	h5u call subtract u.h5:/len2 u.h5:/len -o o.h5:/b --units strict
+	h5u call maximum u.h5:/len u.h5:/len2 -o o.h5:/mx --units strict
+	h5u call less_equal u.h5:/len2 u.h5:/len -o o.h5:/le --units strict
+	h5u call add u.h5:/t u.h5:/tc -o o.h5:/k --units strict
+	h5u call sin u.h5:/deg -o o.h5:/sin --units strict
+	h5u call multiply u.h5:/len 2 -o o.h5:/twice --units strict
+	printf 'defaults:\n  units: strict\ninputs:\n  a: u.h5:/len\n  b: u.h5:/len2\n  f: u.h5:/f32\nsteps:\n  - expr: hypot(a, b) * 2 + f\n    out: o.h5:/x\n  - ufunc: add\n    in: [f, b]\n    out: o.h5:/f\n' > r.yaml
+	h5u run r.yaml
+	ref values o.h5:/a "U('u.h5:/len') + U('u.h5:/len2')" \
+	    :: values o.h5:/b "U('u.h5:/len2') - U('u.h5:/len')" \
+	    :: values o.h5:/mx "np.maximum(U('u.h5:/len'), U('u.h5:/len2'))" \
+	    :: values o.h5:/le "np.less_equal(U('u.h5:/len2'), U('u.h5:/len'))" \
+	    :: values o.h5:/k "U('u.h5:/t') + U('u.h5:/tc')" \
+	    :: values o.h5:/sin "np.sin(U('u.h5:/deg'))" \
+	    :: values o.h5:/twice "U('u.h5:/len') * 2" \
+	    :: values o.h5:/x "np.hypot(U('u.h5:/len'), U('u.h5:/len2')) * 2 + U('u.h5:/f32')" \
+	    :: values o.h5:/f "U('u.h5:/f32') + U('u.h5:/len2')"
+}
+
+@test "units: strict refuses what unyt refuses, before anything is written" {
+	snapshot
+	run --separate-stderr h5u call hypot u.h5:/len u.h5:/t -o u.h5:/len --units strict
+	assert_error 2 "call hypot: cannot hypot u.h5:/len (cm) and u.h5:/t (K): their units are not convertible (units: strict)"
+	run --separate-stderr h5u eval -i t=u.h5:/t 'u.h5:/t = log(t / 2)' --units strict
+	assert_error 2 "eval: cannot take log of the result of divide (K): it needs a dimensionless operand (units: strict)"
+	run --separate-stderr h5u call greater u.h5:/len 1 -o u.h5:/g --units strict
+	assert_error 2 "call greater: cannot greater u.h5:/len (cm) and 1 (dimensionless): their units are not convertible (units: strict)"
+	assert_unchanged
+}
+
+@test "units: strict on 1-4 ranks: cm + km converted on uneven rows and a rank with none" {
+	for n in 1 2 3 4; do
+		mpi $n h5ufunc call add u.h5:/rows_cm u.h5:/rows_km -o o$n.h5:/s --units strict
+		mpi $n h5ufunc eval -i a=u.h5:/rows_km -i b=u.h5:/rows_cm "o$n.h5:/e = a - b" --units strict
+		ref values o$n.h5:/s "U('u.h5:/rows_cm') + U('u.h5:/rows_km')" \
+		    :: values o$n.h5:/e "U('u.h5:/rows_km') - U('u.h5:/rows_cm')"
+	done
 }
 
 @test "check shows each output's units, and what is left out" {
