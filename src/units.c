@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <udunits2.h>
 
@@ -154,6 +155,55 @@ static struct units combine(int n, const struct units *in, bool quotient, struct
 	return known(r, in, n, a);
 }
 
+static int gcd(int a, int b)
+{
+	return b ? gcd(b, a % b) : a < 0 ? -a : a;
+}
+
+/* Append to BUF (LEN bytes) one factor of unyt's spelling: SYM to the
+ * power N/D (N > 0, D > 0, in lowest terms). */
+static void append_power(char *buf, size_t len, const char *sym, int n, int d)
+{
+	size_t at = strlen(buf);
+	const char *sep = at ? "*" : "";
+	if (n == 1 && d == 2)
+		snprintf(buf + at, len - at, "%ssqrt(%s)", sep, sym);
+	else if (d == 1 && n == 1)
+		snprintf(buf + at, len - at, "%s%s", sep, sym);
+	else if (d == 1)
+		snprintf(buf + at, len - at, "%s%s**%d", sep, sym, n);
+	else
+		snprintf(buf + at, len - at, "%s%s**(%d/%d)", sep, sym, n, d);
+}
+
+/* The P-th root of U where UDUNITS-2 has no unit for it (a power of 3/2):
+ * U's base units with their exponents divided by P, spelt as unyt prints
+ * them ("sqrt(kg)/m**(3/2)"); unknown when U is not a plain product of
+ * powers of base units (a factor, as cm's 0.01 m, or an offset). */
+static struct units fractional_root(ut_unit *u, int p, struct arena *a)
+{
+	char def[256], num[512] = "", den[512] = "";
+	int len = ut_format(u, def, sizeof def, UT_ASCII), nden = 0;
+	if (len <= 0 || (size_t)len >= sizeof def)
+		return unknown;
+	for (char *tok = strtok(def, "."); tok; tok = strtok(NULL, ".")) {
+		size_t n = strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_");
+		char *end = tok + n;
+		long e = *end ? strtol(end, &end, 10) : 1;
+		if (!n || *end || e == 0 || labs(e) > 1000)
+			return unknown;
+		char sym[64];
+		snprintf(sym, sizeof sym, "%.*s", (int)n, tok);
+		int g = gcd((int)e, p);
+		append_power(e > 0 ? num : den, sizeof num, sym, abs((int)e) / g, p / g);
+		nden += e < 0;
+	}
+	char text[1100];
+	snprintf(text, sizeof text, "%s%s%s%s%s", *num ? num : "1", nden ? "/" : "",
+		 nden > 1 ? "(" : "", den, nden > 1 ? ")" : "");
+	return (struct units){ UK_KNOWN, arena_strdup(a, text), false, 0 };
+}
+
 /* X's units to the power P (ROOT: to the power 1/P). */
 static struct units raise(struct units x, int p, bool root, struct arena *a)
 {
@@ -161,6 +211,11 @@ static struct units raise(struct units x, int p, bool root, struct arena *a)
 		return x.kind == UK_NONE ? none : unknown;
 	ut_unit *u = parse(x.text);
 	ut_unit *r = u ? (root ? ut_root(u, p) : ut_raise(u, p)) : NULL;
+	if (root && u && !r) {
+		struct units f = fractional_root(u, p, a);
+		ut_free(u);
+		return f;
+	}
 	ut_free(u);
 	return known(r, &x, 1, a);
 }

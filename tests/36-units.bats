@@ -6,7 +6,8 @@
 # where they cannot be determined (cm + m, K + m), never a value changed;
 # in place the attribute follows the result; `units: off`; check shows
 # them; 1 to 4 ranks.  A root UDUNITS-2 cannot write (sqrt of kg m-3: a
-# power of 3/2) is left out.  `units: strict` converts (cm + m in cm, sin
+# power of 3/2) is spelt as unyt prints it; one of a scaled unit (sqrt of
+# cm) is left out.  `units: strict` converts (cm + m in cm, sin
 # of degrees in radians) and refuses (K + m, K - 273.15, exp of metres) as
 # unyt does.  unyt is the reference (tests/units_ref.py).
 
@@ -45,6 +46,8 @@ ref() {
 	h5u call divide u.h5:/rho u.h5:/u -o o.h5:/q
 	h5u call power u.h5:/len 3 -o o.h5:/p
 	h5u call sqrt u.h5:/rho -o o.h5:/r
+	h5u call cbrt u.h5:/u -o o.h5:/cu
+	h5u call sqrt u.h5:/len -o o.h5:/sc
 	h5u eval -i u=u.h5:/u 'o.h5:/r2 = sqrt(u * u * u * u)'
 	h5u call cbrt o.h5:/p -o o.h5:/r3
 	h5u call add u.h5:/u u.h5:/v -o o.h5:/s
@@ -57,10 +60,14 @@ ref() {
 	h5u call reciprocal u.h5:/u -o o.h5:/rc
 	h5u eval -i u=u.h5:/u -i r=u.h5:/rho -i t=u.h5:/t 'o.h5:/x = sqrt(u * u) * r / t ** 2 - 1'
 	ref is o.h5:/uv "m/s * m/s" :: is o.h5:/q "kg/m**3 / (m/s)" :: is o.h5:/p "cm**3" \
-	    :: is o.h5:/r none :: is o.h5:/r2 "np.sqrt((m/s)**4)" :: is o.h5:/r3 "(cm**3) ** (1 / 3)" :: is o.h5:/s "m/s" :: is o.h5:/h "np.hypot(m/s, m/s)" \
+	    :: is o.h5:/r "np.sqrt(kg/m**3)" :: is o.h5:/r2 "np.sqrt((m/s)**4)" :: is o.h5:/r3 "(cm**3) ** (1 / 3)" :: is o.h5:/s "m/s" :: is o.h5:/h "np.hypot(m/s, m/s)" \
 	    :: is o.h5:/cm_m none :: is o.h5:/k_m none :: is o.h5:/tp K :: is o.h5:/g none \
 	    :: is o.h5:/e none :: is o.h5:/rc "1 / (m/s)" \
-	    :: is o.h5:/x "np.sqrt(m/s * m/s) * (kg/m**3) / K**2"
+	    :: is o.h5:/x "np.sqrt(m/s * m/s) * (kg/m**3) / K**2" \
+	    :: is o.h5:/cu "(m/s) ** (1 / 3)" :: is o.h5:/sc none
+	# roots UDUNITS-2 cannot write are spelt as unyt prints them
+	run /usr/bin/python3 -c 'import h5py; print(h5py.File("o.h5")["r"].attrs["units"].decode())'
+	assert_output "$(/usr/bin/python3 -c 'import numpy as np, unyt; print(np.sqrt(unyt.unyt_quantity(1.0, "kg/m**3")).units)')"
 	# the values are NumPy's: units never change one
 	np check add u.h5:/len u.h5:/len2 -o o.h5:/cm_m :: check power u.h5:/len 3 -o o.h5:/p
 }
