@@ -136,6 +136,14 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
 		  struct err *e);
 
+/* units: strict's conversions: S's program again, with operand K of op J
+ * first multiplied by FACTOR[J * RECIPE_MAXIN + K] (a weak float literal,
+ * so an op like any other) wherever that is not 1; NAME[...] names the
+ * operand in messages.  An integer operand is refused (its converted
+ * values would not be integers).  Before where= and masks. */
+int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
+		  const char *const *name, struct err *e);
+
 /* ---- fuse.c ---- */
 
 /* The optimizer: consecutive elementwise steps of one shape become one

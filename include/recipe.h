@@ -60,6 +60,7 @@ struct step_opts {
 	const char *axis_name[H5U_MAXDIM];  /* a dimension's name instead of axis[i], or NULL */
 	bool by_position;             /* broadcast: position (names are not used) */
 	bool units_off;               /* units: off (or false): no units computed */
+	bool units_strict;            /* units: strict: refused or converted as unyt does */
 	const char *where;            /* where=: operand or expression text */
 	const char *fill;             /* fill: literal text */
 	enum missing_mode missing;    /* missing: */

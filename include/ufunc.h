@@ -67,7 +67,9 @@ enum units_rule {
 	UNITS_CBRT,
 	UNITS_SQUARE,
 	UNITS_RECIPROCAL,
-	UNITS_NONE             /* no units: comparisons, logical ufuncs, ... */
+	UNITS_COMPARE,         /* no units: comparisons (of operands whose units agree) */
+	UNITS_ANGLE,           /* none: sin, cos, tan (of an angle or a dimensionless operand) */
+	UNITS_NONE             /* no units: logical ufuncs, ... */
 };
 
 struct ufunc {

@@ -5,7 +5,10 @@
  * units of a ufunc's result from its operands' (the catalogue's units
  * column, ufunc.h), for the default mode, `units: propagate`: the units
  * that can be determined are written, the others are left out, and no
- * value ever changes.  What it is not: a converter.  Names of units are
+ * value ever changes; and for `units: strict`, what unyt refuses and
+ * the factors by which it converts operands (units_strict).  What it is
+ * not: the conversion itself, which is one more op of the step's program
+ * (planner.h: lower_convert).  Names of units are
  * compared through UDUNITS-2 (`m s-1` and `m/s` are one unit); a unit
  * that is computed is written as UDUNITS-2 defines it ("m2.s-2").
  */
@@ -43,6 +46,18 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
  * R over COUNT elements of X. */
 struct units units_fold(enum units_rule r, bool accumulate, long long count, struct units x,
 			struct arena *a);
+
+/* units: strict, for one call of UF on the N operands IN (named NAME in
+ * messages): 0 when unyt accepts it, with FACTOR[k] what operand k's
+ * values are to be multiplied by first (1: unchanged) -- the second
+ * operand of add, subtract, a comparison, ... converted to the first's
+ * units, an angle to radians -- and IN as converted (the first's units;
+ * none for exp, sin, ...); -1 with a message in MSG (LEN bytes) when
+ * unyt refuses it: operands whose units are not convertible (a number and
+ * an operand with units among them), a dimensioned operand of exp, log,
+ * ..., or units that cannot be determined. */
+int units_strict(const struct ufunc *uf, int n, struct units *in, const char *const *name,
+		 double *factor, char *msg, size_t len);
 
 /* Set (UK_KNOWN) or remove (otherwise) the `units` attribute of dataset D. */
 int units_write(hid_t d, struct units u);

@@ -281,6 +281,72 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	return 0;
 }
 
+/* ---- units: strict's conversions ---- */
+
+/* Operand ref SRC of S (in the program being rebuilt, L) as a view of
+ * shape SHAPE: its dtype is an input's or an earlier op's result's. */
+static struct operand_ref source_ref(const struct lowering *L, int src, const struct shape *shape)
+{
+	struct operand_ref r;
+	memset(&r, 0, sizeof r);
+	r.src = src;
+	r.view.kind = ARR_DATASET;
+	r.view.shape = *shape;
+	if (src >= 0) {
+		const struct plan_op *op = &L->ops[OP_OF(src)];
+		r.view.dtype = op->loop->types[op->nin + OP_OUTPUT(src)];
+	} else {
+		r.view.dtype = L->s->in[-1 - src]->dtype;
+	}
+	return r;
+}
+
+int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
+		  const char *const *name, struct err *e)
+{
+	struct arena *a = pl->p->arena;
+	const char *w = planner_where(pl, s, s->src->mark);
+	struct lowering L = { .pl = pl, .s = s, .where_mark = s->src->mark };
+	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)s->nops * (RECIPE_MAXIN + 1));
+	int *map = arena_alloc(a, sizeof *map * (size_t)s->nops * RECIPE_MAXOUT);
+	for (int j = 0; j < s->nops; j++) {
+		struct plan_op op = s->ops[j];
+		for (int k = 0; k < op.nin; k++) {
+			if (op.src[k] >= 0)
+				op.src[k] = map[op.src[k]];
+			double f = factor[j * RECIPE_MAXIN + k];
+			if (f == 1.0 || op.src[k] == OP_LITERAL)
+				continue;
+			struct operand_ref args[2] = { source_ref(&L, op.src[k], &op.shape) }, out;
+			char kind = dtype_table[args[0].view.dtype].kind;
+			if (kind != 'f' && kind != 'c')
+				return err_set(e, EXIT_USAGE, w,
+					       "%s is %s: converting its units needs a floating-point operand "
+					       "(units: strict)", name[j * RECIPE_MAXIN + k],
+					       dtype_table[args[0].view.dtype].name);
+			char text[64];
+			snprintf(text, sizeof text, "%.17g", f);
+			args[1].src = OP_LITERAL;
+			args[1].view.kind = ARR_LITERAL;
+			literal_parse(arena_strdup(a, text), &args[1].view.lit);
+			args[1].view.dtype = literal_default_dtype(&args[1].view.lit);
+			if (lower_op(&L, ufunc_lookup("multiply"), args, NULL, w, &out, e) < 0)
+				return -1;
+			op.src[k] = out.src;
+		}
+		L.ops[L.nops] = op;
+		for (int k = 0; k < op.nout; k++)
+			map[OP_REF(j, k)] = OP_REF(L.nops, k);
+		L.nops++;
+	}
+	for (int k = 0; k < s->nout; k++)
+		if (s->out_src[k] >= 0)
+			s->out_src[k] = map[s->out_src[k]];
+	s->ops = L.ops;
+	s->nops = L.nops;
+	return 0;
+}
+
 /* ---- masked mode (numpy.ma) ---- */
 
 /* Op UF of the operand refs A and B (B unused for a unary UF) into *OUT. */

@@ -135,9 +135,11 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 		o->keepdims = true;
 		return 0;
 	case OPT_UNITS:
-		if (strcmp(arg, "propagate") && strcmp(arg, "off") && strcmp(arg, "false"))
-			return err_set(e, EXIT_USAGE, where, "--units: '%s' is not propagate or off", arg);
-		o->units_off = strcmp(arg, "propagate") != 0;
+		if (strcmp(arg, "propagate") && strcmp(arg, "strict") && strcmp(arg, "off") &&
+		    strcmp(arg, "false"))
+			return err_set(e, EXIT_USAGE, where, "--units: '%s' is not propagate, strict or off", arg);
+		o->units_strict = !strcmp(arg, "strict");
+		o->units_off = !o->units_strict && strcmp(arg, "propagate") != 0;
 		return 0;
 	case OPT_BROADCAST:
 		if (strcmp(arg, "name") && strcmp(arg, "position"))

@@ -355,8 +355,40 @@ static struct units operand_units(const struct plan_step *s, const struct plan_o
 	return s->in[-1 - src]->units;
 }
 
-/* The units of S's results (units.h), op by op, or of its fold. */
-static void step_units(struct planner *pl, struct plan_step *s)
+/* How operand K of OP (of S) is named in messages: a dataset's display
+ * name, a number, or the ufunc whose result it is; in BUF. */
+static const char *operand_name(const struct plan_step *s, const struct plan_op *op, int k,
+				struct units u, char *buf, size_t len)
+{
+	int src = op->src[k];
+	if (src >= 0)
+		snprintf(buf, len, "the result of %s", s->ops[OP_OF(src)].uf->name);
+	else if (u.weak)
+		snprintf(buf, len, "%g", u.value);
+	else
+		snprintf(buf, len, "%s", s->in[-1 - src]->display);
+	return buf;
+}
+
+/* units: strict on op OP (of S) with operands IN: refused (-1), or the
+ * factors its operands are converted by (FACTOR) and IN as converted;
+ * NAME gets the operands' names. */
+static int op_strict(struct planner *pl, struct plan_step *s, const struct plan_op *op,
+		     struct units *in, double *factor, const char **name, struct err *e)
+{
+	struct arena *a = pl->p->arena;
+	char buf[RECIPE_MAXIN][512], msg[2048];
+	for (int k = 0; k < op->nin; k++)
+		name[k] = arena_strdup(a, operand_name(s, op, k, in[k], buf[k], sizeof buf[k]));
+	if (units_strict(op->uf, op->nin, in, name, factor, msg, sizeof msg) < 0)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark), "%s (units: strict)", msg);
+	return 0;
+}
+
+/* The units of S's results (units.h), op by op, or of its fold; under
+ * units: strict (STRICT), what unyt refuses is refused and the
+ * conversions it makes become ops of S's program (lower_convert). */
+static int step_units(struct planner *pl, struct plan_step *s, bool strict, struct err *e)
 {
 	struct arena *a = pl->p->arena;
 	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE) {
@@ -365,26 +397,55 @@ static void step_units(struct planner *pl, struct plan_step *s)
 			if (s->reduced[i])
 				count *= s->in[0]->shape.dim[i];
 		s->units[0] = units_fold(s->uf->units, s->verb == VERB_ACCUMULATE, count, s->in[0]->units, a);
-		return;
+		if (strict && s->units[0].kind == UK_UNKNOWN)
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
+				       "the units of %s.%s of %s (%s) cannot be determined (units: strict)",
+				       s->uf->name, verb_name(s->verb), s->in[0]->display,
+				       s->in[0]->units.kind == UK_KNOWN ? s->in[0]->units.text : "dimensionless");
+		return 0;
 	}
 	if (s->verb == VERB_OUTER) {
 		struct units in[2] = { s->in[0]->units, s->in[1]->units };
+		if (strict) {
+			double factor[2];
+			const char *name[2] = { s->in[0]->display, s->in[1]->display };
+			char msg[2048];
+			if (units_strict(s->uf, 2, in, name, factor, msg, sizeof msg) < 0 || factor[0] != 1.0 ||
+			    factor[1] != 1.0)
+				return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark), "%s (units: strict)",
+					       factor[0] != 1.0 || factor[1] != 1.0 ?
+					       "outer steps do not convert units" : msg);
+		}
 		for (int k = 0; k < s->nout; k++)
 			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
-		return;
+		return 0;
 	}
 	struct units *res = arena_alloc(a, sizeof *res * (size_t)s->nops * RECIPE_MAXOUT);
+	double *factor = arena_alloc(a, sizeof *factor * (size_t)s->nops * RECIPE_MAXIN);
+	const char **name = arena_alloc(a, sizeof *name * (size_t)s->nops * RECIPE_MAXIN);
+	bool convert = false;
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
 		struct units in[RECIPE_MAXIN];
 		for (int k = 0; k < op->nin; k++)
 			in[k] = operand_units(s, op, k, res);
+		if (strict && op->nout == 1) {
+			if (op_strict(pl, s, op, in, &factor[j * RECIPE_MAXIN], &name[j * RECIPE_MAXIN], e) < 0)
+				return -1;
+			for (int k = 0; k < op->nin; k++)
+				convert = convert || factor[j * RECIPE_MAXIN + k] != 1.0;
+		}
 		for (int k = 0; k < op->nout; k++)
 			res[OP_REF(j, k)] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
 							op->nin, in, a);
 	}
-	for (int k = 0; k < s->nout; k++)
+	for (int k = 0; k < s->nout; k++) {
 		s->units[k] = res[s->out_src[k]];
+		if (strict && s->units[k].kind == UK_UNKNOWN)
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
+				       "the units of the result cannot be determined (units: strict)");
+	}
+	return convert ? lower_convert(pl, s, factor, name, e) : 0;
 }
 
 static int plan_step(struct planner *pl, int index, struct err *e)
@@ -427,8 +488,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	if (rc < 0)
 		return -1;
 	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
-	if (!s->units_off)
-		step_units(pl, s);
+	bool strict = (o.given & (1u << OPT_UNITS)) && o.units_strict;
+	if (!s->units_off && step_units(pl, s, strict, e) < 0)
+		return -1;
 	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
 	if (o.given & (1u << OPT_WHERE)) {
 		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);

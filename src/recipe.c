@@ -299,9 +299,11 @@ static int read_units(struct parser *p, const struct option *opt, struct step_op
 	struct value v;
 	if (reader_text_value(p, "", opt->name, opt->expect, &v))
 		return -1;
-	if (strcmp(v.text, "propagate") && strcmp(v.text, "off") && strcmp(v.text, "false"))
+	if (strcmp(v.text, "propagate") && strcmp(v.text, "strict") && strcmp(v.text, "off") &&
+	    strcmp(v.text, "false"))
 		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
-	o->units_off = strcmp(v.text, "propagate") != 0;
+	o->units_strict = !strcmp(v.text, "strict");
+	o->units_off = !o->units_strict && strcmp(v.text, "propagate") != 0;
 	return 0;
 }
 

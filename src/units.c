@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <udunits2.h>
 
@@ -154,6 +155,55 @@ static struct units combine(int n, const struct units *in, bool quotient, struct
 	return known(r, in, n, a);
 }
 
+static int gcd(int a, int b)
+{
+	return b ? gcd(b, a % b) : a < 0 ? -a : a;
+}
+
+/* Append to BUF (LEN bytes) one factor of unyt's spelling: SYM to the
+ * power N/D (N > 0, D > 0, in lowest terms). */
+static void append_power(char *buf, size_t len, const char *sym, int n, int d)
+{
+	size_t at = strlen(buf);
+	const char *sep = at ? "*" : "";
+	if (n == 1 && d == 2)
+		snprintf(buf + at, len - at, "%ssqrt(%s)", sep, sym);
+	else if (d == 1 && n == 1)
+		snprintf(buf + at, len - at, "%s%s", sep, sym);
+	else if (d == 1)
+		snprintf(buf + at, len - at, "%s%s**%d", sep, sym, n);
+	else
+		snprintf(buf + at, len - at, "%s%s**(%d/%d)", sep, sym, n, d);
+}
+
+/* The P-th root of U where UDUNITS-2 has no unit for it (a power of 3/2):
+ * U's base units with their exponents divided by P, spelt as unyt prints
+ * them ("sqrt(kg)/m**(3/2)"); unknown when U is not a plain product of
+ * powers of base units (a factor, as cm's 0.01 m, or an offset). */
+static struct units fractional_root(ut_unit *u, int p, struct arena *a)
+{
+	char def[256], num[512] = "", den[512] = "";
+	int len = ut_format(u, def, sizeof def, UT_ASCII), nden = 0;
+	if (len <= 0 || (size_t)len >= sizeof def)
+		return unknown;
+	for (char *tok = strtok(def, "."); tok; tok = strtok(NULL, ".")) {
+		size_t n = strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_");
+		char *end = tok + n;
+		long e = *end ? strtol(end, &end, 10) : 1;
+		if (!n || *end || e == 0 || labs(e) > 1000)
+			return unknown;
+		char sym[64];
+		snprintf(sym, sizeof sym, "%.*s", (int)n, tok);
+		int g = gcd((int)e, p);
+		append_power(e > 0 ? num : den, sizeof num, sym, abs((int)e) / g, p / g);
+		nden += e < 0;
+	}
+	char text[1100];
+	snprintf(text, sizeof text, "%s%s%s%s%s", *num ? num : "1", nden ? "/" : "",
+		 nden > 1 ? "(" : "", den, nden > 1 ? ")" : "");
+	return (struct units){ UK_KNOWN, arena_strdup(a, text), false, 0 };
+}
+
 /* X's units to the power P (ROOT: to the power 1/P). */
 static struct units raise(struct units x, int p, bool root, struct arena *a)
 {
@@ -161,6 +211,11 @@ static struct units raise(struct units x, int p, bool root, struct arena *a)
 		return x.kind == UK_NONE ? none : unknown;
 	ut_unit *u = parse(x.text);
 	ut_unit *r = u ? (root ? ut_root(u, p) : ut_raise(u, p)) : NULL;
+	if (root && u && !r) {
+		struct units f = fractional_root(u, p, a);
+		ut_free(u);
+		return f;
+	}
 	ut_free(u);
 	return known(r, &x, 1, a);
 }
@@ -187,8 +242,10 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
 		return raise(in[0], 2, false, a);
 	case UNITS_RECIPROCAL:
 		return raise(in[0], -1, false, a);
+	case UNITS_COMPARE:
 	case UNITS_NONE:
 		return none;
+	case UNITS_ANGLE:
 	case UNITS_DIMENSIONLESS:
 		break;
 	}
@@ -202,11 +259,82 @@ struct units units_fold(enum units_rule r, bool accumulate, long long count, str
 			struct arena *a)
 {
 	x.weak = false;
-	if (r == UNITS_SAME || r == UNITS_NONE)
-		return r == UNITS_NONE ? none : x;
+	if (r == UNITS_SAME || r == UNITS_NONE || r == UNITS_COMPARE)
+		return r == UNITS_SAME ? x : none;
 	if (r == UNITS_PRODUCT && !accumulate && count > 0 && count <= 64)
 		return raise(x, (int)count, false, a);
 	return units_apply(UNITS_DIMENSIONLESS, 1, &x, a);
+}
+
+/* The factor that takes values in FROM to TO, when they are convertible:
+ * the converter's slope, so that a temperature is converted as a
+ * difference (unyt's K + degC adds the degC values as kelvins). */
+static bool factor_between(ut_unit *from, ut_unit *to, double *factor)
+{
+	cv_converter *c = from && to && ut_are_convertible(from, to) ? ut_get_converter(from, to) : NULL;
+	if (!c)
+		return false;
+	*factor = cv_convert_double(c, 1.0) - cv_convert_double(c, 0.0);
+	cv_free(c);
+	return true;
+}
+
+/* U's text as messages show it. */
+static const char *shown(struct units u)
+{
+	return u.kind == UK_KNOWN ? u.text : "dimensionless";
+}
+
+int units_strict(const struct ufunc *uf, int n, struct units *in, const char *const *name,
+		 double *factor, char *msg, size_t len)
+{
+	for (int k = 0; k < n; k++)
+		factor[k] = 1.0;
+	for (int k = 0; k < n; k++)
+		if (in[k].kind == UK_UNKNOWN) {
+			snprintf(msg, len, "the units of %s cannot be determined", name[k]);
+			return -1;
+		}
+	if (!units_system()) {
+		snprintf(msg, len, "the UDUNITS-2 unit database cannot be read");
+		return -1;
+	}
+	enum units_rule r = uf->units;
+	bool match = n == 2 && (r == UNITS_SAME || r == UNITS_COMPARE);
+	bool plain = r == UNITS_DIMENSIONLESS || r == UNITS_ANGLE;
+	if (!match && !plain)
+		return 0;
+	int rc = 0;
+	ut_unit *one = ut_get_dimensionless_unit_one(units_system());
+	ut_unit *x = unit_of(in[0]), *y = n > 1 ? unit_of(in[1]) : NULL;
+	if (match) {
+		/* unyt converts the second operand to the first's units */
+		if (!factor_between(y, x, &factor[1])) {
+			snprintf(msg, len, "cannot %s %s (%s) and %s (%s): their units are not convertible",
+				 uf->name, name[0], shown(in[0]), name[1], shown(in[1]));
+			rc = -1;
+		}
+	} else {
+		for (int k = 0; k < n && !rc; k++) {
+			ut_unit *u = k ? y : x;
+			double f;
+			if (!factor_between(u, one, &f)) {
+				snprintf(msg, len, "cannot take %s of %s (%s): it needs %s operand",
+					 uf->name, name[k], shown(in[k]),
+					 r == UNITS_ANGLE ? "an angle or a dimensionless" : "a dimensionless");
+				rc = -1;
+			} else if (r == UNITS_ANGLE) {
+				factor[k] = f;   /* to radians, as unyt takes sin of degrees */
+			}
+		}
+	}
+	for (int k = 0; k < n && !rc; k++)   /* the operands as converted */
+		if (match || plain)
+			in[k] = match ? in[0] : none;
+	ut_free(x);
+	ut_free(y);
+	ut_free(one);
+	return rc;
 }
 
 int units_write(hid_t d, struct units u)

@@ -6,7 +6,10 @@
 # where they cannot be determined (cm + m, K + m), never a value changed;
 # in place the attribute follows the result; `units: off`; check shows
 # them; 1 to 4 ranks.  A root UDUNITS-2 cannot write (sqrt of kg m-3: a
-# power of 3/2) is left out.  unyt is the reference (tests/units_ref.py).
+# power of 3/2) is spelt as unyt prints it; one of a scaled unit (sqrt of
+# cm) is left out.  `units: strict` converts (cm + m in cm, sin
+# of degrees in radians) and refuses (K + m, K - 273.15, exp of metres) as
+# unyt does.  unyt is the reference (tests/units_ref.py).
 
 load helper
 
@@ -16,9 +19,15 @@ setup_file() {
 		import h5py, numpy as np
 		with h5py.File("u.h5", "w") as f:
 		    for name, units in (("u", "m/s"), ("v", "m s-1"), ("len", "cm"), ("len2", "m"),
-		                        ("rho", "kg m-3"), ("t", "K")):
+		                        ("rho", "kg m-3"), ("t", "K"), ("tc", "degC"), ("deg", "degree")):
 		        f[name] = np.arange(1.0, 7.0).reshape(2, 3)
 		        f[name].attrs["units"] = units
+		    f["f32"] = np.linspace(0.1, 0.6, 6, dtype=np.float32).reshape(2, 3)
+		    f["f32"].attrs["units"] = "m"
+		    f["rows_cm"] = np.linspace(-3.0, 7.0, 12).reshape(3, 4)
+		    f["rows_cm"].attrs["units"] = "cm"
+		    f["rows_km"] = np.linspace(0.001, 0.04, 12).reshape(3, 4)
+		    f["rows_km"].attrs["units"] = "km"
 		    f["plain"] = np.arange(6.0).reshape(2, 3)
 	EOF
 	)
@@ -37,6 +46,8 @@ ref() {
 	h5u call divide u.h5:/rho u.h5:/u -o o.h5:/q
 	h5u call power u.h5:/len 3 -o o.h5:/p
 	h5u call sqrt u.h5:/rho -o o.h5:/r
+	h5u call cbrt u.h5:/u -o o.h5:/cu
+	h5u call sqrt u.h5:/len -o o.h5:/sc
 	h5u eval -i u=u.h5:/u 'o.h5:/r2 = sqrt(u * u * u * u)'
 	h5u call cbrt o.h5:/p -o o.h5:/r3
 	h5u call add u.h5:/u u.h5:/v -o o.h5:/s
@@ -49,10 +60,14 @@ ref() {
 	h5u call reciprocal u.h5:/u -o o.h5:/rc
 	h5u eval -i u=u.h5:/u -i r=u.h5:/rho -i t=u.h5:/t 'o.h5:/x = sqrt(u * u) * r / t ** 2 - 1'
 	ref is o.h5:/uv "m/s * m/s" :: is o.h5:/q "kg/m**3 / (m/s)" :: is o.h5:/p "cm**3" \
-	    :: is o.h5:/r none :: is o.h5:/r2 "np.sqrt((m/s)**4)" :: is o.h5:/r3 "(cm**3) ** (1 / 3)" :: is o.h5:/s "m/s" :: is o.h5:/h "np.hypot(m/s, m/s)" \
+	    :: is o.h5:/r "np.sqrt(kg/m**3)" :: is o.h5:/r2 "np.sqrt((m/s)**4)" :: is o.h5:/r3 "(cm**3) ** (1 / 3)" :: is o.h5:/s "m/s" :: is o.h5:/h "np.hypot(m/s, m/s)" \
 	    :: is o.h5:/cm_m none :: is o.h5:/k_m none :: is o.h5:/tp K :: is o.h5:/g none \
 	    :: is o.h5:/e none :: is o.h5:/rc "1 / (m/s)" \
-	    :: is o.h5:/x "np.sqrt(m/s * m/s) * (kg/m**3) / K**2"
+	    :: is o.h5:/x "np.sqrt(m/s * m/s) * (kg/m**3) / K**2" \
+	    :: is o.h5:/cu "(m/s) ** (1 / 3)" :: is o.h5:/sc none
+	# roots UDUNITS-2 cannot write are spelt as unyt prints them
+	run /usr/bin/python3 -c 'import h5py; print(h5py.File("o.h5")["r"].attrs["units"].decode())'
+	assert_output "$(/usr/bin/python3 -c 'import numpy as np, unyt; print(np.sqrt(unyt.unyt_quantity(1.0, "kg/m**3")).units)')"
 	# the values are NumPy's: units never change one
 	np check add u.h5:/len u.h5:/len2 -o o.h5:/cm_m :: check power u.h5:/len 3 -o o.h5:/p
 }
@@ -85,10 +100,51 @@ ref() {
 	h5u run r.yaml
 	ref is u.h5:/t K :: is o.h5:/off none :: is u.h5:/v "m/s"
 	run --separate-stderr h5u call add u.h5:/t 1 --units strictly
-	assert_error 2 "call add: --units: 'strictly' is not propagate or off"
+	assert_error 2 "call add: --units: 'strictly' is not propagate, strict or off"
 	printf 'steps:\n  - ufunc: add\n    in: [u.h5:/t, 1]\n    units: sometimes\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:4:12: 'units' must be propagate, off or false, found 'sometimes'"
+	assert_error 2 "r.yaml:4:12: 'units' must be propagate, strict, off or false, found 'sometimes'"
+}
+
+@test "units: strict converts as unyt does: the second operand to the first's units, degrees to radians" {
+	h5u call add u.h5:/len u.h5:/len2 -o o.h5:/a --units strict
+	h5u call subtract u.h5:/len2 u.h5:/len -o o.h5:/b --units strict
+	h5u call maximum u.h5:/len u.h5:/len2 -o o.h5:/mx --units strict
+	h5u call less_equal u.h5:/len2 u.h5:/len -o o.h5:/le --units strict
+	h5u call add u.h5:/t u.h5:/tc -o o.h5:/k --units strict
+	h5u call sin u.h5:/deg -o o.h5:/sin --units strict
+	h5u call multiply u.h5:/len 2 -o o.h5:/twice --units strict
+	printf 'defaults:\n  units: strict\ninputs:\n  a: u.h5:/len\n  b: u.h5:/len2\n  f: u.h5:/f32\nsteps:\n  - expr: hypot(a, b) * 2 + f\n    out: o.h5:/x\n  - ufunc: add\n    in: [f, b]\n    out: o.h5:/f\n' > r.yaml
+	h5u run r.yaml
+	ref values o.h5:/a "U('u.h5:/len') + U('u.h5:/len2')" \
+	    :: values o.h5:/b "U('u.h5:/len2') - U('u.h5:/len')" \
+	    :: values o.h5:/mx "np.maximum(U('u.h5:/len'), U('u.h5:/len2'))" \
+	    :: values o.h5:/le "np.less_equal(U('u.h5:/len2'), U('u.h5:/len'))" \
+	    :: values o.h5:/k "U('u.h5:/t') + U('u.h5:/tc')" \
+	    :: values o.h5:/sin "np.sin(U('u.h5:/deg'))" \
+	    :: values o.h5:/twice "U('u.h5:/len') * 2" \
+	    :: values o.h5:/x "np.hypot(U('u.h5:/len'), U('u.h5:/len2')) * 2 + U('u.h5:/f32')" \
+	    :: values o.h5:/f "U('u.h5:/f32') + U('u.h5:/len2')"
+}
+
+@test "units: strict refuses what unyt refuses, before anything is written" {
+	snapshot
+	run --separate-stderr h5u call hypot u.h5:/len u.h5:/t -o u.h5:/len --units strict
+	assert_error 2 "call hypot: cannot hypot u.h5:/len (cm) and u.h5:/t (K): their units are not convertible (units: strict)"
+	run --separate-stderr h5u eval -i t=u.h5:/t 'u.h5:/t = log(t / 2)' --units strict
+	assert_error 2 "eval: cannot take log of the result of divide (K): it needs a dimensionless operand (units: strict)"
+	run --separate-stderr h5u call greater u.h5:/len 1 -o u.h5:/g --units strict
+	assert_error 2 "call greater: cannot greater u.h5:/len (cm) and 1 (dimensionless): their units are not convertible (units: strict)"
+	assert_unchanged
+}
+
+@test "units: strict on 1-4 ranks: cm + km converted on uneven rows and a rank with none" {
+	for n in 1 2 3 4; do
+		mpi $n h5ufunc call add u.h5:/rows_cm u.h5:/rows_km -o o$n.h5:/s --units strict
+		mpi $n h5ufunc eval -i a=u.h5:/rows_km -i b=u.h5:/rows_cm "o$n.h5:/e = a - b" --units strict
+		ref values o$n.h5:/s "U('u.h5:/rows_cm') + U('u.h5:/rows_km')" \
+		    :: values o$n.h5:/e "U('u.h5:/rows_km') - U('u.h5:/rows_cm')"
+	done
 }
 
 @test "check shows each output's units, and what is left out" {

@@ -340,6 +340,22 @@ bad_case() {
 	bad_case unknown-ufunc
 }
 
+@test "units-strict-exp: units: strict refuses exp of an operand in metres" {
+	bad_case units-strict-exp
+}
+
+@test "units-strict-integer: units: strict does not convert an integer operand" {
+	bad_case units-strict-integer
+}
+
+@test "units-strict-not-convertible: units: strict refuses adding K and m, on 1-3 ranks" {
+	bad_case units-strict-not-convertible
+}
+
+@test "units-strict-number: units: strict refuses K - 273.15, as unyt does" {
+	bad_case units-strict-number
+}
+
 @test "unwritable-dir: an output in a directory h5ufunc may not write" {
 	bad_case unwritable-dir
 }

@@ -7,6 +7,11 @@ Usage: units_ref.py JOB [:: JOB]...
       EXPR (over unyt quantities such as K, m, s: `(m / s) ** 2`), compared
       as units (dimensions and scale), not as text; EXPR `none` asks that it
       has no `units` attribute.
+  values FILE:/PATH EXPR
+      the dataset is unyt's result of EXPR, where U('FILE:/PATH') is a
+      dataset read as a unyt_array with its `units`: the same dtype, values
+      equal to 1 ULP (NaNs equal) and the same units (none for a result
+      without units).
   unyt EXPR
       unyt itself gives these units (a check of the reference: `K * m` is
       computed as unyt multiplies, `np.sqrt(...)` as it takes roots).
@@ -15,6 +20,7 @@ The attribute is read as UDUNITS-2 writes products and powers (`m2.s-2`,
 """
 import re
 import sys
+import warnings
 
 import h5py
 import numpy as np
@@ -26,6 +32,42 @@ def attribute(ref):
     with h5py.File(path, "r") as f:
         u = f[dset].attrs.get("units")
     return u.decode() if isinstance(u, bytes) else u
+
+
+def dataset(ref):
+    """REF as a unyt_array in its units (dimensionless without)."""
+    path, dset = ref.split(":", 1)
+    with h5py.File(path, "r") as f:
+        data = f[dset][...]
+    return unyt.unyt_array(data, attribute(ref) or "dimensionless")
+
+
+def check_values(ref, expr):
+    """Problems of dataset REF against unyt's EXPR, as a list of text."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = eval(expr, {}, {"np": np, "unyt": unyt, "U": dataset})
+    path, dset = ref.split(":", 1)
+    with h5py.File(path, "r") as f:
+        got = f[dset][...]
+    value = np.asarray(want.value if isinstance(want, unyt.unyt_array) else want)
+    if got.dtype != value.dtype or got.shape != value.shape:
+        return [f"{ref}: {got.dtype} {got.shape}, unyt gives {value.dtype} {value.shape} for {expr}"]
+    bad = []
+    if value.dtype.kind in "fc":
+        close = (got == value) | (np.isnan(got) & np.isnan(value)) | \
+            (np.abs(got - value) <= np.spacing(np.abs(value)))
+    else:
+        close = got == value
+    if not close.all():
+        bad.append(f"{ref}: {got.ravel().tolist()}, unyt gives {value.ravel().tolist()} for {expr}")
+    units = attribute(ref)
+    dimensioned = isinstance(want, unyt.unyt_array) and not want.units.is_dimensionless
+    if not dimensioned and units is not None:
+        bad.append(f"{ref}: units '{units}', unyt gives none for {expr}")
+    if dimensioned and (units is None or not same_unit(udunits_to_unyt(units), want.units)):
+        bad.append(f"{ref}: units '{units}', unyt gives {want.units} for {expr}")
+    return bad
 
 
 def udunits_to_unyt(text):
@@ -75,6 +117,8 @@ def main(argv):
                 bad.append(f"{job[1]}: no units, unyt gives {want} for {job[2]}")
             elif not same_unit(udunits_to_unyt(got), want):
                 bad.append(f"{job[1]}: units '{got}', unyt gives {want} for {job[2]}")
+        elif job[0] == "values":
+            bad += check_values(job[1], job[2])
         elif job[0] == "unyt":
             print(expected(job[1]))
     for b in bad:
