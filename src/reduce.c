@@ -5,6 +5,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
+#include "report.h"
 #include "reduce.h"
 #include "stage.h"
 #include "where.h"
@@ -72,19 +73,63 @@ static void combine(const struct plan_step *s, char *left, char *right, int64_t 
 
 /* Read the box START/COUNT of S's input as T into DATA (RAW: scratch in
  * its own dtype), with the elements where= skips (M, when S has it) made
- * the value that folds as nothing.  Collective. */
+ * the value that folds as nothing, and in masked mode the missing ones
+ * the value numpy.ma fills them with.  The valid pass of a masked reduce
+ * reads instead whether each element is valid (and where= takes it).
+ * Collective. */
 static void read_input(const struct plan_step *s, enum dtype t, const int64_t *start,
 		       const int64_t *count, char *raw, char *data, struct where_mask *m,
 		       struct err *e)
 {
 	const struct array *x = s->in[0];
-	stage_read(x, t, start, count, raw, data, s->where, e);
+	int64_t n = stage_box_size(x->shape.ndim, count);
+	if (!s->valid_pass) {
+		stage_read(x, t, start, count, raw, data, s->where, e);
+	} else if (x->dtype == DT_BOOL) {   /* no missing values: every element is valid */
+		stage_read(x, t, start, count, raw, data, s->where, e);
+		memset(data, 1, (size_t)n);
+	} else {
+		stage_read(x, x->dtype, start, count, NULL, raw, s->where, e);
+		if (!e->status)
+			where_valid(x->dtype, s->in_missing, s->mask_nan, raw, n, (uint8_t *)data);
+	}
+	if (s->masked && !e->status) {   /* the values as stored: RAW, or DATA itself */
+		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
+		where_valid(x->dtype, s->in_missing, s->mask_nan, x->dtype != t ? raw : data, n, valid);
+		where_select(t, n, data, valid, (const char *)s->mask_skip, 0);
+		free(valid);
+	}
 	if (!m)
 		return;
 	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
 	if (mask && !e->status)
-		where_select(t, stage_box_size(x->shape.ndim, count), data, mask,
-			     (const char *)s->skip_value, 0);
+		where_select(t, n, data, mask, (const char *)s->skip_value, 0);
+}
+
+/* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
+ * output, through CONV.  A masked reduce first reads which of them have a
+ * valid element (its valid pass wrote them to MASK_OUT) and writes the
+ * others as the output's fill value, counted as masked.  Collective. */
+static int write_result(const struct plan_step *s, const int64_t *start, const int64_t *count,
+			char *acc, char *conv, struct err *e)
+{
+	struct array *y = s->out[0];
+	enum dtype t = s->loop->types[0];
+	if (s->masked) {
+		int64_t n = stage_box_size(y->shape.ndim, count);
+		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
+		unsigned char fill[16];
+		dtype_cast(y->dtype, s->mask_fill[0], 0, t, fill, 0, 1);
+		if (stage_read(s->mask_out, DT_BOOL, start, count, NULL, (char *)valid, s->where, e) == 0) {
+			int64_t masked = 0;
+			for (int64_t i = 0; i < n; i++)
+				masked += !valid[i];
+			where_select(t, n, acc, valid, (const char *)fill, 0);
+			report_masked(masked);
+		}
+		free(valid);
+	}
+	return stage_write(y, t, start, count, acc, conv, s->where, e);
 }
 
 static void check_fault(const struct plan_step *s, struct err *e)
@@ -223,7 +268,7 @@ int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct e
 		ocnt[i] = y->shape.dim[i];
 	ostart[0] = y->shape.ndim ? first : 0;
 	ocnt[0] = count;
-	return stage_write(y, r->s->loop->types[0], ostart, ocnt, r->acc, r->conv, r->s->where, e);
+	return write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
 }
 
 int reducer_finish(struct reducer *r, struct err *e)
@@ -271,7 +316,7 @@ int reducer_finish(struct reducer *r, struct err *e)
 		ocnt[i] = comm_rank() == 0 ? y->shape.dim[i] : 0;
 	if (y->shape.ndim == 0)
 		ocnt[0] = comm_rank() == 0;
-	stage_write(y, s->loop->types[0], ostart, ocnt, r->acc, r->conv, s->where, e);
+	write_result(s, ostart, ocnt, r->acc, r->conv, e);
 	return comm_agree(e);
 }
 
@@ -377,7 +422,7 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 	}
 	if (n == 1)
 		ocnt[0] = cn;   /* the one rank that owns the whole fold */
-	stage_write(y, t, ostart, ocnt, acc, conv, s->where, e);
+	write_result(s, ostart, ocnt, acc, conv, e);
 out:
 	where_mask_free(m);
 	free(raw);
@@ -404,7 +449,7 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + (x->dtype != t ? xsize : 0) +
+	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked ? 1 + xsize : 0) +
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
@@ -441,8 +486,34 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 				"one block of this reduction", where, e, &s->rows_per_block);
 }
 
+/* A masked reduce's valid pass: the same layout and boxes as S, folding
+ * with logical_or whether each element is valid into S's MASK_OUT. */
+static int reduce_valid(const struct plan_step *s, struct err *e)
+{
+	struct plan_step v = *s;
+	v.uf = ufunc_lookup("logical_or");
+	v.loop = NULL;
+	for (int i = 0; i < v.uf->nloops && !v.loop; i++)
+		if (v.uf->loops[i].types[0] == DT_BOOL)
+			v.loop = &v.uf->loops[i];
+	v.masked = false;
+	v.valid_pass = true;
+	v.out[0] = s->mask_out;
+	v.init = v.rest_init = FOLD_VALUE;
+	memset(v.init_value, 0, sizeof v.init_value);
+	memset(v.rest_value, 0, sizeof v.rest_value);
+	memset(v.skip_value, 0, sizeof v.skip_value);
+	if (reduce_run(&v, e) < 0)
+		return -1;
+	H5Fflush(s->mask_out->file->id, H5F_SCOPE_LOCAL);   /* read back by the value pass */
+	comm_barrier();
+	return 0;
+}
+
 int reduce_run(struct plan_step *s, struct err *e)
 {
+	if (s->masked && reduce_valid(s, e) < 0)
+		return -1;
 	switch (s->mode) {
 	case REDUCE_COLUMNS: return reduce_columns(s, e);
 	default: return reduce_by_rows(s, e);
