@@ -59,5 +59,14 @@ void where_valid(enum dtype t, const struct h5io_missing *m, bool nan, const cha
  * highest value of the dtype (-inf, inf for floats) -- into OUT.  -1: UF
  * has neither. */
 int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
+/* Masked mode of a reduce or accumulate step S, on N elements of its input
+ * just read: VALID = which are valid (STORED: them in the input's dtype),
+ * and the others of DATA (in T) made S's MASK_SKIP. */
+void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
+			char *data, uint8_t *valid);
+/* ... and on N of its results (DATA, in T): the output's fill value where
+ * VALID is 0, counted as masked (report.h). */
+void where_mask_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			const uint8_t *valid);
 
 #endif

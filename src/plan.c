@@ -304,9 +304,10 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 	return 0;
 }
 
-/* A reduction in masked mode (numpy.ma's): masked elements of the input
- * fold as the ufunc's identity, or as the dtype's extreme for maximum and
- * minimum; a result with no valid element is masked (MASK_OUT). */
+/* A reduce or accumulate step in masked mode (numpy.ma's): masked elements
+ * of the input fold as the ufunc's identity, or as the dtype's extreme for
+ * maximum and minimum; a reduce masks a result with no valid element
+ * (MASK_OUT), an accumulate the results of masked elements. */
 static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			       struct err *e)
 {
@@ -455,10 +456,6 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	}
 	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
 	if (masking) {
-		if (rs->verb == VERB_ACCUMULATE)   /* not silently ignored, under defaults: either */
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, o.mark[OPT_MISSING]),
-				       "masked mode (missing: %s) is not supported on %s steps",
-				       o.missing == MISSING_MASK ? "mask" : "mask-nan", verb_name(rs->verb));
 		if ((reduction ? plan_reduce_missing(pl, s, &o, e) : lower_missing(pl, s, nin, &o, e)) < 0)
 			return -1;
 	}
@@ -495,7 +492,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
 	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
-			     ((s->print || (s->masked && reduction)) && outputs_mask(pl, s, e) < 0)))
+			     ((s->print || (s->masked && rs->verb == VERB_REDUCE)) && outputs_mask(pl, s, e) < 0)))
 		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)

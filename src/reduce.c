@@ -5,7 +5,6 @@
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
-#include "report.h"
 #include "reduce.h"
 #include "stage.h"
 #include "where.h"
@@ -95,8 +94,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	}
 	if (s->masked && !e->status) {   /* the values as stored: RAW, or DATA itself */
 		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
-		where_valid(x->dtype, s->in_missing, s->mask_nan, x->dtype != t ? raw : data, n, valid);
-		where_select(t, n, data, valid, (const char *)s->mask_skip, 0);
+		where_skip_missing(s, t, n, x->dtype != t ? raw : data, data, valid);
 		free(valid);
 	}
 	if (!m)
@@ -118,15 +116,8 @@ static int write_result(const struct plan_step *s, const int64_t *start, const i
 	if (s->masked) {
 		int64_t n = stage_box_size(y->shape.ndim, count);
 		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
-		unsigned char fill[16];
-		dtype_cast(y->dtype, s->mask_fill[0], 0, t, fill, 0, 1);
-		if (stage_read(s->mask_out, DT_BOOL, start, count, NULL, (char *)valid, s->where, e) == 0) {
-			int64_t masked = 0;
-			for (int64_t i = 0; i < n; i++)
-				masked += !valid[i];
-			where_select(t, n, acc, valid, (const char *)fill, 0);
-			report_masked(masked);
-		}
+		if (stage_read(s->mask_out, DT_BOOL, start, count, NULL, (char *)valid, s->where, e) == 0)
+			where_mask_results(s, t, n, acc, valid);
 		free(valid);
 	}
 	return stage_write(y, t, start, count, acc, conv, s->where, e);

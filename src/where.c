@@ -6,6 +6,7 @@
 
 #include "iter.h"
 #include "literal.h"
+#include "report.h"
 #include "stage.h"
 #include "where.h"
 
@@ -228,4 +229,23 @@ int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	loop->fn(args, 1, steps);
 	memcpy(out, memcmp(r, high, (size_t)size) ? high : low, 16);
 	return 0;
+}
+
+void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
+			char *data, uint8_t *valid)
+{
+	where_valid(s->in[0]->dtype, s->in_missing, s->mask_nan, stored, n, valid);
+	where_select(t, n, data, valid, (const char *)s->mask_skip, 0);
+}
+
+void where_mask_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			const uint8_t *valid)
+{
+	unsigned char fill[16];
+	dtype_cast(s->out[0]->dtype, s->mask_fill[0], 0, t, fill, 0, 1);
+	int64_t masked = 0;
+	for (int64_t i = 0; i < n; i++)
+		masked += !valid[i];
+	where_select(t, n, data, valid, (const char *)fill, 0);
+	report_masked(masked);
 }

@@ -20,7 +20,10 @@
 # exactly today's result but for domain errors.  Masked reductions against
 # numpy.ma's (np.ma.sum, max, min, prod): every axis, all axes, keepdims,
 # with where=, all-masked results written as the fill, printed "--" and
-# counted in --json, the same bytes on 1 to 4 ranks and a small --memory.
+# counted in --json, the same bytes on 1 to 4 ranks and a small --memory;
+# masked accumulations as np.ma.cumsum and cumprod (masked elements count
+# as the identity, or the dtype's extreme for maximum and minimum, and stay
+# masked) on every axis, ranks and --memory.
 
 load helper
 
@@ -362,14 +365,14 @@ n = np.count_nonzero((q == 2) | (q == 3))   # divmod: no domain in numpy.ma
 assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<"$output"
 }
 
-@test "masked mode refused on accumulate steps and ufuncs numpy.ma cannot skip with, not ignored; a bad mode" {
+@test "masked mode refused on ufuncs numpy.ma cannot skip with, not ignored; a bad mode" {
 	snapshot
 	printf 'defaults:\n  missing: mask\ninputs:\n  t: m.h5:/t\nsteps:\n  - reduce: subtract\n    in: t\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:2:12: step 1 (reduce subtract): masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: 'subtract' has neither"
-	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - accumulate: add\n    in: t\n    missing: mask-nan\n    out: o.h5:/s\n' > r.yaml
+	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - accumulate: subtract\n    in: t\n    missing: mask-nan\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:6:14: step 1 (accumulate add): masked mode (missing: mask-nan) is not supported on accumulate steps"
+	assert_error 2 "r.yaml:6:14: step 1 (accumulate subtract): masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: 'subtract' has neither"
 	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - ufunc: sqrt\n    in: t\n    missing: yes\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:6:14: 'missing' must be off, mask or mask-nan, found 'yes'"
@@ -459,4 +462,36 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 	ref check o.h5:/a1 'np.ma.sum(M("m.h5:/g"), axis=1)' --masked -1 --fill -1 --rtol 1e-12
 	ref check o.h5:/aall 'np.ma.sum(M("m.h5:/g"))' --masked -1 --fill -1 --rtol 1e-12
 	ref check o.h5:/t 'M("era.nc:/t2m")[1:].max(axis=0)' --masked -9999 --fill -9999
+}
+
+@test "accumulate --missing mask as np.ma.cumsum and cumprod: masked elements count as nothing and stay masked" {
+	ok accumulate add m.h5:/t --missing mask -o o.h5:/c0
+	ref check o.h5:/c0 'M("m.h5:/t").cumsum(axis=0)' --masked -9999 --fill -9999
+	ok accumulate add m.h5:/q --axis 1 --missing mask -o o.h5:/c1
+	ref check o.h5:/c1 'M("m.h5:/q").cumsum(axis=1)' --masked default --fill default
+	ok accumulate multiply m.h5:/r --missing mask -o o.h5:/p
+	ref check o.h5:/p 'M("m.h5:/r").cumprod(axis=0)' --masked default --fill default
+	ok accumulate maximum m.h5:/t --axis 1 --missing mask -o o.h5:/mx
+	ref check o.h5:/mx 'np.ma.array(np.maximum.accumulate(M("m.h5:/t").filled(-np.inf), axis=1), mask=M("m.h5:/t").mask)' --masked -9999 --fill -9999
+	ok accumulate minimum m.h5:/r --missing mask --fill 7 -o o.h5:/mn
+	ref check o.h5:/mn 'np.ma.array(np.minimum.accumulate(M("m.h5:/r").filled(32767), axis=0), mask=M("m.h5:/r").mask)' --masked 7 --fill 7
+	ok accumulate logaddexp m.h5:/v --missing mask -o o.h5:/l
+	ref check o.h5:/l 'np.ma.array(np.logaddexp.accumulate(M("m.h5:/v").filled(-np.inf), axis=0), mask=M("m.h5:/v").mask)' --masked default --fill default
+	run --separate-stderr h5u accumulate add m.h5:/t --axis 1 --missing mask
+	assert_success
+	ref printed 'M("m.h5:/t").cumsum(axis=1)' <<<"$output"
+	local n mem
+	for n in 1 2 3 4; do
+		for mem in 256M 4K; do
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc accumulate add m.h5:/g --missing mask --memory "$mem" -o o.h5:/a0
+			assert_success
+			run --separate-stderr mpi "$n" h5ufunc accumulate maximum m.h5:/g --axis 1 --missing mask --memory "$mem" -o o.h5:/a1
+			assert_success
+			h5dump -d /a0 -d /a1 o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+	ref check o.h5:/a0 'M("m.h5:/g").cumsum(axis=0)' --masked -1 --fill -1
+	ref check o.h5:/a1 'np.ma.array(np.maximum.accumulate(M("m.h5:/g").filled(-np.inf), axis=1), mask=M("m.h5:/g").mask)' --masked -1 --fill -1
 }
