@@ -149,7 +149,10 @@ static void or_test(const char *name, enum dtype t, const char *data, const void
 	if (!l || !n)
 		return;
 	ptrdiff_t size = dtype_size(t);
-	char *args[3] = { (char *)data, (char *)value, (char *)hit };
+	union { unsigned char b[16]; double d; int64_t i; } v;   /* VALUE, aligned for the loop */
+	if (value)
+		memcpy(v.b, value, (size_t)size);
+	char *args[3] = { (char *)data, (char *)v.b, (char *)hit };
 	ptrdiff_t steps[3] = { size, 0, 1 };
 	if (!value) {
 		args[1] = (char *)hit;
