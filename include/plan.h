@@ -163,6 +163,14 @@ struct plan_step {
 	struct array *where_arr;            /* reduce where=: the operand, broadcast over
 					       the input; skipped elements are SKIP_VALUE */
 	unsigned char skip_value[16];
+	unsigned char mask_skip[16];        /* masked reduce and accumulate (after SKIP_VALUE:
+					       aligned for any dtype): what a masked element
+					       folds as; MASK_OUT says which results of a
+					       reduce have a valid element; ... */
+	const struct h5io_missing *in_missing;  /* ... the input's missing-value
+					       attributes (NULL: none), ... */
+	bool mask_nan;                      /* ... NaN masked too (missing: mask-nan) */
+	bool valid_pass;                    /* the pass of a masked reduce that folds MASK_OUT */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */
 	int64_t rows_per_block;             /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate:

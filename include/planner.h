@@ -111,9 +111,10 @@ int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array 
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite, struct err *e);
 /* S has no out:, so its results print: scratch datasets read back after it. */
 int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
-/* S prints its results and has where=: the scratch dataset of its mask
- * (bool), which the printed results read as numpy.ma's mask. */
-int outputs_printed_mask(struct planner *pl, struct plan_step *s, struct err *e);
+/* S prints its results and has where= or masks, or S is a masked reduce:
+ * the scratch dataset of its mask (bool, true where a result is set), which
+ * printed results read as numpy.ma's mask. */
+int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e);
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		   struct err *e);

@@ -17,7 +17,9 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "h5io.h"
 #include "plan.h"
+#include "ufunc.h"
 
 /* The default fill value of dtype T (include/fill.def) into OUT. */
 void where_default_fill(enum dtype t, void *out);
@@ -46,5 +48,25 @@ int64_t where_mask_element_bytes(const struct array *w);
 const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
 			       const int64_t *start, const int64_t *count, const char *where,
 			       struct err *e);
+
+/* Masked mode in a reduction (numpy.ma): VALID[i] = 1 unless element i of
+ * DATA (N elements of T, as stored) is missing by M's attributes (M NULL:
+ * none) or, with NAN, is a NaN. */
+void where_valid(enum dtype t, const struct h5io_missing *m, bool nan, const char *data, int64_t n,
+		 uint8_t *valid);
+/* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
+ * identity; for maximum-like and minimum-like ufuncs, the lowest or
+ * highest value of the dtype (-inf, inf for floats) -- into OUT.  -1: UF
+ * has neither. */
+int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
+/* Masked mode of a reduce or accumulate step S, on N elements of its input
+ * just read: VALID = which are valid (STORED: them in the input's dtype),
+ * and the others of DATA (in T) made S's MASK_SKIP. */
+void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
+			char *data, uint8_t *valid);
+/* ... and on N of its results (DATA, in T): the output's fill value where
+ * VALID is 0, counted as masked (report.h). */
+void where_mask_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			const uint8_t *valid);
 
 #endif

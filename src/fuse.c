@@ -168,7 +168,7 @@ static void dedupe_inputs(struct plan_step *s)
  * A's own distribution, something A computes or reads by rows. */
 static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
 {
-	if (r->verb != VERB_REDUCE || r->print || r->where_arr || a->nred == PLAN_MAXOUT ||
+	if (r->verb != VERB_REDUCE || r->print || r->where_arr || r->masked || a->nred == PLAN_MAXOUT ||
 	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1))))
 		return false;
 	struct array *x = r->in[0];
@@ -203,7 +203,7 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 /* Can reduction R be fed row block by row block from another step's pass? */
 static bool row_reduction(const struct plan_step *r)
 {
-	return r->verb == VERB_REDUCE && r->merged_into < 0 && !r->where_arr &&
+	return r->verb == VERB_REDUCE && r->merged_into < 0 && !r->where_arr && !r->masked &&
 	       r->in[0]->kind == ARR_DATASET &&
 	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1)));
 }

@@ -213,11 +213,14 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 	return 0;
 }
 
-int outputs_printed_mask(struct planner *pl, struct plan_step *s, struct err *e)
+int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
-	s->mask_out = new_output(pl, s, 0, s->out[0]->file, path, "(mask)", e);
+	struct plan_file *f = s->print ? s->out[0]->file : scratch_file(pl, false);
+	if (!f)
+		return err_set(e, EXIT_USAGE, s->where, "too many files (at most %d)", PLAN_MAXFILES);
+	s->mask_out = new_output(pl, s, 0, f, path, "(mask)", e);
 	if (!s->mask_out)
 		return -1;
 	s->mask_out->dtype = DT_BOOL;

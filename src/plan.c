@@ -304,6 +304,25 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 	return 0;
 }
 
+/* A reduce or accumulate step in masked mode (numpy.ma's): masked elements
+ * of the input fold as the ufunc's identity, or as the dtype's extreme for
+ * maximum and minimum; a reduce masks a result with no valid element
+ * (MASK_OUT), an accumulate the results of masked elements. */
+static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			       struct err *e)
+{
+	const char *w = planner_where(pl, s, o->mark[OPT_MISSING]);
+	if (where_masked_skip(s->uf, s->loop, s->mask_skip) < 0)
+		return err_set(e, EXIT_USAGE, w,
+			       "masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: '%s' has neither",
+			       s->uf->name);
+	if (s->in[0]->kind == ARR_DATASET && !(s->in_missing = array_missing(pl, s->in[0], w, e)))
+		return -1;
+	s->masked = true;
+	s->mask_nan = o->missing == MISSING_MASK_NAN;
+	return 0;
+}
+
 /* The fill values of S's outputs, where where= or a mask leaves them
  * unset: the fill: option; else, in masked mode, the output's own
  * _FillValue, or the first input's when the dtypes match; else the
@@ -499,11 +518,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	}
 	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
 	if (masking) {
-		if (reduction)   /* not silently ignored, under defaults: either */
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, o.mark[OPT_MISSING]),
-				       "masked mode (missing: %s) is not supported on %s steps",
-				       o.missing == MISSING_MASK ? "mask" : "mask-nan", verb_name(rs->verb));
-		if (lower_missing(pl, s, nin, &o, e) < 0)
+		if ((reduction ? plan_reduce_missing(pl, s, &o, e) : lower_missing(pl, s, nin, &o, e)) < 0)
 			return -1;
 	}
 	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
@@ -539,7 +554,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
 	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
-			     (s->print && outputs_printed_mask(pl, s, e) < 0)))
+			     ((s->print || (s->masked && rs->verb == VERB_REDUCE)) && outputs_mask(pl, s, e) < 0)))
 		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)

@@ -83,19 +83,55 @@ static void combine(const struct plan_step *s, char *left, char *right, int64_t 
 
 /* Read the box START/COUNT of S's input as T into DATA (RAW: scratch in
  * its own dtype), with the elements where= skips (M, when S has it) made
- * the value that folds as nothing.  Collective. */
+ * the value that folds as nothing, and in masked mode the missing ones
+ * the value numpy.ma fills them with.  The valid pass of a masked reduce
+ * reads instead whether each element is valid (and where= takes it).
+ * Collective. */
 static void read_input(const struct plan_step *s, enum dtype t, const int64_t *start,
 		       const int64_t *count, char *raw, char *data, struct where_mask *m,
 		       struct err *e)
 {
 	const struct array *x = s->in[0];
-	stage_read(x, t, start, count, raw, data, s->where, e);
+	int64_t n = stage_box_size(x->shape.ndim, count);
+	if (!s->valid_pass) {
+		stage_read(x, t, start, count, raw, data, s->where, e);
+	} else if (x->dtype == DT_BOOL) {   /* no missing values: every element is valid */
+		stage_read(x, t, start, count, raw, data, s->where, e);
+		memset(data, 1, (size_t)n);
+	} else {
+		stage_read(x, x->dtype, start, count, NULL, raw, s->where, e);
+		if (!e->status)
+			where_valid(x->dtype, s->in_missing, s->mask_nan, raw, n, (uint8_t *)data);
+	}
+	if (s->masked && !e->status) {   /* the values as stored: RAW, or DATA itself */
+		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
+		where_skip_missing(s, t, n, x->dtype != t ? raw : data, data, valid);
+		free(valid);
+	}
 	if (!m)
 		return;
 	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
 	if (mask && !e->status)
-		where_select(t, stage_box_size(x->shape.ndim, count), data, mask,
-			     (const char *)s->skip_value, 0);
+		where_select(t, n, data, mask, (const char *)s->skip_value, 0);
+}
+
+/* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
+ * output, through CONV.  A masked reduce first reads which of them have a
+ * valid element (its valid pass wrote them to MASK_OUT) and writes the
+ * others as the output's fill value, counted as masked.  Collective. */
+static int write_result(const struct plan_step *s, const int64_t *start, const int64_t *count,
+			char *acc, char *conv, struct err *e)
+{
+	struct array *y = s->out[0];
+	enum dtype t = s->loop->types[0];
+	if (s->masked) {
+		int64_t n = stage_box_size(y->shape.ndim, count);
+		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
+		if (stage_read(s->mask_out, DT_BOOL, start, count, NULL, (char *)valid, s->where, e) == 0)
+			where_mask_results(s, t, n, acc, valid);
+		free(valid);
+	}
+	return stage_write(y, t, start, count, acc, conv, s->where, e);
 }
 
 static void check_fault(const struct plan_step *s, struct err *e)
@@ -376,8 +412,7 @@ static int tree_write(struct reducer *r, struct err *e)
 {
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
 	group_box(r->s, r->out_first, r->nout, ostart, ocnt);
-	int rc = stage_write(r->s->out[0], r->s->loop->types[0], ostart, ocnt, r->acc, r->conv,
-			     r->s->where, e);
+	int rc = write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
 	r->nout = 0;
 	return rc;
 }
@@ -392,7 +427,7 @@ int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct e
 		ocnt[i] = y->shape.dim[i];
 	ostart[0] = y->shape.ndim ? first : 0;
 	ocnt[0] = count;
-	return stage_write(y, r->s->loop->types[0], ostart, ocnt, r->acc, r->conv, r->s->where, e);
+	return write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
 }
 
 int reducer_finish(struct reducer *r, struct err *e)
@@ -485,7 +520,7 @@ int reducer_finish(struct reducer *r, struct err *e)
 				ocnt[a] = r->nout ? y->shape.dim[a] : 0;
 			if (y->shape.ndim == 0)
 				ocnt[0] = r->nout;
-			stage_write(y, s->loop->types[0], ostart, ocnt, r->acc, r->conv, s->where, e);
+			write_result(s, ostart, ocnt, r->acc, r->conv, e);
 			r->nout = 0;
 		} else {
 			tree_write(r, e);
@@ -705,7 +740,7 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 	}
 	if (n == 1)
 		ocnt[0] = cn;   /* the one rank that owns the whole fold */
-	stage_write(y, t, ostart, ocnt, acc, conv, s->where, e);
+	write_result(s, ostart, ocnt, acc, conv, e);
 out:
 	where_mask_free(m);
 	free(raw);
@@ -724,7 +759,7 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + (x->dtype != t ? xsize : 0) +
+	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked ? 1 + xsize : 0) +
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
@@ -784,8 +819,34 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 				"one block of this reduction", where, e, &s->rows_per_block);
 }
 
+/* A masked reduce's valid pass: the same layout and boxes as S, folding
+ * with logical_or whether each element is valid into S's MASK_OUT. */
+static int reduce_valid(const struct plan_step *s, struct err *e)
+{
+	struct plan_step v = *s;
+	v.uf = ufunc_lookup("logical_or");
+	v.loop = NULL;
+	for (int i = 0; i < v.uf->nloops && !v.loop; i++)
+		if (v.uf->loops[i].types[0] == DT_BOOL)
+			v.loop = &v.uf->loops[i];
+	v.masked = false;
+	v.valid_pass = true;
+	v.out[0] = s->mask_out;
+	v.init = v.rest_init = FOLD_VALUE;
+	memset(v.init_value, 0, sizeof v.init_value);
+	memset(v.rest_value, 0, sizeof v.rest_value);
+	memset(v.skip_value, 0, sizeof v.skip_value);
+	if (reduce_run(&v, e) < 0)
+		return -1;
+	H5Fflush(s->mask_out->file->id, H5F_SCOPE_LOCAL);   /* read back by the value pass */
+	comm_barrier();
+	return 0;
+}
+
 int reduce_run(struct plan_step *s, struct err *e)
 {
+	if (s->masked && reduce_valid(s, e) < 0)
+		return -1;
 	switch (s->mode) {
 	case REDUCE_COLUMNS: return reduce_columns(s, e);
 	case REDUCE_TREE: return reduce_tree(s, e);

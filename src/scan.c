@@ -7,6 +7,7 @@
 #include "iter.h"
 #include "scan.h"
 #include "stage.h"
+#include "where.h"
 
 #define TILE_BYTES ((int64_t)256 << 10)
 
@@ -144,6 +145,7 @@ int scan_run(struct plan_step *s, struct err *e)
 	char *out = stage_alloc(box * (size_t)size);
 	char *carry = stage_alloc((size_t)qbox * (size_t)size);
 	char *conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL;
+	uint8_t *valid = s->masked ? stage_alloc(box ? box : 1) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes && !e->status; b++) {
@@ -153,6 +155,9 @@ int scan_run(struct plan_step *s, struct err *e)
 			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 			scan_box(n, X->dim, a, j, g, qo, qc, any, start, cnt);
 			stage_read(x, dt, start, cnt, raw, data, s->where, e);
+			int64_t nel = stage_box_size(n, cnt);
+			if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
+				where_skip_missing(s, dt, nel, raw ? raw : data, data, valid);
 			if (any && stage_box_size(n, cnt) > 0 && !e->status) {
 				iter_strides ost, cst;
 				iter_contiguous(n, cnt, cnt, size, ost);
@@ -173,6 +178,11 @@ int scan_run(struct plan_step *s, struct err *e)
 			}
 			if (comm_agree(e) < 0)
 				break;
+			if (s->masked) {   /* ... and stay masked in the result */
+				where_mask_results(s, t, nel, out, valid);
+				if (s->mask_out)
+					stage_write(s->mask_out, DT_BOOL, start, cnt, (char *)valid, NULL, s->where, e);
+			}
 			stage_write(y, t, start, cnt, out, conv, s->where, e);
 		}
 	}
@@ -181,6 +191,7 @@ int scan_run(struct plan_step *s, struct err *e)
 	free(out);
 	free(carry);
 	free(conv);
+	free(valid);
 	return comm_agree(e);
 }
 
@@ -195,7 +206,8 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
 	enum dtype yt = s->out[0]->dtype;
-	int64_t elem = 2 * size + (x->dtype != t ? xsize : 0) + (yt != t ? dtype_size(yt) : 0);
+	int64_t elem = 2 * size + (x->dtype != t ? xsize : 0) + (yt != t ? dtype_size(yt) : 0) +
+		       (s->masked ? 1 : 0);
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);

@@ -126,6 +126,13 @@ run_recipe() {
 	run_recipe frost-days
 }
 
+@test "recipes/observed-extremes.yaml (masked reduce steps, an ncgen-made _FillValue) on 1 and 2 ranks matches numpy.ma" {
+	run_recipe observed-extremes
+	run /usr/bin/python3 -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r")
+assert (f["tmax"][4, 7], f["tmin"][4, 7], f["tmax"].attrs["_FillValue"]) == (-9999, -9999, -9999)' two/extremes.nc
+	assert_success
+}
+
 @test "recipes/column-totals.yaml on 3 and 4 ranks (5 stations split unevenly) writes the same bits" {
 	data one
 	run --separate-stderr h5u run --set DATA=one "$REPO/recipes/column-totals.yaml"

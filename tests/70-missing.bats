@@ -17,7 +17,13 @@
 # valid_min/valid_max, valid_range, NaN with mask-nan): masked inputs,
 # numpy.ma's domain errors, the output's fill value, printed "--", with
 # where=, in place, on 1 to 4 ranks; a file without those attributes gives
-# exactly today's result but for domain errors.
+# exactly today's result but for domain errors.  Masked reductions against
+# numpy.ma's (np.ma.sum, max, min, prod): every axis, all axes, keepdims,
+# with where=, all-masked results written as the fill, printed "--" and
+# counted in --json, the same bytes on 1 to 4 ranks and a small --memory;
+# masked accumulations as np.ma.cumsum and cumprod (masked elements count
+# as the identity, or the dtype's extreme for maximum and minimum, and stay
+# masked) on every axis, ranks and --memory.
 
 load helper
 
@@ -359,14 +365,14 @@ n = np.count_nonzero((q == 2) | (q == 3))   # divmod: no domain in numpy.ma
 assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<"$output"
 }
 
-@test "masked mode refused on reduce and accumulate steps, not ignored; a bad mode" {
+@test "masked mode refused on ufuncs numpy.ma cannot skip with, not ignored; a bad mode" {
 	snapshot
-	printf 'defaults:\n  missing: mask\ninputs:\n  t: m.h5:/t\nsteps:\n  - reduce: add\n    in: t\n    out: o.h5:/s\n' > r.yaml
+	printf 'defaults:\n  missing: mask\ninputs:\n  t: m.h5:/t\nsteps:\n  - reduce: subtract\n    in: t\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:2:12: step 1 (reduce add): masked mode (missing: mask) is not supported on reduce steps"
-	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - accumulate: add\n    in: t\n    missing: mask-nan\n    out: o.h5:/s\n' > r.yaml
+	assert_error 2 "r.yaml:2:12: step 1 (reduce subtract): masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: 'subtract' has neither"
+	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - accumulate: subtract\n    in: t\n    missing: mask-nan\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:6:14: step 1 (accumulate add): masked mode (missing: mask-nan) is not supported on accumulate steps"
+	assert_error 2 "r.yaml:6:14: step 1 (accumulate subtract): masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: 'subtract' has neither"
 	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - ufunc: sqrt\n    in: t\n    missing: yes\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:6:14: 'missing' must be off, mask or mask-nan, found 'yes'"
@@ -406,4 +412,86 @@ assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<
 	ref check o.h5:/a 'np.ma.sqrt(M("m.h5:/t")) - M("m.h5:/q")' --masked default --fill default
 	ref check o.h5:/b 'np.ma.floor_divide(M("m.h5:/r"), M("m.h5:/k"))' --masked default --fill default
 	ref check o.h5:/c 'M("era.nc:/t2m")[1:3] + np.float32(1)' --masked -9999 --fill -9999
+}
+
+# ---- masked reductions ---------------------------------------------------
+
+@test "reduce --missing mask skips masked elements as numpy.ma; all-masked results are masked" {
+	ok reduce add m.h5:/g --missing mask -o o.h5:/s0
+	ref check o.h5:/s0 'np.ma.sum(M("m.h5:/g"), axis=0)' --masked -1 --fill -1 --rtol 1e-12
+	ok reduce maximum m.h5:/g --axis 1 --keepdims --missing mask -o o.h5:/mx
+	ref check o.h5:/mx 'M("m.h5:/g").max(axis=1, keepdims=True)' --masked -1 --fill -1
+	ok reduce minimum m.h5:/q --axis 1 --missing mask -o o.h5:/mn
+	ref check o.h5:/mn 'M("m.h5:/q").min(axis=1)' --masked default --fill default
+	ok reduce multiply m.h5:/r --axis 0 --missing mask -o o.h5:/p
+	ref check o.h5:/p 'M("m.h5:/r").prod(axis=0)' --masked default --fill default
+	ok reduce add m.h5:/t --axis all --missing mask --fill 0 -o o.h5:/all
+	ref check o.h5:/all 'M("m.h5:/t").sum()' --masked 0 --fill 0 --rtol 1e-6
+	ok reduce fmin m.h5:/v --axis 0 --missing mask -o o.h5:/fm
+	ref check o.h5:/fm 'M("m.h5:/v").min(axis=0)' --masked default --fill default
+	ok reduce maximum era.nc:/t2m --axis time --missing mask -o o.h5:/tmax
+	ref check o.h5:/tmax 'M("era.nc:/t2m").max(axis=0)' --masked -9999 --fill -9999
+	ok reduce add m.h5:/t --axis 1 --where m.h5:/mw --missing mask -o o.h5:/w
+	ref check o.h5:/w 'np.ma.array(np.add.reduce(M("m.h5:/t").filled(0), axis=1, where=M("m.h5:/mw").data), mask=~np.any(~np.ma.getmaskarray(M("m.h5:/t")) & M("m.h5:/mw").data, axis=1))' --masked -9999 --fill -9999 --rtol 1e-6
+}
+
+@test "masked reductions printed with --, counted in --json, the same bytes on 1 to 4 ranks and a small --memory" {
+	run --separate-stderr h5u reduce maximum m.h5:/g --axis 1 --missing mask
+	assert_success
+	ref printed 'M("m.h5:/g").max(axis=1)' <<<"$output"
+	run --separate-stderr mpi 3 h5ufunc reduce minimum m.h5:/g --axis 1 --missing mask --json -o o.h5:/j
+	assert_success
+	/usr/bin/python3 -c 'import json, sys; sys.path.insert(0, sys.argv[1]); import where_ref as w, numpy as np
+doc = json.loads(sys.stdin.read())
+assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m.h5:/g").min(axis=1)), doc' "$H5U_TESTS" <<<"$output"
+	local n mem axis
+	for n in 1 2 3 4; do
+		for mem in 256M 24K; do
+			rm -f o.h5
+			for axis in 0 1 all; do   # 24K: two blocks (rows, columns), three tree chunks
+				run --separate-stderr mpi "$n" h5ufunc reduce add m.h5:/g --axis "$axis" --missing mask --memory "$mem" -o "o.h5:/a$axis"
+				assert_success
+			done
+			run --separate-stderr mpi "$n" h5ufunc reduce maximum 'era.nc:/t2m[1:]' --axis 0 --missing mask --memory "$mem" -o o.h5:/t
+			assert_success
+			h5dump -d /a0 -d /a1 -d /aall -d /t o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+	ref check o.h5:/a0 'np.ma.sum(M("m.h5:/g"), axis=0)' --masked -1 --fill -1 --rtol 1e-12
+	ref check o.h5:/a1 'np.ma.sum(M("m.h5:/g"), axis=1)' --masked -1 --fill -1 --rtol 1e-12
+	ref check o.h5:/aall 'np.ma.sum(M("m.h5:/g"))' --masked -1 --fill -1 --rtol 1e-12
+	ref check o.h5:/t 'M("era.nc:/t2m")[1:].max(axis=0)' --masked -9999 --fill -9999
+}
+
+@test "accumulate --missing mask as np.ma.cumsum and cumprod: masked elements count as nothing and stay masked" {
+	ok accumulate add m.h5:/t --missing mask -o o.h5:/c0
+	ref check o.h5:/c0 'M("m.h5:/t").cumsum(axis=0)' --masked -9999 --fill -9999
+	ok accumulate add m.h5:/q --axis 1 --missing mask -o o.h5:/c1
+	ref check o.h5:/c1 'M("m.h5:/q").cumsum(axis=1)' --masked default --fill default
+	ok accumulate multiply m.h5:/r --missing mask -o o.h5:/p
+	ref check o.h5:/p 'M("m.h5:/r").cumprod(axis=0)' --masked default --fill default
+	ok accumulate maximum m.h5:/t --axis 1 --missing mask -o o.h5:/mx
+	ref check o.h5:/mx 'np.ma.array(np.maximum.accumulate(M("m.h5:/t").filled(-np.inf), axis=1), mask=M("m.h5:/t").mask)' --masked -9999 --fill -9999
+	ok accumulate minimum m.h5:/r --missing mask --fill 7 -o o.h5:/mn
+	ref check o.h5:/mn 'np.ma.array(np.minimum.accumulate(M("m.h5:/r").filled(32767), axis=0), mask=M("m.h5:/r").mask)' --masked 7 --fill 7
+	ok accumulate logaddexp m.h5:/v --missing mask -o o.h5:/l
+	ref check o.h5:/l 'np.ma.array(np.logaddexp.accumulate(M("m.h5:/v").filled(-np.inf), axis=0), mask=M("m.h5:/v").mask)' --masked default --fill default
+	run --separate-stderr h5u accumulate add m.h5:/t --axis 1 --missing mask
+	assert_success
+	ref printed 'M("m.h5:/t").cumsum(axis=1)' <<<"$output"
+	local n mem
+	for n in 1 2 3 4; do
+		for mem in 256M 4K; do
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc accumulate add m.h5:/g --missing mask --memory "$mem" -o o.h5:/a0
+			assert_success
+			run --separate-stderr mpi "$n" h5ufunc accumulate maximum m.h5:/g --axis 1 --missing mask --memory "$mem" -o o.h5:/a1
+			assert_success
+			h5dump -d /a0 -d /a1 o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+	ref check o.h5:/a0 'M("m.h5:/g").cumsum(axis=0)' --masked -1 --fill -1
+	ref check o.h5:/a1 'np.ma.array(np.maximum.accumulate(M("m.h5:/g").filled(-np.inf), axis=1), mask=M("m.h5:/g").mask)' --masked -1 --fill -1
 }

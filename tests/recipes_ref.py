@@ -101,6 +101,12 @@ def frost_days(read):
             "frost.h5:/depth": (np.subtract(F32(32), t, where=frost, out=fill), 0)}
 
 
+def observed_extremes(read):
+    obs = np.ma.masked_equal(read("era.nc:/obs"), F32(-9999))
+    return {"extremes.nc:/tmax": (obs.max(axis=0).filled(F32(-9999)), 0),
+            "extremes.nc:/tmin": (obs.min(axis=0).filled(F32(-9999)), 0)}
+
+
 RECIPES = {
     "wind-speed": wind_speed,
     "rescale-in-place": rescale_in_place,
@@ -110,6 +116,7 @@ RECIPES = {
     "cumulative": cumulative,
     "anomalies": anomalies,
     "frost-days": frost_days,
+    "observed-extremes": observed_extremes,
 }
 
 HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "

@@ -97,6 +97,9 @@ def make(d):
     n[rng.uniform(size=shape) < 0.3] = np.nan
     k = rng.integers(-3, 4, shape).astype(np.int32)
     k[0, :3] = 0
+    g = np.round(rng.uniform(0, 9, (600, 4)), 1)   # all masked: column 2, rows 5 and 450
+    g[rng.uniform(size=g.shape) < 0.3] = -1
+    g[:, 2] = g[5] = g[450] = -1
     masked_sets = {   # name: (data, attributes)
         't': (t, {'_FillValue': np.float32(-9999)}),
         'r': (rng.integers(-20, 121, shape).astype(np.int16),
@@ -107,6 +110,7 @@ def make(d):
         'p': (np.round(rng.uniform(-2, 4, shape)), {}),
         'k': (k, {}),
         'mw': (rng.uniform(size=shape) < 0.6, {}),
+        'g': (g, {'_FillValue': -1.0}),
     }
     with h5py.File(os.path.join(d, 'm.h5'), 'w') as f:
         for name, (v, attrs) in masked_sets.items():
