@@ -7,7 +7,9 @@
  * use no fused multiply-add and compute every lane alike, so all levels
  * give the same bits, and so do the last elements of an array, which are
  * computed in a vector padded with zeros.  The accuracy is SLEEF's: 1 ULP
- * (hypot 0.5 ULP), within the 4 ULP of NumPy that SPEC 3.4 allows.
+ * (hypot 0.5 ULP; float32 sin and cos 3.5 ULP, float32 log1p half an ULP
+ * through float64: VM_FUNCS), within the 4 ULP of NumPy that SPEC 3.4
+ * allows.
  *
  * A loop over contiguous float32 or float64 arrays hands them to the
  * vector function in place; other loops (strided, broadcast, float16,
@@ -28,34 +30,42 @@
 #include "loops.h"
 
 /* ---- the functions ----
- * X(UF, FN, NIN, ULP, FIX, ...): ufunc UF is SLEEF's FN, of NIN inputs, in
- * its variant of accuracy ULP, with the repair FIX of the results SLEEF
- * leaves outside its documented range (below); the rest of VM_FUNCS's
- * arguments follow. */
+ * X(UF, FN, NIN, F32, F64, FIX, ...): ufunc UF is SLEEF's FN, of NIN
+ * inputs, computed for float32 by the route F32 and for float64 by F64,
+ * with the repair FIX of the results SLEEF leaves outside its documented
+ * range (below); the rest of VM_FUNCS's arguments follow.  A route is
+ *   u05, u10, u35  SLEEF's function of that accuracy (0.5, 1.0, 3.5 ULP)
+ *   wide           vm_wide_FN below: float64 arithmetic, rounded once
+ * float32 sin and cos take SLEEF's 3.5-ULP functions, 2.7 times as fast
+ * as the 1-ULP ones: over every 11th float32 of either sign they are
+ * within 3 ULP of NumPy's (float64's 3.5-ULP ones reach 4, so float64
+ * keeps 1 ULP).  float32 log1p is log(1 + x) in float64 (1 + x is exact
+ * there), 1.5 times as fast as SLEEF's float32 log1p and within 0.5 ULP
+ * of the exact result. */
 #define VM_FUNCS(X, ...)                                                      \
-	X(arccos, acos, 1, u10, FIX_NONE, __VA_ARGS__)                        \
-	X(arccosh, acosh, 1, u10, FIX_ACOSH, __VA_ARGS__)                     \
-	X(arcsin, asin, 1, u10, FIX_NONE, __VA_ARGS__)                        \
-	X(arcsinh, asinh, 1, u10, FIX_ASINH, __VA_ARGS__)                     \
-	X(arctan, atan, 1, u10, FIX_NONE, __VA_ARGS__)                        \
-	X(arctan2, atan2, 2, u10, FIX_NONE, __VA_ARGS__)                      \
-	X(arctanh, atanh, 1, u10, FIX_NONE, __VA_ARGS__)                      \
-	X(cbrt, cbrt, 1, u10, FIX_NONE, __VA_ARGS__)                          \
-	X(cos, cos, 1, u10, FIX_NONE, __VA_ARGS__)                            \
-	X(cosh, cosh, 1, u10, FIX_COSH, __VA_ARGS__)                          \
-	X(exp, exp, 1, u10, FIX_NONE, __VA_ARGS__)                            \
-	X(exp2, exp2, 1, u10, FIX_NONE, __VA_ARGS__)                          \
-	X(expm1, expm1, 1, u10, FIX_NONE, __VA_ARGS__)                        \
-	X(hypot, hypot, 2, u05, FIX_NONE, __VA_ARGS__)                        \
-	X(log, log, 1, u10, FIX_NONE, __VA_ARGS__)                            \
-	X(log10, log10, 1, u10, FIX_NONE, __VA_ARGS__)                        \
-	X(log1p, log1p, 1, u10, FIX_LOG1P, __VA_ARGS__)                       \
-	X(log2, log2, 1, u10, FIX_NONE, __VA_ARGS__)                          \
-	X(power, pow, 2, u10, FIX_POW, __VA_ARGS__)                           \
-	X(sin, sin, 1, u10, FIX_NONE, __VA_ARGS__)                            \
-	X(sinh, sinh, 1, u10, FIX_SINH, __VA_ARGS__)                          \
-	X(tan, tan, 1, u10, FIX_NONE, __VA_ARGS__)                            \
-	X(tanh, tanh, 1, u10, FIX_NONE, __VA_ARGS__)
+	X(arccos, acos, 1, u10, u10, FIX_NONE, __VA_ARGS__)                   \
+	X(arccosh, acosh, 1, u10, u10, FIX_ACOSH, __VA_ARGS__)                \
+	X(arcsin, asin, 1, u10, u10, FIX_NONE, __VA_ARGS__)                   \
+	X(arcsinh, asinh, 1, u10, u10, FIX_ASINH, __VA_ARGS__)                \
+	X(arctan, atan, 1, u10, u10, FIX_NONE, __VA_ARGS__)                   \
+	X(arctan2, atan2, 2, u10, u10, FIX_NONE, __VA_ARGS__)                 \
+	X(arctanh, atanh, 1, u10, u10, FIX_NONE, __VA_ARGS__)                 \
+	X(cbrt, cbrt, 1, u10, u10, FIX_NONE, __VA_ARGS__)                     \
+	X(cos, cos, 1, u35, u10, FIX_NONE, __VA_ARGS__)                       \
+	X(cosh, cosh, 1, u10, u10, FIX_COSH, __VA_ARGS__)                     \
+	X(exp, exp, 1, u10, u10, FIX_NONE, __VA_ARGS__)                       \
+	X(exp2, exp2, 1, u10, u10, FIX_NONE, __VA_ARGS__)                     \
+	X(expm1, expm1, 1, u10, u10, FIX_NONE, __VA_ARGS__)                   \
+	X(hypot, hypot, 2, u05, u05, FIX_NONE, __VA_ARGS__)                   \
+	X(log, log, 1, u10, u10, FIX_NONE, __VA_ARGS__)                       \
+	X(log10, log10, 1, u10, u10, FIX_NONE, __VA_ARGS__)                   \
+	X(log1p, log1p, 1, wide, u10, FIX_LOG1P, __VA_ARGS__)                 \
+	X(log2, log2, 1, u10, u10, FIX_NONE, __VA_ARGS__)                     \
+	X(power, pow, 2, u10, u10, FIX_POW, __VA_ARGS__)                      \
+	X(sin, sin, 1, u35, u10, FIX_NONE, __VA_ARGS__)                       \
+	X(sinh, sinh, 1, u10, u10, FIX_SINH, __VA_ARGS__)                     \
+	X(tan, tan, 1, u10, u10, FIX_NONE, __VA_ARGS__)                       \
+	X(tanh, tanh, 1, u10, u10, FIX_NONE, __VA_ARGS__)
 
 /* ---- the levels of cpu.h, and what SLEEF and the compiler call them ----
  * VM_LEVEL_name: FLOAT VECTOR, LANES, DOUBLE VECTOR, LANES, SLEEF'S SUFFIX,
@@ -70,6 +80,12 @@
 #define VM_LEVELS(X) CPU_LEVELS(VM_LEVEL_ROW, X)
 
 #define VM_SLEEF(FN, P, LANES, ULP, SUF) Sleef_cinz_##FN##P##LANES##_##ULP##SUF
+/* VM_ROUTE(ROUTE, FN, P, LANES, SUF, L): the vector function of a route */
+#define VM_ROUTE(ROUTE, ...) VM_ROUTE_##ROUTE(__VA_ARGS__)
+#define VM_ROUTE_u05(FN, P, LANES, SUF, L) VM_SLEEF(FN, P, LANES, u05, SUF)
+#define VM_ROUTE_u10(FN, P, LANES, SUF, L) VM_SLEEF(FN, P, LANES, u10, SUF)
+#define VM_ROUTE_u35(FN, P, LANES, SUF, L) VM_SLEEF(FN, P, LANES, u35, SUF)
+#define VM_ROUTE_wide(FN, P, LANES, SUF, L) vm_wide_##FN##_##L
 
 /* SLEEF's functions, declared here rather than by including sleef.h: it
  * declares a level's functions only when the compiler targets that level,
@@ -77,13 +93,65 @@
  * level's target, as its vector arguments require. */
 #define VM_ARGS_1(V) V
 #define VM_ARGS_2(V) V, V
-#define VM_DECLARE(UF, FN, NIN, ULP, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX)   \
-	__attribute__((target(TGT)))                                          \
-	VF VM_SLEEF(FN, f, NF, ULP, SUF)(VM_ARGS_##NIN(VF));                  \
-	__attribute__((target(TGT)))                                          \
-	VD VM_SLEEF(FN, d, ND, ULP, SUF)(VM_ARGS_##NIN(VD));
-#define VM_DECLARE_LEVEL(...) VM_FUNCS(VM_DECLARE, __VA_ARGS__)
+#define VM_DECLARE(ROUTE, FN, P, NIN, TGT, V, LANES, SUF)                     \
+	VM_DECLARE_##ROUTE(VM_SLEEF(FN, P, LANES, ROUTE, SUF), NIN, TGT, V)
+#define VM_DECLARE_SLEEF(NAME, NIN, TGT, V) \
+	__attribute__((target(TGT))) V NAME(VM_ARGS_##NIN(V));
+#define VM_DECLARE_u05 VM_DECLARE_SLEEF
+#define VM_DECLARE_u10 VM_DECLARE_SLEEF
+#define VM_DECLARE_u35 VM_DECLARE_SLEEF
+#define VM_DECLARE_wide(...)   /* defined below */
+#define VM_DECLARE_BOTH(UF, FN, NIN, F32, F64, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX) \
+	VM_DECLARE(F32, FN, f, NIN, TGT, VF, NF, SUF)                         \
+	VM_DECLARE(F64, FN, d, NIN, TGT, VD, ND, SUF)
+#define VM_DECLARE_LEVEL(...) VM_FUNCS(VM_DECLARE_BOTH, __VA_ARGS__)
 VM_LEVELS(VM_DECLARE_LEVEL)
+
+/* ---- the wide routes: float32 functions computed in float64 ----
+ * vm_wide_log1p_L(X): log(1 + X) in float64, by SLEEF's 3.5-ULP log,
+ * rounded to float32.  1 + X is exact in float64 for 2^-26 <= |X| < 2^52,
+ * and beyond that its rounding moves the logarithm by less than 2^-53;
+ * below 2^-26, X itself is log1p(X) correctly rounded (X - X^2/2 lies
+ * within half an ULP of X).  SLEEF's error is 2^-29 float32 ULP, so the
+ * result is within half an ULP (and a hair) of the exact one.  Every step
+ * is an exact or correctly rounded IEEE operation, or SLEEF's
+ * deterministic function: the same bits at every level. */
+/* Per level: the float64 vectors of a float32 vector's low and high
+ * halves, the float32 vector of two float64 ones (rounded), and the
+ * lanes of X where |X| < T, the lanes of R elsewhere. */
+#define VM_WIDE_LO_sse2(v) _mm_cvtps_pd(v)
+#define VM_WIDE_HI_sse2(v) _mm_cvtps_pd(_mm_movehl_ps(v, v))
+#define VM_NARROW_sse2(lo, hi) _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi))
+#define VM_TINY_sse2(x, r, t) ({                                               \
+	const __m128 m_ = _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(t)); \
+	_mm_or_ps(_mm_and_ps(m_, x), _mm_andnot_ps(m_, r)); })
+#define VM_WIDE_LO_avx2(v) _mm256_cvtps_pd(_mm256_castps256_ps128(v))
+#define VM_WIDE_HI_avx2(v) _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))
+#define VM_NARROW_avx2(lo, hi) \
+	_mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1)
+#define VM_TINY_avx2(x, r, t) _mm256_blendv_ps(r, x,                          \
+	_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(t), _CMP_LT_OQ))
+#define VM_WIDE_LO_avx512(v) _mm512_cvtps_pd(_mm512_castps512_ps256(v))
+#define VM_WIDE_HI_avx512(v) \
+	_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)))
+#define VM_NARROW_avx512(lo, hi)                                              \
+	_mm512_castpd_ps(_mm512_insertf64x4(                                  \
+		_mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo))), \
+		_mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1))
+#define VM_TINY_avx512(x, r, t) \
+	_mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(t), _CMP_LT_OQ), r, x)
+
+#define VM_WIDE_LOG1P(L, TGT, VF, NF, VD, ND, SUF, PFX)                       \
+	VM_DECLARE_SLEEF(VM_SLEEF(log, d, ND, u35, SUF), 1, TGT, VD)          \
+__attribute__((target(TGT)))                                                  \
+static VF vm_wide_log1p_##L(VF x)                                             \
+{                                                                             \
+	const VD one = PFX##_set1_pd(1.0);                                    \
+	const VD lo = VM_SLEEF(log, d, ND, u35, SUF)(PFX##_add_pd(one, VM_WIDE_LO_##L(x))); \
+	const VD hi = VM_SLEEF(log, d, ND, u35, SUF)(PFX##_add_pd(one, VM_WIDE_HI_##L(x))); \
+	return VM_TINY_##L(x, VM_NARROW_##L(lo, hi), 0x1p-26f);               \
+}
+VM_LEVELS(VM_WIDE_LOG1P)
 
 /* ---- array kernels: OUT[i] = FN(A[i]) or FN(A[i], B[i]), i < N ----
  * A kernel reads a vector's worth of every input before it stores that
@@ -96,7 +164,7 @@ typedef void (*vm_f64_fn)(const double *a, const double *b, double *out, size_t 
 #define VM_CALL_2(F, LOAD, a, b) F(LOAD(a), LOAD(b))
 
 /* Every array kernel, declared: the repairs call others of their level. */
-#define VM_PROTOTYPES(UF, FN, NIN, ULP, FIX, L, ...)                          \
+#define VM_PROTOTYPES(UF, FN, NIN, F32, F64, FIX, L, ...)                        \
 	static void vm_##UF##_FLOAT32_##L(const float *, const float *, float *, size_t); \
 	static void vm_##UF##_FLOAT64_##L(const double *, const double *, double *, size_t);
 #define VM_PROTOTYPES_LEVEL(...) VM_FUNCS(VM_PROTOTYPES, __VA_ARGS__)
@@ -206,17 +274,17 @@ static void vm_##UF##_##T##_##L(const ct_##T *a, const ct_##T *b,            \
 		memcpy(out + i, r, m * sizeof *out);                          \
 	}                                                                     \
 }
-#define VM_KERNELS(UF, FN, NIN, ULP, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX)   \
+#define VM_KERNELS(UF, FN, NIN, F32, F64, FIX, L, TGT, VF, NF, VD, ND, SUF, PFX) \
 	VM_KERNEL(UF, NIN, FIX, L, TGT, FLOAT32, NF, VF, ps,                  \
-		  VM_SLEEF(FN, f, NF, ULP, SUF), PFX)                           \
+		  VM_ROUTE(F32, FN, f, NF, SUF, L), PFX)                        \
 	VM_KERNEL(UF, NIN, FIX, L, TGT, FLOAT64, ND, VD, pd,                  \
-		  VM_SLEEF(FN, d, ND, ULP, SUF), PFX)
+		  VM_ROUTE(F64, FN, d, ND, SUF, L), PFX)
 #define VM_KERNELS_LEVEL(...) VM_FUNCS(VM_KERNELS, __VA_ARGS__)
 VM_LEVELS(VM_KERNELS_LEVEL)
 
 /* vm_UF_T[level]: the kernels of UF on T, one per level. */
 #define VM_TABLE_ENTRY(TAG, LEVEL, TARGET, UF_T) UF_T##_##LEVEL,
-#define VM_TABLE(UF, FN, NIN, ULP, FIX, _)                                    \
+#define VM_TABLE(UF, FN, NIN, F32, F64, FIX, _)                                  \
 	static const vm_f32_fn vm_##UF##_FLOAT32[CPU_NLEVELS] = {             \
 		CPU_LEVELS(VM_TABLE_ENTRY, vm_##UF##_FLOAT32) };              \
 	static const vm_f64_fn vm_##UF##_FLOAT64[CPU_NLEVELS] = {             \
@@ -349,7 +417,7 @@ void loop_##UF##_##T##_##T##_##T(char **args, size_t n, const ptrdiff_t *steps) 
 	vm_run_##T(F, 2, args, n, steps);                                     \
 }
 /* float16 computes with the float32 kernel */
-#define VM_LOOPS(UF, FN, NIN, ULP, FIX, _)                                    \
+#define VM_LOOPS(UF, FN, NIN, F32, F64, FIX, _)                                  \
 	VM_LOOP_##NIN(UF, FLOAT16, float, vm_##UF##_FLOAT32[cpu_level()])     \
 	VM_LOOP_##NIN(UF, FLOAT32, float, vm_##UF##_FLOAT32[cpu_level()])     \
 	VM_LOOP_##NIN(UF, FLOAT64, double, vm_##UF##_FLOAT64[cpu_level()])
