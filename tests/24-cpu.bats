@@ -6,7 +6,8 @@
 # transcendental expression end to end on 1-4 ranks and a budget of a few
 # blocks.  The loops' agreement with NumPy at the widest level is
 # tests/20-loops.bats; equal bytes carry it to the other levels, and the
-# transcendental loops are also compared with NumPy at the narrowest.
+# transcendental loops are also compared with NumPy at the narrowest, and
+# float32 log1p, sin and cos over the whole float32 range at every level.
 
 load helper
 
@@ -148,5 +149,45 @@ levels() {
 		jobs+=(same "${outs[@]/%/:/$d}" ::)
 	done
 	run np "${jobs[@]:0:${#jobs[@]}-1}"
+	assert_success
+}
+
+@test "float32 log1p is float64's rounded, sin and cos within 3 ULP of NumPy, over float32's range, at every level" {
+	# every 4099th float32 of either sign (2 million values), tiny to huge
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		bits = np.arange(0, 0x7f800000, 4099, dtype=np.uint32)
+		x = np.concatenate([bits, bits | 0x80000000]).view(np.float32)
+		with h5py.File("x.h5", "w") as f:
+		    f["x"] = x
+	EOF
+	local l f
+	for l in $(levels); do
+		for f in log1p sin cos; do
+			H5UFUNC_CPU=$l h5u call "$f" x.h5:/x -o "o-$l.h5:/$f" || fail "$f at $l"
+		done
+	done
+	run /usr/bin/python3 - $(levels) <<-'EOF'
+		import sys, h5py, numpy as np
+		x = h5py.File("x.h5", "r")["x"][...]
+		def ordered(v):
+		    i = v.view(np.int32).astype(np.int64)
+		    return np.where(i < 0, -(i & 0x7fffffff), i)
+		bad = []
+		with np.errstate(all="ignore"):
+		    want = {"log1p": (np.log1p(x.astype(np.float64)).astype(np.float32), 0),
+		            "sin": (np.sin(x), 3), "cos": (np.cos(x), 3)}
+		for level in sys.argv[1:]:
+		    for f, (w, ulp) in want.items():
+		        g = h5py.File("o-%s.h5" % level, "r")[f][...]
+		        nan = np.isnan(w) & np.isnan(g)
+		        d = np.where(nan, 0, np.abs(ordered(w) - ordered(g)))
+		        if d.max() > ulp:
+		            i = int(d.argmax())
+		            bad.append("%s at %s: %r gives %r, want %r (%d ULP)"
+		                       % (f, level, x[i], g[i], w[i], d[i]))
+		print("\n".join(bad))
+		sys.exit(1 if bad else 0)
+	EOF
 	assert_success
 }
