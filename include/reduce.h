@@ -11,11 +11,16 @@
  *    is the same whatever the ranks, boxes and budget.  The pieces are
  *    laid out in boxes (dist_layout_units); a group split between ranks
  *    is finished by rank 0 in rank order.
- *  - REDUCE_ROWS: axis 0 kept otherwise; each rank reduces its own rows.
- *  - REDUCE_COLUMNS: axis 0 reduced otherwise; the ranks split axis 1 and
- *    each folds axis 0 in order, as NumPy does (exact for non-reorderable
- *    ufuncs too).  A 1-D non-reorderable reduction is one rank's
- *    sequential fold.
+ *  - REDUCE_ROWS (axis 0 kept) and REDUCE_COLUMNS (axis 0 reduced)
+ *    otherwise: a sequential fold, streamed as a scan is (dist_stream_make):
+ *    boxes across the kept axes dealt to the ranks, each walked along the
+ *    reduced axes in C order with its accumulators carried from block to
+ *    block, so each result is NumPy's fold in NumPy's order (exact for
+ *    non-reorderable ufuncs too).  A reduced last axis is one loop call
+ *    that a reorderable ufunc (add sums pairwise) or a float16 one (in
+ *    float32) folds its own way, so it is cut only for the others.  A 1-D
+ *    non-reorderable reduction is one rank's sequential fold.  A fused
+ *    pass feeds a REDUCE_ROWS reducer whole rows instead (reducer_rows).
  */
 #ifndef H5UFUNC_REDUCE_H
 #define H5UFUNC_REDUCE_H
