@@ -154,6 +154,12 @@ static int64_t extent(const struct shape *x, const bool *reduced, int from, bool
 
 /* ---- the reducer: rows or pieces in, results out ---------------------- */
 
+/* A / B, 0 when B is 0. */
+static int64_t r_div(int64_t a, int64_t b)
+{
+	return b > 0 ? a / b : 0;
+}
+
 static int64_t reduce_pieces(const struct plan_step *s);
 
 /* A partial result over the pieces [pos, pos + 2**level) of one group. */
@@ -172,29 +178,27 @@ struct stack {
 	struct piece p[MAX_DEPTH];
 };
 
-/* A reduction fed block by block: rows of its input, by reduce_run for
- * REDUCE_ROWS or by a fused elementwise stage (exec.c); or pieces, for
- * REDUCE_TREE.  A tree reduction's groups are the indices of its kept
- * leading axes (one group when there are none); a group folded whole by
- * one rank lands in ACC, a group split between ranks is held until
- * reducer_finish. */
+/* A reduction fed box by box: by reduce_run for REDUCE_TREE (boxes of
+ * pieces), or by a fused elementwise stage (exec.c) with boxes of whole
+ * rows (REDUCE_ROWS) or whole pieces (REDUCE_TREE).  A tree reduction's
+ * groups are the indices of its kept leading axes (one group when there
+ * are none); a group folded whole by one rank lands in ACC, a group split
+ * between ranks is held until reducer_finish. */
 struct reducer {
 	struct plan_step *s;
 	int size;                /* of the loop's dtype */
 	int64_t rowsize;         /* input elements per row */
 	int64_t orow;            /* REDUCE_ROWS: output elements per row */
 	int64_t osize;           /* REDUCE_TREE: output elements of a group */
-	char *acc, *conv;        /* results of a block of rows, or of a box's groups */
+	char *acc, *conv;        /* results of a box's rows, or of its groups */
 	int64_t ppg;             /* REDUCE_TREE: pieces in a group */
-	int64_t per_row;         /* ... in a row (0: a piece holds rows) */
 	int64_t out_first, nout; /* the groups in ACC */
 	struct stack cur, held[2];
 	int nheld;
 };
 
-/* A reducer whose results hold OUT elements: MAX_ROWS rows of output when
- * OUT is negative. */
-static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64_t out_elems)
+/* A reducer whose results hold OUT elements. */
+static struct reducer *reducer_make(struct plan_step *s, int64_t out)
 {
 	struct reducer *r = stage_alloc(sizeof *r);
 	memset(r, 0, sizeof *r);
@@ -206,29 +210,40 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64
 	r->rowsize = shape_row_size(X);
 	r->orow = extent(X, s->reduced, 1, false);
 	r->cur.group = r->held[0].group = r->held[1].group = -1;
-	int64_t out = max_rows * r->orow;
 	if (s->mode == REDUCE_TREE) {
-		int m = s->kept_lead;
 		int64_t groups = 1;
-		for (int i = 0; i < m; i++)
+		for (int i = 0; i < s->kept_lead; i++)
 			groups *= X->dim[i];
-		r->osize = extent(X, s->reduced, m, false);
+		r->osize = extent(X, s->reduced, s->kept_lead, false);
 		r->ppg = groups ? reduce_pieces(s) / groups : 0;
-		if (s->piece_axis > 0 && X->dim[0] > 0)
-			r->per_row = reduce_pieces(s) / X->dim[0];
-		out = m == 0 ? r->osize : max_rows * r->orow;
 	}
-	if (out_elems >= 0)
-		out = out_elems;
 	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * r->size));
 	if (y->dtype != t)
 		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * dtype_size(y->dtype)));
 	return r;
 }
 
-struct reducer *reducer_new(struct plan_step *s, int64_t max_rows)
+struct reducer *reducer_new(struct plan_step *s, int64_t box_elems)
 {
-	return reducer_make(s, max_rows, -1);
+	const struct shape *X = &s->in[0]->shape;
+	if (s->mode != REDUCE_TREE) {   /* whole rows */
+		int64_t rows = r_div(box_elems, shape_row_size(X));
+		return reducer_make(s, (rows > 0 ? rows : 1) * extent(X, s->reduced, 1, false));
+	}
+	if (s->kept_lead == 0)
+		return reducer_make(s, extent(X, s->reduced, 0, false));
+	/* the groups a box ends: at most as many as it holds, and two it cuts */
+	int64_t groups = r_div(box_elems, extent(X, s->reduced, s->kept_lead, true)) + 2;
+	return reducer_make(s, groups * extent(X, s->reduced, s->kept_lead, false));
+}
+
+int reducer_max_axis(const struct plan_step *s)
+{
+	if (s->mode == REDUCE_ROWS)
+		return 0;
+	if (s->mode == REDUCE_TREE)
+		return s->piece_lines == 1 ? s->piece_axis : s->piece_axis - 1;
+	return -1;
 }
 
 void reducer_free(struct reducer *r)
@@ -344,7 +359,7 @@ static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 	}
 }
 
-void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
+void reducer_box(struct reducer *r, char *data, const int64_t *start, const int64_t *count)
 {
 	const struct plan_step *s = r->s;
 	const struct shape *X = &s->in[0]->shape;
@@ -354,20 +369,24 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 		dims[i] = X->ndim ? X->dim[i] : 1;
 	ptrdiff_t ast[H5U_MAXDIM];
 	if (s->mode == REDUCE_ROWS) {
-		dims[0] = count;
+		dims[0] = count[0];
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
 		if (s->init == FOLD_VALUE)
-			iter_fill(r->size, r->acc, s->init_value, count * r->orow);
+			iter_fill(r->size, r->acc, s->init_value, count[0] * r->orow);
 		fold(s, s->init, data, ndim, dims, r->acc, ast, true);
 		return;
 	}
-	/* REDUCE_TREE: whole pieces of rows, or every piece of whole rows */
+	/* REDUCE_TREE: whole pieces, in C order over the space of pieces */
+	int p = s->piece_axis;
+	int64_t G = s->piece_lines, q = 0, nq = 1;
+	for (int i = 0; i < p; i++) {
+		q = q * X->dim[i] + start[i];
+		nq *= count[i];
+	}
+	q = q * ((X->dim[p] + G - 1) / G) + start[p] / G;
+	nq *= (count[p] + G - 1) / G;
 	r->nout = 0;
-	if (r->per_row)
-		tree_pieces(r, data, first * r->per_row, count * r->per_row);
-	else
-		tree_pieces(r, data, first / s->piece_lines,
-			    (count + s->piece_lines - 1) / s->piece_lines);
+	tree_pieces(r, data, q, nq);
 }
 
 /* Output start and count of the groups [G0, G0 + N) of S, a hyperslab of
@@ -417,7 +436,7 @@ static int tree_write(struct reducer *r, struct err *e)
 	return rc;
 }
 
-int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e)
+int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e)
 {
 	struct array *y = r->s->out[0];
 	if (r->s->mode == REDUCE_TREE)
@@ -425,8 +444,8 @@ int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct e
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM];
 	for (int i = 0; i < y->shape.ndim; i++)
 		ocnt[i] = y->shape.dim[i];
-	ostart[0] = y->shape.ndim ? first : 0;
-	ocnt[0] = count;
+	ostart[0] = y->shape.ndim ? start[0] : 0;
+	ocnt[0] = count[0];
 	return write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
 }
 
@@ -617,7 +636,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	int64_t most = l->lines_per_box * l->line * s->piece_lines * line;
 	char *raw = x->dtype != t ? stage_alloc((size_t)(most * dtype_size(x->dtype))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
-	struct reducer *r = reducer_make(s, 0, (l->lines_per_box * l->line + 2) * tree_group_size(s));
+	struct reducer *r = reducer_make(s, (l->lines_per_box * l->line + 2) * tree_group_size(s));
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);

@@ -12,7 +12,10 @@
 # (3, 400000) and (2, 1, 600000) over axis 0, subtract and divide along the
 # first and the last axis): NumPy's bits on 1 to 4 ranks, even shares, and
 # their blocks and boxes in `check`; a gzip-chunked input reduced and
-# accumulated along each axis read in whole chunks by every rank.
+# accumulated along each axis read in whole chunks by every rank.  Fused
+# reductions take the pass's boxes where they can (a (1, 400, 600) sum on
+# 4 busy ranks) and are run on their own where the boxes they need would
+# idle ranks.
 
 load helper
 
@@ -24,6 +27,7 @@ setup_file() {
 	ref make "$BATS_FILE_TMPDIR"
 	np make "$BATS_FILE_TMPDIR/ch.h5:/x" float64 2000,640 layout=chunked chunks=100,64 gzip=4 :: \
 		make "$BATS_FILE_TMPDIR/sh.h5:/g" float32 1,400,600 :: \
+		make "$BATS_FILE_TMPDIR/sh.h5:/n" float64 3,200000 :: \
 		make "$BATS_FILE_TMPDIR/sh.h5:/r" float64 3,200000
 }
 
@@ -233,4 +237,56 @@ setup_file() {
 	box=$(grep '^step 2: ' <<<"$output")
 	[[ $box =~ blocks\ of\ ([0-9]+)\ along\ axis\ 1\;\ across\ it,\ boxes\ \(([0-9]+),\) ]] || fail "$box"
 	((BASH_REMATCH[1] % 64 == 0 && BASH_REMATCH[2] % 100 == 0)) || fail "chunks (100, 64) cut: $box"
+}
+
+@test "fused reductions take the pass's boxes: every rank busy on (1, 400, 600); not fused where they would idle ranks" {
+	fixture sh.h5
+	cat >fz.yaml <<-'EOF'
+		inputs:
+		  g: sh.h5:/g
+		  n: sh.h5:/n
+		steps:
+		  - expr: g * 2 + 1
+		    out: g2
+		  - reduce: add
+		    in: g2
+		    axis: null
+		    out: fo.h5:/sum
+		  - reduce: add
+		    in: g2
+		    axis: 2
+		    out: fo.h5:/rows
+		  - expr: n * 3
+		    out: n3
+		  - reduce: subtract
+		    in: n3
+		    axis: 1
+		    out: fo.h5:/sub
+	EOF
+	run --separate-stderr mpi 4 h5ufunc check fz.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr add, .*, boxes \(1, [0-9]+, 600\), [0-9]+ boxes, 4 of 4 ranks with work$'
+	assert_line "step 2: reduce add, fused into step 1"
+	assert_line "step 3: reduce add, fused into step 1"
+	assert_line --regexp '^step 4: expr multiply, .*, 4 of 4 ranks with work$'
+	assert_line --regexp '^step 5: reduce subtract, loop dd->d, .*, 3 of 4 ranks with work$'
+	local n
+	for n in 1 3 4; do
+		rm -f fo.h5
+		mpi "$n" h5ufunc run fz.yaml || fail "$n ranks: exit status $?"
+		cp fo.h5 "fo$n.h5"
+	done
+	run ref same fo1.h5 fo3.h5
+	assert_success
+	run ref same fo1.h5 fo4.h5
+	assert_success
+	/usr/bin/python3 - <<-'PY' || fail "not NumPy's results"
+		import sys, h5py, numpy as np
+		f, o = h5py.File('sh.h5'), h5py.File('fo4.h5')
+		g2 = f['g'][()] * np.float32(2) + np.float32(1)
+		bad = not np.allclose(o['sum'][()], np.add.reduce(g2, axis=None), rtol=1e-5, atol=0)
+		bad |= o['rows'][()].tobytes() != np.add.reduce(g2, axis=2).tobytes()
+		bad |= o['sub'][()].tobytes() != np.subtract.reduce(f['n'][()] * 3, axis=1).tobytes()
+		sys.exit(bad)
+	PY
 }
