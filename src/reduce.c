@@ -763,7 +763,6 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
-	int64_t fixed;
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->reduced[m])
 		m++;
@@ -792,10 +791,9 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
 		int64_t dim[H5U_MAXDIM];
 		int pdim = piece_space(s, dim);
-		fixed = tree_slots(s) * osize * size + 2 * osize * out_elem;
-		int64_t pchunk[H5U_MAXDIM];
-		return dist_layout_units(pdim, dim, piece_chunks(s, stage_chunks(x), pchunk), piece, memory, fixed,
-					 piece * in_elem + osize * out_elem,
+		int64_t fixed = tree_slots(s) * osize * size + 2 * osize * out_elem, pchunk[H5U_MAXDIM];
+		return dist_layout_units(pdim, dim, piece_chunks(s, stage_chunks(x), pchunk), piece,
+					 memory, fixed, piece * in_elem + osize * out_elem,
 					 piece * (xsize > size ? xsize : size), nranks, where, e,
 					 &s->split);
 	}
