@@ -36,7 +36,7 @@
  */
 struct dist_layout {
 	int ndim;                  /* of the space, at least 1 */
-	int64_t dim[H5U_MAXDIM];
+	int64_t dim[H5U_MAXDIM + 1];   /* (a stream's along space has one axis more) */
 	int axis;                  /* the split axis */
 	int64_t line;              /* elements of a line */
 	int64_t lines;             /* in the space */

@@ -293,6 +293,15 @@ static void check_streams(void)
 							     memories[m], false);
 		}
 	}
+	/* the most axes, every one along */
+	int64_t many[H5U_MAXDIM];
+	bool all[H5U_MAXDIM];
+	for (int i = 0; i < H5U_MAXDIM; i++) {
+		many[i] = i % 8 == 7 ? 2 : 1;
+		all[i] = true;
+	}
+	for (int whole = 0; whole < 2; whole++)
+		check_stream(H5U_MAXDIM, many, all, NULL, whole, 3, 16 * 64, false);
 	/* chunked: (2000, 300) in (100, 30) along axis 0, and across it */
 	int64_t gz[] = { 2000, 300 }, gc[] = { 100, 30 };
 	for (int nranks = 1; nranks <= 4; nranks++)
