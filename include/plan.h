@@ -170,6 +170,11 @@ struct plan_step {
 	const struct h5io_missing *in_missing;  /* ... the input's missing-value
 					       attributes (NULL: none), ... */
 	bool mask_nan;                      /* ... NaN masked too (missing: mask-nan) */
+	bool skip_fold;                     /* reduce and accumulate: no value can stand in for
+					       the elements where= or a mask leaves out (no
+					       identity, not reorderable), so they leave the
+					       running value as it was; a masked result is one
+					       no element was taken into */
 	bool valid_pass;                    /* the pass of a masked reduce that folds MASK_OUT */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */

@@ -52,7 +52,10 @@ enum ufunc_flag {
 					in int64 (uint64 for unsigned) */
 	UF_REDUCE_BOOL = 1u << 4,    /* reduce/accumulate run in bool */
 	UF_MA_DOMAINED = 1u << 5,    /* numpy.ma masks its results that are not finite */
-	UF_MA_DIVISOR = 1u << 6      /* ... and those whose divisor (input 2) is zero */
+	UF_MA_DIVISOR = 1u << 6,     /* ... and those whose divisor (input 2) is zero */
+	UF_MA_FILL_ZERO = 1u << 7,   /* no identity, but numpy.ma's reduce and accumulate
+					fill masked elements with 0 ... */
+	UF_MA_FILL_ONE = 1u << 8     /* ... or with 1 */
 };
 
 /* How a ufunc's result carries units (units.h), as unyt computes them: a

@@ -36,12 +36,50 @@ static void acc_strides(int ndim, const int64_t *dims, const bool *reduced, int 
 	}
 }
 
+/* The fold of a skip_fold reduction: the elements of DATA that TAKE says
+ * (one byte each, laid out as DATA) fold into ACC in order, each copied in
+ * where nothing was taken before it (ACCV, one byte per accumulator, 0)
+ * unless the fold started from a value; ACCV says which took any. */
+static void fold_taken(const struct plan_step *s, const char *data, int ndim, const int64_t *dims,
+		       char *acc, const ptrdiff_t *ast, const uint8_t *take, uint8_t *accv)
+{
+	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
+	ptrdiff_t asize = dtype_size(at), dsize = dtype_size(dt), steps[3] = { 0, 0, 0 };
+	int64_t idx[H5U_MAXDIM] = {0}, n = 1;
+	for (int i = 0; i < ndim; i++)
+		n *= dims[i];
+	ptrdiff_t off = 0;   /* of the accumulator of element i, in bytes */
+	for (int64_t i = 0; i < n; i++) {
+		if (take[i]) {
+			char *a = acc + off, *x = (char *)data + i * dsize, *args[3] = { a, x, a };
+			if (accv[off / asize] || s->init == FOLD_VALUE)
+				s->loop->fn(args, 1, steps);
+			else
+				dtype_cast(dt, x, 0, at, a, 0, 1);
+			accv[off / asize] = 1;
+		}
+		for (int k = ndim - 1; k >= 0; k--) {
+			off += ast[k];
+			if (++idx[k] < dims[k])
+				break;
+			off -= ast[k] * dims[k];
+			idx[k] = 0;
+		}
+	}
+}
+
 /* Fold DATA (C-contiguous over DIMS, in the loop's dtype) into ACC (strides
  * AST over DIMS).  START: DATA begins the reduction, so FOLD_FIRST* copies
- * its first elements in before folding. */
+ * its first elements in before folding.  A skip_fold reduction folds only
+ * the elements TAKE says, and says in ACCV which results took any. */
 static void fold(const struct plan_step *s, enum fold_init init, char *data, int ndim,
-		 const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start)
+		 const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start,
+		 const uint8_t *take, uint8_t *accv)
 {
+	if (s->skip_fold) {
+		fold_taken(s, data, ndim, dims, acc, ast, take, accv);
+		return;
+	}
 	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
 	iter_strides st[3];
 	iter_contiguous(ndim, dims, dims, dtype_size(dt), st[1]);
@@ -84,12 +122,14 @@ static void combine(const struct plan_step *s, char *left, char *right, int64_t 
 /* Read the box START/COUNT of S's input as T into DATA (RAW: scratch in
  * its own dtype), with the elements where= skips (M, when S has it) made
  * the value that folds as nothing, and in masked mode the missing ones
- * the value numpy.ma fills them with.  The valid pass of a masked reduce
- * reads instead whether each element is valid (and where= takes it).
- * Collective. */
+ * the value numpy.ma fills them with; a skip_fold reduction leaves them
+ * and says in VALID which to take instead.  VALID: one byte per element,
+ * for a masked or skip_fold S (else NULL).  The valid pass of a masked
+ * reduce reads instead whether each element is valid (and where= takes
+ * it).  Collective. */
 static void read_input(const struct plan_step *s, enum dtype t, const int64_t *start,
-		       const int64_t *count, char *raw, char *data, struct where_mask *m,
-		       struct err *e)
+		       const int64_t *count, char *raw, char *data, uint8_t *valid,
+		       struct where_mask *m, struct err *e)
 {
 	const struct array *x = s->in[0];
 	int64_t n = stage_box_size(x->shape.ndim, count);
@@ -103,28 +143,39 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 		if (!e->status)
 			where_valid(x->dtype, s->in_missing, s->mask_nan, raw, n, (uint8_t *)data);
 	}
-	if (s->masked && !e->status) {   /* the values as stored: RAW, or DATA itself */
-		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
-		where_skip_missing(s, t, n, x->dtype != t ? raw : data, data, valid);
-		free(valid);
-	}
+	const char *stored = x->dtype != t ? raw : data;   /* the values as stored */
+	if (s->masked && !e->status && s->skip_fold)
+		where_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
+	else if (s->masked && !e->status)
+		where_skip_missing(s, t, n, stored, data, valid);
+	else if (s->skip_fold)
+		memset(valid, 1, (size_t)n);
 	if (!m)
 		return;
 	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
-	if (mask && !e->status)
+	if (mask && !e->status && s->skip_fold)
+		for (int64_t i = 0; i < n; i++)
+			valid[i] &= mask[i];
+	else if (mask && !e->status)
 		where_select(t, n, data, mask, (const char *)s->skip_value, 0);
 }
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
  * output, through CONV.  A masked reduce first reads which of them have a
  * valid element (its valid pass wrote them to MASK_OUT) and writes the
- * others as the output's fill value, counted as masked.  Collective. */
+ * others as the output's fill value, counted as masked; a skip_fold one
+ * knows it from ACCV, which took any element, and writes that to MASK_OUT.
+ * Collective. */
 static int write_result(const struct plan_step *s, const int64_t *start, const int64_t *count,
-			char *acc, char *conv, struct err *e)
+			char *acc, uint8_t *accv, char *conv, struct err *e)
 {
 	struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0];
-	if (s->masked) {
+	if (s->masked && s->skip_fold) {
+		where_mask_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
+		if (stage_write(s->mask_out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
+			return -1;
+	} else if (s->masked) {
 		int64_t n = stage_box_size(y->shape.ndim, count);
 		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
 		if (stage_read(s->mask_out, DT_BOOL, start, count, NULL, (char *)valid, s->where, e) == 0)
@@ -185,6 +236,8 @@ struct reducer {
 	int64_t orow;            /* REDUCE_ROWS: output elements per row */
 	int64_t osize;           /* REDUCE_TREE: output elements of a group */
 	char *acc, *conv;        /* results of a block of rows, or of a box's groups */
+	uint8_t *accv;           /* skip_fold: which results took an element */
+	const uint8_t *take;     /* skip_fold: which elements of the rows fold */
 	int64_t ppg;             /* REDUCE_TREE: pieces in a group */
 	int64_t per_row;         /* ... in a row (0: a piece holds rows) */
 	int64_t out_first, nout; /* the groups in ACC */
@@ -221,6 +274,8 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64
 	if (out_elems >= 0)
 		out = out_elems;
 	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * r->size));
+	if (s->skip_fold)
+		r->accv = stage_alloc((size_t)(out > 0 ? out : 1));
 	if (y->dtype != t)
 		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * dtype_size(y->dtype)));
 	return r;
@@ -240,6 +295,7 @@ void reducer_free(struct reducer *r)
 		for (int i = 0; i < MAX_DEPTH; i++)
 			free(st[k]->p[i].data);
 	free(r->acc);
+	free(r->accv);
 	free(r->conv);
 	free(r);
 }
@@ -336,7 +392,7 @@ static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 		if (init == FOLD_VALUE)
 			iter_fill(r->size, acc, t == 0 ? s->init_value : s->rest_value, r->osize);
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
-		fold(s, init, data, ndim, dims, acc, ast, true);
+		fold(s, init, data, ndim, dims, acc, ast, true, NULL, NULL);
 		data += (size_t)(dims[p] * line) * esize;
 		tree_push(r, &r->cur, t, 0);
 		if (t == r->ppg - 1)
@@ -358,7 +414,9 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
 		if (s->init == FOLD_VALUE)
 			iter_fill(r->size, r->acc, s->init_value, count * r->orow);
-		fold(s, s->init, data, ndim, dims, r->acc, ast, true);
+		if (r->accv)
+			memset(r->accv, 0, (size_t)(count * r->orow));
+		fold(s, s->init, data, ndim, dims, r->acc, ast, true, r->take, r->accv);
 		return;
 	}
 	/* REDUCE_TREE: whole pieces of rows, or every piece of whole rows */
@@ -412,7 +470,7 @@ static int tree_write(struct reducer *r, struct err *e)
 {
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
 	group_box(r->s, r->out_first, r->nout, ostart, ocnt);
-	int rc = write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
+	int rc = write_result(r->s, ostart, ocnt, r->acc, r->accv, r->conv, e);
 	r->nout = 0;
 	return rc;
 }
@@ -427,7 +485,7 @@ int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct e
 		ocnt[i] = y->shape.dim[i];
 	ostart[0] = y->shape.ndim ? first : 0;
 	ocnt[0] = count;
-	return write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
+	return write_result(r->s, ostart, ocnt, r->acc, r->accv, r->conv, e);
 }
 
 int reducer_finish(struct reducer *r, struct err *e)
@@ -520,7 +578,7 @@ int reducer_finish(struct reducer *r, struct err *e)
 				ocnt[a] = r->nout ? y->shape.dim[a] : 0;
 			if (y->shape.ndim == 0)
 				ocnt[0] = r->nout;
-			write_result(s, ostart, ocnt, r->acc, r->conv, e);
+			write_result(s, ostart, ocnt, r->acc, r->accv, r->conv, e);
 			r->nout = 0;
 		} else {
 			tree_write(r, e);
@@ -599,6 +657,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
 	struct reducer *r = reducer_make(s, 0, (l->lines_per_box * l->line + 2) * tree_group_size(s));
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
+	uint8_t *valid = s->masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -625,7 +684,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		read_input(s, t, start, cnt, raw, data, m, e);
+		read_input(s, t, start, cnt, raw, data, valid, m, e);
 		if (any && !e->status) {
 			tree_pieces(r, data, q, nq);
 			check_fault(s, e);
@@ -639,6 +698,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 		reducer_finish(r, e);
 	reducer_free(r);
 	where_mask_free(m);
+	free(valid);
 	free(raw);
 	free(data);
 	return comm_agree(e);
@@ -659,6 +719,8 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 	char *data = stage_alloc((size_t)(max_rows * rowsize * dtype_size(t)));
 	struct reducer *r = reducer_new(s, max_rows);
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, max_rows * rowsize) : NULL;
+	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc((size_t)(max_rows * rowsize > 0 ? max_rows * rowsize : 1)) : NULL;
+	r->take = valid;
 	for (int64_t b = 0; b < d.nblocks; b++) {
 		int64_t first, count, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
 		dist_block(&d, b, &first, &count);
@@ -666,7 +728,7 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 			cnt[i] = X->ndim ? X->dim[i] : 1;
 		start[0] = X->ndim ? first : 0;
 		cnt[0] = count;
-		read_input(s, t, start, cnt, raw, data, m, e);
+		read_input(s, t, start, cnt, raw, data, valid, m, e);
 		if (count > 0 && !e->status) {
 			reducer_rows(r, data, first, count);
 			check_fault(s, e);
@@ -677,6 +739,7 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 	}
 	reducer_free(r);
 	where_mask_free(m);
+	free(valid);
 	free(raw);
 	free(data);
 	return comm_agree(e);
@@ -705,6 +768,10 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 	char *acc = stage_alloc((size_t)(cmax * orest * size));
 	char *conv = y->dtype != t ? stage_alloc((size_t)(cmax * orest * dtype_size(y->dtype))) : NULL;
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
+	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
+	uint8_t *accv = s->skip_fold ? stage_alloc((size_t)(cmax * orest > 0 ? cmax * orest : 1)) : NULL;
+	if (accv)
+		memset(accv, 0, (size_t)(cmax * orest));
 	if (s->init == FOLD_VALUE)
 		iter_fill(size, acc, s->init_value, cn * orest);
 	for (int64_t b = 0; b < nblocks; b++) {
@@ -720,11 +787,11 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 			start[1] = c0;
 			cnt[1] = cn;
 		}
-		read_input(s, dt, start, cnt, raw, data, m, e);
+		read_input(s, dt, start, cnt, raw, data, valid, m, e);
 		if (cn > 0 && gr > 0 && !e->status) {
 			ptrdiff_t ast[H5U_MAXDIM];
 			acc_strides(n, cnt, s->reduced, size, ast);
-			fold(s, s->init, data, n, cnt, acc, ast, b == 0);
+			fold(s, s->init, data, n, cnt, acc, ast, b == 0, valid, accv);
 			check_fault(s, e);
 		}
 		if (comm_agree(e) < 0)
@@ -740,9 +807,11 @@ static int reduce_columns(struct plan_step *s, struct err *e)
 	}
 	if (n == 1)
 		ocnt[0] = cn;   /* the one rank that owns the whole fold */
-	write_result(s, ostart, ocnt, acc, conv, e);
+	write_result(s, ostart, ocnt, acc, accv, conv, e);
 out:
 	where_mask_free(m);
+	free(valid);
+	free(accv);
 	free(raw);
 	free(data);
 	free(acc);
@@ -759,10 +828,11 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked ? 1 + xsize : 0) +
+	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked || s->skip_fold ? 1 : 0) +
+			  (s->masked ? xsize : 0) +
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
-	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
+	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0) + (s->skip_fold ? 1 : 0);
 	int64_t fixed, per_unit, unit_elems, units;
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->reduced[m])
@@ -845,7 +915,7 @@ static int reduce_valid(const struct plan_step *s, struct err *e)
 
 int reduce_run(struct plan_step *s, struct err *e)
 {
-	if (s->masked && reduce_valid(s, e) < 0)
+	if (s->masked && !s->skip_fold && reduce_valid(s, e) < 0)
 		return -1;
 	switch (s->mode) {
 	case REDUCE_COLUMNS: return reduce_columns(s, e);

@@ -34,7 +34,10 @@ yr: the data before any run), with np, fill(dtype), netCDF's default
 fill value of a dtype, as h5ufunc(1) lists it, and M(REF, nan=False): the
 dataset FILE:/PATH (as copied to DIR/orig-FILE before any run) as a
 numpy.ma array, masked where CF's attributes say (_FillValue,
-missing_value, valid_min, valid_max, valid_range; NaN too with nan=True).
+missing_value, valid_min, valid_max, valid_range; NaN too with nan=True);
+skip_reduce(UFUNC, A, axis) and skip_accumulate(UFUNC, A, axis): UFUNC
+applied to the valid elements of each line of the numpy.ma array A along
+axis, masked where a line has none (reduce) or where A is (accumulate).
 A printed EXPR that is a masked array prints "--" where it is masked.  Exit 1 with the reason on
 a mismatch.
 """
@@ -148,9 +151,32 @@ def masked(ref, nan=False):
     return np.ma.array(x, mask=miss)
 
 
+def skip_reduce(uf, a, axis):
+    """UFUNC.reduce of the compressed valid elements of each line."""
+    lines = np.moveaxis(a, axis, -1)
+    out = np.ma.masked_all(lines.shape[:-1], uf.reduce(np.ma.getdata(lines), axis=-1).dtype)
+    for idx in np.ndindex(lines.shape[:-1]):
+        c = lines[idx].compressed()
+        if c.size:
+            out[idx] = uf.reduce(np.asarray(c))
+    return out
+
+
+def skip_accumulate(uf, a, axis):
+    """UFUNC.accumulate of the compressed valid elements of each line, at
+    their places; masked where A is."""
+    lines = np.moveaxis(a, axis, -1)
+    data = uf.accumulate(np.ma.getdata(lines), axis=-1)
+    valid = ~np.ma.getmaskarray(lines)
+    for idx in np.ndindex(lines.shape[:-1]):
+        data[idx][valid[idx]] = uf.accumulate(np.asarray(lines[idx].compressed()))
+    return np.ma.array(np.moveaxis(data, -1, axis), mask=np.moveaxis(~valid, -1, axis))
+
+
 def names():
     d = os.environ.get('WHERE_FIXTURES', '.')
-    ns = {'np': np, 'fill': fill, 'M': masked}
+    ns = {'np': np, 'fill': fill, 'M': masked, 'skip_reduce': skip_reduce,
+          'skip_accumulate': skip_accumulate}
     with h5py.File(os.path.join(d, 'orig.h5'), 'r') as f:
         for k in f:
             ns[k] = f[k][()]
