@@ -4,7 +4,8 @@
  * driver otherwise), maps HDF5 types to dtypes as h5py stores them, reads and
  * writes runs of rows as hyperslabs (collectively: every rank calls, a rank
  * with no rows with an empty selection), creates datasets and their parent
- * groups, and writes the NCO-style history attribute.  It knows nothing of
+ * groups, reads and writes numeric and text attributes (what they mean is
+ * cf.c's), and writes the NCO-style history attribute.  It knows nothing of
  * recipes or plans.  HDF5's own error printing is off; failures come back in
  * the error record with HDF5's innermost message folded in.
  */
@@ -14,6 +15,7 @@
 #include <hdf5.h>
 #include <stdbool.h>
 
+#include "arena.h"
 #include "dtype.h"
 #include "err.h"
 #include "shape.h"
@@ -65,23 +67,23 @@ void h5io_dataset_close(hid_t d);
  * 0 when D is not chunked. */
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 
-/* A dataset's missing-value attributes (CF, as netCDF and numpy.ma read
- * them), each converted to the dataset's dtype: the values that mark an
- * element missing (_FillValue, then missing_value's), and the valid range
- * (valid_min, valid_max, or valid_range's two values). */
-#define H5IO_MAXMISSING 5
-struct h5io_missing {
-	bool fill_value;                  /* VALUE[0] is the _FillValue */
-	int nvalues;
-	unsigned char value[H5IO_MAXMISSING][16];
-	bool has_min, has_max;
-	unsigned char min[16], max[16];
-};
-/* Read them from dataset PATH of FILE, of dtype DT (none for bool).
- * Errors (EXIT_USAGE, at WHERE, naming DISPLAY): an attribute that is not
- * a number, or too many values.  Collective. */
-int h5io_missing_attrs(hid_t file, const char *path, enum dtype dt, struct h5io_missing *m,
-		       const char *where, const char *display, struct err *e);
+/* ---- attributes (what they mean is cf.c's) ---- */
+
+/* Attribute NAME of OBJ, N numbers at most, read as DT into OUT (16 bytes
+ * each): how many it has (0: none); -1 when it is not numbers or has more
+ * than N. */
+int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
+/* Create attribute NAME of OBJ holding VALUE, one element of DT. */
+int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value);
+/* The text of string attribute NAME of OBJ (fixed or variable length),
+ * copied into A; NULL when OBJ has no such attribute or it is not text. */
+char *h5io_attr_text(hid_t obj, const char *name, struct arena *a);
+/* Set attribute NAME of OBJ to TEXT, a fixed-length string, replacing what
+ * was there; with TEXT NULL, remove it. */
+int h5io_attr_write_text(hid_t obj, const char *name, const char *text);
+/* Copy attribute NAME of SRC, whatever its type and shape, onto DST. */
+int h5io_attr_copy(hid_t src, const char *name, hid_t dst);
+
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);
 /* Move the link FROM to TO (which must not exist) in FILE.  Collective. */

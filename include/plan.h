@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "cf.h"
 #include "dims.h"
 #include "dist.h"
 #include "h5io.h"
@@ -89,7 +90,7 @@ struct array {
 	bool written;            /* ... and has written into (set while running) */
 	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
 	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
-	const struct h5io_missing *missing;  /* its missing-value attributes, once read */
+	const struct cf_missing *missing;  /* its missing-value attributes, once read */
 	hid_t id;                /* open while the run executes, else -1 */
 };
 
@@ -167,7 +168,7 @@ struct plan_step {
 					       aligned for any dtype): what a masked element
 					       folds as; MASK_OUT says which results of a
 					       reduce have a valid element; ... */
-	const struct h5io_missing *in_missing;  /* ... the input's missing-value
+	const struct cf_missing *in_missing;  /* ... the input's missing-value
 					       attributes (NULL: none), ... */
 	bool mask_nan;                      /* ... NaN masked too (missing: mask-nan) */
 	bool skip_fold;                     /* reduce and accumulate: no value can stand in for

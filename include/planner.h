@@ -89,7 +89,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op, const 
 			    const char *w, struct err *e);
 /* X's missing-value attributes (h5io.h), read once: a dataset the run
  * creates has its fill value only.  NULL on error. */
-const struct h5io_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+const struct cf_missing *array_missing(struct planner *pl, struct array *x, const char *w,
 					 struct err *e);
 /* An operand that a step reads: a name, a dataset or a literal. */
 struct array *array_operand(struct planner *pl, const char *text, const char *w, struct err *e);

@@ -15,7 +15,6 @@
 #ifndef H5UFUNC_UNITS_H
 #define H5UFUNC_UNITS_H
 
-#include <hdf5.h>
 #include <stdbool.h>
 
 #include "arena.h"
@@ -34,10 +33,6 @@ struct units {
 	bool weak;          /* a literal: takes the units of what it is added to */
 	double value;       /* ... its value (a literal exponent of power) */
 };
-
-/* The `units` attribute of dataset D: UK_KNOWN with its text, or UK_NONE
- * when it has none (or one that is not a string). */
-struct units units_read(hid_t d, struct arena *a);
 
 /* The units of rule R applied to the N operands IN; text from A. */
 struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a);
@@ -58,8 +53,5 @@ struct units units_fold(enum units_rule r, bool accumulate, long long count, str
  * ..., or units that cannot be determined. */
 int units_strict(const struct ufunc *uf, int n, struct units *in, const char *const *name,
 		 double *factor, char *msg, size_t len);
-
-/* Set (UK_KNOWN) or remove (otherwise) the `units` attribute of dataset D. */
-int units_write(hid_t d, struct units u);
 
 #endif

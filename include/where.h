@@ -52,7 +52,7 @@ const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
 /* Masked mode in a reduction (numpy.ma): VALID[i] = 1 unless element i of
  * DATA (N elements of T, as stored) is missing by M's attributes (M NULL:
  * none) or, with NAN, is a NaN. */
-void where_valid(enum dtype t, const struct h5io_missing *m, bool nan, const char *data, int64_t n,
+void where_valid(enum dtype t, const struct cf_missing *m, bool nan, const char *data, int64_t n,
 		 uint8_t *valid);
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
  * identity; for maximum-like and minimum-like ufuncs, the lowest or

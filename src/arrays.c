@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cf.h"
 #include "h5io.h"
 #include "planner.h"
 #include "select.h"
@@ -54,17 +55,17 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const char
 	return 0;
 }
 
-const struct h5io_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+const struct cf_missing *array_missing(struct planner *pl, struct array *x, const char *w,
 					 struct err *e)
 {
 	if (x->missing)
 		return x->missing;
-	struct h5io_missing *m = arena_alloc(pl->p->arena, sizeof *m);
+	struct cf_missing *m = arena_alloc(pl->p->arena, sizeof *m);
 	memset(m, 0, sizeof *m);
 	if (x->create || x->file->id < 0) {
 		m->nvalues = m->fill_value = x->has_fill;
 		memcpy(m->value[0], x->fill, sizeof m->value[0]);
-	} else if (h5io_missing_attrs(x->file->id, x->path, x->dtype, m, w, x->display, e) < 0) {
+	} else if (cf_missing_read(x->file->id, x->path, x->dtype, m, w, x->display, e) < 0) {
 		return NULL;
 	}
 	x->missing = m;
@@ -112,7 +113,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 			return NULL;
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
-		x->units = units_read(d, pl->p->arena);
+		x->units = cf_units_read(d, pl->p->arena);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dims.h"
+#include "h5io.h"
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -207,33 +208,8 @@ static bool own_attribute(const char *name)
 
 static herr_t copy_attribute(hid_t src, const char *name, const H5A_info_t *info, void *data)
 {
-	hid_t dst = *(hid_t *)data;
-	if (own_attribute(name))
-		return 0;
-	herr_t rc = -1;
-	hid_t a = H5Aopen(src, name, H5P_DEFAULT), t = -1, sp = -1, b = -1;
-	void *buf = NULL;
-	if (a < 0 || (t = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0)
-		goto out;
-	hssize_t n = H5Sget_simple_extent_npoints(sp);
-	buf = calloc((size_t)(n > 0 ? n : 1), H5Tget_size(t));
-	if (!buf || H5Aread(a, t, buf) < 0)
-		goto out;
-	b = H5Acreate2(dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-	rc = b >= 0 && H5Awrite(b, t, buf) >= 0 ? 0 : -1;
-	if (H5Tdetect_class(t, H5T_VLEN) > 0 || H5Tis_variable_str(t) > 0)
-		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
-out:
-	free(buf);
-	if (b >= 0)
-		H5Aclose(b);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
-	return rc;
+	(void)info;
+	return own_attribute(name) ? 0 : h5io_attr_copy(src, name, *(hid_t *)data);
 }
 
 /* Copy the scale PATH of FILE into F at the same path, as a scale. */

@@ -11,6 +11,7 @@
 #include "comm.h"
 #include "elementwise.h"
 #include "exec.h"
+#include "cf.h"
 #include "h5io.h"
 #include "print.h"
 #include "reduce.h"
@@ -310,7 +311,7 @@ static int describe_all(struct plan *p, struct err *e)
 			H5E_BEGIN_TRY {
 				d = H5Dopen2(id, x->path, H5P_DEFAULT);
 			} H5E_END_TRY;
-			if (d < 0 || units_write(d, x->units) < 0)
+			if (d < 0 || cf_units_write(d, x->units) < 0)
 				err_set(e, EXIT_RUN, x->display, "cannot write its units attribute");
 			if (d >= 0)
 				H5Dclose(d);

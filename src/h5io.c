@@ -1,4 +1,12 @@
-/* h5io.c - HDF5 files, types, row hyperslabs and history, serial or MPI-IO. */
+/* h5io.c - the HDF5 boundary, serial or MPI-IO; see h5io.h.
+ *
+ * What it holds: files (MPI-IO hints, access properties, open, create, in
+ * memory, close, probe); HDF5 types as dtypes; error stacks folded into the
+ * error record; datasets (open, create with fill value and reserved space,
+ * chunks, unlink, move); boxes read and written (hyperslabs, injected
+ * faults); the `history` attribute; typed attributes (numbers, text), whose
+ * meaning is cf.c's.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -452,75 +460,6 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 	return d;
 }
 
-/* Attribute NAME of D, N values at most, as DT into OUT (16 bytes each):
- * how many it has (0: none); -1 when it is not a number or has more. */
-static int read_number_attr(hid_t d, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
-{
-	iostat.h5_metadata++;
-	if (H5Aexists(d, name) <= 0)
-		return 0;
-	hid_t a = H5Aopen(d, name, H5P_DEFAULT);
-	hid_t space = a < 0 ? -1 : H5Aget_space(a);
-	hid_t type = a < 0 ? -1 : H5Aget_type(a);
-	hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
-	H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
-	int rc = -1;
-	unsigned char buf[H5IO_MAXMISSING * 16];
-	if (count >= 1 && count <= n && (cls == H5T_INTEGER || cls == H5T_FLOAT) &&
-	    H5Aread(a, mem_type(dt), buf) >= 0) {
-		for (hssize_t i = 0; i < count; i++)
-			memcpy(out[i], buf + i * dtype_size(dt), (size_t)dtype_size(dt));
-		rc = (int)count;
-	}
-	if (type >= 0)
-		H5Tclose(type);
-	if (space >= 0)
-		H5Sclose(space);
-	if (a >= 0)
-		H5Aclose(a);
-	H5Eclear2(H5E_DEFAULT);
-	return rc;
-}
-
-int h5io_missing_attrs(hid_t file, const char *path, enum dtype dt, struct h5io_missing *m,
-		       const char *where, const char *display, struct err *e)
-{
-	memset(m, 0, sizeof *m);
-	if (dt == DT_BOOL)
-		return 0;
-	hid_t d = open_dataset(file, path, where, display, e);
-	if (d < 0)
-		return -1;
-	static const char *const names[] = { "_FillValue", "missing_value", "valid_min", "valid_max",
-					     "valid_range" };
-	const char *bad = NULL;
-	unsigned char range[H5IO_MAXMISSING][16];
-	int n = read_number_attr(d, names[0], dt, 1, m->value);
-	int k = n < 0 ? (bad = names[0], 0) : n;
-	m->fill_value = k > 0;
-	n = read_number_attr(d, names[1], dt, H5IO_MAXMISSING - k, m->value + k);
-	m->nvalues = n < 0 ? (bad = names[1], k) : k + n;
-	if ((n = read_number_attr(d, names[2], dt, 1, &m->min)) < 0)
-		bad = names[2];
-	m->has_min = n > 0;
-	if ((n = read_number_attr(d, names[3], dt, 1, &m->max)) < 0)
-		bad = names[3];
-	m->has_max = n > 0;
-	if ((n = read_number_attr(d, names[4], dt, 2, range)) == 2) {
-		memcpy(m->min, range[0], sizeof m->min);
-		memcpy(m->max, range[1], sizeof m->max);
-		m->has_min = m->has_max = true;
-	} else if (n != 0) {
-		bad = names[4];
-	}
-	H5Dclose(d);
-	if (bad)
-		return err_set(e, EXIT_USAGE, where,
-			       "'%s' has a %s attribute that is not %s", display, bad,
-			       bad == names[4] ? "two numbers" : bad == names[1] ? "a few numbers" : "a number");
-	return 0;
-}
-
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
@@ -596,20 +535,6 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 	return 0;
 }
 
-/* D's _FillValue attribute: FILL, one element of DT (netCDF's convention:
- * the variable's own type). */
-static int fill_attribute(hid_t d, enum dtype dt, const void *fill)
-{
-	hid_t space = H5Screate(H5S_SCALAR);
-	iostat.h5_metadata++;
-	hid_t a = H5Acreate2(d, "_FillValue", mem_type(dt), space, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t r = a < 0 ? -1 : H5Awrite(a, mem_type(dt), fill);
-	if (a >= 0)
-		H5Aclose(a);
-	H5Sclose(space);
-	return r < 0 ? -1 : 0;
-}
-
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
 			  int gzip, const void *fill, const char *where, struct err *e)
@@ -657,7 +582,7 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	 * metadata write that fails on some ranks only: they stop meeting in
 	 * the same collective calls and wait for each other for ever.) */
 	int rc = 0;
-	if (fill && !memory && fill_attribute(d, dt, fill) < 0) {
+	if (fill && !memory && h5io_attr_write_number(d, "_FillValue", dt, fill) < 0) {
 		stack = H5Eget_current_stack();
 		err_set(e, EXIT_RUN, where, "cannot write the _FillValue of dataset '%s'", path);
 		fold_stack(e, stack);
@@ -913,4 +838,134 @@ int h5io_history(hid_t file, const char *line, const char *where, struct err *e)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- attributes -------------------------------------------------------- */
+
+int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
+{
+	iostat.h5_metadata++;
+	if (H5Aexists(obj, name) <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	hid_t space = a < 0 ? -1 : H5Aget_space(a);
+	hid_t type = a < 0 ? -1 : H5Aget_type(a);
+	hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+	H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
+	int rc = -1;
+	unsigned char *buf = count >= 1 && count <= n ? malloc((size_t)count * 16) : NULL;
+	if (buf && (cls == H5T_INTEGER || cls == H5T_FLOAT) && H5Aread(a, mem_type(dt), buf) >= 0) {
+		for (hssize_t i = 0; i < count; i++)
+			memcpy(out[i], buf + i * dtype_size(dt), (size_t)dtype_size(dt));
+		rc = (int)count;
+	}
+	free(buf);
+	if (type >= 0)
+		H5Tclose(type);
+	if (space >= 0)
+		H5Sclose(space);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
+}
+
+int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value)
+{
+	hid_t space = H5Screate(H5S_SCALAR);
+	iostat.h5_metadata++;
+	hid_t a = H5Acreate2(obj, name, mem_type(dt), space, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, mem_type(dt), value);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(space);
+	return r < 0 ? -1 : 0;
+}
+
+char *h5io_attr_text(hid_t obj, const char *name, struct arena *ar)
+{
+	char *text = NULL;
+	iostat.h5_metadata++;
+	H5E_BEGIN_TRY {
+		hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
+		hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+		if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+			hid_t mt = H5Tcopy(H5T_C_S1);
+			H5Tset_cset(mt, H5Tget_cset(t));
+			if (H5Tis_variable_str(t) > 0) {
+				char *s = NULL;
+				H5Tset_size(mt, H5T_VARIABLE);
+				if (H5Aread(a, mt, &s) >= 0 && s) {
+					text = arena_strdup(ar, s);
+					H5free_memory(s);
+				}
+			} else {
+				size_t n = H5Tget_size(t);
+				char *s = arena_alloc(ar, n + 1);
+				H5Tset_size(mt, n + 1);
+				if (H5Aread(a, mt, s) >= 0) {
+					s[n] = '\0';
+					text = s;
+				}
+			}
+			H5Tclose(mt);
+		}
+		if (t >= 0)
+			H5Tclose(t);
+		if (a >= 0)
+			H5Aclose(a);
+	} H5E_END_TRY;
+	return text;
+}
+
+int h5io_attr_write_text(hid_t obj, const char *name, const char *text)
+{
+	int rc = 0;
+	iostat.h5_metadata++;
+	H5E_BEGIN_TRY {
+		if (H5Aexists(obj, name) > 0)
+			rc = H5Adelete(obj, name) < 0 ? -1 : 0;
+		if (text && rc == 0) {
+			hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+			H5Tset_size(t, strlen(text) ? strlen(text) : 1);
+			hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+			rc = a >= 0 && H5Awrite(a, t, text) >= 0 ? 0 : -1;
+			if (a >= 0)
+				H5Aclose(a);
+			H5Sclose(sp);
+			H5Tclose(t);
+		}
+	} H5E_END_TRY;
+	return rc;
+}
+
+int h5io_attr_copy(hid_t src, const char *name, hid_t dst)
+{
+	int rc = -1;
+	iostat.h5_metadata++;
+	hid_t a = H5Aopen(src, name, H5P_DEFAULT), t = -1, sp = -1, b = -1;
+	void *buf = NULL;
+	if (a < 0 || (t = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0)
+		goto out;
+	hssize_t n = H5Sget_simple_extent_npoints(sp);
+	buf = calloc((size_t)(n > 0 ? n : 1), H5Tget_size(t));
+	if (!buf || H5Aread(a, t, buf) < 0)
+		goto out;
+	b = H5Acreate2(dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	rc = b >= 0 && H5Awrite(b, t, buf) >= 0 ? 0 : -1;
+	if (H5Tdetect_class(t, H5T_VLEN) > 0 || H5Tis_variable_str(t) > 0)
+		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
+out:
+	free(buf);
+	if (b >= 0)
+		H5Aclose(b);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return rc;
 }

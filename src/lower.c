@@ -411,7 +411,7 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 			 bool *any, struct err *e)
 {
 	struct array *x = L->s->in[k];
-	const struct h5io_missing *m = array_missing(L->pl, x, planner_where(L->pl, L->s, L->where_mark), e);
+	const struct cf_missing *m = array_missing(L->pl, x, planner_where(L->pl, L->s, L->where_mark), e);
 	if (!m)
 		return -1;
 	struct operand_ref xr, t;

@@ -331,12 +331,12 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 {
 	bool given = o->given & (1u << OPT_FILL);
 	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
-	const struct h5io_missing *first = NULL;
+	const struct cf_missing *first = NULL;
 	if (s->masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
 		return -1;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *y = s->out[k];
-		const struct h5io_missing *own = NULL;
+		const struct cf_missing *own = NULL;
 		if (s->masked && !y->create && !(own = array_missing(pl, y, w, e)))
 			return -1;
 		unsigned char *fill = y->create ? y->fill : s->mask_fill[k];

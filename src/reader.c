@@ -93,10 +93,11 @@ const char *reader_joined(struct parser *p, const char *const *names, int n, con
 	char *s = arena_alloc(p->a, size), *w = s;
 	for (int i = 0; i < n; i++) {
 		bool last = i == n - 1 && !tail;
-		w += sprintf(w, "%s%s", i == 0 ? "" : last ? " or " : ", ", names[i]);
+		w += snprintf(w, size - (size_t)(w - s), "%s%s", i == 0 ? "" : last ? " or " : ", ",
+			      names[i]);
 	}
 	if (tail)
-		sprintf(w, " or %s", tail);
+		snprintf(w, size - (size_t)(w - s), " or %s", tail);
 	return s;
 }
 

@@ -60,43 +60,6 @@ static struct units known(ut_unit *u, const struct units *in, int n, struct aren
 	return r;
 }
 
-struct units units_read(hid_t d, struct arena *a)
-{
-	struct units r = none;
-	H5E_BEGIN_TRY {
-		hid_t at = H5Aexists(d, "units") > 0 ? H5Aopen(d, "units", H5P_DEFAULT) : -1;
-		hid_t t = at >= 0 ? H5Aget_type(at) : -1;
-		if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-			hid_t mt = H5Tcopy(H5T_C_S1);
-			H5Tset_cset(mt, H5Tget_cset(t));
-			if (H5Tis_variable_str(t) > 0) {
-				char *s = NULL;
-				H5Tset_size(mt, H5T_VARIABLE);
-				if (H5Aread(at, mt, &s) >= 0 && s) {
-					r = (struct units){ UK_KNOWN, arena_strdup(a, s), false, 0 };
-					H5free_memory(s);
-				}
-			} else {
-				size_t n = H5Tget_size(t);
-				char *s = arena_alloc(a, n + 1);
-				H5Tset_size(mt, n + 1);
-				if (H5Aread(at, mt, s) >= 0) {
-					s[n] = '\0';
-					r = (struct units){ UK_KNOWN, s, false, 0 };
-				}
-			}
-			H5Tclose(mt);
-		}
-		if (t >= 0)
-			H5Tclose(t);
-		if (at >= 0)
-			H5Aclose(at);
-	} H5E_END_TRY;
-	if (r.kind == UK_KNOWN && !*r.text)
-		r = none;
-	return r;
-}
-
 /* Do A and B (UK_KNOWN) name one unit? */
 static bool same_unit(const char *a, const char *b)
 {
@@ -334,25 +297,5 @@ int units_strict(const struct ufunc *uf, int n, struct units *in, const char *co
 	ut_free(x);
 	ut_free(y);
 	ut_free(one);
-	return rc;
-}
-
-int units_write(hid_t d, struct units u)
-{
-	int rc = 0;
-	H5E_BEGIN_TRY {
-		if (H5Aexists(d, "units") > 0)
-			rc = H5Adelete(d, "units") < 0 ? -1 : 0;
-		if (u.kind == UK_KNOWN && rc == 0) {
-			hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-			H5Tset_size(t, strlen(u.text) ? strlen(u.text) : 1);
-			hid_t at = H5Acreate2(d, "units", t, sp, H5P_DEFAULT, H5P_DEFAULT);
-			rc = at >= 0 && H5Awrite(at, t, u.text) >= 0 ? 0 : -1;
-			if (at >= 0)
-				H5Aclose(at);
-			H5Sclose(sp);
-			H5Tclose(t);
-		}
-	} H5E_END_TRY;
 	return rc;
 }

@@ -170,7 +170,7 @@ static bool is_nan(enum dtype t, const void *v)
 	return miss;
 }
 
-void where_valid(enum dtype t, const struct h5io_missing *m, bool nan, const char *data, int64_t n,
+void where_valid(enum dtype t, const struct cf_missing *m, bool nan, const char *data, int64_t n,
 		 uint8_t *valid)
 {
 	enum { CHUNK = 4096 };
