@@ -301,6 +301,18 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 	ref check o.h5:/div 'np.ma.divide(M("era.nc:/sst"), M("era.nc:/sst"))' --masked default --fill default
 	ok eval -i p=m.h5:/p 'o.h5:/e = sqrt(p) + log10(p + 1)' --missing mask
 	ref check o.h5:/e 'np.ma.sqrt(M("m.h5:/p")) + np.ma.log10(M("m.h5:/p") + 1)' --masked default --fill default
+	# numpy.ma's own domains, where the results are finite: arctanh within
+	# 1e-15 of +-1, a quotient beyond 1/tiny, its float32 bounds
+	ok eval -i de=m.h5:/de 'o.h5:/at = arctanh(de)' --missing mask
+	ok eval -i de=m.h5:/de -i dd=m.h5:/dd 'o.h5:/q = de / dd' --missing mask
+	ok eval -i de=m.h5:/de -i dd=m.h5:/dd 'o.h5:/r = remainder(de, dd)' --missing mask
+	ok eval -i df=m.h5:/df 'o.h5:/af = arctanh(df) + arcsin(df)' --missing mask
+	ok eval -i de=m.h5:/de 'o.h5:/t = tan(de) + sqrt(-1)' --missing mask
+	ref check o.h5:/at 'np.ma.arctanh(M("m.h5:/de"))' --masked default --fill default --rtol 1e-15
+	ref check o.h5:/q 'np.ma.divide(M("m.h5:/de"), M("m.h5:/dd"))' --masked default --fill default
+	ref check o.h5:/r 'np.ma.remainder(M("m.h5:/de"), M("m.h5:/dd"))' --masked default --fill default
+	ref check o.h5:/af 'np.ma.arctanh(M("m.h5:/df")) + np.ma.arcsin(M("m.h5:/df"))' --masked default --fill default --rtol 1e-6
+	ref check o.h5:/t 'np.ma.tan(M("m.h5:/de")) + np.ma.sqrt(-1)' --masked default --fill default
 }
 
 @test "--missing mask on a file without fill attributes gives exactly today's result" {

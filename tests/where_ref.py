@@ -15,7 +15,8 @@ Usage:
       DIR/m.h5 for masked mode (6x5: t float32 with _FillValue -9999, r int16
       with valid_range [0, 100], q float64 with missing_value [2, 3], v
       float64 with valid_min/valid_max, n float64 with NaNs, p float64 and
-      k int32 with zeros and negatives, mw bool), no attributes on n, p, k
+      k int32 with zeros and negatives, mw bool, de/dd float64 and df float32
+      at the edges of numpy.ma's domains), no attributes on n, p, k, de, dd, df
   where_ref.py orig DIR FILE...
       copy DIR/FILE to DIR/orig-FILE, what M() reads
   where_ref.py check OUT EXPR [--fill V] [--rtol R]
@@ -114,6 +115,10 @@ def make(d):
         'k': (k, {}),
         'mw': (rng.uniform(size=shape) < 0.6, {}),
         'g': (g, {'_FillValue': -1.0}),
+        # the edges of numpy.ma's domains, where results are finite
+        'de': (np.array([1 - 4e-16, 1 - 1e-15, 1 - 1e-13, -1 + 4e-16, 0.5, 1e300, -1e300, 3.0]), {}),
+        'dd': (np.array([1e-300, 1e-8, 1e-9, 1e-300, 2.0, 1e-8, 1e-9, 0.0]), {}),
+        'df': (np.array([1 - 1e-7, 1.0, -1 + 6e-8, 0.3], np.float32), {}),
     }
     with h5py.File(os.path.join(d, 'm.h5'), 'w') as f:
         for name, (v, attrs) in masked_sets.items():
