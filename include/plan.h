@@ -152,6 +152,8 @@ struct plan_step {
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
+	int prog_ops;                       /* elementwise where= and masks: the ops of the
+					       step's own program, before theirs */
 	bool has_where;                     /* elementwise where=: ... */
 	int where_src;                      /* ... the op result (OP_REF, bool) that says
 					       which elements are computed */

@@ -258,6 +258,7 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	root->args[1] = zero;
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
 			      .where_mark = o->mark[OPT_WHERE] };
+	s->prog_ops = s->nops;
 	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
 	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
 	L.nops = s->nops;
@@ -558,6 +559,8 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 			return -1;
 	}
 	s->masked = true;
+	if (!s->has_where)
+		s->prog_ops = nprog;
 	s->valid_src = s->print_src = valid.src;
 	if (s->has_where) {
 		struct operand_ref w;

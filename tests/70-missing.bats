@@ -387,6 +387,21 @@ n = np.count_nonzero((q == 2) | (q == 3))   # divmod: no domain in numpy.ma
 assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<"$output"
 }
 
+@test "elements where= leaves out or masks hide raise nothing: an integer to a negative power" {
+	ok eval -i i=f.h5:/i 'o.h5:/pw = 2 ** i' --where 'i >= 0'
+	ref check o.h5:/pw 'np.power(np.int32(2), i, where=i >= 0, out=np.full(i.shape, fill(np.int32)))' --fill default
+	run --separate-stderr mpi 3 h5ufunc call power m.h5:/k m.h5:/r --missing mask --memory 2K -o o.h5:/pm
+	assert_success
+	ref check o.h5:/pm 'np.ma.array(np.power(M("m.h5:/k").data, M("m.h5:/r").filled(1)), mask=M("m.h5:/r").mask)' --masked default --fill default
+	ok reduce power m.h5:/r --axis 0 --missing mask -o o.h5:/rp
+	ref check o.h5:/rp 'skip_reduce(np.power, M("m.h5:/r"), 0)' --masked default --fill default
+	# selected elements still raise, and so does the where= operand itself
+	run --separate-stderr h5u eval -i i=f.h5:/i 'o.h5:/e1 = 2 ** i' --where 'i < 5'
+	assert_error 1 "eval: Integers to negative integer powers are not allowed."
+	run --separate-stderr h5u eval -i i=f.h5:/i 'o.h5:/e2 = i + 1' --where '2 ** i > 0'
+	assert_error 1 "eval: Integers to negative integer powers are not allowed."
+}
+
 @test "masked mode: a bad mode, and NumPy's refusals of reductions with no identity" {
 	snapshot
 	run --separate-stderr h5u reduce divide m.h5:/t --axis all --missing mask -o o.h5:/s

@@ -159,7 +159,7 @@ def masked(ref, nan=False):
 def skip_reduce(uf, a, axis):
     """UFUNC.reduce of the compressed valid elements of each line."""
     lines = np.moveaxis(a, axis, -1)
-    out = np.ma.masked_all(lines.shape[:-1], uf.reduce(np.ma.getdata(lines), axis=-1).dtype)
+    out = np.ma.masked_all(lines.shape[:-1], uf.reduce(np.ones(1, lines.dtype)).dtype)
     for idx in np.ndindex(lines.shape[:-1]):
         c = lines[idx].compressed()
         if c.size:
@@ -171,7 +171,7 @@ def skip_accumulate(uf, a, axis):
     """UFUNC.accumulate of the compressed valid elements of each line, at
     their places; masked where A is."""
     lines = np.moveaxis(a, axis, -1)
-    data = uf.accumulate(np.ma.getdata(lines), axis=-1)
+    data = uf.accumulate(np.ma.filled(lines, 1), axis=-1)
     valid = ~np.ma.getmaskarray(lines)
     for idx in np.ndindex(lines.shape[:-1]):
         data[idx][valid[idx]] = uf.accumulate(np.asarray(lines[idx].compressed()))
