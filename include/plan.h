@@ -168,8 +168,8 @@ struct plan_step {
 	unsigned char skip_value[16];
 	unsigned char mask_skip[16];        /* masked reduce and accumulate (after SKIP_VALUE:
 					       aligned for any dtype): what a masked element
-					       folds as; MASK_OUT says which results of a
-					       reduce have a valid element; ... */
+					       folds as (a reduce folds which results have a
+					       valid element beside them); ... */
 	const struct cf_missing *in_missing;  /* ... the input's missing-value
 					       attributes (NULL: none), ... */
 	bool mask_nan;                      /* ... NaN masked too (missing: mask-nan) */
@@ -178,7 +178,6 @@ struct plan_step {
 					       identity, not reorderable), so they leave the
 					       running value as it was; a masked result is one
 					       no element was taken into */
-	bool valid_pass;                    /* the pass of a masked reduce that folds MASK_OUT */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */
 	int64_t rows_per_block;             /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate:

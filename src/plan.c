@@ -307,8 +307,8 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 /* A reduce or accumulate step in masked mode (numpy.ma's): masked elements
  * of the input fold as the ufunc's identity, as the dtype's extreme for
  * maximum and minimum, or as numpy.ma's fill; a ufunc with none of these
- * skips them (skip_fold).  A reduce masks a result with no valid element
- * (MASK_OUT), an accumulate the results of masked elements. */
+ * skips them (skip_fold).  A reduce masks a result with no valid element,
+ * an accumulate the results of masked elements. */
 static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			       struct err *e)
 {
@@ -553,7 +553,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
 	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
-			     ((s->print || (s->masked && rs->verb == VERB_REDUCE)) && outputs_mask(pl, s, e) < 0)))
+			     (s->print && outputs_mask(pl, s, e) < 0)))
 		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
