@@ -545,34 +545,12 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 		defaults:
 		  missing: mask
 		steps:
-		  - reduce: divide
-		    in: m.h5:/g
-		    axis: 0
-		    out: o.h5:/d0
-		  - reduce: floor_divide
-		    in: m.h5:/g
-		    axis: 1
-		    out: o.h5:/d1
-		  - accumulate: floor_divide
-		    in: m.h5:/r
-		    out: o.h5:/a0
-		  - accumulate: divide
-		    in: m.h5:/g
-		    axis: 1
-		    out: o.h5:/a1
-		  - reduce: subtract
-		    in: big.h5:/y
-		    where: big.h5:/yw
-		    initial: 1
-		    missing: off
-		    out: o.h5:/w0
-		  - reduce: subtract
-		    in: big.h5:/y
-		    axis: 1
-		    where: big.h5:/yr
-		    initial: 1
-		    missing: off
-		    out: o.h5:/w1
+		  - {reduce: divide, in: m.h5:/g, axis: 0, out: o.h5:/d0}
+		  - {reduce: floor_divide, in: m.h5:/g, axis: 1, out: o.h5:/d1}
+		  - {accumulate: floor_divide, in: m.h5:/r, out: o.h5:/a0}
+		  - {accumulate: divide, in: m.h5:/g, axis: 1, out: o.h5:/a1}
+		  - {reduce: subtract, in: big.h5:/y, where: big.h5:/yw, initial: 1, missing: off, out: o.h5:/w0}
+		  - {reduce: subtract, in: big.h5:/y, axis: 1, where: big.h5:/yr, initial: 1, missing: off, out: o.h5:/w1}
 	EOF
 	local n mem
 	for n in 1 2 3 4; do
