@@ -403,8 +403,9 @@ static void op_args(struct plan_step *s, struct buffers *B, int j, int64_t r, co
 /* Op J of the tile again, one element at a time and only where S computes
  * its result (SEL, C-ordered over TILE): the fault one of them raises, if
  * any.  Taken only after op J raised one, so never on the fast path. */
-static enum ufunc_fault fault_where_selected(struct plan_step *s, struct buffers *B, int j, int64_t r,
-					     const int64_t *p, const int64_t *tile, const uint8_t *sel)
+static enum ufunc_fault fault_where_selected(struct plan_step *s, struct buffers *B, int j,
+					     int64_t r, const int64_t *p, const int64_t *tile,
+					     const uint8_t *sel)
 {
 	const struct plan_op *op = &s->ops[j];
 	char *base[UF_MAXARGS], *args[UF_MAXARGS];

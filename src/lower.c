@@ -493,7 +493,8 @@ static int outside_domain(struct lowering *L, int j, struct operand_ref *out, st
 		return masked_op(L, "less", &u, &a, out, e);
 	case MA_SAFE_DIVIDE: {
 		struct operand_ref x2 = op_operand(L, j, 1);
-		if (masked_op(L, "absolute", &x, NULL, &t, e) < 0 || masked_op(L, "multiply", &t, &a, &u, e) < 0 ||
+		if (masked_op(L, "absolute", &x, NULL, &t, e) < 0 ||
+		    masked_op(L, "multiply", &t, &a, &u, e) < 0 ||
 		    masked_op(L, "absolute", &x2, NULL, &v, e) < 0)
 			return -1;
 		return masked_op(L, "greater_equal", &u, &v, out, e);

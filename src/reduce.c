@@ -70,8 +70,8 @@ static void fold_taken(const struct plan_step *s, const char *data, int ndim, co
 
 /* ACCV |= VALID: which results have a valid element, folded beside their
  * values (a masked reduce's one pass; START: ACCV begins at none). */
-static void fold_valid(const struct plan_step *s, const uint8_t *valid, int ndim, const int64_t *dims,
-		       uint8_t *accv, const ptrdiff_t *ast, bool start)
+static void fold_valid(const struct plan_step *s, const uint8_t *valid, int ndim,
+		       const int64_t *dims, uint8_t *accv, const ptrdiff_t *ast, bool start)
 {
 	static const struct ufunc_loop *or_loop;
 	const struct ufunc *lor = ufunc_lookup("logical_or");
@@ -761,7 +761,8 @@ static int reduce_by_rows(struct plan_step *s, struct err *e)
 	char *data = stage_alloc((size_t)(max_rows * rowsize * dtype_size(t)));
 	struct reducer *r = reducer_new(s, max_rows);
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, max_rows * rowsize) : NULL;
-	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc((size_t)(max_rows * rowsize > 0 ? max_rows * rowsize : 1)) : NULL;
+	int64_t most = max_rows * rowsize > 0 ? max_rows * rowsize : 1;
+	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc((size_t)most) : NULL;
 	r->take = valid;
 	for (int64_t b = 0; b < d.nblocks; b++) {
 		int64_t first, count, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
