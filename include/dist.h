@@ -2,11 +2,10 @@
  *
  * Pure arithmetic, no MPI: every rank can compute every rank's share, so
  * all ranks agree on how many collective calls a stage makes without
- * talking.  Two ways: rows (reductions) and boxes (elementwise passes and
- * scans, below).  Rows are the first axis (a 0-d array is one row).  Each
- * rank owns one contiguous run of rows; the first (rows % ranks) ranks own
- * one more.  A rank streams its rows in blocks of at most rows_per_block
- * rows.
+ * talking.  Every pass is cut into boxes: an elementwise pass's index
+ * space, a tree reduction's space of pieces (dist_layout_make/_units), and
+ * a scan's or a sequential reduction's array, as boxes across the axes it
+ * keeps, each streamed along the axes it folds (dist_stream_make).
  */
 #ifndef H5UFUNC_DIST_H
 #define H5UFUNC_DIST_H
@@ -16,29 +15,6 @@
 
 #include "err.h"
 #include "recipe.h"   /* H5U_MAXDIM */
-
-struct dist {
-	int64_t rows;            /* of the whole array */
-	int64_t first, count;    /* this rank's run */
-	int64_t rows_per_block;  /* >= 1 */
-	int64_t nblocks;         /* blocks every rank steps through (the most any rank has) */
-};
-
-/* How many units (rows, or a reduction's chunks) one block takes: as many
- * as MEMORY holds after FIXED bytes at PER_UNIT bytes each, but no I/O call
- * of 2 GiB or more and no more than about 4 MiB of the widest array (WIDEST
- * bytes a unit), and no more than a rank's share of UNITS over NRANKS.
- * Returns 0 with *OUT; else -1 with E set (EXIT_USAGE, at WHERE) when MEMORY
- * does not hold one UNIT ("one row of every array") or one unit's widest
- * array reaches 2 GiB. */
-int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest,
-		     int64_t units, int nranks, const char *unit, const char *where,
-		     struct err *e, int64_t *out);
-
-/* Split ROWS over NRANKS; RANK's share, with blocks of ROWS_PER_BLOCK. */
-void dist_make(int64_t rows, int nranks, int rank, int64_t rows_per_block, struct dist *d);
-/* Block B of this rank: its first row and row count (0 past the rank's end). */
-void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count);
 
 /* ---- boxes: an n-d index space cut over as many axes as needed ----------
  *
@@ -60,7 +36,7 @@ void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count)
  */
 struct dist_layout {
 	int ndim;                  /* of the space, at least 1 */
-	int64_t dim[H5U_MAXDIM];
+	int64_t dim[H5U_MAXDIM + 1];   /* (a stream's along space has one axis more) */
 	int axis;                  /* the split axis */
 	int64_t line;              /* elements of a line */
 	int64_t lines;             /* in the space */
@@ -87,8 +63,10 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 /* The same for a space of NDIM extents DIM whose elements are units of
  * UNIT elements each, PER_UNIT bytes (WIDEST bytes of the widest array),
  * such as a reduction's fixed pieces: a box holds at least one unit, not
- * 64, and shares are even when within 25% or 4096 elements' worth of units. */
-int dist_layout_units(int ndim, const int64_t *dim, int64_t unit, int64_t memory,
+ * 64, and shares are even when within 25% or 4096 elements' worth of units.
+ * CHUNK (NULL: none) is a chunk grid in units that the boxes follow when
+ * they can. */
+int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit, int64_t memory,
 		      int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
 		      const char *where, struct err *e, struct dist_layout *l);
 
@@ -105,5 +83,46 @@ void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)
 bool dist_walk_next(struct dist_walk *w, int64_t *start, int64_t *count);
 /* The run of lines rank RANK owns. */
 void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, int64_t *count);
+
+/* ---- streams: boxes across some axes, each walked along the others -----
+ *
+ * A scan or a reduction along some axes (ALONG) carries one value per
+ * index of the other axes, the space across.  The space across is laid
+ * out as above and dealt to the ranks; for each of its boxes, a rank walks
+ * the whole space along (the axes along, after a leading axis of extent 1)
+ * in boxes of its own, in C order, one rank's walk being every rank's.  So
+ * every carried value sees its elements in C order, as NumPy folds them,
+ * whatever the ranks and the budget.  An array box is an across box times
+ * an along box; with a chunk shape, both follow the chunk grid when they
+ * can, so that each chunk lies in one array box.
+ */
+struct dist_stream {
+	int ndim;                  /* of the array, at least 1 */
+	bool axis_along[H5U_MAXDIM];  /* the axes along */
+	struct dist_layout across; /* the axes not along, dealt to the ranks */
+	struct dist_layout along;  /* (1, the axes along), walked by every rank */
+};
+
+/* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes
+ * ALONG marks, for NRANKS ranks within MEMORY bytes: an array box element
+ * costs PER_ELEM bytes, an across element PER_ACROSS (the carried value),
+ * no array of a box (WIDEST bytes an element) reaches 2 GiB in one I/O
+ * call and boxes stop growing at about 4 MiB of it.  WHOLE_LAST: the last
+ * axis, when along, is never cut (a loop that folds a run in its own way).
+ * Boxes are as long along as the space across allows, then as wide across
+ * as the budget allows.  Errors (EXIT_USAGE, at WHERE) when MEMORY does
+ * not hold a box of min(64, all) elements (or one last-axis run). */
+int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
+		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
+		     bool whole_last, int nranks, const char *where, struct err *e,
+		     struct dist_stream *s);
+
+/* The array box START/COUNT (S->ndim entries) that the across box QO/QC
+ * and the along box RO/RC (over the along layout's space) make. */
+void dist_stream_box(const struct dist_stream *s, const int64_t *qo, const int64_t *qc,
+		     const int64_t *ro, const int64_t *rc, int64_t *start, int64_t *count);
+
+/* The most elements an along box holds. */
+int64_t dist_stream_along_elems(const struct dist_stream *s);
 
 #endif

@@ -75,6 +75,9 @@ int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
 /* Create attribute NAME of OBJ holding VALUE, one element of DT. */
 int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value);
+/* The text calls and the copy are not counted in iostat's metadata
+ * operations: they read units while planning or describe results (rank 0
+ * alone, after the collective writes), outside the SCALING model. */
 /* The text of string attribute NAME of OBJ (fixed or variable length),
  * copied into A; NULL when OBJ has no such attribute or it is not text. */
 char *h5io_attr_text(hid_t obj, const char *name, struct arena *a);

@@ -102,8 +102,8 @@ enum fold_init {
 };
 
 enum reduce_mode {
-	REDUCE_ROWS,       /* axis 0 kept, not a tree: each rank reduces its own rows */
-	REDUCE_COLUMNS,    /* axis 0 reduced, not a tree: ranks split axis 1 */
+	REDUCE_ROWS,       /* axis 0 kept, not a tree: a stream (a fused pass feeds it rows) */
+	REDUCE_COLUMNS,    /* axis 0 reduced, not a tree: a stream */
 	REDUCE_TREE        /* fixed pieces, a fixed tree per index of the kept leading axes */
 };
 
@@ -180,8 +180,8 @@ struct plan_step {
 					       no element was taken into */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */
-	int64_t rows_per_block;             /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate:
-					       rows per block */
+	struct dist_stream stream;          /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate: boxes
+					       across the axes kept, walked along the others */
 	struct dist_layout split;           /* elementwise: the boxes of its index space;
 					       REDUCE_TREE: of its space of pieces */
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held

@@ -1,11 +1,11 @@
 /* scan.h - np.UFUNC.accumulate along any axis.
  *
- * The space across the axis (the input's shape without it) is cut into
- * boxes and dealt to the ranks as dist.h deals an elementwise pass; each
- * rank goes along the axis through each of its boxes in blocks of
- * rows_per_block indices and carries a block's last slice into the next,
- * so every element is NumPy's sequential result whatever the ranks, blocks
- * and row widths; a 1-D scan is one rank's.
+ * A stream (dist.h): the space across the axis (the input's shape without
+ * it) is cut into boxes and dealt to the ranks as an elementwise pass is;
+ * each rank goes along the axis through each of its boxes in blocks and
+ * carries a block's last slice into the next, so every element is NumPy's
+ * sequential result whatever the ranks, blocks and row widths; a 1-D scan
+ * is one rank's.  Blocks and boxes follow the input's chunks.
  */
 #ifndef H5UFUNC_SCAN_H
 #define H5UFUNC_SCAN_H

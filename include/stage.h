@@ -35,4 +35,9 @@ void stage_row_box(const struct shape *shape, int64_t first, int64_t count,
 /* Elements in a box (for a 0-d array, COUNT[0]). */
 int64_t stage_box_size(int ndim, const int64_t *count);
 
+/* The chunk shape boxes of X's whole shape can follow: a dataset's as
+ * stored, or as the run creates it; NULL when X is contiguous, 0-d, a
+ * selection or read with its axes moved. */
+const int64_t *stage_chunks(const struct array *x);
+
 #endif

@@ -1,4 +1,4 @@
-/* dist.c - contiguous row shares and the blocks within them; n-d boxes. */
+/* dist.c - n-d boxes dealt to ranks in contiguous runs; streams of them. */
 #include <string.h>
 
 #include "dist.h"
@@ -10,52 +10,9 @@ static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *c
 	*first = rank * base + (rank < extra ? rank : extra);
 }
 
-void dist_make(int64_t rows, int nranks, int rank, int64_t rows_per_block, struct dist *d)
-{
-	d->rows = rows;
-	d->rows_per_block = rows_per_block > 0 ? rows_per_block : 1;
-	share(rows, nranks, rank, &d->first, &d->count);
-	int64_t most = rows / nranks + (rows % nranks != 0);
-	d->nblocks = (most + d->rows_per_block - 1) / d->rows_per_block;
-}
-
-void dist_block(const struct dist *d, int64_t b, int64_t *first, int64_t *count)
-{
-	int64_t lo = b * d->rows_per_block;
-	int64_t n = d->count - lo;
-	if (n < 0)
-		n = 0;
-	if (n > d->rows_per_block)
-		n = d->rows_per_block;
-	*first = d->first + (n ? lo : 0);
-	*count = n;
-}
-
 #define IO_LIMIT ((int64_t)1 << 31)      /* bytes no I/O call reaches */
 #define BLOCK_TARGET ((int64_t)4 << 20)  /* blocks stop growing here: larger
 					    ones only cost page faults */
-
-int dist_block_units(int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest,
-		     int64_t units, int nranks, const char *unit, const char *where,
-		     struct err *e, int64_t *out)
-{
-	if (memory < fixed + per_unit)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block (%s needs %lld bytes)",
-			       (long long)memory, unit, (long long)(fixed + per_unit));
-	int64_t upb = per_unit ? (memory - fixed) / per_unit : units;
-	if (widest && upb > (IO_LIMIT - 1) / widest)
-		upb = (IO_LIMIT - 1) / widest;
-	if (upb < 1)
-		return err_set(e, EXIT_USAGE, where,
-			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)widest);
-	if (widest && upb > BLOCK_TARGET / widest)
-		upb = BLOCK_TARGET / widest > 0 ? BLOCK_TARGET / widest : 1;
-	int64_t share = (units + nranks - 1) / nranks;
-	*out = upb < share ? upb : share > 0 ? share : 1;
-	return 0;
-}
 
 /* ---- boxes ------------------------------------------------------------ */
 
@@ -224,12 +181,12 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 			   FLOOR_ELEMS, SMALL_SHARE, where, e, l);
 }
 
-int dist_layout_units(int ndim, const int64_t *dim, int64_t unit, int64_t memory,
-		      int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
+int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit,
+		      int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
 		      const char *where, struct err *e, struct dist_layout *l)
 {
 	int64_t small = unit > 0 ? SMALL_SHARE / unit : SMALL_SHARE;
-	return layout_make(ndim, dim, NULL, memory, fixed, per_unit, widest, H5U_MAXDIM, nranks, 1,
+	return layout_make(ndim, dim, chunk, memory, fixed, per_unit, widest, H5U_MAXDIM, nranks, 1,
 			   small, where, e, l);
 }
 
@@ -271,4 +228,110 @@ bool dist_walk_next(struct dist_walk *w, int64_t *start, int64_t *count)
 	}
 	w->at += n;
 	return true;
+}
+
+/* ---- streams ---------------------------------------------------------- */
+
+int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
+		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
+		     bool whole_last, int nranks, const char *where, struct err *e,
+		     struct dist_stream *s)
+{
+	memset(s, 0, sizeof *s);
+	s->ndim = ndim > 0 ? ndim : 1;
+	/* the two spaces, and the chunk grid over each */
+	int64_t ad[H5U_MAXDIM], ac[H5U_MAXDIM], rd[H5U_MAXDIM + 1] = {1}, rc[H5U_MAXDIM + 1] = {1};
+	int na = 0, nr = 1;
+	int64_t across = 1, total = 1, inner = 1;   /* INNER: across extent after the last axis along */
+	for (int i = 0; i < s->ndim; i++) {
+		int64_t d = ndim > 0 ? dim[i] : 1, c = chunk ? chunk[i] : 1;
+		s->axis_along[i] = ndim > 0 && along[i];
+		total *= d;
+		if (s->axis_along[i]) {
+			rd[nr] = d;
+			rc[nr++] = c;
+			inner = 1;
+		} else {
+			ad[na] = d;
+			ac[na++] = c;
+			across *= d;
+			inner *= d;
+		}
+	}
+	int64_t stream = 1;   /* elements along */
+	for (int i = 1; i < nr; i++)
+		stream *= rd[i];
+	/* the shortest along box: one last-axis run when it may not be cut */
+	bool whole = whole_last && s->axis_along[s->ndim - 1];
+	int64_t least = whole ? rd[nr - 1] : 1;
+	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
+	if (floor < least)
+		floor = least;
+	if (floor < 1)
+		floor = 1;
+	if (widest > 0 && floor > (IO_LIMIT - 1) / widest)
+		return err_set(e, EXIT_USAGE, where,
+			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)(floor * widest));
+	if (memory < floor * (per_elem + per_across)) {
+		if (floor > FLOOR_ELEMS)
+			return err_set(e, EXIT_USAGE, where,
+				       "--memory %lld bytes is too small for one block "
+				       "(one row of every array needs %lld bytes)",
+				       (long long)memory, (long long)(floor * (per_elem + per_across)));
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(%lld elements of every array need %lld bytes)",
+			       (long long)memory, (long long)floor, (long long)(floor * (per_elem + per_across)));
+	}
+	/* as long along as the budget allows with an across box as wide as
+	 * the runs across after the last axis along; shorter while the
+	 * across boxes do not fit */
+	int64_t cap = memory / (per_elem + per_across);
+	if (widest > 0 && cap > BLOCK_TARGET / widest)
+		cap = BLOCK_TARGET / widest;
+	int64_t width = inner < across ? inner : across;
+	int64_t g = width > 0 ? cap / width : stream;
+	if (g > stream)
+		g = stream;
+	if (g < least)
+		g = least;
+	if (g < 1)
+		g = 1;
+	int max_axis = whole ? nr - 2 : H5U_MAXDIM;
+	int64_t small_unit = stream > 0 ? stream : 1;
+	for (;;) {
+		struct err trial = {0};
+		layout_make(nr, rd, chunk ? rc : NULL, g, 0, 1, 0, max_axis, 1, 1, SMALL_SHARE,
+			    where, &trial, &s->along);
+		int64_t box = dist_stream_along_elems(s);
+		bool last = g <= least || g <= 1;
+		if (layout_make(na, ad, chunk ? ac : NULL, memory, 0, box * per_elem + per_across,
+				box * widest, H5U_MAXDIM, nranks, 1, SMALL_SHARE / small_unit, where,
+				last ? e : &trial, &s->across) == 0)
+			return 0;
+		if (last)
+			return -1;
+		g = g / 2 > least ? g / 2 : least;
+	}
+}
+
+int64_t dist_stream_along_elems(const struct dist_stream *s)
+{
+	const struct dist_layout *l = &s->along;
+	return l->lines_per_box * l->line;
+}
+
+void dist_stream_box(const struct dist_stream *s, const int64_t *qo, const int64_t *qc,
+		     const int64_t *ro, const int64_t *rc, int64_t *start, int64_t *count)
+{
+	for (int i = 0, a = 0, r = 1; i < s->ndim; i++) {
+		bool al = s->axis_along[i];
+		start[i] = al ? ro[r] : qo[a];
+		count[i] = al ? rc[r] : qc[a];
+		if (al)
+			r++;
+		else
+			a++;
+	}
 }

@@ -119,9 +119,15 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			per_elem += dtype_size(t);   /* what where= keeps of it */
 		widest = max64(widest, dtype_size(target));
 	}
-	/* fused reductions take whole rows */
+	/* boxes that every fused reduction can take */
+	int max_axis = H5U_MAXDIM;
+	for (int k = 0; k < s->nred; k++)
+		if (reducer_max_axis(s->red[k]) < max_axis)
+			max_axis = reducer_max_axis(s->red[k]);
+	if (max_axis < 0)
+		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
 	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), memory, fixed, per_elem,
-				widest, s->nred ? 0 : H5U_MAXDIM, nranks, w, e, &s->split);
+				widest, max_axis, nranks, w, e, &s->split);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -281,7 +287,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 			dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
 	}
 	for (int k = 0; k < s->nred; k++) {
-		B->red[k] = reducer_new(s->red[k], B->box_lines);
+		B->red[k] = reducer_new(s->red[k], B->box_lines * B->line);
 		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->red[k]->loop->types[1]));
 	}
 }
@@ -463,21 +469,22 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 	}
 }
 
-/* The box's rows [FIRST, FIRST+COUNT) into the fused reductions (which
- * make the split axis 0). */
-static void feed_reductions(struct plan_step *s, struct buffers *B, int64_t first, int64_t count,
-			    struct err *e)
+/* The box into the fused reductions (whose boxes they are, see
+ * reducer_max_axis). */
+static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *e)
 {
-	for (int k = 0; k < s->nred && count > 0 && !e->status; k++) {
+	/* a box of rows with no elements still starts its rows' results */
+	int64_t count = stage_box_size(B->ndim, B->c);
+	for (int k = 0; k < s->nred && B->c[B->l->axis] > 0 && !e->status; k++) {
 		int src = s->red_src[k];
 		enum dtype t = s->red[k]->loop->types[1], from = elementwise_source_dtype(s, src);
 		char *data = src >= 0 ? B->tmp[src] : B->in[-1 - src].data;
 		if (from != t) {
 			dtype_cast(from, data, dtype_size(from), t, B->redconv[k], dtype_size(t),
-				   (size_t)(count * B->line));
+				   (size_t)count);
 			data = B->redconv[k];
 		}
-		reducer_rows(B->red[k], data, first, count);
+		reducer_box(B->red[k], data, B->o, B->c);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
 			err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));
@@ -535,7 +542,7 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->print_src], NULL, s->where, e);
 	}
 	for (int k = 0; k < s->nred; k++)
-		reducer_write_rows(B->red[k], B->o[0], B->c[0], e);
+		reducer_write_box(B->red[k], B->o, B->c, e);
 }
 
 int elementwise_run(struct plan_step *s, struct err *e)
@@ -550,7 +557,7 @@ int elementwise_run(struct plan_step *s, struct err *e)
 		read_box(s, &B, e);
 		for (int64_t r = 0; r < n && !e->status; r += B.tile)
 			run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
-		feed_reductions(s, &B, B.o[0], B.c[0], e);
+		feed_reductions(s, &B, e);
 		if (comm_agree(e) < 0)
 			break;
 		write_box(s, &B, e);

@@ -4,8 +4,9 @@
  * only when it changes no step's result and the pass still fits --memory:
  *  - consecutive elementwise steps of one shape become one program; an
  *    intermediate that no later step reads is then not written at all;
- *  - a reduction of what an elementwise pass reads or computes, row by row
- *    in the pass's own distribution, is fed by that pass;
+ *  - a reduction of what an elementwise pass reads or computes, box by box
+ *    in the pass's own distribution, is fed by that pass, when it can take
+ *    the pass's boxes and they keep as many ranks busy;
  *  - consecutive reductions of one dataset share one read of it: a host
  *    step with no ops of its own feeds every reducer.
  * A fused step keeps its place in the plan with merged_into set; `h5ufunc
@@ -15,6 +16,7 @@
 
 #include "elementwise.h"
 #include "planner.h"
+#include "reduce.h"
 
 static bool fusable(const struct plan_step *s)
 {
@@ -164,12 +166,37 @@ static void dedupe_inputs(struct plan_step *s)
 	}
 }
 
-/* Fold reduction R into elementwise step A when R reduces, row by row in
- * A's own distribution, something A computes or reads by rows. */
+/* Lay out pass A with its fused reductions; false when that fails or
+ * leaves fewer ranks with work than BUSY (the pass's own, without them):
+ * a fused reduction that needs longer boxes than the pass would take is
+ * better run on its own. */
+static bool fused_layout_fits(struct planner *pl, struct plan_step *a, int busy)
+{
+	struct err trial = {0};
+	return elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) == 0 &&
+	       a->split.ranks_with_work >= busy;
+}
+
+/* Ranks with work in pass A laid out with only its first NRED reductions
+ * (-1: it does not fit); A keeps its reductions. */
+static int busy_ranks(struct planner *pl, struct plan_step *a, int nred)
+{
+	int keep = a->nred, busy = -1;
+	struct err trial = {0};
+	a->nred = nred;
+	if (elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) == 0)
+		busy = a->split.ranks_with_work;
+	a->nred = keep;
+	return busy;
+}
+
+/* Fold reduction R into elementwise step A when R reduces, box by box in
+ * A's own distribution, something A computes or reads: when R can take
+ * boxes of A's pass (reducer_max_axis) and they keep as many ranks busy. */
 static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
 {
 	if (r->verb != VERB_REDUCE || r->print || r->where_arr || r->masked || a->nred == PLAN_MAXOUT ||
-	    !(r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1))))
+	    reducer_max_axis(r) < 0)
 		return false;
 	struct array *x = r->in[0];
 	if (!shape_equal(&x->shape, &a->shape))
@@ -189,23 +216,23 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 	for (int j = 0; j < a->nout; j++)
 		if (same_dataset(a->out[j], r->out[0]))
 			return false;
+	int busy = busy_ranks(pl, a, a->nred);
 	a->red[a->nred] = r;
 	a->red_src[a->nred++] = src;
-	struct err trial = {0};
-	if (elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) < 0) {
+	if (!fused_layout_fits(pl, a, busy)) {
 		a->nred--;
+		busy_ranks(pl, a, a->nred);   /* A's layout as it was */
 		return false;
 	}
 	r->merged_into = (int)(a - pl->p->steps);
 	return true;
 }
 
-/* Can reduction R be fed row block by row block from another step's pass? */
-static bool row_reduction(const struct plan_step *r)
+/* Can reduction R be fed box by box from another step's pass? */
+static bool box_reduction(const struct plan_step *r)
 {
 	return r->verb == VERB_REDUCE && r->merged_into < 0 && !r->where_arr && !r->masked &&
-	       r->in[0]->kind == ARR_DATASET &&
-	       (r->mode == REDUCE_ROWS || (r->mode == REDUCE_TREE && (r->piece_axis > 0 || r->piece_lines == 1)));
+	       r->in[0]->kind == ARR_DATASET && reducer_max_axis(r) >= 0;
 }
 
 /* Consecutive reductions of one array share one pass over it: a host step
@@ -217,7 +244,7 @@ static void group_reductions(struct planner *pl)
 	struct plan *p = pl->p;
 	for (int i = 0; i < p->nsteps; i++) {
 		struct plan_step *r = &p->steps[i];
-		if (!row_reduction(r) || same_dataset(r->out[0], r->in[0]))
+		if (!box_reduction(r) || same_dataset(r->out[0], r->in[0]))
 			continue;
 		struct array *x = r->in[0];
 		struct plan_step *h = arena_alloc(p->arena, sizeof *h);
@@ -236,14 +263,13 @@ static void group_reductions(struct planner *pl)
 		h->red_src[0] = -1;
 		h->nred = 1;
 		int j = i + 1;
-		while (j < p->nsteps && h->nred < PLAN_MAXOUT && row_reduction(&p->steps[j]) &&
+		while (j < p->nsteps && h->nred < PLAN_MAXOUT && box_reduction(&p->steps[j]) &&
 		       p->steps[j].in[0] == x && !same_dataset(p->steps[j].out[0], x)) {
 			h->red[h->nred] = &p->steps[j];
 			h->red_src[h->nred++] = -1;
 			j++;
 		}
-		struct err trial = {0};
-		if (h->nred < 2 || elementwise_layout(h, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) < 0)
+		if (h->nred < 2 || !fused_layout_fits(pl, h, busy_ranks(pl, h, 0)))
 			continue;
 		r->host = h;
 		for (int k = 1; k < h->nred; k++)

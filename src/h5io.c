@@ -887,7 +887,6 @@ int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const voi
 char *h5io_attr_text(hid_t obj, const char *name, struct arena *ar)
 {
 	char *text = NULL;
-	iostat.h5_metadata++;
 	H5E_BEGIN_TRY {
 		hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
 		hid_t t = a >= 0 ? H5Aget_type(a) : -1;
@@ -923,7 +922,6 @@ char *h5io_attr_text(hid_t obj, const char *name, struct arena *ar)
 int h5io_attr_write_text(hid_t obj, const char *name, const char *text)
 {
 	int rc = 0;
-	iostat.h5_metadata++;
 	H5E_BEGIN_TRY {
 		if (H5Aexists(obj, name) > 0)
 			rc = H5Adelete(obj, name) < 0 ? -1 : 0;
@@ -944,7 +942,6 @@ int h5io_attr_write_text(hid_t obj, const char *name, const char *text)
 int h5io_attr_copy(hid_t src, const char *name, hid_t dst)
 {
 	int rc = -1;
-	iostat.h5_metadata++;
 	hid_t a = H5Aopen(src, name, H5P_DEFAULT), t = -1, sp = -1, b = -1;
 	void *buf = NULL;
 	if (a < 0 || (t = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0)

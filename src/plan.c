@@ -677,6 +677,28 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
 		l->nranks);
 }
 
+/* A stream's decomposition: the blocks along its axes, then the boxes
+ * across them. */
+static void print_stream(FILE *f, const struct dist_stream *st)
+{
+	const struct dist_layout *l = &st->along;
+	int nalong = l->ndim - 1;
+	fprintf(f, ", blocks of ");
+	if (nalong != 1)
+		fprintf(f, "(");
+	for (int i = 1; i < l->ndim; i++)
+		fprintf(f, "%s%lld", i > 1 ? ", " : "", (long long)(i < l->axis ? 1 : i == l->axis
+								    ? l->lines_per_box : l->dim[i]));
+	fprintf(f, "%s along ax%s", nalong != 1 ? ")" : "", nalong == 1 ? "is" : "es");
+	for (int i = 0, k = 0; i < st->ndim; i++)
+		if (st->axis_along[i])
+			fprintf(f, "%s%d", k++ ? ", " : " ", i);
+	if (nalong == 0)
+		fprintf(f, " none");
+	fprintf(f, "; across %s", nalong == 1 ? "it" : "them");
+	print_boxes(f, &st->across);
+}
+
 void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nsteps; i++) {
@@ -705,14 +727,9 @@ void plan_print(const struct plan *p, FILE *f)
 					: a == s->piece_axis && s->piece_lines < X->dim[a] ? s->piece_lines : X->dim[a]));
 			fprintf(f, "%s); across them", X->ndim == 1 ? "," : "");
 			print_boxes(f, &s->split);
-		} else if (s->verb == VERB_REDUCE && !s->host)
-			fprintf(f, ", %lld rows per block\n", (long long)s->rows_per_block);
-		else if (s->verb == VERB_ACCUMULATE) {
-			fprintf(f, ", blocks of %lld along axis %d; across it",
-				(long long)s->rows_per_block, s->axis);
-			print_boxes(f, &s->split);
-		}
-		else
+		} else if ((s->verb == VERB_REDUCE && !s->host) || s->verb == VERB_ACCUMULATE) {
+			print_stream(f, &s->stream);
+		} else
 			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);

@@ -212,6 +212,12 @@ static int64_t extent(const struct shape *x, const bool *reduced, int from, bool
 
 /* ---- the reducer: rows or pieces in, results out ---------------------- */
 
+/* A / B, 0 when B is 0. */
+static int64_t r_div(int64_t a, int64_t b)
+{
+	return b > 0 ? a / b : 0;
+}
+
 static int64_t reduce_pieces(const struct plan_step *s);
 
 /* A partial result over the pieces [pos, pos + 2**level) of one group. */
@@ -230,19 +236,19 @@ struct stack {
 	struct piece p[MAX_DEPTH];
 };
 
-/* A reduction fed block by block: rows of its input, by reduce_run for
- * REDUCE_ROWS or by a fused elementwise stage (exec.c); or pieces, for
- * REDUCE_TREE.  A tree reduction's groups are the indices of its kept
- * leading axes (one group when there are none); a group folded whole by
- * one rank lands in ACC, a group split between ranks is held until
- * reducer_finish. */
+/* A reduction fed box by box: by reduce_run for REDUCE_TREE (boxes of
+ * pieces), or by a fused elementwise stage (exec.c) with boxes of whole
+ * rows (REDUCE_ROWS) or whole pieces (REDUCE_TREE).  A tree reduction's
+ * groups are the indices of its kept leading axes (one group when there
+ * are none); a group folded whole by one rank lands in ACC, a group split
+ * between ranks is held until reducer_finish. */
 struct reducer {
 	struct plan_step *s;
 	int size;                /* of the loop's dtype */
 	int64_t rowsize;         /* input elements per row */
 	int64_t orow;            /* REDUCE_ROWS: output elements per row */
 	int64_t osize;           /* REDUCE_TREE: output elements of a group */
-	char *acc, *conv;        /* results of a block of rows, or of a box's groups */
+	char *acc, *conv;        /* results of a box's rows, or of its groups */
 	uint8_t *accv;           /* masked, skip_fold: which results have a valid
 				    element (took one) */
 	const uint8_t *take;     /* ... and which elements of the rows are valid */
@@ -250,15 +256,13 @@ struct reducer {
 				    result, and with the validity of each ... */
 	int64_t slot;            /* ... (masked) a partial's bytes */
 	int64_t ppg;             /* REDUCE_TREE: pieces in a group */
-	int64_t per_row;         /* ... in a row (0: a piece holds rows) */
 	int64_t out_first, nout; /* the groups in ACC */
 	struct stack cur, held[2];
 	int nheld;
 };
 
-/* A reducer whose results hold OUT elements: MAX_ROWS rows of output when
- * OUT is negative. */
-static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64_t out_elems)
+/* A reducer whose results hold OUT elements. */
+static struct reducer *reducer_make(struct plan_step *s, int64_t out)
 {
 	struct reducer *r = stage_alloc(sizeof *r);
 	memset(r, 0, sizeof *r);
@@ -270,20 +274,13 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64
 	r->rowsize = shape_row_size(X);
 	r->orow = extent(X, s->reduced, 1, false);
 	r->cur.group = r->held[0].group = r->held[1].group = -1;
-	int64_t out = max_rows * r->orow;
 	if (s->mode == REDUCE_TREE) {
-		int m = s->kept_lead;
 		int64_t groups = 1;
-		for (int i = 0; i < m; i++)
+		for (int i = 0; i < s->kept_lead; i++)
 			groups *= X->dim[i];
-		r->osize = extent(X, s->reduced, m, false);
+		r->osize = extent(X, s->reduced, s->kept_lead, false);
 		r->ppg = groups ? reduce_pieces(s) / groups : 0;
-		if (s->piece_axis > 0 && X->dim[0] > 0)
-			r->per_row = reduce_pieces(s) / X->dim[0];
-		out = m == 0 ? r->osize : max_rows * r->orow;
 	}
-	if (out_elems >= 0)
-		out = out_elems;
 	bool valid = s->masked || s->skip_fold;
 	r->vbytes = r->osize * r->size;
 	r->slot = r->vbytes + (valid ? r->osize : 0);
@@ -295,9 +292,27 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t max_rows, int64
 	return r;
 }
 
-struct reducer *reducer_new(struct plan_step *s, int64_t max_rows)
+struct reducer *reducer_new(struct plan_step *s, int64_t box_elems)
 {
-	return reducer_make(s, max_rows, -1);
+	const struct shape *X = &s->in[0]->shape;
+	if (s->mode != REDUCE_TREE) {   /* whole rows */
+		int64_t rows = r_div(box_elems, shape_row_size(X));
+		return reducer_make(s, (rows > 0 ? rows : 1) * extent(X, s->reduced, 1, false));
+	}
+	if (s->kept_lead == 0)
+		return reducer_make(s, extent(X, s->reduced, 0, false));
+	/* the groups a box ends: at most as many as it holds, and two it cuts */
+	int64_t groups = r_div(box_elems, extent(X, s->reduced, s->kept_lead, true)) + 2;
+	return reducer_make(s, groups * extent(X, s->reduced, s->kept_lead, false));
+}
+
+int reducer_max_axis(const struct plan_step *s)
+{
+	if (s->mode == REDUCE_ROWS)
+		return 0;
+	if (s->mode == REDUCE_TREE)
+		return s->piece_lines == 1 ? s->piece_axis : s->piece_axis - 1;
+	return -1;
 }
 
 void reducer_free(struct reducer *r)
@@ -427,7 +442,7 @@ static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 	}
 }
 
-void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
+void reducer_box(struct reducer *r, char *data, const int64_t *start, const int64_t *count)
 {
 	const struct plan_step *s = r->s;
 	const struct shape *X = &s->in[0]->shape;
@@ -437,22 +452,26 @@ void reducer_rows(struct reducer *r, char *data, int64_t first, int64_t count)
 		dims[i] = X->ndim ? X->dim[i] : 1;
 	ptrdiff_t ast[H5U_MAXDIM];
 	if (s->mode == REDUCE_ROWS) {
-		dims[0] = count;
+		dims[0] = count[0];
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
 		if (s->init == FOLD_VALUE)
-			iter_fill(r->size, r->acc, s->init_value, count * r->orow);
+			iter_fill(r->size, r->acc, s->init_value, count[0] * r->orow);
 		if (r->accv)
-			memset(r->accv, 0, (size_t)(count * r->orow));
+			memset(r->accv, 0, (size_t)(count[0] * r->orow));
 		fold(s, s->init, data, ndim, dims, r->acc, ast, true, r->take, r->accv);
 		return;
 	}
-	/* REDUCE_TREE: whole pieces of rows, or every piece of whole rows */
+	/* REDUCE_TREE: whole pieces, in C order over the space of pieces */
+	int p = s->piece_axis;
+	int64_t G = s->piece_lines, q = 0, nq = 1;
+	for (int i = 0; i < p; i++) {
+		q = q * X->dim[i] + start[i];
+		nq *= count[i];
+	}
+	q = q * ((X->dim[p] + G - 1) / G) + start[p] / G;
+	nq *= (count[p] + G - 1) / G;
 	r->nout = 0;
-	if (r->per_row)
-		tree_pieces(r, data, first * r->per_row, count * r->per_row);
-	else
-		tree_pieces(r, data, first / s->piece_lines,
-			    (count + s->piece_lines - 1) / s->piece_lines);
+	tree_pieces(r, data, q, nq);
 }
 
 /* Output start and count of the groups [G0, G0 + N) of S, a hyperslab of
@@ -511,11 +530,12 @@ static int tree_write(struct reducer *r, struct err *e)
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
 	group_box(r->s, r->out_first, r->nout, ostart, ocnt);
 	int rc = write_result(r->s, ostart, ocnt, r->acc, r->accv, r->conv, e);
+
 	r->nout = 0;
 	return rc;
 }
 
-int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct err *e)
+int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e)
 {
 	struct array *y = r->s->out[0];
 	if (r->s->mode == REDUCE_TREE)
@@ -523,8 +543,8 @@ int reducer_write_rows(struct reducer *r, int64_t first, int64_t count, struct e
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM];
 	for (int i = 0; i < y->shape.ndim; i++)
 		ocnt[i] = y->shape.dim[i];
-	ostart[0] = y->shape.ndim ? first : 0;
-	ocnt[0] = count;
+	ostart[0] = y->shape.ndim ? start[0] : 0;
+	ocnt[0] = count[0];
 	return write_result(r->s, ostart, ocnt, r->acc, r->accv, r->conv, e);
 }
 
@@ -681,6 +701,26 @@ static int piece_space(const struct plan_step *s, int64_t *dim)
 	return p + 1;
 }
 
+/* The chunk grid CHUNK of S's input over its space of pieces, in OUT; NULL
+ * when chunk edges along the piece axis are not piece edges (or there is
+ * no CHUNK). */
+static const int64_t *piece_chunks(const struct plan_step *s, const int64_t *chunk, int64_t *out)
+{
+	int p = s->piece_axis;
+	int64_t g = s->piece_lines;
+	if (!chunk || chunk[p] < 1 || g < 1)
+		return NULL;
+	for (int i = 0; i < p; i++)
+		out[i] = chunk[i];
+	if (chunk[p] % g == 0)
+		out[p] = chunk[p] / g;
+	else if (g % chunk[p] == 0)
+		out[p] = 1;
+	else
+		return NULL;
+	return out;
+}
+
 /* REDUCE_TREE on its own: boxes of whole pieces, each piece folded into
  * the tree at its global index. */
 static int reduce_tree(struct plan_step *s, struct err *e)
@@ -696,7 +736,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	int64_t most = l->lines_per_box * l->line * s->piece_lines * line;
 	char *raw = x->dtype != t ? stage_alloc((size_t)(most * dtype_size(x->dtype))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
-	struct reducer *r = reducer_make(s, 0, (l->lines_per_box * l->line + 2) * tree_group_size(s));
+	struct reducer *r = reducer_make(s, (l->lines_per_box * l->line + 2) * tree_group_size(s));
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
 	uint8_t *valid = s->masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
 	r->take = valid;
@@ -746,111 +786,68 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	return comm_agree(e);
 }
 
-/* REDUCE_ROWS on its own: read blocks of rows and feed the reducer. */
-static int reduce_by_rows(struct plan_step *s, struct err *e)
-{
-	struct array *x = s->in[0];
-	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
-	const struct shape *X = &x->shape;
-	int ndim = X->ndim ? X->ndim : 1;
-	int64_t rows = shape_rows(X);
-	struct dist d;
-	dist_make(rows, comm_size(), comm_rank(), s->rows_per_block, &d);
-	int64_t max_rows = d.rows_per_block, rowsize = shape_row_size(X);
-	char *raw = x->dtype != t ? stage_alloc((size_t)(max_rows * rowsize * dtype_size(x->dtype))) : NULL;
-	char *data = stage_alloc((size_t)(max_rows * rowsize * dtype_size(t)));
-	struct reducer *r = reducer_new(s, max_rows);
-	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, max_rows * rowsize) : NULL;
-	int64_t most = max_rows * rowsize > 0 ? max_rows * rowsize : 1;
-	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc((size_t)most) : NULL;
-	r->take = valid;
-	for (int64_t b = 0; b < d.nblocks; b++) {
-		int64_t first, count, start[H5U_MAXDIM] = {0}, cnt[H5U_MAXDIM];
-		dist_block(&d, b, &first, &count);
-		for (int i = 0; i < ndim; i++)
-			cnt[i] = X->ndim ? X->dim[i] : 1;
-		start[0] = X->ndim ? first : 0;
-		cnt[0] = count;
-		read_input(s, t, start, cnt, raw, data, valid, m, e);
-		if (count > 0 && !e->status) {
-			reducer_rows(r, data, first, count);
-			check_fault(s, e);
-		}
-		if (comm_agree(e) < 0)
-			break;
-		reducer_write_rows(r, first, count, e);
-	}
-	reducer_free(r);
-	where_mask_free(m);
-	free(valid);
-	free(raw);
-	free(data);
-	return comm_agree(e);
-}
-
-/* ---- REDUCE_COLUMNS ----------------------------------------------------- */
-
-static int reduce_columns(struct plan_step *s, struct err *e)
+/* REDUCE_ROWS and REDUCE_COLUMNS on their own: each rank takes its boxes
+ * across the kept axes (s->stream) and, box by box along the reduced axes
+ * in C order, folds the elements into their accumulators, then writes
+ * them: every result is the fold NumPy makes, in its order, whatever the
+ * ranks and the budget. */
+static int reduce_stream(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int size = dtype_size(t);
-	const struct shape *X = &x->shape;
-	int n = X->ndim;
-	int64_t columns = n >= 2 ? X->dim[1] : 1;
-	struct dist dc;
-	dist_make(columns, comm_size(), comm_rank(), columns ? columns : 1, &dc);
-	int64_t c0 = dc.first, cn = dc.count;
-	int64_t cmax = columns / comm_size() + (columns % comm_size() != 0);
-	int64_t rest = extent(X, s->reduced, 2, true), orest = extent(X, s->reduced, 2, false);
-	int64_t g = s->rows_per_block, rows = X->dim[0];
-	int64_t nblocks = (rows + g - 1) / g;
-	size_t box = (size_t)(g * cmax * rest);
-	char *raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
-	char *data = stage_alloc(box * (size_t)dtype_size(dt));
-	char *acc = stage_alloc((size_t)(cmax * orest * size));
-	char *conv = y->dtype != t ? stage_alloc((size_t)(cmax * orest * dtype_size(y->dtype))) : NULL;
+	const struct dist_stream *st = &s->stream;
+	int n = st->ndim;
+	int64_t kmax = st->across.lines_per_box * st->across.line;
+	size_t box = (size_t)(kmax * dist_stream_along_elems(st));
+	char *raw = x->dtype != dt ? stage_alloc((box ? box : 1) * (size_t)dtype_size(x->dtype)) : NULL;
+	char *data = stage_alloc((box ? box : 1) * (size_t)dtype_size(dt));
+	char *acc = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
+	char *conv = y->dtype != t ? stage_alloc((size_t)((kmax > 0 ? kmax : 1) * dtype_size(y->dtype))) : NULL;
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
 	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
-	uint8_t *accv = valid ? stage_alloc((size_t)(cmax * orest > 0 ? cmax * orest : 1)) : NULL;
-	if (accv)
-		memset(accv, 0, (size_t)(cmax * orest));
-	if (s->init == FOLD_VALUE)
-		iter_fill(size, acc, s->init_value, cn * orest);
-	for (int64_t b = 0; b < nblocks; b++) {
-		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-		int64_t r0 = b * g, gr = rows - r0 < g ? rows - r0 : g;
-		for (int i = 0; i < n; i++) {
-			start[i] = 0;
-			cnt[i] = X->dim[i];
+	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
+	struct dist_walk w;
+	dist_walk_start(&st->across, comm_rank(), &w);
+	for (int64_t b = 0; b < st->across.nboxes; b++) {
+		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		bool any = dist_walk_next(&w, qo, qc);
+		if (any && s->init == FOLD_VALUE)
+			iter_fill(size, acc, s->init_value, stage_box_size(st->across.ndim, qc));
+		if (any && accv)   /* nothing taken yet */
+			memset(accv, 0, (size_t)stage_box_size(st->across.ndim, qc));
+		struct dist_walk along;
+		dist_walk_start(&st->along, 0, &along);
+		for (int64_t j = 0; j < st->along.nboxes; j++) {
+			int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1];
+			dist_walk_next(&along, ro, rc);
+			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
+			if (!any)
+				memset(cnt, 0, sizeof cnt);
+			read_input(s, dt, start, cnt, raw, data, valid, m, e);
+			if (any && !e->status) {
+				ptrdiff_t ast[H5U_MAXDIM];
+				acc_strides(n, cnt, s->reduced, size, ast);
+				fold(s, s->init, data, n, cnt, acc, ast, j == 0, valid, accv);
+				check_fault(s, e);
+			}
+			if (comm_agree(e) < 0)
+				goto out;
 		}
-		start[0] = r0;
-		cnt[0] = cn ? gr : 0;
-		if (n >= 2) {
-			start[1] = c0;
-			cnt[1] = cn;
+		int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
+		for (int i = 0, a = 0, k = 0; i < n && y->shape.ndim > 0; i++) {
+			if (s->reduced[i] && !s->keepdims)
+				continue;
+			ostart[k] = s->reduced[i] || !any ? 0 : qo[a];
+			ocnt[k++] = !any ? 0 : s->reduced[i] ? 1 : qc[a];
+			a += !s->reduced[i];
 		}
-		read_input(s, dt, start, cnt, raw, data, valid, m, e);
-		if (cn > 0 && gr > 0 && !e->status) {
-			ptrdiff_t ast[H5U_MAXDIM];
-			acc_strides(n, cnt, s->reduced, size, ast);
-			fold(s, s->init, data, n, cnt, acc, ast, b == 0, valid, accv);
-			check_fault(s, e);
-		}
+		if (y->shape.ndim == 0)
+			ocnt[0] = any;
+		write_result(s, ostart, ocnt, acc, accv, conv, e);
 		if (comm_agree(e) < 0)
 			goto out;
 	}
-	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
-	for (int i = 0, j = 0; i < n; i++) {
-		if (s->reduced[i] && !s->keepdims)
-			continue;
-		ostart[j] = i == 1 ? c0 : 0;
-		ocnt[j] = i == 1 ? cn : s->reduced[i] ? 1 : X->dim[i];
-		j++;
-	}
-	if (n == 1)
-		ocnt[0] = cn;   /* the one rank that owns the whole fold */
-	write_result(s, ostart, ocnt, acc, accv, conv, e);
 out:
 	where_mask_free(m);
 	free(valid);
@@ -875,7 +872,6 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0) + (s->masked || s->skip_fold ? 1 : 0);
-	int64_t fixed, per_unit, unit_elems, units;
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->reduced[m])
 		m++;
@@ -904,38 +900,28 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
 		int64_t dim[H5U_MAXDIM];
 		int pdim = piece_space(s, dim);
-		fixed = tree_slots(s) * osize * (size + s->masked) + 2 * osize * out_elem;
-		return dist_layout_units(pdim, dim, piece, memory, fixed,
-					 piece * in_elem + osize * out_elem,
+		int64_t fixed = tree_slots(s) * osize * (size + s->masked) + 2 * osize * out_elem;
+		int64_t pchunk[H5U_MAXDIM];
+		return dist_layout_units(pdim, dim, piece_chunks(s, stage_chunks(x), pchunk), piece,
+					 memory, fixed, piece * in_elem + osize * out_elem,
 					 piece * (xsize > size ? xsize : size), nranks, where, e,
 					 &s->split);
 	}
-	if (X->ndim == 0 || !s->reduced[0]) {
-		s->mode = REDUCE_ROWS;
-		unit_elems = shape_row_size(X);
-		per_unit = unit_elems * in_elem + extent(X, s->reduced, 1, false) * out_elem;
-		fixed = 0;
-		units = shape_rows(X);
-	} else {
-		s->mode = REDUCE_COLUMNS;
-		int64_t columns = X->ndim >= 2 ? X->dim[1] : 1;
-		int64_t cmax = columns / nranks + (columns % nranks != 0);
-		unit_elems = cmax * extent(X, s->reduced, 2, true);
-		per_unit = unit_elems * in_elem;
-		fixed = cmax * extent(X, s->reduced, 2, false) * out_elem;
-		units = X->dim[0];
-		nranks = 1;   /* every rank streams every row */
-	}
-	int64_t widest = unit_elems * (xsize > size ? xsize : size);
-	return dist_block_units(memory, fixed, per_unit, widest, units, nranks,
-				"one block of this reduction", where, e, &s->rows_per_block);
+	/* a sequential fold: NumPy's order along the reduced axes, in C order;
+	 * a last-axis run is one loop call that a reorderable ufunc's loop may
+	 * fold its own way (add sums pairwise) and a float16 one folds in
+	 * float32, so such a run is never cut */
+	s->mode = X->ndim == 0 || !s->reduced[0] ? REDUCE_ROWS : REDUCE_COLUMNS;
+	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
+	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, in_elem,
+				out_elem, xsize > size ? xsize : size, whole_last, nranks, where, e,
+				&s->stream);
 }
 
 int reduce_run(struct plan_step *s, struct err *e)
 {
 	switch (s->mode) {
-	case REDUCE_COLUMNS: return reduce_columns(s, e);
 	case REDUCE_TREE: return reduce_tree(s, e);
-	default: return reduce_by_rows(s, e);
+	default: return reduce_stream(s, e);
 	}
 }

@@ -126,48 +126,19 @@ static void scan_tiles(const struct plan_step *s, char *data, char *out, int ndi
 	}
 }
 
-/* The box of X (NDIM axes) that block J of G indices along AXIS makes of
- * the box QO/QC of the space without AXIS; all 0 when that box is empty. */
-static void scan_box(int ndim, const int64_t *xdim, int axis, int64_t j, int64_t g,
-		     const int64_t *qo, const int64_t *qc, bool any, int64_t *start, int64_t *cnt)
-{
-	for (int i = 0, q = 0; i < ndim; i++) {
-		if (i == axis) {
-			int64_t left = xdim[i] - j * g;
-			start[i] = any ? j * g : 0;
-			cnt[i] = any ? (left < g ? left : g) : 0;
-			continue;
-		}
-		start[i] = any ? qo[q] : 0;
-		cnt[i] = any ? qc[q] : 0;
-		q++;
-	}
-}
-
-/* The space X makes without AXIS: its extents, and its rank (0 for 1-D X). */
-static int scan_space(const struct shape *X, int axis, int64_t *q)
-{
-	int n = 0;
-	for (int i = 0; i < X->ndim; i++)
-		if (i != axis)
-			q[n++] = X->dim[i];
-	return n;
-}
-
-/* Each rank walks its boxes of the space without the axis (s->split); each
- * box goes along the axis in blocks of rows_per_block indices, the last
+/* Each rank walks its boxes of the space across the axis (s->stream); each
+ * box goes along the axis in blocks (the stream's along boxes), the last
  * slice of one block carried into the next, so every element is NumPy's
  * sequential result whatever the ranks and blocks. */
 int scan_run(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
-	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	int size = dtype_size(t), dsize = dtype_size(dt), n = X->ndim, a = s->axis;
-	const struct dist_layout *l = &s->split;
-	int64_t g = s->rows_per_block, A = X->dim[a];
-	int64_t qbox = l->lines_per_box * l->line, nblk = (A + g - 1) / g;
-	size_t box = (size_t)(qbox * g);
+	int size = dtype_size(t), dsize = dtype_size(dt), a = s->axis;
+	const struct dist_stream *st = &s->stream;
+	int n = st->ndim;
+	int64_t qbox = st->across.lines_per_box * st->across.line;
+	size_t box = (size_t)(qbox * dist_stream_along_elems(st));
 	char *raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
 	char *data = stage_alloc(box * (size_t)dsize);
 	char *out = stage_alloc(box * (size_t)size);
@@ -177,13 +148,18 @@ int scan_run(struct plan_step *s, struct err *e)
 	uint8_t *run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
 	uint8_t *carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL;
 	struct dist_walk w;
-	dist_walk_start(l, comm_rank(), &w);
-	for (int64_t b = 0; b < l->nboxes && !e->status; b++) {
+	dist_walk_start(&st->across, comm_rank(), &w);
+	for (int64_t b = 0; b < st->across.nboxes && !e->status; b++) {
 		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
 		bool any = dist_walk_next(&w, qo, qc);
-		for (int64_t j = 0; j < nblk; j++) {
-			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-			scan_box(n, X->dim, a, j, g, qo, qc, any, start, cnt);
+		struct dist_walk along;
+		dist_walk_start(&st->along, 0, &along);
+		for (int64_t j = 0; j < st->along.nboxes; j++) {
+			int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+			dist_walk_next(&along, ro, rc);
+			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
+			if (!any)
+				memset(cnt, 0, sizeof cnt);
 			stage_read(x, dt, start, cnt, raw, data, s->where, e);
 			int64_t nel = stage_box_size(n, cnt);
 			if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
@@ -240,9 +216,8 @@ int scan_run(struct plan_step *s, struct err *e)
 	return comm_agree(e);
 }
 
-/* The blocks along the axis hold as many indices as fit with whole runs of
- * the axes after it (g), then the space without the axis is laid out in
- * boxes of what is left (dist.h). */
+/* The blocks along the axis and the boxes across it: dist_stream_make,
+ * following the input's chunks when it can. */
 int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		struct err *e)
 {
@@ -256,33 +231,6 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
-	int64_t q[H5U_MAXDIM];
-	int nq = scan_space(X, s->axis, q);
-	int64_t A = X->dim[s->axis], inner = 1, qsize = 1;
-	for (int i = s->axis + 1; i < X->ndim; i++)
-		inner *= X->dim[i];
-	for (int i = 0; i < nq; i++)
-		qsize *= q[i];
-	int64_t capx = memory / (elem + size);
-	if (capx > ((int64_t)4 << 20) / widest)
-		capx = ((int64_t)4 << 20) / widest;
-	int64_t across = inner < qsize ? inner : qsize;
-	int64_t g = across > 0 ? capx / across : A;
-	if (g > A)
-		g = A;
-	if (g < 1)
-		g = 1;
-	for (; g > 1; g /= 2) {   /* fewer indices along the axis when boxes do not fit */
-		struct err trial = {0};
-		if (dist_layout_make(nq, q, NULL, memory, 0, g * elem + size + s->skip_fold, g * widest, H5U_MAXDIM, nranks,
-				     where, &trial, &s->split) == 0)
-			break;
-	}
-	if (g <= 1 && dist_layout_make(nq, q, NULL, memory, 0, elem + size + s->skip_fold, widest, H5U_MAXDIM, nranks,
-				       where, e, &s->split) < 0)
-		return -1;
-	if (g < 1)
-		g = 1;
-	s->rows_per_block = g;
-	return 0;
+	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
+				size + s->skip_fold, widest, false, nranks, where, e, &s->stream);
 }

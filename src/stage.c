@@ -36,6 +36,15 @@ int64_t stage_box_size(int ndim, const int64_t *count)
 	return n;
 }
 
+const int64_t *stage_chunks(const struct array *x)
+{
+	if (x->kind != ARR_DATASET || x->selected || x->base || x->shape.ndim == 0)
+		return NULL;
+	if (x->create)
+		return x->nchunk == x->shape.ndim ? x->chunk : NULL;
+	return x->nstored == x->shape.ndim ? x->stored_chunk : NULL;
+}
+
 /* The dataset box behind the box START/COUNT of X's (selected) shape. */
 static void file_box(const struct array *x, const int64_t *start, const int64_t *count,
 		     struct shape *fshape, int64_t *fstart, int64_t *fstep, int64_t *fcount)

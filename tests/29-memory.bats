@@ -2,8 +2,8 @@
 # 29-memory.bats - --memory bounds what a rank holds: on inputs 8 times the
 # budget (64 MiB per dataset against --memory 8M), contiguous and chunked,
 # every kind of step (an expression, reductions along each layout, a scan
-# along each axis, an in-place update; a call and scans on rows of
-# 32 MiB, wider than the budget) peaks within --memory + 64 MiB of
+# along each axis, an in-place update; a call, scans and column and
+# sequential row reductions on rows of 32 MiB, wider than the budget) peaks within --memory + 64 MiB of
 # resident memory per process, on one process and on each of 2 ranks, and
 # writes the same bytes as with the default budget (whose results the other
 # files compare with NumPy).  Peak RSS comes from /usr/bin/time (%M, KiB).
@@ -132,5 +132,15 @@ bounded_run() {
 		for axis in 1 0; do
 			bounded_run "$n" /c accumulate add wide.h5:/w --axis "$axis"
 		done
+	done
+}
+
+@test "rows of 32 MiB, wider than the budget: a column reduction and a sequential row reduction within --memory + 64 MiB" {
+	fixture tiny.h5
+	cp "$BATS_FILE_TMPDIR/wide.h5" .
+	local n
+	for n in 0 2; do
+		bounded_run "$n" /s reduce add wide.h5:/w --axis 0
+		bounded_run "$n" /s reduce subtract wide.h5:/w --axis 1
 	done
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # 52-unit.bats - the unit programs of the pure modules, built by make in
-# build/unit/: distcheck (dist.h: row shares and blocks), resolvecheck
+# build/unit/: distcheck (dist.h: boxes and streams), resolvecheck
 # (resolve.h: type resolution, NEP 50 literals, the catalogue's flags),
 # selectcheck (select.h: NumPy slicing and overlap) and optionscheck
 # (options.h: the step options' table, merge, flags and their values).  Each asserts and ends

@@ -7,7 +7,15 @@
 # (tests/boxes_ref.py); reduce over leading, trailing and all axes, NumPy's result
 # within 1e-12 (float32: 1e-5) and the same bits on every rank count and budget; each rank's share of (1, 400, 600) and (3, 200000)
 # within 25% of an equal one, read from --json's per_rank elements, and
-# `check` naming the boxes and the ranks with work.
+# `check` naming the boxes and the ranks with work.  Sequential reductions
+# streamed under --memory 1M ((4, 300000, 3) over axis 1, (200000, 3),
+# (3, 400000) and (2, 1, 600000) over axis 0, subtract and divide along the
+# first and the last axis): NumPy's bits on 1 to 4 ranks, even shares, and
+# their blocks and boxes in `check`; a gzip-chunked input reduced and
+# accumulated along each axis read in whole chunks by every rank.  Fused
+# reductions take the pass's boxes where they can (a (1, 400, 600) sum on
+# 4 busy ranks) and are run on their own where the boxes they need would
+# idle ranks.
 
 load helper
 
@@ -15,24 +23,31 @@ ref() {
 	/usr/bin/python3 "$H5U_TESTS/boxes_ref.py" "$@"
 }
 
+# every_launch JOB IN RECIPE: run RECIPE under --memory 1M on one process
+# and on 1 to 4 ranks; after each, `ref JOB IN out.h5` must pass.
+every_launch() {
+	local job=$1 in=$2 recipe=$3 n
+	h5u run --memory 1M "$recipe" || fail "one process: exit status $?"
+	run ref "$job" "$in" out.h5
+	assert_success
+	for n in 1 2 3 4; do
+		rm -f out.h5
+		mpi "$n" h5ufunc run --memory 1M "$recipe" || fail "$n ranks: exit status $?"
+		run ref "$job" "$in" out.h5
+		[[ $status == 0 ]] || fail "$n ranks: $output"
+	done
+}
+
 setup_file() {
 	ref make "$BATS_FILE_TMPDIR"
-	np make "$BATS_FILE_TMPDIR/sh.h5:/g" float32 1,400,600 :: \
+	np make "$BATS_FILE_TMPDIR/ch.h5:/x" float64 2000,640 layout=chunked chunks=100,64 gzip=4 :: \
+		make "$BATS_FILE_TMPDIR/sh.h5:/g" float32 1,400,600 :: \
 		make "$BATS_FILE_TMPDIR/sh.h5:/r" float64 3,200000
 }
 
 @test "every verb on rows wider than --memory 1M, 1-D, 0-d and empty arrays, 1 to 4 ranks: NumPy's bits" {
 	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rec.yaml" .
-	h5u run --memory 1M rec.yaml || fail "one process: exit status $?"
-	run ref check in.h5 out.h5
-	assert_success
-	local n
-	for n in 1 2 3 4; do
-		rm -f out.h5
-		mpi "$n" h5ufunc run --memory 1M rec.yaml || fail "$n ranks: exit status $?"
-		run ref check in.h5 out.h5
-		[[ $status == 0 ]] || fail "$n ranks: $output"
-	done
+	every_launch check in.h5 rec.yaml
 }
 
 @test "reduce over leading, trailing and all axes on rows wider than --memory 1M, 1-D, 0-d and empty arrays: NumPy's result, the same bits on 1 to 4 ranks and every budget" {
@@ -139,4 +154,134 @@ setup_file() {
 			            sys.exit(f'{name}: rank {r}: {key} {c[key]}, not whole rows of chunks of {rows} rows')
 			PY
 	done
+}
+
+@test "sequential reductions streamed under --memory 1M along any axes, 1 to 4 ranks: NumPy's bits, even shares on 3 and 4" {
+	cp "$BATS_FILE_TMPDIR/st.h5" "$BATS_FILE_TMPDIR/st.yaml" .
+	every_launch streamed st.h5 st.yaml
+	local n
+	# every rank busy where the kept axes allow it, its share within 25%
+	for n in 3 4; do
+		mpi "$n" h5ufunc reduce subtract st.h5:/c --axis 0 -o "c$n.h5:/s" --memory 1M --json >run.json ||
+			fail "$n ranks: exit status $?"
+		run ref shares run.json 1200000
+		[[ $status == 0 ]] || fail "(3, 400000) over axis 0: $output"
+		mpi "$n" h5ufunc reduce add st.h5:/a --axis 1 -o "a$n.h5:/s" --memory 1M --json >run.json ||
+			fail "$n ranks: exit status $?"
+		run ref shares run.json 3600000
+		[[ $status == 0 ]] || fail "(4, 300000, 3) over axis 1: $output"
+	done
+}
+
+@test "check prints a stream's blocks along its axes and its boxes across them" {
+	cp "$BATS_FILE_TMPDIR/st.h5" "$BATS_FILE_TMPDIR/st.yaml" .
+	run --separate-stderr mpi 4 h5ufunc check --memory 1M st.yaml
+	assert_success
+	assert_line --regexp '^step 1: reduce add, loop dd->d, casting same_kind, blocks of [0-9]+ along axis 1; across it, boxes \(1, [0-9]+\), [0-9]+ boxes, 4 of 4 ranks with work$'
+	# (200000, 3) over axis 0: one rank a column, the fourth idle
+	assert_line --regexp '^step 2: reduce add, .*, blocks of [0-9]+ along axis 0; across it, boxes \(1,\), 3 boxes, 3 of 4 ranks with work$'
+	# subtract along the last axis: cut, as it folds in order
+	assert_line --regexp '^step 7: reduce subtract, .*, blocks of [0-9]+ along axis 1; across it, boxes \(1,\), 3 boxes, 3 of 4 ranks with work$'
+	assert_line --regexp '^step 11: reduce add, .*, blocks of \(7, 13\) along axes 1, 3; across them, boxes \([0-9]+, [0-9]+\), [0-9]+ boxes, 4 of 4 ranks with work$'
+	local line
+	line=$(grep '^step 7: ' <<<"$output")
+	line=${line#*blocks of }
+	((${line%% *} < 400000)) || fail "subtract along the last axis held whole: $line"
+}
+
+@test "a gzip-chunked input reduced and accumulated along each axis: blocks and boxes of whole chunks, each read by one rank, on 2 or 4 ranks" {
+	fixture ch.h5
+	local n verb uf axis what box
+	for what in "2 reduce subtract 0" "4 reduce add 1" "4 accumulate add 0" "2 accumulate add 1"; do
+		read -r n verb uf axis <<<"$what"
+		rm -f o.h5
+		run --separate-stderr mpi "$n" h5ufunc "$verb" "$uf" ch.h5:/x --axis "$axis" -o o.h5:/y --memory 1M --json
+		assert_success
+		printf '%s\n' "$output" >run.json
+		/usr/bin/python3 - "$verb" "$uf" "$axis" <<-'PY' || fail "$n ranks, $what: not NumPy's result"
+			import sys, h5py, numpy as np
+			verb, uf, axis = sys.argv[1], sys.argv[2], int(sys.argv[3])
+			want = getattr(getattr(np, uf), verb)(h5py.File('ch.h5')['x'][()], axis=axis)
+			got = h5py.File('o.h5')['y'][()]
+			sys.exit(got.dtype != want.dtype or got.tobytes() != want.tobytes())
+		PY
+		# every rank's bytes read are whole chunks, and every chunk is read once
+		/usr/bin/python3 - "$n" <<-'PY' || fail "$n ranks, $what"
+			import json, sys
+			n, chunk = int(sys.argv[1]), 100 * 64 * 8
+			per = json.load(open('run.json'))['per_rank']
+			got = [c['bytes_read'] for c in per]
+			if any(b % chunk for b in got) or sum(got) != 2000 * 640 * 8 or sum(b > 0 for b in got) < 2:
+			    sys.exit(f'bytes read per rank {got}: not whole chunks of {chunk} bytes read once')
+		PY
+	done
+	run --separate-stderr mpi 4 h5ufunc check --memory 1M - <<-'EOF'
+		steps:
+		  - reduce: subtract
+		    in: ch.h5:/x
+		    out: o.h5:/s
+		  - accumulate: add
+		    in: ch.h5:/x
+		    axis: 1
+		    out: o.h5:/t
+	EOF
+	assert_success
+	box=$(grep '^step 1: ' <<<"$output")
+	[[ $box =~ blocks\ of\ ([0-9]+)\ along\ axis\ 0\;\ across\ it,\ boxes\ \(([0-9]+),\) ]] || fail "$box"
+	((BASH_REMATCH[1] % 100 == 0 && BASH_REMATCH[2] % 64 == 0)) || fail "chunks (100, 64) cut: $box"
+	box=$(grep '^step 2: ' <<<"$output")
+	[[ $box =~ blocks\ of\ ([0-9]+)\ along\ axis\ 1\;\ across\ it,\ boxes\ \(([0-9]+),\) ]] || fail "$box"
+	((BASH_REMATCH[1] % 64 == 0 && BASH_REMATCH[2] % 100 == 0)) || fail "chunks (100, 64) cut: $box"
+}
+
+@test "fused reductions take the pass's boxes: every rank busy on (1, 400, 600); not fused where they would idle ranks" {
+	fixture sh.h5
+	cat >fz.yaml <<-'EOF'
+		inputs:
+		  g: sh.h5:/g
+		  n: sh.h5:/r
+		steps:
+		  - expr: g * 2 + 1
+		    out: g2
+		  - reduce: add
+		    in: g2
+		    axis: null
+		    out: fo.h5:/sum
+		  - reduce: add
+		    in: g2
+		    axis: 2
+		    out: fo.h5:/rows
+		  - expr: n * 3
+		    out: n3
+		  - reduce: subtract
+		    in: n3
+		    axis: 1
+		    out: fo.h5:/sub
+	EOF
+	run --separate-stderr mpi 4 h5ufunc check fz.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr add, .*, boxes \(1, [0-9]+, 600\), [0-9]+ boxes, 4 of 4 ranks with work$'
+	assert_line "step 2: reduce add, fused into step 1"
+	assert_line "step 3: reduce add, fused into step 1"
+	assert_line --regexp '^step 4: expr multiply, .*, 4 of 4 ranks with work$'
+	assert_line --regexp '^step 5: reduce subtract, loop dd->d, .*, 3 of 4 ranks with work$'
+	local n
+	for n in 1 3 4; do
+		rm -f fo.h5
+		mpi "$n" h5ufunc run fz.yaml || fail "$n ranks: exit status $?"
+		cp fo.h5 "fo$n.h5"
+	done
+	run ref same fo1.h5 fo3.h5
+	assert_success
+	run ref same fo1.h5 fo4.h5
+	assert_success
+	/usr/bin/python3 - <<-'PY' || fail "not NumPy's results"
+		import sys, h5py, numpy as np
+		f, o = h5py.File('sh.h5'), h5py.File('fo4.h5')
+		g2 = f['g'][()] * np.float32(2) + np.float32(1)
+		bad = not np.allclose(o['sum'][()], np.add.reduce(g2, axis=None), rtol=1e-5, atol=0)
+		bad |= o['rows'][()].tobytes() != np.add.reduce(g2, axis=2).tobytes()
+		bad |= o['sub'][()].tobytes() != np.subtract.reduce(f['r'][()] * 3, axis=1).tobytes()
+		sys.exit(bad)
+	PY
 }

@@ -16,6 +16,11 @@ Jobs (one per invocation):
                     wrote in OUT with NumPy on IN: dtype, shape, integers
                     and maximum exact, float sums within 1e-12
                     (float32: 1e-5)
+  streamed IN OUT   compare what st.yaml (sequential reductions, streamed
+                    under --memory 1M: kept and reduced axes in any order,
+                    ufuncs that are not reorderable along the first and the
+                    last axis) wrote in OUT with NumPy on IN: dtype, shape
+                    and bits
   same A B          the datasets of A and B hold the same bits
   shares JSON N     the per_rank elements of a `--json` run of a one-input
                     call over N elements: one entry per rank, each within
@@ -112,6 +117,28 @@ REDUCTIONS = {   # name: (ufunc, input, axis)
 }
 
 
+STREAMS = {   # name: (ufunc, input, axis), on st.h5
+    'sum_a1': ('add', 'a', 1),
+    'sum_b0': ('add', 'b', 0),
+    'max_b0': ('maximum', 'b', 0),
+    'sum_c0': ('add', 'c', 0),
+    'sum_d0': ('add', 'd', 0),
+    'sub_c0': ('subtract', 'c', 0),
+    'sub_c1': ('subtract', 'c', 1),
+    'div_d2': ('divide', 'd', 2),
+    'sub_v': ('subtract', 'v', 0),
+    'sum_k0': ('add', 'k', 0),
+    'sum_h13': ('add', 'h', [1, 3]),
+}
+
+
+def stream_recipe():
+    text = 'steps:\n'
+    for name, (uf, x, axis) in STREAMS.items():
+        text += f'  - reduce: {uf}\n    in: st.h5:/{x}\n    axis: {axis}\n    out: out.h5:/{name}\n'
+    return text
+
+
 def red_recipe():
     text = 'inputs:\n' + ''.join(f'  {k}: in.h5:/{k}\n' for k in 'wtigvse') + 'steps:\n'
     for name, (uf, x, axis) in REDUCTIONS.items():
@@ -134,6 +161,16 @@ def make(d):
         f['t'] = rng.random((4, 37, 2100)).astype(np.float32)
         f['p'] = rng.random(3)
         f['q'] = rng.random(300000)
+    with h5py.File(f'{d}/st.h5', 'w') as f:
+        f['a'] = rng.random((4, 300000, 3))
+        f['b'] = rng.random((200000, 3))
+        f['c'] = 1 + rng.random((3, 400000))
+        f['d'] = 1 + rng.random((2, 1, 600000))
+        f['v'] = rng.random(300000)
+        f['k'] = rng.integers(-1000, 1000, (300000, 2)).astype(np.int32)
+        f['h'] = rng.random((5, 7, 11, 13))
+    with open(f'{d}/st.yaml', 'w') as f:
+        f.write(stream_recipe())
     with open(f'{d}/rec.yaml', 'w') as f:
         f.write(RECIPE)
     with open(f'{d}/red.yaml', 'w') as f:
@@ -149,6 +186,14 @@ def reduced(inp, out):
             if uf == 'add' and want[name].dtype.kind == 'f':
                 rtols[name] = 1e-12 if want[name].dtype == np.float64 else 1e-5
     return compare(out, want, rtols)
+
+
+def streamed(inp, out):
+    want = {}
+    with h5py.File(inp) as f:
+        for name, (uf, x, axis) in STREAMS.items():
+            want[name] = getattr(np, uf).reduce(f[x][()], axis=tuple(np.atleast_1d(axis)))
+    return compare(out, want, {})
 
 
 def same(a, b):
@@ -220,7 +265,7 @@ def main(argv):
     if argv[0] == 'make':
         make(argv[1])
         return 0
-    jobs = {'check': check, 'reduced': reduced, 'same': same,
+    jobs = {'check': check, 'reduced': reduced, 'same': same, 'streamed': streamed,
             'shares': lambda path, n: shares(path, int(n))}
     bad = jobs[argv[0]](*argv[1:])
     for b in bad:

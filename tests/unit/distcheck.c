@@ -1,88 +1,25 @@
 /* distcheck - asserts dist.h's contract over a grid of shapes, rank counts
- * and block sizes (tests/52-unit.bats runs it):
- *  - the ranks' runs of rows tile [0, rows) in rank order, each rank's
- *    share within one row of the others', the first rows % ranks the longer;
- *  - every rank steps through the same number of blocks, the blocks of a
- *    rank tile its run in order, none over rows_per_block, and blocks past a
- *    rank's end (a rank with no rows included) are empty;
- *  - dist_block_units: the budget rule, the 2 GiB I/O cap, the 4 MiB block
- *    target, the cap at a rank's share, and its two messages;
+ * and budgets (tests/52-unit.bats runs it):
  *  - dist_layout_make and the walks over a grid of shapes (1-D, 0-d, empty,
  *    a size-1 leading axis, wide rows, (1, 2000, 3000), (3, 10^9)), ranks
  *    and budgets: every rank walks the same number of boxes; the boxes of
  *    all ranks tile the index space exactly once, in C order per rank;
  *    each box is a hyperslab (1, ..., 1, n, d[axis+1], ...) within the
  *    budget; each rank's share is within 25% of an equal one or 4096
- *    elements; the counts check prints; the budget's floor and its message.
+ *    elements; the counts check prints; the budget's floor and its message;
+ *  - dist_stream_make over shapes, axes along, chunks, ranks and budgets:
+ *    the array boxes of all ranks tile the array exactly once; every rank
+ *    walks the same boxes across and, for each, the same along boxes,
+ *    which cover the axes along in C order; boxes within the budget; a
+ *    last-axis run never cut when it must stay whole; shares within 25%,
+ *    4096 elements or one index across; chunks each in one box when both
+ *    layouts follow them; the floor and its messages.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
 #include "dist.h"
-
-static void check_split(int64_t rows, int nranks, int64_t rpb)
-{
-	int64_t next = 0, nblocks = -1;
-	for (int rank = 0; rank < nranks; rank++) {
-		struct dist d;
-		dist_make(rows, nranks, rank, rpb, &d);
-		CHECK(d.first == next, "rows %lld ranks %d rank %d: first %lld, want %lld",
-		      (long long)rows, nranks, rank, (long long)d.first, (long long)next);
-		int64_t want = rows / nranks + (rank < rows % nranks);
-		CHECK(d.count == want, "rows %lld ranks %d rank %d: count %lld, want %lld",
-		      (long long)rows, nranks, rank, (long long)d.count, (long long)want);
-		CHECK(rank == 0 || d.nblocks == nblocks, "rows %lld ranks %d: rank %d has %lld blocks, rank 0 %lld",
-		      (long long)rows, nranks, rank, (long long)d.nblocks, (long long)nblocks);
-		nblocks = d.nblocks;
-		int64_t at = d.first;
-		for (int64_t b = 0; b < d.nblocks + 2; b++) {
-			int64_t first, count;
-			dist_block(&d, b, &first, &count);
-			CHECK(count >= 0 && count <= d.rows_per_block, "block %lld of %lld rows", (long long)b,
-			      (long long)count);
-			if (count == 0)
-				continue;
-			CHECK(first == at && b < d.nblocks, "rows %lld ranks %d rank %d block %lld: first %lld, want %lld",
-			      (long long)rows, nranks, rank, (long long)b, (long long)first, (long long)at);
-			at = first + count;
-		}
-		CHECK(at == d.first + d.count, "rows %lld ranks %d rank %d: blocks end at %lld, run at %lld",
-		      (long long)rows, nranks, rank, (long long)at, (long long)(d.first + d.count));
-		next = d.first + d.count;
-	}
-	CHECK(next == rows, "rows %lld ranks %d: runs end at %lld", (long long)rows, nranks, (long long)next);
-}
-
-static void check_units(void)
-{
-	struct err e = {0};
-	int64_t n = 0;
-	/* 1000 bytes after 100 fixed, 100 a row: 9 rows, capped at a share of 10 rows over 2 ranks */
-	CHECK(dist_block_units(1000, 100, 100, 100, 10, 2, "one row", "w", &e, &n) == 0 && n == 5,
-	      "share cap: %lld", (long long)n);
-	CHECK(dist_block_units(1000, 100, 100, 100, 100, 1, "one row", "w", &e, &n) == 0 && n == 9,
-	      "budget: %lld", (long long)n);
-	/* a row of 1 MiB: the 4 MiB target stops the block at 4 rows */
-	CHECK(dist_block_units((int64_t)1 << 40, 0, 1 << 20, 1 << 20, 1000, 1, "one row", "w", &e, &n) == 0 &&
-	      n == 4, "block target: %lld", (long long)n);
-	/* no per-row cost: one block of the rank's share */
-	CHECK(dist_block_units(1000, 10, 0, 0, 7, 3, "one row", "w", &e, &n) == 0 && n == 3,
-	      "no per-row cost: %lld", (long long)n);
-	/* no rows at all: still one row a block */
-	CHECK(dist_block_units(1000, 0, 10, 10, 0, 4, "one row", "w", &e, &n) == 0 && n == 1,
-	      "no rows: %lld", (long long)n);
-	CHECK(e.status == 0, "no error expected: %s", e.msg);
-	CHECK(dist_block_units(199, 100, 100, 100, 10, 1, "one row of every array", "step 1", &e, &n) < 0 &&
-	      e.status == EXIT_USAGE &&
-	      !strcmp(e.msg, "step 1: --memory 199 bytes is too small for one block "
-			     "(one row of every array needs 200 bytes)"), "too small: %s", e.msg);
-	struct err e2 = {0};
-	int64_t huge = (int64_t)1 << 31;
-	CHECK(dist_block_units(huge * 4, 0, huge, huge, 10, 1, "one row", "w", &e2, &n) < 0 &&
-	      !strcmp(e2.msg, "w: a row of 2147483648 bytes is too large: no I/O call moves 2 GiB or more"),
-	      "2 GiB row: %s", e2.msg);
-}
 
 static int64_t volume(int ndim, const int64_t *d)
 {
@@ -223,26 +160,183 @@ static void check_layouts(void)
 	/* a space of units (a reduction's fixed pieces of 1024 elements): one
 	 * unit is the floor, and shares are even by units' elements */
 	int64_t pieces[] = { 2, 16384 }, few[] = { 1, 400 };
-	CHECK(dist_layout_units(2, pieces, 1024, 8 * 1024, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) == 0 &&
+	CHECK(dist_layout_units(2, pieces, NULL, 1024, 8 * 1024, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) == 0 &&
 	      l.axis == 1 && l.lines_per_box == 1 && l.ranks_with_work == 3,
 	      "(2, 16384) pieces at one piece of budget: axis %d, %lld a box, %d with work", l.axis,
 	      (long long)l.lines_per_box, l.ranks_with_work);
-	CHECK(dist_layout_units(2, pieces, 1024, 8 * 1024 - 1, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) < 0,
+	CHECK(dist_layout_units(2, pieces, NULL, 1024, 8 * 1024 - 1, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) < 0,
 	      "less than one piece of budget accepted");
-	CHECK(dist_layout_units(2, few, 600, (int64_t)256 << 20, 0, 8 * 600, 8 * 600, 3, "w", &e2, &l) == 0 &&
+	CHECK(dist_layout_units(2, few, NULL, 600, (int64_t)256 << 20, 0, 8 * 600, 8 * 600, 3, "w", &e2, &l) == 0 &&
 	      l.axis == 1 && l.ranks_with_work == 3, "(1, 400) pieces of 600 on 3 ranks: axis %d, %d with work",
 	      l.axis, l.ranks_with_work);
 }
 
+/* Stream SHAPE along the axes ALONG for NRANKS within MEMORY (8 bytes an
+ * element, 8 an across element) and walk it; small arrays are checked
+ * element by element.  ALIGNED: each chunk must lie in one box. */
+static void check_stream(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
+			 bool whole_last, int nranks, int64_t memory, bool aligned)
+{
+	struct dist_stream s;
+	struct err e = {0};
+	if (dist_stream_make(ndim, dim, along, chunk, memory, 8, 8, 8, whole_last, nranks, "w", &e, &s) < 0) {
+		CHECK(memory < 16 * 64 || (whole_last && along[ndim - 1] && memory < 16 * dim[ndim - 1]),
+		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
+		return;
+	}
+	int n = s.ndim;
+	int64_t d[H5U_MAXDIM], total = 1, stream = 1;
+	for (int i = 0; i < n; i++) {
+		d[i] = ndim ? dim[i] : 1;
+		total *= d[i];
+		if (s.axis_along[i])
+			stream *= d[i];
+	}
+	static int32_t owner[1 << 16];
+	bool small = total <= (int64_t)(sizeof owner / sizeof *owner);
+	if (small)
+		for (int64_t k = 0; k < total; k++)
+			owner[k] = -1;
+	int64_t covered = 0, id = 0, across_total = volume(s.across.ndim, s.across.dim);
+	for (int rank = 0; rank < nranks; rank++) {
+		struct dist_walk w;
+		dist_walk_start(&s.across, rank, &w);
+		int64_t mine = 0;
+		for (int64_t b = 0; b < s.across.nboxes; b++) {
+			int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
+			bool any = dist_walk_next(&w, qo, qc);
+			if (!any)
+				continue;
+			struct dist_walk rw;
+			dist_walk_start(&s.along, 0, &rw);
+			int64_t next = 0;   /* the along space's next element, in C order */
+			for (int64_t j = 0; j < s.along.nboxes; j++, id++) {
+				int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+				CHECK(dist_walk_next(&rw, ro, rc), "along box %lld of %lld empty", (long long)j,
+				      (long long)s.along.nboxes);
+				int64_t at = 0;
+				for (int i = 0; i < s.along.ndim; i++)
+					at = at * s.along.dim[i] + ro[i];
+				CHECK(at == next, "along boxes out of C order: %lld, want %lld", (long long)at,
+				      (long long)next);
+				next = at + volume(s.along.ndim, rc);
+				dist_stream_box(&s, qo, qc, ro, rc, start, cnt);
+				int64_t nb = volume(n, cnt);
+				int64_t bytes = 8 * nb + 8 * volume(s.across.ndim, qc);
+				CHECK(bytes <= memory || nb <= 64 || (whole_last && nb <= d[n - 1]),
+				      "box of %lld bytes over a budget of %lld", (long long)bytes, (long long)memory);
+				if (whole_last && s.axis_along[n - 1])
+					CHECK(start[n - 1] == 0 && cnt[n - 1] == d[n - 1], "the last axis cut");
+				mine += nb;
+				if (!small || nb == 0)
+					continue;
+				int64_t idx[H5U_MAXDIM] = {0};
+				for (int64_t k = 0; k < nb; k++) {
+					int64_t off = 0;
+					for (int i = 0; i < n; i++)
+						off = off * d[i] + start[i] + idx[i];
+					CHECK(owner[off] < 0, "element %lld in two boxes", (long long)off);
+					owner[off] = (int32_t)id;
+					for (int i = n - 1; i >= 0 && ++idx[i] == cnt[i]; i--)
+						idx[i] = 0;
+				}
+			}
+			CHECK(next == volume(s.along.ndim, s.along.dim) || stream == 0,
+			      "along boxes cover %lld of %lld", (long long)next, (long long)stream);
+		}
+		covered += mine;
+		double fair = (double)total / nranks, off = mine - fair;
+		off = off < 0 ? -off : off;
+		CHECK(off <= 0.25 * fair || off <= 4096 || off <= (double)stream ||
+		      across_total < 4 * nranks, "%d-d %lld elements, %d ranks: rank %d has %lld", ndim,
+		      (long long)total, nranks, rank, (long long)mine);
+	}
+	CHECK(covered == total, "%d-d: boxes cover %lld of %lld elements", ndim, (long long)covered,
+	      (long long)total);
+	for (int64_t k = 0; small && k < total; k++)
+		CHECK(owner[k] >= 0, "element %lld in no box", (long long)k);
+	if (!aligned || !small)
+		return;
+	/* each chunk in one box: every element has its chunk's first one's box */
+	int64_t idx[H5U_MAXDIM] = {0};
+	for (int64_t k = 0; k < total; k++) {
+		int64_t off = 0, first = 0;
+		for (int i = 0; i < n; i++) {
+			off = off * d[i] + idx[i];
+			first = first * d[i] + idx[i] / chunk[i] * chunk[i];
+		}
+		CHECK(owner[off] == owner[first], "element %lld and its chunk's first in different boxes",
+		      (long long)off);
+		for (int i = n - 1; i >= 0 && ++idx[i] == d[i]; i--)
+			idx[i] = 0;
+	}
+}
+
+static void check_streams(void)
+{
+	static const int64_t shapes[][5] = {
+		{ 0 }, { 1, 7 }, { 1, 100003 }, { 2, 200000, 3 }, { 2, 3, 400000 }, { 3, 2, 1, 600000 },
+		{ 3, 4, 300000, 3 }, { 2, 5, 0 }, { 2, 0, 5 }, { 4, 5, 7, 11, 13 }, { 2, 300, 200 },
+		{ 3, 13, 7, 5 },
+	};
+	static const int64_t memories[] = { 16 * 64, 16 * 1000, 1 << 20, (int64_t)1 << 30 };
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+		int nd = (int)shapes[i][0];
+		for (unsigned mask = 0; mask < (1u << nd) || (nd == 0 && mask == 0); mask++) {
+			bool along[H5U_MAXDIM] = {0};
+			for (int a = 0; a < nd; a++)
+				along[a] = mask >> a & 1;
+			for (int nranks = 1; nranks <= 4; nranks++)
+				for (size_t m = 0; m < sizeof memories / sizeof *memories; m++)
+					for (int whole = 0; whole < 2; whole++)
+						check_stream(nd, shapes[i] + 1, along, NULL, whole, nranks,
+							     memories[m], false);
+		}
+	}
+	/* the most axes, every one along */
+	int64_t many[H5U_MAXDIM];
+	bool all[H5U_MAXDIM];
+	for (int i = 0; i < H5U_MAXDIM; i++) {
+		many[i] = i % 8 == 7 ? 2 : 1;
+		all[i] = true;
+	}
+	for (int whole = 0; whole < 2; whole++)
+		check_stream(H5U_MAXDIM, many, all, NULL, whole, 3, 16 * 64, false);
+	/* chunked: (2000, 300) in (100, 30) along axis 0, and across it */
+	int64_t gz[] = { 2000, 300 }, gc[] = { 100, 30 };
+	for (int nranks = 1; nranks <= 4; nranks++)
+		for (int a = 0; a < 2; a++) {
+			bool along[2] = { a == 0, a == 1 };
+			check_stream(2, gz, along, gc, false, nranks, 1 << 20, true);
+		}
+	int64_t f3[] = { 40, 30, 20 }, c3[] = { 1, 10, 20 };
+	bool mid[] = { false, true, false };
+	for (int nranks = 1; nranks <= 4; nranks++)
+		check_stream(3, f3, mid, c3, false, nranks, 1 << 20, true);
+	/* the floor and its messages */
+	struct dist_stream s;
+	struct err e = {0}, e2 = {0};
+	int64_t wide[] = { 3, 400000 };
+	bool last[] = { false, true };
+	CHECK(dist_stream_make(2, wide, last, NULL, 16 * 64 - 1, 8, 8, 8, false, 2, "w", &e, &s) < 0 &&
+	      !strcmp(e.msg, "w: --memory 1023 bytes is too small for one block "
+			     "(64 elements of every array need 1024 bytes)"), "floor: %s", e.msg);
+	CHECK(dist_stream_make(2, wide, last, NULL, 1 << 20, 8, 8, 8, true, 2, "w", &e2, &s) < 0 &&
+	      !strcmp(e2.msg, "w: --memory 1048576 bytes is too small for one block "
+			      "(one row of every array needs 6400000 bytes)"), "whole rows: %s", e2.msg);
+	/* (200000, 3) along axis 0 at 1 MiB: 3 ranks of 4 with work, long blocks */
+	int64_t tall[] = { 200000, 3 };
+	bool first[] = { true, false };
+	struct err e3 = {0};
+	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, false, 4, "w", &e3, &s) == 0 &&
+	      s.across.ranks_with_work == 3 && dist_stream_along_elems(&s) >= 10000,
+	      "(200000, 3) along axis 0: %d with work, blocks of %lld", s.across.ranks_with_work,
+	      (long long)dist_stream_along_elems(&s));
+}
+
 int main(void)
 {
-	static const int64_t rows[] = { 0, 1, 2, 3, 4, 5, 7, 10, 13, 64, 100, 1001 };
-	static const int64_t rpb[] = { 0, 1, 2, 3, 7, 1000 };
-	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-		for (int nranks = 1; nranks <= 6; nranks++)
-			for (size_t j = 0; j < sizeof rpb / sizeof *rpb; j++)
-				check_split(rows[i], nranks, rpb[j]);
-	check_units();
 	check_layouts();
+	check_streams();
 	return check_done();
 }
