@@ -152,6 +152,8 @@ struct plan_step {
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
 	enum casting casting;
+	int prog_ops;                       /* elementwise where= and masks: the ops of the
+					       step's own program, before theirs */
 	bool has_where;                     /* elementwise where=: ... */
 	int where_src;                      /* ... the op result (OP_REF, bool) that says
 					       which elements are computed */
@@ -166,12 +168,16 @@ struct plan_step {
 	unsigned char skip_value[16];
 	unsigned char mask_skip[16];        /* masked reduce and accumulate (after SKIP_VALUE:
 					       aligned for any dtype): what a masked element
-					       folds as; MASK_OUT says which results of a
-					       reduce have a valid element; ... */
+					       folds as (a reduce folds which results have a
+					       valid element beside them); ... */
 	const struct cf_missing *in_missing;  /* ... the input's missing-value
 					       attributes (NULL: none), ... */
 	bool mask_nan;                      /* ... NaN masked too (missing: mask-nan) */
-	bool valid_pass;                    /* the pass of a masked reduce that folds MASK_OUT */
+	bool skip_fold;                     /* reduce and accumulate: no value can stand in for
+					       the elements where= or a mask leaves out (no
+					       identity, not reorderable), so they leave the
+					       running value as it was; a masked result is one
+					       no element was taken into */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */
 	struct dist_stream stream;          /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate: boxes

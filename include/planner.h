@@ -131,8 +131,8 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 		struct err *e);
 /* Masked mode (O's missing: mask or mask-nan): S's first NIN inputs'
  * missing elements (their _FillValue, missing_value, valid_* attributes,
- * NaN for mask-nan) and the domain errors numpy.ma masks (UF_MA_DOMAINED,
- * UF_MA_DIVISOR) as more ops, whose last says which results are valid
+ * NaN for mask-nan) and the domain errors numpy.ma masks (its domains,
+ * ufunc.h's ma_domain) as more ops, whose last says which results are valid
  * (S->valid_src).  Nothing to mask: S is left as it was. */
 int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
 		  struct err *e);

@@ -51,8 +51,27 @@ enum ufunc_flag {
 	UF_REDUCE_UPCAST = 1u << 3,  /* reduce/accumulate take bool and small integers
 					in int64 (uint64 for unsigned) */
 	UF_REDUCE_BOOL = 1u << 4,    /* reduce/accumulate run in bool */
-	UF_MA_DOMAINED = 1u << 5,    /* numpy.ma masks its results that are not finite */
-	UF_MA_DIVISOR = 1u << 6      /* ... and those whose divisor (input 2) is zero */
+	UF_MA_FILL_ZERO = 1u << 5,   /* no identity, but numpy.ma's reduce and accumulate
+					fill masked elements with 0 ... */
+	UF_MA_FILL_ONE = 1u << 6     /* ... or with 1 */
+};
+
+/* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the
+ * catalogue: in masked mode a result is masked where it is not finite or
+ * where its operands X (and X2) lie where the domain says, against its
+ * bounds A and B -- compared as numpy.ma compares them (lower.c). */
+enum ma_domain_kind {
+	MA_NO_DOMAIN,      /* not domained: nothing more is masked */
+	MA_BELOW,          /* x < a (sqrt, arccosh) */
+	MA_AT_OR_BELOW,    /* x <= a (log, log2, log10) */
+	MA_OUTSIDE,        /* x < a or x > b (arcsin, arccos, arctanh) */
+	MA_TAN,            /* |cos x| < a (tan) */
+	MA_SAFE_DIVIDE     /* |x| * a >= |x2|, a: float64's tiny (divide, ...) */
+};
+
+struct ma_domain {
+	enum ma_domain_kind kind;
+	double a, b;
 };
 
 /* How a ufunc's result carries units (units.h), as unyt computes them: a
@@ -81,6 +100,7 @@ struct ufunc {
 	const char *doc;                  /* one line */
 	unsigned flags;                   /* enum ufunc_flag bits */
 	enum units_rule units;
+	struct ma_domain ma_domain;
 };
 
 /* The catalogue, in alphabetical order of name. */

@@ -56,8 +56,9 @@ void where_valid(enum dtype t, const struct cf_missing *m, bool nan, const char 
 		 uint8_t *valid);
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
  * identity; for maximum-like and minimum-like ufuncs, the lowest or
- * highest value of the dtype (-inf, inf for floats) -- into OUT.  -1: UF
- * has neither. */
+ * highest value of the dtype (-inf, inf for floats); for the others
+ * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
+ * -1: none of these, so masked elements are skipped (plan_step.skip_fold). */
 int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
 /* Masked mode of a reduce or accumulate step S, on N elements of its input
  * just read: VALID = which are valid (STORED: them in the input's dtype),

@@ -152,6 +152,8 @@ struct buffers {
 	bool *whole_tmp;                 /* ... a box: the step writes or reduces it */
 	char **conv;                     /* op j's input k cast to its loop's dtype, at
 					    j * RECIPE_MAXIN + k: a tile, or cast whole once */
+	bool *faulted;                   /* where= and masks: op j of the step's own
+					    program raised a fault in the tile */
 	char *outconv[PLAN_MAXOUT];      /* output k cast to its dataset's dtype */
 	char *keep[PLAN_MAXOUT];         /* where=: output k's values where it is false:
 					    an existing dataset's block, or its fill */
@@ -252,6 +254,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	B->ntmp = (size_t)s->nops * RECIPE_MAXOUT;
 	B->nconv = (size_t)s->nops * RECIPE_MAXIN;
 	B->tmp = stage_alloc(sizeof *B->tmp * B->ntmp);
+	B->faulted = stage_alloc(sizeof *B->faulted * (size_t)(s->nops ? s->nops : 1));
 	B->whole_tmp = stage_alloc(sizeof *B->whole_tmp * B->ntmp);
 	B->conv = stage_alloc(sizeof *B->conv * B->nconv);
 	memset(B->tmp, 0, sizeof *B->tmp * B->ntmp);
@@ -301,6 +304,7 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 		free(B->tmp[j]);
 	for (size_t j = 0; j < B->nconv; j++)
 		free(B->conv[j]);
+	free(B->faulted);
 	for (int k = 0; k < PLAN_MAXOUT; k++) {
 		free(B->outconv[k]);
 		free(B->keep[k]);
@@ -387,11 +391,60 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 	iter_contiguous(B->ndim, ext, tile, dtype_size(t), st);
 }
 
-/* Every op of S over the tile of lines [R, R+N) of the box. */
+/* Op J's operands and results over the tile at P of extents TILE (R lines
+ * into the box): BASE and strides ST. */
+static void op_args(struct plan_step *s, struct buffers *B, int j, int64_t r, const int64_t *p,
+		    const int64_t *tile, char **base, iter_strides *st)
+{
+	const struct plan_op *op = &s->ops[j];
+	for (int k = 0; k < op->nin; k++)
+		op_operand(s, B, j, k, r, p, tile, &base[k], st[k]);
+	for (int k = 0; k < op->nout; k++) {
+		int o = j * RECIPE_MAXOUT + k, size = dtype_size(op->loop->types[op->nin + k]);
+		base[op->nin + k] = B->tmp[o] + (B->whole_tmp[o] ? r * B->line * size : 0);
+		iter_contiguous(B->ndim, tile, tile, size, st[op->nin + k]);
+	}
+}
+
+/* Op J of the tile again, one element at a time and only where S computes
+ * its result (SEL, C-ordered over TILE): the fault one of them raises, if
+ * any.  Taken only after op J raised one, so never on the fast path. */
+static enum ufunc_fault fault_where_selected(struct plan_step *s, struct buffers *B, int j,
+					     int64_t r, const int64_t *p, const int64_t *tile,
+					     const uint8_t *sel)
+{
+	const struct plan_op *op = &s->ops[j];
+	char *base[UF_MAXARGS], *args[UF_MAXARGS];
+	iter_strides st[UF_MAXARGS];
+	ptrdiff_t one[UF_MAXARGS] = {0};
+	op_args(s, B, j, r, p, tile, base, st);
+	int nargs = op->nin + op->nout, nd = B->ndim;
+	int64_t idx[H5U_MAXDIM] = {0}, n = stage_box_size(nd, tile);
+	enum ufunc_fault f = UFERR_NONE;
+	for (int64_t i = 0; i < n && f == UFERR_NONE; i++) {
+		if (sel[i]) {
+			for (int a = 0; a < nargs; a++) {
+				args[a] = base[a];
+				for (int d = 0; d < nd; d++)
+					args[a] += idx[d] * st[a][d];
+			}
+			op->loop->fn(args, 1, one);
+			f = ufunc_take_error();
+		}
+		for (int d = nd - 1; d >= 0 && ++idx[d] == tile[d]; d--)
+			idx[d] = 0;
+	}
+	return f;
+}
+
+/* Every op of S over the tile of lines [R, R+N) of the box.  With where=
+ * or masks, a fault raised by the step's own program counts only where the
+ * step computes its result (NumPy does not compute the others). */
 static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t n, struct err *e)
 {
 	int64_t tile[H5U_MAXDIM], p[H5U_MAXDIM];
 	int axis = B->l->axis;
+	bool selective = s->has_where || s->masked, any = false;
 	memcpy(tile, B->c, sizeof tile);
 	memcpy(p, B->o, sizeof p);
 	tile[axis] = n;
@@ -400,17 +453,19 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 		const struct plan_op *op = &s->ops[j];
 		char *base[UF_MAXARGS];
 		iter_strides st[UF_MAXARGS];
-		for (int k = 0; k < op->nin; k++)
-			op_operand(s, B, j, k, r, p, tile, &base[k], st[k]);
-		for (int k = 0; k < op->nout; k++) {
-			int o = j * RECIPE_MAXOUT + k, size = dtype_size(op->loop->types[op->nin + k]);
-			base[op->nin + k] = B->tmp[o] + (B->whole_tmp[o] ? r * B->line * size : 0);
-			iter_contiguous(B->ndim, tile, tile, size, st[op->nin + k]);
-		}
+		op_args(s, B, j, r, p, tile, base, st);
 		iter_loop(op->loop->fn, op->nin + op->nout, base, B->ndim, tile, st);
 		enum ufunc_fault f = ufunc_take_error();
-		if (f != UFERR_NONE)
+		B->faulted[j] = f != UFERR_NONE && selective && j < s->prog_ops;
+		any = any || B->faulted[j];
+		if (f != UFERR_NONE && !B->faulted[j])
 			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
+	}
+	const uint8_t *sel = any ? (const uint8_t *)B->tmp[s->print_src] + r * B->line : NULL;
+	for (int j = 0; any && j < s->nops; j++) {
+		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, r, p, tile, sel) : UFERR_NONE;
+		if (f != UFERR_NONE)
+			err_set(e, EXIT_RUN, s->ops[j].where, "%s", ufunc_fault_message(f));
 	}
 }
 

@@ -258,6 +258,7 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	root->args[1] = zero;
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
 			      .where_mark = o->mark[OPT_WHERE] };
+	s->prog_ops = s->nops;
 	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
 	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
 	L.nops = s->nops;
@@ -445,13 +446,71 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 	return 0;
 }
 
-/* Op J's results that numpy.ma masks as a domain error: not finite (a
- * domained ufunc), or with a zero divisor; folded into *VALID. */
+/* Operand K of op J as numpy.ma's domain sees it: the data the ufunc is
+ * given (an input in its own dtype, an earlier result), or a literal. */
+static struct operand_ref op_operand(const struct lowering *L, int j, int k)
+{
+	const struct plan_op *op = &L->ops[j];
+	if (op->src[k] == OP_LITERAL)
+		return typed_literal(op->loop->types[k], op->lit[k]);
+	struct operand_ref r;
+	memset(&r, 0, sizeof r);
+	r.src = op->src[k];
+	r.view.kind = ARR_DATASET;
+	r.view.dtype = elementwise_source_dtype(L->s, r.src);
+	r.view.shape = r.src >= 0 ? L->ops[OP_OF(r.src)].shape : L->s->bshape[-1 - r.src];
+	return r;
+}
+
+/* The bound V as numpy.ma compares with it: a Python float (weak), or
+ * with STRONG a NumPy float64 (finfo(float).tiny). */
+static struct operand_ref bound(double v, bool strong)
+{
+	struct operand_ref r = typed_literal(DT_FLOAT64, (const unsigned char *)&v);
+	r.view.strong = strong;
+	return r;
+}
+
+/* Where op J's operands lie outside numpy.ma's domain of its ufunc, into
+ * *OUT (ufunc.h, enum ma_domain_kind). */
+static int outside_domain(struct lowering *L, int j, struct operand_ref *out, struct err *e)
+{
+	const struct ma_domain *d = &L->ops[j].uf->ma_domain;
+	struct operand_ref x = op_operand(L, j, 0), a = bound(d->a, d->kind == MA_SAFE_DIVIDE),
+			   b = bound(d->b, false), t, u, v;
+	switch (d->kind) {
+	case MA_BELOW:
+		return masked_op(L, "less", &x, &a, out, e);
+	case MA_AT_OR_BELOW:
+		return masked_op(L, "less_equal", &x, &a, out, e);
+	case MA_OUTSIDE:
+		if (masked_op(L, "greater", &x, &b, &t, e) < 0 || masked_op(L, "less", &x, &a, &u, e) < 0)
+			return -1;
+		return masked_op(L, "logical_or", &t, &u, out, e);
+	case MA_TAN:
+		if (masked_op(L, "cos", &x, NULL, &t, e) < 0 || masked_op(L, "absolute", &t, NULL, &u, e) < 0)
+			return -1;
+		return masked_op(L, "less", &u, &a, out, e);
+	case MA_SAFE_DIVIDE: {
+		struct operand_ref x2 = op_operand(L, j, 1);
+		if (masked_op(L, "absolute", &x, NULL, &t, e) < 0 ||
+		    masked_op(L, "multiply", &t, &a, &u, e) < 0 ||
+		    masked_op(L, "absolute", &x2, NULL, &v, e) < 0)
+			return -1;
+		return masked_op(L, "greater_equal", &u, &v, out, e);
+	}
+	default:
+		return 0;
+	}
+}
+
+/* Op J's results that numpy.ma masks as a domain error: not finite, or of
+ * operands outside its domain; folded into *VALID. */
 static int domain_errors(struct lowering *L, int j, struct operand_ref *valid, bool *any,
 			 struct err *e)
 {
 	const struct plan_op *op = &L->ops[j];
-	struct operand_ref r, t;
+	struct operand_ref r, t, u;
 	for (int k = 0; k < op->nout; k++) {
 		enum dtype rt = op->loop->types[op->nin + k];
 		if (dtype_table[rt].kind != 'f' && dtype_table[rt].kind != 'c')
@@ -464,32 +523,9 @@ static int domain_errors(struct lowering *L, int j, struct operand_ref *valid, b
 		if (masked_op(L, "isfinite", &r, NULL, &t, e) < 0 || masked_fold(L, "logical_and", valid, any, &t, e) < 0)
 			return -1;
 	}
-	if (!(op->uf->flags & UF_MA_DIVISOR))
-		return 0;
-	enum dtype dt = op->loop->types[1];
-	unsigned char zero[16] = {0};
-	struct operand_ref d, z = typed_literal(DT_INT64, zero);
-	memset(&d, 0, sizeof d);
-	if (op->src[1] == OP_LITERAL) {
-		double v[2] = {0};
-		dtype_cast(dt, op->lit[1], 0, dtype_table[dt].kind == 'c' ? DT_COMPLEX128 : DT_FLOAT64, v, 0, 1);
-		if (v[0] != 0 || v[1] != 0)
-			return 0;
-		memset(&t, 0, sizeof t);   /* a zero divisor: every result masked */
-		t.src = OP_LITERAL;
-		t.view.kind = ARR_LITERAL;
-		t.view.lit.kind = LIT_BOOL;
-		t.view.lit.text = "false";
-		t.view.dtype = DT_BOOL;
-		return masked_fold(L, "logical_and", valid, any, &t, e);
-	}
-	d.src = op->src[1];
-	d.view.kind = ARR_DATASET;
-	d.view.dtype = elementwise_source_dtype(L->s, op->src[1]);
-	d.view.shape = d.src >= 0 ? L->ops[OP_OF(d.src)].shape : L->s->bshape[-1 - d.src];
-	if (masked_op(L, "not_equal", &d, &z, &t, e) < 0 || masked_fold(L, "logical_and", valid, any, &t, e) < 0)
+	if (outside_domain(L, j, &t, e) < 0 || masked_op(L, "logical_not", &t, NULL, &u, e) < 0)
 		return -1;
-	return 0;
+	return masked_fold(L, "logical_and", valid, any, &u, e);
 }
 
 int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
@@ -514,7 +550,7 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 			return -1;
 	}
 	for (int j = 0; j < nprog; j++)
-		if ((L.ops[j].uf->flags & UF_MA_DOMAINED) && domain_errors(&L, j, &valid, &any, e) < 0)
+		if (L.ops[j].uf->ma_domain.kind != MA_NO_DOMAIN && domain_errors(&L, j, &valid, &any, e) < 0)
 			return -1;
 	if (!any)
 		return 0;   /* nothing can be masked: today's result */
@@ -524,6 +560,8 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 			return -1;
 	}
 	s->masked = true;
+	if (!s->has_where)
+		s->prog_ops = nprog;
 	s->valid_src = s->print_src = valid.src;
 	if (s->has_where) {
 		struct operand_ref w;

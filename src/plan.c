@@ -274,7 +274,9 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 
 /* A reduction's where= (NumPy's): the operand broadcast over the input;
  * the elements it skips fold as the identity, or as initial= where the
- * ufunc has none (it is then idempotent: maximum, minimum, ...). */
+ * ufunc has none and is reorderable (so idempotent: maximum, minimum,
+ * ...); a non-reorderable one (subtract, along one axis) starts from
+ * initial= and leaves its running value as it was on them. */
 static int plan_reduce_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			     struct err *e)
 {
@@ -284,9 +286,6 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 		return err_set(e, EXIT_USAGE, w,
 			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
 			       uf->name);
-	if (!ufunc_reorderable(uf))
-		return err_set(e, EXIT_USAGE, w,
-			       "where= is not supported for '%s', which is not reorderable", uf->name);
 	struct array *x = array_operand(pl, o->where, w, e);
 	if (!x)
 		return -1;
@@ -301,21 +300,21 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 	s->where_arr = x;
 	if (ufunc_identity_value(uf, s->loop->types[0], s->skip_value) != 0)
 		memcpy(s->skip_value, s->init_value, sizeof s->skip_value);
+	s->skip_fold = s->skip_fold || (!ufunc_reorderable(uf) && uf->identity == ID_NONE);
 	return 0;
 }
 
 /* A reduce or accumulate step in masked mode (numpy.ma's): masked elements
- * of the input fold as the ufunc's identity, or as the dtype's extreme for
- * maximum and minimum; a reduce masks a result with no valid element
- * (MASK_OUT), an accumulate the results of masked elements. */
+ * of the input fold as the ufunc's identity, as the dtype's extreme for
+ * maximum and minimum, or as numpy.ma's fill; a ufunc with none of these
+ * skips them (skip_fold).  A reduce masks a result with no valid element,
+ * an accumulate the results of masked elements. */
 static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			       struct err *e)
 {
 	const char *w = planner_where(pl, s, o->mark[OPT_MISSING]);
 	if (where_masked_skip(s->uf, s->loop, s->mask_skip) < 0)
-		return err_set(e, EXIT_USAGE, w,
-			       "masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: '%s' has neither",
-			       s->uf->name);
+		s->skip_fold = true;
 	if (s->in[0]->kind == ARR_DATASET && !(s->in_missing = array_missing(pl, s->in[0], w, e)))
 		return -1;
 	s->masked = true;
@@ -554,7 +553,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		    outputs_layout(pl, s, k, &o, e) < 0)
 			return -1;
 	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
-			     ((s->print || (s->masked && rs->verb == VERB_REDUCE)) && outputs_mask(pl, s, e) < 0)))
+			     (s->print && outputs_mask(pl, s, e) < 0)))
 		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)

@@ -36,12 +36,76 @@ static void acc_strides(int ndim, const int64_t *dims, const bool *reduced, int 
 	}
 }
 
+/* The fold of a skip_fold reduction: the elements of DATA that TAKE says
+ * (one byte each, laid out as DATA) fold into ACC in order, each copied in
+ * where nothing was taken before it (ACCV, one byte per accumulator, 0)
+ * unless the fold started from a value; ACCV says which took any. */
+static void fold_taken(const struct plan_step *s, const char *data, int ndim, const int64_t *dims,
+		       char *acc, const ptrdiff_t *ast, const uint8_t *take, uint8_t *accv)
+{
+	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
+	ptrdiff_t asize = dtype_size(at), dsize = dtype_size(dt), steps[3] = { 0, 0, 0 };
+	int64_t idx[H5U_MAXDIM] = {0}, n = 1;
+	for (int i = 0; i < ndim; i++)
+		n *= dims[i];
+	ptrdiff_t off = 0;   /* of the accumulator of element i, in bytes */
+	for (int64_t i = 0; i < n; i++) {
+		if (take[i]) {
+			char *a = acc + off, *x = (char *)data + i * dsize, *args[3] = { a, x, a };
+			if (accv[off / asize] || s->init == FOLD_VALUE)
+				s->loop->fn(args, 1, steps);
+			else
+				dtype_cast(dt, x, 0, at, a, 0, 1);
+			accv[off / asize] = 1;
+		}
+		for (int k = ndim - 1; k >= 0; k--) {
+			off += ast[k];
+			if (++idx[k] < dims[k])
+				break;
+			off -= ast[k] * dims[k];
+			idx[k] = 0;
+		}
+	}
+}
+
+/* ACCV |= VALID: which results have a valid element, folded beside their
+ * values (a masked reduce's one pass; START: ACCV begins at none). */
+static void fold_valid(const struct plan_step *s, const uint8_t *valid, int ndim,
+		       const int64_t *dims, uint8_t *accv, const ptrdiff_t *ast, bool start)
+{
+	static const struct ufunc_loop *or_loop;
+	const struct ufunc *lor = ufunc_lookup("logical_or");
+	for (int i = 0; !or_loop && i < lor->nloops; i++)
+		if (lor->loops[i].types[0] == DT_BOOL)
+			or_loop = &lor->loops[i];
+	int64_t n = 1;
+	iter_strides st[3];
+	for (int i = 0; i < ndim; i++) {
+		n *= s->reduced[i] ? 1 : dims[i];
+		st[0][i] = st[2][i] = ast[i] / dtype_size(s->loop->types[0]);
+	}
+	if (start)
+		memset(accv, 0, (size_t)n);
+	iter_contiguous(ndim, dims, dims, 1, st[1]);
+	char *base[3] = { (char *)accv, (char *)valid, (char *)accv };
+	iter_fold(or_loop->fn, 3, base, ndim, dims, st);
+}
+
 /* Fold DATA (C-contiguous over DIMS, in the loop's dtype) into ACC (strides
  * AST over DIMS).  START: DATA begins the reduction, so FOLD_FIRST* copies
- * its first elements in before folding. */
+ * its first elements in before folding.  A skip_fold reduction folds only
+ * the elements VALID says, and says in ACCV which results took any; a
+ * masked one folds VALID into ACCV beside (fold_valid). */
 static void fold(const struct plan_step *s, enum fold_init init, char *data, int ndim,
-		 const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start)
+		 const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start,
+		 const uint8_t *valid, uint8_t *accv)
 {
+	if (s->skip_fold) {
+		fold_taken(s, data, ndim, dims, acc, ast, valid, accv);
+		return;
+	}
+	if (accv)
+		fold_valid(s, valid, ndim, dims, accv, ast, start);
 	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
 	iter_strides st[3];
 	iter_contiguous(ndim, dims, dims, dtype_size(dt), st[1]);
@@ -84,52 +148,46 @@ static void combine(const struct plan_step *s, char *left, char *right, int64_t 
 /* Read the box START/COUNT of S's input as T into DATA (RAW: scratch in
  * its own dtype), with the elements where= skips (M, when S has it) made
  * the value that folds as nothing, and in masked mode the missing ones
- * the value numpy.ma fills them with.  The valid pass of a masked reduce
- * reads instead whether each element is valid (and where= takes it).
- * Collective. */
+ * the value numpy.ma fills them with; a skip_fold reduction leaves them.
+ * VALID (one byte per element, for a masked or skip_fold S, else NULL):
+ * which elements are valid and where= takes.  Collective. */
 static void read_input(const struct plan_step *s, enum dtype t, const int64_t *start,
-		       const int64_t *count, char *raw, char *data, struct where_mask *m,
-		       struct err *e)
+		       const int64_t *count, char *raw, char *data, uint8_t *valid,
+		       struct where_mask *m, struct err *e)
 {
 	const struct array *x = s->in[0];
 	int64_t n = stage_box_size(x->shape.ndim, count);
-	if (!s->valid_pass) {
-		stage_read(x, t, start, count, raw, data, s->where, e);
-	} else if (x->dtype == DT_BOOL) {   /* no missing values: every element is valid */
-		stage_read(x, t, start, count, raw, data, s->where, e);
-		memset(data, 1, (size_t)n);
-	} else {
-		stage_read(x, x->dtype, start, count, NULL, raw, s->where, e);
-		if (!e->status)
-			where_valid(x->dtype, s->in_missing, s->mask_nan, raw, n, (uint8_t *)data);
-	}
-	if (s->masked && !e->status) {   /* the values as stored: RAW, or DATA itself */
-		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
-		where_skip_missing(s, t, n, x->dtype != t ? raw : data, data, valid);
-		free(valid);
-	}
+	stage_read(x, t, start, count, raw, data, s->where, e);
+	const char *stored = x->dtype != t ? raw : data;   /* the values as stored */
+	if (s->masked && !e->status && s->skip_fold)
+		where_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
+	else if (s->masked && !e->status)
+		where_skip_missing(s, t, n, stored, data, valid);
+	else if (s->skip_fold)
+		memset(valid, 1, (size_t)n);
 	if (!m)
 		return;
 	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
-	if (mask && !e->status)
+	for (int64_t i = 0; mask && valid && !e->status && i < n; i++)
+		valid[i] &= mask[i];
+	if (mask && !e->status && !s->skip_fold)
 		where_select(t, n, data, mask, (const char *)s->skip_value, 0);
 }
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
- * output, through CONV.  A masked reduce first reads which of them have a
- * valid element (its valid pass wrote them to MASK_OUT) and writes the
- * others as the output's fill value, counted as masked.  Collective. */
+ * output, through CONV.  A masked reduce writes those with no valid
+ * element (ACCV 0) as the output's fill value, counted as masked, and
+ * ACCV to MASK_OUT when it prints.  Collective. */
 static int write_result(const struct plan_step *s, const int64_t *start, const int64_t *count,
-			char *acc, char *conv, struct err *e)
+			char *acc, uint8_t *accv, char *conv, struct err *e)
 {
 	struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0];
 	if (s->masked) {
-		int64_t n = stage_box_size(y->shape.ndim, count);
-		uint8_t *valid = stage_alloc((size_t)(n ? n : 1));
-		if (stage_read(s->mask_out, DT_BOOL, start, count, NULL, (char *)valid, s->where, e) == 0)
-			where_mask_results(s, t, n, acc, valid);
-		free(valid);
+		where_mask_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
+		if (s->mask_out &&
+		    stage_write(s->mask_out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
+			return -1;
 	}
 	return stage_write(y, t, start, count, acc, conv, s->where, e);
 }
@@ -191,6 +249,12 @@ struct reducer {
 	int64_t orow;            /* REDUCE_ROWS: output elements per row */
 	int64_t osize;           /* REDUCE_TREE: output elements of a group */
 	char *acc, *conv;        /* results of a box's rows, or of its groups */
+	uint8_t *accv;           /* masked, skip_fold: which results have a valid
+				    element (took one) */
+	const uint8_t *take;     /* ... and which elements of the rows are valid */
+	int64_t vbytes;          /* REDUCE_TREE: the values of a group's partial
+				    result, and with the validity of each ... */
+	int64_t slot;            /* ... (masked) a partial's bytes */
 	int64_t ppg;             /* REDUCE_TREE: pieces in a group */
 	int64_t out_first, nout; /* the groups in ACC */
 	struct stack cur, held[2];
@@ -217,7 +281,12 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t out)
 		r->osize = extent(X, s->reduced, s->kept_lead, false);
 		r->ppg = groups ? reduce_pieces(s) / groups : 0;
 	}
-	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * r->size));
+	bool valid = s->masked || s->skip_fold;
+	r->vbytes = r->osize * r->size;
+	r->slot = r->vbytes + (valid ? r->osize : 0);
+	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * (r->size + valid)));
+	if (valid)
+		r->accv = stage_alloc((size_t)(out > 0 ? out : 1));
 	if (y->dtype != t)
 		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * dtype_size(y->dtype)));
 	return r;
@@ -255,8 +324,18 @@ void reducer_free(struct reducer *r)
 		for (int i = 0; i < MAX_DEPTH; i++)
 			free(st[k]->p[i].data);
 	free(r->acc);
+	free(r->accv);
 	free(r->conv);
 	free(r);
+}
+
+/* LEFT = LEFT op RIGHT for two partial results of a group, values and
+ * (masked) validity. */
+static void tree_combine(struct reducer *r, char *left, const char *right)
+{
+	combine(r->s, left, (char *)right, r->osize);
+	for (int64_t i = r->vbytes; i < r->slot; i++)
+		left[i] |= right[i];
 }
 
 /* Merge the top two pieces of ST while they are siblings in the tree. */
@@ -267,7 +346,7 @@ static void tree_settle(struct reducer *r, struct stack *st)
 		if (l->level != rt->level || l->pos + ((int64_t)1 << l->level) != rt->pos ||
 		    ((l->pos >> l->level) & 1))
 			return;
-		combine(r->s, l->data, rt->data, r->osize);
+		tree_combine(r, l->data, rt->data);
 		l->level++;
 		st->depth--;
 	}
@@ -278,7 +357,7 @@ static char *tree_slot(struct reducer *r, struct stack *st)
 {
 	struct piece *p = &st->p[st->depth];
 	if (!p->data)
-		p->data = stage_alloc((size_t)((r->osize > 0 ? r->osize : 1) * r->size));
+		p->data = stage_alloc((size_t)(r->slot > 0 ? r->slot : 1));
 	return p->data;
 }
 
@@ -296,11 +375,12 @@ static void tree_collapse(struct reducer *r, struct stack *st, char *out)
 {
 	if (st->depth == 0) {
 		iter_fill(r->size, out, r->s->init_value, r->osize);
+		memset(out + r->vbytes, 0, (size_t)(r->slot - r->vbytes));
 		return;
 	}
-	memcpy(out, st->p[0].data, (size_t)(r->osize * r->size));
+	memcpy(out, st->p[0].data, (size_t)r->slot);
 	for (int i = 1; i < st->depth; i++)
-		combine(r->s, out, st->p[i].data, r->osize);
+		tree_combine(r, out, st->p[i].data);
 }
 
 /* The current group has had its last piece here: a group folded whole goes
@@ -311,7 +391,7 @@ static void tree_close(struct reducer *r)
 	if (c->whole && r->s->kept_lead > 0) {
 		if (r->nout == 0)
 			r->out_first = c->group;
-		tree_collapse(r, c, r->acc + (size_t)((c->group - r->out_first) * r->osize * r->size));
+		tree_collapse(r, c, r->acc + (size_t)((c->group - r->out_first) * r->slot));
 		r->nout++;
 		c->depth = 0;
 	} else {
@@ -334,6 +414,7 @@ static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 	int64_t dims[H5U_MAXDIM];
 	ptrdiff_t ast[H5U_MAXDIM];
 	size_t esize = (size_t)dtype_size(s->loop->types[1]);
+	const uint8_t *valid = r->take;
 	for (int i = 0; i < ndim; i++)
 		dims[i] = i < p ? 1 : X->dim[i];
 	int64_t line = 1;
@@ -351,8 +432,10 @@ static void tree_pieces(struct reducer *r, char *data, int64_t q, int64_t nq)
 		if (init == FOLD_VALUE)
 			iter_fill(r->size, acc, t == 0 ? s->init_value : s->rest_value, r->osize);
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
-		fold(s, init, data, ndim, dims, acc, ast, true);
+		fold(s, init, data, ndim, dims, acc, ast, true, valid,
+		     valid ? (uint8_t *)acc + r->vbytes : NULL);
 		data += (size_t)(dims[p] * line) * esize;
+		valid = valid ? valid + dims[p] * line : NULL;
 		tree_push(r, &r->cur, t, 0);
 		if (t == r->ppg - 1)
 			tree_close(r);
@@ -373,7 +456,9 @@ void reducer_box(struct reducer *r, char *data, const int64_t *start, const int6
 		acc_strides(ndim, dims, s->reduced, r->size, ast);
 		if (s->init == FOLD_VALUE)
 			iter_fill(r->size, r->acc, s->init_value, count[0] * r->orow);
-		fold(s, s->init, data, ndim, dims, r->acc, ast, true);
+		if (r->accv)
+			memset(r->accv, 0, (size_t)(count[0] * r->orow));
+		fold(s, s->init, data, ndim, dims, r->acc, ast, true, r->take, r->accv);
 		return;
 	}
 	/* REDUCE_TREE: whole pieces, in C order over the space of pieces */
@@ -426,12 +511,26 @@ static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t 
 	}
 }
 
+/* The NOUT partial results in ACC (slots) as results: their values one
+ * after the other in ACC, their validity in ACCV. */
+static void tree_unpack(struct reducer *r)
+{
+	if (r->slot == r->vbytes)
+		return;
+	for (int64_t g = 0; g < r->nout; g++)
+		memcpy(r->accv + g * r->osize, r->acc + g * r->slot + r->vbytes, (size_t)r->osize);
+	for (int64_t g = 1; g < r->nout; g++)
+		memmove(r->acc + g * r->vbytes, r->acc + g * r->slot, (size_t)r->vbytes);
+}
+
 /* Collective: write the groups in ACC (none: an empty selection). */
 static int tree_write(struct reducer *r, struct err *e)
 {
+	tree_unpack(r);
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
 	group_box(r->s, r->out_first, r->nout, ostart, ocnt);
-	int rc = write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
+	int rc = write_result(r->s, ostart, ocnt, r->acc, r->accv, r->conv, e);
+
 	r->nout = 0;
 	return rc;
 }
@@ -446,7 +545,7 @@ int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *co
 		ocnt[i] = y->shape.dim[i];
 	ostart[0] = y->shape.ndim ? start[0] : 0;
 	ocnt[0] = count[0];
-	return write_result(r->s, ostart, ocnt, r->acc, r->conv, e);
+	return write_result(r->s, ostart, ocnt, r->acc, r->accv, r->conv, e);
 }
 
 int reducer_finish(struct reducer *r, struct err *e)
@@ -459,7 +558,7 @@ int reducer_finish(struct reducer *r, struct err *e)
 		r->cur.whole = false;   /* what this rank holds of a group the next one ends */
 		tree_close(r);
 	}
-	size_t obytes = (size_t)(r->osize * r->size);
+	size_t obytes = (size_t)r->slot;
 	/* Rank 0 takes every rank's held groups, in rank (so index) order, and
 	 * finishes each group's tree; then writes them one by one. */
 	int64_t nf = 0;
@@ -539,7 +638,8 @@ int reducer_finish(struct reducer *r, struct err *e)
 				ocnt[a] = r->nout ? y->shape.dim[a] : 0;
 			if (y->shape.ndim == 0)
 				ocnt[0] = r->nout;
-			write_result(s, ostart, ocnt, r->acc, r->conv, e);
+			tree_unpack(r);
+			write_result(s, ostart, ocnt, r->acc, r->accv, r->conv, e);
 			r->nout = 0;
 		} else {
 			tree_write(r, e);
@@ -577,7 +677,7 @@ int64_t reduce_fixed_bytes(const struct plan_step *s)
 {
 	if (s->mode != REDUCE_TREE)
 		return 0;
-	return (tree_slots(s) + 2) * tree_group_size(s) * dtype_size(s->loop->types[0]);
+	return (tree_slots(s) + 2) * tree_group_size(s) * (dtype_size(s->loop->types[0]) + s->masked);
 }
 
 static int64_t reduce_pieces(const struct plan_step *s)
@@ -638,6 +738,8 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
 	struct reducer *r = reducer_make(s, (l->lines_per_box * l->line + 2) * tree_group_size(s));
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
+	uint8_t *valid = s->masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
+	r->take = valid;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -664,7 +766,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		read_input(s, t, start, cnt, raw, data, m, e);
+		read_input(s, t, start, cnt, raw, data, valid, m, e);
 		if (any && !e->status) {
 			tree_pieces(r, data, q, nq);
 			check_fault(s, e);
@@ -678,6 +780,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 		reducer_finish(r, e);
 	reducer_free(r);
 	where_mask_free(m);
+	free(valid);
 	free(raw);
 	free(data);
 	return comm_agree(e);
@@ -702,6 +805,8 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	char *acc = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
 	char *conv = y->dtype != t ? stage_alloc((size_t)((kmax > 0 ? kmax : 1) * dtype_size(y->dtype))) : NULL;
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
+	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
+	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
 	struct dist_walk w;
 	dist_walk_start(&st->across, comm_rank(), &w);
 	for (int64_t b = 0; b < st->across.nboxes; b++) {
@@ -709,6 +814,8 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 		bool any = dist_walk_next(&w, qo, qc);
 		if (any && s->init == FOLD_VALUE)
 			iter_fill(size, acc, s->init_value, stage_box_size(st->across.ndim, qc));
+		if (any && accv)   /* nothing taken yet */
+			memset(accv, 0, (size_t)stage_box_size(st->across.ndim, qc));
 		struct dist_walk along;
 		dist_walk_start(&st->along, 0, &along);
 		for (int64_t j = 0; j < st->along.nboxes; j++) {
@@ -717,11 +824,11 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
 			if (!any)
 				memset(cnt, 0, sizeof cnt);
-			read_input(s, dt, start, cnt, raw, data, m, e);
+			read_input(s, dt, start, cnt, raw, data, valid, m, e);
 			if (any && !e->status) {
 				ptrdiff_t ast[H5U_MAXDIM];
 				acc_strides(n, cnt, s->reduced, size, ast);
-				fold(s, s->init, data, n, cnt, acc, ast, j == 0);
+				fold(s, s->init, data, n, cnt, acc, ast, j == 0, valid, accv);
 				check_fault(s, e);
 			}
 			if (comm_agree(e) < 0)
@@ -737,12 +844,14 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 		}
 		if (y->shape.ndim == 0)
 			ocnt[0] = any;
-		write_result(s, ostart, ocnt, acc, conv, e);
+		write_result(s, ostart, ocnt, acc, accv, conv, e);
 		if (comm_agree(e) < 0)
 			goto out;
 	}
 out:
 	where_mask_free(m);
+	free(valid);
+	free(accv);
 	free(raw);
 	free(data);
 	free(acc);
@@ -759,10 +868,10 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked ? 1 + xsize : 0) +
+	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked || s->skip_fold ? 1 : 0) +
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
 	enum dtype yt = s->out[0]->dtype;
-	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0);
+	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0) + (s->masked || s->skip_fold ? 1 : 0);
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->reduced[m])
 		m++;
@@ -791,7 +900,8 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
 		int64_t dim[H5U_MAXDIM];
 		int pdim = piece_space(s, dim);
-		int64_t fixed = tree_slots(s) * osize * size + 2 * osize * out_elem, pchunk[H5U_MAXDIM];
+		int64_t fixed = tree_slots(s) * osize * (size + s->masked) + 2 * osize * out_elem;
+		int64_t pchunk[H5U_MAXDIM];
 		return dist_layout_units(pdim, dim, piece_chunks(s, stage_chunks(x), pchunk), piece,
 					 memory, fixed, piece * in_elem + osize * out_elem,
 					 piece * (xsize > size ? xsize : size), nranks, where, e,
@@ -808,34 +918,8 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 				&s->stream);
 }
 
-/* A masked reduce's valid pass: the same layout and boxes as S, folding
- * with logical_or whether each element is valid into S's MASK_OUT. */
-static int reduce_valid(const struct plan_step *s, struct err *e)
-{
-	struct plan_step v = *s;
-	v.uf = ufunc_lookup("logical_or");
-	v.loop = NULL;
-	for (int i = 0; i < v.uf->nloops && !v.loop; i++)
-		if (v.uf->loops[i].types[0] == DT_BOOL)
-			v.loop = &v.uf->loops[i];
-	v.masked = false;
-	v.valid_pass = true;
-	v.out[0] = s->mask_out;
-	v.init = v.rest_init = FOLD_VALUE;
-	memset(v.init_value, 0, sizeof v.init_value);
-	memset(v.rest_value, 0, sizeof v.rest_value);
-	memset(v.skip_value, 0, sizeof v.skip_value);
-	if (reduce_run(&v, e) < 0)
-		return -1;
-	H5Fflush(s->mask_out->file->id, H5F_SCOPE_LOCAL);   /* read back by the value pass */
-	comm_barrier();
-	return 0;
-}
-
 int reduce_run(struct plan_step *s, struct err *e)
 {
-	if (s->masked && reduce_valid(s, e) < 0)
-		return -1;
 	switch (s->mode) {
 	case REDUCE_TREE: return reduce_tree(s, e);
 	default: return reduce_stream(s, e);

@@ -73,6 +73,34 @@ static void scan_last_axis(const struct plan_step *s, char *data, char *out, int
 	}
 }
 
+/* The running fold of a skip_fold scan over a box of OUTER x LEN x INNER
+ * elements, along its middle axis: an element VALID says starts the run
+ * (RUN, one byte per element, says which have one) or folds onto it, any
+ * other keeps the run as it was.  With CARRY (and CARRY_RUN, OUTER x INNER
+ * each), the first slice continues them. */
+static void scan_taken(const struct plan_step *s, char *data, char *out, const uint8_t *valid,
+		       uint8_t *run, int64_t outer, int64_t len, int64_t inner, char *carry,
+		       const uint8_t *carry_run)
+{
+	enum dtype ot = s->loop->types[0], dt = s->loop->types[1];
+	ptrdiff_t os = dtype_size(ot), ds = dtype_size(dt), steps[3] = { 0, 0, 0 };
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < len; j++)
+			for (int64_t k = 0; k < inner; k++) {
+				int64_t i = (o * len + j) * inner + k, c = o * inner + k;
+				char *prev = j ? out + (i - inner) * os : carry ? carry + c * os : NULL;
+				bool started = j ? run[i - inner] : carry ? carry_run[c] : false;
+				char *x = data + i * ds, *y = out + i * os, *args[3] = { prev, x, y };
+				if (valid[i] && started)
+					s->loop->fn(args, 1, steps);
+				else if (valid[i])
+					dtype_cast(dt, x, 0, ot, y, 0, 1);
+				else if (started)
+					memcpy(y, prev, (size_t)os);
+				run[i] = valid[i] || started;
+			}
+}
+
 /* scan_block over the box DIMS in tiles along its first axis of more than
  * one index when that axis comes before K, so that a tile's slices stay in
  * the cache. */
@@ -117,6 +145,8 @@ int scan_run(struct plan_step *s, struct err *e)
 	char *carry = stage_alloc((size_t)qbox * (size_t)size);
 	char *conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL;
 	uint8_t *valid = s->masked ? stage_alloc(box ? box : 1) : NULL;
+	uint8_t *run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
+	uint8_t *carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL;
 	struct dist_walk w;
 	dist_walk_start(&st->across, comm_rank(), &w);
 	for (int64_t b = 0; b < st->across.nboxes && !e->status; b++) {
@@ -132,7 +162,9 @@ int scan_run(struct plan_step *s, struct err *e)
 				memset(cnt, 0, sizeof cnt);
 			stage_read(x, dt, start, cnt, raw, data, s->where, e);
 			int64_t nel = stage_box_size(n, cnt);
-			if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
+			if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
+				where_valid(x->dtype, s->in_missing, s->mask_nan, raw ? raw : data, nel, valid);
+			else if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
 				where_skip_missing(s, dt, nel, raw ? raw : data, data, valid);
 			if (any && stage_box_size(n, cnt) > 0 && !e->status) {
 				iter_strides ost, cst;
@@ -141,7 +173,15 @@ int scan_run(struct plan_step *s, struct err *e)
 				memcpy(slice, cnt, sizeof(int64_t) * (size_t)n);
 				slice[a] = 1;
 				iter_contiguous(n, slice, cnt, size, cst);
-				if (a == n - 1)
+				int64_t outer = 1, inner = 1;
+				for (int i = 0; i < n; i++) {
+					outer *= i < a ? cnt[i] : 1;
+					inner *= i > a ? cnt[i] : 1;
+				}
+				if (s->skip_fold)
+					scan_taken(s, data, out, valid, run, outer, cnt[a], inner, j ? carry : NULL,
+						   carry_run);
+				else if (a == n - 1)
 					scan_last_axis(s, data, out, stage_box_size(n, cnt) / cnt[a], cnt[a],
 						       j ? carry : NULL);
 				else
@@ -150,6 +190,9 @@ int scan_run(struct plan_step *s, struct err *e)
 				iter_strides dst;
 				iter_contiguous(n, slice, slice, size, dst);
 				iter_copy(size, out + (cnt[a] - 1) * ost[a], ost, carry, dst, n, slice);
+				for (int64_t o = 0; run && o < outer; o++)
+					memcpy(carry_run + o * inner, run + (o * cnt[a] + cnt[a] - 1) * inner,
+					       (size_t)inner);
 				check_fault(s, e);
 			}
 			if (comm_agree(e) < 0)
@@ -168,6 +211,8 @@ int scan_run(struct plan_step *s, struct err *e)
 	free(carry);
 	free(conv);
 	free(valid);
+	free(run);
+	free(carry_run);
 	return comm_agree(e);
 }
 
@@ -182,10 +227,10 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t elem = 2 * size + (x->dtype != t ? xsize : 0) + (yt != t ? dtype_size(yt) : 0) +
-		       (s->masked ? 1 : 0);
+		       (s->masked ? 1 : 0) + (s->skip_fold ? 1 : 0);
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
-	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem, size,
-				widest, false, nranks, where, e, &s->stream);
+	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
+				size + s->skip_fold, widest, false, nranks, where, e, &s->stream);
 }

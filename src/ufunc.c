@@ -50,6 +50,7 @@
 	  (int)(sizeof loops_##NAME / sizeof loops_##NAME[0]), loops_##NAME, DOC,
 #define UFUNC_FLAGS(NAME, FLAGS) FLAGS
 #define UFUNC_UNITS(NAME, RULE) , RULE
+#define UFUNC_MA_DOMAIN(NAME, KIND, A, B) , { KIND, A, B }
 #define UFUNC_END(NAME) },
 #define ALIAS(ALIAS, NAME)
 #define LOOP11(UF, I1, O1)
@@ -62,6 +63,7 @@ const struct ufunc ufunc_table[] = {
 #undef UFUNC
 #undef UFUNC_FLAGS
 #undef UFUNC_UNITS
+#undef UFUNC_MA_DOMAIN
 #undef UFUNC_END
 #undef ALIAS
 

@@ -221,6 +221,12 @@ int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	enum dtype t = loop->types[0];
 	if (ufunc_identity_value(uf, t, out) == 0)
 		return 0;
+	if (uf->flags & (UF_MA_FILL_ZERO | UF_MA_FILL_ONE)) {   /* numpy.ma's filly */
+		int64_t filly = (uf->flags & UF_MA_FILL_ONE) != 0;
+		memset(out, 0, 16);
+		dtype_cast(DT_INT64, &filly, 0, t, out, 0, 1);
+		return 0;
+	}
 	if (uf->identity != ID_NONE_REORDER)
 		return -1;
 	/* maximum-like or minimum-like: whichever extreme the loop lets pass */

@@ -23,7 +23,10 @@
 # counted in --json, the same bytes on 1 to 4 ranks and a small --memory;
 # masked accumulations as np.ma.cumsum and cumprod (masked elements count
 # as the identity, or the dtype's extreme for maximum and minimum, and stay
-# masked) on every axis, ranks and --memory.
+# masked) on every axis, ranks and --memory.  Ufuncs with no identity:
+# numpy.ma's fill where numpy.ma reduces them (np.ma.subtract), else masked
+# elements skipped (NumPy on each line's compressed valid elements), and
+# where= with initial= on a non-reorderable reduce (np.subtract.reduce).
 
 load helper
 
@@ -179,14 +182,21 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 	run --separate-stderr h5u reduce add f.h5:/i --axis all --where f.h5:/w
 	assert_success
 	ref printed 'np.add.reduce(i, axis=None, where=w)' <<<"$output"
+	# not reorderable, along one axis: initial= starts it, skipped elements leave it
+	ok reduce subtract f.h5:/x --axis 0 --where f.h5:/w --initial 10 -o o.h5:/sub0
+	ref check o.h5:/sub0 'np.subtract.reduce(x, axis=0, where=w, initial=10)'
+	ok reduce divide f.h5:/i --axis 1 --where f.h5:/wc --initial 3 -o o.h5:/div1
+	ref check o.h5:/div1 'np.divide.reduce(i, axis=1, where=wc, initial=3)'
 }
 
 @test "where= refused where NumPy refuses it, and misused: exit 2, every file as it was" {
 	snapshot
 	run --separate-stderr h5u reduce maximum f.h5:/x --where f.h5:/w -o o.h5:/m
 	assert_error 2 "reduce maximum: reduction operation 'maximum' does not have an identity, so to use a where mask one has to specify 'initial'"
-	run --separate-stderr h5u reduce subtract f.h5:/x --where f.h5:/w --initial 0 -o o.h5:/m
-	assert_error 2 "reduce subtract: where= is not supported for 'subtract', which is not reorderable"
+	run --separate-stderr h5u reduce subtract f.h5:/x --where f.h5:/w -o o.h5:/m
+	assert_error 2 "reduce subtract: reduction operation 'subtract' does not have an identity, so to use a where mask one has to specify 'initial'"
+	run --separate-stderr h5u reduce subtract f.h5:/x --axis all --where f.h5:/w --initial 0 -o o.h5:/m
+	assert_error 2 "reduce subtract: reduction operation 'subtract' is not reorderable, so at most one axis may be specified"
 	run --separate-stderr h5u reduce add f.h5:/x --where 'f.h5:/x[0:2]' -o o.h5:/m
 	assert_error 2 "reduce add: where= with shape (2,5) cannot be broadcast to the input's shape (7,5)"
 	run --separate-stderr h5u accumulate add f.h5:/x --where f.h5:/w -o o.h5:/m
@@ -291,6 +301,18 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 	ref check o.h5:/div 'np.ma.divide(M("era.nc:/sst"), M("era.nc:/sst"))' --masked default --fill default
 	ok eval -i p=m.h5:/p 'o.h5:/e = sqrt(p) + log10(p + 1)' --missing mask
 	ref check o.h5:/e 'np.ma.sqrt(M("m.h5:/p")) + np.ma.log10(M("m.h5:/p") + 1)' --masked default --fill default
+	# numpy.ma's own domains, where the results are finite: arctanh within
+	# 1e-15 of +-1, a quotient beyond 1/tiny, its float32 bounds
+	ok eval -i de=m.h5:/de 'o.h5:/at = arctanh(de)' --missing mask
+	ok eval -i de=m.h5:/de -i dd=m.h5:/dd 'o.h5:/q = de / dd' --missing mask
+	ok eval -i de=m.h5:/de -i dd=m.h5:/dd 'o.h5:/r = remainder(de, dd)' --missing mask
+	ok eval -i df=m.h5:/df 'o.h5:/af = arctanh(df) + arcsin(df)' --missing mask
+	ok eval -i de=m.h5:/de 'o.h5:/t = tan(de) + sqrt(-1)' --missing mask
+	ref check o.h5:/at 'np.ma.arctanh(M("m.h5:/de"))' --masked default --fill default --rtol 1e-15
+	ref check o.h5:/q 'np.ma.divide(M("m.h5:/de"), M("m.h5:/dd"))' --masked default --fill default
+	ref check o.h5:/r 'np.ma.remainder(M("m.h5:/de"), M("m.h5:/dd"))' --masked default --fill default
+	ref check o.h5:/af 'np.ma.arctanh(M("m.h5:/df")) + np.ma.arcsin(M("m.h5:/df"))' --masked default --fill default --rtol 1e-6
+	ref check o.h5:/t 'np.ma.tan(M("m.h5:/de")) + np.ma.sqrt(-1)' --masked default --fill default
 }
 
 @test "--missing mask on a file without fill attributes gives exactly today's result" {
@@ -365,14 +387,27 @@ n = np.count_nonzero((q == 2) | (q == 3))   # divmod: no domain in numpy.ma
 assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<"$output"
 }
 
-@test "masked mode refused on ufuncs numpy.ma cannot skip with, not ignored; a bad mode" {
+@test "elements where= leaves out or masks hide raise nothing: an integer to a negative power" {
+	ok eval -i i=f.h5:/i 'o.h5:/pw = 2 ** i' --where 'i >= 0'
+	ref check o.h5:/pw 'np.power(np.int32(2), i, where=i >= 0, out=np.full(i.shape, fill(np.int32)))' --fill default
+	run --separate-stderr mpi 3 h5ufunc call power m.h5:/k m.h5:/r --missing mask --memory 2K -o o.h5:/pm
+	assert_success
+	ref check o.h5:/pm 'np.ma.array(np.power(M("m.h5:/k").data, M("m.h5:/r").filled(1)), mask=M("m.h5:/r").mask)' --masked default --fill default
+	ok reduce power m.h5:/r --axis 0 --missing mask -o o.h5:/rp
+	ref check o.h5:/rp 'skip_reduce(np.power, M("m.h5:/r"), 0)' --masked default --fill default
+	# selected elements still raise, and so does the where= operand itself
+	run --separate-stderr h5u eval -i i=f.h5:/i 'o.h5:/e1 = 2 ** i' --where 'i < 5'
+	assert_error 1 "eval: Integers to negative integer powers are not allowed."
+	run --separate-stderr h5u eval -i i=f.h5:/i 'o.h5:/e2 = i + 1' --where '2 ** i > 0'
+	assert_error 1 "eval: Integers to negative integer powers are not allowed."
+}
+
+@test "masked mode: a bad mode, and NumPy's refusals of reductions with no identity" {
 	snapshot
-	printf 'defaults:\n  missing: mask\ninputs:\n  t: m.h5:/t\nsteps:\n  - reduce: subtract\n    in: t\n    out: o.h5:/s\n' > r.yaml
-	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:2:12: step 1 (reduce subtract): masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: 'subtract' has neither"
-	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - accumulate: subtract\n    in: t\n    missing: mask-nan\n    out: o.h5:/s\n' > r.yaml
-	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:6:14: step 1 (accumulate subtract): masked mode needs a ufunc with an identity, or maximum, minimum, fmax or fmin: 'subtract' has neither"
+	run --separate-stderr h5u reduce divide m.h5:/t --axis all --missing mask -o o.h5:/s
+	assert_error 2 "reduce divide: reduction operation 'divide' is not reorderable, so at most one axis may be specified"
+	run --separate-stderr h5u reduce power 'm.h5:/t[0:0]' --missing mask -o o.h5:/s
+	assert_error 2 "reduce power: zero-size array to reduction operation power which has no identity"
 	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - ufunc: sqrt\n    in: t\n    missing: yes\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:6:14: 'missing' must be off, mask or mask-nan, found 'yes'"
@@ -494,4 +529,43 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 	done
 	ref check o.h5:/a0 'M("m.h5:/g").cumsum(axis=0)' --masked -1 --fill -1
 	ref check o.h5:/a1 'np.ma.array(np.maximum.accumulate(M("m.h5:/g").filled(-np.inf), axis=1), mask=M("m.h5:/g").mask)' --masked -1 --fill -1
+}
+
+@test "masked reduce and accumulate with no identity: numpy.ma's fill, else masked elements skipped; 1 to 4 ranks" {
+	ok reduce subtract m.h5:/t --axis 0 --missing mask -o o.h5:/s0
+	ref check o.h5:/s0 'np.ma.subtract.reduce(M("m.h5:/t"), axis=0)' --masked -9999 --fill -9999
+	ok accumulate subtract m.h5:/q --axis 1 --missing mask -o o.h5:/s1
+	ref check o.h5:/s1 'np.ma.array(np.ma.subtract.accumulate(M("m.h5:/q"), axis=1), mask=M("m.h5:/q").mask)' --masked default --fill default
+	ok reduce power m.h5:/n --axis 1 --missing mask-nan -o o.h5:/pw
+	ref check o.h5:/pw 'skip_reduce(np.power, M("m.h5:/n", nan=True), 1)' --masked default --fill default --rtol 1e-13
+	run --separate-stderr h5u reduce divide m.h5:/g --axis 1 --missing mask
+	assert_success
+	ref printed 'skip_reduce(np.divide, M("m.h5:/g"), 1)' <<<"$output"
+	cat > r.yaml <<-'EOF'
+		defaults:
+		  missing: mask
+		steps:
+		  - {reduce: divide, in: m.h5:/g, axis: 0, out: o.h5:/d0}
+		  - {reduce: floor_divide, in: m.h5:/g, axis: 1, out: o.h5:/d1}
+		  - {accumulate: floor_divide, in: m.h5:/r, out: o.h5:/a0}
+		  - {accumulate: divide, in: m.h5:/g, axis: 1, out: o.h5:/a1}
+		  - {reduce: subtract, in: big.h5:/y, where: big.h5:/yw, initial: 1, missing: off, out: o.h5:/w0}
+		  - {reduce: subtract, in: big.h5:/y, axis: 1, where: big.h5:/yr, initial: 1, missing: off, out: o.h5:/w1}
+	EOF
+	local n mem
+	for n in 1 2 3 4; do
+		for mem in 256M 6K; do   # 6K: several blocks of rows, of columns, along the scan's axis
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
+			assert_success
+			h5dump -d /d0 -d /d1 -d /a0 -d /a1 -d /w0 -d /w1 o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+	ref check o.h5:/d0 'skip_reduce(np.divide, M("m.h5:/g"), 0)' --masked -1 --fill -1
+	ref check o.h5:/d1 'skip_reduce(np.floor_divide, M("m.h5:/g"), 1)' --masked -1 --fill -1
+	ref check o.h5:/a0 'skip_accumulate(np.floor_divide, M("m.h5:/r"), 0)' --masked default --fill default
+	ref check o.h5:/a1 'skip_accumulate(np.divide, M("m.h5:/g"), 1)' --masked -1 --fill -1
+	ref check o.h5:/w0 'np.subtract.reduce(y, axis=0, where=yw, initial=1)'
+	ref check o.h5:/w1 'np.subtract.reduce(y, axis=1, where=yr, initial=1)'
 }

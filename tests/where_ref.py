@@ -15,7 +15,8 @@ Usage:
       DIR/m.h5 for masked mode (6x5: t float32 with _FillValue -9999, r int16
       with valid_range [0, 100], q float64 with missing_value [2, 3], v
       float64 with valid_min/valid_max, n float64 with NaNs, p float64 and
-      k int32 with zeros and negatives, mw bool), no attributes on n, p, k
+      k int32 with zeros and negatives, mw bool, de/dd float64 and df float32
+      at the edges of numpy.ma's domains), no attributes on n, p, k, de, dd, df
   where_ref.py orig DIR FILE...
       copy DIR/FILE to DIR/orig-FILE, what M() reads
   where_ref.py check OUT EXPR [--fill V] [--rtol R]
@@ -34,7 +35,10 @@ yr: the data before any run), with np, fill(dtype), netCDF's default
 fill value of a dtype, as h5ufunc(1) lists it, and M(REF, nan=False): the
 dataset FILE:/PATH (as copied to DIR/orig-FILE before any run) as a
 numpy.ma array, masked where CF's attributes say (_FillValue,
-missing_value, valid_min, valid_max, valid_range; NaN too with nan=True).
+missing_value, valid_min, valid_max, valid_range; NaN too with nan=True);
+skip_reduce(UFUNC, A, axis) and skip_accumulate(UFUNC, A, axis): UFUNC
+applied to the valid elements of each line of the numpy.ma array A along
+axis, masked where a line has none (reduce) or where A is (accumulate).
 A printed EXPR that is a masked array prints "--" where it is masked.  Exit 1 with the reason on
 a mismatch.
 """
@@ -111,6 +115,10 @@ def make(d):
         'k': (k, {}),
         'mw': (rng.uniform(size=shape) < 0.6, {}),
         'g': (g, {'_FillValue': -1.0}),
+        # the edges of numpy.ma's domains, where results are finite
+        'de': (np.array([1 - 4e-16, 1 - 1e-15, 1 - 1e-13, -1 + 4e-16, 0.5, 1e300, -1e300, 3.0]), {}),
+        'dd': (np.array([1e-300, 1e-8, 1e-9, 1e-300, 2.0, 1e-8, 1e-9, 0.0]), {}),
+        'df': (np.array([1 - 1e-7, 1.0, -1 + 6e-8, 0.3], np.float32), {}),
     }
     with h5py.File(os.path.join(d, 'm.h5'), 'w') as f:
         for name, (v, attrs) in masked_sets.items():
@@ -148,9 +156,32 @@ def masked(ref, nan=False):
     return np.ma.array(x, mask=miss)
 
 
+def skip_reduce(uf, a, axis):
+    """UFUNC.reduce of the compressed valid elements of each line."""
+    lines = np.moveaxis(a, axis, -1)
+    out = np.ma.masked_all(lines.shape[:-1], uf.reduce(np.ones(1, lines.dtype)).dtype)
+    for idx in np.ndindex(lines.shape[:-1]):
+        c = lines[idx].compressed()
+        if c.size:
+            out[idx] = uf.reduce(np.asarray(c))
+    return out
+
+
+def skip_accumulate(uf, a, axis):
+    """UFUNC.accumulate of the compressed valid elements of each line, at
+    their places; masked where A is."""
+    lines = np.moveaxis(a, axis, -1)
+    data = uf.accumulate(np.ma.filled(lines, 1), axis=-1)
+    valid = ~np.ma.getmaskarray(lines)
+    for idx in np.ndindex(lines.shape[:-1]):
+        data[idx][valid[idx]] = uf.accumulate(np.asarray(lines[idx].compressed()))
+    return np.ma.array(np.moveaxis(data, -1, axis), mask=np.moveaxis(~valid, -1, axis))
+
+
 def names():
     d = os.environ.get('WHERE_FIXTURES', '.')
-    ns = {'np': np, 'fill': fill, 'M': masked}
+    ns = {'np': np, 'fill': fill, 'M': masked, 'skip_reduce': skip_reduce,
+          'skip_accumulate': skip_accumulate}
     with h5py.File(os.path.join(d, 'orig.h5'), 'r') as f:
         for k in f:
             ns[k] = f[k][()]
