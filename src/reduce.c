@@ -295,8 +295,9 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t out)
 struct reducer *reducer_new(struct plan_step *s, int64_t box_elems)
 {
 	const struct shape *X = &s->in[0]->shape;
-	if (s->mode != REDUCE_TREE) {   /* whole rows */
-		int64_t rows = r_div(box_elems, shape_row_size(X));
+	if (s->mode != REDUCE_TREE) {   /* whole rows; a box of empty rows may hold all */
+		int64_t row = shape_row_size(X);
+		int64_t rows = row > 0 ? r_div(box_elems, row) : X->ndim ? X->dim[0] : 1;
 		return reducer_make(s, (rows > 0 ? rows : 1) * extent(X, s->reduced, 1, false));
 	}
 	if (s->kept_lead == 0)

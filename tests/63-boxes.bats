@@ -27,10 +27,16 @@ ref() {
 # and on 1 to 4 ranks; after each, `ref JOB IN out.h5` must pass.
 every_launch() {
 	local job=$1 in=$2 recipe=$3 n
+	# Under a sanitizer, 3 and 4 ranks on 2 cores read the narrow columns
+	# of (200000, 3)-like inputs in strided boxes through MPI-IO 50-100x
+	# slower than without it (minutes, past mpi's timeout): the plain
+	# suite runs them, the sanitized one stops at 2 ranks.
+	local ranks=(1 2 3 4)
+	[[ -z ${H5U_SANITIZED:-} ]] || ranks=(1 2)
 	h5u run --memory 1M "$recipe" || fail "one process: exit status $?"
 	run ref "$job" "$in" out.h5
 	assert_success
-	for n in 1 2 3 4; do
+	for n in "${ranks[@]}"; do
 		rm -f out.h5
 		mpi "$n" h5ufunc run --memory 1M "$recipe" || fail "$n ranks: exit status $?"
 		run ref "$job" "$in" out.h5
