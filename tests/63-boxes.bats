@@ -172,6 +172,7 @@ setup_file() {
 			fail "$n ranks: exit status $?"
 		run ref shares run.json 1200000
 		[[ $status == 0 ]] || fail "(3, 400000) over axis 0: $output"
+		[[ -z ${H5U_SANITIZED:-} ]] || continue   # strided columns: see every_launch
 		mpi "$n" h5ufunc reduce add st.h5:/a --axis 1 -o "a$n.h5:/s" --memory 1M --json >run.json ||
 			fail "$n ranks: exit status $?"
 		run ref shares run.json 3600000
