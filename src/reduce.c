@@ -1,4 +1,15 @@
-/* reduce.c - np.UFUNC.reduce in three layouts; see reduce.h. */
+/* reduce.c - np.UFUNC.reduce; see reduce.h.
+ *
+ * Two ways through the data, chosen by reduce_layout from the shape alone:
+ * a *stream* (REDUCE_ROWS, REDUCE_COLUMNS: the kept axes dealt in boxes,
+ * the reduced axes walked in C order with the accumulators carried, as
+ * NumPy folds) and a *tree* (REDUCE_TREE: fixed pieces folded as NumPy
+ * folds them, then a fixed binary tree over the pieces).  In order below:
+ * the folds of one box (fold, with fold_taken / fold_valid for where= and
+ * masks; combine), the per-box hooks (read_input, write_result); the
+ * reducer, which fused elementwise passes feed too (its tree stack:
+ * tree_*); the two drivers (reduce_tree, reduce_stream); the layout.
+ */
 #include <stdlib.h>
 #include <string.h>
 
