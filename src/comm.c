@@ -123,6 +123,49 @@ static int refuse_alone(const struct launch *l, bool mpi_started, struct err *e)
 		       l->tasks, evidence, srun);
 }
 
+#ifdef H5UFUNC_OMPI_SYSCONFDIR
+/* Does parameter file PATH (Open MPI's mca-params.conf: "NAME = VALUE"
+ * lines, '#' comments) set the io component? */
+static bool file_sets_io(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	char line[1024];
+	bool sets = false;
+	while (!sets && fgets(line, sizeof line, f)) {
+		const char *p = line + strspn(line, " \t");
+		size_t n = strcspn(p, " \t=#\n");
+		sets = n == 2 && !strncmp(p, "io", 2) && p[n + strspn(p + n, " \t")] == '=';
+	}
+	fclose(f);
+	return sets;
+}
+
+/* Has the user chosen Open MPI's MPI-IO component: OMPI_MCA_io (what
+ * mpirun's --mca io passes its ranks), or an "io" line in one of the
+ * parameter files Open MPI reads (OMPI_MCA_mca_base_param_files, else the
+ * user's ~/.openmpi/mca-params.conf and the installation's)? */
+static bool io_chosen(void)
+{
+	if (getenv("OMPI_MCA_io"))
+		return true;
+	char list[4096];
+	const char *files = getenv("OMPI_MCA_mca_base_param_files");
+	const char *home = getenv("HOME");
+	if (files)
+		snprintf(list, sizeof list, "%s", files);
+	else
+		snprintf(list, sizeof list, "%s/.openmpi/mca-params.conf:%s/openmpi-mca-params.conf",
+			 home ? home : "", H5UFUNC_OMPI_SYSCONFDIR);
+	for (char *save = NULL, *path = strtok_r(list, ":", &save); path;
+	     path = strtok_r(NULL, ":", &save))
+		if (file_sets_io(path))
+			return true;
+	return false;
+}
+#endif
+
 int comm_init(bool want, int *argc, char ***argv, struct err *e)
 {
 	if (!want)
@@ -147,6 +190,16 @@ int comm_init(bool want, int *argc, char ***argv, struct err *e)
 	/* Ranks waiting in a collective give up the core instead of spinning:
 	 * ranks often share cores with each other and with HDF5's work. */
 	setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
+#ifdef H5UFUNC_OMPI_SYSCONFDIR
+	/* Open MPI's ROMIO rather than its OMPIO, unless the user chose: on
+	 * chunked datasets OMPIO reads spans around each rank's chunks (about
+	 * twice the bytes) and copies them again, in system time, so 2 ranks
+	 * were slower than 1 process; ROMIO reads what is asked for.  (Only
+	 * built where ompi_info lists a ROMIO component; "^ompio" takes
+	 * whichever ROMIO this Open MPI has.) */
+	if (!io_chosen())
+		setenv("OMPI_MCA_io", "^ompio", 1);
+#endif
 	LEAKS_IGNORE_BEGIN();
 	int rc = MPI_Init(argc, argv);
 	LEAKS_IGNORE_END();

@@ -145,3 +145,76 @@ with h5py.File("f.h5", "w") as f:
 	assert_error_once 2 "reduce add: $msg"
 	assert_unchanged
 }
+
+# io_chosen OUT ERR: the MPI-IO component of every file each rank opened
+# (Open MPI's io_base_verbose on ERR), checked to be one and the same, and
+# to be chosen as often as --json (OUT) counts MPI_File_open calls.
+io_chosen() {
+	run py '
+import json, re, sys
+opens = sum(e["mpiio_opens"] for e in json.load(open(sys.argv[1]))["per_rank"])
+chosen = re.findall(r"Selected io module (\w+)", open(sys.argv[2]).read())
+assert len(chosen) == opens > 0, (len(chosen), opens)
+assert len(set(chosen)) == 1, chosen
+print(re.sub(r"\d+$", "", chosen[0]))
+' "$1" "$2"
+	assert_success
+}
+
+@test "Open MPI: ROMIO for every file by default on 1 to 4 ranks; the user's io choice (--mca io, OMPI_MCA_io, a parameter file) kept" {
+	# Interleaved chunks of /a and /b, as h5py writes them block by block.
+	py '
+import h5py, numpy as np
+rng = np.random.default_rng(7)
+with h5py.File("f.h5", "w") as f:
+    a = f.create_dataset("a", (300, 40), "f8", chunks=(32, 8))
+    b = f.create_dataset("b", (300, 40), "f8", chunks=(32, 8))
+    for r in range(0, 300, 64):
+        a[r:r + 64] = rng.standard_normal(a[r:r + 64].shape)
+        b[r:r + 64] = rng.standard_normal(b[r:r + 64].shape)
+'
+	# Where this Open MPI has no ROMIO, h5ufunc keeps Open MPI's default.
+	local romio=romio
+	ompi_info 2>/dev/null | grep -q 'MCA io: romio' || romio=ompio
+	export OMPI_MCA_io_base_verbose=100
+	local n expr='sqrt(a*a + b*b)'
+	# NumPy's a*a + b*b, exactly, for np.py's check sqrt s
+	local squares='let aa multiply f.h5:/a f.h5:/a :: let bb multiply f.h5:/b f.h5:/b :: let s add aa bb'
+	for n in 1 2 3 4; do
+		if ((n == 1)); then
+			h5ufunc eval --mpi --json -i a=f.h5:/a -i b=f.h5:/b "c$n.h5:/c = $expr" >out 2>err
+		else
+			mpi "$n" h5ufunc eval --json -i a=f.h5:/a -i b=f.h5:/b "c$n.h5:/c = $expr" >out 2>err
+		fi
+		io_chosen out err
+		[[ $output == "$romio" ]] || fail "$n ranks: $output, not $romio"
+		np $squares :: check sqrt s -o "c$n.h5:/c"
+	done
+	# The user's choice wins: mpirun's --mca io (OMPI_MCA_io for its ranks) ...
+	mpi 2 --mca io ompio h5ufunc eval --json -i a=f.h5:/a -i b=f.h5:/b "m.h5:/c = $expr" >out 2>err
+	io_chosen out err
+	[[ $output == ompio ]] || fail "--mca io ompio: $output"
+	# ... a parameter file of Open MPI's (the user's own, under HOME) ...
+	mkdir -p home/.openmpi
+	printf '# the user'"'"'s\n io = ompio\n' >home/.openmpi/mca-params.conf
+	HOME=$PWD/home mpi 2 h5ufunc eval --json -i a=f.h5:/a -i b=f.h5:/b "p.h5:/c = $expr" >out 2>err
+	io_chosen out err
+	[[ $output == ompio ]] || fail "io = ompio in ~/.openmpi/mca-params.conf: $output"
+	# ... one named by OMPI_MCA_mca_base_param_files, or OMPI_MCA_io itself;
+	# a file that sets other parameters only leaves the choice to h5ufunc.
+	printf 'io=ompio\n' >chosen.conf
+	printf 'iox = ompio\nmpi_yield_when_idle = 1\n' >other.conf
+	OMPI_MCA_mca_base_param_files=$PWD/chosen.conf h5ufunc eval --mpi --json -i a=f.h5:/a -i b=f.h5:/b \
+		"q.h5:/c = $expr" >out 2>err
+	io_chosen out err
+	[[ $output == ompio ]] || fail "io=ompio in a named parameter file: $output"
+	OMPI_MCA_io=ompio h5ufunc eval --mpi --json -i a=f.h5:/a -i b=f.h5:/b "e.h5:/c = $expr" >out 2>err
+	io_chosen out err
+	[[ $output == ompio ]] || fail "OMPI_MCA_io=ompio: $output"
+	OMPI_MCA_mca_base_param_files=$PWD/other.conf mpi 2 h5ufunc eval --json -i a=f.h5:/a -i b=f.h5:/b \
+		"o.h5:/c = $expr" >out 2>err
+	io_chosen out err
+	[[ $output == "$romio" ]] || fail "a parameter file without io: $output"
+	np $squares :: check sqrt s -o m.h5:/c :: check sqrt s -o p.h5:/c :: check sqrt s -o q.h5:/c \
+		:: check sqrt s -o o.h5:/c :: check sqrt s -o e.h5:/c
+}
