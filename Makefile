@@ -61,13 +61,14 @@ $(BIN): $(OBJ)
 # every instruction-set level computes the same bits (cpu.h).
 build/loops_%.o: CFLAGS += -fno-math-errno -ffp-contract=off
 
-# comm.c prefers Open MPI's ROMIO to OMPIO for MPI-IO, where ompi_info lists
-# a ROMIO component, and leaves a choice made in Open MPI's parameter files
-# (those under its sysconfdir) alone.  Asked when comm.o is compiled, after
-# make deps has installed Open MPI.
-OMPI_ROMIO_FLAGS = $(if $(shell ompi_info --parsable 2>/dev/null | grep '^mca:io:romio'),\
-	-DH5UFUNC_OMPI_SYSCONFDIR='"$(shell ompi_info --path sysconfdir 2>/dev/null | sed 's/^[^:]*: *//')"')
-build/comm.o: private CPPFLAGS += $(OMPI_ROMIO_FLAGS)
+# comm.c makes some of Open MPI's choices where the user has not (ROMIO for
+# MPI-IO where ompi_info lists a ROMIO component; ob1 on one node), and
+# reads Open MPI's parameter files under its sysconfdir to tell.  Asked
+# when comm.o is compiled, after make deps has installed Open MPI.
+OMPI_SYSCONFDIR = $(shell ompi_info --path sysconfdir 2>/dev/null | sed -n 's/^ *Sysconfdir: *//p')
+OMPI_FLAGS = $(if $(OMPI_SYSCONFDIR),-DH5UFUNC_OMPI_SYSCONFDIR='"$(OMPI_SYSCONFDIR)"') \
+	$(if $(shell ompi_info --parsable 2>/dev/null | grep '^mca:io:romio'),-DH5UFUNC_OMPI_ROMIO)
+build/comm.o: private CPPFLAGS += $(OMPI_FLAGS)
 
 build/%.o: src/%.c | build
 	@echo "  CC    $<"

@@ -124,45 +124,88 @@ static int refuse_alone(const struct launch *l, bool mpi_started, struct err *e)
 }
 
 #ifdef H5UFUNC_OMPI_SYSCONFDIR
-/* Does parameter file PATH (Open MPI's mca-params.conf: "NAME = VALUE"
- * lines, '#' comments) set the io component? */
-static bool file_sets_io(const char *path)
+/* The value parameter file PATH (Open MPI's mca-params.conf: "NAME =
+ * VALUE" lines, '#' comments) gives NAME, into VALUE (LEN bytes); false
+ * when it gives none (or there is no such file). */
+static bool file_value(const char *path, const char *name, char *value, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
 	char line[1024];
-	bool sets = false;
-	while (!sets && fgets(line, sizeof line, f)) {
+	bool found = false;
+	size_t namelen = strlen(name);
+	while (!found && fgets(line, sizeof line, f)) {
 		const char *p = line + strspn(line, " \t");
 		size_t n = strcspn(p, " \t=#\n");
-		sets = n == 2 && !strncmp(p, "io", 2) && p[n + strspn(p + n, " \t")] == '=';
+		if (n != namelen || strncmp(p, name, n))
+			continue;
+		p += n + strspn(p + n, " \t");
+		if (*p != '=')
+			continue;
+		p += 1 + strspn(p + 1, " \t");
+		snprintf(value, len, "%.*s", (int)strcspn(p, " \t\n"), p);
+		found = true;
 	}
 	fclose(f);
-	return sets;
+	return found;
 }
 
-/* Has the user chosen Open MPI's MPI-IO component: OMPI_MCA_io (what
- * mpirun's --mca io passes its ranks), or an "io" line in one of the
- * parameter files Open MPI reads (OMPI_MCA_mca_base_param_files, else the
- * user's ~/.openmpi/mca-params.conf and the installation's)? */
-static bool io_chosen(void)
+/* Has the user chosen Open MPI's parameter NAME: OMPI_MCA_NAME (what
+ * mpirun's --mca NAME passes its ranks), or a NAME line in one of the
+ * user's parameter files (those OMPI_MCA_mca_base_param_files names, else
+ * ~/.openmpi/mca-params.conf)?  SYSTEM gets the value of the
+ * installation's own file (sysconfdir/openmpi-mca-params.conf, read unless
+ * OMPI_MCA_mca_base_param_files names others), "" when it gives none. */
+static bool mca_chosen(const char *name, char *system, size_t len)
 {
-	if (getenv("OMPI_MCA_io"))
+	char var[64], list[4096];
+	*system = '\0';
+	snprintf(var, sizeof var, "OMPI_MCA_%s", name);
+	if (getenv(var))
 		return true;
-	char list[4096];
 	const char *files = getenv("OMPI_MCA_mca_base_param_files");
 	const char *home = getenv("HOME");
 	if (files)
 		snprintf(list, sizeof list, "%s", files);
 	else
-		snprintf(list, sizeof list, "%s/.openmpi/mca-params.conf:%s/openmpi-mca-params.conf",
-			 home ? home : "", H5UFUNC_OMPI_SYSCONFDIR);
+		snprintf(list, sizeof list, "%s/.openmpi/mca-params.conf", home ? home : "");
 	for (char *save = NULL, *path = strtok_r(list, ":", &save); path;
 	     path = strtok_r(NULL, ":", &save))
-		if (file_sets_io(path))
+		if (file_value(path, name, system, len))
 			return true;
+	*system = '\0';
+	if (!files)
+		file_value(H5UFUNC_OMPI_SYSCONFDIR "/openmpi-mca-params.conf", name, system, len);
 	return false;
+}
+
+/* Open MPI's choices that h5ufunc makes where the user has not. */
+static void ompi_defaults(void)
+{
+	char system[256];
+	/* ROMIO rather than OMPIO for MPI-IO: on chunked datasets OMPIO reads
+	 * spans around each rank's chunks (about twice the bytes) and copies
+	 * them again, in system time, so 2 ranks were slower than 1 process;
+	 * ROMIO reads what is asked for.  "^ompio" takes whichever ROMIO this
+	 * Open MPI has.  An io line in the installation's file counts as a
+	 * choice too. */
+#ifdef H5UFUNC_OMPI_ROMIO
+	if (!mca_chosen("io", system, sizeof system) && !*system)
+		setenv("OMPI_MCA_io", "^ompio", 1);
+#endif
+	/* Ranks all on this node (mpirun says so; or no launcher at all):
+	 * point-to-point goes through ob1's shared memory, and the other
+	 * pml's network libraries only cost time at MPI_Init (PSM and PSM2,
+	 * probing for their adapters, 0.1 s each where there is none).  Left
+	 * alone when the user chose a pml or an mtl, or the installation's
+	 * file requires a pml (rather than excluding some, not ob1). */
+	const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	bool one_node = size ? local && !strcmp(size, local) : !comm_launched();
+	char mtl[256];
+	if (one_node && !mca_chosen("mtl", mtl, sizeof mtl) && !mca_chosen("pml", system, sizeof system) &&
+	    (!*system || (*system == '^' && !strstr(system, "ob1"))))
+		setenv("OMPI_MCA_pml", "ob1", 1);
 }
 #endif
 
@@ -191,14 +234,7 @@ int comm_init(bool want, int *argc, char ***argv, struct err *e)
 	 * ranks often share cores with each other and with HDF5's work. */
 	setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
 #ifdef H5UFUNC_OMPI_SYSCONFDIR
-	/* Open MPI's ROMIO rather than its OMPIO, unless the user chose: on
-	 * chunked datasets OMPIO reads spans around each rank's chunks (about
-	 * twice the bytes) and copies them again, in system time, so 2 ranks
-	 * were slower than 1 process; ROMIO reads what is asked for.  (Only
-	 * built where ompi_info lists a ROMIO component; "^ompio" takes
-	 * whichever ROMIO this Open MPI has.) */
-	if (!io_chosen())
-		setenv("OMPI_MCA_io", "^ompio", 1);
+	ompi_defaults();
 #endif
 	LEAKS_IGNORE_BEGIN();
 	int rc = MPI_Init(argc, argv);

@@ -218,3 +218,32 @@ with h5py.File("f.h5", "w") as f:
 	np $squares :: check sqrt s -o m.h5:/c :: check sqrt s -o p.h5:/c :: check sqrt s -o q.h5:/c \
 		:: check sqrt s -o o.h5:/c :: check sqrt s -o e.h5:/c
 }
+
+@test "Open MPI on one node: MPI_Init opens no network library (the ob1 pml alone) unless the user chose a pml or an mtl" {
+	np make f.h5:/x float64 30,4
+	export OMPI_MCA_pml_base_verbose=10 OMPI_MCA_mtl_base_verbose=10
+	# mtls MSG: did MPI_Init open the mtl components (the cm pml's network
+	# libraries, PSM and PSM2 among them, probed for their adapters)?
+	mtls() { grep -q 'components_open: opening mtl components' <<<"$1"; }
+	local n
+	for n in 1 2 3; do
+		run --separate-stderr mpi "$n" h5ufunc call sqrt f.h5:/x -o "s$n.h5:/s"
+		assert_success
+		! mtls "$stderr" || fail "$n ranks: mtl components opened"
+		grep -q 'select: component ob1 selected' <<<"$stderr" || fail "$n ranks: ob1 not selected"
+	done
+	run --separate-stderr h5ufunc call sqrt f.h5:/x -o s0.h5:/s --mpi
+	assert_success
+	! mtls "$stderr" || fail "--mpi: mtl components opened"
+	np check sqrt f.h5:/x -o s0.h5:/s :: check sqrt f.h5:/x -o s1.h5:/s :: check sqrt f.h5:/x -o s2.h5:/s \
+		:: check sqrt f.h5:/x -o s3.h5:/s
+	# The user's choice of pml or mtl is kept: Open MPI then opens the
+	# pmls the choice allows, cm and its mtls among them.
+	run --separate-stderr mpi 2 --mca pml ^ucx h5ufunc call sqrt f.h5:/x -o u.h5:/s
+	assert_success
+	mtls "$stderr" || fail "--mca pml ^ucx: no mtl component opened"
+	run --separate-stderr env OMPI_MCA_mtl=^ofi h5ufunc call sqrt f.h5:/x -o m.h5:/s --mpi
+	assert_success
+	mtls "$stderr" || fail "OMPI_MCA_mtl=^ofi: no mtl component opened"
+	np check sqrt f.h5:/x -o u.h5:/s :: check sqrt f.h5:/x -o m.h5:/s
+}
