@@ -16,7 +16,10 @@
 
 /* True when a launcher (mpirun, srun, ...) started this process. */
 bool comm_launched(void);
-/* Initialise MPI when USE_MPI; otherwise run as rank 0 of 1. */
+/* Initialise MPI when USE_MPI; otherwise run as rank 0 of 1.  Under Open
+ * MPI, first makes the choices the user has not made (environment, Open
+ * MPI's parameter files): ROMIO for MPI-IO, and the ob1 pml alone when
+ * every rank is on this node. */
 int comm_init(bool use_mpi, int *argc, char ***argv, struct err *e);
 void comm_finalize(void);
 bool comm_mpi(void);
