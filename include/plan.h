@@ -102,8 +102,8 @@ enum fold_init {
 };
 
 enum reduce_mode {
-	REDUCE_ROWS,       /* axis 0 kept, not a tree: a stream (a fused pass feeds it rows) */
-	REDUCE_COLUMNS,    /* axis 0 reduced, not a tree: a stream */
+	REDUCE_STREAM,     /* not a tree: a stream (a fused pass feeds it rows when
+			      it keeps axis 0) */
 	REDUCE_TREE        /* fixed pieces, a fixed tree per index of the kept leading axes */
 };
 
@@ -180,7 +180,7 @@ struct plan_step {
 					       no element was taken into */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */
-	struct dist_stream stream;          /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate: boxes
+	struct dist_stream stream;          /* REDUCE_STREAM, accumulate: boxes
 					       across the axes kept, walked along the others */
 	struct dist_layout split;           /* elementwise: the boxes of its index space;
 					       REDUCE_TREE: of its space of pieces */
