@@ -18,8 +18,13 @@
  *    non-reorderable ufuncs too).  A reduced last axis is one loop call
  *    that a reorderable ufunc (add sums pairwise) or a float16 one (in
  *    float32) folds its own way, so it is cut only for the others.  A 1-D
- *    non-reorderable reduction is one rank's sequential fold.  A fused
- *    pass feeds a stream that keeps axis 0 whole rows instead (reducer.h).
+ *    non-reorderable reduction is one rank's sequential fold.  A fold
+ *    that is exact in any grouping that keeps the order
+ *    (ufunc_fold_exact: integers, maximum, ...) deals its reduced axes
+ *    instead when dealing the kept ones would idle ranks (a shared
+ *    stream, dist.h): each rank folds its run into partial results,
+ *    which rank 0 combines in rank order and writes.  A fused pass feeds
+ *    a stream that keeps axis 0 whole rows instead (reducer.h).
  */
 #ifndef H5UFUNC_REDUCE_H
 #define H5UFUNC_REDUCE_H

@@ -181,11 +181,40 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	return comm_agree(e);
 }
 
-/* REDUCE_STREAM on its own: each rank takes its boxes
- * across the kept axes (s->stream) and, box by box along the reduced axes
- * in C order, folds the elements into their accumulators, then writes
- * them: every result is the fold NumPy makes, in its order, whatever the
- * ranks and the budget. */
+/* A shared stream's partial results of the box across, N of them in ACC
+ * (ACCV beside, or NULL), combined on rank 0 in rank order, which is the
+ * order along: rank 0's with every other rank's (PART, PARTV: scratch as
+ * large).  Collective. */
+static void combine_partials(const struct plan_step *s, char *acc, uint8_t *accv, char *part,
+			     uint8_t *partv, int64_t n, struct err *e)
+{
+	size_t bytes = (size_t)n * (size_t)dtype_size(s->loop->types[0]);
+	if (comm_rank() > 0) {
+		comm_send(acc, bytes, 0);
+		if (accv)
+			comm_send(accv, (size_t)n, 0);
+		return;
+	}
+	for (int r = 1; r < comm_size(); r++) {
+		comm_recv(part, bytes, r);
+		reducer_combine(s, acc, part, n);
+		if (accv) {
+			comm_recv(partv, (size_t)n, r);
+			for (int64_t i = 0; i < n; i++)
+				accv[i] |= partv[i];
+		}
+	}
+	reducer_check_fault(s, e);
+}
+
+/* REDUCE_STREAM on its own: each rank takes its boxes across the kept axes
+ * (s->stream) and, box by box along the reduced axes in C order, folds the
+ * elements into their accumulators, then writes them: every result is the
+ * fold NumPy makes, in its order, whatever the ranks and the budget.  A
+ * shared stream's ranks each fold their run along into partial results,
+ * from the start NumPy's fold has (rank 0) or from where the tree's later
+ * pieces start (the others), combined in rank order on rank 0, which
+ * writes them. */
 static int reduce_stream(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
@@ -202,32 +231,50 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
 	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
 	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
+	char *part = NULL;
+	uint8_t *partv = NULL;
+	/* where this rank's fold starts: NumPy's start, or a later piece's */
+	int64_t first = 0, mine = 1;
+	if (st->shared) {
+		dist_layout_share(&st->along, comm_rank(), &first, &mine);
+		part = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
+		partv = accv ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
+	}
+	enum fold_init init = first == 0 ? s->init : s->rest_init;
+	const unsigned char *init_value = first == 0 ? s->init_value : s->rest_value;
 	struct dist_walk w;
-	dist_walk_start(&st->across, comm_rank(), &w);
+	dist_stream_across_start(st, comm_rank(), &w);
 	for (int64_t b = 0; b < st->across.nboxes; b++) {
 		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-		bool any = dist_walk_next(&w, qo, qc);
-		if (any && s->init == FOLD_VALUE)
-			iter_fill(size, acc, s->init_value, stage_box_size(st->across.ndim, qc));
+		bool any = dist_walk_next(&w, qo, qc) && mine > 0;
+		int64_t nq = stage_box_size(st->across.ndim, qc);
+		if (any && init == FOLD_VALUE)
+			iter_fill(size, acc, init_value, nq);
 		if (any && accv)   /* nothing taken yet */
-			memset(accv, 0, (size_t)stage_box_size(st->across.ndim, qc));
+			memset(accv, 0, (size_t)nq);
 		struct dist_walk along;
-		dist_walk_start(&st->along, 0, &along);
+		dist_stream_along_start(st, comm_rank(), &along);
 		for (int64_t j = 0; j < st->along.nboxes; j++) {
 			int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1];
-			dist_walk_next(&along, ro, rc);
+			bool some = dist_walk_next(&along, ro, rc) && any;
 			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
-			if (!any)
+			if (!some)
 				memset(cnt, 0, sizeof cnt);
 			read_input(s, dt, start, cnt, raw, data, valid, m, e);
-			if (any && !e->status) {
+			if (some && !e->status) {
 				ptrdiff_t ast[H5U_MAXDIM];
 				reducer_acc_strides(n, cnt, s->reduced, size, ast);
-				reducer_fold(s, s->init, data, n, cnt, acc, ast, j == 0, valid, accv);
+				reducer_fold(s, init, data, n, cnt, acc, ast, j == 0, valid, accv);
 				reducer_check_fault(s, e);
 			}
 			if (comm_agree(e) < 0)
 				goto out;
+		}
+		if (st->shared) {   /* rank 0 holds the results, and writes them */
+			combine_partials(s, acc, accv, part, partv, nq, e);
+			if (comm_agree(e) < 0)
+				goto out;
+			any = any && comm_rank() == 0;
 		}
 		int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
 		for (int i = 0, a = 0, k = 0; i < n && y->shape.ndim > 0; i++) {
@@ -251,10 +298,20 @@ out:
 	free(data);
 	free(acc);
 	free(conv);
+	free(part);
+	free(partv);
 	return comm_agree(e);
 }
 
 /* ---- layout ------------------------------------------------------------- */
+
+/* May S's stream be shared (dist.h): does its loop fold exactly in any
+ * grouping that keeps the order (ufunc_fold_exact), and does every
+ * element it leaves out fold as a value (not skip_fold)? */
+static bool may_share(const struct plan_step *s)
+{
+	return ufunc_fold_exact(s->uf, s->loop->types[0]) && !s->skip_fold;
+}
 
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		  struct err *e)
@@ -309,8 +366,8 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	s->mode = REDUCE_STREAM;
 	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
 	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, in_elem,
-				out_elem, xsize > size ? xsize : size, whole_last, nranks, where, e,
-				&s->stream);
+				out_elem, xsize > size ? xsize : size, whole_last, may_share(s),
+				nranks, where, e, &s->stream);
 }
 
 int reduce_run(struct plan_step *s, struct err *e)
