@@ -196,7 +196,8 @@ struct plan_step {
 	int64_t piece_lines;                /* lines of this axis (see reduce.h) */
 	enum fold_init init;                /* where the first accumulators start */
 	unsigned char init_value[16];
-	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start */
+	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start (a
+					       shared stream: later ranks' runs) */
 	unsigned char rest_value[16];
 };
 
