@@ -23,8 +23,14 @@
 
 static hid_t bool_type = -1, half_type = -1;
 
-/* Bytes of chunk cache per dataset: a row of typical chunks fits. */
-#define CHUNK_CACHE ((size_t)16 << 20)
+/* Bytes of chunk cache per dataset.  A compressed chunk that two boxes
+ * share is decompressed once while it stays in the cache, so filtered
+ * datasets get room for a row of typical chunks.  Raw chunks are copied
+ * from the page cache at no such cost, and a small cache keeps them in the
+ * processor's cache between HDF5's read and its copy into the box (W2 on
+ * chunked data: 0.32 s against 0.39 s with 16 MiB). */
+#define CHUNK_CACHE_FILTERED ((size_t)16 << 20)
+#define CHUNK_CACHE_RAW ((size_t)1 << 20)
 
 #define MAX_HINTS 32
 static int nhints;
@@ -406,12 +412,23 @@ static enum dtype type_dtype(hid_t t, char *name, size_t len)
 	return DT_NONE;
 }
 
-/* Access properties of every dataset opened or created: the chunk cache. */
-static hid_t dataset_access(void)
+/* Access properties of every dataset opened or created: a chunk cache of
+ * BYTES. */
+static hid_t dataset_access(size_t bytes)
 {
 	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-	H5Pset_chunk_cache(dapl, 12421, CHUNK_CACHE, 0.75);
+	H5Pset_chunk_cache(dapl, 12421, bytes, 0.75);
 	return dapl;
+}
+
+/* Has dataset D a filter pipeline (compression, checksums)? */
+static bool filtered(hid_t d)
+{
+	hid_t dcpl = H5Dget_create_plist(d);
+	int n = dcpl < 0 ? 0 : H5Pget_nfilters(dcpl);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return n > 0;
 }
 
 /* Is a filter of dataset D's pipeline unavailable to this HDF5 (h5py's
@@ -449,10 +466,18 @@ static bool filter_missing(hid_t d, char *name, size_t len)
 static hid_t open_dataset(hid_t file, const char *path, const char *where, const char *display,
 			  struct err *e)
 {
-	hid_t dapl = dataset_access();
+	hid_t dapl = dataset_access(CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
 	hid_t d = H5Dopen2(file, path, dapl);
 	H5Pclose(dapl);
+	if (d >= 0 && filtered(d)) {
+		/* The cache is fixed when a dataset is opened: open it again (its
+		 * header is in HDF5's metadata cache by now). */
+		H5Dclose(d);
+		dapl = dataset_access(CHUNK_CACHE_FILTERED);
+		d = H5Dopen2(file, path, dapl);
+		H5Pclose(dapl);
+	}
 	if (d < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		fold_stack(e, H5Eget_current_stack());
@@ -563,7 +588,7 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
 	if (fill && !memory)
 		H5Pset_fill_value(dcpl, mem_type(dt), fill);
-	hid_t dapl = dataset_access();
+	hid_t dapl = dataset_access(gzip >= 0 ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
 	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
 	H5Pclose(dapl);
