@@ -367,18 +367,8 @@ sys.exit(1 if bad else 0)'
 
 @test "NumPy's errors: not reorderable, not binary, axis out of bounds, duplicate axis" {
 	fixture f.h5
-	local cmd message
 	snapshot
-	while IFS='|' read -r cmd message; do
-		# shellcheck disable=SC2086
-		ref raises $cmd -- "$message"
-		# shellcheck disable=SC2086
-		run --separate-stderr h5u $cmd -o o.h5:/r
-		assert_error 2 "${cmd% f.h5*}: $message"
-		# shellcheck disable=SC2086
-		run --separate-stderr mpi 3 h5ufunc $cmd -o o.h5:/r
-		assert_error_once 2 "${cmd% f.h5*}: $message"
-	done <<-'EOF'
+	numpy_errors 3 <<-'EOF'
 		reduce subtract f.h5:/c --axis 0,1|reduction operation 'subtract' is not reorderable, so at most one axis may be specified
 		reduce divide f.h5:/c --axis all|reduction operation 'divide' is not reorderable, so at most one axis may be specified
 		reduce power f.h5:/k --axis 2,1|reduction operation 'power' is not reorderable, so at most one axis may be specified

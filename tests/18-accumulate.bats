@@ -217,18 +217,8 @@ axis_cases() {
 
 @test "NumPy's errors: several axes, axis out of bounds, not binary, a scalar" {
 	fixture f.h5
-	local cmd message
 	snapshot
-	while IFS='|' read -r cmd message; do
-		# shellcheck disable=SC2086
-		ref raises $cmd -- "$message"
-		# shellcheck disable=SC2086
-		run --separate-stderr h5u $cmd -o o.h5:/r
-		assert_error 2 "${cmd% f.h5*}: $message"
-		# shellcheck disable=SC2086
-		run --separate-stderr mpi 2 h5ufunc $cmd -o o.h5:/r
-		assert_error_once 2 "${cmd% f.h5*}: $message"
-	done <<-'EOF'
+	numpy_errors 2 <<-'EOF'
 		accumulate add f.h5:/c --axis 0,1|accumulate does not allow multiple axes
 		accumulate maximum f.h5:/x --axis 1,0|accumulate does not allow multiple axes
 		accumulate add f.h5:/c --axis 3|axis 3 is out of bounds for array of dimension 3

@@ -42,6 +42,11 @@
 #   assert_error_once_match STATUS REGEX
 #                        assert_error_once with an ERE.
 #   assert_stderr_empty  after `run --separate-stderr`: nothing on stderr.
+#   numpy_errors RANKS   read "COMMAND|MESSAGE" lines from stdin: NumPy
+#                        raises MESSAGE for COMMAND (reduce_ref.py raises),
+#                        and h5ufunc COMMAND -o o.h5:/r fails with exit 2
+#                        and "h5ufunc: VERB UFUNC: MESSAGE", on one process
+#                        and once on RANKS ranks.
 #   one_liners CASES OUT run every case of the file CASES ("ID VERB UFUNC
 #                        ARGS...", # comments) as its h5ufunc command line
 #                        on one process, writing OUT:/ID (VERB outer: `call
@@ -250,6 +255,20 @@ assert_error_once_match() {
 			batslib_print_kv_single_or_multi 8 stdout "$output" stderr "${stderr:-}"
 		} | batslib_decorate "h5ufunc did not fail as expected" | fail
 	fi
+}
+
+numpy_errors() {
+	local ranks=$1 cmd message
+	while IFS='|' read -r cmd message; do
+		# shellcheck disable=SC2086
+		/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" raises $cmd -- "$message"
+		# shellcheck disable=SC2086
+		run --separate-stderr h5u $cmd -o o.h5:/r
+		assert_error 2 "${cmd% *.h5:*}: $message"
+		# shellcheck disable=SC2086
+		run --separate-stderr mpi "$ranks" h5ufunc $cmd -o o.h5:/r
+		assert_error_once 2 "${cmd% *.h5:*}: $message"
+	done
 }
 
 one_liners() {
