@@ -52,7 +52,8 @@ struct dist_layout {
  * NRANKS ranks within MEMORY bytes, of which FIXED are taken and PER_ELEM
  * a box element costs; no array of a box (WIDEST bytes an element)
  * reaches 2 GiB in one I/O call, and boxes stop growing at about 1 MiB of
- * it, or one chunk's run of lines when they follow the chunks.  The split
+ * it on one rank, 4 MiB on several, or one chunk's run of lines when they
+ * follow the chunks.  The split
  * axis is at most MAX_AXIS (0 when something needs whole rows).  Errors
  * (EXIT_USAGE, at WHERE) when MEMORY does not hold a box of min(64, all)
  * elements, or one line when MAX_AXIS forces lines wider than that.

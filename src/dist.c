@@ -13,12 +13,14 @@ static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *c
 #define IO_LIMIT ((int64_t)1 << 31)      /* bytes no I/O call reaches */
 #define BLOCK_TARGET ((int64_t)4 << 20)  /* blocks stop growing here: larger
 					    ones only cost page faults */
-/* An elementwise pass's boxes stop growing sooner: with 1 MiB of the
- * widest array a box's inputs and results stay in the core's caches from
- * the read that copies them in, through the ops, to the write that copies
- * them out (the benchmark's W5 and W1: a tenth less user time, a third to
- * a half less system time).  Reductions and scans keep BLOCK_TARGET: their
- * streams' chunk rows are wider, and they were slower at 1 MiB. */
+/* An elementwise pass of one rank stops its boxes sooner: with 1 MiB of
+ * the widest array a box's inputs and results stay in the core's caches
+ * from the read that copies them in, through the ops, to the write that
+ * copies them out (the benchmark's W5 and W1: a tenth less user time, a
+ * third to a half less system time).  With several ranks every box is
+ * collective calls whose waits cost more than the cache saves (W1 on 2
+ * ranks: a quarter more user time at 1 MiB), and reductions and scans
+ * stream wider chunk rows and were slower at 1 MiB: BLOCK_TARGET. */
 #define PASS_TARGET ((int64_t)1 << 20)
 
 /* ---- boxes ------------------------------------------------------------ */
@@ -197,7 +199,8 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 		     const char *where, struct err *e, struct dist_layout *l)
 {
 	return layout_sized(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
-			    FLOOR_ELEMS, SMALL_SHARE, PASS_TARGET, where, e, l);
+			    FLOOR_ELEMS, SMALL_SHARE, nranks == 1 ? PASS_TARGET : BLOCK_TARGET,
+			    where, e, l);
 }
 
 int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit,
