@@ -97,27 +97,53 @@ void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, in
  * whatever the ranks and the budget.  An array box is an across box times
  * an along box; with a chunk shape, both follow the chunk grid when they
  * can, so that each chunk lies in one array box.
+ *
+ * Narrow runs: the axes across after the last axis along are cut only when
+ * an equal share of them is at least 512 bytes; else the axes before them
+ * are dealt, or the whole space across is one box of one rank, so that no
+ * rank reads an array box as a strided selection of tiny runs.
+ *
+ * Shared: when dealing the space across leaves ranks idle or more than 25%
+ * (4096 elements) off an equal share, and the fold is exact in any
+ * grouping that keeps the order, the space along is dealt to the ranks in
+ * contiguous runs instead, and every rank walks every box across over its
+ * own run: the partial results of a box across are then combined in rank
+ * order, which is the order along.
  */
 struct dist_stream {
 	int ndim;                  /* of the array, at least 1 */
 	bool axis_along[H5U_MAXDIM];  /* the axes along */
-	struct dist_layout across; /* the axes not along, dealt to the ranks */
-	struct dist_layout along;  /* (1, the axes along), walked by every rank */
+	bool shared;               /* the space along is dealt, the space across walked by all */
+	struct dist_layout across; /* the axes not along, dealt to the ranks (shared: to one) */
+	struct dist_layout along;  /* (1, the axes along), walked by every rank (shared: dealt) */
 };
 
 /* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes
  * ALONG marks, for NRANKS ranks within MEMORY bytes: an array box element
- * costs PER_ELEM bytes, an across element PER_ACROSS (the carried value),
- * no array of a box (WIDEST bytes an element) reaches 2 GiB in one I/O
- * call and boxes stop growing at about 4 MiB of it.  WHOLE_LAST: the last
- * axis, when along, is never cut (a loop that folds a run in its own way).
- * Boxes are as long along as the space across allows, then as wide across
- * as the budget allows.  Errors (EXIT_USAGE, at WHERE) when MEMORY does
- * not hold a box of min(64, all) elements (or one last-axis run). */
+ * costs PER_ELEM bytes, an across element PER_ACROSS (the carried value;
+ * shared, twice: a rank's partial beside), no array of a box (WIDEST bytes
+ * an element) reaches 2 GiB in one I/O call and boxes stop growing at
+ * about 4 MiB of it.  WHOLE_LAST: the last axis, when along, is never cut
+ * (a loop that folds a run in its own way).  MAY_SHARE: the fold is exact
+ * in any grouping, so the stream may be shared.  Boxes are as long along
+ * as the space across allows, then as wide across as the budget allows.
+ * Errors (EXIT_USAGE, at WHERE) when MEMORY does not hold a box of
+ * min(64, all) elements (or one last-axis run). */
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
 		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
-		     bool whole_last, int nranks, const char *where, struct err *e,
+		     bool whole_last, bool may_share, int nranks, const char *where, struct err *e,
 		     struct dist_stream *s);
+
+/* Rank RANK's walks: through the boxes across (S->across.nboxes of them),
+ * and for each, through the boxes along (S->along.nboxes); past the end
+ * of what the rank has, the boxes are empty. */
+void dist_stream_across_start(const struct dist_stream *s, int rank, struct dist_walk *w);
+void dist_stream_along_start(const struct dist_stream *s, int rank, struct dist_walk *w);
+/* Ranks that have elements to fold, of how many. */
+int dist_stream_ranks_with_work(const struct dist_stream *s);
+int dist_stream_nranks(const struct dist_stream *s);
+/* The most elements any rank folds. */
+int64_t dist_stream_most(const struct dist_stream *s);
 
 /* The array box START/COUNT (S->ndim entries) that the across box QO/QC
  * and the along box RO/RC (over the along layout's space) make. */

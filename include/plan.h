@@ -102,8 +102,8 @@ enum fold_init {
 };
 
 enum reduce_mode {
-	REDUCE_ROWS,       /* axis 0 kept, not a tree: a stream (a fused pass feeds it rows) */
-	REDUCE_COLUMNS,    /* axis 0 reduced, not a tree: a stream */
+	REDUCE_STREAM,     /* not a tree: a stream (a fused pass feeds it rows when
+			      it keeps axis 0) */
 	REDUCE_TREE        /* fixed pieces, a fixed tree per index of the kept leading axes */
 };
 
@@ -180,7 +180,7 @@ struct plan_step {
 					       no element was taken into */
 	bool print;                         /* the outputs go to stdout ... */
 	struct array *mask_out;             /* ... with where=: which elements it set */
-	struct dist_stream stream;          /* REDUCE_ROWS, REDUCE_COLUMNS, accumulate: boxes
+	struct dist_stream stream;          /* REDUCE_STREAM, accumulate: boxes
 					       across the axes kept, walked along the others */
 	struct dist_layout split;           /* elementwise: the boxes of its index space;
 					       REDUCE_TREE: of its space of pieces */
@@ -196,7 +196,8 @@ struct plan_step {
 	int64_t piece_lines;                /* lines of this axis (see reduce.h) */
 	enum fold_init init;                /* where the first accumulators start */
 	unsigned char init_value[16];
-	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start */
+	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start (a
+					       shared stream: later ranks' runs) */
 	unsigned char rest_value[16];
 };
 

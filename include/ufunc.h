@@ -53,7 +53,8 @@ enum ufunc_flag {
 	UF_REDUCE_BOOL = 1u << 4,    /* reduce/accumulate run in bool */
 	UF_MA_FILL_ZERO = 1u << 5,   /* no identity, but numpy.ma's reduce and accumulate
 					fill masked elements with 0 ... */
-	UF_MA_FILL_ONE = 1u << 6     /* ... or with 1 */
+	UF_MA_FILL_ONE = 1u << 6,    /* ... or with 1 */
+	UF_PICKS_OPERAND = 1u << 7   /* the result is one of the operands (maximum) */
 };
 
 /* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the
@@ -114,6 +115,12 @@ const struct ufunc *ufunc_lookup(const char *name);
 const char *ufunc_alias(const struct ufunc *uf, int i);
 /* Reorderable: np.UFUNC.reduce may take several axes. */
 bool ufunc_reorderable(const struct ufunc *uf);
+/* Does a fold of UF's loop over dtype T give the same bits in any grouping
+ * that keeps the order of the elements?  A reorderable ufunc's bool and
+ * integer loops (wrap-around add and multiply, the bitwise and logical
+ * ones, ...) and a loop that picks one of its operands (maximum, ...) do;
+ * float add does not. */
+bool ufunc_fold_exact(const struct ufunc *uf, enum dtype t);
 
 /* Write the identity of UF as one element of DT into OUT.  Returns 0, or -1
  * when UF has no identity. */

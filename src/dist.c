@@ -27,6 +27,7 @@ static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *c
 
 #define FLOOR_ELEMS 64          /* the smallest box a budget must hold */
 #define SMALL_SHARE 4096        /* a line this small never unbalances */
+#define LAYOUT_WHOLE (-1)       /* a max_axis: the whole space is one box, rank 0's */
 
 /* Boxes of L's lines [LO, HI): runs of at most lines_per_box lines within
  * one index of the axes before the split one. */
@@ -95,6 +96,7 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int6
 		l->dim[i] = ndim > 0 ? dim[i] : 1;
 		total *= l->dim[i];
 	}
+	bool whole = max_axis == LAYOUT_WHOLE && total > 0;
 	if (max_axis >= l->ndim)
 		max_axis = l->ndim - 1;
 	if (max_axis < 0)
@@ -121,13 +123,13 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int6
 		for (int i = 1; i < l->ndim; i++)
 			line *= l->dim[i];
 	}
-	int64_t least = line > floor ? line : floor;
+	int64_t least = whole ? total : line > floor ? line : floor;
 	if (total > 0 && cap < least) {
 		if (widest > 0 && least > (IO_LIMIT - 1) / widest)
 			return err_set(e, EXIT_USAGE, where,
 				       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 				       (long long)(line * widest));
-		if (line > floor)
+		if (least > floor)
 			return err_set(e, EXIT_USAGE, where,
 				       "--memory %lld bytes is too small for one block "
 				       "(one row of every array needs %lld bytes)",
@@ -154,11 +156,11 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int6
 	int64_t sh = (l->lines + nranks - 1) / nranks;
 	if (lpb > sh)
 		lpb = sh;
-	if (lpb > l->dim[axis])
+	if (lpb > l->dim[axis] || whole)
 		lpb = l->dim[axis];
 	l->lines_per_box = lpb > 0 ? lpb : 1;
-	l->align = 1;
-	if (chunk && total > 0) {   /* follow the chunk grid when it costs nothing */
+	l->align = whole ? l->dim[axis] : 1;   /* whole: one run of lines, rank 0's */
+	if (chunk && total > 0 && !whole) {   /* follow the chunk grid when it costs nothing */
 		bool ones = true;
 		for (int i = 0; i < axis; i++)
 			ones = ones && chunk[i] == 1;
@@ -254,41 +256,103 @@ bool dist_walk_next(struct dist_walk *w, int64_t *start, int64_t *count)
 
 /* ---- streams ---------------------------------------------------------- */
 
+#define NARROW_RUN 512   /* bytes: a rank's run of an array shorter than this is
+			    not read as a strided box of its own (see below) */
+
+/* The two spaces of a stream and what it costs, for stream_try. */
+struct stream_spaces {
+	int na, nr;                  /* axes across; axes along, the leading 1 included */
+	int64_t ad[H5U_MAXDIM], ac[H5U_MAXDIM];              /* across: extents, chunks */
+	int64_t rd[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1];      /* along */
+	bool chunked;
+	int64_t across, stream, least;   /* elements across, along; the shortest along box */
+	int64_t memory, per_elem, per_across, widest;
+	int along_max;               /* the last axis along that may be cut */
+	int64_t small_unit;          /* a line across holds this many elements */
+};
+
+/* Lay out S's along and across spaces with along boxes of at most G
+ * elements, shortened (halved) while the across boxes do not fit; the
+ * across space is split at most at ACROSS_MAX.  SHARED: the along space
+ * is dealt to the NRANKS ranks and the across space walked whole by each;
+ * else the across space is dealt and the along space walked by each. */
+static int stream_try(const struct stream_spaces *sp, int64_t g, int across_max, bool shared,
+		      int nranks, const char *where, struct err *e, struct dist_stream *s)
+{
+	int64_t per_across = shared ? 2 * sp->per_across : sp->per_across;   /* and a rank's partial */
+	for (;;) {
+		struct err trial = {0};
+		layout_make(sp->nr, sp->rd, sp->chunked ? sp->rc : NULL, g, 0, 1, 0, sp->along_max,
+			    shared ? nranks : 1, 1, SMALL_SHARE, where, &trial, &s->along);
+		int64_t box = dist_stream_along_elems(s);
+		bool last = g <= sp->least || g <= 1;
+		if (layout_make(sp->na, sp->ad, sp->chunked ? sp->ac : NULL, sp->memory, 0,
+				box * sp->per_elem + per_across, box * sp->widest, across_max,
+				shared ? 1 : nranks, 1, SMALL_SHARE / sp->small_unit, where,
+				last ? e : &trial, &s->across) == 0) {
+			s->shared = shared;
+			return 0;
+		}
+		if (last)
+			return -1;
+		g = g / 2 > sp->least ? g / 2 : sp->least;
+	}
+}
+
+int64_t dist_stream_most(const struct dist_stream *s)
+{
+	const struct dist_layout *l = s->shared ? &s->along : &s->across;
+	int64_t most = 0, other = s->shared ? s->across.lines * s->across.line
+		: s->along.lines * s->along.line;
+	for (int r = 0; r < l->nranks; r++) {
+		int64_t first, count;
+		dist_layout_share(l, r, &first, &count);
+		if (count * l->line * other > most)
+			most = count * l->line * other;
+	}
+	return most;
+}
+
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
 		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
-		     bool whole_last, int nranks, const char *where, struct err *e,
+		     bool whole_last, bool may_share, int nranks, const char *where, struct err *e,
 		     struct dist_stream *s)
 {
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
 	/* the two spaces, and the chunk grid over each */
-	int64_t ad[H5U_MAXDIM], ac[H5U_MAXDIM], rd[H5U_MAXDIM + 1] = {1}, rc[H5U_MAXDIM + 1] = {1};
-	int na = 0, nr = 1;
-	int64_t across = 1, total = 1, inner = 1;   /* INNER: across extent after the last axis along */
+	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL,
+				    .memory = memory, .per_elem = per_elem,
+				    .per_across = per_across, .widest = widest };
+	int64_t total = 1, inner = 1;   /* INNER: across extent after the last axis along */
+	int inner_axes = 0;
+	sp.across = 1;
 	for (int i = 0; i < s->ndim; i++) {
 		int64_t d = ndim > 0 ? dim[i] : 1, c = chunk ? chunk[i] : 1;
 		s->axis_along[i] = ndim > 0 && along[i];
 		total *= d;
 		if (s->axis_along[i]) {
-			rd[nr] = d;
-			rc[nr++] = c;
+			sp.rd[sp.nr] = d;
+			sp.rc[sp.nr++] = c;
 			inner = 1;
+			inner_axes = 0;
 		} else {
-			ad[na] = d;
-			ac[na++] = c;
-			across *= d;
+			sp.ad[sp.na] = d;
+			sp.ac[sp.na++] = c;
+			sp.across *= d;
 			inner *= d;
+			inner_axes++;
 		}
 	}
-	int64_t stream = 1;   /* elements along */
-	for (int i = 1; i < nr; i++)
-		stream *= rd[i];
+	sp.stream = 1;   /* elements along */
+	for (int i = 1; i < sp.nr; i++)
+		sp.stream *= sp.rd[i];
 	/* the shortest along box: one last-axis run when it may not be cut */
 	bool whole = whole_last && s->axis_along[s->ndim - 1];
-	int64_t least = whole ? rd[nr - 1] : 1;
+	sp.least = whole ? sp.rd[sp.nr - 1] : 1;
 	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
-	if (floor < least)
-		floor = least;
+	if (floor < sp.least)
+		floor = sp.least;
 	if (floor < 1)
 		floor = 1;
 	if (widest > 0 && floor > (IO_LIMIT - 1) / widest)
@@ -312,36 +376,73 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	int64_t cap = memory / (per_elem + per_across);
 	if (widest > 0 && cap > BLOCK_TARGET / widest)
 		cap = BLOCK_TARGET / widest;
-	int64_t width = inner < across ? inner : across;
-	int64_t g = width > 0 ? cap / width : stream;
-	if (g > stream)
-		g = stream;
-	if (g < least)
-		g = least;
+	int64_t width = inner < sp.across ? inner : sp.across;
+	int64_t g = width > 0 ? cap / width : sp.stream;
+	if (g > sp.stream)
+		g = sp.stream;
+	if (g < sp.least)
+		g = sp.least;
 	if (g < 1)
 		g = 1;
-	int max_axis = whole ? nr - 2 : H5U_MAXDIM;
-	int64_t small_unit = stream > 0 ? stream : 1;
-	for (;;) {
-		struct err trial = {0};
-		layout_make(nr, rd, chunk ? rc : NULL, g, 0, 1, 0, max_axis, 1, 1, SMALL_SHARE,
-			    where, &trial, &s->along);
-		int64_t box = dist_stream_along_elems(s);
-		bool last = g <= least || g <= 1;
-		if (layout_make(na, ad, chunk ? ac : NULL, memory, 0, box * per_elem + per_across,
-				box * widest, H5U_MAXDIM, nranks, 1, SMALL_SHARE / small_unit, where,
-				last ? e : &trial, &s->across) == 0)
-			return 0;
-		if (last)
+	sp.along_max = whole ? sp.nr - 2 : H5U_MAXDIM;
+	sp.small_unit = sp.stream > 0 ? sp.stream : 1;
+	/* Narrow runs across: a box cut inside the axes across after the last
+	 * axis along reads runs as short as the cut, one per element along,
+	 * each a piece of a strided MPI-IO selection.  When an equal share of
+	 * those axes is under NARROW_RUN bytes they are not cut: the axes
+	 * before them are, or the whole space across is one box. */
+	int across_max = H5U_MAXDIM;
+	if (inner_axes > 0 && nranks > 1 && inner * (widest > 0 ? widest : 1) < NARROW_RUN * (int64_t)nranks)
+		across_max = sp.na - inner_axes - 1 >= 0 ? sp.na - inner_axes - 1 : LAYOUT_WHOLE;
+	if (stream_try(&sp, g, across_max, false, nranks, where, e, s) < 0) {
+		if (across_max == H5U_MAXDIM)
 			return -1;
-		g = g / 2 > least ? g / 2 : least;
+		err_clear(e);   /* a budget too small for whole runs: cut them */
+		across_max = H5U_MAXDIM;
+		if (stream_try(&sp, g, across_max, false, nranks, where, e, s) < 0)
+			return -1;
 	}
+	/* Dealing the space across leaves ranks idle or uneven: a fold that is
+	 * exact in any grouping deals the space along instead, when that is
+	 * more even and keeps every rank busy. */
+	if (!may_share || nranks < 2 || total == 0)
+		return 0;
+	double fair = (double)total / nranks;
+	int64_t most = dist_stream_most(s);
+	if (most - fair <= 0.25 * fair || most - fair <= SMALL_SHARE)
+		return 0;
+	struct dist_stream t = *s;
+	struct err trial = {0};
+	if (stream_try(&sp, g, across_max, true, nranks, where, &trial, &t) == 0 &&
+	    t.along.ranks_with_work == nranks && dist_stream_most(&t) < most)
+		*s = t;
+	return 0;
 }
 
 int64_t dist_stream_along_elems(const struct dist_stream *s)
 {
 	const struct dist_layout *l = &s->along;
 	return l->lines_per_box * l->line;
+}
+
+void dist_stream_across_start(const struct dist_stream *s, int rank, struct dist_walk *w)
+{
+	dist_walk_start(&s->across, s->shared ? 0 : rank, w);
+}
+
+void dist_stream_along_start(const struct dist_stream *s, int rank, struct dist_walk *w)
+{
+	dist_walk_start(&s->along, s->shared ? rank : 0, w);
+}
+
+int dist_stream_ranks_with_work(const struct dist_stream *s)
+{
+	return s->shared ? s->along.ranks_with_work : s->across.ranks_with_work;
+}
+
+int dist_stream_nranks(const struct dist_stream *s)
+{
+	return s->shared ? s->along.nranks : s->across.nranks;
 }
 
 void dist_stream_box(const struct dist_stream *s, const int64_t *qo, const int64_t *qc,

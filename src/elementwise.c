@@ -18,6 +18,7 @@
 #include "elementwise.h"
 #include "iter.h"
 #include "reduce.h"
+#include "reducer.h"
 #include "report.h"
 #include "stage.h"
 #include "where.h"
@@ -106,7 +107,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	for (int k = 0; k < s->nred; k++) {
 		const struct plan_step *r = s->red[k];
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
-		if (r->mode == REDUCE_ROWS || r->kept_lead > 0)
+		if (r->mode == REDUCE_STREAM || r->kept_lead > 0)
 			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
 		fixed += reduce_fixed_bytes(r);
 		if (elementwise_source_dtype(s, s->red_src[k]) != t)
@@ -287,7 +288,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 			dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
 	}
 	for (int k = 0; k < s->nred; k++) {
-		B->red[k] = reducer_new(s->red[k], B->box_lines * B->line);
+		B->red[k] = reducer_new(s->red[k], B->box_lines, B->line);
 		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->red[k]->loop->types[1]));
 	}
 }
@@ -484,7 +485,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 				   (size_t)count);
 			data = B->redconv[k];
 		}
-		reducer_box(B->red[k], data, B->o, B->c);
+		reducer_box(B->red[k], data, NULL, B->o, B->c);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
 			err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));

@@ -17,6 +17,7 @@
 #include "elementwise.h"
 #include "planner.h"
 #include "reduce.h"
+#include "reducer.h"
 
 static bool fusable(const struct plan_step *s)
 {

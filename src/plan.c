@@ -665,22 +665,52 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		shape_format(&x->shape, buf, sizeof buf), names, units, how);
 }
 
-/* A pass's decomposition: box shape, boxes, ranks with work. */
-static void print_boxes(FILE *f, const struct dist_layout *l)
+/* A layout's boxes: their shape and how many. */
+static void print_box_shape(FILE *f, const struct dist_layout *l)
 {
 	fprintf(f, ", boxes (");
 	for (int i = 0; i < l->ndim; i++)
 		fprintf(f, "%s%lld", i ? ", " : "", (long long)(i < l->axis ? 1 : i == l->axis
 								 ? l->lines_per_box : l->dim[i]));
-	fprintf(f, "%s), %lld box%s, %d of %d ranks with work\n", l->ndim == 1 ? "," : "",
-		(long long)l->total_boxes, l->total_boxes == 1 ? "" : "es", l->ranks_with_work,
-		l->nranks);
+	fprintf(f, "%s), %lld box%s", l->ndim == 1 ? "," : "", (long long)l->total_boxes,
+		l->total_boxes == 1 ? "" : "es");
 }
 
-/* A stream's decomposition: the blocks along its axes, then the boxes
- * across them. */
-static void print_stream(FILE *f, const struct dist_stream *st)
+/* A pass's decomposition: box shape, boxes, ranks with work. */
+static void print_boxes(FILE *f, const struct dist_layout *l)
 {
+	print_box_shape(f, l);
+	fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
+}
+
+/* Why a stream of S leaves ranks idle or uneven, when it does: its fold
+ * must follow NumPy's order along, so only the space across is dealt. */
+static void print_idle(FILE *f, const struct plan_step *s)
+{
+	const struct dist_stream *st = &s->stream;
+	int nranks = dist_stream_nranks(st);
+	int64_t across = st->across.lines * st->across.line;
+	double fair = (double)(across * st->along.lines * st->along.line) / nranks;
+	double off = (double)dist_stream_most(st) - fair;
+	if (st->shared || nranks < 2 || off <= 0.25 * fair || off <= 4096)
+		return;
+	char why[160];
+	if (s->verb == VERB_ACCUMULATE)
+		snprintf(why, sizeof why, "an accumulation runs in order along its axis");
+	else if (s->skip_fold)
+		snprintf(why, sizeof why, "the elements left out keep the running value");
+	else
+		snprintf(why, sizeof why, "%s on %s folds in NumPy's order", s->uf->name,
+			 dtype_name(s->loop->types[0]));
+	fprintf(f, " (%s: the ranks share only the %lld element%s across)", why, (long long)across,
+		across == 1 ? "" : "s");
+}
+
+/* A stream's decomposition: the blocks along its axes (dealt to the ranks
+ * when it is shared), then the boxes across them, and why ranks idle. */
+static void print_stream(FILE *f, const struct plan_step *s)
+{
+	const struct dist_stream *st = &s->stream;
 	const struct dist_layout *l = &st->along;
 	int nalong = l->ndim - 1;
 	fprintf(f, ", blocks of ");
@@ -695,8 +725,13 @@ static void print_stream(FILE *f, const struct dist_stream *st)
 			fprintf(f, "%s%d", k++ ? ", " : " ", i);
 	if (nalong == 0)
 		fprintf(f, " none");
+	if (st->shared)
+		fprintf(f, ", dealt to the ranks");
 	fprintf(f, "; across %s", nalong == 1 ? "it" : "them");
-	print_boxes(f, &st->across);
+	print_box_shape(f, &st->across);
+	fprintf(f, ", %d of %d ranks with work", dist_stream_ranks_with_work(st), dist_stream_nranks(st));
+	print_idle(f, s);
+	fprintf(f, "\n");
 }
 
 void plan_print(const struct plan *p, FILE *f)
@@ -728,7 +763,7 @@ void plan_print(const struct plan *p, FILE *f)
 			fprintf(f, "%s); across them", X->ndim == 1 ? "," : "");
 			print_boxes(f, &s->split);
 		} else if ((s->verb == VERB_REDUCE && !s->host) || s->verb == VERB_ACCUMULATE) {
-			print_stream(f, &s->stream);
+			print_stream(f, s);
 		} else
 			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)

@@ -148,12 +148,12 @@ int scan_run(struct plan_step *s, struct err *e)
 	uint8_t *run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
 	uint8_t *carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL;
 	struct dist_walk w;
-	dist_walk_start(&st->across, comm_rank(), &w);
+	dist_stream_across_start(st, comm_rank(), &w);
 	for (int64_t b = 0; b < st->across.nboxes && !e->status; b++) {
 		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
 		bool any = dist_walk_next(&w, qo, qc);
 		struct dist_walk along;
-		dist_walk_start(&st->along, 0, &along);
+		dist_stream_along_start(st, comm_rank(), &along);
 		for (int64_t j = 0; j < st->along.nboxes; j++) {
 			int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 			dist_walk_next(&along, ro, rc);
@@ -232,5 +232,5 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
 	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
-				size + s->skip_fold, widest, false, nranks, where, e, &s->stream);
+				size + s->skip_fold, widest, false, false, nranks, where, e, &s->stream);
 }

@@ -125,6 +125,13 @@ bool ufunc_reorderable(const struct ufunc *uf)
 	return uf->identity != ID_NONE;
 }
 
+bool ufunc_fold_exact(const struct ufunc *uf, enum dtype t)
+{
+	char kind = dtype_table[t].kind;
+	return ufunc_reorderable(uf) &&
+	       (kind == 'b' || kind == 'i' || kind == 'u' || (uf->flags & UF_PICKS_OPERAND));
+}
+
 /* Store the identity V (0, 1, -1 or -inf) as one element of DT, as NumPy
  * converts it: -1 in an unsigned type has all bits set, a bool is V != 0,
  * a complex value is V + 0j.  Returns -1 for an infinity in an integer

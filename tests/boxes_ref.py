@@ -19,7 +19,10 @@ Jobs (one per invocation):
   streamed IN OUT   compare what st.yaml (sequential reductions, streamed
                     under --memory 1M: kept and reduced axes in any order,
                     ufuncs that are not reorderable along the first and the
-                    last axis) wrote in OUT with NumPy on IN: dtype, shape
+                    last axis, folds exact in any grouping over narrow kept
+                    axes, whose reduced axes are dealt to the ranks: integer
+                    add, multiply and bitwise_xor, maximum over ties and a
+                    nan, minimum) wrote in OUT with NumPy on IN: dtype, shape
                     and bits
   same A B          the datasets of A and B hold the same bits
   shares JSON N     the per_rank elements of a `--json` run of a one-input
@@ -129,6 +132,11 @@ STREAMS = {   # name: (ufunc, input, axis), on st.h5
     'sub_v': ('subtract', 'v', 0),
     'sum_k0': ('add', 'k', 0),
     'sum_h13': ('add', 'h', [1, 3]),
+    'max_a1': ('maximum', 'a', 1),
+    'min_b0': ('minimum', 'b', 0),
+    'max_z0': ('maximum', 'z', 0),
+    'mul_k0': ('multiply', 'k', 0),
+    'xor_k0': ('bitwise_xor', 'k', 0),
 }
 
 
@@ -169,6 +177,10 @@ def make(d):
         f['v'] = rng.random(300000)
         f['k'] = rng.integers(-1000, 1000, (300000, 2)).astype(np.int32)
         f['h'] = rng.random((5, 7, 11, 13))
+        z = rng.random((60000, 3)) - 0.5   # ties at 0, a nan in a column
+        z[z > 0] = 0.0
+        z[40000, 1] = np.nan
+        f['z'] = z
     with open(f'{d}/st.yaml', 'w') as f:
         f.write(stream_recipe())
     with open(f'{d}/rec.yaml', 'w') as f:

@@ -14,8 +14,13 @@
  *    walks the same boxes across and, for each, the same along boxes,
  *    which cover the axes along in C order; boxes within the budget; a
  *    last-axis run never cut when it must stay whole; shares within 25%,
- *    4096 elements or one index across; chunks each in one box when both
- *    layouts follow them; the floor and its messages.
+ *    4096 elements or one run of lines across; chunks each in one box when
+ *    both layouts follow them; the floor and its messages;
+ *  - shared streams (the space along dealt, every box across walked by
+ *    every rank): the same tiling, each rank's along boxes one contiguous
+ *    run in C order, the runs in rank order; narrow runs across never cut
+ *    ((200000, 3) and (4, 300000, 3)); shared where dealing across would
+ *    idle ranks, with every rank busy and within 25%.
  */
 #include <stdint.h>
 #include <string.h>
@@ -194,11 +199,12 @@ static void check_layouts(void)
  * element, 8 an across element) and walk it; small arrays are checked
  * element by element.  ALIGNED: each chunk must lie in one box. */
 static void check_stream(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
-			 bool whole_last, int nranks, int64_t memory, bool aligned)
+			 bool whole_last, bool may_share, int nranks, int64_t memory, bool aligned)
 {
 	struct dist_stream s;
 	struct err e = {0};
-	if (dist_stream_make(ndim, dim, along, chunk, memory, 8, 8, 8, whole_last, nranks, "w", &e, &s) < 0) {
+	if (dist_stream_make(ndim, dim, along, chunk, memory, 8, 8, 8, whole_last, may_share, nranks,
+			     "w", &e, &s) < 0) {
 		CHECK(memory < 16 * 64 || (whole_last && along[ndim - 1] && memory < 16 * dim[ndim - 1]),
 		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return;
@@ -217,22 +223,35 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 		for (int64_t k = 0; k < total; k++)
 			owner[k] = -1;
 	int64_t covered = 0, id = 0, across_total = volume(s.across.ndim, s.across.dim);
+	CHECK(may_share || !s.shared, "shared without may_share");
+	int64_t along_end = 0;   /* shared: where the last rank's run along ended */
 	for (int rank = 0; rank < nranks; rank++) {
 		struct dist_walk w;
-		dist_walk_start(&s.across, rank, &w);
-		int64_t mine = 0;
+		dist_stream_across_start(&s, rank, &w);
+		int64_t mine = 0, first = 0, count = volume(s.along.ndim, s.along.dim);
+		if (s.shared) {
+			dist_layout_share(&s.along, rank, &first, &count);
+			first *= s.along.line;
+			count *= s.along.line;
+			CHECK(first == along_end, "rank %d's run along starts at %lld, not %lld", rank,
+			      (long long)first, (long long)along_end);
+			along_end = first + count;
+		}
 		for (int64_t b = 0; b < s.across.nboxes; b++) {
 			int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
 			bool any = dist_walk_next(&w, qo, qc);
 			if (!any)
 				continue;
 			struct dist_walk rw;
-			dist_walk_start(&s.along, 0, &rw);
-			int64_t next = 0;   /* the along space's next element, in C order */
+			dist_stream_along_start(&s, rank, &rw);
+			int64_t next = first;   /* the along space's next element, in C order */
 			for (int64_t j = 0; j < s.along.nboxes; j++, id++) {
 				int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-				CHECK(dist_walk_next(&rw, ro, rc), "along box %lld of %lld empty", (long long)j,
-				      (long long)s.along.nboxes);
+				if (!dist_walk_next(&rw, ro, rc)) {
+					CHECK(s.shared, "along box %lld of %lld empty", (long long)j,
+					      (long long)s.along.nboxes);
+					continue;
+				}
 				int64_t at = 0;
 				for (int i = 0; i < s.along.ndim; i++)
 					at = at * s.along.dim[i] + ro[i];
@@ -260,15 +279,18 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 						idx[i] = 0;
 				}
 			}
-			CHECK(next == volume(s.along.ndim, s.along.dim) || stream == 0,
-			      "along boxes cover %lld of %lld", (long long)next, (long long)stream);
+			CHECK(next == first + count || stream == 0,
+			      "along boxes cover %lld of %lld", (long long)(next - first), (long long)count);
 		}
 		covered += mine;
 		double fair = (double)total / nranks, off = mine - fair;
 		off = off < 0 ? -off : off;
-		CHECK(off <= 0.25 * fair || off <= 4096 || off <= (double)stream ||
-		      across_total < 4 * nranks, "%d-d %lld elements, %d ranks: rank %d has %lld", ndim,
-		      (long long)total, nranks, rank, (long long)mine);
+		/* at most one run of lines off: across (dealt), or along (shared) */
+		double run = s.shared ? (double)across_total * s.along.line * s.along.align
+			: (double)stream * s.across.line * s.across.align;
+		CHECK(off <= 0.25 * fair || off <= 4096 || off <= run || across_total < 4 * nranks,
+		      "%d-d %lld elements, %d ranks: rank %d has %lld", ndim, (long long)total, nranks,
+		      rank, (long long)mine);
 	}
 	CHECK(covered == total, "%d-d: boxes cover %lld of %lld elements", ndim, (long long)covered,
 	      (long long)total);
@@ -308,8 +330,9 @@ static void check_streams(void)
 			for (int nranks = 1; nranks <= 4; nranks++)
 				for (size_t m = 0; m < sizeof memories / sizeof *memories; m++)
 					for (int whole = 0; whole < 2; whole++)
-						check_stream(nd, shapes[i] + 1, along, NULL, whole, nranks,
-							     memories[m], false);
+						for (int share = 0; share < 2; share++)
+							check_stream(nd, shapes[i] + 1, along, NULL, whole, share,
+								     nranks, memories[m], false);
 		}
 	}
 	/* the most axes, every one along */
@@ -320,37 +343,62 @@ static void check_streams(void)
 		all[i] = true;
 	}
 	for (int whole = 0; whole < 2; whole++)
-		check_stream(H5U_MAXDIM, many, all, NULL, whole, 3, 16 * 64, false);
+		check_stream(H5U_MAXDIM, many, all, NULL, whole, whole, 3, 16 * 64, false);
 	/* chunked: (2000, 300) in (100, 30) along axis 0, and across it */
 	int64_t gz[] = { 2000, 300 }, gc[] = { 100, 30 };
 	for (int nranks = 1; nranks <= 4; nranks++)
 		for (int a = 0; a < 2; a++) {
 			bool along[2] = { a == 0, a == 1 };
-			check_stream(2, gz, along, gc, false, nranks, 1 << 20, true);
+			check_stream(2, gz, along, gc, false, a == 0, nranks, 1 << 20, true);
 		}
 	int64_t f3[] = { 40, 30, 20 }, c3[] = { 1, 10, 20 };
 	bool mid[] = { false, true, false };
 	for (int nranks = 1; nranks <= 4; nranks++)
-		check_stream(3, f3, mid, c3, false, nranks, 1 << 20, true);
+		for (int share = 0; share < 2; share++)
+			check_stream(3, f3, mid, c3, false, share, nranks, 1 << 20, true);
 	/* the floor and its messages */
 	struct dist_stream s;
 	struct err e = {0}, e2 = {0};
 	int64_t wide[] = { 3, 400000 };
 	bool last[] = { false, true };
-	CHECK(dist_stream_make(2, wide, last, NULL, 16 * 64 - 1, 8, 8, 8, false, 2, "w", &e, &s) < 0 &&
+	CHECK(dist_stream_make(2, wide, last, NULL, 16 * 64 - 1, 8, 8, 8, false, false, 2, "w", &e, &s) < 0 &&
 	      !strcmp(e.msg, "w: --memory 1023 bytes is too small for one block "
 			     "(64 elements of every array need 1024 bytes)"), "floor: %s", e.msg);
-	CHECK(dist_stream_make(2, wide, last, NULL, 1 << 20, 8, 8, 8, true, 2, "w", &e2, &s) < 0 &&
+	CHECK(dist_stream_make(2, wide, last, NULL, 1 << 20, 8, 8, 8, true, false, 2, "w", &e2, &s) < 0 &&
 	      !strcmp(e2.msg, "w: --memory 1048576 bytes is too small for one block "
 			      "(one row of every array needs 6400000 bytes)"), "whole rows: %s", e2.msg);
-	/* (200000, 3) along axis 0 at 1 MiB: 3 ranks of 4 with work, long blocks */
+	/* (200000, 3) along axis 0 at 1 MiB on 4 ranks: the 3 columns are not
+	 * cut (one rank reads whole rows, long blocks); shared, the rows are
+	 * dealt to all 4 */
 	int64_t tall[] = { 200000, 3 };
 	bool first[] = { true, false };
 	struct err e3 = {0};
-	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, false, 4, "w", &e3, &s) == 0 &&
-	      s.across.ranks_with_work == 3 && dist_stream_along_elems(&s) >= 10000,
-	      "(200000, 3) along axis 0: %d with work, blocks of %lld", s.across.ranks_with_work,
+	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, false, false, 4, "w", &e3, &s) == 0 &&
+	      !s.shared && dist_stream_ranks_with_work(&s) == 1 && s.across.total_boxes == 1 &&
+	      dist_stream_along_elems(&s) >= 10000,
+	      "(200000, 3) along axis 0: %d with work, %lld boxes, blocks of %lld",
+	      dist_stream_ranks_with_work(&s), (long long)s.across.total_boxes,
 	      (long long)dist_stream_along_elems(&s));
+	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, false, true, 4, "w", &e3, &s) == 0 &&
+	      s.shared && dist_stream_ranks_with_work(&s) == 4 && s.across.total_boxes == 1,
+	      "(200000, 3) along axis 0, shared: %d with work, %lld boxes across",
+	      dist_stream_ranks_with_work(&s), (long long)s.across.total_boxes);
+	/* (4, 300000, 3) along axis 1 on 3 ranks: boxes of whole rows of 3,
+	 * 2, 1 and 1 of them; shared, every rank within 25% */
+	int64_t cube[] = { 4, 300000, 3 };
+	bool mid1[] = { false, true, false };
+	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, true, false, 3, "w", &e3, &s) == 0 &&
+	      !s.shared && s.across.axis == 0 && dist_stream_ranks_with_work(&s) == 3,
+	      "(4, 300000, 3) along axis 1: split across axis %d, %d with work", s.across.axis,
+	      dist_stream_ranks_with_work(&s));
+	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, true, true, 3, "w", &e3, &s) == 0 &&
+	      s.shared && dist_stream_ranks_with_work(&s) == 3,
+	      "(4, 300000, 3) along axis 1, shared: %d with work", dist_stream_ranks_with_work(&s));
+	/* wide enough rows across are still cut: (1000, 300) on 4 ranks */
+	int64_t rows[] = { 1000, 300 };
+	CHECK(dist_stream_make(2, rows, first, NULL, 1 << 20, 8, 8, 8, false, true, 4, "w", &e3, &s) == 0 &&
+	      !s.shared && dist_stream_ranks_with_work(&s) == 4,
+	      "(1000, 300) along axis 0: shared %d, %d with work", s.shared, dist_stream_ranks_with_work(&s));
 }
 
 int main(void)

@@ -1,0 +1,91 @@
+/* reducer.h - a reduction's input folded into its results: the fold of one
+ * box into accumulators, and the reducer, which takes a reduction's input
+ * box by box and writes the results each box finishes.
+ *
+ * The reducer serves two layouts of reduce.h: REDUCE_STREAM boxes of whole
+ * rows (axis 0 kept), as a fused elementwise pass makes them, and
+ * REDUCE_TREE boxes of whole pieces, from that pass or from reduce.c's
+ * tree driver.  A tree's pieces combine on a stack that is the fixed
+ * binary tree's cut at the last piece, so the grouping is the same
+ * whatever the boxes; a group split between ranks is finished by rank 0
+ * in rank order (reducer_finish).  Not here: reading the input, and
+ * dealing boxes to ranks (reduce.c, dist.h).
+ */
+#ifndef H5UFUNC_REDUCER_H
+#define H5UFUNC_REDUCER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "plan.h"
+
+/* Partial results a rank's tree stack can hold. */
+#define REDUCER_MAX_DEPTH 130
+
+/* ---- the fold of one box ------------------------------------------------ */
+
+/* Strides AST of accumulators of SIZE bytes over the index space DIMS: 0
+ * along the REDUCED axes, C-contiguous over the others. */
+void reducer_acc_strides(int ndim, const int64_t *dims, const bool *reduced, int size,
+			 ptrdiff_t *ast);
+
+/* Fold DATA (C-contiguous over DIMS, in S's loop's second dtype) into ACC
+ * (strides AST over DIMS, the loop's first dtype).  START: DATA begins the
+ * reduction, so INIT's FOLD_FIRST* copies its first elements in before
+ * folding.  A skip_fold reduction folds only the elements VALID says, and
+ * says in ACCV which results took any; a masked one ors VALID into ACCV
+ * (NULL: neither). */
+void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, int ndim,
+		  const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start,
+		  const uint8_t *valid, uint8_t *accv);
+
+/* LEFT = LEFT op RIGHT over N accumulators of S. */
+void reducer_combine(const struct plan_step *s, char *left, const char *right, int64_t n);
+
+/* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
+ * output, through CONV (scratch in the output's dtype, NULL when it is the
+ * loop's).  A masked reduce writes those with no valid element (ACCV 0)
+ * as the output's fill value.  Collective. */
+int reducer_write_result(const struct plan_step *s, const int64_t *start, const int64_t *count,
+			 char *acc, uint8_t *accv, char *conv, struct err *e);
+
+/* A fault the loops raised, as S's error in E. */
+void reducer_check_fault(const struct plan_step *s, struct err *e);
+
+/* Product of X's extents from axis FROM on, counting the REDUCED axes as 1
+ * unless KEEP_REDUCED. */
+int64_t reducer_extent(const struct shape *x, const bool *reduced, int from, bool keep_reduced);
+
+/* Pieces of a REDUCE_TREE reduction S, over all its groups. */
+int64_t reducer_pieces(const struct plan_step *s);
+
+/* ---- the reducer -------------------------------------------------------- */
+
+/* A reducer of S (REDUCE_STREAM with axis 0 kept, or REDUCE_TREE) fed boxes
+ * of at most BOX_LINES lines of LINE elements each, which a pass whose
+ * split axis is at most reducer_max_axis(S) makes: for a stream, lines are
+ * rows (empty ones too).  Every rank creates one; reducer_free(NULL) is
+ * fine. */
+struct reducer *reducer_new(struct plan_step *s, int64_t box_lines, int64_t line);
+void reducer_free(struct reducer *r);
+/* The last split axis of a pass whose boxes S can take: rows (0) for a
+ * stream that keeps axis 0, the axis before its piece axis for a tree (the
+ * piece axis itself when a piece is one line of it); -1 for none (a stream
+ * that reduces axis 0, or a tree of pieces of rows). */
+int reducer_max_axis(const struct plan_step *s);
+/* Fold the box START/COUNT of the input (DATA, C-contiguous, in the loop's
+ * second dtype; VALID, one byte an element, which are valid in masked mode,
+ * else NULL). */
+void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int64_t *start,
+		 const int64_t *count);
+/* Collective, after every reducer_box: writes what the box finished (the
+ * rows of a stream, the groups of a tree with kept leading axes; a tree
+ * without them writes at the end). */
+int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e);
+/* Collective, at the end: a tree finishes the groups split between ranks
+ * on rank 0 and writes them. */
+int reducer_finish(struct reducer *r, struct err *e);
+
+#endif
