@@ -80,9 +80,10 @@ static bool shares_even(const struct dist_layout *l, int64_t total, int64_t smal
 	return true;
 }
 
-/* The layout of dist_layout_make and dist_layout_units, in boxes of at
- * least LEAST_ELEMS elements (or all), shares even within SMALL elements,
- * boxes that stop growing at TARGET_BYTES of the widest array. */
+/* The layout of dist_layout_make, dist_layout_units and the streams, in
+ * boxes of at least LEAST_ELEMS elements (or all), shares even within
+ * SMALL elements, boxes that stop growing at TARGET_BYTES of the widest
+ * array. */
 static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
 			int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
 			int64_t least_elems, int64_t small, int64_t target_bytes, const char *where,
