@@ -48,14 +48,16 @@ struct dist_layout {
 	int ranks_with_work;
 };
 
-/* Lay out the space of NDIM extents DIM for NRANKS ranks within MEMORY
- * bytes, of which FIXED are taken and PER_ELEM a box element costs; no
- * array of a box (WIDEST bytes an element) reaches 2 GiB in one I/O call,
- * and boxes stop growing at about 4 MiB of it.  The split axis is at most
- * MAX_AXIS (0 when something needs whole rows).  Errors (EXIT_USAGE, at
- * WHERE) when MEMORY does not hold a box of min(64, all) elements, or one
- * line when MAX_AXIS forces lines wider than that.  CHUNK (NULL: none)
- * is the chunk shape the boxes follow when they can. */
+/* Lay out the space of NDIM extents DIM (an elementwise pass's) for
+ * NRANKS ranks within MEMORY bytes, of which FIXED are taken and PER_ELEM
+ * a box element costs; no array of a box (WIDEST bytes an element)
+ * reaches 2 GiB in one I/O call, and boxes stop growing at about 1 MiB of
+ * it on one rank, 4 MiB on several, or one chunk's run of lines when they
+ * follow the chunks.  The split
+ * axis is at most MAX_AXIS (0 when something needs whole rows).  Errors
+ * (EXIT_USAGE, at WHERE) when MEMORY does not hold a box of min(64, all)
+ * elements, or one line when MAX_AXIS forces lines wider than that.
+ * CHUNK (NULL: none) is the chunk shape the boxes follow when they can. */
 int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
 		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
 		     const char *where, struct err *e, struct dist_layout *l);
@@ -63,9 +65,9 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t
 /* The same for a space of NDIM extents DIM whose elements are units of
  * UNIT elements each, PER_UNIT bytes (WIDEST bytes of the widest array),
  * such as a reduction's fixed pieces: a box holds at least one unit, not
- * 64, and shares are even when within 25% or 4096 elements' worth of units.
- * CHUNK (NULL: none) is a chunk grid in units that the boxes follow when
- * they can. */
+ * 64, boxes stop growing at about 4 MiB, and shares are even when within
+ * 25% or 4096 elements' worth of units.  CHUNK (NULL: none) is a chunk
+ * grid in units that the boxes follow when they can. */
 int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit, int64_t memory,
 		      int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
 		      const char *where, struct err *e, struct dist_layout *l);

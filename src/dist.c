@@ -13,6 +13,15 @@ static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *c
 #define IO_LIMIT ((int64_t)1 << 31)      /* bytes no I/O call reaches */
 #define BLOCK_TARGET ((int64_t)4 << 20)  /* blocks stop growing here: larger
 					    ones only cost page faults */
+/* An elementwise pass of one rank stops its boxes sooner: with 1 MiB of
+ * the widest array a box's inputs and results stay in the core's caches
+ * from the read that copies them in, through the ops, to the write that
+ * copies them out (the benchmark's W5 and W1: a tenth less user time, a
+ * third to a half less system time).  With several ranks every box is
+ * collective calls whose waits cost more than the cache saves (W1 on 2
+ * ranks: a quarter more user time at 1 MiB), and reductions and scans
+ * stream wider chunk rows and were slower at 1 MiB: BLOCK_TARGET. */
+#define PASS_TARGET ((int64_t)1 << 20)
 
 /* ---- boxes ------------------------------------------------------------ */
 
@@ -71,10 +80,14 @@ static bool shares_even(const struct dist_layout *l, int64_t total, int64_t smal
 	return true;
 }
 
-static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
-		       int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		       int64_t least_elems, int64_t small, const char *where, struct err *e,
-		       struct dist_layout *l)
+/* The layout of dist_layout_make, dist_layout_units and the streams, in
+ * boxes of at least LEAST_ELEMS elements (or all), shares even within
+ * SMALL elements, boxes that stop growing at TARGET_BYTES of the widest
+ * array. */
+static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
+			int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
+			int64_t least_elems, int64_t small, int64_t target_bytes, const char *where,
+			struct err *e, struct dist_layout *l)
 {
 	memset(l, 0, sizeof *l);
 	l->ndim = ndim > 0 ? ndim : 1;
@@ -138,7 +151,7 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 	for (int i = 0; i <= axis; i++)
 		l->lines *= l->dim[i];
 	int64_t lpb = line > 0 ? cap / line : l->lines;
-	int64_t target = widest > 0 && line > 0 ? BLOCK_TARGET / widest / line : lpb;
+	int64_t target = widest > 0 && line > 0 ? target_bytes / widest / line : lpb;
 	if (lpb > target)
 		lpb = target > 0 ? target : 1;
 	int64_t sh = (l->lines + nranks - 1) / nranks;
@@ -153,7 +166,7 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 		for (int i = 0; i < axis; i++)
 			ones = ones && chunk[i] == 1;
 		int64_t a = chunk[axis] < l->dim[axis] ? chunk[axis] : l->dim[axis];
-		/* the budget, not the 4 MiB target, decides whether a run fits */
+		/* the budget, not the target, decides whether a run fits */
 		if (ones && a > 1 && line > 0 && cap / line >= a) {
 			l->align = a;
 			if (shares_even(l, total, SMALL_SHARE)) {
@@ -175,12 +188,22 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 	return 0;
 }
 
+static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
+		       int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
+		       int64_t least_elems, int64_t small, const char *where, struct err *e,
+		       struct dist_layout *l)
+{
+	return layout_sized(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
+			    least_elems, small, BLOCK_TARGET, where, e, l);
+}
+
 int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
 		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
 		     const char *where, struct err *e, struct dist_layout *l)
 {
-	return layout_make(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
-			   FLOOR_ELEMS, SMALL_SHARE, where, e, l);
+	return layout_sized(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
+			    FLOOR_ELEMS, SMALL_SHARE, nranks == 1 ? PASS_TARGET : BLOCK_TARGET,
+			    where, e, l);
 }
 
 int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit,

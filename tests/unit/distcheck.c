@@ -7,6 +7,8 @@
  *    each box is a hyperslab (1, ..., 1, n, d[axis+1], ...) within the
  *    budget; each rank's share is within 25% of an equal one or 4096
  *    elements; the counts check prints; the budget's floor and its message;
+ *    boxes of about 1 MiB of the widest array on one rank (4 MiB on
+ *    several, and for units), whole chunk runs when they follow chunks;
  *  - dist_stream_make over shapes, axes along, chunks, ranks and budgets:
  *    the array boxes of all ranks tile the array exactly once; every rank
  *    walks the same boxes across and, for each, the same along boxes,
@@ -140,6 +142,23 @@ static void check_layouts(void)
 	      al.axis == 0 && al.align == 256 && al.lines_per_box == 256,
 	      "W1's chunks (256, 64): axis %d, align %lld, %lld lines a box", al.axis, (long long)al.align,
 	      (long long)al.lines_per_box);
+	/* an elementwise pass's boxes stop at about 1 MiB of the widest array
+	 * on one rank (W5: float32, W1: float64), 4 MiB on several (and
+	 * whole chunk runs, above); a space of units' at about 4 MiB */
+	CHECK(dist_layout_make(2, w1, NULL, (int64_t)256 << 20, 0, 12, 4, 32, 1, "w", &ae, &al) == 0 &&
+	      al.lines_per_box == 64, "(32768, 4096) float32: %lld lines a box", (long long)al.lines_per_box);
+	CHECK(dist_layout_make(2, w1, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
+	      al.lines_per_box == 32, "(32768, 4096) float64: %lld lines a box", (long long)al.lines_per_box);
+	CHECK(dist_layout_make(2, w1, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
+	      al.lines_per_box == 128, "(32768, 4096) float64 on 2 ranks: %lld lines a box",
+	      (long long)al.lines_per_box);
+	CHECK(dist_layout_make(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
+	      al.align == 256 && al.lines_per_box == 256, "W1's chunks on 1 rank: %lld lines a box",
+	      (long long)al.lines_per_box);
+	int64_t units[] = { 100000 };
+	CHECK(dist_layout_units(1, units, NULL, 1024, (int64_t)256 << 20, 0, 8 * 1024, 8 * 1024, 1, "w",
+				&ae, &al) == 0 && al.lines_per_box == 512,
+	      "100000 units of 1024 float64: %lld a box", (long long)al.lines_per_box);
 	/* chunks over two indices of an axis before the split one: not followed */
 	int64_t f3[] = { 10, 40, 3000 }, c3[] = { 2, 8, 3000 };
 	CHECK(dist_layout_make(3, f3, c3, 8 * 10000, 0, 8, 8, 32, 2, "w", &ae, &al) == 0 && al.align == 1,
