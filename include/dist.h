@@ -144,6 +144,9 @@ int dist_stream_ranks_with_work(const struct dist_stream *s);
 int dist_stream_nranks(const struct dist_stream *s);
 /* The most elements any rank folds. */
 int64_t dist_stream_most(const struct dist_stream *s);
+/* Does some rank fold more than 25% (and 4096 elements) over an equal
+ * share? */
+bool dist_stream_uneven(const struct dist_stream *s);
 
 /* The array box START/COUNT (S->ndim entries) that the across box QO/QC
  * and the along box RO/RC (over the along layout's space) make. */

@@ -314,6 +314,16 @@ int64_t dist_stream_most(const struct dist_stream *s)
 	return most;
 }
 
+bool dist_stream_uneven(const struct dist_stream *s)
+{
+	int nranks = dist_stream_nranks(s);
+	int64_t total = s->across.lines * s->across.line * s->along.lines * s->along.line;
+	if (nranks < 2 || total == 0)
+		return false;
+	double fair = (double)total / nranks, off = (double)dist_stream_most(s) - fair;
+	return off > 0.25 * fair && off > SMALL_SHARE;
+}
+
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
 		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
 		     bool whole_last, bool may_share, int nranks, const char *where, struct err *e,
@@ -408,10 +418,9 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	 * more even and keeps every rank busy. */
 	if (!may_share || nranks < 2 || total == 0)
 		return 0;
-	double fair = (double)total / nranks;
-	int64_t most = dist_stream_most(s);
-	if (most - fair <= 0.25 * fair || most - fair <= SMALL_SHARE)
+	if (!dist_stream_uneven(s))
 		return 0;
+	int64_t most = dist_stream_most(s);
 	struct dist_stream t = *s;
 	struct err trial = {0};
 	if (stream_try(&sp, g, across_max, true, nranks, where, &trial, &t) == 0 &&

@@ -688,11 +688,8 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
 static void print_idle(FILE *f, const struct plan_step *s)
 {
 	const struct dist_stream *st = &s->stream;
-	int nranks = dist_stream_nranks(st);
 	int64_t across = st->across.lines * st->across.line;
-	double fair = (double)(across * st->along.lines * st->along.line) / nranks;
-	double off = (double)dist_stream_most(st) - fair;
-	if (st->shared || nranks < 2 || off <= 0.25 * fair || off <= 4096)
+	if (st->shared || !dist_stream_uneven(st))
 		return;
 	char why[160];
 	if (s->verb == VERB_ACCUMULATE)
