@@ -1,11 +1,13 @@
 /* h5io.c - the HDF5 boundary, serial or MPI-IO; see h5io.h.
  *
- * What it holds: files (MPI-IO hints, access properties, open, create, in
- * memory, close, probe); HDF5 types as dtypes; error stacks folded into the
- * error record; datasets (open, create with fill value and reserved space,
- * chunks, unlink, move); boxes read and written (hyperslabs, injected
- * faults); the `history` attribute; typed attributes (numbers, text), whose
- * meaning is cf.c's.
+ * What it holds, in sections marked "---- NAME" in this order: set-up
+ * (MPI-IO hints, HDF5's own state, memory types for dtypes); errors (HDF5
+ * error stacks folded into the error record); files (access properties,
+ * open, create, in memory, close, probe); datasets (HDF5 types as dtypes,
+ * chunk caches, open, create with fill value and reserved space, chunks,
+ * unlink, move); boxes read and written (hyperslabs, injected faults); the
+ * `history` attribute; typed attributes (numbers, text), whose meaning is
+ * cf.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +33,8 @@ static hid_t bool_type = -1, half_type = -1;
  * chunked data: 0.32 s against 0.39 s with 16 MiB). */
 #define CHUNK_CACHE_FILTERED ((size_t)16 << 20)
 #define CHUNK_CACHE_RAW ((size_t)1 << 20)
+
+/* ---- set-up: MPI-IO hints, HDF5 state, memory types -------------------- */
 
 #define MAX_HINTS 32
 static int nhints;
@@ -109,6 +113,8 @@ static hid_t mem_type(enum dtype dt)
 	}
 }
 
+/* ---- errors: HDF5 error stacks folded into the error record ------------ */
+
 static herr_t walk_first(unsigned n, const H5E_error2_t *err, void *data)
 {
 	char *out = data;
@@ -168,6 +174,8 @@ static void fold_stack(struct err *e, hid_t stack)
 		err_append(e, "; this file system does not support file locking, as some Lustre "
 			   "and NFS mounts do not: set HDF5_USE_FILE_LOCKING=FALSE");
 }
+
+/* ---- files ------------------------------------------------------------- */
 
 /* The stripe size given as --mpi-info striping_unit=BYTES, or 0. */
 static unsigned long long striping_unit(void)
@@ -330,6 +338,8 @@ enum h5io_object h5io_probe(hid_t file, const char *path)
 	return info.type == H5O_TYPE_DATASET ? H5IO_DATASET
 	     : info.type == H5O_TYPE_GROUP ? H5IO_GROUP : H5IO_OTHER;
 }
+
+/* ---- datasets: dtypes, access, open, create, chunks, unlink, move ------ */
 
 /* The dtype of an HDF5 type as h5py maps it, or DT_NONE with NAME set. */
 static enum dtype type_dtype(hid_t t, char *name, size_t len)
@@ -676,6 +686,8 @@ int h5io_move(hid_t file, const char *from, const char *to, const char *where, s
 	return 0;
 }
 
+/* ---- boxes: hyperslabs read and written -------------------------------- */
+
 /* Select the box START/COUNT of D in a file space, and a matching memory
  * space; an empty selection when there is nothing to move.  For a 0-d
  * dataset COUNT[0] is 1 (the element) or 0 (nothing). */
@@ -776,6 +788,8 @@ int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 {
 	return transfer(true, d, shape, dt, start, step, count, (void *)buf, where, e);
 }
+
+/* ---- the history attribute --------------------------------------------- */
 
 /* The root attribute "history" as a malloc'd string, or NULL when absent
  * or not a scalar string.  *KEEP is false when it exists but is no string;
