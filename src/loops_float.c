@@ -219,39 +219,84 @@ static inline uint16_t half_nextafter(uint16_t x, uint16_t y)
 
 /* NumPy's pairwise summation (reduce of add): blocks of 128 summed with
  * eight accumulators, halved recursively above that; float16 sums in
- * float32.  Starts at -0 so that a sum of -0 stays -0. */
+ * float32.  Starts at -0 so that a sum of -0 stays -0.
+ *
+ * PAIRWISE_BODY is the body of SELF(a, n, stride), the sum of the N
+ * elements at A: AT(i) is element i (as ACC), PTR(i) its address.  It is
+ * instantiated for any stride, and for contiguous float32 and float64
+ * once more per level of cpu.h, where the eight accumulators become the
+ * lanes of vectors: the same additions in the same order, so every level
+ * and either instance give the same bits. */
 #define PAIRWISE_BLOCK 128
-#define LOAD_FLOAT32(p) (*(const float *)(p))
-#define LOAD_FLOAT64(p) (*(const double *)(p))
-#define LOAD_FLOAT16(p) half_to_float(*(const uint16_t *)(p))
-#define DEFINE_PAIRWISE(T, ACC)                                               \
-static ACC pairwise_sum_##T(char *a, size_t n, ptrdiff_t stride)             \
-{                                                                             \
+#define PAIRWISE_BODY(ACC, AT, PTR, SELF)                                     \
 	if (n < 8) {                                                          \
 		ACC res = (ACC)-0.0;                                          \
 		for (size_t i = 0; i < n; i++)                                \
-			res += LOAD_##T(a + (ptrdiff_t)i * stride);           \
+			res += AT(i);                                         \
 		return res;                                                   \
 	}                                                                     \
 	if (n <= PAIRWISE_BLOCK) {                                            \
 		ACC r[8], res;                                                \
 		size_t i;                                                     \
-		for (int k = 0; k < 8; k++)                                   \
-			r[k] = LOAD_##T(a + k * stride);                      \
+		for (size_t k = 0; k < 8; k++)                                \
+			r[k] = AT(k);                                         \
 		for (i = 8; i < n - (n % 8); i += 8)                          \
-			for (int k = 0; k < 8; k++)                           \
-				r[k] += LOAD_##T(a + (ptrdiff_t)(i + k) * stride); \
+			for (size_t k = 0; k < 8; k++)                        \
+				r[k] += AT(i + k);                            \
 		res = ((r[0] + r[1]) + (r[2] + r[3])) +                       \
 		      ((r[4] + r[5]) + (r[6] + r[7]));                        \
 		for (; i < n; i++)                                            \
-			res += LOAD_##T(a + (ptrdiff_t)i * stride);           \
+			res += AT(i);                                         \
 		return res;                                                   \
 	}                                                                     \
 	size_t n2 = n / 2;                                                    \
 	n2 -= n2 % 8;                                                         \
-	return pairwise_sum_##T(a, n2, stride) +                              \
-	       pairwise_sum_##T(a + (ptrdiff_t)n2 * stride, n - n2, stride);  \
+	return SELF(a, n2, stride) + SELF(PTR(n2), n - n2, stride);
+
+/* pairwise_contiguous_T[level]: the sum of N elements of T at A, stride
+ * sizeof(T), at each level. */
+#define PAIRWISE_LEVEL(TAG, LEVEL, TARGET, T)                                 \
+__attribute__((target(TARGET)))                                               \
+static ct_##T pairwise_contiguous_##T##_##LEVEL(char *a, size_t n, ptrdiff_t stride) \
+{                                                                             \
+	PAIRWISE_BODY(ct_##T, PAIRWISE_AT_##T, PAIRWISE_NEXT_##T,             \
+		      pairwise_contiguous_##T##_##LEVEL)                      \
 }
+#define PAIRWISE_LEVEL_ENTRY(TAG, LEVEL, TARGET, T) pairwise_contiguous_##T##_##LEVEL,
+#define DEFINE_PAIRWISE_CONTIGUOUS(T, _)                                      \
+CPU_LEVELS(PAIRWISE_LEVEL, T)                                                 \
+static ct_##T (*const pairwise_contiguous_##T[CPU_NLEVELS])(char *, size_t, ptrdiff_t) = { \
+	CPU_LEVELS(PAIRWISE_LEVEL_ENTRY, T)                                   \
+};
+#define PAIRWISE_AT_FLOAT32(i) ((const float *)a)[i]
+#define PAIRWISE_AT_FLOAT64(i) ((const double *)a)[i]
+#define PAIRWISE_NEXT_FLOAT32(i) (a + (i) * sizeof(float))
+#define PAIRWISE_NEXT_FLOAT64(i) (a + (i) * sizeof(double))
+FOR_FLOATS(DEFINE_PAIRWISE_CONTIGUOUS, _)
+
+/* pairwise_sum_T(A, N, STRIDE): any stride; contiguous float32 and float64
+ * at the level in use. */
+#define LOAD_FLOAT32(p) (*(const float *)(p))
+#define LOAD_FLOAT64(p) (*(const double *)(p))
+#define LOAD_FLOAT16(p) half_to_float(*(const uint16_t *)(p))
+#define PAIRWISE_CONTIGUOUS_FLOAT32(a, n, stride)                             \
+	if (stride == (ptrdiff_t)sizeof(float))                               \
+		return pairwise_contiguous_FLOAT32[cpu_level()](a, n, stride);
+#define PAIRWISE_CONTIGUOUS_FLOAT64(a, n, stride)                             \
+	if (stride == (ptrdiff_t)sizeof(double))                              \
+		return pairwise_contiguous_FLOAT64[cpu_level()](a, n, stride);
+#define PAIRWISE_CONTIGUOUS_FLOAT16(a, n, stride)
+#define DEFINE_PAIRWISE(T, ACC)                                               \
+static ACC pairwise_sum_##T(char *a, size_t n, ptrdiff_t stride)             \
+{                                                                             \
+	PAIRWISE_CONTIGUOUS_##T(a, n, stride)                                 \
+	PAIRWISE_BODY(ACC, PAIRWISE_STRIDED_AT_##T, PAIRWISE_STRIDED_NEXT,    \
+		      pairwise_sum_##T)                                       \
+}
+#define PAIRWISE_STRIDED_AT_FLOAT32(i) LOAD_FLOAT32(a + (ptrdiff_t)(i) * stride)
+#define PAIRWISE_STRIDED_AT_FLOAT64(i) LOAD_FLOAT64(a + (ptrdiff_t)(i) * stride)
+#define PAIRWISE_STRIDED_AT_FLOAT16(i) LOAD_FLOAT16(a + (ptrdiff_t)(i) * stride)
+#define PAIRWISE_STRIDED_NEXT(i) (a + (ptrdiff_t)(i) * stride)
 DEFINE_PAIRWISE(FLOAT32, float)
 DEFINE_PAIRWISE(FLOAT64, double)
 DEFINE_PAIRWISE(FLOAT16, float)

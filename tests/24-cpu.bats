@@ -7,7 +7,8 @@
 # blocks.  The loops' agreement with NumPy at the widest level is
 # tests/20-loops.bats; equal bytes carry it to the other levels, and the
 # transcendental loops are also compared with NumPy at the narrowest, and
-# float32 log1p, sin and cos over the whole float32 range at every level.
+# float32 log1p, sin and cos over the whole float32 range at every level,
+# and float sums (pairwise, vectorized per level) against NumPy's bits.
 
 load helper
 
@@ -189,5 +190,47 @@ levels() {
 		print("\n".join(bad))
 		sys.exit(1 if bad else 0)
 	EOF
+	assert_success
+}
+
+@test "float32 and float64 sums of lengths 0 to 136 and up to 8192: NumPy's pairwise bits at every level" {
+	# rows of random values, of -0.0, with an inf or a nan among finite
+	# values; each length is one (5, N) dataset reduced along its rows
+	/usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np
+		lengths = list(range(0, 137)) + [150, 255, 256, 257, 300, 383, 1000, 1024, 4099, 8192]
+		rng = np.random.default_rng(24)
+		with h5py.File("x.h5", "w") as f, open("r.yaml", "w") as r:
+		    r.write("inputs: {}\nsteps:\n")
+		    for n in lengths:
+		        for t in ("float32", "float64"):
+		            x = (rng.standard_normal((5, n)) * 10.0 ** rng.integers(-3, 4, (5, n))).astype(t)
+		            x[1] = -0.0
+		            if n:
+		                x[2, n // 2] = np.inf
+		                x[3, n - 1] = np.nan
+		                x[4, ::3] = -x[4, ::3]
+		            f["%s_%d" % (t, n)] = x
+		            r.write("  - reduce: add\n    in: x.h5:/%s_%d\n    axis: 1\n"
+		                    "    out: ${OUT}:/%s_%d\n" % (t, n, t, n))
+	EOF2
+	local l
+	for l in $(levels); do
+		H5UFUNC_CPU=$l h5u run r.yaml --set OUT="o-$l.h5" || fail "sums at $l"
+	done
+	run /usr/bin/python3 - $(levels) <<-'EOF2'
+		import sys, h5py, numpy as np
+		x = h5py.File("x.h5", "r")
+		bad = []
+		for level in sys.argv[1:]:
+		    o = h5py.File("o-%s.h5" % level, "r")
+		    for name in x:
+		        want = np.add.reduce(x[name][...], axis=1)
+		        got = o[name][...]
+		        if want.tobytes() != got.tobytes():
+		            bad.append("%s at %s: %r, want %r" % (name, level, got, want))
+		print("\n".join(bad[:10]))
+		sys.exit(1 if bad else 0)
+	EOF2
 	assert_success
 }
