@@ -167,10 +167,10 @@ static inline VF vm_narrow_log1p_##L(VF x)                                    \
 {                                                                             \
 	const VF u = x + 1.0f;                                                \
 	const VF c = vm_pick_##L(x > 1.0f, 1.0f - (u - x), x - (u - 1.0f)) / u; \
-	const vm_i32_##L bits = (vm_i32_##L)u;                                \
-	const vm_i32_##L k = (bits - 0x3f3504f3) >> 23;                       \
+	const vm_u32_##L bits = (vm_u32_##L)u;   /* unsigned: no overflow */  \
+	const vm_i32_##L k = (vm_i32_##L)(bits - 0x3f3504f3u) >> 23;          \
 	const vm_i32_##L k0 = k == 0;                                         \
-	const VF m = (VF)(bits - (vm_i32_##L)((vm_u32_##L)k << 23));          \
+	const VF m = (VF)(bits - ((vm_u32_##L)k << 23));                      \
 	const VF f = vm_pick_##L(k0, x, m - 1.0f);                            \
 	const VF cc = vm_pick_##L(k0, (VF){ 0 }, c);                          \
 	const VF kf = __builtin_convertvector(k, VF);                         \
