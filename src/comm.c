@@ -323,6 +323,60 @@ void comm_or_to_root(void *buf, size_t n)
 	}
 }
 
+/* The fold an ordered reduction runs, set around the MPI call that runs
+ * it (MPI's op takes no argument of its own). */
+static struct {
+	comm_fold_fn fn;
+	const void *ctx;
+} folding;
+
+/* MPI's user op: INOUT = IN op INOUT, IN from the lower ranks. */
+static void fold_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	(void)type;
+	folding.fn(in, inout, (size_t)*len, folding.ctx);
+}
+
+/* comm_fold_to_root (SCAN false) or comm_fold_before: BUF in pieces of at
+ * most 1 GiB (MPI counts are ints), each value one element of a
+ * contiguous type, so MPI never splits one. */
+static void fold_ranks(bool scan, void *buf, int64_t n, int size, comm_fold_fn fold,
+		       const void *ctx)
+{
+	if (!use_mpi || n <= 0 || size <= 0)
+		return;
+	MPI_Datatype type;
+	MPI_Op op;
+	MPI_Type_contiguous(size, MPI_BYTE, &type);
+	MPI_Type_commit(&type);
+	MPI_Op_create(fold_op, 0, &op);   /* not commutative: rank order kept */
+	folding.fn = fold;
+	folding.ctx = ctx;
+	int64_t most = ((int64_t)1 << 30) / size > 0 ? ((int64_t)1 << 30) / size : 1;
+	for (int64_t done = 0; done < n; done += most) {
+		int k = (int)(n - done < most ? n - done : most);
+		char *p = (char *)buf + done * size;
+		if (scan)
+			MPI_Exscan(MPI_IN_PLACE, p, k, type, op, MPI_COMM_WORLD);
+		else
+			MPI_Reduce(my_rank == 0 ? MPI_IN_PLACE : p, p, k, type, op, 0, MPI_COMM_WORLD);
+	}
+	folding.fn = NULL;
+	folding.ctx = NULL;
+	MPI_Op_free(&op);
+	MPI_Type_free(&type);
+}
+
+void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
+{
+	fold_ranks(false, buf, n, size, fold, ctx);
+}
+
+void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
+{
+	fold_ranks(true, buf, n, size, fold, ctx);
+}
+
 void comm_gather(const void *buf, size_t n, void *out)
 {
 	if (!use_mpi) {
