@@ -395,17 +395,20 @@ LOOP_VERSIONS(NAME)
 #define E_LOGICAL_XOR(T, a, b) (((a) != 0) != ((b) != 0))
 #define E_LOGICAL_NOT(T, a) ((a) == 0)
 
-/* The comparison and logical loops of one family: T, T -> BOOL. */
-#define COMPARISONS(T, _)                                                      \
-	BINARY_TO(T, equal, E_EQUAL, BOOL)                                    \
-	BINARY_TO(T, not_equal, E_NOT_EQUAL, BOOL)                            \
-	BINARY_TO(T, less, E_LESS, BOOL)                                      \
-	BINARY_TO(T, less_equal, E_LESS_EQUAL, BOOL)                          \
-	BINARY_TO(T, greater, E_GREATER, BOOL)                                \
-	BINARY_TO(T, greater_equal, E_GREATER_EQUAL, BOOL)                    \
-	BINARY_TO(T, logical_and, E_LOGICAL_AND, BOOL)                        \
-	BINARY_TO(T, logical_or, E_LOGICAL_OR, BOOL)                          \
-	BINARY_TO(T, logical_xor, E_LOGICAL_XOR, BOOL)                        \
-	UNARY_TO(T, logical_not, E_LOGICAL_NOT, BOOL)
+/* The comparison and logical loops of one family: T, T -> BOOL, each
+ * element by the macro named PREFIX + the ufunc's name in capitals
+ * (E_EQUAL, or E_C_EQUAL for the complex family). */
+#define COMPARISONS_BY(T, PREFIX)                                             \
+	BINARY_TO(T, equal, PREFIX##EQUAL, BOOL)                              \
+	BINARY_TO(T, not_equal, PREFIX##NOT_EQUAL, BOOL)                      \
+	BINARY_TO(T, less, PREFIX##LESS, BOOL)                                \
+	BINARY_TO(T, less_equal, PREFIX##LESS_EQUAL, BOOL)                    \
+	BINARY_TO(T, greater, PREFIX##GREATER, BOOL)                          \
+	BINARY_TO(T, greater_equal, PREFIX##GREATER_EQUAL, BOOL)              \
+	BINARY_TO(T, logical_and, PREFIX##LOGICAL_AND, BOOL)                  \
+	BINARY_TO(T, logical_or, PREFIX##LOGICAL_OR, BOOL)                    \
+	BINARY_TO(T, logical_xor, PREFIX##LOGICAL_XOR, BOOL)                  \
+	UNARY_TO(T, logical_not, PREFIX##LOGICAL_NOT, BOOL)
+#define COMPARISONS(T, _) COMPARISONS_BY(T, E_)
 
 #endif

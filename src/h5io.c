@@ -431,25 +431,15 @@ static hid_t dataset_access(size_t bytes)
 	return dapl;
 }
 
-/* Has dataset D a filter pipeline (compression, checksums)? */
-static bool filtered(hid_t d)
+/* How many filters has dataset D's pipeline (compression, checksums)?  If
+ * one is unavailable to this HDF5 (h5py's lzf, a plugin HDF5 cannot find),
+ * MISSING says which: "lzf filter (HDF5 filter 32000)"; else it is "". */
+static int dataset_filters(hid_t d, char *missing, size_t len)
 {
 	hid_t dcpl = H5Dget_create_plist(d);
 	int n = dcpl < 0 ? 0 : H5Pget_nfilters(dcpl);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	return n > 0;
-}
-
-/* Is a filter of dataset D's pipeline unavailable to this HDF5 (h5py's
- * lzf, a plugin HDF5 cannot find)?  Then NAME says which: "lzf filter
- * (HDF5 filter 32000)". */
-static bool filter_missing(hid_t d, char *name, size_t len)
-{
-	hid_t dcpl = H5Dget_create_plist(d);
-	int n = dcpl < 0 ? 0 : H5Pget_nfilters(dcpl);
-	bool missing = false;
-	for (int i = 0; i < n && !missing; i++) {
+	*missing = '\0';
+	for (int i = 0; i < n && !*missing; i++) {
 		unsigned flags, conf;
 		size_t nvalues = 0;
 		char text[64] = "";
@@ -461,26 +451,26 @@ static bool filter_missing(hid_t d, char *name, size_t len)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = ' ';
 		if (*text)
-			snprintf(name, len, "%s filter (HDF5 filter %d)", text, (int)id);
+			snprintf(missing, len, "%s filter (HDF5 filter %d)", text, (int)id);
 		else
-			snprintf(name, len, "HDF5 filter %d", (int)id);
-		missing = true;
+			snprintf(missing, len, "HDF5 filter %d", (int)id);
 	}
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
 	H5Eclear2(H5E_DEFAULT);
-	return missing;
+	return n;
 }
 
-/* Dataset PATH of FILE, opened; errors (EXIT_USAGE) name DISPLAY. */
+/* Dataset PATH of FILE, opened, and MISSING as dataset_filters says;
+ * errors (EXIT_USAGE) name DISPLAY. */
 static hid_t open_dataset(hid_t file, const char *path, const char *where, const char *display,
-			  struct err *e)
+			  char *missing, size_t len, struct err *e)
 {
 	hid_t dapl = dataset_access(CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
 	hid_t d = H5Dopen2(file, path, dapl);
 	H5Pclose(dapl);
-	if (d >= 0 && filtered(d)) {
+	if (d >= 0 && dataset_filters(d, missing, len) > 0) {
 		/* The cache is fixed when a dataset is opened: open it again (its
 		 * header is in HDF5's metadata cache by now). */
 		H5Dclose(d);
@@ -499,14 +489,14 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
 {
-	hid_t d = open_dataset(file, path, where, display, e);
+	char filter[96] = "";
+	hid_t d = open_dataset(file, path, where, display, filter, sizeof filter, e);
 	if (d < 0)
 		return -1;
 	hid_t t = H5Dget_type(d), s = H5Dget_space(d);
 	char tname[64] = "";
 	*dt = type_dtype(t, tname, sizeof tname);
-	char filter[96] = "";
-	if (filter_missing(d, filter, sizeof filter)) {
+	if (*filter) {
 		H5Tclose(t);
 		H5Sclose(s);
 		H5Dclose(d);

@@ -345,17 +345,7 @@ FOR_COMPLEX(DEFINE_COMPLEX_PAIRWISE, _)
 	KERNEL_1_1(loop_##UF##_COMPLEX64_COMPLEX64, ct_COMPLEX64, ct_COMPLEX64, E_C_LIBM, FN) \
 	KERNEL_1_1(loop_##UF##_COMPLEX128_COMPLEX128, ct_COMPLEX128, ct_COMPLEX128, E_C_LIBM, FN)
 
-#define C_COMPARISONS(T, _)                                                   \
-	BINARY_TO(T, equal, E_C_EQUAL, BOOL)                                  \
-	BINARY_TO(T, not_equal, E_C_NOT_EQUAL, BOOL)                          \
-	BINARY_TO(T, less, E_C_LESS, BOOL)                                    \
-	BINARY_TO(T, less_equal, E_C_LESS_EQUAL, BOOL)                        \
-	BINARY_TO(T, greater, E_C_GREATER, BOOL)                              \
-	BINARY_TO(T, greater_equal, E_C_GREATER_EQUAL, BOOL)                  \
-	BINARY_TO(T, logical_and, E_C_LOGICAL_AND, BOOL)                      \
-	BINARY_TO(T, logical_or, E_C_LOGICAL_OR, BOOL)                        \
-	BINARY_TO(T, logical_xor, E_C_LOGICAL_XOR, BOOL)                      \
-	UNARY_TO(T, logical_not, E_C_LOGICAL_NOT, BOOL)
+#define C_COMPARISONS(T, _) COMPARISONS_BY(T, E_C_)
 
 /* ---- the loops, ufunc by ufunc ---- */
 
