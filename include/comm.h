@@ -50,8 +50,8 @@ typedef void (*comm_fold_fn)(const void *left, void *right, size_t n, const void
  * and the work grows as log P. */
 void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
 /* Collective: on rank R > 0, BUF becomes the BUFs of ranks 0 to R - 1
- * combined by FOLD in rank order (an exclusive scan); rank 0's BUF is
- * undefined afterwards. */
+ * combined by FOLD in rank order (an exclusive scan, in ceil(log2 P)
+ * exchanges between pairs of ranks); rank 0's BUF is left as it was. */
 void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
 /* Point to point: N bytes to or from rank PEER. */
 void comm_send(const void *buf, size_t n, int peer);

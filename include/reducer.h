@@ -55,8 +55,8 @@ void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, 
 			   struct err *e);
 /* Collective, for a shared scan: on rank R > 0, CARRY (N accumulators of
  * S, each rank's run total) becomes the totals of ranks 0 to R - 1
- * combined in rank order, the value its run carries in; rank 0's is
- * undefined afterwards (comm_fold_before). */
+ * combined in rank order, the value its run carries in; rank 0's is left
+ * as it was (comm_fold_before). */
 void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e);
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's

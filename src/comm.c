@@ -337,11 +337,12 @@ static void fold_op(void *in, void *inout, int *len, MPI_Datatype *type)
 	folding.fn(in, inout, (size_t)*len, folding.ctx);
 }
 
-/* comm_fold_to_root (SCAN false) or comm_fold_before: BUF in pieces of at
- * most 1 GiB (MPI counts are ints), each value one element of a
- * contiguous type, so MPI never splits one. */
-static void fold_ranks(bool scan, void *buf, int64_t n, int size, comm_fold_fn fold,
-		       const void *ctx)
+#define COMM_PIECE ((size_t)1 << 30)
+
+/* On rank 0, BUF becomes every rank's BUF folded in rank order: MPI_Reduce
+ * in pieces of at most COMM_PIECE bytes (MPI counts are ints), each value
+ * one element of a contiguous type, so MPI never splits one. */
+void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
 {
 	if (!use_mpi || n <= 0 || size <= 0)
 		return;
@@ -352,14 +353,11 @@ static void fold_ranks(bool scan, void *buf, int64_t n, int size, comm_fold_fn f
 	MPI_Op_create(fold_op, 0, &op);   /* not commutative: rank order kept */
 	folding.fn = fold;
 	folding.ctx = ctx;
-	int64_t most = ((int64_t)1 << 30) / size > 0 ? ((int64_t)1 << 30) / size : 1;
+	int64_t most = (int64_t)COMM_PIECE / size > 0 ? (int64_t)COMM_PIECE / size : 1;
 	for (int64_t done = 0; done < n; done += most) {
 		int k = (int)(n - done < most ? n - done : most);
 		char *p = (char *)buf + done * size;
-		if (scan)
-			MPI_Exscan(MPI_IN_PLACE, p, k, type, op, MPI_COMM_WORLD);
-		else
-			MPI_Reduce(my_rank == 0 ? MPI_IN_PLACE : p, p, k, type, op, 0, MPI_COMM_WORLD);
+		MPI_Reduce(my_rank == 0 ? MPI_IN_PLACE : p, p, k, type, op, 0, MPI_COMM_WORLD);
 	}
 	folding.fn = NULL;
 	folding.ctx = NULL;
@@ -367,14 +365,50 @@ static void fold_ranks(bool scan, void *buf, int64_t n, int size, comm_fold_fn f
 	MPI_Type_free(&type);
 }
 
-void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
+/* N bytes of OUT to, and of IN from, rank PEER at once. */
+static void exchange(const char *out, char *in, size_t n, int peer)
 {
-	fold_ranks(false, buf, n, size, fold, ctx);
+	for (size_t done = 0; done < n; done += COMM_PIECE) {
+		int k = (int)(n - done < COMM_PIECE ? n - done : COMM_PIECE);
+		MPI_Sendrecv(out + done, k, MPI_BYTE, peer, 1, in + done, k, MPI_BYTE, peer, 1,
+			     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
 }
 
+/* An exclusive scan by recursive doubling (MPICH's): at step k each rank
+ * swaps with rank ^ 2**k the fold of its aligned block of 2**k ranks, so
+ * ceil(log2 P) steps whatever the MPI; Open MPI's MPI_Exscan is a chain
+ * of P - 1 messages one after the other.  A block from lower ranks folds
+ * on the left, so the rank order holds. */
 void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
 {
-	fold_ranks(true, buf, n, size, fold, ctx);
+	if (!use_mpi || n <= 0 || size <= 0 || n_ranks < 2)
+		return;
+	size_t bytes = (size_t)n * (size_t)size;
+	char *block = malloc(bytes), *got = malloc(bytes);   /* my block's fold; a partner's */
+	if (!block || !got)
+		abort();
+	memcpy(block, buf, bytes);
+	bool any = false;   /* does BUF hold a fold of lower ranks yet */
+	for (int mask = 1; mask < n_ranks; mask <<= 1) {
+		int peer = my_rank ^ mask;
+		if (peer >= n_ranks)
+			continue;
+		exchange(block, got, bytes, peer);
+		if (peer < my_rank) {   /* GOT: the ranks just below my block */
+			fold(got, block, (size_t)n, ctx);
+			if (any)
+				fold(got, buf, (size_t)n, ctx);
+			else
+				memcpy(buf, got, bytes);
+			any = true;
+		} else {   /* GOT: the ranks just above: BLOCK op GOT */
+			fold(block, got, (size_t)n, ctx);
+			memcpy(block, got, bytes);
+		}
+	}
+	free(block);
+	free(got);
 }
 
 void comm_gather(const void *buf, size_t n, void *out)
@@ -402,8 +436,6 @@ void comm_gather(const void *buf, size_t n, void *out)
 	free(counts);
 	free(displs);
 }
-
-#define COMM_PIECE ((size_t)1 << 30)
 
 void comm_send(const void *buf, size_t n, int peer)
 {
