@@ -40,6 +40,19 @@ void comm_gather(const void *buf, size_t n, void *out);
 /* Collective: N bytes of BUF on rank 0 become the bitwise OR of every
  * rank's BUF (a result each rank holds part of, zeros elsewhere). */
 void comm_or_to_root(void *buf, size_t n);
+/* FOLD(LEFT, RIGHT, N, CTX): RIGHT[i] = LEFT[i] op RIGHT[i] for i < N, the
+ * values of LEFT coming first in the order of the ranks. */
+typedef void (*comm_fold_fn)(const void *left, void *right, size_t n, const void *ctx);
+/* Collective: on rank 0, BUF (N values of SIZE bytes each) becomes every
+ * rank's BUF combined by FOLD in rank order; the others' BUF is left as it
+ * was.  An MPI reduction with an op that is not commutative, so MPI keeps
+ * the rank order while it groups as it likes: FOLD must be associative,
+ * and the work grows as log P. */
+void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
+/* Collective: on rank R > 0, BUF becomes the BUFs of ranks 0 to R - 1
+ * combined by FOLD in rank order (an exclusive scan, in ceil(log2 P)
+ * exchanges between pairs of ranks); rank 0's BUF is left as it was. */
+void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
 /* Point to point: N bytes to or from rank PEER. */
 void comm_send(const void *buf, size_t n, int peer);
 void comm_recv(void *buf, size_t n, int peer);

@@ -108,7 +108,8 @@ void dist_layout_share(const struct dist_layout *l, int rank, int64_t *first, in
  * grouping that keeps the order, the space along is dealt to the ranks in
  * contiguous runs instead, and every rank walks every box across over its
  * own run: the partial results of a box across are then combined in rank
- * order, which is the order along.
+ * order, which is the order along (a reduction's onto rank 0, a scan's
+ * into each rank's carry-in).
  */
 struct dist_stream {
 	int ndim;                  /* of the array, at least 1 */
@@ -121,7 +122,7 @@ struct dist_stream {
 /* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes
  * ALONG marks, for NRANKS ranks within MEMORY bytes: an array box element
  * costs PER_ELEM bytes, an across element PER_ACROSS (the carried value;
- * shared, twice: a rank's partial beside), no array of a box (WIDEST bytes
+ * shared, twice: what the reduction between ranks receives beside), no array of a box (WIDEST bytes
  * an element) reaches 2 GiB in one I/O call and boxes stop growing at
  * about 4 MiB of it.  WHOLE_LAST: the last axis, when along, is never cut
  * (a loop that folds a run in its own way).  MAY_SHARE: the fold is exact

@@ -23,7 +23,8 @@
  *    (ufunc_fold_exact: integers, maximum, ...) deals its reduced axes
  *    instead when dealing the kept ones would idle ranks (a shared
  *    stream, dist.h): each rank folds its run into partial results,
- *    which rank 0 combines in rank order and writes.  A fused pass feeds
+ *    which combine onto rank 0 in rank order, in an MPI reduction of
+ *    log P steps (reducer_combine_ranks), and rank 0 writes them.  A fused pass feeds
  *    a stream that keeps axis 0 whole rows instead (reducer.h).
  */
 #ifndef H5UFUNC_REDUCE_H

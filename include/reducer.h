@@ -8,8 +8,10 @@
  * tree driver.  A tree's pieces combine on a stack that is the fixed
  * binary tree's cut at the last piece, so the grouping is the same
  * whatever the boxes; a group split between ranks is finished by rank 0
- * in rank order (reducer_finish).  Not here: reading the input, and
- * dealing boxes to ranks (reduce.c, dist.h).
+ * in rank order (reducer_finish).  A shared stream's partial results
+ * (dist.h) combine across ranks in rank order here too: onto rank 0 for
+ * a reduction, into each rank's carry-in for a scan.  Not here: reading
+ * the input, and dealing boxes to ranks (reduce.c, dist.h).
  */
 #ifndef H5UFUNC_REDUCER_H
 #define H5UFUNC_REDUCER_H
@@ -43,6 +45,19 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 
 /* LEFT = LEFT op RIGHT over N accumulators of S. */
 void reducer_combine(const struct plan_step *s, char *left, const char *right, int64_t n);
+
+/* Collective, for a shared stream (dist.h): on rank 0, ACC (N
+ * accumulators of S) becomes every rank's ACC combined in rank order,
+ * which is the order along, and ACCV (or NULL) the OR of every rank's; a
+ * tree of log P steps (comm_fold_to_root).  A fault the loop raised on
+ * this rank is its error in E. */
+void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, int64_t n,
+			   struct err *e);
+/* Collective, for a shared scan: on rank R > 0, CARRY (N accumulators of
+ * S, each rank's run total) becomes the totals of ranks 0 to R - 1
+ * combined in rank order, the value its run carries in; rank 0's is left
+ * as it was (comm_fold_before). */
+void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e);
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
  * output, through CONV (scratch in the output's dtype, NULL when it is the

@@ -28,6 +28,10 @@ void report_step_end(const struct plan_step *s);
  * stage.c for every read and write). */
 void report_read(int64_t elements, int64_t size);
 void report_written(int64_t elements, int64_t size);
+/* ELEMENTS this rank has just read again for results it computes once
+ * (a shared scan's first walk): their bytes count as read, the elements
+ * not as computed twice. */
+void report_read_again(int64_t elements);
 /* ELEMENTS of every output of the running step that this rank wrote
  * masked: where= false, or a masked result (--json's "masked"). */
 void report_masked(int64_t elements);

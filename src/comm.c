@@ -323,6 +323,94 @@ void comm_or_to_root(void *buf, size_t n)
 	}
 }
 
+/* The fold an ordered reduction runs, set around the MPI call that runs
+ * it (MPI's op takes no argument of its own). */
+static struct {
+	comm_fold_fn fn;
+	const void *ctx;
+} folding;
+
+/* MPI's user op: INOUT = IN op INOUT, IN from the lower ranks. */
+static void fold_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+	(void)type;
+	folding.fn(in, inout, (size_t)*len, folding.ctx);
+}
+
+#define COMM_PIECE ((size_t)1 << 30)
+
+/* On rank 0, BUF becomes every rank's BUF folded in rank order: MPI_Reduce
+ * in pieces of at most COMM_PIECE bytes (MPI counts are ints), each value
+ * one element of a contiguous type, so MPI never splits one. */
+void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
+{
+	if (!use_mpi || n <= 0 || size <= 0)
+		return;
+	MPI_Datatype type;
+	MPI_Op op;
+	MPI_Type_contiguous(size, MPI_BYTE, &type);
+	MPI_Type_commit(&type);
+	MPI_Op_create(fold_op, 0, &op);   /* not commutative: rank order kept */
+	folding.fn = fold;
+	folding.ctx = ctx;
+	int64_t most = (int64_t)COMM_PIECE / size > 0 ? (int64_t)COMM_PIECE / size : 1;
+	for (int64_t done = 0; done < n; done += most) {
+		int k = (int)(n - done < most ? n - done : most);
+		char *p = (char *)buf + done * size;
+		MPI_Reduce(my_rank == 0 ? MPI_IN_PLACE : p, p, k, type, op, 0, MPI_COMM_WORLD);
+	}
+	folding.fn = NULL;
+	folding.ctx = NULL;
+	MPI_Op_free(&op);
+	MPI_Type_free(&type);
+}
+
+/* N bytes of OUT to, and of IN from, rank PEER at once. */
+static void exchange(const char *out, char *in, size_t n, int peer)
+{
+	for (size_t done = 0; done < n; done += COMM_PIECE) {
+		int k = (int)(n - done < COMM_PIECE ? n - done : COMM_PIECE);
+		MPI_Sendrecv(out + done, k, MPI_BYTE, peer, 1, in + done, k, MPI_BYTE, peer, 1,
+			     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+}
+
+/* An exclusive scan by recursive doubling (MPICH's): at step k each rank
+ * swaps with rank ^ 2**k the fold of its aligned block of 2**k ranks, so
+ * ceil(log2 P) steps whatever the MPI; Open MPI's MPI_Exscan is a chain
+ * of P - 1 messages one after the other.  A block from lower ranks folds
+ * on the left, so the rank order holds. */
+void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
+{
+	if (!use_mpi || n <= 0 || size <= 0 || n_ranks < 2)
+		return;
+	size_t bytes = (size_t)n * (size_t)size;
+	char *block = malloc(bytes), *got = malloc(bytes);   /* my block's fold; a partner's */
+	if (!block || !got)
+		abort();
+	memcpy(block, buf, bytes);
+	bool any = false;   /* does BUF hold a fold of lower ranks yet */
+	for (int mask = 1; mask < n_ranks; mask <<= 1) {
+		int peer = my_rank ^ mask;
+		if (peer >= n_ranks)
+			continue;
+		exchange(block, got, bytes, peer);
+		if (peer < my_rank) {   /* GOT: the ranks just below my block */
+			fold(got, block, (size_t)n, ctx);
+			if (any)
+				fold(got, buf, (size_t)n, ctx);
+			else
+				memcpy(buf, got, bytes);
+			any = true;
+		} else {   /* GOT: the ranks just above: BLOCK op GOT */
+			fold(block, got, (size_t)n, ctx);
+			memcpy(block, got, bytes);
+		}
+	}
+	free(block);
+	free(got);
+}
+
 void comm_gather(const void *buf, size_t n, void *out)
 {
 	if (!use_mpi) {
@@ -348,8 +436,6 @@ void comm_gather(const void *buf, size_t n, void *out)
 	free(counts);
 	free(displs);
 }
-
-#define COMM_PIECE ((size_t)1 << 30)
 
 void comm_send(const void *buf, size_t n, int peer)
 {

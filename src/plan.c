@@ -684,7 +684,9 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
 }
 
 /* Why a stream of S leaves ranks idle or uneven, when it does: its fold
- * must follow NumPy's order along, so only the space across is dealt. */
+ * must follow NumPy's order along (it is not exact in any grouping, or the
+ * elements it leaves out keep the running value), so only the space
+ * across is dealt. */
 static void print_idle(FILE *f, const struct plan_step *s)
 {
 	const struct dist_stream *st = &s->stream;
@@ -692,10 +694,11 @@ static void print_idle(FILE *f, const struct plan_step *s)
 	if (st->shared || !dist_stream_uneven(st))
 		return;
 	char why[160];
-	if (s->verb == VERB_ACCUMULATE)
-		snprintf(why, sizeof why, "an accumulation runs in order along its axis");
-	else if (s->skip_fold)
+	if (s->skip_fold)
 		snprintf(why, sizeof why, "the elements left out keep the running value");
+	else if (s->verb == VERB_ACCUMULATE)
+		snprintf(why, sizeof why, "%s on %s accumulates in NumPy's order", s->uf->name,
+			 dtype_name(s->loop->types[0]));
 	else
 		snprintf(why, sizeof why, "%s on %s folds in NumPy's order", s->uf->name,
 			 dtype_name(s->loop->types[0]));

@@ -181,40 +181,14 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	return comm_agree(e);
 }
 
-/* A shared stream's partial results of the box across, N of them in ACC
- * (ACCV beside, or NULL), combined on rank 0 in rank order, which is the
- * order along: rank 0's with every other rank's (PART, PARTV: scratch as
- * large).  Collective. */
-static void combine_partials(const struct plan_step *s, char *acc, uint8_t *accv, char *part,
-			     uint8_t *partv, int64_t n, struct err *e)
-{
-	size_t bytes = (size_t)n * (size_t)dtype_size(s->loop->types[0]);
-	if (comm_rank() > 0) {
-		comm_send(acc, bytes, 0);
-		if (accv)
-			comm_send(accv, (size_t)n, 0);
-		return;
-	}
-	for (int r = 1; r < comm_size(); r++) {
-		comm_recv(part, bytes, r);
-		reducer_combine(s, acc, part, n);
-		if (accv) {
-			comm_recv(partv, (size_t)n, r);
-			for (int64_t i = 0; i < n; i++)
-				accv[i] |= partv[i];
-		}
-	}
-	reducer_check_fault(s, e);
-}
-
 /* REDUCE_STREAM on its own: each rank takes its boxes across the kept axes
  * (s->stream) and, box by box along the reduced axes in C order, folds the
  * elements into their accumulators, then writes them: every result is the
  * fold NumPy makes, in its order, whatever the ranks and the budget.  A
  * shared stream's ranks each fold their run along into partial results,
  * from the start NumPy's fold has (rank 0) or from where the tree's later
- * pieces start (the others), combined in rank order on rank 0, which
- * writes them. */
+ * pieces start (the others), combined in rank order by an MPI reduction
+ * onto rank 0 (reducer_combine_ranks: log P steps), which writes them. */
 static int reduce_stream(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
@@ -231,15 +205,10 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
 	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
 	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
-	char *part = NULL;
-	uint8_t *partv = NULL;
 	/* where this rank's fold starts: NumPy's start, or a later piece's */
 	int64_t first = 0, mine = 1;
-	if (st->shared) {
+	if (st->shared)
 		dist_layout_share(&st->along, comm_rank(), &first, &mine);
-		part = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
-		partv = accv ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
-	}
 	enum fold_init init = first == 0 ? s->init : s->rest_init;
 	const unsigned char *init_value = first == 0 ? s->init_value : s->rest_value;
 	struct dist_walk w;
@@ -271,7 +240,7 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 				goto out;
 		}
 		if (st->shared) {   /* rank 0 holds the results, and writes them */
-			combine_partials(s, acc, accv, part, partv, nq, e);
+			reducer_combine_ranks(s, acc, accv, nq, e);
 			if (comm_agree(e) < 0)
 				goto out;
 			any = any && comm_rank() == 0;
@@ -298,8 +267,6 @@ out:
 	free(data);
 	free(acc);
 	free(conv);
-	free(part);
-	free(partv);
 	return comm_agree(e);
 }
 

@@ -1,10 +1,12 @@
 /* reducer.c - a reduction's input folded into its results; see reducer.h.
  *
  * In order: the fold of one box (reducer_fold, with fold_taken /
- * fold_valid for where= and masks; reducer_combine), writing results; the
- * reducer and its tree stack (tree_*): a stream's rows, a tree's pieces
- * pushed on the stack at their positions, the groups a box finished
- * written, the groups split between ranks finished on rank 0.
+ * fold_valid for where= and masks; reducer_combine), a shared stream's
+ * partial results combined across ranks (reducer_combine_ranks,
+ * reducer_carry_in), writing results; the reducer and its tree stack
+ * (tree_*): a stream's rows, a tree's pieces pushed on the stack at their
+ * positions, the groups a box finished written, the groups split between
+ * ranks finished on rank 0.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,32 @@ void reducer_combine(const struct plan_step *s, char *left, const char *right, i
 	char *args[3] = { left, (char *)right, left };
 	if (n > 0)
 		s->loop->fn(args, (size_t)n, steps);
+}
+
+/* comm_fold_fn over S's accumulators (CTX): RIGHT = LEFT op RIGHT, the
+ * loop's output aliased to its second input. */
+static void fold_ranks(const void *left, void *right, size_t n, const void *ctx)
+{
+	const struct plan_step *s = ctx;
+	ptrdiff_t size = dtype_size(s->loop->types[0]);
+	ptrdiff_t steps[3] = { size, size, size };
+	char *args[3] = { (char *)left, right, right };
+	s->loop->fn(args, n, steps);
+}
+
+void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, int64_t n,
+			   struct err *e)
+{
+	comm_fold_to_root(acc, n, dtype_size(s->loop->types[0]), fold_ranks, s);
+	if (accv)
+		comm_or_to_root(accv, (size_t)n);
+	reducer_check_fault(s, e);
+}
+
+void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e)
+{
+	comm_fold_before(carry, n, dtype_size(s->loop->types[0]), fold_ranks, s);
+	reducer_check_fault(s, e);
 }
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's

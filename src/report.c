@@ -99,8 +99,9 @@ static int64_t array_bytes(const struct array *x)
 }
 
 /* Bytes step S moves over all ranks, as the plan says: each input dataset
- * once (every rank reads an input that broadcasts along the rows), each
- * output once, and a printed output once more (read back for printing). */
+ * once (every rank reads an input that broadcasts along the rows; a
+ * shared scan reads its input twice), each output once, and a printed
+ * output once more (read back for printing). */
 static int64_t step_estimate(const struct plan_step *s)
 {
 	int64_t n = 0;
@@ -112,7 +113,8 @@ static int64_t step_estimate(const struct plan_step *s)
 		const struct shape *b = &s->bshape[k];
 		bool whole = elementwise && (b->ndim < s->shape.ndim ||
 			     (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1));
-		n += array_bytes(x) * (whole ? comm_size() : 1);
+		bool twice = s->verb == VERB_ACCUMULATE && s->stream.shared;
+		n += array_bytes(x) * (whole ? comm_size() : twice ? 2 : 1);
 	}
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k])
@@ -322,6 +324,11 @@ void report_read(int64_t elements, int64_t size)
 	rep.run_read += elements * size;
 	rep.run_elements += elements;
 	meter_tick();
+}
+
+void report_read_again(int64_t elements)
+{
+	rep.run_elements -= elements;
 }
 
 void report_masked(int64_t elements)

@@ -5,6 +5,8 @@
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
+#include "reducer.h"
+#include "report.h"
 #include "scan.h"
 #include "stage.h"
 #include "where.h"
@@ -126,98 +128,156 @@ static void scan_tiles(const struct plan_step *s, char *data, char *out, int ndi
 	}
 }
 
+/* What a scan holds: a block read (RAW in the input's dtype, DATA in the
+ * loop's), its results (OUT, CONV in the output's dtype), the validity of
+ * its elements (VALID, masked) and of their running values (RUN,
+ * skip_fold), and the last slice carried into the next block (CARRY,
+ * CARRY_RUN). */
+struct scan_buffers {
+	char *raw, *data, *out, *carry, *conv;
+	uint8_t *valid, *run, *carry_run;
+};
+
+/* Scan the block CNT of B->data into B->out, its first slice onto the
+ * carry when CARRIED, else copied; then the carry is its last slice. */
+static void scan_step(const struct plan_step *s, struct scan_buffers *b, const int64_t *cnt,
+		      bool carried)
+{
+	int n = s->stream.ndim, a = s->axis, size = dtype_size(s->loop->types[0]);
+	iter_strides ost, cst;
+	iter_contiguous(n, cnt, cnt, size, ost);
+	int64_t slice[H5U_MAXDIM];
+	memcpy(slice, cnt, sizeof(int64_t) * (size_t)n);
+	slice[a] = 1;
+	iter_contiguous(n, slice, cnt, size, cst);
+	int64_t outer = 1, inner = 1;
+	for (int i = 0; i < n; i++) {
+		outer *= i < a ? cnt[i] : 1;
+		inner *= i > a ? cnt[i] : 1;
+	}
+	char *carry = carried ? b->carry : NULL;
+	if (s->skip_fold)
+		scan_taken(s, b->data, b->out, b->valid, b->run, outer, cnt[a], inner, carry,
+			   b->carry_run);
+	else if (a == n - 1)
+		scan_last_axis(s, b->data, b->out, stage_box_size(n, cnt) / cnt[a], cnt[a], carry);
+	else
+		scan_tiles(s, b->data, b->out, n, cnt, a, carry, cst);
+	/* the last slice carries into the next block */
+	iter_strides dst;
+	iter_contiguous(n, slice, slice, size, dst);
+	iter_copy(size, b->out + (cnt[a] - 1) * ost[a], ost, b->carry, dst, n, slice);
+	for (int64_t o = 0; b->run && o < outer; o++)
+		memcpy(b->carry_run + o * inner, b->run + (o * cnt[a] + cnt[a] - 1) * inner,
+		       (size_t)inner);
+}
+
+/* This rank's walk along the axis through the box across QO/QC (none when
+ * not ANY): each block read, scanned onto the carry (from the first block
+ * on when CARRIED) and, when WRITE, written; else only the carry is kept,
+ * the run's total, and the elements read count as computed once, by the
+ * walk that writes them.  Collective. */
+static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t *qo,
+		     const int64_t *qc, bool any, bool carried, bool write, struct err *e)
+{
+	struct array *x = s->in[0], *y = s->out[0];
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
+	const struct dist_stream *st = &s->stream;
+	int n = st->ndim;
+	struct dist_walk along;
+	dist_stream_along_start(st, comm_rank(), &along);
+	for (int64_t j = 0; j < st->along.nboxes; j++) {
+		int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		dist_walk_next(&along, ro, rc);
+		dist_stream_box(st, qo, qc, ro, rc, start, cnt);
+		if (!any)
+			memset(cnt, 0, sizeof cnt);
+		stage_read(x, dt, start, cnt, b->raw, b->data, s->where, e);
+		int64_t nel = stage_box_size(n, cnt);
+		if (!write)
+			report_read_again(nel);
+		if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
+			where_valid(x->dtype, s->in_missing, s->mask_nan, b->raw ? b->raw : b->data, nel,
+				    b->valid);
+		else if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
+			where_skip_missing(s, dt, nel, b->raw ? b->raw : b->data, b->data, b->valid);
+		if (any && nel > 0 && !e->status) {
+			scan_step(s, b, cnt, carried || j > 0);
+			check_fault(s, e);
+		}
+		if (comm_agree(e) < 0)
+			return -1;
+		if (!write)
+			continue;
+		if (s->masked) {   /* ... and stay masked in the result */
+			where_mask_results(s, t, nel, b->out, b->valid);
+			if (s->mask_out)
+				stage_write(s->mask_out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e);
+		}
+		stage_write(y, t, start, cnt, b->out, b->conv, s->where, e);
+	}
+	return 0;
+}
+
 /* Each rank walks its boxes of the space across the axis (s->stream); each
  * box goes along the axis in blocks (the stream's along boxes), the last
  * slice of one block carried into the next, so every element is NumPy's
- * sequential result whatever the ranks and blocks. */
+ * sequential result whatever the ranks and blocks.  A shared stream's
+ * ranks each walk every box across over their own run along, twice: the
+ * first walk keeps only the run's total, the totals of the runs before a
+ * rank's combine in rank order into its carry-in (reducer_carry_in, an
+ * exclusive scan over the ranks), and the second walk scans onto it and
+ * writes.  The fold being exact in any grouping (dist.h), the carry-in is
+ * the bits NumPy's sequential fold has there. */
 int scan_run(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	int size = dtype_size(t), dsize = dtype_size(dt), a = s->axis;
+	int size = dtype_size(t), dsize = dtype_size(dt);
 	const struct dist_stream *st = &s->stream;
-	int n = st->ndim;
 	int64_t qbox = st->across.lines_per_box * st->across.line;
 	size_t box = (size_t)(qbox * dist_stream_along_elems(st));
-	char *raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL;
-	char *data = stage_alloc(box * (size_t)dsize);
-	char *out = stage_alloc(box * (size_t)size);
-	char *carry = stage_alloc((size_t)qbox * (size_t)size);
-	char *conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL;
-	uint8_t *valid = s->masked ? stage_alloc(box ? box : 1) : NULL;
-	uint8_t *run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
-	uint8_t *carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL;
+	struct scan_buffers b = {
+		.raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL,
+		.data = stage_alloc(box * (size_t)dsize),
+		.out = stage_alloc(box * (size_t)size),
+		.carry = stage_alloc((size_t)qbox * (size_t)size),
+		.conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL,
+		.valid = s->masked ? stage_alloc(box ? box : 1) : NULL,
+		.run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL,
+		.carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL,
+	};
+	bool carried = st->shared && comm_rank() > 0;   /* a run that NumPy's fold enters */
 	struct dist_walk w;
 	dist_stream_across_start(st, comm_rank(), &w);
-	for (int64_t b = 0; b < st->across.nboxes && !e->status; b++) {
+	for (int64_t k = 0; k < st->across.nboxes && !e->status; k++) {
 		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
 		bool any = dist_walk_next(&w, qo, qc);
-		struct dist_walk along;
-		dist_stream_along_start(st, comm_rank(), &along);
-		for (int64_t j = 0; j < st->along.nboxes; j++) {
-			int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-			dist_walk_next(&along, ro, rc);
-			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
-			if (!any)
-				memset(cnt, 0, sizeof cnt);
-			stage_read(x, dt, start, cnt, raw, data, s->where, e);
-			int64_t nel = stage_box_size(n, cnt);
-			if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
-				where_valid(x->dtype, s->in_missing, s->mask_nan, raw ? raw : data, nel, valid);
-			else if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
-				where_skip_missing(s, dt, nel, raw ? raw : data, data, valid);
-			if (any && stage_box_size(n, cnt) > 0 && !e->status) {
-				iter_strides ost, cst;
-				iter_contiguous(n, cnt, cnt, size, ost);
-				int64_t slice[H5U_MAXDIM];
-				memcpy(slice, cnt, sizeof(int64_t) * (size_t)n);
-				slice[a] = 1;
-				iter_contiguous(n, slice, cnt, size, cst);
-				int64_t outer = 1, inner = 1;
-				for (int i = 0; i < n; i++) {
-					outer *= i < a ? cnt[i] : 1;
-					inner *= i > a ? cnt[i] : 1;
-				}
-				if (s->skip_fold)
-					scan_taken(s, data, out, valid, run, outer, cnt[a], inner, j ? carry : NULL,
-						   carry_run);
-				else if (a == n - 1)
-					scan_last_axis(s, data, out, stage_box_size(n, cnt) / cnt[a], cnt[a],
-						       j ? carry : NULL);
-				else
-					scan_tiles(s, data, out, n, cnt, a, j ? carry : NULL, cst);
-				/* the last slice carries into the next block */
-				iter_strides dst;
-				iter_contiguous(n, slice, slice, size, dst);
-				iter_copy(size, out + (cnt[a] - 1) * ost[a], ost, carry, dst, n, slice);
-				for (int64_t o = 0; run && o < outer; o++)
-					memcpy(carry_run + o * inner, run + (o * cnt[a] + cnt[a] - 1) * inner,
-					       (size_t)inner);
-				check_fault(s, e);
-			}
+		if (st->shared) {
+			if (scan_walk(s, &b, qo, qc, any, false, false, e) < 0)
+				break;
+			reducer_carry_in(s, b.carry, stage_box_size(st->across.ndim, qc), e);
 			if (comm_agree(e) < 0)
 				break;
-			if (s->masked) {   /* ... and stay masked in the result */
-				where_mask_results(s, t, nel, out, valid);
-				if (s->mask_out)
-					stage_write(s->mask_out, DT_BOOL, start, cnt, (char *)valid, NULL, s->where, e);
-			}
-			stage_write(y, t, start, cnt, out, conv, s->where, e);
 		}
+		if (scan_walk(s, &b, qo, qc, any, carried, true, e) < 0)
+			break;
 	}
-	free(raw);
-	free(data);
-	free(out);
-	free(carry);
-	free(conv);
-	free(valid);
-	free(run);
-	free(carry_run);
+	free(b.raw);
+	free(b.data);
+	free(b.out);
+	free(b.carry);
+	free(b.conv);
+	free(b.valid);
+	free(b.run);
+	free(b.carry_run);
 	return comm_agree(e);
 }
 
 /* The blocks along the axis and the boxes across it: dist_stream_make,
- * following the input's chunks when it can. */
+ * following the input's chunks when it can, shared when the fold is exact
+ * in any grouping (ufunc_fold_exact) and each element folds as a value
+ * (not skip_fold, whose carry is a value and whether it took any). */
 int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		struct err *e)
 {
@@ -232,5 +292,6 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
 	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
-				size + s->skip_fold, widest, false, false, nranks, where, e, &s->stream);
+				size + s->skip_fold, widest, false,
+				ufunc_fold_exact(s->uf, t) && !s->skip_fold, nranks, where, e, &s->stream);
 }

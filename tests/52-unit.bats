@@ -3,7 +3,9 @@
 # build/unit/: distcheck (dist.h: boxes and streams), resolvecheck
 # (resolve.h: type resolution, NEP 50 literals, the catalogue's flags),
 # selectcheck (select.h: NumPy slicing and overlap) and optionscheck
-# (options.h: the step options' table, merge, flags and their values).  Each asserts and ends
+# (options.h: the step options' table, merge, flags and their values), and
+# foldcheck (comm.h's folds in rank order, under mpirun on 1 to 7 ranks:
+# an exclusive scan and a reduction with a fold that is not commutative).  Each asserts and ends
 # "N checks, 0 failed"; selectcheck's grid is compared with NumPy's own
 # indexing of the same extents.
 
@@ -22,6 +24,16 @@ run_unit() {
 
 @test "dist: shares and blocks on 1 to 6 ranks, ranks with no rows, the block budget" {
 	run_unit distcheck
+}
+
+@test "comm: folds in rank order, exclusive scan and reduction onto rank 0, on no launcher and 1 to 7 ranks" {
+	run_unit foldcheck
+	local n
+	for n in 1 2 3 4 7; do
+		run --separate-stderr mpi "$n" "$UNIT/foldcheck"
+		[[ $status -eq 0 ]] || fail "$n ranks: exit $status"$'\n'"$stderr"$'\n'"$output"
+		[[ $output =~ ^([0-9]+)\ checks,\ 0\ failed$ ]] || fail "$n ranks: $output"
+	done
 }
 
 @test "resolve: loops for arrays and weak literals, true division, bool refusals, reductions, flags" {

@@ -17,7 +17,14 @@
 # `check` says why the others idle; a fold exact in any grouping (maximum,
 # minimum, integer add, multiply, bitwise_xor, with where= and masks) deals
 # its reduced axis to every rank, each share within 25%, NumPy's bits on
-# 1 to 4 ranks, under a sanitizer too; a gzip-chunked input reduced and
+# 1 to 4 ranks, under a sanitizer too; accumulates exact in any grouping
+# over narrow kept axes ((200000, 3) along axis 0, (3, 100000) and
+# (4, 300000, 3) along axis 1: int64 and dtype=int32 add and multiply
+# wrapping around, maximum over ties and a nan, bitwise_or, logical_and,
+# a masked maximum; fewer rows than ranks, none) deal the accumulated axis
+# to the ranks: NumPy's bits on 1 to 4 ranks, each element counted once in
+# per_rank and each share within 25%, and `check` naming the dealt blocks
+# (dtype=float64 stays in order, and says why); a gzip-chunked input reduced and
 # accumulated along each axis read in whole chunks by every rank.  Fused
 # reductions take the pass's boxes where they can (a (1, 400, 600) sum on
 # 4 busy ranks) and are run on their own where the boxes they need would
@@ -229,6 +236,47 @@ setup_file() {
 	assert_line --regexp '^step 2: reduce maximum, .*, blocks of [0-9]+ along axis 0, dealt to the ranks; across it, boxes \(3,\), 1 box, 3 of 3 ranks with work$'
 }
 
+@test "accumulates exact in any grouping over narrow kept axes (wrap-around add and multiply, maximum over ties and a nan, bitwise_or, logical_and, masked): the axis dealt, NumPy's bits and even shares on 1 to 4 ranks" {
+	cp "$BATS_FILE_TMPDIR/sc.h5" "$BATS_FILE_TMPDIR/sc.yaml" .
+	local how n
+	for how in 1:1M 2:256M 3:1M 4:1M; do
+		n=${how%:*}
+		rm -f out.h5
+		mpi "$n" h5ufunc run --memory "${how#*:}" --json sc.yaml >run.json || fail "$n ranks: exit status $?"
+		run ref scanned sc.h5 out.h5
+		[[ $status == 0 ]] || fail "$n ranks: $output"
+		# every element computed once: 6300006 of them, in all the steps
+		if ((n > 1)); then
+			run ref shares run.json 6300006
+			[[ $status == 0 ]] || fail "$output"
+		fi
+	done
+	run --separate-stderr mpi 4 h5ufunc check --memory 1M - <<-'EOF'
+		steps:
+		  - {accumulate: add, in: sc.h5:/a, out: c.h5:/a}
+		  - {accumulate: multiply, in: sc.h5:/m, axis: 1, dtype: int32, out: c.h5:/m}
+		  - {accumulate: logical_and, in: sc.h5:/b, axis: 1, out: c.h5:/b}
+		  - {accumulate: maximum, in: sc.h5:/x, missing: mask, out: c.h5:/x}
+		  - {accumulate: add, in: sc.h5:/m, axis: 1, dtype: float64, out: c.h5:/f}
+		  - {accumulate: add, in: sc.h5:/t, out: c.h5:/t}
+	EOF
+	assert_success
+	assert_line --regexp '^step 1: accumulate add, loop qq->q, .*, blocks of [0-9]+ along axis 0, dealt to the ranks; across it, boxes \(3,\), 1 box, 4 of 4 ranks with work$'
+	assert_line --regexp '^step 2: accumulate multiply, loop ii->i, .*, blocks of [0-9]+ along axis 1, dealt to the ranks; across it, boxes \([0-9],\), [0-9] box(es)?, 4 of 4 ranks with work$'
+	assert_line --regexp '^step 3: accumulate logical_and, .*, dealt to the ranks; .*, 4 of 4 ranks with work$'
+	assert_line --regexp '^step 4: accumulate maximum, .*, dealt to the ranks; .*, 4 of 4 ranks with work$'
+	# dtype=float64 sums in NumPy's order: one rank a row, and check says why
+	assert_line --regexp "^step 5: accumulate add, loop dd->d, .*, blocks of [0-9]+ along axis 1; across it, boxes \(1,\), 3 boxes, 3 of 4 ranks with work \(add on float64 accumulates in NumPy's order: the ranks share only the 3 elements across\)$"
+	assert_line --regexp '^step 6: accumulate add, .*, blocks of 3 along axis 0; across it, boxes \(2,\), 1 box, 1 of 4 ranks with work$'
+	# (4, 300000, 3) along axis 1: 4 rows of 3 on 3 ranks would be uneven
+	run --separate-stderr mpi 3 h5ufunc check --memory 1M - <<-'EOF'
+		steps:
+		  - {accumulate: bitwise_or, in: sc.h5:/c, axis: 1, out: c.h5:/c}
+	EOF
+	assert_success
+	assert_line --regexp '^step 1: accumulate bitwise_or, .*, blocks of [0-9]+ along axis 1, dealt to the ranks; across it, boxes \(1, 3\), 4 boxes, 3 of 3 ranks with work$'
+}
+
 @test "check prints a stream's blocks along its axes and its boxes across them" {
 	cp "$BATS_FILE_TMPDIR/st.h5" "$BATS_FILE_TMPDIR/st.yaml" .
 	run --separate-stderr mpi 4 h5ufunc check --memory 1M st.yaml
@@ -260,7 +308,7 @@ setup_file() {
 		    out: c.h5:/s
 	EOF
 	assert_success
-	assert_line --regexp '^step 1: accumulate add, .*, boxes \(3,\), 1 box, 1 of 3 ranks with work \(an accumulation runs in order along its axis: the ranks share only the 3 elements across\)$'
+	assert_line --regexp "^step 1: accumulate add, .*, boxes \(3,\), 1 box, 1 of 3 ranks with work \(add on float64 accumulates in NumPy's order: the ranks share only the 3 elements across\)$"
 	assert_line --regexp "^step 2: reduce add, .*, boxes \(1, 3\), 4 boxes, 3 of 3 ranks with work \(add on float64 folds in NumPy's order: the ranks share only the 12 elements across\)$"
 }
 

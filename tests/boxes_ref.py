@@ -24,6 +24,14 @@ Jobs (one per invocation):
                     add, multiply and bitwise_xor, maximum over ties and a
                     nan, minimum) wrote in OUT with NumPy on IN: dtype, shape
                     and bits
+  scanned IN OUT    compare what sc.yaml (accumulates over narrow kept
+                    axes: integer add and multiply wrapping around, in
+                    int64 and with dtype=int32, maximum over ties and a
+                    nan, bitwise_or, logical_and, a masked maximum;
+                    (4, 300000, 3) along axis 1; fewer rows than ranks,
+                    and none) wrote in OUT with NumPy
+                    on IN (sc.h5): dtype, shape and bits; masked results
+                    hold the input's _FillValue
   same A B          the datasets of A and B hold the same bits
   shares JSON N     the per_rank elements of a `--json` run of a one-input
                     call over N elements: one entry per rank, each within
@@ -140,6 +148,30 @@ STREAMS = {   # name: (ufunc, input, axis), on st.h5
 }
 
 
+SCANS = {   # name: (ufunc, input, axis, dtype or None), on sc.h5
+    'add_a0': ('add', 'a', 0, None),
+    'add_w1': ('add', 'w', 1, 'int32'),
+    'mul_m1': ('multiply', 'm', 1, 'int32'),
+    'max_z0': ('maximum', 'z', 0, None),
+    'or_c1': ('bitwise_or', 'c', 1, None),
+    'and_b1': ('logical_and', 'b', 1, None),
+    'add_t0': ('add', 't', 0, None),   # fewer rows than ranks
+    'add_e1': ('add', 'e', 1, None),   # empty
+}
+SCAN_MASKED = ('maximum', 'x', 0)   # 'max_x0', with missing: mask
+SCAN_FILL = -9999.0
+
+
+def scan_recipe():
+    text = 'steps:\n'
+    for name, (uf, x, axis, dt) in SCANS.items():
+        text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    out: out.h5:/{name}\n'
+        text += f'    dtype: {dt}\n' if dt else ''
+    uf, x, axis = SCAN_MASKED
+    text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    missing: mask\n'
+    return text + f'    out: out.h5:/max_x0\n'
+
+
 def stream_recipe():
     text = 'steps:\n'
     for name, (uf, x, axis) in STREAMS.items():
@@ -181,6 +213,25 @@ def make(d):
         z[z > 0] = 0.0
         z[40000, 1] = np.nan
         f['z'] = z
+    with h5py.File(f'{d}/sc.h5', 'w') as f:
+        f['a'] = rng.integers(-2**62, 2**62, (200000, 3))   # sums wrap around
+        f['w'] = rng.integers(-2**30, 2**30, (3, 100000)).astype(np.int32)
+        f['m'] = rng.integers(-2**30, 2**30, (3, 100000)).astype(np.int32) | 1   # odd: never 0
+        # running maxima that keep rising, through ties, and a nan in a column
+        rise = np.arange(200000)[:, None] / 1000
+        z = np.floor(rng.random((200000, 3)) * rise)
+        z[150000, 2] = np.nan
+        f['z'] = z
+        bits = np.left_shift(1, rng.integers(0, 8, (4, 300000, 3)))   # a few bits a column
+        f['c'] = np.where(rng.random((4, 300000, 3)) < 2e-5, bits, 0).astype(np.uint8)
+        f['b'] = rng.random((3, 100000)) < 0.99999
+        f['t'] = rng.integers(-9, 9, (3, 2)).astype(np.int32)
+        f['e'] = np.zeros((0, 3), np.int64)
+        x = rng.random((200000, 3)) * rise
+        x[rng.random((200000, 3)) < 0.2] = SCAN_FILL
+        f.create_dataset('x', data=x).attrs['_FillValue'] = SCAN_FILL
+    with open(f'{d}/sc.yaml', 'w') as f:
+        f.write(scan_recipe())
     with open(f'{d}/st.yaml', 'w') as f:
         f.write(stream_recipe())
     with open(f'{d}/rec.yaml', 'w') as f:
@@ -205,6 +256,18 @@ def streamed(inp, out):
     with h5py.File(inp) as f:
         for name, (uf, x, axis) in STREAMS.items():
             want[name] = getattr(np, uf).reduce(f[x][()], axis=tuple(np.atleast_1d(axis)))
+    return compare(out, want, {})
+
+
+def scanned(inp, out):
+    want = {}
+    with h5py.File(inp) as f:
+        for name, (uf, x, axis, dt) in SCANS.items():
+            want[name] = getattr(np, uf).accumulate(f[x][()], axis=axis, dtype=dt)
+        x = f[SCAN_MASKED[1]][()]
+    miss = x == SCAN_FILL
+    got = getattr(np, SCAN_MASKED[0]).accumulate(np.where(miss, -np.inf, x), axis=SCAN_MASKED[2])
+    want['max_x0'] = np.where(miss, SCAN_FILL, got)
     return compare(out, want, {})
 
 
@@ -278,6 +341,7 @@ def main(argv):
         make(argv[1])
         return 0
     jobs = {'check': check, 'reduced': reduced, 'same': same, 'streamed': streamed,
+            'scanned': scanned,
             'shares': lambda path, n: shares(path, int(n))}
     bad = jobs[argv[0]](*argv[1:])
     for b in bad:
