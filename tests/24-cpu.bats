@@ -8,7 +8,8 @@
 # tests/20-loops.bats; equal bytes carry it to the other levels, and the
 # transcendental loops are also compared with NumPy at the narrowest, and
 # float32 log1p, sin and cos over the whole float32 range at every level,
-# and float sums (pairwise, vectorized per level) against NumPy's bits.
+# float64 log1p against the exact result, the ends of SLEEF's ranges
+# where its results are repaired, and float sums (pairwise, vectorized per level) against NumPy's bits.
 
 load helper
 
@@ -189,6 +190,114 @@ levels() {
 		            i = int(d.argmax())
 		            bad.append("%s at %s: %r gives %r, want %r (%d ULP)"
 		                       % (f, level, x[i], g[i], w[i], d[i]))
+		print("\n".join(bad))
+		sys.exit(1 if bad else 0)
+	EOF
+	assert_success
+}
+
+@test "float64 log1p within 1 ULP of the exact result and 2 of NumPy, special values NumPy's, the same bits at every level" {
+	# random bits of every exponent, the ranges each branch of the
+	# algorithm takes (1 + x on either side of sqrt(2) and sqrt(1/2),
+	# below -1/2, tiny, past 2^53), and the special values
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		rng = np.random.default_rng(15)
+		b = rng.integers(0, 0x7ff0000000000000, 400000, dtype=np.uint64)
+		s = np.where(rng.integers(0, 2, b.size) == 1, np.uint64(1 << 63), np.uint64(0))
+		x = (b | s).view(np.float64)
+		u = lambda lo, hi: rng.uniform(lo, hi, 100000)
+		e = lambda lo, hi: np.ldexp(u(1, 2), rng.integers(lo, hi, 100000)) * rng.choice([-1, 1], 100000)
+		special = [0.0, -0.0, 5e-324, -5e-324, 2.0**-54, -2.0**-54, 2.0**-53, -1.0, -1.0 + 2**-53,
+		           -2.0, np.inf, -np.inf, np.nan, 2.0**53, 2.0**53 + 2, 1e306, 1.7976931348623157e308,
+		           np.sqrt(2) - 1, np.sqrt(0.5) - 1, 1.0, -0.5]
+		x = np.concatenate([x, u(-1, -0.5), u(-0.5, 0.5), u(-0.3, -0.29), u(0.41, 0.42), u(0.5, 4),
+		                    e(-60, -20), e(40, 60), special])
+		with h5py.File("x.h5", "w") as f:
+		    f["x"] = x
+	EOF
+	local l
+	for l in $(levels); do
+		H5UFUNC_CPU=$l h5u call log1p x.h5:/x -o "o-$l.h5:/y" || fail "log1p at $l"
+	done
+	run /usr/bin/python3 - $(levels) <<-'EOF'
+		import sys, h5py, numpy as np
+		x = h5py.File("x.h5", "r")["x"][...]
+		g = {l: h5py.File("o-%s.h5" % l, "r")["y"][...] for l in sys.argv[1:]}
+		bad = ["at %s: not the bits of %s" % (l, sys.argv[1])
+		       for l in g if g[l].tobytes() != g[sys.argv[1]].tobytes()]
+		y = g[sys.argv[1]]
+		with np.errstate(all="ignore"):
+		    want = np.log1p(x)
+		    exact = np.log1p(x.astype(np.longdouble))
+		def ordered(v):
+		    i = v.view(np.int64)
+		    return np.where(i < 0, -(i & 0x7fffffffffffffff), i)
+		odd = ~np.isfinite(want) | (want == 0)   # NumPy's bits, any nan for a nan
+		yo, wo = y[odd], want[odd]
+		if not (np.array_equal(np.isnan(yo), np.isnan(wo)) and
+		        np.array_equal(yo[~np.isnan(yo)].view(np.int64), wo[~np.isnan(wo)].view(np.int64))):
+		    bad.append("special values: %r give %r, want %r" % (x[odd], yo, wo))
+		f = ~odd
+		d = np.abs(ordered(y[f]) - ordered(want[f]))
+		if d.max() > 2:
+		    i = int(d.argmax())
+		    bad.append("%r gives %r, NumPy %r (%d ULP)" % (x[f][i], y[f][i], want[f][i], d[i]))
+		err = np.abs((y[f].astype(np.longdouble) - exact[f]) / np.spacing(np.abs(y[f])))
+		if err.max() >= 1:
+		    i = int(err.argmax())
+		    bad.append("%r gives %r, exactly %r (%.2f ULP)" % (x[f][i], y[f][i], exact[f][i], err[i]))
+		print("\n".join(bad))
+		sys.exit(1 if bad else 0)
+	EOF
+	assert_success
+}
+
+@test "near the ends of SLEEF's ranges (arcsinh, arccosh, sinh, cosh, log1p): the same bits at every level, NumPy's within 4 ULP" {
+	# 100001 elements each, so vectors and the last short one hold other
+	# elements at each level; SLEEF's results turn infinite inside each
+	# range and are repaired there, lane by lane
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		with h5py.File("big.h5", "w") as f:
+		    f["asinh64"] = np.logspace(140, 308, 100001)
+		    f["asinh32"] = np.logspace(15, 38, 100001).astype(np.float32)
+		    f["sinh64"] = np.linspace(700, 710.4, 100001)
+		    f["sinh32"] = np.linspace(85, 89.4, 100001).astype(np.float32)
+		    f["log1p32"] = np.logspace(35, 38.5, 100001).astype(np.float32)
+		    f["log1p64"] = np.logspace(300, 308.2, 100001)
+	EOF
+	local l d f
+	for l in $(levels); do
+		for d in asinh64:arcsinh asinh64:arccosh asinh32:arcsinh asinh32:arccosh sinh64:sinh \
+			 sinh64:cosh sinh32:sinh sinh32:cosh log1p32:log1p log1p64:log1p; do
+			f=${d#*:} d=${d%:*}
+			H5UFUNC_CPU=$l h5u call "$f" "big.h5:/$d" -o "o-$l.h5:/$f-$d" || fail "$f $d at $l"
+		done
+	done
+	run /usr/bin/python3 - $(levels) <<-'EOF'
+		import sys, h5py, numpy as np
+		src = h5py.File("big.h5", "r")
+		first = h5py.File("o-%s.h5" % sys.argv[1], "r")
+		def ordered(v):
+		    i = v.view(np.int64 if v.dtype == np.float64 else np.int32).astype(np.int64)
+		    return np.where(i < 0, -(i & 0x7fffffffffffffff), i)
+		bad = []
+		for level in sys.argv[1:]:
+		    out = h5py.File("o-%s.h5" % level, "r")
+		    for k in out:
+		        f, d = k.split("-")
+		        x, g = src[d][...], out[k][...]
+		        same = g == first[k][...]
+		        if not same.all():
+		            i = int(np.argmin(same))
+		            bad.append("%s at %s: %r gives %r, at %s %r" % (k, level, x[i], g[i],
+		                       sys.argv[1], first[k][i]))
+		        want = getattr(np, f)(x)
+		        u = np.abs(ordered(want) - ordered(g))
+		        if u.max() > 4:
+		            i = int(u.argmax())
+		            bad.append("%s at %s: %r gives %r, NumPy %r" % (k, level, x[i], g[i], want[i]))
 		print("\n".join(bad))
 		sys.exit(1 if bad else 0)
 	EOF
