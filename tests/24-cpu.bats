@@ -169,12 +169,11 @@ levels() {
 			H5UFUNC_CPU=$l h5u call "$f" x.h5:/x -o "o-$l.h5:/$f" || fail "$f at $l"
 		done
 	done
-	run /usr/bin/python3 - $(levels) <<-'EOF'
+	run /usr/bin/python3 - "$H5U_TESTS" $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
+		sys.path.insert(0, sys.argv.pop(1))
+		from loops_ref import ulps
 		x = h5py.File("x.h5", "r")["x"][...]
-		def ordered(v):
-		    i = v.view(np.int32).astype(np.int64)
-		    return np.where(i < 0, -(i & 0x7fffffff), i)
 		bad = []
 		with np.errstate(all="ignore"):
 		    want = {"log1p": (np.log1p(x.astype(np.float64)).astype(np.float32), 1),
@@ -185,7 +184,7 @@ levels() {
 		        if g.tobytes() != h5py.File("o-%s.h5" % sys.argv[1], "r")[f][...].tobytes():
 		            bad.append("%s at %s: not the bits of %s" % (f, level, sys.argv[1]))
 		        nan = np.isnan(w) & np.isnan(g)
-		        d = np.where(nan, 0, np.abs(ordered(w) - ordered(g)))
+		        d = np.where(nan, 0, ulps(w, g))
 		        if d.max() > ulp:
 		            i = int(d.argmax())
 		            bad.append("%s at %s: %r gives %r, want %r (%d ULP)"
@@ -220,8 +219,10 @@ levels() {
 	for l in $(levels); do
 		H5UFUNC_CPU=$l h5u call log1p x.h5:/x -o "o-$l.h5:/y" || fail "log1p at $l"
 	done
-	run /usr/bin/python3 - $(levels) <<-'EOF'
+	run /usr/bin/python3 - "$H5U_TESTS" $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
+		sys.path.insert(0, sys.argv.pop(1))
+		from loops_ref import ulps
 		x = h5py.File("x.h5", "r")["x"][...]
 		g = {l: h5py.File("o-%s.h5" % l, "r")["y"][...] for l in sys.argv[1:]}
 		bad = ["at %s: not the bits of %s" % (l, sys.argv[1])
@@ -230,16 +231,13 @@ levels() {
 		with np.errstate(all="ignore"):
 		    want = np.log1p(x)
 		    exact = np.log1p(x.astype(np.longdouble))
-		def ordered(v):
-		    i = v.view(np.int64)
-		    return np.where(i < 0, -(i & 0x7fffffffffffffff), i)
 		odd = ~np.isfinite(want) | (want == 0)   # NumPy's bits, any nan for a nan
 		yo, wo = y[odd], want[odd]
 		if not (np.array_equal(np.isnan(yo), np.isnan(wo)) and
 		        np.array_equal(yo[~np.isnan(yo)].view(np.int64), wo[~np.isnan(wo)].view(np.int64))):
 		    bad.append("special values: %r give %r, want %r" % (x[odd], yo, wo))
 		f = ~odd
-		d = np.abs(ordered(y[f]) - ordered(want[f]))
+		d = ulps(y[f], want[f])
 		if d.max() > 2:
 		    i = int(d.argmax())
 		    bad.append("%r gives %r, NumPy %r (%d ULP)" % (x[f][i], y[f][i], want[f][i], d[i]))
@@ -275,13 +273,12 @@ levels() {
 			H5UFUNC_CPU=$l h5u call "$f" "big.h5:/$d" -o "o-$l.h5:/$f-$d" || fail "$f $d at $l"
 		done
 	done
-	run /usr/bin/python3 - $(levels) <<-'EOF'
+	run /usr/bin/python3 - "$H5U_TESTS" $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
+		sys.path.insert(0, sys.argv.pop(1))
+		from loops_ref import ulps
 		src = h5py.File("big.h5", "r")
 		first = h5py.File("o-%s.h5" % sys.argv[1], "r")
-		def ordered(v):
-		    i = v.view(np.int64 if v.dtype == np.float64 else np.int32).astype(np.int64)
-		    return np.where(i < 0, -(i & 0x7fffffffffffffff), i)
 		bad = []
 		for level in sys.argv[1:]:
 		    out = h5py.File("o-%s.h5" % level, "r")
@@ -294,7 +291,7 @@ levels() {
 		            bad.append("%s at %s: %r gives %r, at %s %r" % (k, level, x[i], g[i],
 		                       sys.argv[1], first[k][i]))
 		        want = getattr(np, f)(x)
-		        u = np.abs(ordered(want) - ordered(g))
+		        u = ulps(want, g)
 		        if u.max() > 4:
 		            i = int(u.argmax())
 		            bad.append("%s at %s: %r gives %r, NumPy %r" % (k, level, x[i], g[i], want[i]))

@@ -211,6 +211,17 @@ def ordered(b, nbits):
     return -mag - 1 if sign else mag
 
 
+def ulps(a, b):
+    """How many floats apart A and B (arrays of one float dtype) are,
+    element by element: the distance of their bit patterns on the number
+    line (+0 and -0 one apart)."""
+    signed = np.dtype("i%d" % a.dtype.itemsize)
+    def key(v):
+        i = np.ascontiguousarray(v).view(signed).astype(np.int64)
+        return np.where(i < 0, -(i & np.iinfo(signed).max) - 1, i)
+    return np.abs(key(a) - key(b))
+
+
 def differs(name, sig, got, want):
     """Indices where GOT and WANT (same dtype) disagree beyond tolerance;
     complex values part by part."""
