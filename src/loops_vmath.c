@@ -118,21 +118,20 @@ VM_LEVELS(VM_DECLARE_LEVEL)
  * SLEEF's 3.5-ULP log, rounded, for its special values.  Every step is an
  * exact or correctly rounded IEEE operation, or SLEEF's deterministic
  * function: the same bits at every level. */
+/* VM_PICK(MASK, YES, NO): the lanes of the vector YES where the vector
+ * comparison result MASK is set, those of NO elsewhere (GCC vector
+ * arithmetic, alike at every level). */
+#define VM_PICK(mask, yes, no) ((__typeof__(yes))(((__typeof__(mask))(yes) & (mask)) \
+					   | ((__typeof__(mask))(no) & ~(mask))))
 /* Per level: the float64 vectors of a float32 vector's low and high
- * halves, the float32 vector of two float64 ones (rounded), and the
- * lanes of X where |X| < T, the lanes of R elsewhere. */
+ * halves, and the float32 vector of two float64 ones (rounded). */
 #define VM_WIDE_LO_sse2(v) _mm_cvtps_pd(v)
 #define VM_WIDE_HI_sse2(v) _mm_cvtps_pd(_mm_movehl_ps(v, v))
 #define VM_NARROW_sse2(lo, hi) _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi))
-#define VM_TINY_sse2(x, r, t) ({                                               \
-	const __m128 m_ = _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(t)); \
-	_mm_or_ps(_mm_and_ps(m_, x), _mm_andnot_ps(m_, r)); })
 #define VM_WIDE_LO_avx2(v) _mm256_cvtps_pd(_mm256_castps256_ps128(v))
 #define VM_WIDE_HI_avx2(v) _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))
 #define VM_NARROW_avx2(lo, hi) \
 	_mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1)
-#define VM_TINY_avx2(x, r, t) _mm256_blendv_ps(r, x,                          \
-	_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(t), _CMP_LT_OQ))
 #define VM_WIDE_LO_avx512(v) _mm512_cvtps_pd(_mm512_castps512_ps256(v))
 #define VM_WIDE_HI_avx512(v) \
 	_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)))
@@ -140,8 +139,6 @@ VM_LEVELS(VM_DECLARE_LEVEL)
 	_mm512_castpd_ps(_mm512_insertf64x4(                                  \
 		_mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo))), \
 		_mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1))
-#define VM_TINY_avx512(x, r, t) \
-	_mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(t), _CMP_LT_OQ), r, x)
 
 /* vm_narrow_log1p_L(X): log1p(X) in float32 arithmetic, for X in
  * (-1, inf): FreeBSD's log1pf (fdlibm's, within 1 ULP).  1 + X = 2^k m
@@ -160,21 +157,16 @@ VM_LEVELS(VM_DECLARE_LEVEL)
 typedef int32_t vm_i32_##L __attribute__((vector_size(sizeof(VF))));          \
 typedef uint32_t vm_u32_##L __attribute__((vector_size(sizeof(VF))));         \
 __attribute__((target(TGT)))                                                  \
-static inline VF vm_pick_##L(vm_i32_##L mask, VF yes, VF no)                  \
-{                                                                             \
-	return (VF)(((vm_i32_##L)yes & mask) | ((vm_i32_##L)no & ~mask));     \
-}                                                                             \
-__attribute__((target(TGT)))                                                  \
 static inline VF vm_narrow_log1p_##L(VF x)                                    \
 {                                                                             \
 	const VF u = x + 1.0f;                                                \
-	const VF c = vm_pick_##L(x > 1.0f, 1.0f - (u - x), x - (u - 1.0f)) / u; \
+	const VF c = VM_PICK(x > 1.0f, 1.0f - (u - x), x - (u - 1.0f)) / u;   \
 	const vm_u32_##L bits = (vm_u32_##L)u;   /* unsigned: no overflow */  \
 	const vm_i32_##L k = (vm_i32_##L)(bits - 0x3f3504f3u) >> 23;          \
 	const vm_i32_##L k0 = k == 0;                                         \
 	const VF m = (VF)(bits - ((vm_u32_##L)k << 23));                      \
-	const VF f = vm_pick_##L(k0, x, m - 1.0f);                            \
-	const VF cc = vm_pick_##L(k0, (VF){ 0 }, c);                          \
+	const VF f = VM_PICK(k0, x, m - 1.0f);                                \
+	const VF cc = VM_PICK(k0, (VF){ 0 }, c);                              \
 	const VF kf = __builtin_convertvector(k, VF);                         \
 	const VF s = f / (f + 2.0f);                                          \
 	const VF z = s * s, w = z * z;                                        \
@@ -186,15 +178,16 @@ static inline VF vm_narrow_log1p_##L(VF x)                                    \
 }
 VM_LEVELS(VM_NARROW_LOG1P)
 
-/* VM_ORDINARY_L(X): every lane of the float32 vector X is in (-1, inf). */
-#define VM_ORDINARY_sse2(x) (_mm_movemask_ps(_mm_and_ps(                      \
-	_mm_cmpgt_ps(x, _mm_set1_ps(-1.0f)), _mm_cmplt_ps(x, _mm_set1_ps(INFINITY)))) == 0xf)
-#define VM_ORDINARY_avx2(x) (_mm256_movemask_ps(_mm256_and_ps(                \
-	_mm256_cmp_ps(x, _mm256_set1_ps(-1.0f), _CMP_GT_OQ),                  \
-	_mm256_cmp_ps(x, _mm256_set1_ps(INFINITY), _CMP_LT_OQ))) == 0xff)
-#define VM_ORDINARY_avx512(x)                                                 \
-	((_mm512_cmp_ps_mask(x, _mm512_set1_ps(-1.0f), _CMP_GT_OQ)            \
-	  & _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_LT_OQ)) == 0xffff)
+/* VM_ORDINARY_L(P, X, ALL): every lane of the vector X of ps (float32) or
+ * pd (float64) lanes, ALL the mask of them all, is in (-1, inf). */
+#define VM_ORDINARY_sse2(P, x, all) (_mm_movemask_##P(_mm_and_##P(            \
+	_mm_cmpgt_##P(x, _mm_set1_##P(-1.0)), _mm_cmplt_##P(x, _mm_set1_##P(INFINITY)))) == (all))
+#define VM_ORDINARY_avx2(P, x, all) (_mm256_movemask_##P(_mm256_and_##P(      \
+	_mm256_cmp_##P(x, _mm256_set1_##P(-1.0), _CMP_GT_OQ),                 \
+	_mm256_cmp_##P(x, _mm256_set1_##P(INFINITY), _CMP_LT_OQ))) == (all))
+#define VM_ORDINARY_avx512(P, x, all)                                         \
+	((_mm512_cmp_##P##_mask(x, _mm512_set1_##P(-1.0), _CMP_GT_OQ)         \
+	  & _mm512_cmp_##P##_mask(x, _mm512_set1_##P(INFINITY), _CMP_LT_OQ)) == (all))
 
 /* vm_own_log1pf_L(X), as the section's head says: lane by lane, so that a
  * lane's result does not depend on its neighbours. */
@@ -203,13 +196,14 @@ VM_LEVELS(VM_NARROW_LOG1P)
 __attribute__((target(TGT)))                                                  \
 static VF vm_own_log1pf_##L(VF x)                                             \
 {                                                                             \
-	const VF narrow = VM_TINY_##L(x, vm_narrow_log1p_##L(x), 0x1p-26f);   \
-	if (VM_ORDINARY_##L(x))                                               \
+	const VF narrow = VM_PICK((x > -0x1p-26f) & (x < 0x1p-26f), x,        \
+				  vm_narrow_log1p_##L(x));                    \
+	if (VM_ORDINARY_##L(ps, x, (1 << NF) - 1))                            \
 		return narrow;                                                \
 	const VD one = PFX##_set1_pd(1.0);                                    \
 	const VD lo = VM_SLEEF(log, d, ND, u35, SUF)(PFX##_add_pd(one, VM_WIDE_LO_##L(x))); \
 	const VD hi = VM_SLEEF(log, d, ND, u35, SUF)(PFX##_add_pd(one, VM_WIDE_HI_##L(x))); \
-	return vm_pick_##L((x > -1.0f) & (x < INFINITY), narrow, VM_NARROW_##L(lo, hi)); \
+	return VM_PICK((x > -1.0f) & (x < INFINITY), narrow, VM_NARROW_##L(lo, hi)); \
 }
 VM_LEVELS(VM_OWN_LOG1P)
 
@@ -235,21 +229,16 @@ VM_LEVELS(VM_OWN_LOG1P)
 typedef int64_t vm_i64_##L __attribute__((vector_size(sizeof(VD))));          \
 typedef uint64_t vm_u64_##L __attribute__((vector_size(sizeof(VD))));         \
 __attribute__((target(TGT)))                                                  \
-static inline VD vm_pickd_##L(vm_i64_##L mask, VD yes, VD no)                 \
-{                                                                             \
-	return (VD)(((vm_i64_##L)yes & mask) | ((vm_i64_##L)no & ~mask));     \
-}                                                                             \
-__attribute__((target(TGT)))                                                  \
 static inline VD vm_narrow_log1pd_##L(VD x)                                   \
 {                                                                             \
 	const VD u = x + 1.0;                                                 \
-	const VD c = vm_pickd_##L(x > 1.0, 1.0 - (u - x), x - (u - 1.0)) / u; \
+	const VD c = VM_PICK(x > 1.0, 1.0 - (u - x), x - (u - 1.0)) / u;      \
 	const vm_u64_##L bits = (vm_u64_##L)u;                                \
 	const vm_u64_##L kb = (bits - 0x3fe6a09e667f3bcdu + 0x3ff0000000000000u) >> 52; \
 	const vm_i64_##L k0 = kb == 1023u;                                    \
 	const VD m = (VD)(bits - (kb << 52) + 0x3ff0000000000000u);           \
-	const VD f = vm_pickd_##L(k0, x, m - 1.0);                            \
-	const VD cc = vm_pickd_##L(k0, (VD){ 0 }, c);                         \
+	const VD f = VM_PICK(k0, x, m - 1.0);                                 \
+	const VD cc = VM_PICK(k0, (VD){ 0 }, c);                              \
 	const VD kf = (VD)(kb + (0x4338000000000000u - 1023u)) - 0x1.8p52;    \
 	const VD s = f / (f + 2.0);                                           \
 	const VD z = s * s;                                                   \
@@ -262,28 +251,18 @@ static inline VD vm_narrow_log1pd_##L(VD x)                                   \
 }
 VM_LEVELS(VM_NARROW_LOG1PD)
 
-/* VM_ORDINARYD_L(X): every lane of the float64 vector X is in (-1, inf). */
-#define VM_ORDINARYD_sse2(x) (_mm_movemask_pd(_mm_and_pd(                     \
-	_mm_cmpgt_pd(x, _mm_set1_pd(-1.0)), _mm_cmplt_pd(x, _mm_set1_pd(INFINITY)))) == 0x3)
-#define VM_ORDINARYD_avx2(x) (_mm256_movemask_pd(_mm256_and_pd(               \
-	_mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_GT_OQ),                   \
-	_mm256_cmp_pd(x, _mm256_set1_pd(INFINITY), _CMP_LT_OQ))) == 0xf)
-#define VM_ORDINARYD_avx512(x)                                                \
-	((_mm512_cmp_pd_mask(x, _mm512_set1_pd(-1.0), _CMP_GT_OQ)             \
-	  & _mm512_cmp_pd_mask(x, _mm512_set1_pd(INFINITY), _CMP_LT_OQ)) == 0xff)
-
 /* vm_own_log1pd_L(X), as the section's head says, lane by lane. */
 #define VM_OWN_LOG1PD(L, TGT, VF, NF, VD, ND, SUF, PFX)                      \
 	VM_DECLARE_SLEEF(VM_SLEEF(log1p, d, ND, u10, SUF), 1, TGT, VD)        \
 __attribute__((target(TGT)))                                                  \
 static VD vm_own_log1pd_##L(VD x)                                            \
 {                                                                             \
-	const vm_i64_##L tiny = (VD)((vm_u64_##L)x & 0x7fffffffffffffffu) < 0x1p-54; \
-	const VD narrow = vm_pickd_##L(tiny, x, vm_narrow_log1pd_##L(x));     \
-	if (VM_ORDINARYD_##L(x))                                              \
+	const VD narrow = VM_PICK((x > -0x1p-54) & (x < 0x1p-54), x,          \
+				  vm_narrow_log1pd_##L(x));                   \
+	if (VM_ORDINARY_##L(pd, x, (1 << ND) - 1))                            \
 		return narrow;                                                \
-	return vm_pickd_##L((x > -1.0) & (x < INFINITY), narrow,              \
-			    VM_SLEEF(log1p, d, ND, u10, SUF)(x));             \
+	return VM_PICK((x > -1.0) & (x < INFINITY), narrow,                   \
+		       VM_SLEEF(log1p, d, ND, u10, SUF)(x));                  \
 }
 VM_LEVELS(VM_OWN_LOG1PD)
 
