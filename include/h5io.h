@@ -73,6 +73,9 @@ int h5io_dataset_chunks(hid_t d, int64_t *chunk);
  * each): how many it has (0: none); -1 when it is not numbers or has more
  * than N. */
 int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
+/* The dtype of numeric attribute NAME of OBJ into *DT: 1; 0 when OBJ has
+ * no such attribute; -1 when it is not an integer or float h5ufunc reads. */
+int h5io_attr_dtype(hid_t obj, const char *name, enum dtype *dt);
 /* Create attribute NAME of OBJ holding VALUE, one element of DT. */
 int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value);
 /* The text calls and the copy are not counted in iostat's metadata

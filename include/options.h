@@ -43,9 +43,14 @@ bool option_applies(int opt, enum verb v);
  * into BUF (N bytes). */
 const char *option_verbs(int opt, char *buf, size_t n);
 
-/* missing: MODE's name ("off", "mask", "mask-nan") into *OUT; -1 when it
- * is none of them. */
+/* missing: MODE's name ("cf", "mask", "mask-nan", "raw", or "off" for raw)
+ * into *OUT; -1 when it is none of them. */
 int missing_from_name(const char *name, enum missing_mode *out);
+
+/* pack: TEXT (TYPE, TYPE:SCALE_FACTOR or TYPE:SCALE_FACTOR:ADD_OFFSET,
+ * TYPE an integer dtype of at most 32 bits) into O's pack fields; -1 when
+ * it is not one of them. */
+int pack_from_text(const char *text, struct step_opts *o);
 
 /* D (a recipe's defaults) overridden by S (a step's own options): *OUT. */
 void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out);

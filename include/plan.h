@@ -90,7 +90,16 @@ struct array {
 	bool written;            /* ... and has written into (set while running) */
 	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
 	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
-	const struct cf_missing *missing;  /* its missing-value attributes, once read */
+	const struct cf_missing *missing;  /* its missing-value attributes, once read (a
+				      decoded array's: the tests on its values) */
+	struct cf_coding *coding;  /* read and written through this CF coding (cf.h):
+				      DTYPE is the unpacked dtype, the dataset holds
+				      coding->stored; NULL: the stored numbers */
+	struct array *decoded;   /* a dataset as CF decoding reads it: itself, or its
+				    twin with a coding; NULL until asked */
+	struct array *raw;       /* a twin with a coding: the array it decodes */
+	bool dry;                /* computed without being written (a first pass that
+				    finds a packed output's range) */
 	hid_t id;                /* open while the run executes, else -1 */
 };
 
@@ -157,6 +166,8 @@ struct plan_step {
 	bool has_where;                     /* elementwise where=: ... */
 	int where_src;                      /* ... the op result (OP_REF, bool) that says
 					       which elements are computed */
+	bool decoded;                       /* reads (and writes) datasets through their
+					       CF coding: not missing: raw */
 	bool masked;                        /* missing: mask (numpy.ma): ... */
 	int valid_src;                      /* ... the op result (OP_REF, bool) that says
 					       which results are not masked ... */
@@ -225,6 +236,11 @@ struct plan_options {
  * again before it returns.  Errors have status EXIT_USAGE. */
 int plan_build(const struct recipe *r, const struct plan_options *o,
 	       struct arena *a, struct plan *p, struct err *e);
+
+/* Does S write a packed output whose scale_factor and add_offset come
+ * from its results' range (pack: TYPE)?  Such a step runs twice, the first
+ * time writing nothing (exec.c), and is fused with no other. */
+bool plan_step_ranged(const struct plan_step *s);
 
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);

@@ -91,6 +91,12 @@ struct array *array_dataset(struct planner *pl, const struct operand *op, const 
  * creates has its fill value only.  NULL on error. */
 const struct cf_missing *array_missing(struct planner *pl, struct array *x, const char *w,
 					 struct err *e);
+/* X as CF decoding reads it (cf.h): X itself when its dataset's values are
+ * its stored numbers (no coding, or missing-value attributes only), else
+ * its twin read through the coding (made once, the attributes read once):
+ * its dtype the unpacked one, its missing values NaN.  A literal, a twin
+ * or a view made of one: itself.  NULL on error. */
+struct array *array_decoded(struct planner *pl, struct array *x, const char *w, struct err *e);
 /* An operand that a step reads: a name, a dataset or a literal. */
 struct array *array_operand(struct planner *pl, const char *text, const char *w, struct err *e);
 /* The names of the result of elementwise step S over its N operands IN
@@ -115,6 +121,11 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
  * the scratch dataset of its mask (bool, true where a result is set), which
  * printed results read as numpy.ma's mask. */
 int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e);
+/* pack: (O's) of output K of S, a new dataset: its coding (cf.h), its
+ * dtype the unpacked one (float32 for float16 and float32 results, else
+ * float64, as NCO's attributes are). */
+int outputs_pack(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		 struct err *e);
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		   struct err *e);

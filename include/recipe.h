@@ -30,8 +30,11 @@ enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR };
 #define VERBS_ALL (VERB_BIT(UFUNC) | VERB_BIT(REDUCE) | VERB_BIT(ACCUMULATE) | \
 		   VERB_BIT(OUTER) | VERB_BIT(EXPR))
 
-/* missing: off (the default), mask, mask-nan (SPEC 3.5). */
-enum missing_mode { MISSING_OFF, MISSING_MASK, MISSING_MASK_NAN };
+/* missing: (SPEC 3.5): cf (the default: datasets read through their CF
+ * coding, numpy.ma's semantics where an operand declares missing values),
+ * mask (numpy.ma's always), mask-nan (NaN masked too), raw (or off: the
+ * stored numbers, as NumPy on h5py data). */
+enum missing_mode { MISSING_CF, MISSING_MASK, MISSING_MASK_NAN, MISSING_RAW };
 
 /* Step options (options.def): given per step, or for all steps under
  * `defaults:`. */
@@ -64,6 +67,9 @@ struct step_opts {
 	const char *where;            /* where=: operand or expression text */
 	const char *fill;             /* fill: literal text */
 	enum missing_mode missing;    /* missing: */
+	enum dtype pack;              /* pack: TYPE[:SCALE_FACTOR[:ADD_OFFSET]] */
+	int pack_values;              /* ... 0: chosen from the range, 1: SCALE, 2: both */
+	double pack_scale, pack_offset;
 };
 
 struct recipe_step {

@@ -15,14 +15,22 @@
 /* malloc that never returns NULL (an out-of-memory abort). */
 void *stage_alloc(size_t n);
 
+/* Bytes per element of the scratch that stage_read and stage_write need to
+ * move X's values as dtype T: the cast to or from X's dtype, and X's CF
+ * coding (unpacked on reading, packed on writing, in the same pass); 0
+ * when they need none. */
+int64_t stage_scratch(const struct array *x, enum dtype t);
+
 /* Read the box START/COUNT of X as dtype T into OUT.  RAW is scratch of
- * the box's size in X's dtype, used when X->dtype != T (may be NULL
- * otherwise). */
+ * the box's size times stage_scratch(X, T) (may be NULL when that is 0). */
 int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e);
-/* Write DATA (dtype T) into the box START/COUNT of X, through CONV (scratch
- * of the box's size in X's dtype) when X->dtype != T. */
+/* Write DATA (dtype T) into the box START/COUNT of X, through CONV
+ * (scratch as stage_read's RAW).  A value that X's coding cannot pack is
+ * an error (EXIT_RUN); the rank still joins the collective write, with
+ * nothing to write.  While X is dry nothing is written: a packed output
+ * whose scale comes from its range folds the values into it. */
 int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		const int64_t *count, const char *data, char *conv,
 		const char *where, struct err *e);

@@ -49,11 +49,6 @@ const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
 			       const int64_t *start, const int64_t *count, const char *where,
 			       struct err *e);
 
-/* Masked mode in a reduction (numpy.ma): VALID[i] = 1 unless element i of
- * DATA (N elements of T, as stored) is missing by M's attributes (M NULL:
- * none) or, with NAN, is a NaN. */
-void where_valid(enum dtype t, const struct cf_missing *m, bool nan, const char *data, int64_t n,
-		 uint8_t *valid);
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
  * identity; for maximum-like and minimum-like ufuncs, the lowest or
  * highest value of the dtype (-inf, inf for floats); for the others
@@ -61,7 +56,7 @@ void where_valid(enum dtype t, const struct cf_missing *m, bool nan, const char 
  * -1: none of these, so masked elements are skipped (plan_step.skip_fold). */
 int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
 /* Masked mode of a reduce or accumulate step S, on N elements of its input
- * just read: VALID = which are valid (STORED: them in the input's dtype),
+ * just read: VALID = which are valid (cf_valid; STORED: them in the input's dtype),
  * and the others of DATA (in T) made S's MASK_SKIP. */
 void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
 			char *data, uint8_t *valid);

@@ -31,7 +31,8 @@ struct array *array_find(struct plan *p, const struct plan_file *f, const char *
 {
 	for (int i = p->narrays - 1; i >= 0; i--) {
 		struct array *x = p->arrays[i];
-		if (x->kind == ARR_DATASET && x->file == f && !x->selected && !strcmp(x->path, path))
+		if (x->kind == ARR_DATASET && x->file == f && !x->selected && !x->base && !x->raw &&
+		    !strcmp(x->path, path))
 			return x;
 	}
 	return NULL;
@@ -60,6 +61,8 @@ const struct cf_missing *array_missing(struct planner *pl, struct array *x, cons
 {
 	if (x->missing)
 		return x->missing;
+	if (x->base)   /* read with its axes moved: its dataset's */
+		return array_missing(pl, (struct array *)x->base, w, e);
 	struct cf_missing *m = arena_alloc(pl->p->arena, sizeof *m);
 	memset(m, 0, sizeof *m);
 	if (x->create || x->file->id < 0) {
@@ -70,6 +73,38 @@ const struct cf_missing *array_missing(struct planner *pl, struct array *x, cons
 	}
 	x->missing = m;
 	return m;
+}
+
+struct array *array_decoded(struct planner *pl, struct array *x, const char *w, struct err *e)
+{
+	if (x->kind != ARR_DATASET || x->coding || x->base || x->raw)
+		return x;   /* a literal, decoded already, or made of a decoded array */
+	if (x->decoded)
+		return x->decoded;
+	const struct cf_coding *c = NULL;
+	if (!x->create && x->file->id >= 0 &&
+	    cf_coding_read(x->file->id, x->path, x->dtype, pl->p->arena, &c, w, x->display, e) < 0)
+		return NULL;
+	x->decoded = x;
+	if (!cf_coding_transforms(c))
+		return x;   /* its values are its stored numbers */
+	struct array *y = array_new(pl, ARR_DATASET, x->display);
+	if (!y) {
+		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	*y = *x;
+	struct cf_coding *own = arena_alloc(pl->p->arena, sizeof *own);
+	struct cf_missing *m = arena_alloc(pl->p->arena, sizeof *m);
+	*own = *c;
+	cf_coding_missing(own, m);
+	y->coding = own;
+	y->dtype = own->dtype;
+	y->missing = m;
+	y->decoded = y;
+	y->raw = x;
+	x->decoded = y;
+	return y;
 }
 
 /* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written

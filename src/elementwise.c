@@ -82,10 +82,11 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		if (x->kind == ARR_LITERAL)
 			continue;
 		if (elementwise_reads_whole(s, k)) {
-			fixed += shape_size(&x->shape) * dtype_size(x->dtype);
+			fixed += shape_size(&x->shape) * (dtype_size(x->dtype) + stage_scratch(x, x->dtype));
 		} else {
-			/* read with its axes moved (stage.c): once more, as read */
-			per_elem += (x->base ? 2 : 1) * dtype_size(x->dtype);
+			/* read with its axes moved (stage.c): once more, as read;
+			   unpacked through scratch */
+			per_elem += (x->base ? 2 : 1) * dtype_size(x->dtype) + stage_scratch(x, x->dtype);
 			widest = max64(widest, dtype_size(x->dtype));
 		}
 	}
@@ -115,7 +116,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	}
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
-		per_elem += target != t ? dtype_size(target) : 0;
+		per_elem += stage_scratch(s->out[k], t);
 		if (s->has_where && !s->out[k]->create)
 			per_elem += dtype_size(t);   /* what where= keeps of it */
 		widest = max64(widest, dtype_size(target));
@@ -134,7 +135,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 /* ---- the loop --------------------------------------------------------- */
 
 struct input_buf {
-	char *data;                 /* as stored */
+	char *data;                 /* in its dtype */
+	char *raw;                  /* scratch to unpack it through (stage_scratch) */
 	bool by_box;                /* read box by box; else held whole */
 	int64_t dims[H5U_MAXDIM];   /* its extents as it broadcasts, padded to the step's rank */
 	int64_t ext[H5U_MAXDIM];    /* its buffer's extents: the whole, or its part of the box */
@@ -197,11 +199,14 @@ static void alloc_inputs(struct plan_step *s, struct buffers *B, const int64_t *
 			in->ext[i] = in->by_box && in->dims[i] != 1 ? boxmax[i] : in->dims[i];
 			in->origin[i] = 0;
 		}
-		in->data = stage_alloc((size_t)stage_box_size(B->ndim, in->ext) * (size_t)dtype_size(x->dtype));
+		size_t n = (size_t)stage_box_size(B->ndim, in->ext);
+		in->data = stage_alloc(n * (size_t)dtype_size(x->dtype));
+		if (stage_scratch(x, x->dtype))
+			in->raw = stage_alloc(n * (size_t)stage_scratch(x, x->dtype));
 		if (!in->by_box) {
 			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 			stage_row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
-			stage_read(x, x->dtype, start, cnt, NULL, in->data, s->where, e);
+			stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e);
 		}
 	}
 }
@@ -276,8 +281,8 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	alloc_ops(s, B);
 	size_t box = (size_t)(B->box_lines * B->line);
 	for (int k = 0; k < s->nout; k++)
-		if (s->out[k]->dtype != s->out_dtype[k])
-			B->outconv[k] = stage_alloc(box * (size_t)dtype_size(s->out[k]->dtype));
+		if (stage_scratch(s->out[k], s->out_dtype[k]))
+			B->outconv[k] = stage_alloc(box * (size_t)stage_scratch(s->out[k], s->out_dtype[k]));
 	for (int k = 0; k < s->nout && s->masked; k++)
 		dtype_cast(s->out[k]->dtype, s->mask_fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
 	for (int k = 0; k < s->nout && s->has_where; k++) {
@@ -299,8 +304,10 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 		reducer_free(B->red[k]);
 		free(B->redconv[k]);
 	}
-	for (int k = 0; k < s->nin; k++)
+	for (int k = 0; k < s->nin; k++) {
 		free(B->in[k].data);
+		free(B->in[k].raw);
+	}
 	for (size_t j = 0; j < B->ntmp; j++)
 		free(B->tmp[j]);
 	for (size_t j = 0; j < B->nconv; j++)
@@ -328,7 +335,7 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 			in->ext[i] = in->dims[i] == 1 ? 1 : B->c[i];
 		}
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
-		stage_read(s->in[k], s->in[k]->dtype, start, cnt, NULL, in->data, s->where, e);
+		stage_read(s->in[k], s->in[k]->dtype, start, cnt, in->raw, in->data, s->where, e);
 	}
 }
 
@@ -531,7 +538,7 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
 			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
 	}
-	if (s->has_where || s->masked) {
+	if ((s->has_where || s->masked) && !s->out[0]->dry) {
 		const uint8_t *shown = (const uint8_t *)B->tmp[s->print_src];
 		int64_t n = 0;
 		for (int64_t i = 0; i < count; i++)

@@ -79,6 +79,61 @@ static void name_sites(struct plan_step *s, struct err *e)
 		name_sites(s->host, e);
 }
 
+/* Run S through its driver. */
+static int run_driver(struct plan_step *s, struct err *e)
+{
+	if (s->host)
+		return elementwise_run(s->host, e);
+	if (s->verb == VERB_REDUCE)
+		return reduce_run(s, e);
+	if (s->verb == VERB_ACCUMULATE)
+		return scan_run(s, e);
+	return elementwise_run(s, e);
+}
+
+/* Fold two ranks' ranges of a packed output: LEFT's into RIGHT's. */
+static void fold_range(const void *left, void *right, size_t n, const void *ctx)
+{
+	(void)ctx;
+	const double *l = left;
+	double *r = right;
+	for (size_t i = 0; i < 3 * n; i += 3) {   /* seen, lowest, highest */
+		if (l[i] && (!r[i] || l[i + 1] < r[i + 1]))
+			r[i + 1] = l[i + 1];
+		if (l[i] && (!r[i] || l[i + 2] > r[i + 2]))
+			r[i + 2] = l[i + 2];
+		r[i] = r[i] || l[i];
+	}
+}
+
+/* A step whose packed outputs take their scale_factor and add_offset from
+ * their range (NCO's ncpdq): run once writing nothing, the outputs' ranges
+ * folded as they go and then across the ranks; the scale and offset
+ * chosen and written.  Collective. */
+static int find_ranges(struct plan_step *s, struct err *e)
+{
+	for (int k = 0; k < s->nout; k++)
+		s->out[k]->dry = true;
+	int rc = run_driver(s, e);
+	for (int k = 0; k < s->nout; k++) {
+		struct array *y = s->out[k];
+		y->dry = false;
+		struct cf_coding *c = y->coding;
+		if (rc < 0 || !c || !c->from_range)
+			continue;
+		double range[3] = { c->seen, c->lo, c->hi };
+		comm_fold_to_root(range, 1, sizeof range, fold_range, NULL);
+		comm_bcast(range, sizeof range);
+		c->seen = range[0] != 0;
+		c->lo = range[1];
+		c->hi = range[2];
+		cf_range_choose(c);
+		if (cf_coding_write(y->id, c) < 0)
+			err_set(e, EXIT_RUN, y->display, "cannot write its scale_factor and add_offset");
+	}
+	return rc < 0 ? -1 : comm_agree(e);
+}
+
 /* Step I of P, and the printing of the reductions fused into it. */
 static int run_step(struct plan *p, int i, struct err *e)
 {
@@ -89,14 +144,9 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].merged_into == i)
 			name_sites(&p->steps[j], e);
 	report_step_begin(s);
-	if (s->host)
-		rc = elementwise_run(s->host, e);
-	else if (s->verb == VERB_REDUCE)
-		rc = reduce_run(s, e);
-	else if (s->verb == VERB_ACCUMULATE)
-		rc = scan_run(s, e);
-	else
-		rc = elementwise_run(s, e);
+	rc = plan_step_ranged(s) ? find_ranges(s, e) : 0;
+	if (rc == 0)
+		rc = run_driver(s, e);
 	if (rc == 0 && s->print)
 		rc = print_step(s, e);
 	for (int j = i + 1; j < p->nsteps && rc == 0; j++)
@@ -195,7 +245,14 @@ static int open_all(struct plan *p, struct err *e)
 		struct array *x = p->arrays[i];
 		if (x->kind != ARR_DATASET || x->unused)
 			continue;
-		if (x->create) {
+		if (x->create && x->coding) {   /* packed: pack: TYPE */
+			const struct cf_coding *c = x->coding;
+			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
+						    c->stored, &x->shape, x->nchunk, x->chunk, x->gzip,
+						    c->fill, x->display, e);
+			if (x->id >= 0 && !c->from_range && cf_coding_write(x->id, c) < 0)
+				err_set(e, EXIT_RUN, x->display, "cannot write its scale_factor and add_offset");
+		} else if (x->create) {
 			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
 						    x->dtype, &x->shape,
 						    x->nchunk, x->chunk, x->gzip,

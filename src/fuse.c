@@ -21,7 +21,8 @@
 
 static bool fusable(const struct plan_step *s)
 {
-	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked;
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked &&
+	       !plan_step_ranged(s);
 }
 
 static bool same_dataset(const struct array *a, const struct array *b)
@@ -53,8 +54,8 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 		}
 		for (int j = 0; j < a->nout; j++) {
 			if (a->out[j] == x) {
-				if (x->dtype != a->out_dtype[j])
-					return false;   /* B reads the cast values back */
+				if (x->dtype != a->out_dtype[j] || x->coding)
+					return false;   /* B reads the cast (or packed) values back */
 				from[k] = a->out_src[j];
 			} else if (same_dataset(a->out[j], x)) {
 				return false;           /* another view of what A writes */
@@ -197,14 +198,14 @@ static int busy_ranks(struct planner *pl, struct plan_step *a, int nred)
 static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
 {
 	if (r->verb != VERB_REDUCE || r->print || r->where_arr || r->masked || a->nred == PLAN_MAXOUT ||
-	    reducer_max_axis(r) < 0)
+	    plan_step_ranged(r) || reducer_max_axis(r) < 0)
 		return false;
 	struct array *x = r->in[0];
 	if (!shape_equal(&x->shape, &a->shape))
 		return false;
 	int src = OP_LITERAL;
 	for (int j = 0; j < a->nout; j++)
-		if (a->out[j] == x && x->dtype == a->out_dtype[j])
+		if (a->out[j] == x && x->dtype == a->out_dtype[j] && !x->coding)
 			src = a->out_src[j];
 	for (int k = 0; k < a->nin && src == OP_LITERAL; k++)
 		if (a->in[k] == x && !elementwise_reads_whole(a, k))
@@ -233,6 +234,7 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 static bool box_reduction(const struct plan_step *r)
 {
 	return r->verb == VERB_REDUCE && r->merged_into < 0 && !r->where_arr && !r->masked &&
+	       !plan_step_ranged(r) &&
 	       r->in[0]->kind == ARR_DATASET && reducer_max_axis(r) >= 0;
 }
 

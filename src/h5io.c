@@ -901,6 +901,26 @@ int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigne
 	return rc;
 }
 
+int h5io_attr_dtype(hid_t obj, const char *name, enum dtype *dt)
+{
+	iostat.h5_metadata++;
+	int rc = 0;
+	H5E_BEGIN_TRY {
+		hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
+		hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+		if (t >= 0) {
+			char what[64];
+			H5T_class_t cls = H5Tget_class(t);
+			*dt = cls == H5T_INTEGER || cls == H5T_FLOAT ? type_dtype(t, what, sizeof what) : DT_NONE;
+			rc = *dt == DT_NONE ? -1 : 1;
+			H5Tclose(t);
+		}
+		if (a >= 0)
+			H5Aclose(a);
+	} H5E_END_TRY;
+	return rc;
+}
+
 int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value)
 {
 	hid_t space = H5Screate(H5S_SCALAR);

@@ -132,6 +132,8 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		for (int k = 0; k < L->nread; k++)
 			if (L->read[k] == a)
 				a = L->as[k];
+		if (s->decoded && !(a = array_decoded(pl, a, node_where(L, x->col), e)))
+			return -1;
 		out->view = *a;
 		if (a->kind == ARR_LITERAL) {
 			out->src = OP_LITERAL;
@@ -202,6 +204,9 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
 	collect(&L, root);
+	for (int k = 0; k < L.nread && s->decoded; k++)
+		if (!(L.as[k] = array_decoded(pl, L.as[k], expr_where(pl, s, root->col), e)))
+			return -1;
 	if (arrays_by_name(pl, s, L.nread, L.as, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
 			   expr_where(pl, s, root->col), e) < 0)
 		return -1;
@@ -440,7 +445,7 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 		    masked_fold(L, "logical_or", miss, any, &t, e) < 0)
 			return -1;
 	}
-	if (mode == MISSING_MASK_NAN && floating &&
+	if ((mode == MISSING_MASK_NAN || m->nan) && floating &&
 	    (masked_op(L, "isnan", &xr, NULL, &t, e) < 0 || masked_fold(L, "logical_or", miss, any, &t, e) < 0))
 		return -1;
 	return 0;

@@ -1,5 +1,6 @@
 /* options.c - the step options' table and what the one-liners do with it.
  * See options.h; the rows are options.def's. */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,13 +71,41 @@ int option_flags(enum one_liner w, int first_id, struct cli_option *out)
 
 int missing_from_name(const char *name, enum missing_mode *out)
 {
-	static const char *const names[] = { "off", "mask", "mask-nan" };
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(name, names[i])) {
-			*out = (enum missing_mode)i;
+	static const struct { const char *name; enum missing_mode mode; } names[] = {
+		{ "cf", MISSING_CF }, { "mask", MISSING_MASK }, { "mask-nan", MISSING_MASK_NAN },
+		{ "raw", MISSING_RAW }, { "off", MISSING_RAW }   /* off: before CF decoding, the default */
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i].name)) {
+			*out = names[i].mode;
 			return 0;
 		}
 	return -1;
+}
+
+int pack_from_text(const char *text, struct step_opts *o)
+{
+	char name[32];
+	size_t n = strcspn(text, ":");
+	if (n >= sizeof name)
+		return -1;
+	memcpy(name, text, n);
+	name[n] = '\0';
+	if (dtype_from_name(name, &o->pack) < 0 || strchr("iu", dtype_table[o->pack].kind) == NULL ||
+	    dtype_size(o->pack) > 4)
+		return -1;
+	double *value[2] = { &o->pack_scale, &o->pack_offset };
+	const char *p = text + n;   /* at the ':' before each value */
+	for (o->pack_values = 0; *p; o->pack_values++) {
+		char *end;
+		if (o->pack_values == 2)
+			return -1;
+		*value[o->pack_values] = strtod(p + 1, &end);
+		if (end == p + 1 || (*end && *end != ':') || !isfinite(*value[o->pack_values]))
+			return -1;
+		p = end;
+	}
+	return o->pack_values > 0 && o->pack_scale == 0 ? -1 : 0;
 }
 
 /* --axis N[,N...] | all */
@@ -129,7 +158,12 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 		return parse_axis(arg, o, a, where, e);
 	case OPT_MISSING:
 		if (missing_from_name(arg, &o->missing) < 0)
-			return err_set(e, EXIT_USAGE, where, "--missing: '%s' is not one of off, mask, mask-nan", arg);
+			return err_set(e, EXIT_USAGE, where, "--missing: '%s' is not one of cf, mask, mask-nan, raw, off",
+				       arg);
+		return 0;
+	case OPT_PACK:
+		if (pack_from_text(arg, o) < 0)
+			return err_set(e, EXIT_USAGE, where, "--pack: '%s' is not %s", arg, step_options[opt].expect);
 		return 0;
 	case OPT_KEEPDIMS:
 		o->keepdims = true;

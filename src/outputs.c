@@ -54,6 +54,19 @@ static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct
 	return 0;
 }
 
+/* In-place target X of output K of S, as S writes it: through its CF
+ * coding (packed again with its own attributes) unless S writes the stored
+ * numbers (missing: raw); checked against the output: shape and casting.
+ * NULL on error. */
+static struct array *in_place(struct planner *pl, struct plan_step *s, int k, struct array *x,
+			      struct err *e)
+{
+	const char *w = planner_step_where(pl, s, k);
+	if (x && s->decoded)
+		x = array_decoded(pl, x, w, e);
+	return x && check_in_place(pl, s, k, x, e) == 0 ? x : NULL;
+}
+
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		       struct err *e)
 {
@@ -68,7 +81,7 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 	if (op.kind == OPERAND_NAME) {
 		x = array_bound(pl, op.name);
 		if (x && x->kind == ARR_DATASET && !x->file->scratch) {
-			if (check_in_place(pl, s, k, x, e) < 0)
+			if (!(x = in_place(pl, s, k, x, e)))
 				return -1;
 			if (!x->create) {
 				if (file_check_writable(x->file->name, true, w, e) < 0)
@@ -95,7 +108,7 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		return -1;
 	if (op.selected) {   /* into part of an existing dataset */
 		x = array_dataset(pl, &op, text, w, e);
-		if (!x || check_in_place(pl, s, k, x, e) < 0)
+		if (!x || !(x = in_place(pl, s, k, x, e)))
 			return -1;
 		x->in_place = true;
 		s->out[k] = x;
@@ -103,7 +116,7 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 	}
 	x = array_find(pl->p, f, op.path);
 	if (x) {
-		if (check_in_place(pl, s, k, x, e) < 0)
+		if (!(x = in_place(pl, s, k, x, e)))
 			return -1;
 		if (!x->create)
 			x->in_place = true;
@@ -140,6 +153,34 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		x->new_path = tmp;
 	}
 	s->out[k] = x;
+	return 0;
+}
+
+int outputs_pack(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		 struct err *e)
+{
+	const char *w = planner_where(pl, s, o->mark[OPT_PACK]);
+	struct array *y = s->out[k];
+	if (y->file->scratch)
+		return err_set(e, EXIT_USAGE, w, "pack: '%s' is not written to a file (out: FILE:/PATH)",
+			       s->src->out[k]);
+	if (!y->create)
+		return err_set(e, EXIT_USAGE, w,
+			       "pack: '%s' is written in place, so it is packed with its own attributes", y->display);
+	enum dtype t = s->out_dtype[k];
+	char kind = dtype_table[t].kind;
+	if (kind == 'c' || kind == 'b')
+		return err_set(e, EXIT_USAGE, w, "pack: the result is %s: only real numbers are packed",
+			       dtype_name(t));
+	/* the unpacked dtype, that of scale_factor and add_offset: NCO's float or double */
+	enum dtype d = kind == 'f' && dtype_size(t) <= 4 ? DT_FLOAT32 : DT_FLOAT64;
+	y->coding = cf_coding_new(o->pack, d, o->pack_values > 0 ? &o->pack_scale : NULL,
+				  o->pack_values > 1 ? &o->pack_offset : NULL, y->display, pl->p->arena);
+	y->dtype = d;
+	y->decoded = y;
+	struct cf_missing *m = arena_alloc(pl->p->arena, sizeof *m);
+	cf_coding_missing(y->coding, m);
+	y->missing = m;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  * optimizer fuses steps into passes (fuse.c) and the temporary files are
  * placed (files.c).  See plan.h for the contract, planner.h for the stages.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,23 @@ static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
 		       "operands could not be broadcast together with shapes %s", msg);
 }
 
+/* The operand TEXT of S as it reads it: through its dataset's CF coding
+ * unless S reads the stored numbers (missing: raw). */
+static struct array *step_operand(struct planner *pl, const struct plan_step *s, const char *text,
+				  const char *w, struct err *e)
+{
+	struct array *x = array_operand(pl, text, w, e);
+	return x && s->decoded ? array_decoded(pl, x, w, e) : x;
+}
+
+bool plan_step_ranged(const struct plan_step *s)
+{
+	for (int k = 0; k < s->nout; k++)
+		if (s->out[k] && s->out[k]->coding && s->out[k]->coding->from_range)
+			return true;
+	return false;
+}
+
 /* An elementwise call, or UFUNC.outer. */
 static int plan_elementwise(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			    struct err *e)
@@ -82,7 +100,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	s->nin = rs->nin;
 	s->nout = s->uf->nout;
 	for (int k = 0; k < s->nin; k++) {
-		s->in[k] = array_operand(pl, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
+		s->in[k] = step_operand(pl, s, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
 			return -1;
 	}
@@ -203,7 +221,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
 			       "%s takes one input, got %d", verb, rs->nin);
 	s->nin = s->nout = 1;
-	s->in[0] = array_operand(pl, rs->in[0], planner_where(pl, s, rs->in_mark[0]), e);
+	s->in[0] = step_operand(pl, s, rs->in[0], planner_where(pl, s, rs->in_mark[0]), e);
 	if (!s->in[0])
 		return -1;
 	struct array *x = s->in[0];
@@ -286,7 +304,7 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 		return err_set(e, EXIT_USAGE, w,
 			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
 			       uf->name);
-	struct array *x = array_operand(pl, o->where, w, e);
+	struct array *x = step_operand(pl, s, o->where, w, e);
 	if (!x)
 		return -1;
 	const struct shape *X = &s->in[0]->shape, *shapes[2] = { &x->shape, X };
@@ -302,6 +320,21 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 		memcpy(s->skip_value, s->init_value, sizeof s->skip_value);
 	s->skip_fold = s->skip_fold || (!ufunc_reorderable(uf) && uf->identity == ID_NONE);
 	return 0;
+}
+
+/* Does an input of S (its first NIN) declare missing values?  Then S
+ * takes numpy.ma's semantics by default (missing: cf). */
+static bool declares_missing(struct planner *pl, struct plan_step *s, int nin, struct err *e)
+{
+	for (int k = 0; k < nin; k++) {
+		struct array *x = s->in[k];
+		if (x->kind != ARR_DATASET)
+			continue;
+		const struct cf_missing *m = array_missing(pl, x, planner_where(pl, s, s->src->mark), e);
+		if (!m || cf_missing_any(m))
+			return m != NULL;
+	}
+	return false;
 }
 
 /* A reduce or accumulate step in masked mode (numpy.ma's): masked elements
@@ -322,6 +355,12 @@ static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const st
 	return 0;
 }
 
+/* Is Y packed from floats (its coding's fill stands for NaN)? */
+static bool packs_nan(const struct array *y)
+{
+	return cf_coding_transforms(y->coding) && dtype_table[y->dtype].kind == 'f';
+}
+
 /* The fill values of S's outputs, where where= or a mask leaves them
  * unset: the fill: option; else, in masked mode, the output's own
  * _FillValue, or the first input's when the dtypes match; else the
@@ -340,9 +379,12 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 		if (s->masked && !y->create && !(own = array_missing(pl, y, w, e)))
 			return -1;
 		unsigned char *fill = y->create ? y->fill : s->mask_fill[k];
-		if (given || !s->masked) {
+		if (given || (!s->masked && !packs_nan(y))) {
 			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w, e) < 0)
 				return -1;
+		} else if (packs_nan(y)) {   /* packed as the dataset's fill */
+			double nan = NAN;
+			dtype_cast(DT_FLOAT64, &nan, 0, y->dtype, fill, 0, 1);
 		} else if (own && own->fill_value) {
 			memcpy(fill, own->value[0], sizeof own->value[0]);
 		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
@@ -498,6 +540,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		o.given &= ~(1u << i);
 	}
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
+	enum missing_mode mode = o.given & (1u << OPT_MISSING) ? o.missing : MISSING_CF;
+	s->decoded = mode != MISSING_RAW;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
 	int rc = reduction ? plan_reduction(pl, s, &o, e)
@@ -515,7 +559,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (rc < 0)
 			return -1;
 	}
-	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
+	bool masking = s->decoded && (mode != MISSING_CF || declares_missing(pl, s, nin, e));
+	if (e->status)
+		return -1;
 	if (masking) {
 		if ((reduction ? plan_reduce_missing(pl, s, &o, e) : lower_missing(pl, s, nin, &o, e)) < 0)
 			return -1;
@@ -548,6 +594,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 					       y->display, x->display);
 		}
 	}
+	for (int k = 0; k < rs->nout && (o.given & (1u << OPT_PACK)); k++)
+		if (outputs_pack(pl, s, k, &o, e) < 0)
+			return -1;
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->create && !s->out[k]->file->scratch &&
 		    outputs_layout(pl, s, k, &o, e) < 0)
@@ -661,7 +710,11 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		snprintf(units, sizeof units, " units %s", x->units.text);
 	else if (x->units_set && x->units.kind == UK_UNKNOWN)
 		snprintf(units, sizeof units, " units unknown (left out)");
-	fprintf(f, "  %s %s %s %s%s%s%s\n", role, x->display, dtype_name(x->dtype),
+	char packed[64] = "";
+	if (cf_coding_transforms(x->coding))
+		snprintf(packed, sizeof packed, " (%s %s)", x->create ? "packed as" : "unpacked from",
+			 dtype_name(x->coding->packed));
+	fprintf(f, "  %s %s %s%s %s%s%s%s\n", role, x->display, dtype_name(x->dtype), packed,
 		shape_format(&x->shape, buf, sizeof buf), names, units, how);
 }
 

@@ -139,6 +139,16 @@ static int read_missing(struct parser *p, const struct option *opt, struct step_
 	return 0;
 }
 
+static int read_pack(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (pack_from_text(v.text, o) < 0)
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	return 0;
+}
+
 static int read_fill(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	return read_text(p, opt, &o->fill);

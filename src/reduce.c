@@ -46,9 +46,9 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	const struct array *x = s->in[0];
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	stage_read(x, t, start, count, raw, data, s->where, e);
-	const char *stored = x->dtype != t ? raw : data;   /* the values as stored */
+	const char *stored = x->dtype != t ? raw : data;   /* the values in X's dtype */
 	if (s->masked && !e->status && s->skip_fold)
-		where_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
+		cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
 	else if (s->masked && !e->status)
 		where_skip_missing(s, t, n, stored, data, valid);
 	else if (s->skip_fold)
@@ -135,7 +135,7 @@ static int reduce_tree(struct plan_step *s, struct err *e)
 	for (int i = p + 1; i < n; i++)
 		line *= X->dim[i];
 	int64_t most = l->lines_per_box * l->line * s->piece_lines * line;
-	char *raw = x->dtype != t ? stage_alloc((size_t)(most * dtype_size(x->dtype))) : NULL;
+	char *raw = stage_scratch(x, t) ? stage_alloc((size_t)(most * stage_scratch(x, t))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
 	struct reducer *r = reducer_new(s, l->lines_per_box, l->line * s->piece_lines * line);
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
@@ -198,10 +198,10 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	int n = st->ndim;
 	int64_t kmax = st->across.lines_per_box * st->across.line;
 	size_t box = (size_t)(kmax * dist_stream_along_elems(st));
-	char *raw = x->dtype != dt ? stage_alloc((box ? box : 1) * (size_t)dtype_size(x->dtype)) : NULL;
+	char *raw = stage_scratch(x, dt) ? stage_alloc((box ? box : 1) * (size_t)stage_scratch(x, dt)) : NULL;
 	char *data = stage_alloc((box ? box : 1) * (size_t)dtype_size(dt));
 	char *acc = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
-	char *conv = y->dtype != t ? stage_alloc((size_t)((kmax > 0 ? kmax : 1) * dtype_size(y->dtype))) : NULL;
+	char *conv = stage_scratch(y, t) ? stage_alloc((size_t)((kmax > 0 ? kmax : 1) * stage_scratch(y, t))) : NULL;
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
 	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
 	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
@@ -287,10 +287,9 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + (x->dtype != t ? xsize : 0) + (s->masked || s->skip_fold ? 1 : 0) +
+	int64_t in_elem = size + stage_scratch(x, t) + (s->masked || s->skip_fold ? 1 : 0) +
 			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
-	enum dtype yt = s->out[0]->dtype;
-	int64_t out_elem = size + (yt != t ? dtype_size(yt) : 0) + (s->masked || s->skip_fold ? 1 : 0);
+	int64_t out_elem = size + stage_scratch(s->out[0], t) + (s->masked || s->skip_fold ? 1 : 0);
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->reduced[m])
 		m++;

@@ -267,8 +267,8 @@ static struct reducer *reducer_make(struct plan_step *s, int64_t out)
 	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * (r->size + valid)));
 	if (valid)
 		r->accv = stage_alloc((size_t)(out > 0 ? out : 1));
-	if (y->dtype != t)
-		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * dtype_size(y->dtype)));
+	if (stage_scratch(y, t))
+		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * stage_scratch(y, t)));
 	return r;
 }
 

@@ -196,11 +196,11 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		int64_t nel = stage_box_size(n, cnt);
 		if (!write)
 			report_read_again(nel);
+		const char *stored = x->dtype != dt ? b->raw : b->data;   /* in X's dtype */
 		if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
-			where_valid(x->dtype, s->in_missing, s->mask_nan, b->raw ? b->raw : b->data, nel,
-				    b->valid);
+			cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, nel, b->valid);
 		else if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
-			where_skip_missing(s, dt, nel, b->raw ? b->raw : b->data, b->data, b->valid);
+			where_skip_missing(s, dt, nel, stored, b->data, b->valid);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
 			check_fault(s, e);
@@ -238,11 +238,11 @@ int scan_run(struct plan_step *s, struct err *e)
 	int64_t qbox = st->across.lines_per_box * st->across.line;
 	size_t box = (size_t)(qbox * dist_stream_along_elems(st));
 	struct scan_buffers b = {
-		.raw = x->dtype != dt ? stage_alloc(box * (size_t)dtype_size(x->dtype)) : NULL,
+		.raw = stage_scratch(x, dt) ? stage_alloc(box * (size_t)stage_scratch(x, dt)) : NULL,
 		.data = stage_alloc(box * (size_t)dsize),
 		.out = stage_alloc(box * (size_t)size),
 		.carry = stage_alloc((size_t)qbox * (size_t)size),
-		.conv = y->dtype != t ? stage_alloc(box * (size_t)dtype_size(y->dtype)) : NULL,
+		.conv = stage_scratch(y, t) ? stage_alloc(box * (size_t)stage_scratch(y, t)) : NULL,
 		.valid = s->masked ? stage_alloc(box ? box : 1) : NULL,
 		.run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL,
 		.carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL,
@@ -286,7 +286,7 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
 	enum dtype yt = s->out[0]->dtype;
-	int64_t elem = 2 * size + (x->dtype != t ? xsize : 0) + (yt != t ? dtype_size(yt) : 0) +
+	int64_t elem = 2 * size + stage_scratch(x, t) + stage_scratch(s->out[0], t) +
 		       (s->masked ? 1 : 0) + (s->skip_fold ? 1 : 0);
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)

@@ -1,8 +1,10 @@
-/* stage.c - typed box reads and writes, casting once per block. */
+/* stage.c - typed box reads and writes, casting (and unpacking or packing
+ * through a CF coding) once per block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cf.h"
 #include "h5io.h"
 #include "report.h"
 #include "stage.h"
@@ -68,25 +70,63 @@ static void file_box(const struct array *x, const int64_t *start, const int64_t 
 		fcount[0] = any;
 }
 
+/* The dtype X's dataset holds, as HDF5 moves it. */
+static enum dtype stored_dtype(const struct array *x)
+{
+	return x->coding ? x->coding->stored : x->dtype;
+}
+
+/* Bytes one element of X takes while it is moved: the larger of its dtype
+ * and its dataset's. */
+static int element_bytes(const struct array *x)
+{
+	int a = dtype_size(x->dtype), b = dtype_size(stored_dtype(x));
+	return a > b ? a : b;
+}
+
+int64_t stage_scratch(const struct array *x, enum dtype t)
+{
+	const struct array *b = x->base ? x->base : x;
+	if (cf_coding_transforms(b->coding))
+		return element_bytes(b);
+	return x->dtype != t ? dtype_size(x->dtype) : 0;
+}
+
 static int box_io(bool write, const struct array *x, const int64_t *start, const int64_t *count,
 		  char *buf, const char *where, struct err *e)
 {
+	enum dtype dt = stored_dtype(x);
 	if (!x->selected)
-		return write ? h5io_write_box(x->id, &x->shape, x->dtype, start, NULL, count, buf, where, e)
-			     : h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, count, buf, where, e);
+		return write ? h5io_write_box(x->id, &x->shape, dt, start, NULL, count, buf, where, e)
+			     : h5io_read_box(x->id, &x->shape, dt, start, NULL, count, buf, where, e);
 	struct shape fshape;
 	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
 	file_box(x, start, count, &fshape, fstart, fstep, fcount);
-	return write ? h5io_write_box(x->id, &fshape, x->dtype, fstart, fstep, fcount, buf, where, e)
-		     : h5io_read_box(x->id, &fshape, x->dtype, fstart, fstep, fcount, buf, where, e);
+	return write ? h5io_write_box(x->id, &fshape, dt, fstart, fstep, fcount, buf, where, e)
+		     : h5io_read_box(x->id, &fshape, dt, fstart, fstep, fcount, buf, where, e);
+}
+
+/* Read the box START/COUNT of X as X's dtype into OUT: through SCRATCH
+ * (element_bytes per element; it may be OUT) when X has a coding that
+ * transforms, unpacked there, in the same pass. */
+static int read_values(const struct array *x, const int64_t *start, const int64_t *count,
+		       char *scratch, char *out, const char *where, struct err *e)
+{
+	if (!cf_coding_transforms(x->coding))
+		return box_io(false, x, start, count, out, where, e);
+	if (box_io(false, x, start, count, scratch, where, e) < 0)
+		return -1;
+	cf_decode(x->coding, scratch, out, stage_box_size(x->shape.ndim, count));
+	return 0;
 }
 
 /* X is BASE read with its axes moved (broadcasting by name, plan.h): read
  * the box of BASE behind the box START/COUNT of X into OUT, laid out in
  * X's order.  Inserted axes have length one; when BASE's axes keep their
- * order, the bytes are already in place, else they are moved once, here. */
+ * order, the bytes are already in place, else they are moved once, here.
+ * RAW: scratch as read_values takes it. */
 static int read_moved(const struct array *x, const int64_t *start, const int64_t *count,
-		      char *out, const char *where, struct err *e)
+		      char *raw, char *out, const char *where, struct err *e)
 {
 	const struct array *b = x->base;
 	int n = x->shape.ndim, m = b->shape.ndim;
@@ -102,10 +142,10 @@ static int read_moved(const struct array *x, const int64_t *start, const int64_t
 		last = j;
 	}
 	if (ordered)
-		return box_io(false, b, bstart, bcount, out, where, e);
+		return read_values(b, bstart, bcount, raw, out, where, e);
 	size_t size = (size_t)dtype_size(x->dtype);
-	char *tmp = stage_alloc((size_t)stage_box_size(m, bcount) * size);
-	int rc = box_io(false, b, bstart, bcount, tmp, where, e);
+	char *tmp = stage_alloc((size_t)stage_box_size(m, bcount) * (size_t)element_bytes(b));
+	int rc = read_values(b, bstart, bcount, tmp, tmp, where, e);
 	if (rc == 0 && !empty) {
 		/* X's element at index idx is BASE's at sum idx[i] * stride[from[i]] */
 		int64_t stride[H5U_MAXDIM], idx[H5U_MAXDIM] = {0}, total = stage_box_size(n, count);
@@ -130,10 +170,11 @@ int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       struct err *e)
 {
 	char *buf = x->dtype == t ? out : raw;
-	if ((x->base ? read_moved(x, start, count, buf, where, e)
-		     : box_io(false, x, start, count, buf, where, e)) < 0)
+	if ((x->base ? read_moved(x, start, count, raw, buf, where, e)
+		     : read_values(x, start, count, raw, buf, where, e)) < 0)
 		return -1;
-	report_read(stage_box_size(x->shape.ndim, count), dtype_size(x->dtype));
+	const struct array *b = x->base ? x->base : x;
+	report_read(stage_box_size(x->shape.ndim, count), dtype_size(stored_dtype(b)));
 	if (buf != out)
 		dtype_cast(x->dtype, raw, dtype_size(x->dtype), t, out, dtype_size(t),
 			   (size_t)stage_box_size(x->shape.ndim, count));
@@ -145,12 +186,23 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		const char *where, struct err *e)
 {
 	const char *buf = data;
+	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (x->dtype != t) {
-		dtype_cast(t, data, dtype_size(t), x->dtype, conv, dtype_size(x->dtype),
-			   (size_t)stage_box_size(x->shape.ndim, count));
+		dtype_cast(t, data, dtype_size(t), x->dtype, conv, dtype_size(x->dtype), (size_t)n);
 		buf = conv;
 	}
-	x->written = true;
-	report_written(stage_box_size(x->shape.ndim, count), dtype_size(x->dtype));
+	if (x->dry) {   /* a first pass: what a packed output's values range over */
+		if (x->coding && x->coding->from_range)
+			cf_range_fold(x->coding, buf, n);
+		return 0;
+	}
+	int64_t none[H5U_MAXDIM + 1] = {0};
+	if (cf_coding_transforms(x->coding)) {
+		if (cf_encode(x->coding, buf, conv, n, where, e) < 0)
+			count = none;   /* still in the collective call, with nothing */
+		buf = conv;
+	}
+	x->written = x->written || count != none;
+	report_written(stage_box_size(x->shape.ndim, count), dtype_size(stored_dtype(x)));
 	return box_io(true, x, start, count, (char *)buf, where, e);
 }

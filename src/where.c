@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cf.h"
 #include "iter.h"
 #include "literal.h"
 #include "report.h"
@@ -60,7 +61,7 @@ struct where_mask {
 
 int64_t where_mask_element_bytes(const struct array *w)
 {
-	return 2 + (w->dtype != DT_BOOL ? dtype_size(w->dtype) : 0);
+	return 2 + stage_scratch(w, DT_BOOL);
 }
 
 struct where_mask *where_mask_new(const struct array *w, int64_t max_elements)
@@ -70,7 +71,7 @@ struct where_mask *where_mask_new(const struct array *w, int64_t max_elements)
 	m->w = w;
 	m->mask = stage_alloc(n);
 	m->bools = stage_alloc(n);
-	m->raw = w->dtype != DT_BOOL ? stage_alloc(n * (size_t)dtype_size(w->dtype)) : NULL;
+	m->raw = stage_scratch(w, DT_BOOL) ? stage_alloc(n * (size_t)stage_scratch(w, DT_BOOL)) : NULL;
 	return m;
 }
 
@@ -130,72 +131,6 @@ const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
 
 /* ---- masked mode in reductions ------------------------------------------ */
 
-/* UF's loop taking two (ARGS) or one operand of T, or NULL. */
-static const struct ufunc_loop *loop_of(const char *name, enum dtype t)
-{
-	const struct ufunc *uf = ufunc_lookup(name);
-	for (int i = 0; uf && i < uf->nloops; i++)
-		if (uf->loops[i].types[0] == t && (uf->nin == 1 || uf->loops[i].types[1] == t) &&
-		    uf->loops[i].types[uf->nin] == DT_BOOL)
-			return &uf->loops[i];
-	return NULL;
-}
-
-/* MISS[i] |= the test NAME (of one operand, or against VALUE) on DATA[i]. */
-static void or_test(const char *name, enum dtype t, const char *data, const void *value, size_t n,
-		    uint8_t *hit, uint8_t *miss)
-{
-	const struct ufunc_loop *l = loop_of(name, t);
-	if (!l || !n)
-		return;
-	ptrdiff_t size = dtype_size(t);
-	union { unsigned char b[16]; double d; int64_t i; } v;   /* VALUE, aligned for the loop */
-	if (value)
-		memcpy(v.b, value, (size_t)size);
-	char *args[3] = { (char *)data, (char *)v.b, (char *)hit };
-	ptrdiff_t steps[3] = { size, 0, 1 };
-	if (!value) {
-		args[1] = (char *)hit;
-		steps[1] = 1;
-	}
-	l->fn(args, n, steps);
-	for (size_t i = 0; i < n; i++)
-		miss[i] |= hit[i];
-}
-
-static bool is_nan(enum dtype t, const void *v)
-{
-	uint8_t hit = 0, miss = 0;
-	or_test("isnan", t, v, NULL, 1, &hit, &miss);
-	return miss;
-}
-
-void where_valid(enum dtype t, const struct cf_missing *m, bool nan, const char *data, int64_t n,
-		 uint8_t *valid)
-{
-	enum { CHUNK = 4096 };
-	uint8_t hit[CHUNK];
-	ptrdiff_t size = dtype_size(t);
-	bool floating = dtype_table[t].kind == 'f' || dtype_table[t].kind == 'c';
-	for (int64_t o = 0; o < n; o += CHUNK) {
-		size_t c = (size_t)(n - o < CHUNK ? n - o : CHUNK);
-		const char *d = data + o * size;
-		uint8_t *miss = valid + o;
-		memset(miss, 0, c);
-		for (int i = 0; m && i < m->nvalues; i++)
-			or_test(is_nan(t, m->value[i]) ? "isnan" : "equal", t, d,
-				is_nan(t, m->value[i]) ? NULL : m->value[i], c, hit, miss);
-		if (m && m->has_min)
-			or_test("less", t, d, m->min, c, hit, miss);
-		if (m && m->has_max)
-			or_test("greater", t, d, m->max, c, hit, miss);
-		if (nan && floating)
-			or_test("isnan", t, d, NULL, c, hit, miss);
-		for (size_t i = 0; i < c; i++)
-			miss[i] = !miss[i];
-	}
-}
-
 /* The lowest (HIGH false) or highest value of T: -inf/inf for floats. */
 static void extreme(enum dtype t, bool high, unsigned char *out)
 {
@@ -243,7 +178,7 @@ int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
 			char *data, uint8_t *valid)
 {
-	where_valid(s->in[0]->dtype, s->in_missing, s->mask_nan, stored, n, valid);
+	cf_valid(s->in[0]->dtype, s->in_missing, s->mask_nan, stored, n, valid);
 	where_select(t, n, data, valid, (const char *)s->mask_skip, 0);
 }
 
@@ -256,5 +191,6 @@ void where_mask_results(const struct plan_step *s, enum dtype t, int64_t n, char
 	for (int64_t i = 0; i < n; i++)
 		masked += !valid[i];
 	where_select(t, n, data, valid, (const char *)fill, 0);
-	report_masked(masked);
+	if (!s->out[0]->dry)
+		report_masked(masked);
 }

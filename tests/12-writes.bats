@@ -8,7 +8,7 @@ load helper
 
 setup_file() {
 	fixtures <<-'EOF'
-		make f.h5:/x float64 4,3 attr:units=m/s attr:scale_factor=0.5
+		make f.h5:/x float64 4,3 attr:units=m/s attr:resolution=0.5
 		make f.h5:/other int16 5
 		make f.h5:/xi int32 4,3 attr:long_name=counts
 		make f.h5:/xf float32 4,3
@@ -28,7 +28,7 @@ setup() {
 	h5u call multiply f.h5:/x 2 -o f.h5:/x
 	np check multiply orig.h5:/x 2 -o f.h5:/x --into :: \
 		stored f.h5:/x float64 4,3 :: \
-		attrs f.h5:/x units=m/s scale_factor=0.5 :: \
+		attrs f.h5:/x units=m/s resolution=0.5 :: \
 		same orig.h5:/other f.h5:/other :: \
 		same orig.h5:/xi f.h5:/xi :: \
 		same orig.h5:/g/inner f.h5:/g/inner
@@ -59,7 +59,7 @@ setup() {
 	EOF
 	h5u run r.yaml
 	np check multiply orig.h5:/x 3 -o f.h5:/x --into :: \
-		attrs f.h5:/x units=m/s scale_factor=0.5
+		attrs f.h5:/x units=m/s resolution=0.5
 }
 
 @test "in place into an input that is not an operand of the step" {

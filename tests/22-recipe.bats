@@ -96,6 +96,7 @@ steps:
     where: x > 0
     fill: -1
     missing: off
+    pack: int16:0.5:-3
 EOF
 	run -0 "$DUMP" r.yaml
 	assert_output - <<'EOF'
@@ -107,10 +108,11 @@ step 1 @4:5
   expr 'x + 1' @4:11
   where 'x > 0' @5:12
   fill '-1' @6:11
-  missing off @7:14
+  missing raw @7:14
+  pack int16 scale 0.5 offset -3 @8:11
 EOF
 	printf 'steps:\n  - ufunc: sqrt\n    in: x\n    missing: maybe\n' > r.yaml
-	fails 4:14 "'missing' must be off, mask or mask-nan, found 'maybe'"
+	fails 4:14 "'missing' must be cf, mask, mask-nan, raw or off, found 'maybe'"
 }
 
 @test "list forms: eight operands, two outputs, literals kept as written" {
@@ -288,7 +290,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing, pack or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -432,7 +434,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing, pack or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -441,13 +443,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill or missing)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or pack)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill or missing)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or pack)"
 }
 
 @test "a mapping key that is not a name" {

@@ -112,7 +112,7 @@ ok() {
 	refute_output --partial _FillValue
 }
 
-@test "eval --where EXPR, recipe where: and fill:, a masked intermediate read by a later step" {
+@test "eval --where EXPR, recipe where: and fill:, a masked intermediate read raw by a later step" {
 	ok eval -i x=f.h5:/x -i w=f.h5:/w 'o.h5:/e = sqrt(x) * 2' --where 'w & (x > 1)'
 	ref check o.h5:/e 'np.multiply(np.sqrt(x), 2, where=w & (x > 1), out=np.full(x.shape, fill("f8")))' --fill default
 	cat > r.yaml <<-'EOF'
@@ -127,6 +127,7 @@ ok() {
 		    fill: -9999
 		    out: m
 		  - expr: m + 1
+		    missing: raw
 		    out: o.h5:/after
 		  - expr: i // 7
 		    where: i % 2 == 0
@@ -410,9 +411,9 @@ assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<
 	assert_error 2 "reduce power: zero-size array to reduction operation power which has no identity"
 	printf 'inputs:\n  t: m.h5:/t\nsteps:\n  - ufunc: sqrt\n    in: t\n    missing: yes\n    out: o.h5:/s\n' > r.yaml
 	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:6:14: 'missing' must be off, mask or mask-nan, found 'yes'"
+	assert_error 2 "r.yaml:6:14: 'missing' must be cf, mask, mask-nan, raw or off, found 'yes'"
 	run --separate-stderr h5u call sqrt m.h5:/t --missing maybe -o o.h5:/s
-	assert_error 2 "call sqrt: --missing: 'maybe' is not one of off, mask, mask-nan"
+	assert_error 2 "call sqrt: --missing: 'maybe' is not one of cf, mask, mask-nan, raw, off"
 	rm r.yaml
 	assert_unchanged
 }

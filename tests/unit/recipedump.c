@@ -44,7 +44,7 @@ static void print_mark(struct mark m)
 
 static void print_opts(const struct step_opts *o)
 {
-	static const char *const modes[] = { "off", "mask", "mask-nan" };
+	static const char *const modes[] = { "cf", "mask", "mask-nan", "raw" };
 	for (int opt = 0; opt < OPT_COUNT; opt++) {
 		if (!(o->given & (1u << opt)))
 			continue;
@@ -67,6 +67,13 @@ static void print_opts(const struct step_opts *o)
 			break;
 		case OPT_MISSING:
 			fputs(modes[o->missing], stdout);
+			break;
+		case OPT_PACK:
+			fputs(dtype_name(o->pack), stdout);
+			if (o->pack_values > 0)
+				printf(" scale %.17g", o->pack_scale);
+			if (o->pack_values > 1)
+				printf(" offset %.17g", o->pack_offset);
 			break;
 		case OPT_KEEPDIMS:
 			fputs(o->keepdims ? "true" : "false", stdout);
