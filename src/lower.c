@@ -424,6 +424,7 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 	memset(&xr, 0, sizeof xr);
 	xr.src = -1 - k;
 	xr.view = *x;
+	xr.view.shape = L->s->bshape[k];   /* as it broadcasts (outer: with ones appended) */
 	bool floating = dtype_table[x->dtype].kind == 'f' || dtype_table[x->dtype].kind == 'c';
 	*any = false;
 	for (int i = 0; i < m->nvalues; i++) {

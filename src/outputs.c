@@ -161,9 +161,11 @@ int outputs_pack(struct planner *pl, struct plan_step *s, int k, const struct st
 {
 	const char *w = planner_where(pl, s, o->mark[OPT_PACK]);
 	struct array *y = s->out[k];
+	if (s->print)
+		return err_set(e, EXIT_USAGE, w, "pack: a printed result is not packed (write it to FILE:/PATH)");
 	if (y->file->scratch)
-		return err_set(e, EXIT_USAGE, w, "pack: '%s' is not written to a file (out: FILE:/PATH)",
-			       s->src->out[k]);
+		return err_set(e, EXIT_USAGE, w, "pack: the named intermediate '%s' is not packed (write it to FILE:/PATH)",
+			       y->display);
 	if (!y->create)
 		return err_set(e, EXIT_USAGE, w,
 			       "pack: '%s' is written in place, so it is packed with its own attributes", y->display);

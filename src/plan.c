@@ -594,7 +594,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 					       y->display, x->display);
 		}
 	}
-	for (int k = 0; k < rs->nout && (o.given & (1u << OPT_PACK)); k++)
+	for (int k = 0; k < s->nout && (o.given & (1u << OPT_PACK)); k++)
 		if (outputs_pack(pl, s, k, &o, e) < 0)
 			return -1;
 	for (int k = 0; k < s->nout; k++)

@@ -1,0 +1,334 @@
+#!/usr/bin/env bats
+# 71-cf.bats - CF decoding by default, and packed data written back.
+#
+# Datasets are read as netCDF4-python and xarray read them: NCO's own
+# regression file (tests/data/nco-in.cdl, built with ncgen) gives NCO's
+# regression answers (ncra's record means of packed variables, ncwa's
+# masked means); an ERA5-style file (int16 t2m, u10, v10 with float64
+# scale_factor/add_offset, _FillValue and missing_value) is unpacked into
+# float64 on every verb (call, eval, reduce, accumulate, outer, where=,
+# printed results), bit for bit as the netCDF User Guide's arithmetic in
+# NumPy, which is netCDF4-python's own result, and within float32's
+# rounding of xarray's (whose dtype is float32: h5ufunc(1), CF DECODING);
+# a CMIP-style float32 file's 1e20 fill values are skipped, and summed
+# with --missing raw; _Unsigned bytes, an int32 with a float32 scale (the
+# User Guide's float32, where netCDF4-python gives float64), valid_range on
+# packed values, a packed float; the same bytes on 1 to 4 ranks and a small
+# --memory; a file without CF attributes gives exactly the bytes of
+# --missing raw.  Writing: pack: chooses NCO ncpdq's scale_factor and
+# add_offset and stores its integers (checked against ncpdq itself); a
+# packed dataset written in place is packed again with its own attributes
+# as netCDF4-python packs it (rounding half to even), its attributes kept;
+# a value that does not fit is exit 1 with the dataset as it was; misuse
+# is exit 2 before any write.  The reference is tests/cf_ref.py.
+
+load helper
+
+setup_file() {
+	/usr/bin/python3 "$H5U_TESTS/cf_ref.py" make "$BATS_FILE_TMPDIR"
+	ncgen -k nc4 -o "$BATS_FILE_TMPDIR/nco.nc" "$H5U_TESTS/data/nco-in.cdl"
+}
+
+setup() {
+	fixture era.nc cmip.nc kinds.nc plain.h5 nco.nc
+}
+
+# ref < JOBS: tests/cf_ref.py's jobs, the fixtures as they were made.
+ref() {
+	/usr/bin/python3 "$H5U_TESTS/cf_ref.py" jobs "$BATS_FILE_TMPDIR"
+}
+
+# ok ARGS... -- h5ufunc ARGS succeeds with nothing on stderr.
+ok() {
+	run --separate-stderr h5u "$@"
+	[[ $status == 0 ]] || echo "$stderr"
+	assert_success
+	assert_stderr_empty
+}
+
+# near VALUE EXPECTED -- |VALUE - EXPECTED| <= 1e-9 |EXPECTED|
+near() {
+	awk -v v="$1" -v w="$2" 'BEGIN { d = v - w; if (d < 0) d = -d; s = w < 0 ? -w : w; exit !(d <= 1e-9 * s) }' ||
+		fail "$1 is not $2"
+}
+
+@test "NCO's in.cdl: the record means and masked means of NCO's regression answers" {
+	ok reduce add nco.nc:/rec_var_dbl_pck --axis time
+	assert_output 1005.5   # ncra: 100.55
+	ok reduce add nco.nc:/rec_var_dbl_pck --axis time --missing raw
+	assert_output 55       # the packed shorts, as before
+	ok reduce add nco.nc:/rec_var_flt_pck --axis time
+	near "$(awk "BEGIN { print $output / 10 }")" 100.55
+	ok reduce add nco.nc:/rec_var_pck_scale_factor_only --axis time
+	near "$(awk "BEGIN { print $output / 10 }")" 55
+	cat > mean.yaml <<-'EOF'
+		steps:
+		  - {expr: x * 0 + 1, out: one}
+		  - {reduce: add, in: x, axis: '${AXIS}', out: s}
+		  - {reduce: add, in: one, axis: '${AXIS}', out: n}
+		  - {expr: s / n, out: 'o.nc:/m${NAME}'}
+	EOF
+	for case in rec_var_dbl_mss_val_dbl_pck:time:5 rec_var_dbl_mss_val_sht_pck:time:5 \
+		    mss_val:lon:73 val_max_max_sht:0:17000 rec_var_flt_mss_val_dbl:time:5; do
+		IFS=: read -r name axis want <<<"$case"
+		sed "1i inputs:\n  x: nco.nc:/$name" mean.yaml > r.yaml
+		ok run r.yaml --set NAME="$name" --set AXIS="$axis"
+		near "$(h5dump -d "/m$name" -m %.17g o.nc | awk '/\(0\)/ { print $2 }')" "$want"
+	done
+	ok call add nco.nc:/pck 0
+	assert_output 3.0
+	ok call add nco.nc:/pck_7 0
+	assert_output 7.0
+	ref <<-'EOF'
+		nc4 nco.nc:/rec_var_dbl_pck nco.nc:/rec_var_flt_pck nco.nc:/pck_arr nco.nc:/pck_crd nco.nc:/rec_var_dbl_mss_val_sht_pck
+		o.nc:/mrec_var_dbl_mss_val_dbl_pck = mean(V('nco.nc:/rec_var_dbl_mss_val_dbl_pck'), 0)
+		o.nc:/mmss_val = mean(V('nco.nc:/mss_val'), 0)
+	EOF
+}
+
+@test "ERA5-style packed int16 on every verb: the User Guide's float64 bit for bit, xarray's float32 within its rounding" {
+	ok call subtract era.nc:/t2m 273.15 -o o.nc:/c
+	ok call subtract era.nc:/t2m 273.15 --missing mask -o o.nc:/cm   # the README's example
+	ok call hypot era.nc:/u10 era.nc:/v10 -o o.nc:/ws
+	ok eval -i t=era.nc:/t2m -i u=era.nc:/u10 'o.nc:/e = (t - 273.15) * 1.8 + 32 + u * 0'
+	ok eval -i t=era.nc:/t2m 'o.nc:/w = t - 273.15' --where 't > 280'
+	ok reduce add era.nc:/t2m --axis time -o o.nc:/s
+	ok reduce maximum era.nc:/u10 --axis 1,2 -o o.nc:/mx
+	ok accumulate add era.nc:/v10 --axis time -o o.nc:/cv
+	ok call subtract.outer 'era.nc:/u10[0, 1]' 'era.nc:/v10[1, 2, 0:3]' -o o.nc:/out
+	ok reduce add era.nc:/u10 --where era.nc:/v10 -o o.nc:/rw
+	ok reduce add era.nc:/t2m --axis time --missing raw -o o.nc:/raw
+	ref <<-'EOF'
+		nc4 era.nc:/t2m era.nc:/u10 era.nc:/v10
+		o.nc:/c = V('era.nc:/t2m') - 273.15
+		o.nc:/cm = V('era.nc:/t2m') - 273.15
+		o.nc:/ws = np.hypot(V('era.nc:/u10'), V('era.nc:/v10')) ;; ulp=4
+		o.nc:/e = (V('era.nc:/t2m') - 273.15) * 1.8 + 32 + V('era.nc:/u10') * 0
+		o.nc:/s = ma.sum(V('era.nc:/t2m'), axis=0)
+		o.nc:/mx = ma.max(V('era.nc:/u10'), axis=(1, 2))
+		o.nc:/cv = ma.cumsum(V('era.nc:/v10'), axis=0)
+		o.nc:/out = V('era.nc:/u10')[0, 1][:, None] - V('era.nc:/v10')[1, 2, 0:3][None, :]
+		o.nc:/rw = ma.sum(ma.where(ma.filled(V('era.nc:/v10'), 1) != 0, V('era.nc:/u10'), 0), axis=0)
+		o.nc:/raw = np.add.reduce(R('era.nc:/t2m'), axis=0)
+		xr o.nc:/c = X('era.nc:/t2m') - 273.15 ;; atol=1.3e-4
+		xr o.nc:/ws = np.hypot(X('era.nc:/u10'), X('era.nc:/v10'))
+		xr o.nc:/s = np.nansum(X('era.nc:/t2m'), axis=0) * np.where(np.isnan(X('era.nc:/t2m')).all(0), np.nan, 1) ;; atol=4e-3
+	EOF
+	run h5dump -A -d /w o.nc
+	assert_output --partial '_FillValue'
+	ref <<-'EOF'
+		o.nc:/w = ma.masked_where(~(ma.filled(V('era.nc:/t2m'), 0) > 280), V('era.nc:/t2m') - 273.15)
+	EOF
+}
+
+@test "printed results and --json of decoded data: -- where missing, the unpacked dtype in check" {
+	ok reduce maximum era.nc:/t2m --axis 0
+	ref <<-EOF
+		printed ma.max(V('era.nc:/t2m'), axis=0)
+		$output
+	EOF
+	ok eval -i 't=era.nc:/t2m[0:2]' 't - 273.15'
+	ref <<-EOF
+		printed V('era.nc:/t2m')[0:2] - 273.15
+		$output
+	EOF
+	ok reduce add era.nc:/t2m --axis 1,2 --json
+	/usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin)
+assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"] == "dd->d", r' <<<"$output"
+	printf 'inputs: {t: era.nc:/t2m}\nsteps:\n  - {expr: t * 2, out: o.nc:/x, pack: int8}\n' > r.yaml
+	ok check r.yaml
+	assert_output --partial 'in  era.nc:/t2m float64 (unpacked from int16) (12, 5, 7)'
+	assert_output --partial 'out o.nc:/x float64 (packed as int8) (12, 5, 7)'
+}
+
+@test "CMIP-style float32 with a 1e20 _FillValue: skipped by default, summed with --missing raw" {
+	ok reduce add cmip.nc:/tas --axis time -o o.nc:/s
+	ok reduce add cmip.nc:/tas --axis time --missing raw -o o.nc:/raw
+	ok call subtract cmip.nc:/tas 273.15 -o o.nc:/c
+	ref <<-'EOF'
+		o.nc:/s = ma.sum(V('cmip.nc:/tas'), axis=0)
+		o.nc:/raw = np.add.reduce(R('cmip.nc:/tas'), axis=0)
+		o.nc:/c = V('cmip.nc:/tas') - 273.15
+		xr o.nc:/c = X('cmip.nc:/tas') - 273.15
+	EOF
+	run h5dump -d /raw -m %g o.nc
+	assert_output --partial 'e+20'
+}
+
+@test "_Unsigned bytes, an int32 with a float32 scale, valid_range on packed values, a packed float" {
+	local v
+	for v in ub ubs s32 vr fp sf; do
+		ok call add "kinds.nc:/$v" 0 -o "o.nc:/$v"
+	done
+	ok reduce add kinds.nc:/ub --axis 1 -o o.nc:/ubsum
+	ok reduce maximum kinds.nc:/vr -o o.nc:/vrmax
+	ref <<-'EOF'
+		nc4 kinds.nc:/ub kinds.nc:/ubs kinds.nc:/s32 kinds.nc:/vr kinds.nc:/fp kinds.nc:/sf
+		o.nc:/ub = V('kinds.nc:/ub') + 0
+		o.nc:/ubs = V('kinds.nc:/ubs') + 0
+		o.nc:/s32 = V('kinds.nc:/s32') + 0
+		o.nc:/vr = V('kinds.nc:/vr') + 0
+		o.nc:/fp = V('kinds.nc:/fp') + 0
+		o.nc:/sf = V('kinds.nc:/sf') + 0
+		o.nc:/ubsum = ma.sum(V('kinds.nc:/ub'), axis=1)
+		o.nc:/vrmax = ma.max(V('kinds.nc:/vr'), axis=0)
+		xr o.nc:/ubs = X('kinds.nc:/ubs') + 0
+		xr o.nc:/sf = X('kinds.nc:/sf') + 0
+	EOF
+}
+
+@test "a file without CF attributes gives exactly the bytes of --missing raw, NumPy's" {
+	cat > r.yaml <<-'EOF'
+		inputs: {x: plain.h5:/x, i: plain.h5:/i}
+		steps:
+		  - {ufunc: sqrt, in: x, out: '${OUT}:/sqrt'}
+		  - {expr: 'log(x) + i // 7', out: '${OUT}:/e'}
+		  - {reduce: add, in: x, axis: 1, out: '${OUT}:/s'}
+		  - {reduce: minimum, in: i, out: '${OUT}:/m'}
+		  - {accumulate: multiply, in: i, out: '${OUT}:/p'}
+	EOF
+	ok run r.yaml --set OUT=cf.h5 --no-history
+	sed 's/^steps:/defaults: {missing: raw}\nsteps:/' r.yaml > raw.yaml
+	ok run raw.yaml --set OUT=raw.h5 --no-history
+	h5dump cf.h5 | sed 's/cf\.h5/FILE/' > cf.dump
+	h5dump raw.h5 | sed 's/raw\.h5/FILE/' > raw.dump
+	diff cf.dump raw.dump
+	run h5dump -A cf.h5
+	refute_output --partial _FillValue
+	ref <<-'EOF'
+		nc4 plain.h5:/x plain.h5:/i
+		cf.h5:/sqrt = np.sqrt(R('plain.h5:/x'))
+		cf.h5:/e = np.log(R('plain.h5:/x')) + R('plain.h5:/i') // 7
+		cf.h5:/s = np.add.reduce(R('plain.h5:/x'), axis=1)
+		cf.h5:/m = np.minimum.reduce(R('plain.h5:/i'), axis=0)
+	EOF
+}
+
+@test "a masked intermediate is read masked by a later step; masked means as a recipe" {
+	cat > r.yaml <<-'EOF'
+		inputs: {t: era.nc:/t2m}
+		steps:
+		  - {expr: t - 273.15, out: c}
+		  - {expr: c * 0 + 1, out: one}
+		  - {reduce: add, in: c, axis: time, out: s}
+		  - {reduce: add, in: one, axis: time, out: n}
+		  - {expr: s / n, out: o.nc:/mean}
+	EOF
+	ok run r.yaml
+	ref <<-'EOF'
+		o.nc:/mean = mean(V('era.nc:/t2m') - 273.15, 0)
+	EOF
+}
+
+@test "1, 2, 3 and 4 ranks and a small --memory: the same bytes" {
+	cat > r.yaml <<-'EOF'
+		inputs: {t: e.nc:/t2m, u: e.nc:/u10, v: e.nc:/v10}
+		steps:
+		  - {expr: 'hypot(u, v) + (t - 273.15) * 0', out: o.nc:/ws}
+		  - {reduce: add, in: t, axis: time, out: o.nc:/s}
+		  - {reduce: maximum, in: v, axis: [1, 2], out: o.nc:/mx}
+		  - {accumulate: add, in: u, axis: time, out: o.nc:/cu}
+		  - {expr: t - 273.15, out: o.nc:/p, pack: int16}
+		  - {expr: u * 0.5, out: u}
+	EOF
+	local n mem
+	for n in 1 2 3 4; do
+		for mem in 256M 8K; do
+			cp era.nc e.nc
+			rm -f o.nc
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" --no-history r.yaml
+			[[ $status == 0 ]] || echo "$stderr"
+			assert_success
+			h5dump o.nc > "dump-$n-$mem"
+			h5dump -d /u10 e.nc >> "dump-$n-$mem"
+			cmp dump-1-256M "dump-$n-$mem"
+		done
+	done
+	ref <<-'EOF'
+		o.nc:/ws = np.hypot(V('era.nc:/u10'), V('era.nc:/v10')) + (V('era.nc:/t2m') - 273.15) * 0 ;; ulp=4
+		o.nc:/s = ma.sum(V('era.nc:/t2m'), axis=0)
+		o.nc:/mx = ma.max(V('era.nc:/v10'), axis=(1, 2))
+		o.nc:/cu = ma.cumsum(V('era.nc:/u10'), axis=0)
+		repack e.nc:/u10 era.nc:/u10 V('era.nc:/u10') * 0.5
+	EOF
+}
+
+@test "pack: NCO's ncpdq scale_factor, add_offset and integers; explicit values; float32 results" {
+	ok call subtract era.nc:/t2m 273.15 -o u.nc:/c
+	ok call subtract era.nc:/t2m 273.15 -o o.nc:/c --pack int16
+	ok call multiply era.nc:/u10 3 -o o.nc:/b --pack int8
+	ok call subtract cmip.nc:/tas 273.15 -o o.nc:/f --pack int16
+	ok call subtract cmip.nc:/tas 273.15 -o uf.nc:/f
+	ok call multiply era.nc:/u10 3 -o ub.nc:/b
+	ncpdq -O u.nc p.nc 2>/dev/null   # it warns that our float fill is not a short
+	ncpdq -O uf.nc pf.nc 2>/dev/null
+	ncpdq -O -M hgh_byt ub.nc pb.nc 2>/dev/null
+	ok call subtract era.nc:/t2m 273.15 -o o.nc:/x --pack int16:0.01:-10
+	ok call add era.nc:/u10 0 -o o.nc:/y --pack uint8:0.25:-30
+	ref <<-'EOF'
+		same-packing o.nc:/c p.nc:/c
+		same-packing o.nc:/f pf.nc:/f
+		same-packing o.nc:/b pb.nc:/b
+		o.nc:/c = P(V('era.nc:/t2m') - 273.15, 'i2', np.float64(ma.min(V('era.nc:/t2m') - 273.15) - ma.max(V('era.nc:/t2m') - 273.15)) / 65532, (ma.min(V('era.nc:/t2m') - 273.15) + ma.max(V('era.nc:/t2m') - 273.15)) * 0.5)
+		o.nc:/x = P(V('era.nc:/t2m') - 273.15, 'i2', 0.01, -10)
+		o.nc:/y = P(V('era.nc:/u10') + 0, 'u1', 0.25, -30)
+	EOF
+	run h5dump -A -d /c o.nc
+	assert_output --partial '_FillValue'
+	assert_output --partial '-32768'
+}
+
+@test "in place: packed again with its own attributes as netCDF4-python packs it; fills stay fills" {
+	cp era.nc e.nc
+	h5dump -A -d /t2m e.nc > before
+	ok eval -i t=e.nc:/t2m 't = (t - 273) * 0.9 + 273'
+	ok eval -i v=e.nc:/v10 'v = v * 0.5' --where 'v > 0'
+	ok call add e.nc:/late 0.5 -o e.nc:/late
+	h5dump -A -d /t2m e.nc | diff before -
+	ref <<-'EOF'
+		repack e.nc:/t2m era.nc:/t2m (V('era.nc:/t2m') - 273) * 0.9 + 273
+		repack e.nc:/v10 era.nc:/v10 ma.where(ma.filled(V('era.nc:/v10'), 0) > 0, V('era.nc:/v10') * 0.5, V('era.nc:/v10'))
+		repack e.nc:/late era.nc:/late V('era.nc:/late') + 0.5
+	EOF
+	ok call add e.nc:/u10 0 -o e.nc:/u10 --missing raw
+	ref <<-'EOF'
+		repack e.nc:/u10 era.nc:/u10 V('era.nc:/u10')
+	EOF
+}
+
+@test "a value that does not fit the packed dtype: exit 1, the dataset as it was" {
+	cp era.nc e.nc
+	h5dump e.nc > before
+	run --separate-stderr h5u call subtract e.nc:/t2m 273.15 --casting unsafe -o e.nc:/t2m
+	assert_failure 1
+	assert_output ''
+	[[ $stderr == "h5ufunc: call subtract: "*" cannot be packed into 'e.nc:/t2m' (int16, scale_factor "*", add_offset "*"): out of range"* ]] ||
+		fail "$stderr"
+	h5dump e.nc | diff before -
+	run --separate-stderr h5u call add e.nc:/late 1 -o e.nc:/late --memory 8K
+	assert_failure 1
+	[[ $stderr == *"16384 cannot be packed into 'e.nc:/late' (int16, scale_factor 0.5): out of range"* ]] ||
+		fail "$stderr"
+	h5dump e.nc | diff before -
+}
+
+@test "misuse is exit 2 before any write" {
+	cp era.nc e.nc
+	snapshot
+	run --separate-stderr h5u call add e.nc:/t2m 1 -o e.nc:/t2m --pack int16
+	assert_error 2 "call add: pack: 'e.nc:/t2m' is written in place, so it is packed with its own attributes"
+	run --separate-stderr h5u call add era.nc:/t2m 1 --pack int16
+	assert_error 2 "call add: pack: a printed result is not packed (write it to FILE:/PATH)"
+	run --separate-stderr h5u call add era.nc:/t2m 1 -o o.nc:/x --pack float32
+	assert_error 2 "call add: --pack: 'float32' is not an integer dtype of at most 32 bits, then :SCALE_FACTOR and :ADD_OFFSET if given"
+	run --separate-stderr h5u call add era.nc:/t2m 1 -o o.nc:/x --pack int16:0
+	assert_error_match 2 "call add: --pack: 'int16:0' is not .*"
+	run --separate-stderr h5u call add era.nc:/t2m 1 -o o.nc:/x --pack int64
+	assert_error_match 2 "call add: --pack: 'int64' is not .*"
+	run --separate-stderr h5u call add kinds.nc:/isf 1 -o o.nc:/x
+	assert_error 2 "call add: 'kinds.nc:/isf' has a scale_factor of dtype int16: h5ufunc unpacks into floats only (read it with --missing raw)"
+	run --separate-stderr h5u call less era.nc:/t2m 1 -o o.nc:/x --pack int16
+	assert_error 2 "call less: pack: the result is bool: only real numbers are packed"
+	assert_unchanged
+	ok call add kinds.nc:/isf 1 -o o.nc:/x --missing raw
+}
