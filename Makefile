@@ -60,6 +60,11 @@ $(BIN): $(OBJ)
 # and loops over them vectorize.  No multiply-add is ever fused, so that
 # every instruction-set level computes the same bits (cpu.h).
 build/loops_%.o: CFLAGS += -fno-math-errno -ffp-contract=off
+# cf.c unpacks CF-packed values in loops of its own: NumPy's two roundings
+# (no fused multiply-add), and the tests of missing values computed beside
+# the values so that the loop vectorizes (no floating-point traps assumed;
+# no value changes).
+build/cf.o: private CFLAGS += -ffp-contract=off -fno-trapping-math
 
 # comm.c makes some of Open MPI's choices where the user has not (ROMIO for
 # MPI-IO where ompi_info lists a ROMIO component; ob1 on one node), and
@@ -99,6 +104,9 @@ DEB_PKGS += libsleef-dev
 # Named dimensions, units and missing values: netCDF-4 files made from CDL,
 # xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
+# CF decoding and packing: NCO's ncpdq as a reference (tests/71-cf.bats);
+# NCO's ncap2 and ncwa, and xarray with dask, as peers in make bench.
+DEB_PKGS += nco python3-dask
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)
@@ -110,6 +118,7 @@ check: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run
+	$(Q)tests/bench/cf
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
