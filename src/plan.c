@@ -508,6 +508,37 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 	return convert ? lower_convert(pl, s, factor, name, e) : 0;
 }
 
+/* Masked mode of S (numpy.ma's), as missing: (MODE) says: by default
+ * where one of its first NIN inputs declares missing values. */
+static int plan_masks(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		      enum missing_mode mode, int nin, struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	bool masking = s->decoded && (mode != MISSING_CF || declares_missing(pl, s, nin, e));
+	if (e->status)
+		return -1;
+	bool reduction = s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE;
+	if (masking && (reduction ? plan_reduce_missing(pl, s, o, e) : lower_missing(pl, s, nin, o, e)) < 0)
+		return -1;
+	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
+			       "'fill' needs 'where' or a mask: without them every element is computed");
+	return 0;
+}
+
+/* The datasets S creates: packed (pack:), then chunks and compression. */
+static int plan_created(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			struct err *e)
+{
+	for (int k = 0; k < s->nout && (o->given & (1u << OPT_PACK)); k++)
+		if (outputs_pack(pl, s, k, o, e) < 0)
+			return -1;
+	for (int k = 0; k < s->nout; k++)
+		if (s->out[k]->create && !s->out[k]->file->scratch && outputs_layout(pl, s, k, o, e) < 0)
+			return -1;
+	return 0;
+}
+
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
 	const struct recipe_step *rs = &pl->r->steps[index];
@@ -559,16 +590,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (rc < 0)
 			return -1;
 	}
-	bool masking = s->decoded && (mode != MISSING_CF || declares_missing(pl, s, nin, e));
-	if (e->status)
+	if (plan_masks(pl, s, &o, mode, nin, e) < 0)
 		return -1;
-	if (masking) {
-		if ((reduction ? plan_reduce_missing(pl, s, &o, e) : lower_missing(pl, s, nin, &o, e)) < 0)
-			return -1;
-	}
-	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
-			       "'fill' needs 'where' or a mask: without them every element is computed");
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -594,13 +617,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 					       y->display, x->display);
 		}
 	}
-	for (int k = 0; k < s->nout && (o.given & (1u << OPT_PACK)); k++)
-		if (outputs_pack(pl, s, k, &o, e) < 0)
-			return -1;
-	for (int k = 0; k < s->nout; k++)
-		if (s->out[k]->create && !s->out[k]->file->scratch &&
-		    outputs_layout(pl, s, k, &o, e) < 0)
-			return -1;
+	if (plan_created(pl, s, &o, e) < 0)
+		return -1;
 	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
 			     (s->print && outputs_mask(pl, s, e) < 0)))
 		return -1;

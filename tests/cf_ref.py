@@ -76,7 +76,10 @@ npref = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(npref)   # NumPy 2's weak literals, fmt_scalar
 _spec = importlib.util.spec_from_file_location('where_ref', os.path.join(_here, 'where_ref.py'))
 where_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(where_ref)   # fmt: an array as h5ufunc prints it
+_spec.loader.exec_module(where_ref)   # fmt: an array as h5ufunc prints it; fill
+_spec = importlib.util.spec_from_file_location('loops_ref', os.path.join(_here, 'loops_ref.py'))
+loops_ref = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(loops_ref)   # ulps: one ULP distance
 
 FIXTURES = '.'
 
@@ -284,15 +287,6 @@ def names():
 
 # ---- comparisons ------------------------------------------------------------
 
-def _ulps(a, b):
-    """ULP distance of float arrays A and B of one dtype."""
-    it = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
-    def ordered(x):
-        i = x.view(it).astype(np.int64)
-        return np.where(i < 0, np.iinfo(it).min - i, i)
-    return np.abs(ordered(a) - ordered(b))
-
-
 def compare(label, got, want, ulp=0):
     got, want = ma.asarray(got), ma.asarray(want)
     if got.dtype != want.dtype or got.shape != want.shape:
@@ -305,7 +299,7 @@ def compare(label, got, want, ulp=0):
         same = (g.view(np.uint8).reshape(g.shape + (-1,)) == w.view(np.uint8).reshape(w.shape + (-1,))).all(-1)
         same |= np.isnan(g) & np.isnan(w)
         if ulp:
-            same |= _ulps(g, w) <= ulp
+            same |= loops_ref.ulps(g, w) <= ulp
     else:
         same = g == w
     if not np.all(same):
