@@ -38,12 +38,25 @@ struct cf_missing {
 	unsigned char min[16], max[16];
 };
 
-/* Read them from dataset PATH of FILE, of dtype DT (none for bool).  A
- * value that DT cannot hold exactly is left out, as netCDF4-python leaves
- * it out.  Errors (EXIT_USAGE, at WHERE, naming DISPLAY): an attribute
- * that is not a number, or too many values.  Collective. */
-int cf_missing_read(hid_t file, const char *path, enum dtype dt, struct cf_missing *m,
-		    const char *where, const char *display, struct err *e);
+/* The attributes this file reads, as bits of a mask of those a dataset has. */
+enum cf_attr {
+	CF_FILL_VALUE, CF_MISSING_VALUE, CF_VALID_MIN, CF_VALID_MAX, CF_VALID_RANGE,
+	CF_SCALE_FACTOR, CF_ADD_OFFSET, CF_UNSIGNED, CF_NATTRS
+};
+#define CF_MISSING_ATTRS ((1u << CF_SCALE_FACTOR) - 1)   /* _FillValue to valid_range */
+
+/* Which of them dataset D has (1u << CF_...), asked once when it is
+ * opened: a dataset without any is read as its stored numbers with no more
+ * questions asked. */
+unsigned cf_attrs_present(hid_t d);
+
+/* Read them from dataset PATH of FILE, of dtype DT (none for bool), of
+ * those PRESENT says it has (nothing is read when none).  A value that DT
+ * cannot hold exactly is left out, as netCDF4-python leaves it out.
+ * Errors (EXIT_USAGE, at WHERE, naming DISPLAY): an attribute that is not
+ * a number, or too many values.  Collective. */
+int cf_missing_read(hid_t file, const char *path, enum dtype dt, unsigned present,
+		    struct cf_missing *m, const char *where, const char *display, struct err *e);
 /* Does M say anything is missing? */
 bool cf_missing_any(const struct cf_missing *m);
 /* VALID[i] = 1 unless element i of DATA (N elements of T) is missing by
@@ -77,14 +90,15 @@ struct cf_coding {
 	double lo, hi;              /* its values that are not NaN */
 };
 
-/* The coding of dataset PATH of FILE, of dtype STORED, into *OUT
- * (allocated from A), or NULL when it has no coding attributes (nor
- * missing-value ones: the values are the stored numbers).  Errors
- * (EXIT_USAGE, at WHERE): an attribute that is not a number, a
- * scale_factor or add_offset that is not a float.  Collective. */
-int cf_coding_read(hid_t file, const char *path, enum dtype stored, struct arena *a,
-		   const struct cf_coding **out, const char *where, const char *display,
-		   struct err *e);
+/* The coding of dataset PATH of FILE, of dtype STORED, with the
+ * attributes PRESENT (cf_attrs_present), into *OUT (allocated from A), or
+ * NULL when it has no coding attributes (nor missing-value ones: the
+ * values are the stored numbers).  Errors (EXIT_USAGE, at WHERE): an
+ * attribute that is not a number, a scale_factor or add_offset that is not
+ * a float.  Collective. */
+int cf_coding_read(hid_t file, const char *path, enum dtype stored, unsigned present,
+		   struct arena *a, const struct cf_coding **out, const char *where,
+		   const char *display, struct err *e);
 /* Does C change the stored numbers (scale, offset or _Unsigned), rather
  * than only say which are missing? */
 bool cf_coding_transforms(const struct cf_coding *c);

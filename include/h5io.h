@@ -73,6 +73,10 @@ int h5io_dataset_chunks(hid_t d, int64_t *chunk);
  * each): how many it has (0: none); -1 when it is not numbers or has more
  * than N. */
 int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
+/* Which of the N attribute NAMES OBJ has: bit i for NAMES[i].  Not
+ * counted in iostat's metadata operations: it is asked once, while
+ * planning, of every dataset read (what cf.c reads, if anything). */
+unsigned h5io_attr_present(hid_t obj, const char *const *names, int n);
 /* The dtype of numeric attribute NAME of OBJ into *DT: 1; 0 when OBJ has
  * no such attribute; -1 when it is not an integer or float h5ufunc reads. */
 int h5io_attr_dtype(hid_t obj, const char *name, enum dtype *dt);

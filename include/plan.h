@@ -90,6 +90,7 @@ struct array {
 	bool written;            /* ... and has written into (set while running) */
 	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
 	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
+	unsigned cf_present;     /* the CF attributes its dataset has (cf.h's cf_attr bits) */
 	const struct cf_missing *missing;  /* its missing-value attributes, once read (a
 				      decoded array's: the tests on its values) */
 	struct cf_coding *coding;  /* read and written through this CF coding (cf.h):

@@ -68,7 +68,7 @@ const struct cf_missing *array_missing(struct planner *pl, struct array *x, cons
 	if (x->create || x->file->id < 0) {
 		m->nvalues = m->fill_value = x->has_fill;
 		memcpy(m->value[0], x->fill, sizeof m->value[0]);
-	} else if (cf_missing_read(x->file->id, x->path, x->dtype, m, w, x->display, e) < 0) {
+	} else if (cf_missing_read(x->file->id, x->path, x->dtype, x->cf_present, m, w, x->display, e) < 0) {
 		return NULL;
 	}
 	x->missing = m;
@@ -83,11 +83,15 @@ struct array *array_decoded(struct planner *pl, struct array *x, const char *w, 
 		return x->decoded;
 	const struct cf_coding *c = NULL;
 	if (!x->create && x->file->id >= 0 &&
-	    cf_coding_read(x->file->id, x->path, x->dtype, pl->p->arena, &c, w, x->display, e) < 0)
+	    cf_coding_read(x->file->id, x->path, x->dtype, x->cf_present, pl->p->arena, &c, w,
+			   x->display, e) < 0)
 		return NULL;
 	x->decoded = x;
-	if (!cf_coding_transforms(c))
-		return x;   /* its values are its stored numbers */
+	if (!cf_coding_transforms(c)) {   /* its values are its stored numbers */
+		if (c && !x->missing)
+			x->missing = &c->missing;
+		return x;
+	}
 	struct array *y = array_new(pl, ARR_DATASET, x->display);
 	if (!y) {
 		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
@@ -149,6 +153,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
 		x->units = cf_units_read(d, pl->p->arena);
+		x->cf_present = cf_attrs_present(d);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)
@@ -175,6 +180,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->selected = true;
 	y->view = v;
 	y->units = x->units;
+	y->cf_present = x->cf_present;
 	bool whole[H5U_MAXDIM];
 	for (int i = 0; i < v.ndim; i++)
 		whole[i] = v.start[i] == 0 && v.step[i] == 1 && v.count[i] == v.dim[i];

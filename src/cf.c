@@ -58,45 +58,69 @@ static void drop_repeats(struct cf_missing *m, enum dtype dt)
 	m->nvalues = n;
 }
 
-int cf_missing_read(hid_t file, const char *path, enum dtype dt, struct cf_missing *m,
-		    const char *where, const char *display, struct err *e)
+static const char *const attr_names[CF_NATTRS] = {
+	[CF_FILL_VALUE] = "_FillValue", [CF_MISSING_VALUE] = "missing_value",
+	[CF_VALID_MIN] = "valid_min", [CF_VALID_MAX] = "valid_max", [CF_VALID_RANGE] = "valid_range",
+	[CF_SCALE_FACTOR] = "scale_factor", [CF_ADD_OFFSET] = "add_offset", [CF_UNSIGNED] = "_Unsigned"
+};
+
+unsigned cf_attrs_present(hid_t d)
+{
+	return h5io_attr_present(d, attr_names, CF_NATTRS);
+}
+
+/* M from the missing-value attributes of the open dataset D (those
+ * PRESENT says it has); the name of one that is not numbers, or NULL. */
+static const char *missing_attrs(hid_t d, enum dtype dt, unsigned present, struct cf_missing *m)
+{
+	const char *bad = NULL;
+	unsigned char range[2][16];
+	int n = 0;
+	if ((present & (1u << CF_FILL_VALUE)) && (n = exact_numbers(d, "_FillValue", dt, 1, m->value)) < 0)
+		bad = "_FillValue";
+	int k = n < 0 ? 0 : n;
+	m->fill_value = k > 0;
+	n = 0;
+	if ((present & (1u << CF_MISSING_VALUE)) &&
+	    (n = exact_numbers(d, "missing_value", dt, CF_MAXMISSING - k, m->value + k)) < 0)
+		bad = "missing_value";
+	m->nvalues = n < 0 ? k : k + n;
+	drop_repeats(m, dt);
+	if ((present & (1u << CF_VALID_MIN)) && (n = exact_numbers(d, "valid_min", dt, 1, &m->min)) < 0)
+		bad = "valid_min";
+	m->has_min = (present & (1u << CF_VALID_MIN)) && n > 0;
+	if ((present & (1u << CF_VALID_MAX)) && (n = exact_numbers(d, "valid_max", dt, 1, &m->max)) < 0)
+		bad = "valid_max";
+	m->has_max = (present & (1u << CF_VALID_MAX)) && n > 0;
+	if (!(present & (1u << CF_VALID_RANGE)))
+		return bad;
+	if ((n = exact_numbers(d, "valid_range", dt, 2, range)) == 2) {
+		memcpy(m->min, range[0], sizeof m->min);
+		memcpy(m->max, range[1], sizeof m->max);
+		m->has_min = m->has_max = true;
+	} else if (n < 0 || (n == 1 && h5io_attr_numbers(d, "valid_range", dt, 2, range) != 0)) {
+		bad = "valid_range";
+	}
+	return bad;
+}
+
+int cf_missing_read(hid_t file, const char *path, enum dtype dt, unsigned present,
+		    struct cf_missing *m, const char *where, const char *display, struct err *e)
 {
 	memset(m, 0, sizeof *m);
-	if (dt == DT_BOOL)
+	if (dt == DT_BOOL || !(present & CF_MISSING_ATTRS))
 		return 0;
 	struct shape shape;
 	enum dtype stored;
 	hid_t d = h5io_dataset_open(file, path, &shape, &stored, where, display, e);
 	if (d < 0)
 		return -1;
-	static const char *const names[] = { "_FillValue", "missing_value", "valid_min", "valid_max",
-					     "valid_range" };
-	const char *bad = NULL;
-	unsigned char range[2][16];
-	int n = exact_numbers(d, names[0], dt, 1, m->value);
-	int k = n < 0 ? (bad = names[0], 0) : n;
-	m->fill_value = k > 0;
-	n = exact_numbers(d, names[1], dt, CF_MAXMISSING - k, m->value + k);
-	m->nvalues = n < 0 ? (bad = names[1], k) : k + n;
-	drop_repeats(m, dt);
-	if ((n = exact_numbers(d, names[2], dt, 1, &m->min)) < 0)
-		bad = names[2];
-	m->has_min = n > 0;
-	if ((n = exact_numbers(d, names[3], dt, 1, &m->max)) < 0)
-		bad = names[3];
-	m->has_max = n > 0;
-	if ((n = exact_numbers(d, names[4], dt, 2, range)) == 2) {
-		memcpy(m->min, range[0], sizeof m->min);
-		memcpy(m->max, range[1], sizeof m->max);
-		m->has_min = m->has_max = true;
-	} else if (n < 0 || (n == 1 && h5io_attr_numbers(d, names[4], dt, 2, range) != 0)) {
-		bad = names[4];
-	}
+	const char *bad = missing_attrs(d, dt, present, m);
 	h5io_dataset_close(d);
 	if (bad)
-		return err_set(e, EXIT_USAGE, where,
-			       "'%s' has a %s attribute that is not %s", display, bad,
-			       bad == names[4] ? "two numbers" : bad == names[1] ? "a few numbers" : "a number");
+		return err_set(e, EXIT_USAGE, where, "'%s' has a %s attribute that is not %s", display, bad,
+			       !strcmp(bad, "valid_range") ? "two numbers"
+			       : !strcmp(bad, "missing_value") ? "a few numbers" : "a number");
 	return 0;
 }
 
@@ -245,30 +269,32 @@ static bool unsigned_attr(hid_t d, struct arena *a)
 	return text && (!strcmp(text, "true") || !strcmp(text, "True"));
 }
 
-int cf_coding_read(hid_t file, const char *path, enum dtype stored, struct arena *a,
-		   const struct cf_coding **out, const char *where, const char *display,
-		   struct err *e)
+int cf_coding_read(hid_t file, const char *path, enum dtype stored, unsigned present,
+		   struct arena *a, const struct cf_coding **out, const char *where,
+		   const char *display, struct err *e)
 {
 	*out = NULL;
-	if (dtype_table[stored].kind == 'b' || dtype_table[stored].kind == 'c')
+	if (dtype_table[stored].kind == 'b' || dtype_table[stored].kind == 'c' || !present)
 		return 0;
 	struct cf_coding c;
 	memset(&c, 0, sizeof c);
 	c.stored = c.packed = c.dtype = stored;
 	c.display = display;
-	if (cf_missing_read(file, path, stored, &c.missing, where, display, e) < 0)
+	if (cf_missing_read(file, path, stored, present, &c.missing, where, display, e) < 0)
 		return -1;
-	struct shape shape;
-	enum dtype dt;
-	hid_t d = h5io_dataset_open(file, path, &shape, &dt, where, display, e);
-	if (d < 0)
-		return -1;
-	if (dtype_table[stored].kind == 'i' && unsigned_attr(d, a))
-		c.packed = c.dtype = unsigned_of(stored);   /* the same bytes, read unsigned */
-	int rc = read_scaling(d, &c, where, e);
-	h5io_dataset_close(d);
-	if (rc < 0)
-		return -1;
+	if (present & ~CF_MISSING_ATTRS) {
+		struct shape shape;
+		enum dtype dt;
+		hid_t d = h5io_dataset_open(file, path, &shape, &dt, where, display, e);
+		if (d < 0)
+			return -1;
+		if (dtype_table[stored].kind == 'i' && (present & (1u << CF_UNSIGNED)) && unsigned_attr(d, a))
+			c.packed = c.dtype = unsigned_of(stored);   /* the same bytes, read unsigned */
+		int rc = read_scaling(d, &c, where, e);
+		h5io_dataset_close(d);
+		if (rc < 0)
+			return -1;
+	}
 	c.has_fill = c.missing.nvalues > 0;
 	memcpy(c.fill, c.missing.value[0], sizeof c.fill);
 	if (!cf_coding_transforms(&c) && !cf_missing_any(&c.missing))

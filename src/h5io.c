@@ -901,6 +901,30 @@ int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigne
 	return rc;
 }
 
+struct attr_names {
+	const char *const *names;
+	int n;
+	unsigned present;
+};
+
+static herr_t attr_seen(hid_t obj, const char *name, const H5A_info_t *info, void *data)
+{
+	struct attr_names *a = data;
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(name, a->names[i]))
+			a->present |= 1u << i;
+	return 0;
+}
+
+unsigned h5io_attr_present(hid_t obj, const char *const *names, int n)
+{
+	struct attr_names a = { names, n, 0 };
+	H5E_BEGIN_TRY {
+		H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, attr_seen, &a);
+	} H5E_END_TRY;
+	return a.present;
+}
+
 int h5io_attr_dtype(hid_t obj, const char *name, enum dtype *dt)
 {
 	iostat.h5_metadata++;

@@ -115,10 +115,10 @@ int main(void)
 	check_fields();
 	check_merge();
 	check_verbs();
-	check_flags(ONE_CALL, " dtype casting broadcast units where fill missing ");
-	check_flags(ONE_REDUCE, " dtype initial keepdims axis units where fill missing ");
-	check_flags(ONE_ACCUMULATE, " dtype axis units fill missing ");
-	check_flags(ONE_EVAL, " dtype casting broadcast units where fill missing ");
+	check_flags(ONE_CALL, " dtype casting broadcast units where fill missing pack ");
+	check_flags(ONE_REDUCE, " dtype initial keepdims axis units where fill missing pack ");
+	check_flags(ONE_ACCUMULATE, " dtype axis units fill missing pack ");
+	check_flags(ONE_EVAL, " dtype casting broadcast units where fill missing pack ");
 	check_values();
 	return check_done();
 }
