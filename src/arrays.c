@@ -164,8 +164,8 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		return NULL;
 	for (int i = 0; i < pl->p->narrays; i++) {
 		struct array *y = pl->p->arrays[i];
-		if (y->kind == ARR_DATASET && y->selected && y->file == f && !strcmp(y->path, op->path) &&
-		    select_same_view(&y->view, &v))
+		if (y->kind == ARR_DATASET && y->selected && !y->raw && y->file == f &&
+		    !strcmp(y->path, op->path) && select_same_view(&y->view, &v))
 			return y;
 	}
 	struct array *y = array_new(pl, ARR_DATASET, text);

@@ -98,8 +98,12 @@ near() {
 	ok call subtract.outer 'era.nc:/u10[0, 1]' 'era.nc:/v10[1, 2, 0:3]' -o o.nc:/out
 	ok reduce add era.nc:/u10 --where era.nc:/v10 -o o.nc:/rw
 	ok reduce add era.nc:/t2m --axis time --missing raw -o o.nc:/raw
+	printf 'steps:\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], out: o.nc:/sd}\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], missing: raw, out: o.nc:/sr}\n' > sel.yaml
+	ok run sel.yaml
 	ref <<-'EOF'
 		nc4 era.nc:/t2m era.nc:/u10 era.nc:/v10
+		o.nc:/sd = V('era.nc:/t2m')[0] + 0
+		o.nc:/sr = R('era.nc:/t2m')[0] + 0
 		o.nc:/c = V('era.nc:/t2m') - 273.15
 		o.nc:/cm = V('era.nc:/t2m') - 273.15
 		o.nc:/ws = np.hypot(V('era.nc:/u10'), V('era.nc:/v10')) ;; ulp=4
