@@ -95,7 +95,8 @@ near() {
 	ok reduce add era.nc:/t2m --axis time -o o.nc:/s
 	ok reduce maximum era.nc:/u10 --axis 1,2 -o o.nc:/mx
 	ok accumulate add era.nc:/v10 --axis time -o o.nc:/cv
-	ok call subtract.outer 'era.nc:/u10[0, 1]' 'era.nc:/v10[1, 2, 0:3]' -o o.nc:/out
+	ok call subtract.outer 'era.nc:/u10[0, 0]' 'era.nc:/v10[1, 2, 0:3]' -o o.nc:/out
+	ok call subtract.outer 'era.nc:/u10[0, 0]' 'era.nc:/v10[1, 2, 0:3]' --missing raw -o o.nc:/outr
 	ok reduce add era.nc:/u10 --where era.nc:/v10 -o o.nc:/rw
 	ok reduce add era.nc:/t2m --axis time --missing raw -o o.nc:/raw
 	printf 'steps:\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], out: o.nc:/sd}\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], missing: raw, out: o.nc:/sr}\n' > sel.yaml
@@ -111,7 +112,8 @@ near() {
 		o.nc:/s = ma.sum(V('era.nc:/t2m'), axis=0)
 		o.nc:/mx = ma.max(V('era.nc:/u10'), axis=(1, 2))
 		o.nc:/cv = ma.cumsum(V('era.nc:/v10'), axis=0)
-		o.nc:/out = V('era.nc:/u10')[0, 1][:, None] - V('era.nc:/v10')[1, 2, 0:3][None, :]
+		o.nc:/out = V('era.nc:/u10')[0, 0][:, None] - V('era.nc:/v10')[1, 2, 0:3][None, :]
+		o.nc:/outr = np.subtract.outer(R('era.nc:/u10')[0, 0], R('era.nc:/v10')[1, 2, 0:3])
 		o.nc:/rw = ma.sum(ma.where(ma.filled(V('era.nc:/v10'), 1) != 0, V('era.nc:/u10'), 0), axis=0)
 		o.nc:/raw = np.add.reduce(R('era.nc:/t2m'), axis=0)
 		xr o.nc:/c = X('era.nc:/t2m') - 273.15 ;; atol=1.3e-4
