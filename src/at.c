@@ -159,7 +159,8 @@ static const char *value_of(const struct at_state *st, int64_t i)
 static void exchange_apply(struct at_state *st, int64_t n)
 {
 	const struct plan_step *s = st->s;
-	int64_t ts = dtype_size(s->in[0]->dtype), vs = st->entry - 8;
+	int64_t ts = dtype_size(s->in[0]->dtype);
+	int64_t vs = st->a->literal_b ? 0 : dtype_size(s->loop->types[1]);   /* b's bytes in an entry */
 	memset(st->counts, 0, sizeof *st->counts * (size_t)st->nranks);
 	for (int64_t i = 0; i < n; i++)
 		if (st->owner[i] >= 0)
@@ -379,4 +380,10 @@ void at_print(const struct plan_step *s, FILE *f)
 		(long long)(a->updates.lines_per_box * a->updates.line), (long long)a->passes,
 		a->passes == 1 ? "" : "es", (long long)a->target.total_boxes,
 		a->target.total_boxes == 1 ? "" : "es", a->target.ranks_with_work, a->target.nranks);
+	for (int k = 0; k < a->nidx; k++) {
+		const struct index_array *ix = &a->idx[k];
+		fprintf(f, "  index %s %s %s%s\n", ix->x ? ix->x->display : ix->display,
+			ix->x ? dtype_name(ix->x->dtype) : "int64", shape_format(&ix->shape, buf, sizeof buf),
+			ix->x ? "" : ", literal");
+	}
 }

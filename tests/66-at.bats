@@ -164,7 +164,7 @@ setup_file() {
 	assert_unchanged
 }
 
-@test "an index out of range that an earlier step writes: exit 1, the target as it was" {
+@test "indices an earlier step writes: out of range, exit 1 and the target as it was; a named intermediate, NumPy's bits" {
 	fixture g.h5
 	cp g.h5 before.h5
 	cat >r.yaml <<-'EOF'
@@ -189,5 +189,22 @@ setup_file() {
 	run --separate-stderr mpi 2 h5ufunc run r.yaml
 	assert_failure 1
 	run np same before.h5:/grid g.h5:/grid
+	assert_success
+	# an index array that an earlier step makes, as a named intermediate
+	cp before.h5 g.h5
+	cat >r2.yaml <<-'EOF'
+		inputs:
+		  iy: g.h5:/iy
+		steps:
+		  - ufunc: subtract
+		    in: [iy, 0]
+		    out: j
+		  - at: add
+		    in: [g.h5:/grid, g.h5:/w]
+		    indices: [j, g.h5:/ix]
+	EOF
+	run --separate-stderr h5u run r2.yaml
+	assert_success
+	run methods at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
 	assert_success
 }

@@ -39,15 +39,20 @@ import numpy as np
 BLOCK_BYTES = 32 << 20
 
 
+def made(stamp, want):
+    """Does the file STAMP record WANT (the inputs are there already)?"""
+    try:
+        with open(stamp) as f:
+            return f.read() == want
+    except OSError:
+        return False
+
+
 def make(directory, rows, cols):
     stamp = os.path.join(directory, "ready")
     want = "%d %d float32\n" % (rows, cols)
-    try:
-        with open(stamp) as f:
-            if f.read() == want:
-                return 0
-    except OSError:
-        pass
+    if made(stamp, want):
+        return 0
     os.makedirs(directory, exist_ok=True)
     if os.path.exists(stamp):
         os.unlink(stamp)
@@ -104,12 +109,8 @@ def month_starts(days):
 def methods(directory, days, points):
     stamp = os.path.join(directory, "methods-ready")
     want = "%d %d\n" % (days, points)
-    try:
-        with open(stamp) as f:
-            if f.read() == want:
-                return 0
-    except OSError:
-        pass
+    if made(stamp, want):
+        return 0
     os.makedirs(directory, exist_ok=True)
     rng = np.random.default_rng(20261123)
     with h5py.File(os.path.join(directory, "daily.h5"), "w") as f:
