@@ -6,8 +6,8 @@
 # regression answers (ncra's record means of packed variables, ncwa's
 # masked means); an ERA5-style file (int16 t2m, u10, v10 with float64
 # scale_factor/add_offset, _FillValue and missing_value) is unpacked into
-# float64 on every verb (call, eval, reduce, accumulate, outer, where=,
-# printed results), bit for bit as the netCDF User Guide's arithmetic in
+# float64 on every verb (call, eval, reduce, accumulate, reduceat, outer,
+# where=, printed results; at works on the stored numbers), bit for bit as the netCDF User Guide's arithmetic in
 # NumPy, which is netCDF4-python's own result, and within float32's
 # rounding of xarray's (whose dtype is float32: h5ufunc(1), CF DECODING);
 # a CMIP-style float32 file's 1e20 fill values are skipped, and summed
@@ -98,6 +98,7 @@ near() {
 	ok call subtract.outer 'era.nc:/u10[0, 0]' 'era.nc:/v10[1, 2, 0:3]' -o o.nc:/out
 	ok call subtract.outer 'era.nc:/u10[0, 0]' 'era.nc:/v10[1, 2, 0:3]' --missing raw -o o.nc:/outr
 	ok reduce add era.nc:/u10 --where era.nc:/v10 -o o.nc:/rw
+	ok reduceat add era.nc:/t2m --indices 0,5,9 --axis 0 -o o.nc:/ra
 	ok reduce add era.nc:/t2m --axis time --missing raw -o o.nc:/raw
 	printf 'steps:\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], out: o.nc:/sd}\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], missing: raw, out: o.nc:/sr}\n' > sel.yaml
 	ok run sel.yaml
@@ -115,6 +116,7 @@ near() {
 		o.nc:/out = V('era.nc:/u10')[0, 0][:, None] - V('era.nc:/v10')[1, 2, 0:3][None, :]
 		o.nc:/outr = np.subtract.outer(R('era.nc:/u10')[0, 0], R('era.nc:/v10')[1, 2, 0:3])
 		o.nc:/rw = ma.sum(ma.where(ma.filled(V('era.nc:/v10'), 1) != 0, V('era.nc:/u10'), 0), axis=0)
+		o.nc:/ra = ma.concatenate([ma.sum(V('era.nc:/t2m')[a:b], axis=0, keepdims=True) for a, b in ((0, 5), (5, 9), (9, 12))])
 		o.nc:/raw = np.add.reduce(R('era.nc:/t2m'), axis=0)
 		xr o.nc:/c = X('era.nc:/t2m') - 273.15 ;; atol=1.3e-4
 		xr o.nc:/ws = np.hypot(X('era.nc:/u10'), X('era.nc:/v10'))
