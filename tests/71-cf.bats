@@ -116,7 +116,7 @@ near() {
 		o.nc:/out = V('era.nc:/u10')[0, 0][:, None] - V('era.nc:/v10')[1, 2, 0:3][None, :]
 		o.nc:/outr = np.subtract.outer(R('era.nc:/u10')[0, 0], R('era.nc:/v10')[1, 2, 0:3])
 		o.nc:/rw = ma.sum(ma.where(ma.filled(V('era.nc:/v10'), 1) != 0, V('era.nc:/u10'), 0), axis=0)
-		o.nc:/ra = ma.concatenate([ma.sum(V('era.nc:/t2m')[a:b], axis=0, keepdims=True) for a, b in ((0, 5), (5, 9), (9, 12))])
+		o.nc:/ra = ma.array(np.add.reduceat(ma.filled(V('era.nc:/t2m'), 0), [0, 5, 9], axis=0), mask=np.logical_and.reduceat(ma.getmaskarray(V('era.nc:/t2m')), [0, 5, 9], axis=0))
 		o.nc:/raw = np.add.reduce(R('era.nc:/t2m'), axis=0)
 		xr o.nc:/c = X('era.nc:/t2m') - 273.15 ;; atol=1.3e-4
 		xr o.nc:/ws = np.hypot(X('era.nc:/u10'), X('era.nc:/v10'))
