@@ -11,6 +11,7 @@
 #include "comm.h"
 #include "diag.h"
 #include "h5io.h"
+#include "interrupt.h"
 #include "literal.h"
 
 #define DEFAULT_MEMORY ((size_t)256 << 20)
@@ -26,6 +27,7 @@ static const struct cli_option common[] = {
 	{ "overwrite", 0, false, OPTV_OVERWRITE },
 	{ "no-history", 0, false, OPTV_NO_HISTORY },
 	{ "mpi-info", 0, true, OPTV_MPI_INFO },
+	{ "risk-partial-writes", 0, false, OPTV_RISK_PARTIAL_WRITES },
 	{ NULL, 0, false, 0 }
 };
 
@@ -89,6 +91,7 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 	case OPTV_QUIET: c->quiet = true; return 0;
 	case OPTV_OVERWRITE: c->overwrite = true; return 0;
 	case OPTV_NO_HISTORY: c->no_history = true; return 0;
+	case OPTV_RISK_PARTIAL_WRITES: c->risk_partial_writes = true; return 0;
 	case OPTV_MPI_INFO: {
 		const char *eq = strchr(arg, '=');
 		if (!eq || eq == arg)
@@ -184,6 +187,7 @@ int cli_session(struct cli *c, int *argc, char ***argv, struct err *e)
 	if (comm_init(c->mpi || comm_launched(), argc, argv, e) < 0)
 		return -1;
 	h5io_init();
+	interrupt_init();
 	return 0;
 }
 
