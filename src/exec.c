@@ -92,7 +92,7 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].merged_into == i)
 			name_sites(&p->steps[j], e);
 	report_step_begin(s);
-	interrupt_where(s->where);
+	interrupt_where(s->where);   /* until the next step: a stop after it names it */
 	if (s->host)
 		rc = elementwise_run(s->host, e);
 	else if (s->verb == VERB_REDUCE)
@@ -107,7 +107,6 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].merged_into == i && p->steps[j].print)
 			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
-	interrupt_where(NULL);
 	err_sites_clear(e);
 	return rc;
 }
@@ -490,11 +489,13 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	if (comm_agree(e) < 0)
 		goto fail;
 	interrupt_hold(false);
+	interrupt_where(NULL);
 	report_end(0);
 	return 0;
 fail:
 	clean_up(p, e);
 	interrupt_hold(false);
+	interrupt_where(NULL);
 	report_end(e->status);
 	return -1;
 }
