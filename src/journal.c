@@ -24,7 +24,7 @@
 #include "tmpfiles.h"
 
 #define WINDOW_MIN ((uint64_t)64 << 10)
-#define WINDOW_MAX ((uint64_t)64 << 20)
+#define WINDOW_MAX ((uint64_t)16 << 20)
 
 /* ---- injected faults ------------------------------------------------------ */
 
@@ -271,7 +271,7 @@ static void saved_insert(struct target *t, int i, uint64_t lo, uint64_t hi)
 /* Save whatever of [LO, HI) this rank has not saved yet.  Each gap is
  * saved in a window from the 64 KiB boundary below it: 64 KiB at first,
  * twice the last record when the gap begins where that record ended (a
- * run of writes), up to 64 MiB, never past the old size or into a
+ * run of writes), up to 16 MiB, never past the old size or into a
  * range saved already.  So a stream of writes costs a few fsyncs, and a
  * scattered write of metadata one small record. */
 static int save(struct target *t, uint64_t lo, uint64_t hi)
