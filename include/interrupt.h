@@ -21,7 +21,9 @@
 #include <stdbool.h>
 
 /* Install the handlers (a signal ignored by whoever started us stays
- * ignored) and make comm_agree() report a noted signal. */
+ * ignored) and make comm_agree() report a noted signal; once, when a run
+ * starts to write (exec.c).  Before, a signal ends the process as it
+ * would any program (Ctrl-C while a recipe is read from a terminal). */
 void interrupt_init(void);
 /* The signal noted so far, or 0. */
 int interrupt_signal(void);

@@ -64,6 +64,9 @@ int disk_write_all(int fd, const void *buf, size_t n, uint64_t at);
 int disk_read_all(int fd, void *buf, size_t n, uint64_t at);
 /* Make DIR's entries durable.  0, or -1 with errno. */
 int disk_sync_dir(const char *dir);
+/* ARRAY (N elements of SIZE bytes, room for *CAP) with room for one
+ * more: grown by doubling when full (aborts when memory runs out). */
+void *disk_room(void *array, int n, int *cap, size_t size);
 /* DIR and BASE of PATH, into buffers of PATH_MAX bytes each. */
 void disk_split_path(const char *path, char *dir, char *base);
 

@@ -11,7 +11,6 @@
 #include "comm.h"
 #include "diag.h"
 #include "h5io.h"
-#include "interrupt.h"
 #include "literal.h"
 
 #define DEFAULT_MEMORY ((size_t)256 << 20)
@@ -187,7 +186,6 @@ int cli_session(struct cli *c, int *argc, char ***argv, struct err *e)
 	if (comm_init(c->mpi || comm_launched(), argc, argv, e) < 0)
 		return -1;
 	h5io_init();
-	interrupt_init();
 	return 0;
 }
 

@@ -12,7 +12,6 @@
 
 #include "cmd.h"
 #include "comm.h"
-#include "interrupt.h"
 #include "replay.h"
 #include "tmpfiles.h"
 
@@ -81,7 +80,6 @@ int cmd_recover(int argc, char **argv)
 	}
 	if (cli_session(&c, &argc, &argv, &e) < 0)
 		return cli_finish(&e);
-	interrupt_hold(true);   /* a rollback is finished, not stopped half way */
 	if (comm_rank() == 0)
 		recover(c.pos[0], c.nval > 0, &e);
 	fflush(stdout);

@@ -317,29 +317,30 @@ static void roll_back(struct plan *p)
 	}
 }
 
-/* The datasets written in place whose files ended as UNDO says (with
- * UNDO_NONE, only those written into), as "'a', 'b' and 'c'" in BUF; how
- * many; *FILE the file of the last. */
+/* Is X a dataset written in place whose file ended as UNDO says (with
+ * UNDO_NONE, not journaled: one it has written into)? */
+static bool ended_as(const struct array *x, enum undo undo)
+{
+	return x->kind == ARR_DATASET && x->in_place && !x->unused && x->file->undo == undo &&
+	       (undo != UNDO_NONE || x->written);
+}
+
+/* The datasets ended_as UNDO, as "'a', 'b' and 'c'" in BUF; how many;
+ * *FILE the file of the last. */
 static int in_place_list(const struct plan *p, enum undo undo, char *buf, size_t len,
 			 const struct plan_file **file)
 {
 	int n = 0, total = 0;
-	for (int i = 0; i < p->narrays; i++) {
-		const struct array *x = p->arrays[i];
-		total += x->kind == ARR_DATASET && x->in_place && !x->unused && x->file->undo == undo &&
-			 (undo != UNDO_NONE || x->written);
-	}
+	for (int i = 0; i < p->narrays; i++)
+		total += ended_as(p->arrays[i], undo);
 	*buf = '\0';
-	for (int i = 0, used = 0; i < p->narrays; i++) {
+	for (int i = 0, used = 0; i < p->narrays && (size_t)used < len; i++) {
 		const struct array *x = p->arrays[i];
-		if (x->kind != ARR_DATASET || !x->in_place || x->unused || x->file->undo != undo ||
-		    (undo == UNDO_NONE && !x->written))
+		if (!ended_as(x, undo))
 			continue;
 		n++;
 		used += snprintf(buf + used, len - (size_t)used, "%s'%s'",
 				 n == 1 ? "" : n == total ? " and " : ", ", x->display);
-		if ((size_t)used >= len)
-			break;
 		*file = x->file;
 	}
 	return total;
@@ -448,6 +449,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	     struct err *e)
 {
 	report_begin(p, ro);
+	interrupt_init();
 	sweep_dirs(p);
 	if (begin_journals(p, e) < 0 || open_all(p, e) < 0)
 		goto fail;

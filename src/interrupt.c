@@ -49,6 +49,10 @@ static void report_noted(struct err *e)
 
 void interrupt_init(void)
 {
+	static bool installed;
+	if (installed)
+		return;
+	installed = true;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;

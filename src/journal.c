@@ -36,7 +36,8 @@
  * not begun), "commit"
  * (every rank's data durable, the master still there), "committed" (the
  * master gone, the ranks' journals not yet), "rollback" (before the old
- * bytes go back), "replay" (after the Nth range put back).  Other values
+ * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
+ * error would).  Other values
  * are h5io.c's (read:RANK:N, write:RANK:N). */
 bool journal_fault(const char *point, long long n)
 {
@@ -135,7 +136,8 @@ bool journal_covers(int fd)
 	return target_of(fd) != NULL;
 }
 
-/* Stop journaling T on this rank (the master and its journal stay). */
+/* Stop journaling the file of handle J on this rank (the master and the
+ * journals stay). */
 static void target_drop(int j)
 {
 	targets[j] = NULL;
@@ -257,12 +259,7 @@ static void saved_insert(struct target *t, int i, uint64_t lo, uint64_t hi)
 		t->saved[i].lo = lo;
 		return;
 	}
-	if (t->nsaved == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->saved = realloc(t->saved, sizeof *t->saved * (size_t)t->cap);
-		if (!t->saved)
-			abort();
-	}
+	t->saved = disk_room(t->saved, t->nsaved, &t->cap, sizeof *t->saved);
 	memmove(&t->saved[i + 1], &t->saved[i], sizeof *t->saved * (size_t)(t->nsaved - i));
 	t->saved[i] = (struct span){ lo, hi };
 	t->nsaved++;
@@ -397,12 +394,38 @@ static int place_master(const char *made, const char *master)
 	return rename(made, master);
 }
 
-/* Rank 0: make T's master under a name of its own -- held, written and
- * durable -- then give it its name, and make that durable: all before the
- * first byte of the file is written.  A master there already is another
- * run's (planning has rolled back dead runs' first). */
+/* The steps of making a master, in order. */
+enum master_step { MASTER_LOCK, MASTER_WRITE, MASTER_NAME, MASTER_DURABLE, MASTER_MADE };
+
+/* Hold, write and make durable the master MADE (open as FD) of T's file
+ * (ST), then give it its name and make that durable.  The step that
+ * failed (errno says why), or MASTER_MADE. */
+static enum master_step place_new_master(struct target *t, int fd, const char *made,
+					 const struct stat *st)
+{
+	struct disk_master h = { .magic = DISK_MASTER_MAGIC, .size = t->size,
+				 .ino = (uint64_t)st->st_ino, .started = (int64_t)time(NULL),
+				 .nranks = (uint32_t)comm_size() };
+	uint64_t zero = 0;
+	snprintf(h.token, sizeof h.token, "%s", t->token);
+	h.sum = disk_head_sum(&h, sizeof h, t->token, NULL);
+	if (tmpfiles_hold(fd) < 0)
+		return MASTER_LOCK;
+	if (disk_write_all(fd, &h, sizeof h, 0) < 0 ||
+	    disk_write_all(fd, &zero, sizeof zero, DISK_COUNTER_AT) < 0 || fdatasync(fd) < 0)
+		return MASTER_WRITE;
+	if (place_master(made, t->master) < 0)
+		return MASTER_NAME;
+	return disk_sync_dir(t->dir) < 0 ? MASTER_DURABLE : MASTER_MADE;
+}
+
+/* Rank 0: make T's master, all before the first byte of the file is
+ * written.  A master there already is another run's (planning has rolled
+ * back dead runs' first). */
 static int make_master(struct target *t, const char *where, struct err *e)
 {
+	static const char *const failed[] = { "cannot lock", "cannot write", "cannot name",
+					      "cannot make durable" };
 	struct stat st;
 	char made[PATH_MAX];
 	if (stat(t->path, &st) != 0)
@@ -413,33 +436,24 @@ static int make_master(struct target *t, const char *where, struct err *e)
 	if (fd < 0)
 		return err_set(e, EXIT_USAGE, where, "cannot make the journal '%s' that an interrupted "
 			       "run is undone from: %s", made, strerror(errno));
-	struct disk_master h = { .magic = DISK_MASTER_MAGIC, .size = t->size, .ino = (uint64_t)st.st_ino,
-				 .started = (int64_t)time(NULL), .nranks = (uint32_t)comm_size() };
-	snprintf(h.token, sizeof h.token, "%s", t->token);
-	h.sum = disk_head_sum(&h, sizeof h, t->token, NULL);
-	uint64_t zero = 0;
-	const char *failed = tmpfiles_hold(fd) < 0 ? "cannot lock" :
-			     disk_write_all(fd, &h, sizeof h, 0) < 0 || disk_write_all(fd, &zero, 8, DISK_COUNTER_AT) < 0 ||
-			     fdatasync(fd) < 0 ? "cannot write" :
-			     place_master(made, t->master) < 0 ? "cannot name" :
-			     disk_sync_dir(t->dir) < 0 ? "cannot make durable" : NULL;
-	if (!failed) {
+	enum master_step step = place_new_master(t, fd, made, &st);
+	if (step == MASTER_MADE) {
 		t->master_fd = fd;
 		return 0;
 	}
 	int err = errno;
 	unlink(made);
 	close(fd);
-	if (!strcmp(failed, "cannot name") && err == EEXIST)
-		return err_set(e, EXIT_USAGE, where, "another h5ufunc run is writing it in place");
-	if (!strcmp(failed, "cannot make durable"))
+	if (step == MASTER_DURABLE)
 		unlink(t->master);
-	if (!strcmp(failed, "cannot lock"))
+	if (step == MASTER_NAME && err == EEXIST)
+		return err_set(e, EXIT_USAGE, where, "another h5ufunc run is writing it in place");
+	if (step == MASTER_LOCK)
 		return err_set(e, EXIT_USAGE, where, "cannot lock the journal that an interrupted run is "
 			       "undone from (%s): this file system keeps no file locks; "
 			       "--risk-partial-writes writes in place without a journal", strerror(err));
 	return err_set(e, EXIT_USAGE, where, "%s the journal '%s' that an interrupted run is undone "
-		       "from: %s", failed, t->master, strerror(err));
+		       "from: %s", failed[step], t->master, strerror(err));
 }
 
 /* Every rank: T's master held, the file open to read old bytes from, and

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -112,6 +113,17 @@ int disk_sync_dir(const char *dir)
 	int rc = fsync(fd);
 	close(fd);
 	return rc;
+}
+
+void *disk_room(void *array, int n, int *cap, size_t size)
+{
+	if (n < *cap)
+		return array;
+	*cap = *cap ? 2 * *cap : 64;
+	array = realloc(array, size * (size_t)*cap);
+	if (!array)
+		abort();
+	return array;
 }
 
 void disk_split_path(const char *path, char *dir, char *base)

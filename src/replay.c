@@ -61,12 +61,7 @@ static int scan(struct journals *js, int fd, const char *token, unsigned char *b
 		}
 		if (h.sum != disk_head_sum(&h, sizeof h, token, &d))
 			break;
-		if (js->nrec == js->cap) {
-			js->cap = js->cap ? 2 * js->cap : 64;
-			js->rec = realloc(js->rec, sizeof *js->rec * (size_t)js->cap);
-			if (!js->rec)
-				abort();
-		}
+		js->rec = disk_room(js->rec, js->nrec, &js->cap, sizeof *js->rec);
 		js->rec[js->nrec++] = (struct found){ h.seq, h.offset, h.length, data, fd };
 		at = data + h.length;
 	}
@@ -136,7 +131,8 @@ static int later_first(const void *a, const void *b)
 static int put_back(int fd, struct journals *js, uint64_t size, unsigned char *buf,
 		    struct replay_report *r)
 {
-	qsort(js->rec, (size_t)js->nrec, sizeof *js->rec, later_first);
+	if (js->nrec > 1)
+		qsort(js->rec, (size_t)js->nrec, sizeof *js->rec, later_first);
 	for (int i = 0; i < js->nrec; i++) {
 		const struct found *f = &js->rec[i];
 		for (uint64_t o = 0; o < f->length; o += DISK_PIECE) {
@@ -146,7 +142,8 @@ static int put_back(int fd, struct journals *js, uint64_t size, unsigned char *b
 		}
 		r->records++;
 		r->bytes += (long long)f->length;
-		journal_fault("replay", r->records);
+		if (journal_fault("replay", r->records))
+			return errno = EIO, -1;
 	}
 	return ftruncate(fd, (off_t)size) == 0 && fsync(fd) == 0 ? 0 : -1;
 }

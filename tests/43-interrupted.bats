@@ -361,6 +361,13 @@ rank_pids() {
 		[[ -f rollback$n/.t.h5.h5ufunc-journal ]] || fail "kill-rollback: no journal left"
 		(cd "rollback$n" && h5u recover t.h5 >/dev/null) || fail "recover rollback$n"
 		cases+=("rollback$n=old")
+		# A rollback that fails half way says so, and leaves the journal.
+		mkdir "stuck$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "stuck$n/"
+		H5UFUNC_FAULT=fail-replay:0:1 run --separate-stderr in_dir "stuck$n" h5 "$n" run fail.yaml --memory 4K
+		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed\.; 't\.h5:/c' holds partial results until 'h5ufunc recover t\.h5' rolls it back \(cannot put its old bytes back: Input/output error\)"
+		(cd "stuck$n" && h5u recover t.h5 >/dev/null) || fail "recover stuck$n"
+		cases+=("stuck$n=old")
 		# A recovery killed after its first range put back: the next one
 		# starts over.
 		stopped "replay$n" "kill-write:0:9" "$n" $(in_place c)
