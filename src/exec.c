@@ -1,5 +1,5 @@
 /* exec.c - runs a plan: opens its files, dispatches each step to its
- * driver (elementwise.c, reduce.c, scan.c), prints results, and commits the
+ * driver (elementwise.c, reduce.c, scan.c, reduceat.c, at.c), prints results, and commits the
  * run's files or cleans up after a failure.  See exec.h. */
 #include <libgen.h>
 #include <limits.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "at.h"
 #include "comm.h"
 #include "elementwise.h"
 #include "exec.h"
@@ -18,6 +19,7 @@
 #include "journal.h"
 #include "print.h"
 #include "reduce.h"
+#include "reduceat.h"
 #include "report.h"
 #include "scan.h"
 #include "stage.h"
@@ -99,6 +101,10 @@ static int run_step(struct plan *p, int i, struct err *e)
 		rc = reduce_run(s, e);
 	else if (s->verb == VERB_ACCUMULATE)
 		rc = scan_run(s, e);
+	else if (s->verb == VERB_REDUCEAT)
+		rc = reduceat_run(s, e);
+	else if (s->verb == VERB_AT)
+		rc = at_run(s, e);
 	else
 		rc = elementwise_run(s, e);
 	if (rc == 0 && s->print)
