@@ -31,6 +31,7 @@ int cmd_accumulate(int argc, char **argv);
 int cmd_reduceat(int argc, char **argv);
 int cmd_at(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_ufuncs(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

@@ -26,8 +26,12 @@ bool comm_mpi(void);
 int comm_rank(void);
 int comm_size(void);
 /* Collective: returns 0 when every rank's E is clear; otherwise -1 on every
- * rank, with E on every rank holding the record of the lowest failing rank. */
+ * rank, with E on every rank holding the record of the lowest failing rank.
+ * The check given to comm_on_agree runs on each rank first. */
 int comm_agree(struct err *e);
+/* CHECK(E) runs at the start of every comm_agree and may set E: how a
+ * stop asked for by a signal reaches every rank (interrupt.h). */
+void comm_on_agree(void (*check)(struct err *e));
 /* Collective: the largest of every rank's V. */
 int64_t comm_max(int64_t v);
 /* Collective broadcast of N bytes from rank 0. */

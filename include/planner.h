@@ -82,8 +82,9 @@ int file_check_writable(const char *path, bool exists, const char *w, struct err
 /* The run's scratch file of printed results (PRINTED) or of named
  * intermediates, added on first use; NULL when the table is full. */
 struct plan_file *scratch_file(struct planner *pl, bool printed);
-/* Where scratch files and temporary names go, once outputs are known. */
-void place_files(struct planner *pl);
+/* Where scratch files and temporary names go, once outputs are known;
+ * which files are journaled, and that their journals can be made. */
+int place_files(struct planner *pl, struct err *e);
 
 /* ---- arrays.c ---- */
 

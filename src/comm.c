@@ -263,8 +263,17 @@ bool comm_mpi(void) { return use_mpi; }
 int comm_rank(void) { return my_rank; }
 int comm_size(void) { return n_ranks; }
 
+static void (*agree_check)(struct err *e);
+
+void comm_on_agree(void (*check)(struct err *e))
+{
+	agree_check = check;
+}
+
 int comm_agree(struct err *e)
 {
+	if (agree_check)
+		agree_check(e);
 	if (!use_mpi)
 		return e->status ? -1 : 0;
 	int mine = e->status ? my_rank : n_ranks, first;

@@ -13,6 +13,8 @@
 	"  --mpi              initialise MPI even without a launcher\n" \
 	"  --overwrite        allow replacing existing datasets that are not in-place targets\n" \
 	"  --no-history       do not add a line to the history attribute of written files\n" \
+	"  --risk-partial-writes  write into existing files without the journal that undoes\n" \
+	"                     an interrupted run: a stopped run may leave them half written\n" \
 	"  --mpi-info KEY=VALUE  an MPI-IO hint for every file (striping_factor=16, ...)\n" \
 	"  -q, --quiet        print nothing but results and errors\n" \
 	"  --progress, --no-progress   the progress meter on stderr (default: on a terminal)\n" \
@@ -45,6 +47,9 @@ const struct command commands[] = {
 	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
 	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
 	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n", ONE_EVAL, DATA_OPTIONS },
+	{ "recover", cmd_recover, "FILE",
+	  "finish or roll back what an interrupted run left in FILE, and say what it was",
+	  "  -q, --quiet        say nothing, only put it right\n", -1, "" },
 	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "", -1, "" },
 	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "", -1, "" },
 	{ NULL, NULL, NULL, NULL, NULL, -1, NULL }

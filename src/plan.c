@@ -674,6 +674,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	memset(p, 0, sizeof *p);
 	p->arena = a;
 	p->command = o->command;
+	p->token = o->token;
 	struct planner *pl = calloc(1, sizeof *pl);
 	if (!pl)
 		abort();
@@ -703,7 +704,8 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 		if (plan_step(pl, i, e) < 0)
 			goto out;
 	fuse_plan(pl);
-	place_files(pl);
+	if (place_files(pl, e) < 0)
+		goto out;
 	rc = 0;
 out:
 	for (int i = 0; i < p->nfiles; i++) {
@@ -826,6 +828,9 @@ static void print_stream(FILE *f, const struct plan_step *s)
 
 void plan_print(const struct plan *p, FILE *f)
 {
+	for (int i = 0; i < p->nfiles; i++)
+		if (p->files[i]->unfinished)
+			fprintf(f, "%s\n", p->files[i]->unfinished);
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
 		if (s->merged_into >= 0) {
