@@ -3,9 +3,8 @@
  * Opens files with the MPI-IO driver when MPI is running (HDF5's default
  * driver otherwise), maps HDF5 types to dtypes as h5py stores them, reads and
  * writes runs of rows as hyperslabs (collectively: every rank calls, a rank
- * with no rows with an empty selection), creates datasets and their parent
- * groups, reads and writes numeric and text attributes (what they mean is
- * cf.c's), and writes the NCO-style history attribute.  It knows nothing of
+ * with no rows with an empty selection), and creates datasets and their
+ * parent groups.  Attributes are h5attr.h's.  It knows nothing of
  * recipes or plans.  HDF5's own error printing is off; failures come back in
  * the error record with HDF5's innermost message folded in.
  */
@@ -67,26 +66,6 @@ void h5io_dataset_close(hid_t d);
  * 0 when D is not chunked. */
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 
-/* ---- attributes (what they mean is cf.c's) ---- */
-
-/* Attribute NAME of OBJ, N numbers at most, read as DT into OUT (16 bytes
- * each): how many it has (0: none); -1 when it is not numbers or has more
- * than N. */
-int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
-/* Create attribute NAME of OBJ holding VALUE, one element of DT. */
-int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value);
-/* The text calls and the copy are not counted in iostat's metadata
- * operations: they read units while planning or describe results (rank 0
- * alone, after the collective writes), outside the SCALING model. */
-/* The text of string attribute NAME of OBJ (fixed or variable length),
- * copied into A; NULL when OBJ has no such attribute or it is not text. */
-char *h5io_attr_text(hid_t obj, const char *name, struct arena *a);
-/* Set attribute NAME of OBJ to TEXT, a fixed-length string, replacing what
- * was there; with TEXT NULL, remove it. */
-int h5io_attr_write_text(hid_t obj, const char *name, const char *text);
-/* Copy attribute NAME of SRC, whatever its type and shape, onto DST. */
-int h5io_attr_copy(hid_t src, const char *name, hid_t dst);
-
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);
 /* Move the link FROM to TO (which must not exist) in FILE.  Collective. */
@@ -101,9 +80,5 @@ int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const int64_t *start, const int64_t *step, const int64_t *count,
 		   const void *buf, const char *where, struct err *e);
-
-/* Prepend LINE to FILE's root attribute "history" (created if absent).
- * Collective: every rank passes the same LINE. */
-int h5io_history(hid_t file, const char *line, const char *where, struct err *e);
 
 #endif

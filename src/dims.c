@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "dims.h"
-#include "h5io.h"
+#include "h5attr.h"
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -209,7 +209,7 @@ static bool own_attribute(const char *name)
 static herr_t copy_attribute(hid_t src, const char *name, const H5A_info_t *info, void *data)
 {
 	(void)info;
-	return own_attribute(name) ? 0 : h5io_attr_copy(src, name, *(hid_t *)data);
+	return own_attribute(name) ? 0 : h5attr_copy(src, name, *(hid_t *)data);
 }
 
 /* Copy the scale PATH of FILE into F at the same path, as a scale. */

@@ -12,6 +12,7 @@
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
+#include "h5attr.h"
 #include "h5io.h"
 #include "print.h"
 #include "reduce.h"
@@ -337,7 +338,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	}
 	for (int i = 0; i < p->nfiles && history; i++)
 		if (p->files[i]->write && !p->files[i]->scratch)
-			h5io_history(p->files[i]->id, history, p->files[i]->name, e);
+			h5attr_history(p->files[i]->id, history, p->files[i]->name, e);
 	if (comm_agree(e) < 0)
 		goto fail;
 	if (replace_all(p, e) < 0)
