@@ -17,6 +17,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "err.h"
+#include "filter.h"
 #include "shape.h"
 
 /* Call once, after comm_init. */
@@ -53,14 +54,25 @@ enum h5io_object h5io_probe(hid_t file, const char *path);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
-/* Create dataset PATH (parent groups too) of DT and SHAPE, contiguous, or
- * chunked by CHUNK (NCHUNK == SHAPE's rank) and gzip-compressed at level
- * GZIP (-1: no filter).  FILL (one element of DT, or NULL): the dataset's
- * fill value and its _FillValue attribute (netCDF's), in a file on disk.
- * Collective. */
+/* Create dataset PATH (parent groups too, h5io_parents) of DT and SHAPE,
+ * contiguous, or chunked by CHUNK (NCHUNK == SHAPE's rank) and compressed
+ * as COMPRESSION says (NULL or not on: no filter).  FILL (one element of
+ * DT, or NULL): the dataset's fill value and its _FillValue attribute
+ * (netCDF's), in a file on disk.  Collective. */
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const void *fill, const char *where, struct err *e);
+			  const struct compression *compression, const void *fill,
+			  const char *where, struct err *e);
+
+/* ---- netCDF-4's structure: what netCDF-C needs to append to a file ---- */
+
+/* Create the groups above PATH in FILE that are missing, tracking the
+ * creation order of their links and attributes as netCDF-4 requires (new
+ * files track it at the root).  Collective under MPI-IO.  Errors: EXIT_RUN. */
+int h5io_parents(hid_t file, const char *path, const char *where, struct err *e);
+/* A dataset's creation properties as netCDF-4 requires them (attribute
+ * creation order tracked), no times recorded; the caller closes it. */
+hid_t h5io_dataset_plist(void);
 void h5io_dataset_close(hid_t d);
 /* D's chunk extents into CHUNK (H5U_MAXDIM entries); returns their number,
  * 0 when D is not chunked. */

@@ -1,6 +1,6 @@
-/* h5io_internal.h - what h5io.c and h5attr.c share, and nothing else may
- * use: the HDF5 memory types of dtypes and the folding of HDF5's error
- * stacks into the error record.  Both are defined in h5io.c.
+/* h5io_internal.h - what h5io.c, h5attr.c and filter.c share, and nothing
+ * else may use: the HDF5 memory types of dtypes and the folding of HDF5's
+ * error stacks into the error record.  Both are defined in h5io.c.
  */
 #ifndef H5UFUNC_H5IO_INTERNAL_H
 #define H5UFUNC_H5IO_INTERNAL_H

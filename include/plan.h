@@ -81,7 +81,7 @@ struct array {
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
-	int gzip;                /* ... and compressed (-1: not) */
+	struct compression compression;  /* ... and compressed (filter.h; .on false: not) */
 	bool replace;            /* ... in place of an existing one (overwrite), */
 	const char *new_path;    /* ... written under this hidden name and moved
 				  * over PATH once the whole run has succeeded */

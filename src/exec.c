@@ -199,7 +199,7 @@ static int open_all(struct plan *p, struct err *e)
 		if (x->create) {
 			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
 						    x->dtype, &x->shape,
-						    x->nchunk, x->chunk, x->gzip,
+						    x->nchunk, x->chunk, &x->compression,
 						    x->has_fill ? x->fill : NULL, x->display, e);
 		} else {
 			struct shape shape;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "filter.h"
 #include "h5attr.h"
 #include "h5io.h"
 #include "h5io_internal.h"
@@ -73,6 +74,7 @@ void h5io_init(void)
 	H5Tset_ebias(half_type, 15);
 	H5Tlock(bool_type);
 	H5Tlock(half_type);
+	filter_init();
 }
 
 hid_t h5io_mem_type(enum dtype dt)
@@ -219,11 +221,75 @@ static hid_t file_access(void)
 	return fapl;
 }
 
+/* Creation properties of CLASS (a file's, a group's, a dataset's) as
+ * netCDF-4 needs them: netCDF-C opens a file for writing only when every
+ * group tracks the creation order of its links, and it lists attributes in
+ * the order they were created.  Both are tracked and indexed, as netCDF-C
+ * itself creates them. */
+static hid_t creation_order(hid_t class)
+{
+	hid_t plist = H5Pcreate(class);
+	unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+	if (class != H5P_DATASET_CREATE)
+		H5Pset_link_creation_order(plist, order);
+	H5Pset_attr_creation_order(plist, order);
+	return plist;
+}
+
+hid_t h5io_dataset_plist(void)
+{
+	hid_t dcpl = creation_order(H5P_DATASET_CREATE);
+	H5Pset_obj_track_times(dcpl, 0);
+	return dcpl;
+}
+
+int h5io_parents(hid_t file, const char *path, const char *where, struct err *e)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	hid_t gcpl = creation_order(H5P_GROUP_CREATE);
+	int rc = 0;
+	for (char *p = strchr(buf + 1, '/'); p && rc == 0; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		htri_t there = H5Lexists(file, buf, H5P_DEFAULT);
+		if (there == 0) {
+			iostat.h5_metadata++;
+			hid_t g = H5Gcreate2(file, buf, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+			if (g < 0) {
+				hid_t stack = H5Eget_current_stack();
+				rc = err_set(e, EXIT_RUN, where, "cannot create group '%s'", buf);
+				h5io_fold_stack(e, stack);
+			} else {
+				H5Gclose(g);
+			}
+		}
+		*p = '/';
+	}
+	H5Pclose(gcpl);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
+}
+
 int h5io_is_hdf5(const char *path)
 {
 	htri_t r = H5Fis_hdf5(path);
 	H5Eclear2(H5E_DEFAULT);
 	return r > 0 ? 1 : r == 0 ? 0 : -1;
+}
+
+/* The netCDF-3 format of PATH by its first four bytes ("CDF" and a
+ * version byte), or NULL. */
+static const char *netcdf3_format(const char *path)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	if (n < 4 || memcmp(magic, "CDF", 3) != 0)
+		return NULL;
+	return magic[3] == 1 ? "classic format" : magic[3] == 2 ? "64-bit offset format"
+	     : magic[3] == 5 ? "CDF-5, 64-bit data format" : NULL;
 }
 
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
@@ -233,8 +299,13 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 		return err_set(e, EXIT_USAGE, where, "cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return err_set(e, EXIT_USAGE, where, "'%s' is a directory, not an HDF5 file", path);
-	if (h5io_is_hdf5(path) != 1)
+	if (h5io_is_hdf5(path) != 1) {
+		const char *kind = netcdf3_format(path);
+		if (kind)
+			return err_set(e, EXIT_USAGE, where, "'%s' is a netCDF-3 file (%s), which h5ufunc "
+				       "reads once it is netCDF-4: nccopy -k nc4 %s NEW.nc", path, kind, path);
 		return err_set(e, EXIT_USAGE, where, "'%s' is not an HDF5 file", path);
+	}
 	hid_t fapl = file_access();
 	iostat.h5_opens++;
 	hid_t f = H5Fopen(path, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
@@ -253,11 +324,13 @@ hid_t h5io_create(const char *path, bool private, const char *where, struct err 
 	/* H5F_ACC_EXCL is O_CREAT|O_EXCL: a name that exists, a link planted
 	 * under it included, is refused, never followed or truncated. */
 	mode_t mask = private ? umask(077) : 0;
+	hid_t fcpl = creation_order(H5P_FILE_CREATE);
 	iostat.h5_opens++;
-	hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+	hid_t f = H5Fcreate(path, H5F_ACC_EXCL, fcpl, fapl);
 	if (private)
 		umask(mask);
 	hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
+	H5Pclose(fcpl);
 	H5Pclose(fapl);
 	if (f < 0) {
 		err_set(e, EXIT_RUN, where, "cannot create '%s'", path);
@@ -427,32 +500,14 @@ static hid_t dataset_access(size_t bytes)
 }
 
 /* How many filters has dataset D's pipeline (compression, checksums)?  If
- * one is unavailable to this HDF5 (h5py's lzf, a plugin HDF5 cannot find),
- * MISSING says which: "lzf filter (HDF5 filter 32000)"; else it is "". */
+ * one is unavailable to this HDF5, MISSING says which (filter_missing). */
 static int dataset_filters(hid_t d, char *missing, size_t len)
 {
 	hid_t dcpl = H5Dget_create_plist(d);
-	int n = dcpl < 0 ? 0 : H5Pget_nfilters(dcpl);
 	*missing = '\0';
-	for (int i = 0; i < n && !*missing; i++) {
-		unsigned flags, conf;
-		size_t nvalues = 0;
-		char text[64] = "";
-		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL,
-						 sizeof text, text, &conf);
-		if (id < 0 || H5Zfilter_avail(id) > 0)
-			continue;
-		for (char *c = text; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = ' ';
-		if (*text)
-			snprintf(missing, len, "%s filter (HDF5 filter %d)", text, (int)id);
-		else
-			snprintf(missing, len, "HDF5 filter %d", (int)id);
-	}
+	int n = dcpl < 0 ? 0 : filter_missing(dcpl, missing, len);
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
-	H5Eclear2(H5E_DEFAULT);
 	return n;
 }
 
@@ -484,7 +539,7 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
 {
-	char filter[96] = "";
+	char filter[512] = "";
 	hid_t d = open_dataset(file, path, where, display, filter, sizeof filter, e);
 	if (d < 0)
 		return -1;
@@ -495,8 +550,7 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 		H5Tclose(t);
 		H5Sclose(s);
 		H5Dclose(d);
-		return err_set(e, EXIT_USAGE, where, "'%s' is stored with the %s, which is not "
-			       "available to h5ufunc", display, filter);
+		return err_set(e, EXIT_USAGE, where, "'%s' is stored with %s", display, filter);
 	}
 	H5S_class_t sclass = H5Sget_simple_extent_type(s);
 	int ndim = H5Sget_simple_extent_ndims(s);
@@ -557,24 +611,25 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const void *fill, const char *where, struct err *e)
+			  const struct compression *compression, const void *fill, const char *where,
+			  struct err *e)
 {
 	hsize_t dims[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++)
 		dims[i] = (hsize_t)shape->dim[i];
+	if (h5io_parents(file, path, where, e) < 0)
+		return -1;
 	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, NULL) : H5Screate(H5S_SCALAR);
-	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-	H5Pset_create_intermediate_group(lcpl, 1);
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t dcpl = h5io_dataset_plist();
+	bool filtered = nchunk && compression && compression->on;
 	if (nchunk) {
 		hsize_t c[H5U_MAXDIM];
 		for (int i = 0; i < nchunk; i++)
 			c[i] = (hsize_t)chunk[i];
 		H5Pset_chunk(dcpl, nchunk, c);
-		if (gzip >= 0)
-			H5Pset_deflate(dcpl, (unsigned)gzip);
+		if (filtered)
+			filter_set(dcpl, compression);
 	}
-	H5Pset_obj_track_times(dcpl, 0);
 	/* Data on disk is all written before it is read; a file in memory is
 	 * filled with zeros, which a result gathered from every rank's copy
 	 * needs (exec.c). */
@@ -583,13 +638,12 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
 	if (fill && !memory)
 		H5Pset_fill_value(dcpl, h5io_mem_type(dt), fill);
-	hid_t dapl = dataset_access(gzip >= 0 ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
+	hid_t dapl = dataset_access(filtered ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
-	hid_t d = H5Dcreate2(file, path, h5io_mem_type(dt), space, lcpl, dcpl, dapl);
+	hid_t d = H5Dcreate2(file, path, h5io_mem_type(dt), space, H5P_DEFAULT, dcpl, dapl);
 	H5Pclose(dapl);
 	hid_t stack = d < 0 ? H5Eget_current_stack() : -1;
 	H5Pclose(dcpl);
-	H5Pclose(lcpl);
 	H5Sclose(space);
 	if (d < 0) {
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
