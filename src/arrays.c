@@ -140,10 +140,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->selected = true;
 	y->view = v;
 	y->units = x->units;
-	bool whole[H5U_MAXDIM];
-	for (int i = 0; i < v.ndim; i++)
-		whole[i] = v.start[i] == 0 && v.step[i] == 1 && v.count[i] == v.dim[i];
-	y->dims = dims_select(x->dims, v.dropped, whole, pl->p->arena);
+	y->dims = dims_select(x->dims, v.dropped, v.start, v.step, pl->p->arena);
 	return y;
 }
 
