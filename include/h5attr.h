@@ -27,8 +27,11 @@ int h5attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *
 /* The text of string attribute NAME of OBJ (fixed or variable length),
  * copied into A; NULL when OBJ has no such attribute or it is not text. */
 char *h5attr_text(hid_t obj, const char *name, struct arena *a);
-/* Set attribute NAME of OBJ to TEXT, a fixed-length string, replacing what
- * was there; with TEXT NULL, remove it. */
+/* Set attribute NAME of OBJ to TEXT, replacing what was there in the type
+ * it had (a variable-length string stays one, its character set kept; a
+ * fixed-length one takes TEXT's length), or as a fixed-length string when
+ * it was none or no string; unchanged text is not rewritten.  With TEXT
+ * NULL, remove it. */
 int h5attr_write_text(hid_t obj, const char *name, const char *text);
 /* Copy attribute NAME of SRC, whatever its type and shape, onto DST. */
 int h5attr_copy(hid_t src, const char *name, hid_t dst);

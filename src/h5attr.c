@@ -184,22 +184,58 @@ char *h5attr_text(hid_t obj, const char *name, struct arena *ar)
 	return text;
 }
 
+/* How attribute NAME of OBJ holds one string, to write another alike:
+ * its string type, with the size TEXT needs when it is of fixed length,
+ * into *TYPE, and its dataspace (scalar, or one element) into *SPACE;
+ * -1 when it is not one string. */
+static int text_like(hid_t obj, const char *name, const char *text, hid_t *type, hid_t *space)
+{
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	hid_t t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+	int rc = t >= 0 && sp >= 0 && H5Tget_class(t) == H5T_STRING &&
+		 H5Sget_simple_extent_npoints(sp) == 1 ? 0 : -1;
+	if (rc == 0) {
+		*type = H5Tcopy(t);
+		*space = H5Scopy(sp);
+		if (H5Tis_variable_str(t) <= 0)
+			H5Tset_size(*type, strlen(text) ? strlen(text) : 1);
+	}
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return rc;
+}
+
 int h5attr_write_text(hid_t obj, const char *name, const char *text)
 {
 	int rc = 0;
 	H5E_BEGIN_TRY {
-		if (H5Aexists(obj, name) > 0)
-			rc = H5Adelete(obj, name) < 0 ? -1 : 0;
-		if (text && rc == 0) {
-			hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-			H5Tset_size(t, strlen(text) ? strlen(text) : 1);
-			hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-			rc = a >= 0 && H5Awrite(a, t, text) >= 0 ? 0 : -1;
+		struct arena ar = { 0 };
+		const char *old = H5Aexists(obj, name) > 0 ? h5attr_text(obj, name, &ar) : NULL;
+		hid_t t = -1, sp = -1;
+		if (old && text && !strcmp(old, text)) {
+			/* unchanged: left exactly as it is */
+		} else {
+			if (!text || !old || text_like(obj, name, text, &t, &sp) < 0) {
+				t = H5Tcopy(H5T_C_S1);
+				sp = H5Screate(H5S_SCALAR);
+				H5Tset_size(t, text && *text ? strlen(text) : 1);
+			}
+			if (H5Aexists(obj, name) > 0)
+				rc = H5Adelete(obj, name) < 0 ? -1 : 0;
+			hid_t a = text && rc == 0 ? H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
+			if (text && rc == 0)
+				rc = a >= 0 && H5Awrite(a, t, H5Tis_variable_str(t) > 0 ? (const void *)&text
+									 : (const void *)text) >= 0 ? 0 : -1;
 			if (a >= 0)
 				H5Aclose(a);
 			H5Sclose(sp);
 			H5Tclose(t);
 		}
+		arena_free(&ar);
 	} H5E_END_TRY;
 	return rc;
 }
