@@ -265,7 +265,8 @@ static void clean_up(struct plan *p, struct err *e)
 }
 
 /* What the end of a run writes about X: its scales (a dataset the run
- * created, with named axes), its units attribute (units: propagate). */
+ * created, with named axes), its units attribute (units: propagate), its
+ * CF names and cell_methods (a dataset the run created). */
 static bool names_of(const struct array *x)
 {
 	return (x->create || x->replace) && x->dims;
@@ -274,12 +275,12 @@ static bool names_of(const struct array *x)
 static bool described(const struct array *x, const struct plan_file *f)
 {
 	return x->kind == ARR_DATASET && x->file == f && !x->unused && !x->base &&
-	       (names_of(x) || x->units_set);
+	       (names_of(x) || x->units_set || x->desc_set);
 }
 
 /* Once the data is written and every file closed: attach the dimension
- * scales of the datasets the run created (dims.h) and set the units of
- * what it wrote (units.h).  HDF5's dimension-scale calls are not
+ * scales of the datasets the run created (dims.h), set the units of what
+ * it wrote (units.h) and the CF names of what it created (cfdesc.h).  HDF5's dimension-scale calls are not
  * collective, so rank 0 alone does it, through a file access of its own,
  * while the others wait. */
 static int describe_all(struct plan *p, struct err *e)
@@ -306,14 +307,16 @@ static int describe_all(struct plan *p, struct err *e)
 				continue;
 			if (names_of(x))
 				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
-			if (!x->units_set || e->status)
+			if (e->status)
 				continue;
 			hid_t d = -1;
 			H5E_BEGIN_TRY {
 				d = H5Dopen2(id, x->path, H5P_DEFAULT);
 			} H5E_END_TRY;
-			if (d < 0 || cf_units_write(d, x->units) < 0)
+			if (d < 0 || (x->units_set && cf_units_write(d, x->units) < 0))
 				err_set(e, EXIT_RUN, x->display, "cannot write its units attribute");
+			else if (x->desc_set && cfdesc_write(d, &x->desc) < 0)
+				err_set(e, EXIT_RUN, x->display, "cannot write its CF attributes");
 			if (d >= 0)
 				H5Dclose(d);
 		}
