@@ -41,6 +41,10 @@ hid_t h5io_create(const char *path, bool private, const char *where, struct err 
 hid_t h5io_create_memory(const char *where, struct err *e);
 /* Close a file; F < 0 is fine. */
 void h5io_close(hid_t f);
+/* Close each of the N ids of IDS that is open (>= 0), whatever it is (a
+ * file, dataset, attribute, type, space, property list): a cleanup's
+ * one call, e.g. h5io_close_ids(3, (hid_t[]){ a, type, space }). */
+void h5io_close_ids(int n, const hid_t *ids);
 /* Is PATH an HDF5 file?  1 yes, 0 no (message in E), -1 cannot be read. */
 int h5io_is_hdf5(const char *path);
 

@@ -354,16 +354,7 @@ static hid_t copy_sliced(hid_t f, const char *path, hid_t src, int64_t start, in
 		H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, buf);
 out:
 	free(buf);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	if (tspace >= 0)
-		H5Sclose(tspace);
-	if (mspace >= 0)
-		H5Sclose(mspace);
-	H5Sclose(sspace);
-	H5Tclose(mtype);
-	H5Tclose(type);
-	H5Tclose(ftype);
+	h5io_close_ids(7, (hid_t[]){ dcpl, tspace, mspace, sspace, mtype, type, ftype });
 	return d;
 }
 
@@ -448,14 +439,9 @@ static bool bounds_copied(hid_t f, hid_t d, const char *path, hid_t sf,
 			H5Dclose(sd);
 	}
 	arena_free(&ar);
-	if (bt >= 0)
-		H5Dclose(bt);
 	if (!ok && bt >= 0)
 		H5Ldelete(f, bpath, H5P_DEFAULT);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (bd >= 0)
-		H5Dclose(bd);
+	h5io_close_ids(3, (hid_t[]){ bt, sp, bd });
 	return ok;
 }
 
@@ -494,10 +480,7 @@ static hid_t make_coordinate(hid_t f, const char *path, const struct axis_source
 	}
 	if (d >= 0 && bounds)
 		copy_bounds(f, d, path, sf, sd, a);
-	if (sd >= 0)
-		H5Dclose(sd);
-	if (sf >= 0)
-		H5Fclose(sf);
+	h5io_close_ids(2, (hid_t[]){ sd, sf });
 	return d >= 0 ? d : dimension_only(f, path, a->len);
 }
 

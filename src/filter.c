@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "filter.h"
+#include "h5io.h"
 #include "h5io_internal.h"
 
 const struct filter filter_table[FILTER_COUNT] = {
@@ -235,15 +236,7 @@ static int probe(const struct compression *c, hid_t *stack)
 	d = -1;
 out:
 	*stack = rc < 0 ? H5Eget_current_stack() : -1;
-	if (d >= 0)
-		H5Dclose(d);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	if (space >= 0)
-		H5Sclose(space);
-	if (file >= 0)
-		H5Fclose(file);
-	H5Pclose(fapl);
+	h5io_close_ids(5, (hid_t[]){ d, dcpl, space, file, fapl });
 	H5Eclear2(H5E_DEFAULT);
 	return rc;
 }

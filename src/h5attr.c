@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "h5attr.h"
+#include "h5io.h"
 #include "h5io_internal.h"
 #include "iostat.h"
 
@@ -127,12 +128,7 @@ int h5attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned c
 		rc = (int)count;
 	}
 	free(buf);
-	if (type >= 0)
-		H5Tclose(type);
-	if (space >= 0)
-		H5Sclose(space);
-	if (a >= 0)
-		H5Aclose(a);
+	h5io_close_ids(3, (hid_t[]){ type, space, a });
 	H5Eclear2(H5E_DEFAULT);
 	return rc;
 }
@@ -200,12 +196,7 @@ static int text_like(hid_t obj, const char *name, const char *text, hid_t *type,
 		if (H5Tis_variable_str(t) <= 0)
 			H5Tset_size(*type, strlen(text) ? strlen(text) : 1);
 	}
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
+	h5io_close_ids(3, (hid_t[]){ sp, t, a });
 	return rc;
 }
 
@@ -257,13 +248,6 @@ int h5attr_copy(hid_t src, const char *name, hid_t dst)
 		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
 out:
 	free(buf);
-	if (b >= 0)
-		H5Aclose(b);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
+	h5io_close_ids(4, (hid_t[]){ b, sp, t, a });
 	return rc;
 }

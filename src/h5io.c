@@ -379,6 +379,13 @@ void h5io_close(hid_t f)
 		H5Fclose(f);
 }
 
+void h5io_close_ids(int n, const hid_t *ids)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] >= 0)
+			H5Idec_ref(ids[i]);
+}
+
 enum h5io_object h5io_probe(hid_t file, const char *path)
 {
 	iostat.h5_metadata++;
