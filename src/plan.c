@@ -495,6 +495,20 @@ static void step_desc(struct planner *pl, struct plan_step *s)
 	}
 }
 
+/* What output K of S says of itself, for later steps to read and the end
+ * of the run to write: its units, and, unless it is written in place
+ * (which keeps its own, cfdesc.h), what CF says it is. */
+static void output_describe(struct plan_step *s, int k)
+{
+	struct array *x = s->out[k];
+	x->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
+	x->units_set = !s->units_off;
+	if (!x->in_place) {
+		x->desc = s->desc;
+		x->desc_set = x->create || x->replace;
+	}
+}
+
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
 	const struct recipe_step *rs = &pl->r->steps[index];
@@ -562,14 +576,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	for (int k = 0; k < rs->nout; k++) {
 		if (outputs_plan(pl, s, k, overwrite, e) < 0)
 			return -1;
-		/* units follow the result: later steps read them, the end writes them */
-		s->out[k]->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
-		s->out[k]->units_set = !s->units_off;
-		/* a dataset written in place keeps its own (cfdesc.h) */
-		if (!s->out[k]->in_place) {
-			s->out[k]->desc = s->desc;
-			s->out[k]->desc_set = s->out[k]->create || s->out[k]->replace;
-		}
+		output_describe(s, k);
 		for (int j = 0; j < k; j++)
 			if (s->out[j] == s->out[k])
 				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),
