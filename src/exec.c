@@ -280,9 +280,9 @@ static bool described(const struct array *x, const struct plan_file *f)
 
 /* Once the data is written and every file closed: attach the dimension
  * scales of the datasets the run created (dims.h), set the units of what
- * it wrote (units.h) and the CF names of what it created (cfdesc.h).  HDF5's dimension-scale calls are not
- * collective, so rank 0 alone does it, through a file access of its own,
- * while the others wait. */
+ * it wrote (units.h) and the CF names of what it created (cfdesc.h).
+ * HDF5's dimension-scale calls are not collective, so rank 0 alone does
+ * it, through a file access of its own, while the others wait. */
 static int describe_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && comm_rank() == 0 && !e->status; i++) {

@@ -186,8 +186,13 @@ int filter_missing(hid_t dcpl, char *msg, size_t len)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = ' ';
 		const char *name = f ? f->name : text;
-		snprintf(msg, len, "the %s%s(HDF5 filter %d), which is not available to h5ufunc: %s",
-			 name, *name ? " filter " : "", (int)id, remedy(f, how, sizeof how));
+		char what[128];
+		if (*name)
+			snprintf(what, sizeof what, "the %.60s filter (HDF5 filter %d)", name, (int)id);
+		else
+			snprintf(what, sizeof what, "HDF5 filter %d", (int)id);
+		snprintf(msg, len, "%s, which is not available to h5ufunc: %s", what,
+			 remedy(f, how, sizeof how));
 	}
 	H5Eclear2(H5E_DEFAULT);
 	return n < 0 ? 0 : n;

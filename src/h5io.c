@@ -221,26 +221,35 @@ static hid_t file_access(void)
 	return fapl;
 }
 
+/* Links a group keeps in its object header before it moves them to a
+ * fractal heap.  Where HDF5 places a fractal heap's blocks depends on the
+ * file driver (the ranks' MPI-IO or one process's), so a file would hold
+ * other bytes on other numbers of ranks; HDF5's default is 8. */
+#define COMPACT_LINKS 1024
+
 /* Creation properties of CLASS (a file's, a group's, a dataset's) as
  * netCDF-4 needs them: netCDF-C opens a file for writing only when every
  * group tracks the creation order of its links, and it lists attributes in
  * the order they were created.  Both are tracked and indexed, as netCDF-C
- * itself creates them. */
+ * itself creates them.  Such groups have object headers that would record
+ * the time: none is recorded, so that a run writes the same bytes
+ * whenever it runs and on any number of ranks (COMPACT_LINKS too). */
 static hid_t creation_order(hid_t class)
 {
 	hid_t plist = H5Pcreate(class);
 	unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
-	if (class != H5P_DATASET_CREATE)
+	if (class != H5P_DATASET_CREATE) {
 		H5Pset_link_creation_order(plist, order);
+		H5Pset_link_phase_change(plist, COMPACT_LINKS, COMPACT_LINKS / 2);
+	}
 	H5Pset_attr_creation_order(plist, order);
+	H5Pset_obj_track_times(plist, 0);
 	return plist;
 }
 
 hid_t h5io_dataset_plist(void)
 {
-	hid_t dcpl = creation_order(H5P_DATASET_CREATE);
-	H5Pset_obj_track_times(dcpl, 0);
-	return dcpl;
+	return creation_order(H5P_DATASET_CREATE);
 }
 
 int h5io_parents(hid_t file, const char *path, const char *where, struct err *e)

@@ -151,8 +151,8 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 	x->compression = compress ? o->compression : (struct compression){ .on = false };
 	if (!chunks && !compress)
 		return 0;
-	if (compress && filter_check(&x->compression,
-					       planner_where(pl, s, o->mark[OPT_COMPRESSION]), e) < 0)
+	if (compress &&
+	    filter_check(&x->compression, planner_where(pl, s, o->mark[OPT_COMPRESSION]), e) < 0)
 		return -1;
 	const char *w = planner_where(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
 	const struct shape *sh = &x->shape;
