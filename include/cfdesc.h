@@ -2,11 +2,11 @@
  * `standard_name` and `cell_methods`, carried from a step's inputs to its
  * outputs where they stay true (h5ufunc(1), NETCDF).
  *
- * The rules, as NCO keeps them where they stay true: a reduction whose
- * ufunc is a CF cell method (the catalogue's column: add is `sum`,
- * maximum and fmax `maximum`, minimum and fmin `minimum`) keeps its
- * input's names and appends "NAME: METHOD" to its `cell_methods`, as
- * ncwa and ncra do; a reduction by another ufunc, over unnamed axes, or an
+ * The rules, as NCO keeps them where they stay true: a reduction (reduce,
+ * or reduceat's segments) whose ufunc is a CF cell method (the catalogue's
+ * column: add is `sum`, maximum and fmax `maximum`, minimum and fmin
+ * `minimum`) keeps its input's names and appends "NAME: METHOD" to its
+ * `cell_methods`, as ncwa and ncra do; a reduction by another ufunc, over unnamed axes, or an
  * accumulation, describes a quantity CF has no name for and carries none
  * of them.  An elementwise step keeps an attribute only when every op of
  * it keeps units (the catalogue's UNITS_SAME: add, maximum, negative, ...)

@@ -129,6 +129,9 @@ struct plan_op {
 	const char *where;                  /* its step, for faults raised from the data */
 };
 
+struct reduceat_plan;   /* reduceat.h */
+struct at_plan;         /* at.h */
+
 struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
@@ -204,6 +207,8 @@ struct plan_step {
 	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start (a
 					       shared stream: later ranks' runs) */
 	unsigned char rest_value[16];
+	struct reduceat_plan *reduceat;     /* reduceat: its segments and blocks */
+	struct at_plan *at;                 /* at: its indices and rounds */
 };
 
 struct plan {
@@ -221,6 +226,7 @@ struct plan_options {
 	size_t memory;                      /* per-rank budget in bytes */
 	bool overwrite;                     /* --overwrite */
 	int nranks;
+	bool check_only;                    /* h5ufunc check: at's index datasets are not read */
 	const char *command;                /* one-liner name ("call"), NULL for recipes */
 	const char *token;                  /* the same on every rank: names temporary files */
 };

@@ -24,6 +24,7 @@ int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
 		.memory = c->memory,
 		.overwrite = c->overwrite,
 		.nranks = comm_size(),
+		.check_only = check_only,
 		.command = r->path ? NULL : c->command,
 		.token = token,
 	};

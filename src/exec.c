@@ -1,5 +1,5 @@
 /* exec.c - runs a plan: opens its files, dispatches each step to its
- * driver (elementwise.c, reduce.c, scan.c), prints results, and commits the
+ * driver (elementwise.c, reduce.c, scan.c, reduceat.c, at.c), prints results, and commits the
  * run's files or cleans up after a failure.  See exec.h. */
 #include <limits.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "at.h"
 #include "comm.h"
 #include "elementwise.h"
 #include "exec.h"
@@ -16,6 +17,7 @@
 #include "h5io.h"
 #include "print.h"
 #include "reduce.h"
+#include "reduceat.h"
 #include "report.h"
 #include "scan.h"
 #include "stage.h"
@@ -96,6 +98,10 @@ static int run_step(struct plan *p, int i, struct err *e)
 		rc = reduce_run(s, e);
 	else if (s->verb == VERB_ACCUMULATE)
 		rc = scan_run(s, e);
+	else if (s->verb == VERB_REDUCEAT)
+		rc = reduceat_run(s, e);
+	else if (s->verb == VERB_AT)
+		rc = at_run(s, e);
 	else
 		rc = elementwise_run(s, e);
 	if (rc == 0 && s->print)

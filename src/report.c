@@ -105,7 +105,7 @@ static int64_t array_bytes(const struct array *x)
 static int64_t step_estimate(const struct plan_step *s)
 {
 	int64_t n = 0;
-	bool elementwise = s->verb != VERB_REDUCE && s->verb != VERB_ACCUMULATE;
+	bool elementwise = s->verb == VERB_UFUNC || s->verb == VERB_OUTER || s->verb == VERB_EXPR;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (!x || x->kind != ARR_DATASET)

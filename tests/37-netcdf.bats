@@ -112,6 +112,7 @@ nco_appends() {
 	h5u reduce fmin cmip.nc:/u --axis time -o r.nc:/fmin
 	h5u reduce maximum cmip.nc:/u --axis lat,lon -o r.nc:/both
 	h5u reduce multiply cmip.nc:/u --axis time -o r.nc:/product
+	h5u reduceat add cmip.nc:/u --indices 0,2 --axis time -o r.nc:/segments
 	h5u accumulate add cmip.nc:/u --axis time -o r.nc:/running
 	h5u call subtract cmip.nc:/tas 273.15 -o e.nc:/celsius
 	h5u call hypot cmip.nc:/u cmip.nc:/v -o e.nc:/speed
@@ -132,6 +133,7 @@ nco_appends() {
 	    :: attrs min.nc:/u 'cell_methods=time: minimum' :: attrs r.nc:/fmin 'cell_methods=time: minimum' \
 	    :: attrs r.nc:/both 'cell_methods=lat: lon: maximum' standard_name=eastward_wind \
 	    :: attrs r.nc:/product cell_methods=- standard_name=- long_name=- \
+	    :: attrs r.nc:/segments 'cell_methods=time: sum' standard_name=eastward_wind \
 	    :: attrs r.nc:/running cell_methods=- standard_name=- long_name=- \
 	    :: attrs e.nc:/celsius 'cell_methods=area: mean' standard_name=air_temperature \
 	    :: attrs e.nc:/speed standard_name=- long_name=- \
