@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cf.h"
+#include "h5attr.h"
 #include "h5io.h"
 #include "ufunc.h"
 
@@ -25,12 +26,12 @@
  * it is not numbers. */
 static int exact_numbers(hid_t d, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
 {
-	int k = h5io_attr_numbers(d, name, dt, n, out);
+	int k = h5attr_numbers(d, name, dt, n, out);
 	char kind = dtype_table[dt].kind;
 	if (k <= 0 || kind == 'c')
 		return k;
 	unsigned char as_double[CF_MAXMISSING][16];
-	if (h5io_attr_numbers(d, name, DT_FLOAT64, n, as_double) != k)
+	if (h5attr_numbers(d, name, DT_FLOAT64, n, as_double) != k)
 		return 0;
 	for (int i = 0; i < k; i++) {
 		double a, b;
@@ -66,7 +67,7 @@ static const char *const attr_names[CF_NATTRS] = {
 
 unsigned cf_attrs_present(hid_t d)
 {
-	return h5io_attr_present(d, attr_names, CF_NATTRS);
+	return h5attr_present(d, attr_names, CF_NATTRS);
 }
 
 /* M from the missing-value attributes of the open dataset D (those
@@ -98,7 +99,7 @@ static const char *missing_attrs(hid_t d, enum dtype dt, unsigned present, struc
 		memcpy(m->min, range[0], sizeof m->min);
 		memcpy(m->max, range[1], sizeof m->max);
 		m->has_min = m->has_max = true;
-	} else if (n < 0 || (n == 1 && h5io_attr_numbers(d, "valid_range", dt, 2, range) != 0)) {
+	} else if (n < 0 || (n == 1 && h5attr_numbers(d, "valid_range", dt, 2, range) != 0)) {
 		bad = "valid_range";
 	}
 	return bad;
@@ -233,10 +234,10 @@ static enum dtype unsigned_of(enum dtype t)
 static int scalar_dtype(hid_t d, const char *name, enum dtype *dt)
 {
 	unsigned char v[1][16];
-	int rc = h5io_attr_dtype(d, name, dt);
+	int rc = h5attr_dtype(d, name, dt);
 	if (rc <= 0)
 		return rc;
-	return h5io_attr_numbers(d, name, *dt, 1, v) == 1 ? 1 : -1;
+	return h5attr_numbers(d, name, *dt, 1, v) == 1 ? 1 : -1;
 }
 
 /* C's scale_factor and add_offset from D: their dtype is C's unpacked
@@ -256,16 +257,16 @@ static int read_scaling(hid_t d, struct cf_coding *c, const char *where, struct 
 			       "'%s' has a %s of dtype %s: h5ufunc unpacks into floats only (read it with --missing raw)",
 			       c->display, s > 0 ? "scale_factor" : "add_offset", dtype_name(c->dtype));
 	if (s > 0)
-		h5io_attr_numbers(d, "scale_factor", c->dtype, 1, (unsigned char (*)[16])c->scale);
+		h5attr_numbers(d, "scale_factor", c->dtype, 1, (unsigned char (*)[16])c->scale);
 	if (o > 0)
-		h5io_attr_numbers(d, "add_offset", c->dtype, 1, (unsigned char (*)[16])c->offset);
+		h5attr_numbers(d, "add_offset", c->dtype, 1, (unsigned char (*)[16])c->offset);
 	return 0;
 }
 
 /* Is _Unsigned "true" on D (netCDF4-python takes "true" and "True")? */
 static bool unsigned_attr(hid_t d, struct arena *a)
 {
-	const char *text = h5io_attr_text(d, "_Unsigned", a);
+	const char *text = h5attr_text(d, "_Unsigned", a);
 	return text && (!strcmp(text, "true") || !strcmp(text, "True"));
 }
 
@@ -642,9 +643,9 @@ void cf_range_choose(struct cf_coding *c)
 
 int cf_coding_write(hid_t d, const struct cf_coding *c)
 {
-	if (c->has_scale && h5io_attr_write_number(d, "scale_factor", c->dtype, c->scale) < 0)
+	if (c->has_scale && h5attr_write_number(d, "scale_factor", c->dtype, c->scale) < 0)
 		return -1;
-	if (c->has_offset && h5io_attr_write_number(d, "add_offset", c->dtype, c->offset) < 0)
+	if (c->has_offset && h5attr_write_number(d, "add_offset", c->dtype, c->offset) < 0)
 		return -1;
 	return 0;
 }
@@ -653,7 +654,7 @@ int cf_coding_write(hid_t d, const struct cf_coding *c)
 
 struct units cf_units_read(hid_t d, struct arena *a)
 {
-	const char *text = h5io_attr_text(d, "units", a);
+	const char *text = h5attr_text(d, "units", a);
 	if (!text || !*text)
 		return (struct units){ UK_NONE, NULL, false, 0 };
 	return (struct units){ UK_KNOWN, text, false, 0 };
@@ -661,5 +662,5 @@ struct units cf_units_read(hid_t d, struct arena *a)
 
 int cf_units_write(hid_t d, struct units u)
 {
-	return h5io_attr_write_text(d, "units", u.kind == UK_KNOWN ? u.text : NULL);
+	return h5attr_write_text(d, "units", u.kind == UK_KNOWN ? u.text : NULL);
 }
