@@ -8,7 +8,9 @@
 # Environment: H5UFUNC (default: build/h5ufunc of this tree; the file must
 # be called h5ufunc) names the binary; its directory is put first on PATH, so
 # the program is run as `h5ufunc` (the name the history attribute records).
-# The Open MPI variables for running as root and oversubscribing are exported.
+# The Open MPI variables for running as root and oversubscribing are exported;
+# PYTHONOPTIMIZE is cleared, since it would make the Python asserts of the
+# tests no-ops.
 #
 #   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
 #                        a 120 s timeout.  Use it with `run`, e.g.
@@ -76,6 +78,7 @@ PATH="$(dirname "$H5UFUNC"):$PATH"
 export H5UFUNC PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+unset PYTHONOPTIMIZE
 
 # The reference is the same NumPy on every machine.  NumPy's AVX-512 loops
 # (complex multiply and absolute, its SVML exp/log/pow/arctan2/...) round
