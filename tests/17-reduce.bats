@@ -32,6 +32,7 @@ setup_file() {
 		make f.h5:/h float32 5,4,3
 		make f.h5:/g float16 5,4,3 fill=pos
 		make f.h5:/v float64 9
+		make f.h5:/n float64 5,9 lo=0.5 hi=2
 		make f.h5:/s float64 () data=2.5
 		make f.h5:/si int8 () data=-7
 		make f.h5:/e0 float64 0,3
@@ -112,6 +113,7 @@ axis_cases() {
 		subc2 reduce subtract f.h5:/c --axis -1 --keepdims
 		divc0 reduce divide f.h5:/c
 		powg1 reduce power f.h5:/g --axis 1
+		pown1 reduce power f.h5:/n --axis 1
 		subk0 reduce subtract f.h5:/k
 		fdivk2 reduce floor_divide f.h5:/k --axis 2
 		init5 reduce add f.h5:/c --initial 5
