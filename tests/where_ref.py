@@ -19,11 +19,13 @@ Usage:
       at the edges of numpy.ma's domains), no attributes on n, p, k, de, dd, df
   where_ref.py orig DIR FILE...
       copy DIR/FILE to DIR/orig-FILE, what M() reads
-  where_ref.py check OUT EXPR [--fill V] [--rtol R]
-      the dataset OUT equals EXPR: dtype, shape, values (NaNs equal; floats
-      within R relative to the largest magnitude, default exact); --fill:
-      its _FillValue attribute and HDF5 fill value are V, of its dtype
-      (R is relative to the largest magnitude below 1e30: the fill apart)
+  where_ref.py check OUT EXPR [--fill V] [--ulp N] [--rtol R [--scale SCALE]]
+      the dataset OUT equals EXPR: dtype, shape, values (NaNs equal; exact,
+      or each float within N units in the last place, or within R times
+      SCALE, a NumPy expression giving each element's scale, such as the
+      sum of the magnitudes of a sum's terms; default the element's own
+      magnitude); --fill: its _FillValue attribute and HDF5 fill value are
+      V, of its dtype
   where_ref.py check OUT EXPR --masked V
       EXPR is a numpy.ma array: OUT holds its data where it is not masked,
       and V (a number, or "default": netCDF's fill) where it is
@@ -200,10 +202,37 @@ def fail(msg):
     sys.exit(1)
 
 
+def ulps(a, b):
+    """How many floats of A's dtype apart A and B are, element by element."""
+    signed = np.dtype(f"i{a.dtype.itemsize}")
+    def key(v):
+        i = np.ascontiguousarray(v).view(signed).astype(np.int64)
+        return np.where(i < 0, -(i & np.iinfo(signed).max) - 1, i)
+    return np.abs(key(a) - key(b))
+
+
+def tolerated(got, want, opts, ns):
+    """Where GOT may stand for WANT: the same value or both NaN, or within
+    --ulp N units in the last place, or within --rtol R times --scale EXPR
+    (an array over the output, masked elements 0; default |WANT|)."""
+    close = (got == want) | (np.isnan(got) & np.isnan(want))
+    if '--ulp' in opts and want.dtype.kind == 'f':
+        finite = np.isfinite(got) & np.isfinite(want)
+        close |= finite & (ulps(got, want) <= int(opts['--ulp']))
+    if '--rtol' in opts:
+        scale = abs(want)
+        if '--scale' in opts:
+            scale = np.ma.filled(eval(opts['--scale'], ns), 0)
+        with np.errstate(all='ignore'):
+            close |= np.abs(got - want) <= float(opts['--rtol']) * np.broadcast_to(scale, want.shape)
+    return close
+
+
 def check(argv):
     out, expr = argv[0], argv[1]
     opts = dict(zip(argv[2::2], argv[3::2]))
-    want = eval(expr, names())
+    ns = names()
+    want = eval(expr, ns)
     if '--masked' in opts:
         want = np.ma.asarray(want)
         v = opts['--masked']
@@ -214,14 +243,7 @@ def check(argv):
     got = np.asarray(got)
     if got.dtype != want.dtype or got.shape != want.shape:
         fail(f"{out}: {got.dtype}{got.shape}, NumPy gives {want.dtype}{want.shape}")
-    rtol = float(opts.get('--rtol', 0))
-    if want.dtype.kind in 'fc':
-        same_nan = np.isnan(got) & np.isnan(want)
-        finite = np.isfinite(want) & (np.abs(want) < 1e30)   # not the fill
-        scale = np.max(np.abs(np.where(finite, want, 0)), initial=1.0)
-        close = (got == want) | same_nan | (np.abs(got - want) <= rtol * scale)
-    else:
-        close = got == want
+    close = tolerated(got, want, opts, ns) if want.dtype.kind in 'fc' else got == want
     if not np.all(close):
         bad = np.argwhere(~np.asarray(close))[:3].tolist()
         fail(f"{out}: differs from NumPy at {bad}:\n{got}\nNumPy:\n{want}")
