@@ -16,7 +16,8 @@ Usage: names_ref.py JOB ARGS... [:: JOB ARGS...]...
   same OUT VAR EXPR [FILE...]
       dataset VAR of OUT holds what xarray gives for EXPR over the variables
       of FILE... (default era.nc and other.nc; times left as numbers), with
-      the same dimensions in the same order, and within 1e-6 (float32 sums).
+      the same dimensions in the same order, the same dtype and the same
+      bits (SPEC 3.4: elementwise results are NumPy's bit for bit).
   dims FILE VAR DIM...
       netCDF4-python reads FILE and finds VAR with exactly these dimensions,
       each of the length the variable has there.
@@ -77,8 +78,11 @@ def same(out, var, expr, files):
     got = xr.open_dataset(out, decode_times=False, engine="netcdf4")[var]
     if tuple(got.dims) != tuple(want.dims):
         sys.exit(f"{out}:{var}: dimensions {got.dims}, xarray gives {want.dims} for {expr}")
-    if not np.allclose(got.values, want.values, rtol=1e-6, atol=0):
-        sys.exit(f"{out}:{var}: values differ from xarray's {expr}:\n{got.values}\n{want.values}")
+    g, w = got.values, want.values
+    if g.dtype != w.dtype or g.shape != w.shape:
+        sys.exit(f"{out}:{var}: {g.dtype} {g.shape}, xarray gives {w.dtype} {w.shape} for {expr}")
+    if g.tobytes() != w.tobytes():
+        sys.exit(f"{out}:{var}: values differ from xarray's {expr}:\n{g}\n{w}")
 
 
 def dims(path, var, want):
