@@ -98,7 +98,7 @@ levels() {
 }
 
 @test "the transcendental loops agree with NumPy at the narrowest level (sse2)" {
-	H5UFUNC_CPU=sse2 run /usr/bin/python3 "$H5U_TESTS/loops_ref.py" "$LOOPDUMP" $TRANSCENDENTAL
+	H5UFUNC_CPU=sse2 REF=loops_ref.py run ref "$LOOPDUMP" $TRANSCENDENTAL
 	assert_success
 }
 
@@ -177,10 +177,9 @@ levels() {
 			H5UFUNC_CPU=$l h5u call "$f" x.h5:/x -o "o-$l.h5:/$f" || fail "$f at $l"
 		done
 	done
-	run /usr/bin/python3 - "$H5U_TESTS" $(levels) <<-'EOF'
+	run /usr/bin/python3 - $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
-		sys.path.insert(0, sys.argv.pop(1))
-		from loops_ref import ulps
+		from h5ref import ulps
 		x = h5py.File("x.h5", "r")["x"][...]
 		bad = []
 		with np.errstate(all="ignore"):
@@ -227,10 +226,9 @@ levels() {
 	for l in $(levels); do
 		H5UFUNC_CPU=$l h5u call log1p x.h5:/x -o "o-$l.h5:/y" || fail "log1p at $l"
 	done
-	run /usr/bin/python3 - "$H5U_TESTS" $(levels) <<-'EOF'
+	run /usr/bin/python3 - $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
-		sys.path.insert(0, sys.argv.pop(1))
-		from loops_ref import ulps
+		from h5ref import ulps
 		x = h5py.File("x.h5", "r")["x"][...]
 		g = {l: h5py.File("o-%s.h5" % l, "r")["y"][...] for l in sys.argv[1:]}
 		bad = ["at %s: not the bits of %s" % (l, sys.argv[1])
@@ -281,10 +279,9 @@ levels() {
 			H5UFUNC_CPU=$l h5u call "$f" "big.h5:/$d" -o "o-$l.h5:/$f-$d" || fail "$f $d at $l"
 		done
 	done
-	run /usr/bin/python3 - "$H5U_TESTS" $(levels) <<-'EOF'
+	run /usr/bin/python3 - $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
-		sys.path.insert(0, sys.argv.pop(1))
-		from loops_ref import ulps
+		from h5ref import ulps
 		src = h5py.File("big.h5", "r")
 		first = h5py.File("o-%s.h5" % sys.argv[1], "r")
 		bad = []

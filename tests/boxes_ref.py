@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """boxes_ref.py - fixtures and NumPy references for 63-boxes.bats.
 
-Jobs (one per invocation):
+Jobs (JOB [:: JOB]...):
   make DIR          write DIR/in.h5 (rows wider than --memory 1M, a size-1
                     leading axis, 1-D, 0-d and empty arrays, a broadcast
                     operand larger than an eighth of 1M) and DIR/rec.yaml,
@@ -40,10 +40,12 @@ Exit status 0 when every check passed; what failed is printed.
 """
 
 import json
-import sys
 
 import h5py
 import numpy as np
+
+import h5ref as ref
+from h5ref import Failure
 
 RECIPE = """\
 inputs:
@@ -169,7 +171,7 @@ def scan_recipe():
         text += f'    dtype: {dt}\n' if dt else ''
     uf, x, axis = SCAN_MASKED
     text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    missing: mask\n'
-    return text + f'    out: out.h5:/max_x0\n'
+    return text + '    out: out.h5:/max_x0\n'
 
 
 def stream_recipe():
@@ -271,15 +273,6 @@ def scanned(inp, out):
     return compare(out, want, {})
 
 
-def same(a, b):
-    bad = []
-    with h5py.File(a) as fa, h5py.File(b) as fb:
-        for k in fa:
-            if k not in fb or fa[k][()].tobytes() != fb[k][()].tobytes():
-                bad.append(f'{k}: {a} and {b} differ')
-    return bad
-
-
 def check(inp, out):
     with h5py.File(inp) as f:
         x = {k: f[k][()] for k in f}
@@ -307,21 +300,13 @@ def compare(out, want, rtols):
     """What OUT holds against WANT: dtype, shape, and bits (within the
     relative tolerance of RTOLS for the names it holds)."""
     bad = []
-    with h5py.File(out) as f:
-        for k, w in want.items():
-            w = np.asarray(w)
-            if k not in f:
-                bad.append(f'{k}: not written')
-                continue
-            got = f[k][()]
-            if got.dtype != w.dtype or got.shape != w.shape:
-                bad.append(f'{k}: {got.dtype}{got.shape}, NumPy {w.dtype}{w.shape}')
-            elif k in rtols:
-                if not np.allclose(got, w, rtol=rtols[k], atol=0):
-                    bad.append(f'{k}: not within {rtols[k]} of NumPy')
-            elif got.tobytes() != w.tobytes():
-                n = int(np.sum(got != w))
-                bad.append(f'{k}: {n} elements differ from NumPy')
+    for k, w in want.items():
+        w = np.asarray(w)
+        atol = rtols[k] * np.abs(w) if k in rtols else None
+        try:
+            ref.compare_arrays(f'{out}:/{k}', w, ref.read_ref(f'{out}:/{k}'), atol=atol)
+        except Failure as exc:
+            bad.append(str(exc))
     return bad
 
 
@@ -336,18 +321,10 @@ def shares(path, n):
     return bad
 
 
-def main(argv):
-    if argv[0] == 'make':
-        make(argv[1])
-        return 0
-    jobs = {'check': check, 'reduced': reduced, 'same': same, 'streamed': streamed,
-            'scanned': scanned,
-            'shares': lambda path, n: shares(path, int(n))}
-    bad = jobs[argv[0]](*argv[1:])
-    for b in bad:
-        print(b)
-    return 1 if bad else 0
-
+JOBS = {'make': lambda a: make(a[0]), 'check': ref.checks(check),
+        'reduced': ref.checks(reduced), 'same': ref.checks(ref.same_datasets),
+        'streamed': ref.checks(streamed), 'scanned': ref.checks(scanned),
+        'shares': ref.checks(lambda path, n: shares(path, int(n)))}
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    ref.main(JOBS, "boxes_ref.py")

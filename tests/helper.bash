@@ -10,7 +10,8 @@
 # the program is run as `h5ufunc` (the name the history attribute records).
 # The Open MPI variables for running as root and oversubscribing are exported;
 # PYTHONOPTIMIZE is cleared, since it would make the Python asserts of the
-# tests no-ops.
+# tests no-ops; tests/ is on PYTHONPATH, so that the Python a test writes
+# inline imports the reference library as the scripts do: `import h5ref`.
 #
 #   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
 #                        a 120 s timeout.  Use it with `run`, e.g.
@@ -20,6 +21,10 @@
 #   np JOB [:: JOB]...   /usr/bin/python3 tests/np.py (see its docstring):
 #                        fixtures, NumPy's expected values, comparisons.
 #                        Without arguments it reads one job per line on stdin.
+#   ref JOB [:: JOB]...  the file's own reference script, tests/$REF (a file
+#                        sets REF=reduce_ref.py, say, before its tests; `REF=X
+#                        ref ...` runs another), with JOB...: its docstring
+#                        says which jobs it has.
 #   fixtures             like `np` with jobs on stdin, run in BATS_FILE_TMPDIR:
 #                        call it in setup_file to make a file's fixtures once.
 #   fixture NAME...      copy fixture files made by `fixtures` into the
@@ -79,6 +84,7 @@ export H5UFUNC PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 unset PYTHONOPTIMIZE
+export PYTHONPATH="$H5U_TESTS${PYTHONPATH:+:$PYTHONPATH}"
 
 # The reference is the same NumPy on every machine.  NumPy's AVX-512 loops
 # (complex multiply and absolute, its SVML exp/log/pow/arctan2/...) round
@@ -109,6 +115,10 @@ mpi() {
 
 np() {
 	/usr/bin/python3 "$H5U_TESTS/np.py" "$@"
+}
+
+ref() {
+	/usr/bin/python3 "$H5U_TESTS/${REF:?the test file sets no REF (its reference script)}" "$@"
 }
 
 fixtures() {
@@ -264,7 +274,7 @@ numpy_errors() {
 	local ranks=$1 cmd message
 	while IFS='|' read -r cmd message; do
 		# shellcheck disable=SC2086
-		/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" raises $cmd -- "$message"
+		REF=reduce_ref.py ref raises $cmd -- "$message"
 		# shellcheck disable=SC2086
 		run --separate-stderr h5u $cmd -o o.h5:/r
 		assert_error 2 "${cmd% *.h5:*}: $message"

@@ -23,9 +23,11 @@ Usage: names_ref.py JOB ARGS... [:: JOB ARGS...]...
       each of the length the variable has there.
 """
 import subprocess
-import sys
 
 import numpy as np
+
+import h5ref as ref
+from h5ref import Failure
 
 
 def fixtures(d):
@@ -77,12 +79,8 @@ def same(out, var, expr, files):
     want = eval(expr, {}, env)
     got = xr.open_dataset(out, decode_times=False, engine="netcdf4")[var]
     if tuple(got.dims) != tuple(want.dims):
-        sys.exit(f"{out}:{var}: dimensions {got.dims}, xarray gives {want.dims} for {expr}")
-    g, w = got.values, want.values
-    if g.dtype != w.dtype or g.shape != w.shape:
-        sys.exit(f"{out}:{var}: {g.dtype} {g.shape}, xarray gives {w.dtype} {w.shape} for {expr}")
-    if g.tobytes() != w.tobytes():
-        sys.exit(f"{out}:{var}: values differ from xarray's {expr}:\n{g}\n{w}")
+        raise Failure(f"{out}:{var}: dimensions {got.dims}, xarray gives {want.dims} for {expr}")
+    ref.compare_arrays(f"{out}:{var} (against xarray's {expr})", want.values, got.values)
 
 
 def dims(path, var, want):
@@ -90,32 +88,18 @@ def dims(path, var, want):
     with netCDF4.Dataset(path) as f:
         v = f[var]
         if list(v.dimensions) != want:
-            sys.exit(f"{path}:{var}: dimensions {v.dimensions}, want {want}")
+            raise Failure(f"{path}:{var}: dimensions {v.dimensions}, want {want}")
         for n, length in zip(v.dimensions, v.shape):
             if len(f.dimensions[n]) != length:
-                sys.exit(f"{path}:{var}: dimension {n} is {len(f.dimensions[n])}, the variable {length}")
+                raise Failure(f"{path}:{var}: dimension {n} is {len(f.dimensions[n])}, "
+                              f"the variable {length}")
 
 
-def run(job, args):
-    if job == "fixtures":
-        fixtures(args[0])
-    elif job == "same":
-        same(args[0], args[1], args[2], args[3:] or ["era.nc", "other.nc"])
-    elif job == "dims":
-        dims(args[0], args[1], args[2:])
-    else:
-        sys.exit(f"unknown job {job}")
-
-
-def main(argv):
-    job = []
-    for word in argv[1:] + ["::"]:
-        if word != "::":
-            job.append(word)
-        elif job:
-            run(job[0], job[1:])
-            job = []
-
+JOBS = {
+    'fixtures': lambda a: fixtures(a[0]),
+    'same': lambda a: same(a[0], a[1], a[2], a[3:] or ["era.nc", "other.nc"]),
+    'dims': lambda a: dims(a[0], a[1], a[2:]),
+}
 
 if __name__ == "__main__":
-    main(sys.argv)
+    ref.main(JOBS, "names_ref.py")

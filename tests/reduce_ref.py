@@ -9,11 +9,11 @@ produced; it writes the same cases as one recipe, lists the cases of the
 every-ufunc-every-dtype sweep, and checks that NumPy raises a given message.
 What it is not: a second implementation of h5ufunc (it never looks at
 h5ufunc's output to decide what is right) nor a general comparison tool
-(tests/np.py is that; this file uses its operand reading, formatting and
-comparison helpers).
+(tests/np.py is that; this file uses tests/h5ref.py's operand reading,
+formatting and comparison).
 
 The contract is NumPy 2, the reference Debian's NumPy 1.24 with NEP 50
-switched on by np.py.  For reduce, accumulate and outer the two agree on
+switched on (h5ref.numpy2).  For reduce, accumulate and outer the two agree on
 everything tested here (loop choice, the upcast of bool and small integers
 to int64/uint64 by add and multiply, messages).  Note that outer converts
 its operands with np.asarray, so a number operand of outer is a 0-d int64,
@@ -81,19 +81,15 @@ Jobs:
       dtype, shape and bytes (h5py .tobytes()), and no other dataset is
 """
 
-import importlib.util
 import os
 import shlex
-import sys
 
 import h5py
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location(
-    "h5u_np", os.path.join(os.path.dirname(os.path.abspath(__file__)), "np.py"))
-ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ref)
+import h5ref as ref
 
+ref.numpy2()
 Failure, Usage = ref.Failure, ref.Usage
 DTYPES = ref.DTYPES
 
@@ -172,7 +168,7 @@ class Case:
         if self.dtype:
             kw['dtype'] = np.dtype(self.dtype)
         if self.verb == 'outer':
-            a, b = (ref.operand(o) for o in self.ops)
+            a, b = (ref.value(o) for o in self.ops)
             r = uf.outer(a, b, **kw)
             return tuple(np.asarray(x) for x in r) if isinstance(r, tuple) else np.asarray(r)
         x = ref.read_ref(self.ops[0])
@@ -315,31 +311,8 @@ def compare(case, want, got, exact=False):
             want, label = steps(case, got), label + " (each step from the one before)"
         ref.compare_arrays(label, want, got, STEP_ULP)
         return
-    tol = None if exact else tolerance(case, want)
-    if tol is None:
-        ref.compare_arrays(label, want, got, 0, case.ufunc in ref.ZERO_SIGN_FREE)
-        return
-    if got.dtype != want.dtype:
-        raise Failure(f"{label}: dtype {got.dtype}, NumPy gives {want.dtype}")
-    if got.shape != want.shape:
-        raise Failure(f"{label}: shape {got.shape}, NumPy gives {want.shape}")
-    w = want.astype(np.float64).reshape(-1)
-    g = got.astype(np.float64).reshape(-1)
-    t = np.asarray(tol, np.float64).reshape(-1)
-    finite = np.isfinite(w) & np.isfinite(g)
-    with np.errstate(all='ignore'):
-        near = np.abs(g - w) <= t
-    same_special = (np.isnan(w) & np.isnan(g)) | (~np.isnan(w) & (w == g))
-    good = np.where(finite, near, same_special)
-    bad = np.flatnonzero(~good)
-    if bad.size:
-        lines = [f"{label}: {bad.size} of {w.size} values differ from NumPy by more "
-                 "than they may:"]
-        for k in bad[:8]:
-            idx = np.unravel_index(k, want.shape) if want.shape else ()
-            lines.append(f"  at {tuple(int(v) for v in idx)}: got {g[k]!r}, want {w[k]!r}"
-                         f" (at most {t[k]!r} apart)")
-        raise Failure("\n".join(lines))
+    ref.compare_arrays(label, want, got, zero_sign_free=case.ufunc in ref.ZERO_SIGN_FREE,
+                       atol=None if exact else tolerance(case, want))
 
 
 def parse_text(text, want):
@@ -546,45 +519,14 @@ def job_make_matrix(args):
     with h5py.File(args[0], 'w') as f:
         for t in DTYPES:
             dt = np.dtype(t)
-            f[t] = ref.fill_values(dt, (7, 19), 'random', rng, None, None, 133)
-            f[f"pos_{t}"] = ref.fill_values(dt, (7, 19), 'pos', rng, None, None, 133)
-
-
-def datasets(path):
-    out = {}
-    with h5py.File(path, 'r') as f:
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                out[name] = obj[()]
-        f.visititems(visit)
-    return out
+            f[t] = ref.fill_values(dt, (7, 19), 'random', rng)
+            f[f"pos_{t}"] = ref.fill_values(dt, (7, 19), 'pos', rng)
 
 
 def job_same(args):
     if len(args) < 2:
         raise Usage("same FILE FILE...")
-    first = datasets(args[0])
-    if not first:
-        raise Failure(f"{args[0]}: no dataset")
-    problems = []
-    for other in args[1:]:
-        those = datasets(other)
-        if sorted(those) != sorted(first):
-            problems.append(f"{other}: datasets {sorted(those)}, {args[0]} has {sorted(first)}")
-        for name in sorted(set(first) & set(those)):
-            a, b = np.asarray(first[name]), np.asarray(those[name])
-            if a.dtype != b.dtype or a.shape != b.shape:
-                problems.append(f"{other}:/{name}: {b.dtype} {b.shape}, "
-                                f"{args[0]} has {a.dtype} {a.shape}")
-            elif a.tobytes() != b.tobytes():
-                width = max(a.dtype.itemsize, 1)
-                ra = np.frombuffer(a.tobytes(), np.uint8).reshape(-1, width)
-                rb = np.frombuffer(b.tobytes(), np.uint8).reshape(-1, width)
-                diff = np.flatnonzero((ra != rb).any(axis=1))
-                k = int(diff[0])
-                problems.append(f"{other}:/{name}: {diff.size} of {a.size} values differ "
-                                f"from {args[0]}, first at flat index {k}: "
-                                f"{b.reshape(-1)[k]!r} against {a.reshape(-1)[k]!r}")
+    problems = [p for other in args[1:] for p in ref.same_datasets(args[0], other)]
     if problems:
         raise Failure("\n".join(problems))
 
@@ -596,9 +538,5 @@ JOBS = {
 }
 
 
-def main(argv):
-    return ref.run_jobs(argv, JOBS, "reduce_ref.py")
-
-
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    ref.main(JOBS, "reduce_ref.py")
