@@ -53,9 +53,7 @@ setup_file() {
 	ref make-matrix "$BATS_FILE_TMPDIR/m.h5"
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
-}
+REF=reduce_ref.py
 
 # The binary one-output ufuncs of `h5ufunc ufuncs`: those reduce can take.
 reducible() {

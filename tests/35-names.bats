@@ -9,16 +9,14 @@
 load helper
 
 setup_file() {
-	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 "$H5U_TESTS/names_ref.py" fixtures .)
+	(cd "$BATS_FILE_TMPDIR" && ref fixtures .)
 }
 
 setup() {
 	fixture era.nc other.nc wide.nc h5.h5 plain.h5 big.nc
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/names_ref.py" "$@"
-}
+REF=names_ref.py
 
 # no_phony FILE: ncdump reads FILE, and names every dimension.
 no_phony() {

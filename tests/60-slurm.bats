@@ -10,6 +10,8 @@
 
 load helper
 
+REF=ranks_ref.py
+
 REPO=$(cd "$H5U_TESTS/.." && pwd)
 
 setup_file() {
@@ -21,7 +23,7 @@ setup_file() {
 		echo "tests/slurm/cluster start failed ($rc)" >&2
 		return 1
 	fi
-	/usr/bin/python3 "$H5U_TESTS/ranks_ref.py" make "$BATS_FILE_TMPDIR"
+	ref make "$BATS_FILE_TMPDIR"
 	/usr/bin/python3 "$REPO/tools/make-demo-data" "$BATS_FILE_TMPDIR/demo"
 }
 
@@ -61,7 +63,7 @@ batch_job() {
 	mkdir one
 	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rep.yaml" one/
 	(cd one && h5u run --no-history rep.yaml) || fail "one process: exit status $?"
-	run /usr/bin/python3 "$H5U_TESTS/ranks_ref.py" check "$BATS_FILE_TMPDIR/in.h5" one
+	run ref check "$BATS_FILE_TMPDIR/in.h5" one
 	assert_success
 	local n
 	for n in 2 3 4; do
@@ -69,9 +71,9 @@ batch_job() {
 		cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rep.yaml" "s$n/"
 		(cd "s$n" && srun_ -n "$n" h5ufunc run --no-history rep.yaml) || fail "srun -n $n: exit status $?"
 		cmp one/out.h5 "s$n/out.h5" || fail "srun -n $n: out.h5 differs from one process's"
-		run /usr/bin/python3 "$H5U_TESTS/ranks_ref.py" chunks one/gz.h5 "s$n/gz.h5"
+		run ref chunks one/gz.h5 "s$n/gz.h5"
 		assert_success
-		run /usr/bin/python3 "$H5U_TESTS/ranks_ref.py" chunks one/in.h5 "s$n/in.h5"
+		run ref chunks one/in.h5 "s$n/in.h5"
 		assert_success
 	done
 }
@@ -103,7 +105,7 @@ assert [r["elements"] for r in d["per_rank"]] == [30, 30, 30, 30], d["per_rank"]
 	assert_success
 	run cat job.out
 	assert_output ""
-	run /usr/bin/python3 "$H5U_TESTS/recipes_ref.py" check wind-speed "$BATS_FILE_TMPDIR/demo" d
+	REF=recipes_ref.py run ref check wind-speed "$BATS_FILE_TMPDIR/demo" d
 	assert_success
 }
 

@@ -32,9 +32,7 @@
 
 load helper
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/boxes_ref.py" "$@"
-}
+REF=boxes_ref.py
 
 # every_launch JOB IN RECIPE: run RECIPE under --memory 1M on one process
 # and on 1 to 4 ranks; after each, `ref JOB IN out.h5` must pass.

@@ -31,7 +31,7 @@
 load helper
 
 setup_file() {
-	/usr/bin/python3 "$H5U_TESTS/where_ref.py" make "$BATS_FILE_TMPDIR"
+	ref make "$BATS_FILE_TMPDIR"
 	cat > "$BATS_FILE_TMPDIR/era.cdl" <<-'EOF'
 		netcdf era {
 		dimensions:
@@ -52,7 +52,7 @@ setup_file() {
 		}
 	EOF
 	ncgen -k nc4 -o "$BATS_FILE_TMPDIR/era.nc" "$BATS_FILE_TMPDIR/era.cdl"
-	/usr/bin/python3 "$H5U_TESTS/where_ref.py" orig "$BATS_FILE_TMPDIR" m.h5 era.nc
+	ref orig "$BATS_FILE_TMPDIR" m.h5 era.nc
 }
 
 setup() {
@@ -60,9 +60,7 @@ setup() {
 	export WHERE_FIXTURES=$BATS_FILE_TMPDIR
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/where_ref.py" "$@"
-}
+REF=where_ref.py
 
 # ok ARGS... -- h5ufunc ARGS succeeds with nothing on stderr.
 ok() {
