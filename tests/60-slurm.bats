@@ -5,8 +5,11 @@
 # `srun -n 2..4 h5ufunc` and `sbatch recipes/slurm-job.sh`, compared with
 # one process and NumPy; srun with an MPI plugin Open MPI cannot join is
 # refused with exit 2 before any file is touched; a one-liner in a batch
-# script outside a step runs as one process.  Where SLURM is not installed
-# (make check installs it) every test is skipped, saying why.
+# script outside a step runs as one process.  slurmd runs with an empty
+# /sys/fs/cgroup where the system lets the cluster have a mount namespace
+# of its own, as in a chroot or container: the cluster needs no cgroups.
+# Where SLURM is not installed (make check installs it) every test is
+# skipped, saying why.
 
 load helper
 
@@ -57,6 +60,17 @@ batch_job() {
 	[[ $state == *"JobState=COMPLETED"*"ExitCode=0:0"* ]] && return 0
 	echo "job $id: ${state:-no state}"
 	return 1
+}
+
+@test "the cluster needs no cgroups: slurmd and its tasks see an empty /sys/fs/cgroup" {
+	[[ -f $BATS_FILE_TMPDIR/slurm/no-cgroups ]] ||
+		skip "this system allows no mount namespace of the cluster's own (unshare -m), so slurmd runs with the host's cgroups"
+	run ls -A "/proc/$(cat "$BATS_FILE_TMPDIR/slurm/slurmd.pid")/root/sys/fs/cgroup"
+	assert_success
+	assert_output ""
+	run --separate-stderr srun_ -n 2 sh -c 'ls -A /sys/fs/cgroup | wc -l'
+	assert_success
+	assert_output $'0\n0'
 }
 
 @test "srun -n 2, 3, 4 (PMIx): every kind of step writes what one process writes" {
