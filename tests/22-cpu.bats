@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 24-cpu: the instruction-set levels of the type loops (SSE2, AVX2,
+# 22-cpu: the instruction-set levels of the type loops (SSE2, AVX2,
 # AVX-512; H5UFUNC_CPU caps the level, h5ufunc --version names it).  Every
 # level this machine has must compute the same bits as every other: each
 # loop of the catalogue over tests/unit/loopdump's grid (at each level its
@@ -20,7 +20,7 @@ TRANSCENDENTAL="arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt cos co
 
 setup_file() {
 	export LOOPDUMP="$H5U_TESTS/../build/unit/loopdump"
-	[[ -x $LOOPDUMP ]] || { echo "24-cpu: $LOOPDUMP is missing: run make" >&2; return 1; }
+	[[ -x $LOOPDUMP ]] || { echo "22-cpu: $LOOPDUMP is missing: run make" >&2; return 1; }
 	# 37 rows: uneven blocks on 2-4 ranks; 3 rows: ranks with no rows
 	fixtures <<-'EOF'
 		make in.h5:/a32 float32 37,53 lo=-10 hi=10

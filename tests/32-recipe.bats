@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 22-recipe.bats - the recipe parser: YAML text -> recipe tree (src/recipe.c).
+# 32-recipe.bats - the recipe parser: YAML text -> recipe tree (src/recipe.c).
 #
 # Runs build/unit/recipedump, which prints the tree recipe_parse() reads, one
 # node per line with its @LINE:COL, or the error as h5ufunc prints it (exit 2).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 25-expr.bats - expressions (`h5ufunc eval` and `expr:` recipe steps) give
+# 33-expr.bats - expressions (`h5ufunc eval` and `expr:` recipe steps) give
 # exactly the result of the same computation as a chain of `h5ufunc call`
 # steps: the datasets are compared byte for byte (dtype, shape, bytes), and
 # the chain is checked against NumPy 2 (tests/np.py) step by step.  Mixed

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 26-select.bats - NumPy basic slicing on operands, `FILE:/PATH[...]`:
+# 34-select.bats - NumPy basic slicing on operands, `FILE:/PATH[...]`:
 # reads in every form (slices with steps, negative indices and bounds, an
 # integer index that drops its axis, `...`, empty and clipped ranges)
 # against NumPy's own indexing of the same text, on 1 to 3 ranks; reduce and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 23-fuse.bats - the optimizer (fuse.c): which steps become one pass, and
+# 38-fuse.bats - the optimizer (fuse.c): which steps become one pass, and
 # that a fused plan gives NumPy's results, on no launcher and 1 to 4 ranks.
 # `h5ufunc check` shows the decisions ("step N: ..., fused into step M");
 # `--json` shows what each pass read and wrote.  Cases: a chain of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 27-layout.bats - `chunks:` and `compression:` for the datasets a step
+# 64-layout.bats - `chunks:` and `compression:` for the datasets a step
 # creates: `h5dump -p` shows the chunk shape, the DEFLATE filter and its
 # level; the values are NumPy's; `defaults:` sets them for every step; the
 # same files come out of 1, 2 and 3 ranks (written in parallel, through

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 28-mpi-info.bats - `--mpi-info KEY=VALUE`, MPI-IO hints for every file a
+# 68-mpi-info.bats - `--mpi-info KEY=VALUE`, MPI-IO hints for every file a
 # run opens under MPI: accepted by every data command, results unchanged
 # under mpirun -n 2 (and without a launcher, where there is no MPI-IO to
 # hint), the hints seen by ROMIO itself (ROMIO_PRINT_HINTS), and a malformed

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 29-memory.bats - --memory bounds what a rank holds: on inputs 8 times the
+# 69-memory.bats - --memory bounds what a rank holds: on inputs 8 times the
 # budget (64 MiB per dataset against --memory 8M), contiguous and chunked,
 # every kind of step (an expression, reductions along each layout, a scan
 # along each axis, an in-place update; a call, scans and column and
