@@ -6,9 +6,7 @@
 # Valid recipes are compared with the whole expected tree; invalid ones with
 # the exact message and its line:col.  Nothing here opens HDF5 files.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helper
 
 setup_file() {
 	# RECIPEDUMP runs another build of the driver (a sanitizer build, say).
@@ -18,10 +16,6 @@ setup_file() {
 		echo "# $DUMP is missing: run make first" >&3
 		return 1
 	}
-}
-
-setup() {
-	cd "$BATS_TEST_TMPDIR"
 }
 
 # recipe: r.yaml from stdin.
