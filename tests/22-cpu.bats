@@ -130,14 +130,10 @@ levels() {
 		  a16: in.h5:/a16
 		  s32: in.h5:/s32
 		steps:
-		  - expr: sin(a32) * exp(b32) + log1p(abs(a32))
-		    out: ${OUT}:/c32
-		  - expr: sin(a64) * exp(b64) + log1p(abs(a64))
-		    out: ${OUT}:/c64
-		  - expr: sin(a16) * exp(a16) + log1p(abs(a16))
-		    out: ${OUT}:/c16
-		  - expr: arctan2(s32, s32 + 1) - power(abs(s32), 0.5) * cosh(s32)
-		    out: ${OUT}:/s32
+		  - {expr: sin(a32) * exp(b32) + log1p(abs(a32)), out: '${OUT}:/c32'}
+		  - {expr: sin(a64) * exp(b64) + log1p(abs(a64)), out: '${OUT}:/c64'}
+		  - {expr: sin(a16) * exp(a16) + log1p(abs(a16)), out: '${OUT}:/c16'}
+		  - {expr: 'arctan2(s32, s32 + 1) - power(abs(s32), 0.5) * cosh(s32)', out: '${OUT}:/s32'}
 	EOF
 	local l top outs=() n
 	for l in $(levels); do

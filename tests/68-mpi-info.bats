@@ -41,17 +41,10 @@ hint_run() {
 
 @test "--mpi-info hints are accepted and change no result, under mpirun -n 2 and without a launcher" {
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  a: h.h5:/a
-		  b: h.h5:/b
+		inputs: {a: h.h5:/a, b: h.h5:/b}
 		steps:
-		  - ufunc: hypot
-		    in: [a, b]
-		    out: o.h5:/h
-		  - accumulate: add
-		    in: a
-		    out: o.h5:/acc
-		    compression: gzip
+		  - {ufunc: hypot, in: [a, b], out: o.h5:/h}
+		  - {accumulate: add, in: a, out: o.h5:/acc, compression: gzip}
 	EOF
 	hint_run plain 2
 	hint_run hinted 2 "${HINTS[@]}"
