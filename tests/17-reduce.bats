@@ -185,34 +185,14 @@ axis_cases() {
 @test "axis: accepts an integer, a list, an empty list and null in a recipe" {
 	fixture f.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  c: f.h5:/c
+		inputs: {c: f.h5:/c}
 		steps:
-		  - reduce: add
-		    in: c
-		    out: o.h5:/default
-		  - reduce: add
-		    in: c
-		    axis: -2
-		    out: o.h5:/one
-		  - reduce: add
-		    in: c
-		    axis: [2, 0]
-		    keepdims: true
-		    out: o.h5:/list
-		  - reduce: maximum
-		    in: c
-		    axis: null
-		    initial: -100
-		    out: o.h5:/all
-		  - reduce: add
-		    in: f.h5:/k
-		    axis: []
-		    out: o.h5:/none
-		  - reduce: subtract
-		    in: c
-		    axis: []
-		    out: o.h5:/nonesub
+		  - {reduce: add, in: c, out: o.h5:/default}
+		  - {reduce: add, in: c, axis: -2, out: o.h5:/one}
+		  - {reduce: add, in: c, axis: [2, 0], keepdims: true, out: o.h5:/list}
+		  - {reduce: maximum, in: c, axis: null, initial: -100, out: o.h5:/all}
+		  - {reduce: add, in: f.h5:/k, axis: [], out: o.h5:/none}
+		  - {reduce: subtract, in: c, axis: [], out: o.h5:/nonesub}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success

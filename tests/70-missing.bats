@@ -114,26 +114,12 @@ ok() {
 	ok eval -i x=f.h5:/x -i w=f.h5:/w 'o.h5:/e = sqrt(x) * 2' --where 'w & (x > 1)'
 	ref check o.h5:/e 'np.multiply(np.sqrt(x), 2, where=w & (x > 1), out=np.full(x.shape, fill("f8")))' --fill default
 	cat > r.yaml <<-'EOF'
-		inputs:
-		  x: f.h5:/x
-		  w: f.h5:/w
-		  i: f.h5:/i
+		inputs: {x: f.h5:/x, w: f.h5:/w, i: f.h5:/i}
 		steps:
-		  - ufunc: multiply
-		    in: [x, 3]
-		    where: w
-		    fill: -9999
-		    out: m
-		  - expr: m + 1
-		    out: o.h5:/after
-		  - expr: i // 7
-		    where: i % 2 == 0
-		    fill: 0
-		    out: o.h5:/even
-		  - ufunc: logical_not
-		    in: [w]
-		    where: f.h5:/wr
-		    out: o.h5:/lnot
+		  - {ufunc: multiply, in: [x, 3], where: w, fill: -9999, out: m}
+		  - {expr: m + 1, out: o.h5:/after}
+		  - {expr: i // 7, where: i % 2 == 0, fill: 0, out: o.h5:/even}
+		  - {ufunc: logical_not, in: [w], where: f.h5:/wr, out: o.h5:/lnot}
 	EOF
 	run --separate-stderr h5u check r.yaml
 	assert_success
@@ -217,40 +203,15 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 
 @test "where= on 1, 2, 3 and 4 ranks and a small --memory: the same bytes, NumPy's values" {
 	cat > r.yaml <<-'EOF'
-		inputs:
-		  y: big.h5:/y
-		  yw: big.h5:/yw
-		  yr: big.h5:/yr
+		inputs: {y: big.h5:/y, yw: big.h5:/yw, yr: big.h5:/yr}
 		steps:
-		  - ufunc: sin
-		    in: [y]
-		    where: yw
-		    out: o.h5:/sin
-		  - expr: y * 2 - 1
-		    where: y > 0.25
-		    out: o.h5:/lin
-		  - reduce: add
-		    in: y
-		    where: yw
-		    out: o.h5:/s0
-		  - reduce: add
-		    in: y
-		    axis: 1
-		    where: yr
-		    out: o.h5:/s1
-		  - reduce: maximum
-		    in: y
-		    axis: null
-		    where: yw
-		    initial: -5
-		    out: o.h5:/mx
-		  - ufunc: add
-		    in: ['big.h5:/y[0:3]', 1]
-		    where: 'big.h5:/yw[0:3]'
-		    out: o.h5:/few
-		  - expr: y + 10
-		    where: yw
-		    out: y
+		  - {ufunc: sin, in: [y], where: yw, out: o.h5:/sin}
+		  - {expr: y * 2 - 1, where: y > 0.25, out: o.h5:/lin}
+		  - {reduce: add, in: y, where: yw, out: o.h5:/s0}
+		  - {reduce: add, in: y, axis: 1, where: yr, out: o.h5:/s1}
+		  - {reduce: maximum, in: y, axis: null, where: yw, initial: -5, out: o.h5:/mx}
+		  - {ufunc: add, in: ['big.h5:/y[0:3]', 1], where: 'big.h5:/yw[0:3]', out: o.h5:/few}
+		  - {expr: y + 10, where: yw, out: y}
 	EOF
 	local n mem
 	for n in 1 2 3 4; do
@@ -340,21 +301,12 @@ assert r == want, (r, want)' "$BATS_FILE_TMPDIR" <<<"$output"
 
 @test "masked mode in recipes, in place, with where=, printed and in JSON" {
 	cat > r.yaml <<-'EOF'
-		defaults:
-		  missing: mask
-		inputs:
-		  t: m.h5:/t
-		  q: m.h5:/q
-		  w: m.h5:/mw
+		defaults: {missing: mask}
+		inputs: {t: m.h5:/t, q: m.h5:/q, w: m.h5:/mw}
 		steps:
-		  - expr: log(t) * 2 + q
-		    out: o.h5:/expr
-		  - ufunc: sqrt
-		    in: [t]
-		    where: w
-		    out: o.h5:/both
-		  - expr: t * 2
-		    out: t
+		  - {expr: log(t) * 2 + q, out: o.h5:/expr}
+		  - {ufunc: sqrt, in: [t], where: w, out: o.h5:/both}
+		  - {expr: t * 2, out: t}
 	EOF
 	ok run r.yaml
 	ref check o.h5:/expr 'np.ma.log(M("m.h5:/t")) * 2 + M("m.h5:/q")' --masked default --fill default \
@@ -423,20 +375,12 @@ assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<
 
 @test "masked mode on 1, 2, 3 and 4 ranks and a small --memory: the same bytes, numpy.ma's values" {
 	cat > r.yaml <<-'EOF'
-		defaults:
-		  missing: mask
+		defaults: {missing: mask}
 		steps:
-		  - expr: sqrt(t) - q
-		    out: o.h5:/a
-		  - ufunc: floor_divide
-		    in: [m.h5:/r, m.h5:/k]
-		    out: o.h5:/b
-		  - ufunc: add
-		    in: ['era.nc:/t2m[1:3]', 1]
-		    out: o.h5:/c
-		inputs:
-		  t: m.h5:/t
-		  q: m.h5:/q
+		  - {expr: sqrt(t) - q, out: o.h5:/a}
+		  - {ufunc: floor_divide, in: [m.h5:/r, m.h5:/k], out: o.h5:/b}
+		  - {ufunc: add, in: ['era.nc:/t2m[1:3]', 1], out: o.h5:/c}
+		inputs: {t: m.h5:/t, q: m.h5:/q}
 	EOF
 	local n mem
 	for n in 1 2 3 4; do
