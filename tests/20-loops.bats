@@ -11,12 +11,7 @@ load helper
 REF=loops_ref.py
 
 setup_file() {
-	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-	export LOOPDUMP="${LOOPDUMP:-$ROOT/build/unit/loopdump}"
-	if [ ! -x "$LOOPDUMP" ]; then
-		echo "20-loops: $LOOPDUMP is missing: run make" >&2
-		return 1
-	fi
+	unit_program LOOPDUMP loopdump
 }
 
 # loops UFUNC: every loop of UFUNC agrees with NumPy.

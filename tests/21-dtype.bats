@@ -9,12 +9,7 @@ load helper
 REF=dtype_ref.py
 
 setup_file() {
-	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-	export DTYPECHECK="${DTYPECHECK:-$ROOT/build/unit/dtypecheck}"
-	if [ ! -x "$DTYPECHECK" ]; then
-		echo "21-dtype: $DTYPECHECK is missing: run make" >&2
-		return 1
-	fi
+	unit_program DTYPECHECK dtypecheck
 }
 
 # compare SECTION [input]: dtypecheck SECTION against dtype_ref.py SECTION;

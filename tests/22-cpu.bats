@@ -19,8 +19,7 @@ TRANSCENDENTAL="arccos arccosh arcsin arcsinh arctan arctan2 arctanh cbrt cos co
 	float_power hypot log log10 log1p log2 logaddexp logaddexp2 power sin sinh tan tanh"
 
 setup_file() {
-	export LOOPDUMP="$H5U_TESTS/../build/unit/loopdump"
-	[[ -x $LOOPDUMP ]] || { echo "22-cpu: $LOOPDUMP is missing: run make" >&2; return 1; }
+	unit_program LOOPDUMP loopdump
 	# 37 rows: uneven blocks on 2-4 ranks; 3 rows: ranks with no rows
 	fixtures <<-'EOF'
 		make in.h5:/a32 float32 37,53 lo=-10 hi=10

@@ -61,57 +61,21 @@ inputs:
   p: in.h5:/p
   q: in.h5:/q
 steps:
-  - ufunc: sqrt
-    in: w
-    out: out.h5:/sqrt_w
-  - ufunc: add
-    in: [w, b1]
-    out: out.h5:/add_wb
-  - expr: (i * 2.5 + col) // 3
-    out: out.h5:/expr_i
-  - ufunc: negative
-    in: g
-    out: out.h5:/neg_g
-  - ufunc: sqrt
-    in: v
-    out: out.h5:/sqrt_v
-  - ufunc: multiply
-    in: [s, 2]
-    out: out.h5:/mul_s
-  - ufunc: negative
-    in: e
-    out: out.h5:/neg_e
-  - outer: subtract
-    in: [p, q]
-    out: out.h5:/outer
-  - accumulate: add
-    in: w
-    axis: 0
-    out: out.h5:/acc_w0
-  - accumulate: add
-    in: w
-    axis: 1
-    out: out.h5:/acc_w1
-  - accumulate: add
-    in: t
-    axis: 0
-    out: out.h5:/acc_t0
-  - accumulate: add
-    in: t
-    axis: 1
-    out: out.h5:/acc_t1
-  - accumulate: add
-    in: t
-    axis: 2
-    out: out.h5:/acc_t2
-  - accumulate: multiply
-    in: v
-    axis: 0
-    out: out.h5:/acc_v
-  - accumulate: add
-    in: e
-    axis: 1
-    out: out.h5:/acc_e
+  - {ufunc: sqrt, in: w, out: out.h5:/sqrt_w}
+  - {ufunc: add, in: [w, b1], out: out.h5:/add_wb}
+  - {expr: (i * 2.5 + col) // 3, out: out.h5:/expr_i}
+  - {ufunc: negative, in: g, out: out.h5:/neg_g}
+  - {ufunc: sqrt, in: v, out: out.h5:/sqrt_v}
+  - {ufunc: multiply, in: [s, 2], out: out.h5:/mul_s}
+  - {ufunc: negative, in: e, out: out.h5:/neg_e}
+  - {outer: subtract, in: [p, q], out: out.h5:/outer}
+  - {accumulate: add, in: w, axis: 0, out: out.h5:/acc_w0}
+  - {accumulate: add, in: w, axis: 1, out: out.h5:/acc_w1}
+  - {accumulate: add, in: t, axis: 0, out: out.h5:/acc_t0}
+  - {accumulate: add, in: t, axis: 1, out: out.h5:/acc_t1}
+  - {accumulate: add, in: t, axis: 2, out: out.h5:/acc_t2}
+  - {accumulate: multiply, in: v, axis: 0, out: out.h5:/acc_v}
+  - {accumulate: add, in: e, axis: 1, out: out.h5:/acc_e}
 """
 
 REDUCTIONS = {   # name: (ufunc, input, axis)
@@ -164,29 +128,29 @@ SCAN_MASKED = ('maximum', 'x', 0)   # 'max_x0', with missing: mask
 SCAN_FILL = -9999.0
 
 
+def step(verb, uf, src, axis, name, **opts):
+    """One recipe step, a flow mapping on one line, written to out.h5:/NAME."""
+    more = ''.join(f', {k}: {v}' for k, v in opts.items() if v is not None)
+    axis = 'null' if axis is None else axis
+    return f'  - {{{verb}: {uf}, in: {src}, axis: {axis}{more}, out: out.h5:/{name}}}\n'
+
+
 def scan_recipe():
     text = 'steps:\n'
     for name, (uf, x, axis, dt) in SCANS.items():
-        text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    out: out.h5:/{name}\n'
-        text += f'    dtype: {dt}\n' if dt else ''
+        text += step('accumulate', uf, f'sc.h5:/{x}', axis, name, dtype=dt)
     uf, x, axis = SCAN_MASKED
-    text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    missing: mask\n'
-    return text + '    out: out.h5:/max_x0\n'
+    return text + step('accumulate', uf, f'sc.h5:/{x}', axis, 'max_x0', missing='mask')
 
 
 def stream_recipe():
-    text = 'steps:\n'
-    for name, (uf, x, axis) in STREAMS.items():
-        text += f'  - reduce: {uf}\n    in: st.h5:/{x}\n    axis: {axis}\n    out: out.h5:/{name}\n'
-    return text
+    return 'steps:\n' + ''.join(step('reduce', uf, f'st.h5:/{x}', axis, name)
+                                for name, (uf, x, axis) in STREAMS.items())
 
 
 def red_recipe():
-    text = 'inputs:\n' + ''.join(f'  {k}: in.h5:/{k}\n' for k in 'wtigvse') + 'steps:\n'
-    for name, (uf, x, axis) in REDUCTIONS.items():
-        ax = 'null' if axis is None else axis
-        text += f'  - reduce: {uf}\n    in: {x}\n    axis: {ax}\n    out: out.h5:/{name}\n'
-    return text
+    return ('inputs: {' + ', '.join(f'{k}: in.h5:/{k}' for k in 'wtigvse') + '}\nsteps:\n'
+            + ''.join(step('reduce', uf, x, axis, name) for name, (uf, x, axis) in REDUCTIONS.items()))
 
 
 def make(d):

@@ -59,6 +59,11 @@
 #                        on one process, writing OUT:/ID (VERB outer: `call
 #                        UFUNC.outer`); fails naming the cases that fail and
 #                        their messages.
+#   unit_program VAR NAME
+#                        in setup_file: export VAR as the unit program
+#                        build/unit/NAME (VAR's own value when it is set: a
+#                        build elsewhere); fails, saying to run make, when
+#                        the program is missing.
 #   fused_steps          after `run h5u check ...`: the numbers of the steps
 #                        the plan fuses into another, one per line.
 #   now                  seconds since the epoch (for `np history --since`).
@@ -305,6 +310,15 @@ one_liners() {
 			failed+=("$id: h5ufunc ${cmd[*]} $rest: $(cat err.txt)")
 	done <"$1"
 	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
+}
+
+unit_program() {
+	local path=${!1:-$H5U_TESTS/../build/unit/$2}
+	if [[ ! -x $path ]]; then
+		echo "${BATS_TEST_FILENAME##*/}: $path is missing: run make" >&2
+		return 1
+	fi
+	export "$1=$path"
 }
 
 fused_steps() {

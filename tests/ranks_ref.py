@@ -33,59 +33,21 @@ import h5ref as ref
 from h5ref import Failure
 
 RECIPE = """\
-inputs:
-  a: in.h5:/a
-  b: in.h5:/b
-  i: in.h5:/i
-  c: in.h5:/c
+inputs: {a: in.h5:/a, b: in.h5:/b, i: in.h5:/i, c: in.h5:/c}
 steps:
-  - ufunc: hypot
-    in: [a, b]
-    out: out.h5:/hyp
-  - expr: sqrt(a * a + 2.5) * b
-    out: out.h5:/fused
-  - reduce: add
-    in: i
-    axis: 0
-    out: out.h5:/r0
-  - reduce: add
-    in: i
-    axis: 1
-    out: out.h5:/r1
-  - reduce: maximum
-    in: i
-    axis: null
-    out: out.h5:/rall
-  - reduce: add
-    in: i
-    axis: [0, 1]
-    keepdims: true
-    out: out.h5:/rk
-  - accumulate: add
-    in: i
-    axis: 0
-    out: out.h5:/s0
-  - accumulate: add
-    in: i
-    axis: 1
-    out: out.h5:/s1
-  - outer: subtract
-    in: [b, b]
-    out: out.h5:/outer
-  - ufunc: negative
-    in: "in.h5:/a[1:12:2, ::3]"
-    out: out.h5:/g/sel
-  - ufunc: add
-    in: [i, 1]
-    chunks: [4, 3]
-    compression: gzip:4
-    out: gz.h5:/gz
-  - ufunc: negative
-    in: a
-    out: in.h5:/neg
-  - ufunc: multiply
-    in: [c, 2]
-    out: c
+  - {ufunc: hypot, in: [a, b], out: out.h5:/hyp}
+  - {expr: sqrt(a * a + 2.5) * b, out: out.h5:/fused}
+  - {reduce: add, in: i, axis: 0, out: out.h5:/r0}
+  - {reduce: add, in: i, axis: 1, out: out.h5:/r1}
+  - {reduce: maximum, in: i, axis: null, out: out.h5:/rall}
+  - {reduce: add, in: i, axis: [0, 1], keepdims: true, out: out.h5:/rk}
+  - {accumulate: add, in: i, axis: 0, out: out.h5:/s0}
+  - {accumulate: add, in: i, axis: 1, out: out.h5:/s1}
+  - {outer: subtract, in: [b, b], out: out.h5:/outer}
+  - {ufunc: negative, in: "in.h5:/a[1:12:2, ::3]", out: out.h5:/g/sel}
+  - {ufunc: add, in: [i, 1], chunks: [4, 3], compression: gzip:4, out: gz.h5:/gz}
+  - {ufunc: negative, in: a, out: in.h5:/neg}
+  - {ufunc: multiply, in: [c, 2], out: c}
 """
 
 def expect(bad, label, want, got):
