@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "err.h"
+#include "filter.h"
 #include "shape.h"   /* H5U_MAXDIM */
 #include "verb.h"
 
@@ -49,7 +50,7 @@ struct step_opts {
 	bool chunks_auto;             /* chunks: auto */
 	int nchunks;                  /* chunks: [a, b, ...] */
 	int64_t chunks[H5U_MAXDIM];
-	int gzip;                     /* compression: gzip -> 4, gzip:N -> N */
+	struct compression compression;  /* compression: a filter and its level (filter.h) */
 	bool axis_all;                /* axis: null */
 	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
 	int axis[H5U_MAXDIM];         /* as written; may be negative */
