@@ -18,8 +18,8 @@ PYTHONPATH for the scripts written inside .bats files).  It holds:
   - SPEC 1's text form of a result (fmt_scalar, fmt_array, fmt_results);
   - the values fixtures are made of (fill_values, sweep_values);
   - the job runner: JOB [:: JOB]... or one job per line of stdin, with
-    exit status 0 (every check held), 1 (a check failed: Failure) or 2 (a
-    malformed job: Usage).
+    exit status 0 (every check held), 1 (a check failed: Failure or an
+    assert) or 2 (a malformed job: Usage).
 
 What it is not: the reference of any one family (each script is that), nor
 a second implementation of h5ufunc: nothing here looks at h5ufunc's output
@@ -479,7 +479,8 @@ def split_jobs(argv):
 def run_jobs(argv, table, prog):
     """Run the jobs of ARGV (split at '::'), or of stdin's lines, from TABLE
     (name -> function of the job's words); messages on stderr start with
-    PROG.  Returns the exit status: 0, 1 (a check failed) or 2."""
+    PROG.  Returns the exit status: 0, 1 (a check failed: a Failure or an
+    assert) or 2."""
     if argv:
         jobs = split_jobs(argv)
     else:
@@ -494,6 +495,9 @@ def run_jobs(argv, table, prog):
             fn(job[1:])
         except Failure as exc:
             print(f"{prog}: {exc}", file=sys.stderr)
+            status = max(status, 1)
+        except AssertionError as exc:   # a check written as an assert
+            print(f"{prog}: {job[0]}: {exc}", file=sys.stderr)
             status = max(status, 1)
         except Usage as exc:
             print(f"{prog}: {' '.join(job)}: {exc}", file=sys.stderr)
