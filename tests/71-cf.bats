@@ -25,7 +25,7 @@
 load helper
 
 setup_file() {
-	/usr/bin/python3 "$H5U_TESTS/cf_ref.py" make "$BATS_FILE_TMPDIR"
+	ref make "$BATS_FILE_TMPDIR"
 	ncgen -k nc4 -o "$BATS_FILE_TMPDIR/nco.nc" "$H5U_TESTS/data/nco-in.cdl"
 }
 
@@ -33,10 +33,7 @@ setup() {
 	fixture era.nc cmip.nc kinds.nc plain.h5 nco.nc
 }
 
-# ref < JOBS: tests/cf_ref.py's jobs, the fixtures as they were made.
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/cf_ref.py" jobs "$BATS_FILE_TMPDIR"
-}
+REF=cf_ref.py
 
 # ok ARGS... -- h5ufunc ARGS succeeds with nothing on stderr.
 ok() {
@@ -79,7 +76,7 @@ near() {
 	assert_output 3.0
 	ok call add nco.nc:/pck_7 0
 	assert_output 7.0
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		nc4 nco.nc:/rec_var_dbl_pck nco.nc:/rec_var_flt_pck nco.nc:/pck_arr nco.nc:/pck_crd nco.nc:/rec_var_dbl_mss_val_sht_pck
 		o.nc:/mrec_var_dbl_mss_val_dbl_pck = mean(V('nco.nc:/rec_var_dbl_mss_val_dbl_pck'), 0)
 		o.nc:/mmss_val = mean(V('nco.nc:/mss_val'), 0)
@@ -102,7 +99,7 @@ near() {
 	ok reduce add era.nc:/t2m --axis time --missing raw -o o.nc:/raw
 	printf 'steps:\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], out: o.nc:/sd}\n  - {ufunc: add, in: ["era.nc:/t2m[0]", 0], missing: raw, out: o.nc:/sr}\n' > sel.yaml
 	ok run sel.yaml
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		nc4 era.nc:/t2m era.nc:/u10 era.nc:/v10
 		o.nc:/sd = V('era.nc:/t2m')[0] + 0
 		o.nc:/sr = R('era.nc:/t2m')[0] + 0
@@ -124,19 +121,19 @@ near() {
 	EOF
 	run h5dump -A -d /w o.nc
 	assert_output --partial '_FillValue'
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		o.nc:/w = ma.masked_where(~(ma.filled(V('era.nc:/t2m'), 0) > 280), V('era.nc:/t2m') - 273.15)
 	EOF
 }
 
 @test "printed results and --json of decoded data: -- where missing, the unpacked dtype in check" {
 	ok reduce maximum era.nc:/t2m --axis 0
-	ref <<-EOF
+	ref jobs "$BATS_FILE_TMPDIR" <<-EOF
 		printed ma.max(V('era.nc:/t2m'), axis=0)
 		$output
 	EOF
 	ok eval -i 't=era.nc:/t2m[0:2]' 't - 273.15'
-	ref <<-EOF
+	ref jobs "$BATS_FILE_TMPDIR" <<-EOF
 		printed V('era.nc:/t2m')[0:2] - 273.15
 		$output
 	EOF
@@ -153,7 +150,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	ok reduce add cmip.nc:/tas --axis time -o o.nc:/s
 	ok reduce add cmip.nc:/tas --axis time --missing raw -o o.nc:/raw
 	ok call subtract cmip.nc:/tas 273.15 -o o.nc:/c
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		o.nc:/s = ma.sum(V('cmip.nc:/tas'), axis=0)
 		o.nc:/raw = np.add.reduce(R('cmip.nc:/tas'), axis=0)
 		o.nc:/c = V('cmip.nc:/tas') - 273.15
@@ -170,7 +167,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	done
 	ok reduce add kinds.nc:/ub --axis 1 -o o.nc:/ubsum
 	ok reduce maximum kinds.nc:/vr -o o.nc:/vrmax
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		nc4 kinds.nc:/ub kinds.nc:/ubs kinds.nc:/s32 kinds.nc:/vr kinds.nc:/fp kinds.nc:/sf
 		o.nc:/ub = V('kinds.nc:/ub') + 0
 		o.nc:/ubs = V('kinds.nc:/ubs') + 0
@@ -203,7 +200,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	diff cf.dump raw.dump
 	run h5dump -A cf.h5
 	refute_output --partial _FillValue
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		nc4 plain.h5:/x plain.h5:/i
 		cf.h5:/sqrt = np.sqrt(R('plain.h5:/x'))
 		cf.h5:/e = np.log(R('plain.h5:/x')) + R('plain.h5:/i') // 7
@@ -223,7 +220,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 		  - {expr: s / n, out: o.nc:/mean}
 	EOF
 	ok run r.yaml
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		o.nc:/mean = mean(V('era.nc:/t2m') - 273.15, 0)
 	EOF
 }
@@ -252,7 +249,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 			cmp dump-1-256M "dump-$n-$mem"
 		done
 	done
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		o.nc:/ws = np.hypot(V('era.nc:/u10'), V('era.nc:/v10')) + (V('era.nc:/t2m') - 273.15) * 0 ;; ulp=4
 		o.nc:/s = ma.sum(V('era.nc:/t2m'), axis=0)
 		o.nc:/mx = ma.max(V('era.nc:/v10'), axis=(1, 2))
@@ -273,7 +270,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	ncpdq -O -M hgh_byt ub.nc pb.nc 2>/dev/null
 	ok call subtract era.nc:/t2m 273.15 -o o.nc:/x --pack int16:0.01:-10
 	ok call add era.nc:/u10 0 -o o.nc:/y --pack uint8:0.25:-30
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		same-packing o.nc:/c p.nc:/c
 		same-packing o.nc:/f pf.nc:/f
 		same-packing o.nc:/b pb.nc:/b
@@ -293,13 +290,13 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	ok eval -i v=e.nc:/v10 'v = v * 0.5' --where 'v > 0'
 	ok call add e.nc:/late 0.5 -o e.nc:/late
 	h5dump -A -d /t2m e.nc | diff before -
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		repack e.nc:/t2m era.nc:/t2m (V('era.nc:/t2m') - 273) * 0.9 + 273
 		repack e.nc:/v10 era.nc:/v10 ma.where(ma.filled(V('era.nc:/v10'), 0) > 0, V('era.nc:/v10') * 0.5, V('era.nc:/v10'))
 		repack e.nc:/late era.nc:/late V('era.nc:/late') + 0.5
 	EOF
 	ok call add e.nc:/u10 0 -o e.nc:/u10 --missing raw
-	ref <<-'EOF'
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
 		repack e.nc:/u10 era.nc:/u10 V('era.nc:/u10')
 	EOF
 }
