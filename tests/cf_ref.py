@@ -60,7 +60,6 @@ decode_cf of it; np, ma (numpy.ma), mean(A, axis): the masked mean as a
 masked sum over the masked sum of A * 0 + 1; P(A, DTYPE, SCALE[, OFFSET]): A packed as
 netCDF4-python packs it and unpacked again.  Exit 1 with the reason on a mismatch.
 """
-import importlib.util
 import os
 import shutil
 import sys
@@ -70,16 +69,10 @@ import h5py
 import numpy as np
 import numpy.ma as ma
 
-_here = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location('npref', os.path.join(_here, 'np.py'))
-npref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(npref)   # NumPy 2's weak literals, fmt_scalar
-_spec = importlib.util.spec_from_file_location('where_ref', os.path.join(_here, 'where_ref.py'))
-where_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(where_ref)   # fmt: an array as h5ufunc prints it; fill
-_spec = importlib.util.spec_from_file_location('loops_ref', os.path.join(_here, 'loops_ref.py'))
-loops_ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(loops_ref)   # ulps: one ULP distance
+import h5ref
+import where_ref   # fill: netCDF's default fill value of a dtype
+
+h5ref.numpy2()   # NumPy 2's weak literals
 
 FIXTURES = '.'
 
@@ -299,7 +292,7 @@ def compare(label, got, want, ulp=0):
         same = (g.view(np.uint8).reshape(g.shape + (-1,)) == w.view(np.uint8).reshape(w.shape + (-1,))).all(-1)
         same |= np.isnan(g) & np.isnan(w)
         if ulp:
-            same |= loops_ref.ulps(g, w) <= ulp
+            same |= h5ref.ulps(g, w) <= ulp
     else:
         same = g == w
     if not np.all(same):
@@ -359,7 +352,7 @@ def job_nc4(refs):
 def job_printed(expr, text):
     want = ma.asarray(eval(expr, names()))
     mask = ~ma.getmaskarray(want)
-    expected = where_ref.fmt(np.asarray(ma.getdata(want)), mask)
+    expected = h5ref.fmt_array(np.asarray(ma.getdata(want)), mask)
     if text.rstrip('\n') != expected:
         fail(f"printed text differs:\n{text}\nexpected:\n{expected}")
 
