@@ -23,6 +23,15 @@ CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/nul
 # -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
 # -ludunits2: UDUNITS-2, for units (src/units.c)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -lm
+# OpenBLAS through CBLAS: the block products of the generalized ufuncs
+# (src/loops_gemm.c).  Debian's serial build (libopenblas0-serial), one BLAS
+# thread per rank: the ranks already fill the cores, and the threaded build
+# would start its pool of threads in every process.  cblas.h is
+# libopenblas-dev's (its pkg-config file names the threaded build, so the
+# serial library is linked by its path, and found there again at run time).
+BLAS_DIR = /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/openblas-serial
+CPPFLAGS += $(shell pkg-config --cflags openblas 2>/dev/null)
+LDLIBS  += $(BLAS_DIR)/libopenblas.so.0 -Wl,-rpath,$(BLAS_DIR)
 ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -99,6 +108,9 @@ DEB_PKGS += libsleef-dev
 # Named dimensions, units and missing values: netCDF-4 files made from CDL,
 # xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
+# OpenBLAS, serial, for the generalized ufuncs' block products; dask for
+# their benchmark (tests/bench).
+DEB_PKGS += libopenblas-dev libopenblas0-serial python3-dask
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

@@ -72,6 +72,9 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 			    struct err *e)
 {
 	const struct recipe_step *rs = s->src;
+	if (s->verb == VERB_OUTER && s->uf->signature)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
+			       "method outer is not allowed in ufunc with non-trivial signature");
 	if (s->verb == VERB_OUTER && s->uf->nin != 2)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
 			       "outer product only supported for binary functions");
@@ -193,6 +196,9 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	const struct recipe_step *rs = s->src;
 	const struct ufunc *uf = s->uf;
 	const char *verb = verb_name(s->verb);
+	if (uf->signature)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
+			       "Reduction not defined on ufunc with signature");
 	if (uf->nin != 2)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
 			       "%s only supported for binary functions", verb);
