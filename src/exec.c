@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "contract.h"
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
@@ -95,6 +96,8 @@ static int run_step(struct plan *p, int i, struct err *e)
 		rc = reduce_run(s, e);
 	else if (s->verb == VERB_ACCUMULATE)
 		rc = scan_run(s, e);
+	else if (s->contract)
+		rc = contract_run(s, e);
 	else
 		rc = elementwise_run(s, e);
 	if (rc == 0 && s->print)

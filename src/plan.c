@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "elementwise.h"
 #include "h5io.h"
 #include "options.h"
@@ -75,6 +76,12 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	if (s->verb == VERB_OUTER && s->uf->signature)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
 			       "method outer is not allowed in ufunc with non-trivial signature");
+	static const int core_options[] = { OPT_AXIS, OPT_AXES };   /* a generalized ufunc's */
+	for (size_t i = 0; i < sizeof core_options / sizeof *core_options && s->verb == VERB_UFUNC; i++)
+		if (o->given & (1u << core_options[i]))
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[core_options[i]]),
+				       "%s() got an unexpected keyword argument '%s'", s->uf->name,
+				       step_options[core_options[i]].name);
 	if (s->verb == VERB_OUTER && s->uf->nin != 2)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
 			       "outer product only supported for binary functions");
@@ -503,11 +510,15 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 				       "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
 		o.given &= ~(1u << i);
 	}
+	/* axis under defaults is meant for reductions: a ufunc step takes its own */
+	if (rs->verb == VERB_UFUNC)
+		o.given &= ~((1u << OPT_AXIS | 1u << OPT_AXES) & ~rs->opts.given);
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
 	int rc = reduction ? plan_reduction(pl, s, &o, e)
 	       : rs->verb == VERB_EXPR ? lower_expression(pl, s, &o, e)
+	       : rs->verb == VERB_UFUNC && s->uf->signature ? gufunc_plan(pl, s, &o, e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
@@ -564,6 +575,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	       : s->contract ? contract_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : elementwise_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e);
 	if (rc < 0)
 		return -1;
