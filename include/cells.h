@@ -3,8 +3,8 @@
  *
  * A generalized ufunc's core is a contraction: C = A @ B, with A (n, k) and
  * B (k, m) for each index of the loop shape (contract.h).  Its results are
- * cut into cells of at most CELL_SIDE x CELL_SIDE and its contraction into
- * pieces of at most CELL_PIECE, both balanced, their sizes from the core
+ * cut into cells of at most 64 x 64 (32 x 32 for complex128) and its
+ * contraction into pieces of at most 128, both balanced, their sizes from the core
  * extents and the dtype alone.  A result cell is one block product per
  * piece, summed in order within a shard (a run of pieces); the shards'
  * sums combine by a binary tree over their positions.  So the grouping of

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cells.h"
 #include "dist.h"
@@ -73,5 +74,7 @@ int contract_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 		    struct err *e);
 /* Run S.  Collective. */
 int contract_run(struct plan_step *s, struct err *e);
+/* S's grid and split in words, the end of its line of `h5ufunc check`. */
+void contract_print(const struct plan_step *s, FILE *f);
 
 #endif

@@ -232,7 +232,8 @@ static int split_axis(const struct plan_step *s, const struct contract *c, int64
 	int64_t unit = c->grid.gn * c->grid.gm;
 	for (int axis = 0; axis < l->ndim; axis++) {
 		line /= l->dim[axis] > 0 ? l->dim[axis] : 1;
-		bool even = line * unit <= SMALL_CELLS || line <= total / (4 * (int64_t)l->nranks);
+		bool even = l->nranks == 1 || line * unit <= SMALL_CELLS ||
+			    line <= total / (4 * (int64_t)l->nranks);
 		bool fits = box_fits(s, c, axis, 1, 1, memory);
 		if (fits && (even || axis == l->ndim - 1))
 			return axis;
@@ -658,4 +659,24 @@ int contract_run(struct plan_step *s, struct err *e)
 	}
 	run_free(&R);
 	return comm_agree(e);
+}
+
+void contract_print(const struct plan_step *s, FILE *f)
+{
+	const struct contract *c = s->contract;
+	const struct cell_grid *g = &c->grid;
+	const struct dist_layout *l = &c->boxes;
+	fprintf(f, ", cells (%lld, %lld) over pieces of %lld, %lld shard%s, %s", (long long)g->gn,
+		(long long)g->gm, (long long)g->gk, (long long)g->shards, g->shards == 1 ? "" : "s",
+		c->gemm.blas ? "OpenBLAS" : "own loop");
+	fprintf(f, "; boxes of (");
+	for (int i = 0; i < l->ndim; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)(i < l->axis ? 1 : i == l->axis
+								 ? l->lines_per_box : l->dim[i]));
+	fprintf(f, ") cells, %lld box%s, %lld piece%s a read", (long long)l->total_boxes,
+		l->total_boxes == 1 ? "" : "es", (long long)c->step, c->step == 1 ? "" : "s");
+	if (c->shared)
+		fprintf(f, ", shared: each rank sums its shards, rank 0 finishes\n");
+	else
+		fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
 }

@@ -782,6 +782,8 @@ void plan_print(const struct plan *p, FILE *f)
 			print_boxes(f, &s->split);
 		} else if ((s->verb == VERB_REDUCE && !s->host) || s->verb == VERB_ACCUMULATE) {
 			print_stream(f, s);
+		} else if (s->contract) {
+			contract_print(s, f);
 		} else
 			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)
