@@ -53,12 +53,14 @@ static void box_of(const struct contract *c, const int64_t *start, const int64_t
 }
 
 /* Operand X's part of box B over the depth range [K0, K0 + NK): START and
- * COUNT over X's axes (all 0 when the box is empty).  Returns its
- * elements. */
+ * COUNT over X's axes (all 0 when the box is empty; a 0-d result's one
+ * element is COUNT[0], as stage.h counts it).  Returns its elements. */
 static int64_t operand_slab(const struct contract_axes *x, const struct box *b, int64_t k0,
 			    int64_t nk, int64_t *start, int64_t *count)
 {
-	int64_t n = 1;
+	int64_t n = x->ndim ? 1 : b->cells > 0;
+	start[0] = 0;
+	count[0] = n;
 	for (int i = 0; i < x->ndim; i++) {
 		switch (x->role[i]) {
 		case ROLE_LOOP:
