@@ -28,6 +28,8 @@ Jobs:
   check IN OUT       every case's OUT:/ID against NumPy
   same A B...        every dataset of A equals B's, byte for byte
   ids                print the case ids
+  raises FILE A B [axes=L] [axis=N] [dtype=T] -- MESSAGE
+                     np.matmul of FILE's datasets A and B raises MESSAGE
 Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
 """
 import importlib.util
@@ -127,6 +129,8 @@ def _inputs():
     d['long_a'], d['long_b'] = rand('float32', (3, 200000)), rand('float32', (200000, 2))
     d['wide_a'], d['wide_b'] = rand('float32', (1000, 16)), rand('float32', (16, 600))
     d['a2'] = rand('int64', (2, 2))
+    d['odd_a'], d['odd_b'] = rand('float64', (2, 2, 3)), rand('float64', (3, 3, 4))   # errors
+    d['odd_c'] = rand('float64', (3, 4, 7, 2))
     return d
 
 
@@ -265,8 +269,31 @@ def job_ids(args):
     print('\n'.join(c[0] for c in CASES))
 
 
+def job_raises(args):
+    """raises FILE A B [axes=LIST] [axis=N] [dtype=T] -- MESSAGE: NumPy's
+    np.matmul(A, B, ...) on FILE's datasets A and B (a number: a Python
+    scalar) raises MESSAGE."""
+    k = args.index('--')
+    words, message = args[:k], ' '.join(args[k + 1:])
+    with h5py.File(words[0], 'r') as f:
+        ops = [f[w][()] if w in f else ref.ast.literal_eval(w) for w in words[1:3]]
+    kw = {}
+    for w in words[3:]:
+        key, value = w.split('=', 1)
+        kw[key] = np.dtype(value) if key == 'dtype' else ref.ast.literal_eval(value)
+    if 'axes' in kw:
+        kw['axes'] = [tuple(a) if isinstance(a, list) else a for a in kw['axes']]
+    try:
+        np.matmul(*ops, **kw)
+    except Exception as exc:
+        if str(exc) != message:
+            raise ref.Failure(f"NumPy raises {exc!s}, not {message!r}")
+        return
+    raise ref.Failure(f"NumPy does not raise for {' '.join(words)}")
+
+
 JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': job_same,
-        'ids': job_ids}
+        'ids': job_ids, 'raises': job_raises}
 
 if __name__ == '__main__':
     sys.exit(ref.run_jobs(sys.argv[1:], JOBS, "gufunc_ref.py"))
