@@ -66,6 +66,11 @@ struct planner;
 int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		struct err *e);
 
+/* R with every expression step that calls a generalized ufunc split into
+ * a chain of steps (gufunc_steps.c), into OUT (allocated from A; OUT is
+ * R itself when nothing calls one). */
+int gufunc_split(const struct recipe *r, struct arena *a, struct recipe *out);
+
 /* ---- the memory model and the run (contract.c) ---- */
 
 /* Lay out S's work for NRANKS ranks within MEMORY bytes: every buffer

@@ -23,6 +23,8 @@
 #define RECIPE_AXES (RECIPE_MAXIN + RECIPE_MAXOUT)   /* entries of axes: */
 #define RECIPE_CORE 4                                /* axes of an entry */
 
+struct expr;
+
 struct mark {
 	int line, col;          /* 1-based; 0 when the node has no source text */
 };
@@ -88,6 +90,14 @@ struct recipe_step {
 	const char *out[RECIPE_MAXOUT];
 	struct mark out_mark[RECIPE_MAXOUT];
 	struct step_opts opts;        /* this step's own options, not merged */
+	/* After an expression step was split where it calls a generalized
+	 * ufunc (contract.h, gufunc_split): every step's number as the user
+	 * wrote the recipe (0: its position), the parts of the split step
+	 * named in messages as it, and each expr part's piece of the parsed
+	 * expression (NULL: parse FN). */
+	int number;
+	bool part;
+	const struct expr *tree;
 };
 
 struct recipe_input {

@@ -155,6 +155,8 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	const struct ufunc *uf = ufunc_lookup(x->name);
 	if (!uf)
 		return err_set(e, EXIT_USAGE, w, "unknown ufunc '%s'", x->name);
+	if (uf->signature)   /* an expr step's are split off before (gufunc_split): where='s */
+		return err_set(e, EXIT_USAGE, w, "%s is a generalized ufunc: not in where=", uf->name);
 	if (uf->nout != 1)
 		return err_set(e, EXIT_USAGE, w, "ufunc '%s' gives %d outputs: call it in a ufunc step",
 			       uf->name, uf->nout);
@@ -193,7 +195,8 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 {
 	int col;
 	char msg[256];
-	struct expr *root = expr_parse(s->src->fn, pl->p->arena, &col, msg, sizeof msg);
+	const struct expr *root = s->src->tree ? s->src->tree
+				  : expr_parse(s->src->fn, pl->p->arena, &col, msg, sizeof msg);
 	if (!root)
 		return err_set(e, EXIT_USAGE, expr_where(pl, s, col), "%s", msg);
 	if (root->kind != EXPR_CALL)

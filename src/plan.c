@@ -487,12 +487,13 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->src = rs;
 	s->verb = rs->verb;
 	s->merged_into = -1;
+	bool expr = rs->verb == VERB_EXPR || rs->part;   /* a part of one is named as it */
 	if (pl->o->command)
 		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
 	else
-		snprintf(s->where, sizeof s->where, "step %d (%s %s)", s->index,
-			 verb_name(rs->verb), rs->verb == VERB_EXPR ? "expression" : rs->fn);
-	if (pl->o->command && rs->verb == VERB_EXPR)
+		snprintf(s->where, sizeof s->where, "step %d (%s %s)", rs->number ? rs->number : s->index,
+			 expr ? "expr" : verb_name(rs->verb), expr ? "expression" : rs->fn);
+	if (pl->o->command && expr)
 		snprintf(s->where, sizeof s->where, "%s", pl->o->command);
 	s->uf = rs->verb == VERB_EXPR ? NULL : ufunc_lookup(rs->fn);
 	if (!s->uf && rs->verb != VERB_EXPR)
@@ -607,8 +608,11 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	p->arena = a;
 	p->command = o->command;
 	struct planner *pl = calloc(1, sizeof *pl);
+	struct recipe *split = arena_alloc(a, sizeof *split);
 	if (!pl)
 		abort();
+	gufunc_split(r, a, split);
+	r = split;
 	pl->p = p;
 	pl->r = r;
 	pl->o = o;
@@ -752,13 +756,21 @@ static void print_stream(FILE *f, const struct plan_step *s)
 	fprintf(f, "\n");
 }
 
+/* S's number as the recipe has it (an expression split where it calls a
+ * generalized ufunc is several steps of one number). */
+static int step_number(const struct plan_step *s)
+{
+	return s->src && s->src->number ? s->src->number : s->index;
+}
+
 void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
 		if (s->merged_into >= 0) {
-			fprintf(f, "step %d: %s %s, fused into step %d\n", s->index, verb_name(s->verb),
-				s->verb == VERB_EXPR ? "expression" : s->uf->name, s->merged_into + 1);
+			fprintf(f, "step %d: %s %s, fused into step %d\n", step_number(s), verb_name(s->verb),
+				s->verb == VERB_EXPR ? "expression" : s->uf->name,
+				step_number(&p->steps[s->merged_into]));
 			continue;
 		}
 		char sig[64] = "";
@@ -769,7 +781,7 @@ void plan_print(const struct plan *p, FILE *f)
 			n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
 					      dtype_table[s->loop->types[k]].typechar);
 		}
-		fprintf(f, "step %d: %s %s, loop %s, casting %s", s->index, verb_name(s->verb),
+		fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
 			s->uf->name, sig, casting_name(s->casting));
 		const struct plan_step *pass = s->host ? s->host : s;
 		if (s->verb == VERB_REDUCE && !s->host && s->mode == REDUCE_TREE) {
