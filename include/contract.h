@@ -66,6 +66,10 @@ struct planner;
 int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		struct err *e);
 
+/* The name an epilogue's expression (a ufunc step's TREE) gives the
+ * contraction's product: no recipe's name can be it. */
+#define CONTRACT_RESULT "@"
+
 /* R with every expression step that calls a generalized ufunc split into
  * a chain of steps (gufunc_steps.c), into OUT (allocated from A; OUT is
  * R itself when nothing calls one). */

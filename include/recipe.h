@@ -93,11 +93,12 @@ struct recipe_step {
 	/* After an expression step was split where it calls a generalized
 	 * ufunc (contract.h, gufunc_split): every step's number as the user
 	 * wrote the recipe (0: its position), the parts of the split step
-	 * named in messages as it, and each expr part's piece of the parsed
-	 * expression (NULL: parse FN). */
+	 * named in messages as it, and each part's piece of the parsed
+	 * expression (NULL: parse FN), whose columns count in TEXT. */
 	int number;
 	bool part;
 	const struct expr *tree;
+	const char *text;
 };
 
 struct recipe_input {

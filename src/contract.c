@@ -99,6 +99,21 @@ struct box_bytes {
 	int64_t apack, bpack;   /* one piece of one loop index of each, packed */
 };
 
+/* Bytes an element of the result box costs beyond the loop's dtype: the
+ * epilogue's results and operands cast to its loops, and the cast to the
+ * output's dtype. */
+static int64_t epilogue_bytes(const struct plan_step *s)
+{
+	int64_t n = s->out[0]->dtype != s->out_dtype[0] ? dtype_size(s->out[0]->dtype) : 0;
+	for (int j = 1; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		n += dtype_size(op->loop->types[op->nin]);
+		for (int k = 0; k < op->nin; k++)
+			n += op->src[k] != OP_LITERAL ? dtype_size(op->loop->types[k]) : 0;
+	}
+	return n;
+}
+
 static void bytes_of(const struct plan_step *s, const struct box *b, int64_t step,
 		     struct box_bytes *m)
 {
@@ -109,8 +124,7 @@ static void bytes_of(const struct plan_step *s, const struct box *b, int64_t ste
 	if (nk > g->k)
 		nk = g->k;
 	m->sums = b->cells * g->gn * g->gm * psize;
-	m->result = b->batch * b->nr * b->nc * (t + (s->out[0]->dtype != c->gemm.t ?
-						   dtype_size(s->out[0]->dtype) : 0));
+	m->result = b->batch * b->nr * b->nc * (t + epilogue_bytes(s));
 	m->a = operand_slab(&c->a, b, 0, nk, start, count) * dtype_size(s->in[0]->dtype);
 	m->b = operand_slab(&c->b, b, 0, nk, start, count) * dtype_size(s->in[1]->dtype);
 	m->apack = b->ni * g->gn * g->gk * psize;
@@ -351,6 +365,8 @@ struct run {
 	char *buf[TREE_MAX_BUFFERS];    /* the partial sums */
 	struct tree_stack tree;
 	char *result, *conv;            /* the result box, in the loop's and the output's dtype */
+	char **ops;                     /* the epilogue: op J's result (op 0's: RESULT) ... */
+	char **cast;                    /* ... and its operand K cast, at J * RECIPE_MAXIN + K */
 	struct box box;                 /* the box at hand */
 };
 
@@ -411,9 +427,22 @@ static void run_alloc(struct plan_step *s, struct run *R)
 	R->nbuf = c->buffers + c->shared;
 	for (int i = 0; i < R->nbuf; i++)
 		R->buf[i] = zeroed(m.sums);
-	R->result = stage_alloc((size_t)(b.batch * b.nr * b.nc * dtype_size(c->gemm.t)));
-	if (s->out[0]->dtype != c->gemm.t)
-		R->conv = stage_alloc((size_t)(b.batch * b.nr * b.nc * dtype_size(s->out[0]->dtype)));
+	size_t n = (size_t)(b.batch * b.nr * b.nc);
+	R->result = stage_alloc(n * (size_t)dtype_size(c->gemm.t));
+	if (s->out[0]->dtype != s->out_dtype[0])
+		R->conv = stage_alloc(n * (size_t)dtype_size(s->out[0]->dtype));
+	R->ops = calloc((size_t)s->nops, sizeof *R->ops);
+	R->cast = calloc((size_t)s->nops * RECIPE_MAXIN, sizeof *R->cast);
+	if (!R->ops || !R->cast)
+		abort();
+	R->ops[0] = R->result;
+	for (int j = 1; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		R->ops[j] = stage_alloc(n * (size_t)dtype_size(op->loop->types[op->nin]));
+		for (int k = 0; k < op->nin; k++)
+			if (op->src[k] != OP_LITERAL)
+				R->cast[j * RECIPE_MAXIN + k] = stage_alloc(n * (size_t)dtype_size(op->loop->types[k]));
+	}
 }
 
 static void run_free(struct run *R)
@@ -424,8 +453,14 @@ static void run_free(struct run *R)
 	free(R->bpack);
 	for (int i = 0; i < R->nbuf; i++)
 		free(R->buf[i]);
-	free(R->result);
 	free(R->conv);
+	for (int j = 0; j < R->s->nops; j++) {
+		free(R->ops[j]);
+		for (int k = 0; k < RECIPE_MAXIN; k++)
+			free(R->cast[j * RECIPE_MAXIN + k]);
+	}
+	free(R->ops);
+	free(R->cast);
 }
 
 /* Read operand K's hyperslab of the box for the pieces [P0, P0 + NP).
@@ -603,8 +638,40 @@ static void gather_sums(struct run *R)
 	}
 }
 
+/* The epilogue over the N results of the box: each op on the results
+ * before it (cast to its loop first) and numbers.  Returns the last one's. */
+static char *run_epilogue(struct run *R, int64_t n, struct err *e)
+{
+	const struct plan_step *s = R->s;
+	for (int j = 1; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		char *args[UF_MAXARGS];
+		ptrdiff_t steps[UF_MAXARGS];
+		for (int k = 0; k < op->nin; k++) {
+			enum dtype t = op->loop->types[k];
+			int src = op->src[k];
+			steps[k] = src == OP_LITERAL ? 0 : dtype_size(t);
+			args[k] = src == OP_LITERAL ? (char *)op->lit[k] : R->ops[OP_OF(src)];
+			enum dtype from = src == OP_LITERAL ? t : s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin];
+			if (from != t) {
+				dtype_cast(from, args[k], dtype_size(from), t, R->cast[j * RECIPE_MAXIN + k],
+					   dtype_size(t), (size_t)n);
+				args[k] = R->cast[j * RECIPE_MAXIN + k];
+			}
+		}
+		args[op->nin] = R->ops[j];
+		steps[op->nin] = dtype_size(op->loop->types[op->nin]);
+		op->loop->fn(args, (size_t)n, steps);
+		enum ufunc_fault f = ufunc_take_error();
+		if (f != UFERR_NONE)
+			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
+	}
+	return R->ops[OP_OF(s->out_src[0])];
+}
+
 /* The box's results (SUM, the tree's root; NULL: none here) into the
- * result box, in the loop's dtype, then written.  Collective. */
+ * result box, in the loop's dtype, through the epilogue, then written.
+ * Collective. */
 static void write_box(struct run *R, const char *sum, struct err *e)
 {
 	const struct contract *c = R->c;
@@ -637,7 +704,8 @@ static void write_box(struct run *R, const char *sum, struct err *e)
 		for (int j = c->nloop - 1; j >= 0 && ++bi[j] == b->lc[j]; j--)
 			bi[j] = 0;
 	}
-	stage_write(y, c->gemm.t, start, count, R->result, R->conv, R->s->where, e);
+	char *data = run_epilogue(R, b->batch * b->nr * b->nc, e);
+	stage_write(y, R->s->out_dtype[0], start, count, data, R->conv, R->s->where, e);
 }
 
 int contract_run(struct plan_step *s, struct err *e)
@@ -677,6 +745,10 @@ void contract_print(const struct plan_step *s, FILE *f)
 								 ? l->lines_per_box : l->dim[i]));
 	fprintf(f, ") cells, %lld box%s, %lld piece%s a read", (long long)l->total_boxes,
 		l->total_boxes == 1 ? "" : "es", (long long)c->step, c->step == 1 ? "" : "s");
+	for (int j = 1; j < s->nops; j++)
+		fprintf(f, "%s%s", j == 1 ? ", then " : " ", s->ops[j].uf->name);
+	if (s->nops > 1)
+		fprintf(f, " on each box");
 	if (c->shared)
 		fprintf(f, ", shared: each rank sums its shards, rank 0 finishes\n");
 	else

@@ -563,8 +563,11 @@ int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts 
 	sig_read(s->uf, &g.sig);
 	struct contract *c = arena_alloc(pl->p->arena, sizeof *c);
 	memset(c, 0, sizeof *c);
-	if (refuse_options(pl, s, &o, e) < 0 || operands(pl, s, &o, e) < 0 ||
-	    shapes(pl, s, &o, &g, c, e) < 0)
+	struct step_opts core = o;   /* with an epilogue, dtype= is its outermost op's */
+	if (s->src->tree)
+		core.given &= ~(1u << OPT_DTYPE);
+	if (refuse_options(pl, s, &o, e) < 0 || operands(pl, s, &core, e) < 0 ||
+	    shapes(pl, s, &core, &g, c, e) < 0)
 		return -1;
 	enum dtype t = s->loop->types[0];
 	c->conj = s->uf->flags & UF_CONJ_FIRST;
@@ -576,5 +579,5 @@ int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts 
 		       core_order(&c->b, ROLE_COL) < 0, &c->gemm);
 	s->ops[0].shape = s->shape;
 	s->contract = c;
-	return 0;
+	return s->src->tree ? lower_epilogue(pl, s, &o, e) : 0;
 }

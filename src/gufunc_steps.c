@@ -8,7 +8,9 @@
  * does with its result a last expr step.  Their results are named
  * intermediates the chain passes on (in memory, or spilled as any named
  * intermediate is), and the optimizer fuses the elementwise parts as it
- * fuses any steps.  Every part is named in messages as the step the user
+ * fuses any steps.  What is done with the last product with numbers alone
+ * (a @ b * 0.5) is the contraction's epilogue instead: no pass, no
+ * intermediate.  Every part is named in messages as the step the user
  * wrote, and points at its expression.  An expression without a
  * generalized ufunc is left as it is.  Part of the planner (planner.h).
  */
@@ -95,6 +97,7 @@ static struct recipe_step *part(struct splitter *sp, enum verb v, const char *fn
 	s->fn_text = src->fn_text;
 	s->fn_offset = src->fn_offset;
 	s->part = true;
+	s->text = src->fn;
 	static const int every_op[] = { OPT_CASTING, OPT_BROADCAST, OPT_UNITS };
 	for (size_t i = 0; i < sizeof every_op / sizeof *every_op; i++) {
 		int opt = every_op[i];
@@ -164,6 +167,47 @@ static const struct expr *hoist(struct splitter *sp, const struct expr *x, bool 
 	return name_node(sp, g->out[0], x->col);
 }
 
+/* Does X use no array but NAME (numbers aside)? */
+static bool only_name(const struct expr *x, const char *name)
+{
+	if (x->kind == EXPR_NAME)
+		return !strcmp(x->name, name);
+	for (int k = 0; x->kind == EXPR_CALL && k < x->nargs; k++)
+		if (!only_name(x->args[k], name))
+			return false;
+	return true;
+}
+
+/* NAME's nodes in X renamed CONTRACT_RESULT. */
+static void rename_result(const struct expr *x, const char *name)
+{
+	if (x->kind == EXPR_NAME && !strcmp(x->name, name))
+		((struct expr *)x)->name = CONTRACT_RESULT;
+	for (int k = 0; x->kind == EXPR_CALL && k < x->nargs; k++)
+		rename_result(x->args[k], name);
+}
+
+/* What the expression does with the last call's product, REST, when it
+ * does it with numbers alone (a @ b * 0.5, sqrt(u @ v)): the contraction's
+ * epilogue, run on each box of results before it is written; it takes
+ * the step's outputs and options (dtype= is the epilogue's outermost
+ * operation's).  False when REST needs a pass of its own. */
+static bool fuse_epilogue(struct splitter *sp, const struct expr *rest)
+{
+	struct recipe_step *g = &sp->steps[sp->n - 1];
+	const struct step_opts *o = &sp->src->opts;
+	unsigned own = 1u << OPT_WHERE | 1u << OPT_FILL | 1u << OPT_MISSING;
+	if (g->verb != VERB_UFUNC || g->nout != 1 || !only_name(rest, g->out[0]) || (o->given & own))
+		return false;
+	rename_result(rest, g->out[0]);
+	g->tree = rest;
+	g->nout = sp->src->nout;
+	memcpy(g->out, sp->src->out, sizeof g->out);
+	memcpy(g->out_mark, sp->src->out_mark, sizeof g->out_mark);
+	g->opts = *o;
+	return true;
+}
+
 /* Step I of R, split when it needs to be. */
 static void split_step(struct splitter *sp, int i)
 {
@@ -180,13 +224,14 @@ static void split_step(struct splitter *sp, int i)
 		return;
 	}
 	const struct expr *rest = hoist(sp, root, true);
-	if (!rest)
+	if (!rest || fuse_epilogue(sp, rest))
 		return;
 	struct recipe_step *last = new_step(sp);
 	*last = *src;
 	last->number = i + 1;
 	last->part = true;
 	last->tree = rest;
+	last->text = src->fn;
 }
 
 int gufunc_split(const struct recipe *r, struct arena *a, struct recipe *out)
