@@ -107,6 +107,19 @@ def observed_extremes(read):
             "extremes.nc:/tmin": (obs.min(axis=0).filled(F32(-9999)), 0)}
 
 
+def eof_projection(read):
+    t2m, clim, eofs = read("era.nc:/t2m"), read("era.nc:/clim"), read("era.nc:/eofs")
+    anomaly = np.subtract(t2m, clim.T[None])   # broadcast by name: clim(lon, lat)
+    # NumPy 2: np.matmul(anomaly, eofs, axes=[(0, 2), (2, 0), (1, 2)]).sum(axis=0);
+    # float sums within SPEC 3.1's bound 4 * k * eps * (|A| @ |B|), k = lat * lon
+    # (the products' and the reduction's terms), of the exact projection
+    exact = np.einsum("tyx,myx->tm", anomaly.astype(np.longdouble), eofs.astype(np.longdouble))
+    mag = np.einsum("tyx,myx->tm", np.abs(anomaly).astype(np.longdouble),
+                    np.abs(eofs).astype(np.longdouble))
+    k = anomaly.shape[1] * anomaly.shape[2]
+    return {"pcs.nc:/pc": (exact.astype(np.float32), 4 * k * np.finfo(np.float32).eps * mag)}
+
+
 RECIPES = {
     "wind-speed": wind_speed,
     "rescale-in-place": rescale_in_place,
@@ -117,6 +130,7 @@ RECIPES = {
     "anomalies": anomalies,
     "frost-days": frost_days,
     "observed-extremes": observed_extremes,
+    "eof-projection": eof_projection,
 }
 
 HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "
@@ -138,6 +152,13 @@ def compare(label, got, want, max_ulp, problems):
         return
     if got.shape != want.shape:
         problems.append("%s: shape %s, NumPy gives %s" % (label, got.shape, want.shape))
+        return
+    if isinstance(max_ulp, np.ndarray):   # a bound on the error, elementwise
+        err = np.abs(got.astype(np.longdouble) - want.astype(np.longdouble))
+        if not np.all(err <= max_ulp):
+            i = tuple(np.argwhere(~(err <= max_ulp))[0])
+            problems.append("%s: %r at %s is %g off NumPy's, over the bound %g"
+                            % (label, got[i], i, float(err[i]), float(max_ulp[i])))
         return
     if got.dtype.kind == "f":
         both_nan = np.isnan(got) & np.isnan(want)
