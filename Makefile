@@ -6,7 +6,8 @@
 #   make check SANITIZE=1   the same with ASan and UBSan (the build records
 #                   its flags in build/flags and rebuilds when they change)
 #   make fuzz, make fuzz-long   the libFuzzer targets (tests/fuzz/fuzz.mk)
-#   make bench      time h5ufunc against NumPy + h5py (tests/bench/run)
+#   make bench      time h5ufunc against NumPy + h5py (tests/bench/run), and
+#                   its matrix products against NumPy + h5py and dask (tests/bench/matmul)
 #   make demo       install missing dependencies, build, run a sample recipe on 2 ranks
 #   make install PREFIX=/usr/local
 #   make V=1        show full commands
@@ -122,6 +123,7 @@ check: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run
+	$(Q)tests/bench/matmul
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

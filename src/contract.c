@@ -20,8 +20,8 @@
 
 #define IO_LIMIT ((int64_t)1 << 31)   /* bytes no I/O call reaches */
 #define SMALL_CELLS 4096              /* elements of results too few to share out */
-#define FULL_STEP_GAIN 8              /* a box that reads its operands' whole rows may
-					 be this many times narrower */
+#define FULL_STEP_GAIN 1.25           /* a box that reads its operands' whole rows may
+					 read this much more in all */
 
 /* ---- a box of cells, and what it covers ---- */
 
@@ -153,6 +153,21 @@ static bool box_fits(const struct plan_step *s, const struct contract *c, int ax
 		     int64_t step, int64_t memory)
 {
 	return box_total(s, c, axis, lines, step, memory) <= memory;
+}
+
+/* What a rank's run of MOST lines along AXIS reads in boxes of LINES
+ * lines: its operands' slabs, whole along the contraction, once a box. */
+static double run_reads(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
+			int64_t most)
+{
+	int64_t start[H5U_MAXDIM + 2] = {0}, count[H5U_MAXDIM + 2];
+	for (int i = 0; i < c->boxes.ndim; i++)
+		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
+	struct box b;
+	struct box_bytes m;
+	box_of(c, start, count, &b);
+	bytes_of(s, &b, c->grid.pieces > 0 ? c->grid.pieces : 1, &m);
+	return (double)((most + lines - 1) / (lines > 0 ? lines : 1)) * (double)(m.a + m.b);
 }
 
 /* The most lines (at most MOST) that fit with STEP, or 0. */
@@ -291,7 +306,7 @@ static int layout_try(const struct plan_step *s, struct contract *c, bool shared
 	int64_t run = most_pieces(c) > 0 ? most_pieces(c) : 1;
 	int64_t one = most_lines(s, c, axis, most, 1, memory);
 	int64_t full = most_lines(s, c, axis, most, run, memory);
-	if (full > 0 && full * FULL_STEP_GAIN >= one) {
+	if (full > 0 && run_reads(s, c, axis, full, most) <= FULL_STEP_GAIN * run_reads(s, c, axis, one, most)) {
 		l->lines_per_box = full;
 		c->step = run;
 	} else {
@@ -350,7 +365,8 @@ struct slab {
 	int64_t start[H5U_MAXDIM], count[H5U_MAXDIM];
 	ptrdiff_t stride[H5U_MAXDIM];   /* bytes, C order over COUNT */
 	int row, depth;                 /* its axes of rows (or columns) and depth; -1: none */
-	char *data;
+	char *data;                     /* the slab: OWN, or the other operand's */
+	char *own;
 };
 
 /* Everything a run holds, allocated before the first box. */
@@ -416,8 +432,8 @@ static void run_alloc(struct plan_step *s, struct run *R)
 	R->slot = c->grid.gn * c->grid.gm;
 	largest_box(c, &b);
 	bytes_of(s, &b, c->step, &m);
-	R->a.data = stage_alloc((size_t)m.a);
-	R->b.data = stage_alloc((size_t)m.b);
+	R->a.data = R->a.own = stage_alloc((size_t)m.a);
+	R->b.data = R->b.own = stage_alloc((size_t)m.b);
 	R->a.row = role_axis(&c->a, ROLE_ROW);
 	R->a.depth = role_axis(&c->a, ROLE_DEPTH);
 	R->b.row = role_axis(&c->b, ROLE_COL);
@@ -447,8 +463,8 @@ static void run_alloc(struct plan_step *s, struct run *R)
 
 static void run_free(struct run *R)
 {
-	free(R->a.data);
-	free(R->b.data);
+	free(R->a.own);
+	free(R->b.own);
 	free(R->apack);
 	free(R->bpack);
 	for (int i = 0; i < R->nbuf; i++)
@@ -463,8 +479,21 @@ static void run_free(struct run *R)
 	free(R->cast);
 }
 
+/* Is B's slab A's, the same array and hyperslab (X.T @ X)?  Asked only
+ * where every rank asks it of the same box (a shared run, or one
+ * process), so that all make the same reads. */
+static bool same_slab(const struct run *R)
+{
+	const struct contract *c = R->c;
+	if (R->s->in[0] != R->s->in[1] || !(c->shared || comm_size() == 1))
+		return false;
+	return !memcmp(R->a.start, R->b.start, sizeof *R->a.start * (size_t)c->a.ndim) &&
+	       !memcmp(R->a.count, R->b.count, sizeof *R->a.count * (size_t)c->a.ndim);
+}
+
 /* Read operand K's hyperslab of the box for the pieces [P0, P0 + NP).
- * Collective (an empty selection when there is nothing to read). */
+ * Collective (an empty selection when there is nothing to read); B's is
+ * A's when it is the same (same_slab). */
 static void read_slab(struct run *R, int k, int64_t p0, int64_t np, struct err *e)
 {
 	const struct contract *c = R->c;
@@ -476,7 +505,9 @@ static void read_slab(struct run *R, int k, int64_t p0, int64_t np, struct err *
 	const struct contract_axes *axes = k ? &c->b : &c->a;
 	operand_slab(axes, &R->box, k0, np > 0 ? k1 - k0 : 0, x->start, x->count);
 	strides_of(axes->ndim, x->count, dtype_size(in->dtype), x->stride);
-	stage_read(in, in->dtype, x->start, x->count, NULL, x->data, R->s->where, e);
+	x->data = k && same_slab(R) ? R->a.data : x->own;
+	if (x->data == x->own)
+		stage_read(in, in->dtype, x->start, x->count, NULL, x->data, R->s->where, e);
 }
 
 /* Byte offset in slab X of loop index BI (relative to the box). */
