@@ -170,29 +170,15 @@ static double run_reads(const struct plan_step *s, const struct contract *c, int
 	return (double)((most + lines - 1) / (lines > 0 ? lines : 1)) * (double)(m.a + m.b);
 }
 
-/* The most lines (at most MOST) that fit with STEP, or 0. */
-static int64_t most_lines(const struct plan_step *s, const struct contract *c, int axis, int64_t most,
-			  int64_t step, int64_t memory)
+/* The largest N in [LO, HI] for which a box fits MEMORY: of N lines
+ * along AXIS reading STEP pieces at once (BY_LINES), or of LINES lines
+ * reading N; LO when none does. */
+static int64_t largest(const struct plan_step *s, const struct contract *c, int axis, bool by_lines,
+		       int64_t lines, int64_t step, int64_t lo, int64_t hi, int64_t memory)
 {
-	int64_t lo = 0, hi = most;
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo + 1) / 2;
-		if (box_fits(s, c, axis, mid, step, memory))
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-/* The most pieces (at least 1, at most MOST) a box of LINES reads at once. */
-static int64_t most_step(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
-			 int64_t most, int64_t memory)
-{
-	int64_t lo = 1, hi = most > 1 ? most : 1;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo + 1) / 2;
-		if (box_fits(s, c, axis, lines, mid, memory))
+		if (box_fits(s, c, axis, by_lines ? mid : lines, by_lines ? step : mid, memory))
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -304,14 +290,14 @@ static int layout_try(const struct plan_step *s, struct contract *c, bool shared
 	int64_t most = (l->lines + l->nranks - 1) / l->nranks;
 	most = most < l->dim[axis] ? most : l->dim[axis];
 	int64_t run = most_pieces(c) > 0 ? most_pieces(c) : 1;
-	int64_t one = most_lines(s, c, axis, most, 1, memory);
-	int64_t full = most_lines(s, c, axis, most, run, memory);
+	int64_t one = largest(s, c, axis, true, 0, 1, 0, most, memory);
+	int64_t full = largest(s, c, axis, true, 0, run, 0, most, memory);
 	if (full > 0 && run_reads(s, c, axis, full, most) <= FULL_STEP_GAIN * run_reads(s, c, axis, one, most)) {
 		l->lines_per_box = full;
 		c->step = run;
 	} else {
 		l->lines_per_box = one > 0 ? one : 1;
-		c->step = most_step(s, c, axis, l->lines_per_box, run, memory);
+		c->step = largest(s, c, axis, false, l->lines_per_box, 0, 1, run, memory);
 	}
 	count_boxes(c);
 	return 0;

@@ -74,7 +74,8 @@ static struct recipe_step *new_step(struct splitter *sp)
 	if (sp->n == sp->cap) {
 		int cap = sp->cap ? 2 * sp->cap : 16;
 		struct recipe_step *s = arena_alloc(sp->a, sizeof *s * (size_t)cap);
-		memcpy(s, sp->steps, sizeof *s * (size_t)sp->n);
+		if (sp->n)
+			memcpy(s, sp->steps, sizeof *s * (size_t)sp->n);
 		sp->steps = s;
 		sp->cap = cap;
 	}

@@ -200,6 +200,16 @@ static void collect(struct lowering *L, const struct expr *x)
 	L->nread++;
 }
 
+/* L's program becomes S's, its last op's result S's output. */
+static void adopt_program(struct plan_step *s, const struct lowering *L)
+{
+	const struct plan_op *last = &L->ops[L->nops - 1];
+	s->ops = L->ops;
+	s->nops = L->nops;
+	s->out_dtype[0] = last->loop->types[last->nin];
+	s->out_src[0] = OP_REF(L->nops - 1, 0);
+}
+
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			   struct err *e)
 {
@@ -221,15 +231,12 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
 		return -1;
+	adopt_program(s, &L);
 	const struct plan_op *last = &L.ops[L.nops - 1];
-	s->ops = L.ops;
-	s->nops = L.nops;
 	s->nout = 1;
 	s->uf = last->uf;
 	s->loop = last->loop;
 	s->shape = last->shape;
-	s->out_dtype[0] = last->loop->types[last->nin];
-	s->out_src[0] = OP_REF(L.nops - 1, 0);
 	return 0;
 }
 
@@ -243,11 +250,7 @@ int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_op
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
 		return -1;
-	const struct plan_op *last = &L.ops[L.nops - 1];
-	s->ops = L.ops;
-	s->nops = L.nops;
-	s->out_dtype[0] = last->loop->types[last->nin];
-	s->out_src[0] = result.src;
+	adopt_program(s, &L);
 	return 0;
 }
 
