@@ -141,6 +141,7 @@ setup_file() {
 	assert_error 2 "call matmul: Cannot cast ufunc 'matmul' input 0 from float64 to int8 with casting rule 'same_kind'"
 	run --separate-stderr h5u call matmul in.h5:/a_float64 in.h5:/b_float64 --axes '[[0,1],[0,1' -o o.h5:/r
 	assert_error 2 "call matmul: --axes: '[[0,1],[0,1' is not a list of axes lists, such as '[[1,0],[0,1],[0,1]]'"
+	assert_unchanged
 	# in a recipe the message points at axes:, once on 3 ranks
 	cat >r.yaml <<-'EOF2'
 		inputs: {a: in.h5:/a_float64, b: in.h5:/b_float64}
