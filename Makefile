@@ -33,6 +33,9 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -
 BLAS_DIR = /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/openblas-serial
 CPPFLAGS += $(shell pkg-config --cflags openblas 2>/dev/null)
 LDLIBS  += $(BLAS_DIR)/libopenblas.so.0 -Wl,-rpath,$(BLAS_DIR)
+# The write calls of src/intercept.c, exported so that the MPI-IO
+# components Open MPI loads with dlopen call them (journal.h says why).
+LDFLAGS += -Wl,--dynamic-list=src/intercept.sym
 ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -93,6 +96,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 build/flags: FORCE | build
 	$(Q)echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
 $(OBJ) $(BIN) $(UNIT_BIN): build/flags
+$(BIN) $(UNIT_BIN): src/intercept.sym
 FORCE:
 
 -include $(OBJ:.o=.d)

@@ -55,8 +55,12 @@ enum ufunc_flag {
 					fill masked elements with 0 ... */
 	UF_MA_FILL_ONE = 1u << 6,    /* ... or with 1 */
 	UF_PICKS_OPERAND = 1u << 7,  /* the result is one of the operands (maximum) */
-	UF_CONJ_FIRST = 1u << 8      /* a generalized ufunc that conjugates its first
+	UF_CONJ_FIRST = 1u << 8,     /* a generalized ufunc that conjugates its first
 					operand (vecdot, vecmat) */
+	UF_PAIRWISE = 1u << 9,       /* a reduce of the float and complex loops, one
+					call, sums pairwise (NumPy's pairwise summation) */
+	UF_HALF_WIDE = 1u << 10      /* a reduce of the float16 loop folds in float32,
+					rounded to float16 at the end of the call */
 };
 
 /* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the
