@@ -32,7 +32,7 @@ setup_file() {
 	[[ $output =~ ^([0-9]+)\ checks,\ 0\ failed$ ]] || fail "$output"
 }
 
-@test "ufuncs: each generalized ufunc's signature; reduce, accumulate and outer refused as NumPy refuses them" {
+@test "ufuncs: each generalized ufunc's signature; reduce, accumulate, reduceat, at and outer refused as NumPy refuses them" {
 	local uf sig
 	while read -r uf sig; do
 		run --separate-stderr h5u ufuncs "$uf"
@@ -55,6 +55,10 @@ setup_file() {
 	assert_error 2 "accumulate vecdot: Reduction not defined on ufunc with signature"
 	run --separate-stderr h5u call matmul.outer in.h5:/a_float64 in.h5:/b_float64 -o o.h5:/r
 	assert_error 2 "call matmul: method outer is not allowed in ufunc with non-trivial signature"
+	run --separate-stderr h5u reduceat matmul in.h5:/a_float64 --indices 0,1 -o o.h5:/r
+	assert_error 2 "reduceat matmul: Reduction not defined on ufunc with signature"
+	run --separate-stderr h5u at matmul in.h5:/a_float64 --indices 0 in.h5:/a_float64
+	assert_error 2 "at matmul: matmul.at does not support ufunc with non-trivial signature: matmul has signature (n?,k),(k,m?)->(n?,m?)."
 	assert_unchanged
 }
 
