@@ -48,6 +48,7 @@ setup_file() {
 	run --separate-stderr h5u ufuncs vecdot
 	assert_line "doc: Vector dot product of two arrays."
 	fixture in.h5
+	printf 'steps:\n  - at: vecdot\n    in: [in.h5:/u_float64, in.h5:/u_float64]\n    indices: [0]\n' > r.yaml
 	snapshot
 	run --separate-stderr h5u reduce matmul in.h5:/a_float64 -o o.h5:/r
 	assert_error 2 "reduce matmul: Reduction not defined on ufunc with signature"
@@ -59,6 +60,12 @@ setup_file() {
 	assert_error 2 "reduceat matmul: Reduction not defined on ufunc with signature"
 	run --separate-stderr h5u at matmul in.h5:/a_float64 --indices 0 in.h5:/a_float64
 	assert_error 2 "at matmul: matmul.at does not support ufunc with non-trivial signature: matmul has signature (n?,k),(k,m?)->(n?,m?)."
+	run --separate-stderr h5u at matvec in.h5:/a_float64 --indices 0 in.h5:/u_float64
+	assert_error 2 "at matvec: matvec.at does not support ufunc with non-trivial signature: matvec has signature (m,n),(n)->(m)."
+	run --separate-stderr h5u reduceat vecmat in.h5:/u_float64 --indices 0 -o o.h5:/r
+	assert_error 2 "reduceat vecmat: Reduction not defined on ufunc with signature"
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:2:9: step 1 (at vecdot): vecdot.at does not support ufunc with non-trivial signature: vecdot has signature (n),(n)->()."
 	assert_unchanged
 }
 
