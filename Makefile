@@ -116,6 +116,11 @@ DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-d
 # OpenBLAS, serial, for the generalized ufuncs' block products; dask for
 # their benchmark (tests/bench).
 DEB_PKGS += libopenblas-dev libopenblas0-serial python3-dask
+# Compression filters read and written through Debian's plugins (src/filter.c;
+# hdf5-plugin-lzf's plugin needs liblzf1 but does not depend on it), and NCO,
+# which appends to h5ufunc's netCDF-4 files in tests/37-netcdf.bats.
+DEB_PKGS += hdf5-plugin-lzf liblzf1 hdf5-filter-plugin hdf5-filter-plugin-blosc-serial \
+	hdf5-filter-plugin-zfp-serial nco
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

@@ -108,6 +108,8 @@ struct ufunc {
 	unsigned flags;                   /* enum ufunc_flag bits */
 	enum units_rule units;
 	struct ma_domain ma_domain;
+	const char *cell_method;          /* the CF cell method its reduce is ("sum"),
+					     a column of the catalogue; NULL: none */
 	const char *signature;            /* a generalized ufunc's core signature,
 					     "(n?,k),(k,m?)->(n?,m?)" (its loops have no
 					     kernel: contract.h runs them); NULL for an

@@ -53,6 +53,7 @@
 #define UFUNC_FLAGS(NAME, FLAGS) FLAGS
 #define UFUNC_UNITS(NAME, RULE) , RULE
 #define UFUNC_MA_DOMAIN(NAME, KIND, A, B) , .ma_domain = { KIND, A, B }
+#define UFUNC_CELL_METHOD(NAME, METHOD) , .cell_method = METHOD
 #define UFUNC_SIGNATURE(NAME, SIGNATURE) , .signature = SIGNATURE
 #define UFUNC_END(NAME) },
 #define ALIAS(ALIAS, NAME)
@@ -67,6 +68,7 @@ const struct ufunc ufunc_table[] = {
 #undef UFUNC_FLAGS
 #undef UFUNC_UNITS
 #undef UFUNC_MA_DOMAIN
+#undef UFUNC_CELL_METHOD
 #undef UFUNC_SIGNATURE
 #undef UFUNC_END
 #undef ALIAS
