@@ -14,19 +14,16 @@
 
 load helper
 
-UNIT="${UNIT:-$(cd "$H5U_TESTS/.." && pwd)/build/unit}"
-
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/gufunc_ref.py" "$@"
-}
+REF=gufunc_ref.py
 
 setup_file() {
+	unit_program CELLSCHECK cellscheck
 	ref inputs "$BATS_FILE_TMPDIR/in.h5"
 	ref recipe in.h5 '${OUT}' >"$BATS_FILE_TMPDIR/cases.yaml"
 }
 
 @test "cells: the fixed grid of cells, pieces and shards, and the tree over shards (cellscheck)" {
-	run --separate-stderr "$UNIT/cellscheck"
+	run --separate-stderr "$CELLSCHECK"
 	[[ $status -eq 0 ]] || fail "cellscheck: exit $status"$'\n'"$stderr"
 	assert_stderr_empty
 	[[ $output =~ ^([0-9]+)\ checks,\ 0\ failed$ ]] || fail "$output"

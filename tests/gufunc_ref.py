@@ -32,17 +32,14 @@ Jobs:
                      np.matmul of FILE's datasets A and B raises MESSAGE
 Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
 """
-import importlib.util
-import os
-import sys
+import ast
 
 import h5py
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location(
-    "h5u_np", os.path.join(os.path.dirname(os.path.abspath(__file__)), "np.py"))
-ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ref)
+import h5ref as ref
+
+ref.numpy2()
 
 DTYPES = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64',
           'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128']
@@ -276,11 +273,11 @@ def job_raises(args):
     k = args.index('--')
     words, message = args[:k], ' '.join(args[k + 1:])
     with h5py.File(words[0], 'r') as f:
-        ops = [f[w][()] if w in f else ref.ast.literal_eval(w) for w in words[1:3]]
+        ops = [f[w][()] if w in f else ast.literal_eval(w) for w in words[1:3]]
     kw = {}
     for w in words[3:]:
         key, value = w.split('=', 1)
-        kw[key] = np.dtype(value) if key == 'dtype' else ref.ast.literal_eval(value)
+        kw[key] = np.dtype(value) if key == 'dtype' else ast.literal_eval(value)
     if 'axes' in kw:
         kw['axes'] = [tuple(a) if isinstance(a, list) else a for a in kw['axes']]
     try:
@@ -296,4 +293,4 @@ JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': 
         'ids': job_ids, 'raises': job_raises}
 
 if __name__ == '__main__':
-    sys.exit(ref.run_jobs(sys.argv[1:], JOBS, "gufunc_ref.py"))
+    ref.main(JOBS, "gufunc_ref.py")
