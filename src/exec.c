@@ -11,6 +11,7 @@
 
 #include "at.h"
 #include "comm.h"
+#include "contract.h"
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
@@ -98,6 +99,8 @@ static int run_driver(struct plan_step *s, struct err *e)
 		return reduceat_run(s, e);
 	if (s->verb == VERB_AT)
 		return at_run(s, e);
+	if (s->contract)
+		return contract_run(s, e);
 	return elementwise_run(s, e);
 }
 
