@@ -14,6 +14,8 @@
 
 /* malloc that never returns NULL (an out-of-memory abort). */
 void *stage_alloc(size_t n);
+/* realloc that never returns NULL, likewise. */
+void *stage_realloc(void *p, size_t n);
 
 /* Read the box START/COUNT of X as dtype T into OUT.  RAW is scratch of
  * the box's size in X's dtype, used when X->dtype != T (may be NULL

@@ -109,7 +109,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
 		if (r->mode == REDUCE_STREAM || r->kept_lead > 0)
 			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
-		fixed += reduce_fixed_bytes(r);
+		fixed += reduce_fixed_bytes(r, nranks);
 		if (elementwise_source_dtype(s, s->red_src[k]) != t)
 			per_elem += dtype_size(t);
 	}
