@@ -241,9 +241,10 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	 * such a run is never cut */
 	s->mode = REDUCE_STREAM;
 	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
+	unsigned how = DIST_CHUNK_BOXES | (whole_last ? DIST_WHOLE_LAST : 0) |
+		       (may_share(s) ? DIST_MAY_SHARE : 0);
 	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, in_elem,
-				out_elem, xsize > size ? xsize : size, whole_last, may_share(s),
-				nranks, where, e, &s->stream);
+				out_elem, xsize > size ? xsize : size, how, nranks, where, e, &s->stream);
 }
 
 int reduce_run(struct plan_step *s, struct err *e)

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""chunks_ref.py - chunked inputs read once per pass: the reference side of
+tests/64-chunks.bats.
+
+What it is: it makes chunked fixtures with NumPy and h5py, counts the reads
+a run made of a file from an strace log, and compares results with NumPy.
+What it is not: a timing tool (the counts are what it asserts; timings
+are tests/bench's).
+
+Usage: chunks_ref.py JOB ARGS...; exit 0 when the job passed, 1 when a
+check failed (reasons on stderr), 2 on a malformed job.
+
+Jobs:
+  make DIR        write DIR/c.h5: float64 /t (4096, 256) in chunks
+                  (256, 16), /s (1024, 1024) in (256, 32), /w (256, 4096)
+                  in (256, 32) -- tall, square, wide, 1 MiB chunk rows
+                  and more -- and /tb, /sb, /wb alike, 256 chunks each
+  reads PREFIX FILE CALLS BYTES
+                  the reads of FILE in the logs PREFIX.* of `strace -ff -e
+                  trace=openat,open,pread64,read -o PREFIX` (every process
+                  of a launch): at most CALLS calls (a chunk read in one,
+                  and HDF5's few reads of metadata) and BYTES bytes
+  same IN.h5 OUT.h5 PATH EXPR
+                  OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
+                  (names t, tb, ...), bit for bit
+"""
+import collections
+import glob
+import re
+import sys
+
+import h5py
+import numpy as np
+
+ARRAYS = {'t': ((4096, 256), (256, 16)), 's': ((1024, 1024), (256, 32)),
+          'w': ((256, 4096), (256, 32))}
+
+
+def make(d):
+    rng = np.random.default_rng(64)
+    with h5py.File(f'{d}/c.h5', 'w') as f:
+        for name, (shape, chunks) in ARRAYS.items():
+            for suffix in ('', 'b'):
+                f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
+
+
+OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
+READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
+
+
+def reads(prefix, path, calls, nbytes):
+    count, total = 0, 0
+    logs = glob.glob(prefix + '.*')
+    if not logs:
+        sys.exit(f'no strace logs {prefix}.*')
+    for name in logs:
+        fds = {}
+        for line in open(name):
+            line = line.rstrip('\n')
+            m = OPEN.match(line)
+            if m:
+                fds[m.group(2)] = m.group(1)
+                continue
+            m = READ.match(line)
+            if m and fds.get(m.group(1), '').endswith(path):
+                count += 1
+                total += int(m.group(2))
+    if count > int(calls) or total > int(nbytes):
+        sys.exit(f'{path}: {count} reads of {total} bytes, more than {calls} reads or {nbytes} bytes')
+
+
+def same(inp, out, path, expr):
+    with h5py.File(inp) as f:
+        env = {k: f[k][()] for k in f}
+    want = np.asarray(eval(expr, {'np': np}, env))
+    got = h5py.File(out)[path][()]
+    if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
+        sys.exit(f'{out}:{path}: not NumPy\'s {expr}')
+
+
+def main(argv):
+    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, 4)}
+    if not argv or argv[0] not in jobs or len(argv) - 1 != jobs[argv[0]][1]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    jobs[argv[0]][0](*argv[1:])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
