@@ -53,15 +53,16 @@ struct dist_layout {
  * buffers of whole boxes) and PER_TILE each element of a tile (the buffers
  * a pass fills a tile at a time: TILE elements, or one line when a line is
  * longer, never more than the box).  No array of a box (WIDEST bytes an
- * element) reaches 2 GiB in one I/O call. */
+ * element) reaches 2 GiB in one I/O call.  TARGET: bytes of the widest
+ * array a box stops growing at (0: about 1 MiB on one rank, 4 MiB on
+ * several). */
 struct dist_cost {
-	int64_t memory, fixed, per_elem, per_tile, tile, widest;
+	int64_t memory, fixed, per_elem, per_tile, tile, widest, target;
 };
 
 /* Lay out the space of NDIM extents DIM (an elementwise pass's) for
- * NRANKS ranks within the budget C; boxes stop growing at about 1 MiB of
- * the widest array on one rank, 4 MiB on several, or one chunk's run of
- * lines when they follow the chunks.  The split axis is at most MAX_AXIS
+ * NRANKS ranks within the budget C; boxes stop growing at C's target, or
+ * one chunk's run of lines when they follow the chunks.  The split axis is at most MAX_AXIS
  * (0 when something needs whole rows).  Errors (EXIT_USAGE, at WHERE) when
  * the budget does not hold a box of min(64, all) elements, or one line
  * when MAX_AXIS forces lines wider than that.  CHUNK (NULL: none) is the

@@ -227,8 +227,9 @@ static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64
 int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
 		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l)
 {
-	return layout_sized(ndim, dim, chunk, c, max_axis, nranks, FLOOR_ELEMS, SMALL_SHARE,
-			    nranks == 1 ? PASS_TARGET : BLOCK_TARGET, where, e, l);
+	int64_t target = c->target ? c->target : nranks == 1 ? PASS_TARGET : BLOCK_TARGET;
+	return layout_sized(ndim, dim, chunk, c, max_axis, nranks, FLOOR_ELEMS, SMALL_SHARE, target,
+			    where, e, l);
 }
 
 int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit,

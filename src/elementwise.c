@@ -132,9 +132,16 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		if (elementwise_source_dtype(s, s->red_src[k]) != t)
 			per_elem += dtype_size(t);
 	}
+	bool compressed = false;
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_elem += target != t ? dtype_size(target) : 0;
+		if (s->out[k]->create ? s->out[k]->gzip >= 0 : s->out[k]->stored_filtered) {
+			/* HDF5's copies of the chunks a box writes: as they are,
+			 * and compressed (in buffers of their own size) */
+			per_elem += 2 * dtype_size(target);
+			compressed = true;
+		}
 		if (s->has_where && !s->out[k]->create)
 			per_elem += dtype_size(t);   /* what where= keeps of it */
 		widest = max64(widest, dtype_size(target));
@@ -146,8 +153,13 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			max_axis = reducer_max_axis(s->red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
+	/* Compressed chunks written by several ranks: every box is a round of
+	 * HDF5's collective calls (the chunks' owners, their new sizes, the
+	 * index), so boxes as large as the budget allows, each rank's share in
+	 * as few rounds as it can. */
 	struct dist_cost c = { .memory = memory, .fixed = fixed, .per_elem = per_elem,
-			       .per_tile = per_tile, .tile = TILE_ELEMS, .widest = widest };
+			       .per_tile = per_tile, .tile = TILE_ELEMS, .widest = widest,
+			       .target = compressed && nranks > 1 ? INT64_MAX / 2 : 0 };
 	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
 				&s->split);
 }

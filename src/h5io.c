@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "deflate.h"
 #include "h5io.h"
 #include "iostat.h"
 
@@ -71,6 +72,8 @@ void h5io_init(void)
 	H5Tset_ebias(half_type, 15);
 	H5Tlock(bool_type);
 	H5Tlock(half_type);
+	/* gzip chunks through libdeflate: the same format, faster */
+	deflate_register();
 }
 
 /* The memory (native) type of DT; also what new datasets are stored as.
@@ -651,6 +654,15 @@ int h5io_dataset_chunks(hid_t d, int64_t *chunk)
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
 	return n;
+}
+
+bool h5io_dataset_filtered(hid_t d)
+{
+	hid_t dcpl = H5Dget_create_plist(d);
+	bool filtered = dcpl >= 0 && H5Pget_nfilters(dcpl) > 0;
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return filtered;
 }
 
 void h5io_dataset_close(hid_t d)

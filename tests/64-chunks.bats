@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# 64-chunks.bats - chunked inputs read once per pass.  Tall (4096, 256),
+# 64-chunks.bats - chunked inputs read once per pass, compressed outputs
+# written at the compressor's speed.  Tall (4096, 256),
 # square (1024, 1024) and wide (256, 4096) float64 datasets in chunks 256
 # rows tall (tests/chunks_ref.py), under a --memory of 40M that holds a
 # chunk row of a pass's boxes only when the ops' intermediates are counted
@@ -10,7 +11,12 @@
 # process, counted by strace (a chunk's read, and HDF5's few reads of
 # metadata), and no more than the input's bytes on 2 and 3 ranks (where
 # ROMIO's collective reads join the ranks' chunks); the results are
-# NumPy's, bit for bit.
+# NumPy's, bit for bit.  gzip chunks go through libdeflate: what h5ufunc
+# writes (a new dataset, and in place into h5py's shuffle+deflate one) is
+# read back by h5py's zlib, what h5py's zlib wrote is read by h5ufunc, on
+# one process and 2 to 4 ranks, each rank's share of a compressed output
+# one box where the budget holds it; H5UFUNC_DEFLATE=zlib writes the same
+# data through HDF5's zlib, and the files differ.
 
 load helper
 
@@ -102,4 +108,80 @@ traced() {
 	assert_success
 	run ref same c.h5 o.h5 /c1 "np.add.accumulate(s, axis=1)"
 	assert_success
+}
+
+@test "gzip chunks through libdeflate: h5py reads what h5ufunc writes, new and in place into shuffle+deflate, h5ufunc reads h5py's; one process and 2-4 ranks; H5UFUNC_DEFLATE=zlib" {
+	cp "$BATS_FILE_TMPDIR/z.h5" "$BATS_FILE_TMPDIR/zs.h5" .
+	cat >w6.yaml <<-'EOF'
+		inputs: {a: z.h5:/a, b: z.h5:/b, c: zs.h5:/c}
+		steps:
+		  - expr: sqrt(a*a + b*b)
+		    chunks: [64, 1024]
+		    compression: gzip:1
+		    out: o.h5:/w
+		  - expr: a * 2 - b
+		    out: c
+		  - reduce: add
+		    in: z.h5:/g
+		    axis: 1
+		    out: o.h5:/r
+	EOF
+	local n
+	for n in 0 2 3 4; do
+		rm -f o.h5
+		cp "$BATS_FILE_TMPDIR/zs.h5" .
+		if ((n == 0)); then
+			h5u run w6.yaml || fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc run w6.yaml || fail "$n ranks: exit status $?"
+		fi
+		run ref same z.h5 o.h5 /w "np.sqrt(a*a + b*b)"
+		assert_success
+		run ref same z.h5 zs.h5 /c "a * 2 - b"
+		assert_success
+		run ref same z.h5 o.h5 /r "np.add.reduce(g, axis=1)"
+		assert_success
+		run ref filters o.h5 /w 64,1024 gzip
+		assert_success
+		run ref filters zs.h5 /c 64,1024 shuffle+gzip
+		assert_success
+	done
+	# each rank's share of the compressed outputs (the two steps' one
+	# pass) in one box: one round of HDF5's collective calls for its chunks
+	rm -f o.h5
+	run --separate-stderr mpi 3 h5ufunc check w6.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(320, 1024\), 3 boxes, 3 of 3 ranks with work$'
+	assert_line 'step 2: expr expression, fused into step 1'
+	# 1 GiB on 4 ranks under 1G: boxes of thousands of rows, where
+	# uncompressed ones stop at 4 MiB (128 rows)
+	local how rows
+	for how in "compression: gzip:1" "overwrite: false"; do
+		run --separate-stderr mpi 4 h5ufunc check --memory 1G - <<-EOF
+			inputs: {a: zs.h5:/A, b: zs.h5:/B}
+			steps:
+			  - expr: sqrt(a*a + b*b)
+			    chunks: [64, 4096]
+			    $how
+			    out: o6.h5:/w
+		EOF
+		assert_success
+		rows=${lines[0]#*boxes (}
+		rows=${rows%%,*}
+		if [[ $how == *gzip* ]]; then
+			((rows >= 4096 && rows % 64 == 0)) || fail "compressed: ${lines[0]}"
+		else
+			((rows == 128)) || fail "uncompressed: ${lines[0]}"
+		fi
+	done
+	# HDF5's own zlib: the same data, compressed to another size
+	h5u run w6.yaml || fail "libdeflate: exit status $?"
+	local ours zlib
+	ours=$(ref stored o.h5 /w)
+	rm o.h5
+	H5UFUNC_DEFLATE=zlib h5u run w6.yaml || fail "zlib: exit status $?"
+	run ref same z.h5 o.h5 /w "np.sqrt(a*a + b*b)"
+	assert_success
+	zlib=$(ref stored o.h5 /w)
+	((ours != zlib)) || fail "libdeflate and zlib both compressed /w to $ours bytes"
 }

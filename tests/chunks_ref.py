@@ -14,7 +14,12 @@ Jobs:
   make DIR        write DIR/c.h5: float64 /t (4096, 256) in chunks
                   (256, 16), /s (1024, 1024) in (256, 32), /w (256, 4096)
                   in (256, 32) -- tall, square, wide, 1 MiB chunk rows
-                  and more -- and /tb, /sb, /wb alike, 256 chunks each
+                  and more -- and /tb, /sb, /wb alike; DIR/z.h5: a smooth
+                  field /a, /b (960, 1024) contiguous, /g the same in gzip
+                  chunks (64, 1024) written by h5py (zlib), and DIR/zs.h5:
+                  /c (960, 1024) in chunks (64, 1024) with shuffle and
+                  deflate (netCDF's pair), never written, and /A, /B
+                  (32768, 4096), never written, for plans
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
                   trace=openat,open,pread64,read -o PREFIX` (every process
@@ -23,6 +28,12 @@ Jobs:
   same IN.h5 OUT.h5 PATH EXPR
                   OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
                   (names t, tb, ...), bit for bit
+  stored OUT.h5 PATH
+                  print the bytes OUT.h5:PATH takes in the file (its chunks
+                  as compressed)
+  filters OUT.h5 PATH CHUNKS FILTERS
+                  OUT.h5:PATH is chunked by CHUNKS (a,b) and stored with
+                  FILTERS (gzip, or shuffle+gzip) at level 1
 """
 import collections
 import glob
@@ -42,6 +53,17 @@ def make(d):
         for name, (shape, chunks) in ARRAYS.items():
             for suffix in ('', 'b'):
                 f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
+    y, x = np.meshgrid(np.linspace(0, 6, 960), np.linspace(0, 9, 1024), indexing='ij')
+    with h5py.File(f'{d}/z.h5', 'w') as f:
+        f['a'] = np.sin(x) * np.cos(y) * 100 + 273.15
+        f['b'] = np.cos(0.5 * x + y) * 50
+        f.create_dataset('g', data=f['a'][()], chunks=(64, 1024), compression='gzip',
+                         compression_opts=1)
+    with h5py.File(f'{d}/zs.h5', 'w') as f:
+        f.create_dataset('c', (960, 1024), dtype='f8', chunks=(64, 1024), compression='gzip',
+                         compression_opts=1, shuffle=True)
+        for name in 'AB':
+            f.create_dataset(name, (32768, 4096), dtype='f8', chunks=(256, 64))
 
 
 OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
@@ -78,8 +100,21 @@ def same(inp, out, path, expr):
         sys.exit(f'{out}:{path}: not NumPy\'s {expr}')
 
 
+def filters(out, path, chunks, want):
+    d = h5py.File(out)[path]
+    got = ('shuffle+' if d.shuffle else '') + str(d.compression)
+    if d.chunks != tuple(int(c) for c in chunks.split(',')) or got != want or d.compression_opts != 1:
+        sys.exit(f'{out}:{path}: chunks {d.chunks}, {got} at {d.compression_opts}, '
+                 f'not {chunks}, {want} at 1')
+
+
+def stored(out, path):
+    print(h5py.File(out)[path].id.get_storage_size())
+
+
 def main(argv):
-    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, 4)}
+    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, 4), 'filters': (filters, 4),
+            'stored': (stored, 2)}
     if not argv or argv[0] not in jobs or len(argv) - 1 != jobs[argv[0]][1]:
         print(__doc__, file=sys.stderr)
         return 2

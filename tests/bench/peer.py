@@ -9,6 +9,9 @@ read whole datasets with h5py, compute with NumPy, write with h5py.
   W4 FILE -       FILE:/a = a*2 + 1, in place
   W5 INPUT OUT    OUT:/c = sin(a) * exp(b) + log1p(abs(a)), in INPUT's dtype
   W5d INPUT OUT   the same (the benchmark's name for it on float64 inputs)
+  W6 INPUT OUT    W1's OUT:/c in gzip chunks (64, COLS) at level 1
+  W6s INPUT FILE  W1's result written into FILE:/c, an existing dataset
+                  with shuffle and deflate
 It is the peer of the benchmark only: no streaming, no MPI, no checks beyond
 what h5py and NumPy do themselves.
 """
@@ -24,6 +27,18 @@ def main(argv):
         with h5py.File(source, "r+") as f:
             a = f["a"][...]
             f["a"][...] = a * 2 + 1
+        return 0
+    if work in ("W6", "W6s"):
+        with h5py.File(source, "r") as f:
+            a, b = f["a"][...], f["b"][...]
+        c = np.sqrt(a * a + b * b)
+        if work == "W6s":
+            with h5py.File(target, "r+") as f:
+                f["c"][...] = c
+            return 0
+        with h5py.File(target, "w") as f:
+            f.create_dataset("c", data=c, chunks=(min(64, c.shape[0]), c.shape[1]),
+                             compression="gzip", compression_opts=1)
         return 0
     with h5py.File(source, "r") as f:
         a = f["a"][...]
