@@ -106,6 +106,33 @@ static int64_t box_cap(const struct dist_cost *c, int64_t line)
 	return cap;
 }
 
+/* The error of a budget C whose boxes cannot hold LEAST elements of lines
+ * of LINE elements (FLOOR the fewest a box may hold, LEAST_ELEMS 1 for a
+ * space of units): a line over the I/O cap, or the budget too small. */
+static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
+		     int64_t least_elems, const char *where, struct err *e)
+{
+	int64_t need = box_cost(c, least, line);
+	if (c->widest > 0 && least > (IO_LIMIT - 1) / c->widest)
+		return err_set(e, EXIT_USAGE, where,
+			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)(line * c->widest));
+	if (least > floor)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one row of every array needs %lld bytes)",
+			       (long long)c->memory, (long long)need);
+	if (least_elems == 1)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one piece needs %lld bytes)",
+			       (long long)c->memory, (long long)need);
+	return err_set(e, EXIT_USAGE, where,
+		       "--memory %lld bytes is too small for one block "
+		       "(%lld elements of every array need %lld bytes)",
+		       (long long)c->memory, (long long)floor, (long long)need);
+}
+
 /* The layout of dist_layout_make, dist_layout_units and the streams, in
  * boxes of at least LEAST_ELEMS elements (or all), shares even within
  * SMALL elements, boxes that stop growing at TARGET_BYTES of the widest
@@ -148,27 +175,8 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, cons
 		cap = box_cap(c, line);
 	}
 	int64_t least = whole ? total : line > floor ? line : floor;
-	if (total > 0 && cap < least) {
-		int64_t need = box_cost(c, least, line);
-		if (widest > 0 && least > (IO_LIMIT - 1) / widest)
-			return err_set(e, EXIT_USAGE, where,
-				       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-				       (long long)(line * widest));
-		if (least > floor)
-			return err_set(e, EXIT_USAGE, where,
-				       "--memory %lld bytes is too small for one block "
-				       "(one row of every array needs %lld bytes)",
-				       (long long)c->memory, (long long)need);
-		if (least_elems == 1)
-			return err_set(e, EXIT_USAGE, where,
-				       "--memory %lld bytes is too small for one block "
-				       "(one piece needs %lld bytes)",
-				       (long long)c->memory, (long long)need);
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(%lld elements of every array need %lld bytes)",
-			       (long long)c->memory, (long long)floor, (long long)need);
-	}
+	if (total > 0 && cap < least)
+		return too_small(c, least, line, floor, least_elems, where, e);
 	l->axis = axis;
 	l->line = line;
 	l->lines = 1;
@@ -351,6 +359,60 @@ bool dist_stream_uneven(const struct dist_stream *s)
 	return off > 0.25 * fair && off > SMALL_SHARE;
 }
 
+/* Errors (EXIT_USAGE, at WHERE) when SP's budget does not hold a box of
+ * min(64, all of TOTAL) elements, or its shortest along box. */
+static int stream_floor(const struct stream_spaces *sp, int64_t total, const char *where,
+			struct err *e)
+{
+	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS, per = sp->per_elem + sp->per_across;
+	if (floor < sp->least)
+		floor = sp->least;
+	if (floor < 1)
+		floor = 1;
+	if (sp->widest > 0 && floor > (IO_LIMIT - 1) / sp->widest)
+		return err_set(e, EXIT_USAGE, where,
+			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)(floor * sp->widest));
+	if (sp->memory >= floor * per)
+		return 0;
+	if (floor > FLOOR_ELEMS)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one row of every array needs %lld bytes)",
+			       (long long)sp->memory, (long long)(floor * per));
+	return err_set(e, EXIT_USAGE, where,
+		       "--memory %lld bytes is too small for one block "
+		       "(%lld elements of every array need %lld bytes)",
+		       (long long)sp->memory, (long long)floor, (long long)(floor * per));
+}
+
+/* The elements an along box of SP holds at most: as many as the budget
+ * allows with a box across WIDTH wide (the runs across after the last axis
+ * along); for a chunked array at least a chunk's extent along, so that
+ * each chunk lies in one box: the box across narrower instead
+ * (DIST_CHUNK_BOXES in HOW), or as wide, past the size boxes stop at (SP's
+ * target raised), when the budget holds it. */
+static int64_t along_length(struct stream_spaces *sp, int64_t width, unsigned how)
+{
+	int64_t per = sp->per_elem + sp->per_across, cap = sp->memory / per;
+	if (sp->widest > 0 && cap > BLOCK_TARGET / sp->widest)
+		cap = BLOCK_TARGET / sp->widest;
+	int64_t g = width > 0 ? cap / width : sp->stream, chunk_along = 1;
+	for (int i = 1; sp->chunked && i < sp->nr; i++)
+		chunk_along *= sp->rc[i] < sp->rd[i] ? sp->rc[i] : sp->rd[i];
+	if (g < chunk_along && (how & DIST_CHUNK_BOXES) && chunk_along <= cap) {
+		g = chunk_along;
+	} else if (g < chunk_along && chunk_along * width <= sp->memory / per) {
+		g = chunk_along;
+		sp->target = chunk_along * width * (sp->widest > 0 ? sp->widest : 1);
+	}
+	if (g > sp->stream)
+		g = sp->stream;
+	if (g < sp->least)
+		g = sp->least;
+	return g > 1 ? g : 1;
+}
+
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
 		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
 		     unsigned how, int nranks, const char *where, struct err *e,
@@ -389,52 +451,9 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	/* the shortest along box: one last-axis run when it may not be cut */
 	bool whole = whole_last && s->axis_along[s->ndim - 1];
 	sp.least = whole ? sp.rd[sp.nr - 1] : 1;
-	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
-	if (floor < sp.least)
-		floor = sp.least;
-	if (floor < 1)
-		floor = 1;
-	if (widest > 0 && floor > (IO_LIMIT - 1) / widest)
-		return err_set(e, EXIT_USAGE, where,
-			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)(floor * widest));
-	if (memory < floor * (per_elem + per_across)) {
-		if (floor > FLOOR_ELEMS)
-			return err_set(e, EXIT_USAGE, where,
-				       "--memory %lld bytes is too small for one block "
-				       "(one row of every array needs %lld bytes)",
-				       (long long)memory, (long long)(floor * (per_elem + per_across)));
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(%lld elements of every array need %lld bytes)",
-			       (long long)memory, (long long)floor, (long long)(floor * (per_elem + per_across)));
-	}
-	/* as long along as the budget allows with an across box as wide as
-	 * the runs across after the last axis along; shorter while the
-	 * across boxes do not fit */
-	int64_t cap = memory / (per_elem + per_across);
-	if (widest > 0 && cap > BLOCK_TARGET / widest)
-		cap = BLOCK_TARGET / widest;
-	int64_t width = inner < sp.across ? inner : sp.across;
-	int64_t g = width > 0 ? cap / width : sp.stream;
-	/* a chunked array: at least a chunk's extent along, so that each chunk
-	 * lies in one box: the box across narrower instead (DIST_CHUNK_BOXES),
-	 * or as wide, past the size boxes stop at, when the budget holds it */
-	int64_t chunk_along = 1;
-	for (int i = 1; sp.chunked && i < sp.nr; i++)
-		chunk_along *= sp.rc[i] < sp.rd[i] ? sp.rc[i] : sp.rd[i];
-	if (g < chunk_along && (how & DIST_CHUNK_BOXES) && chunk_along <= cap)
-		g = chunk_along;
-	else if (g < chunk_along && chunk_along * width <= memory / (per_elem + per_across)) {
-		g = chunk_along;
-		sp.target = chunk_along * width * (widest > 0 ? widest : 1);
-	}
-	if (g > sp.stream)
-		g = sp.stream;
-	if (g < sp.least)
-		g = sp.least;
-	if (g < 1)
-		g = 1;
+	if (stream_floor(&sp, total, where, e) < 0)
+		return -1;
+	int64_t g = along_length(&sp, inner < sp.across ? inner : sp.across, how);
 	sp.along_max = whole ? sp.nr - 2 : H5U_MAXDIM;
 	sp.small_unit = sp.stream > 0 ? sp.stream : 1;
 	/* Narrow runs across: a box cut inside the axes across after the last
