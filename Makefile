@@ -25,6 +25,9 @@ CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/nul
 # -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
 # -ludunits2: UDUNITS-2, for units (src/units.c)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -lm
+# The write calls of src/intercept.c, exported so that the MPI-IO
+# components Open MPI loads with dlopen call them (journal.h says why).
+LDFLAGS += -Wl,--dynamic-list=src/intercept.sym
 ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -85,6 +88,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 build/flags: FORCE | build
 	$(Q)echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
 $(OBJ) $(BIN) $(UNIT_BIN): build/flags
+$(BIN) $(UNIT_BIN): src/intercept.sym
 FORCE:
 
 -include $(OBJ:.o=.d)

@@ -34,7 +34,8 @@ struct cli_value {
 /* Options every data command takes. */
 enum {
 	OPTV_SET = 1000, OPTV_MEMORY, OPTV_MPI, OPTV_PROGRESS, OPTV_NO_PROGRESS,
-	OPTV_QUIET, OPTV_JSON, OPTV_OVERWRITE, OPTV_NO_HISTORY, OPTV_MPI_INFO
+	OPTV_QUIET, OPTV_JSON, OPTV_OVERWRITE, OPTV_NO_HISTORY, OPTV_MPI_INFO,
+	OPTV_RISK_PARTIAL_WRITES
 };
 
 struct cli {
@@ -51,6 +52,7 @@ struct cli {
 	size_t set_name_len[CLI_MAXSET];
 	size_t memory;
 	bool mpi, quiet, overwrite, no_history, json, progress_given, progress;
+	bool risk_partial_writes;     /* no journal for writes into existing files */
 };
 
 /* Parse ARGV[1..ARGC-1] (ARGV[0] is the command) against OWN (terminated

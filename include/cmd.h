@@ -28,7 +28,10 @@ int cmd_check(int argc, char **argv);
 int cmd_call(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 int cmd_accumulate(int argc, char **argv);
+int cmd_reduceat(int argc, char **argv);
+int cmd_at(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_ufuncs(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

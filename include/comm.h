@@ -26,8 +26,14 @@ bool comm_mpi(void);
 int comm_rank(void);
 int comm_size(void);
 /* Collective: returns 0 when every rank's E is clear; otherwise -1 on every
- * rank, with E on every rank holding the record of the lowest failing rank. */
+ * rank, with E on every rank holding the record of the lowest failing rank.
+ * The check given to comm_on_agree runs on each rank first. */
 int comm_agree(struct err *e);
+/* CHECK(E) runs at the start of every comm_agree and may set E: how a
+ * stop asked for by a signal reaches every rank (interrupt.h). */
+void comm_on_agree(void (*check)(struct err *e));
+/* Collective: the largest of every rank's V. */
+int64_t comm_max(int64_t v);
 /* Collective broadcast of N bytes from rank 0. */
 void comm_bcast(void *buf, size_t n);
 /* Collective: rank 0's *P, a malloc'd buffer of *N bytes, sent to all
@@ -53,6 +59,11 @@ void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const 
  * combined by FOLD in rank order (an exclusive scan, in ceil(log2 P)
  * exchanges between pairs of ranks); rank 0's BUF is left as it was. */
 void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
+/* Collective: SEND holds SEND_BYTES[r] bytes for each rank r in turn; RECV
+ * gets, in rank order, what every rank sends this one (RECV_BYTES[r] from
+ * rank r), and must have room for all of it.  Each rank's part is under
+ * 2 GiB, and so is all it receives (MPI's int counts). */
+void comm_alltoallv(const void *send, const int64_t *send_bytes, void *recv, int64_t *recv_bytes);
 /* Point to point: N bytes to or from rank PEER. */
 void comm_send(const void *buf, size_t n, int peer);
 void comm_recv(void *buf, size_t n, int peer);

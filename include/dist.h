@@ -16,6 +16,10 @@
 #include "err.h"
 #include "recipe.h"   /* H5U_MAXDIM */
 
+/* Bytes of the widest array at which blocks stop growing: larger ones only
+ * cost page faults. */
+#define DIST_BLOCK_BYTES ((int64_t)4 << 20)
+
 /* ---- boxes: an n-d index space cut over as many axes as needed ----------
  *
  * The space (a 0-d one is (1,)) is seen as LINES: a line fixes every index

@@ -12,6 +12,10 @@
  * and writes, collective and independent, of data and metadata alike, and
  * MPI_File_open.  Without MPI only the HDF5 level counts.  Counting never
  * changes what a call does.
+ *
+ * Below both, the writes into files whose old bytes are journaled
+ * (journal.h, intercept.c): how many write calls reached them on this rank,
+ * and the records, bytes and syncs the old bytes cost.
  */
 #ifndef H5UFUNC_IOSTAT_H
 #define H5UFUNC_IOSTAT_H
@@ -26,6 +30,10 @@ struct iostat {
 	int64_t mpiio_coll_reads;               /* of the reads, the collective ones (_all) */
 	int64_t mpiio_coll_writes;              /* of the writes, likewise */
 	int64_t mpiio_opens;                    /* MPI_File_open */
+	int64_t journal_writes;                 /* write calls into journaled files */
+	int64_t journal_records;                /* ranges of old bytes saved ... */
+	int64_t journal_bytes;                  /* ... their bytes ... */
+	int64_t journal_syncs;                  /* ... and the fsyncs that made them durable */
 };
 
 /* This rank's counts since the process started. */

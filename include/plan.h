@@ -43,8 +43,17 @@ struct plan_file {
 	bool scratch;            /* holds the run's named intermediates or printed results */
 	bool printed;            /* a scratch file of printed results only */
 	bool memory;             /* a scratch file kept in memory: no file is made */
+	bool undoable;           /* existed, and the run writes into it: journaled
+				    (journal.h), unless --risk-partial-writes */
+	const char *unfinished;  /* check: what an interrupted run's journal beside
+				    it says (journal_describe), else NULL */
 	hid_t id;                /* open while a stage runs, else -1 */
 	bool made;               /* made on disk by this run, not yet renamed or removed */
+	int journal;             /* while the run's writes into it can be undone: its
+				    journal (journal.h), else -1 */
+	enum undo { UNDO_NONE, UNDO_ROLLED_BACK, UNDO_STUCK, UNDO_COMMITTED } undo;
+				 /* how the run ended for it ... */
+	const char *stuck;       /* ... and, UNDO_STUCK, why it could not be rolled back */
 };
 
 enum array_kind { ARR_DATASET, ARR_LITERAL };
@@ -127,6 +136,9 @@ struct plan_op {
 	const char *where;                  /* its step, for faults raised from the data */
 };
 
+struct reduceat_plan;   /* reduceat.h */
+struct at_plan;         /* at.h */
+
 struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
@@ -199,6 +211,8 @@ struct plan_step {
 	enum fold_init rest_init;           /* REDUCE_CHAIN: where later pieces start (a
 					       shared stream: later ranks' runs) */
 	unsigned char rest_value[16];
+	struct reduceat_plan *reduceat;     /* reduceat: its segments and blocks */
+	struct at_plan *at;                 /* at: its indices and rounds */
 };
 
 struct plan {
@@ -210,19 +224,26 @@ struct plan {
 	int nsteps;
 	struct plan_step *steps;
 	const char *command;                /* "run", "call", ... */
+	const char *token;                  /* the run's (tmpfiles.h), the same on every rank */
 };
 
 struct plan_options {
 	size_t memory;                      /* per-rank budget in bytes */
 	bool overwrite;                     /* --overwrite */
 	int nranks;
+	bool check_only;                    /* h5ufunc check: at's index datasets are not read,
+					       journals are looked at, not rolled back */
 	const char *command;                /* one-liner name ("call"), NULL for recipes */
 	const char *token;                  /* the same on every rank: names temporary files */
+	bool quiet;                         /* -q: no note when one is rolled back */
+	bool risk_partial_writes;           /* --risk-partial-writes: no journals */
 };
 
 /* Check R against the files and build P (allocated from A).  Collective
  * under MPI (files are opened); every rank must call it.  Files are closed
- * again before it returns.  Errors have status EXIT_USAGE. */
+ * again before it returns.  Errors have status EXIT_USAGE.  An existing
+ * file that an interrupted run left unfinished is rolled back before it is
+ * opened (journal.h), unless O says check_only. */
 int plan_build(const struct recipe *r, const struct plan_options *o,
 	       struct arena *a, struct plan *p, struct err *e);
 

@@ -13,6 +13,8 @@
  *               literals
  *   resolve.c   type resolution (resolve.h: pure, no HDF5)
  *   lower.c     an expression -> the step's op program
+ *   indexed.c   reduceat and at steps: their index arrays (indices.h),
+ *               checked against the data before anything is written
  *   outputs.c   where each result goes: in place, new, replacing, scratch,
  *               printed; chunks and compression
  *   elementwise.c  the elementwise memory model (elementwise.h)
@@ -53,6 +55,14 @@ struct planner {
 const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m);
 /* Where output K of S is written in the recipe. */
 const char *planner_step_where(struct planner *pl, struct plan_step *s, int k);
+/* Axis I of axis: (O) of X, given by number or by name (NumPy's range
+ * check), into *OUT. */
+int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
+		 const struct array *x, int *out, struct err *e);
+/* The one input of a fold (reduce, accumulate, reduceat) of S: NumPy's
+ * errors for a ufunc that is not binary with one output, one input, a
+ * dataset; into S->in[0].  NULL on error. */
+struct array *planner_fold_input(struct planner *pl, struct plan_step *s, struct err *e);
 
 /* ---- files.c ---- */
 
@@ -72,8 +82,9 @@ int file_check_writable(const char *path, bool exists, const char *w, struct err
 /* The run's scratch file of printed results (PRINTED) or of named
  * intermediates, added on first use; NULL when the table is full. */
 struct plan_file *scratch_file(struct planner *pl, bool printed);
-/* Where scratch files and temporary names go, once outputs are known. */
-void place_files(struct planner *pl);
+/* Where scratch files and temporary names go, once outputs are known;
+ * which files are journaled, and that their journals can be made. */
+int place_files(struct planner *pl, struct err *e);
 
 /* ---- arrays.c ---- */
 
@@ -104,7 +115,20 @@ struct array *array_operand(struct planner *pl, const char *text, const char *w,
 int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
 		   bool by_position, const char *w, struct err *e);
 
+/* ---- indexed.c ---- */
+
+/* A reduceat step: its input, axis, indices (read and checked now), loop
+ * and result shape. */
+int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
+/* An at step: its target (written in place), index arrays (checked now,
+ * unless only checking), b, and loop. */
+int plan_at(struct planner *pl, struct plan_step *s, struct err *e);
+
 /* ---- outputs.c ---- */
+
+/* X, a dataset S reads, is also where S writes, in place (at). */
+int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, const char *w,
+		     struct err *e);
 
 /* Decide output K of S (its out: entry): in place, a new or replacing
  * dataset, a new file, or a named intermediate in the scratch file. */

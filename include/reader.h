@@ -81,8 +81,6 @@ int reader_take_key(struct parser *p, const char **key, struct mark *m);
  * "LABEL'NAME' must be EXPECT, found ...". */
 int reader_text_value(struct parser *p, const char *label, const char *name, const char *expect,
 		      struct value *v);
-/* Refuse KEY if it is one of the keys refused by name; 0 otherwise. */
-int reader_refuse_unsupported(struct parser *p, const char *key, struct mark m);
 /* "duplicate key 'KEY' (first at L:C)" at M. */
 int reader_duplicate(struct parser *p, const char *key, struct mark m, struct mark first);
 

@@ -25,10 +25,13 @@ struct mark {
 	int line, col;          /* 1-based; 0 when the node has no source text */
 };
 
-enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR };
+enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR, VERB_REDUCEAT,
+	    VERB_AT };
+#define VERB_COUNT (VERB_AT + 1)
 #define VERB_BIT(V) (1u << VERB_##V)
+/* The verbs whose steps make results (at writes into its first operand). */
 #define VERBS_ALL (VERB_BIT(UFUNC) | VERB_BIT(REDUCE) | VERB_BIT(ACCUMULATE) | \
-		   VERB_BIT(OUTER) | VERB_BIT(EXPR))
+		   VERB_BIT(OUTER) | VERB_BIT(EXPR) | VERB_BIT(REDUCEAT))
 
 /* missing: off (the default), mask, mask-nan (SPEC 3.5). */
 enum missing_mode { MISSING_OFF, MISSING_MASK, MISSING_MASK_NAN };
@@ -79,6 +82,11 @@ struct recipe_step {
 	int nin;                      /* `in:` scalar or list; 0 for expr: */
 	const char *in[RECIPE_MAXIN]; /* operand texts: names, FILE:/PATH, literals */
 	struct mark in_mark[RECIPE_MAXIN];
+	int nidx;                     /* reduceat and at: `indices:` entries, each a
+					 dataset, a name, or a literal list "[0,31,59]" */
+	const char *idx[H5U_MAXDIM];
+	struct mark idx_mark[H5U_MAXDIM];
+	struct mark idx_key;          /* where `indices:` is */
 	int nout;                     /* 0 when no `out:` (print the result) */
 	const char *out[RECIPE_MAXOUT];
 	struct mark out_mark[RECIPE_MAXOUT];
@@ -117,7 +125,8 @@ int recipe_parse(const char *text, size_t len, const char *path,
 		 const struct vars *vars, struct arena *a, struct recipe *r,
 		 struct err *e);
 
-/* NumPy-style name of a verb: "ufunc", "reduce", "accumulate", "outer", "expr". */
+/* NumPy-style name of a verb: "ufunc", "reduce", "accumulate", "outer", "expr",
+ * "reduceat", "at". */
 const char *verb_name(enum verb v);
 
 #endif

@@ -29,6 +29,15 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		const int64_t *count, const char *data, char *conv,
 		const char *where, struct err *e);
 
+/* Read the box START/COUNT of an index space SPACE from X, which
+ * broadcasts into it as NumPy broadcasts (its axes aligned on the right),
+ * as T into OUT (C order over COUNT): X's own box is read into OWN (as T;
+ * RAW is scratch in X's dtype, as stage_read takes it) and spread over the
+ * axes it broadcasts along.  Collective. */
+int stage_read_broadcast(const struct array *x, const struct shape *space, enum dtype t,
+			 const int64_t *start, const int64_t *count, char *raw, char *own, char *out,
+			 const char *where, struct err *e);
+
 /* The box of rows [FIRST, FIRST+COUNT) of SHAPE (all of its other axes):
  * START and CNT, as stage_read and stage_write take them. */
 void stage_row_box(const struct shape *shape, int64_t first, int64_t count,

@@ -55,8 +55,10 @@ enum ufunc_flag {
 					fill masked elements with 0 ... */
 	UF_MA_FILL_ONE = 1u << 6,    /* ... or with 1 */
 	UF_PICKS_OPERAND = 1u << 7,  /* the result is one of the operands (maximum) */
-	UF_HALF_REDUCE_FLOAT32 = 1u << 8   /* the float16 loop reduces in a float32
-					      accumulator, rounded once a call (add) */
+	UF_PAIRWISE = 1u << 9,       /* a reduce of the float and complex loops, one
+					call, sums pairwise (NumPy's pairwise summation) */
+	UF_HALF_WIDE = 1u << 10      /* a reduce of the float16 loop folds in float32,
+					rounded to float16 at the end of the call */
 };
 
 /* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the
@@ -126,7 +128,7 @@ bool ufunc_fold_exact(const struct ufunc *uf, enum dtype t);
 /* The loop that folds the parts of a reduction of UF whose loop is LOOP,
  * so that their partial results keep what the loop's accumulator holds:
  * UF's float32 loop where LOOP is a float16 one that reduces in float32
- * (UF_HALF_REDUCE_FLOAT32), else LOOP. */
+ * (UF_HALF_WIDE), else LOOP. */
 const struct ufunc_loop *ufunc_partial_loop(const struct ufunc *uf, const struct ufunc_loop *loop);
 
 /* Write the identity of UF as one element of DT into OUT.  Returns 0, or -1

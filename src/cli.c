@@ -26,6 +26,7 @@ static const struct cli_option common[] = {
 	{ "overwrite", 0, false, OPTV_OVERWRITE },
 	{ "no-history", 0, false, OPTV_NO_HISTORY },
 	{ "mpi-info", 0, true, OPTV_MPI_INFO },
+	{ "risk-partial-writes", 0, false, OPTV_RISK_PARTIAL_WRITES },
 	{ NULL, 0, false, 0 }
 };
 
@@ -89,6 +90,7 @@ static int take(struct cli *c, const struct cli_option *o, const char *arg, stru
 	case OPTV_QUIET: c->quiet = true; return 0;
 	case OPTV_OVERWRITE: c->overwrite = true; return 0;
 	case OPTV_NO_HISTORY: c->no_history = true; return 0;
+	case OPTV_RISK_PARTIAL_WRITES: c->risk_partial_writes = true; return 0;
 	case OPTV_MPI_INFO: {
 		const char *eq = strchr(arg, '=');
 		if (!eq || eq == arg)

@@ -1,5 +1,5 @@
-/* cmd_call.c - the one-liners call, reduce and accumulate, each built into
- * a one-step recipe for cmd_execute. */
+/* cmd_call.c - the one-liners call, reduce, accumulate, reduceat, at and
+ * eval, each built into a one-step recipe for cmd_execute. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +10,17 @@
 #include "expr.h"
 #include "options.h"
 
-/* Flag ids: -o or -i, then the step options (options.def) from STEP_FLAG. */
-enum { FLAG_OUT = 1, FLAG_INPUT, STEP_FLAG };
+/* Flag ids: -o, -i, --indices, then the step options (options.def) from
+ * STEP_FLAG. */
+enum { FLAG_OUT = 1, FLAG_INPUT, FLAG_INDICES, STEP_FLAG };
+#define OWN_MAX 2   /* a one-liner's own flags */
 
-/* OWN (-o or -i), then one-liner W's step option flags, into OUT (room for
- * OPT_COUNT + 2). */
-static void flags_of(enum one_liner w, struct cli_option own, struct cli_option *out)
+/* The NOWN flags OWN, then one-liner W's step option flags (none when W
+ * is ONE_COUNT), into OUT (room for OPT_COUNT + OWN_MAX + 1). */
+static void flags_of(enum one_liner w, int nown, const struct cli_option *own, struct cli_option *out)
 {
-	out[0] = own;
-	int n = 1 + option_flags(w, STEP_FLAG, out + 1);
+	memcpy(out, own, sizeof *own * (size_t)nown);
+	int n = nown + (w < ONE_COUNT ? option_flags(w, STEP_FLAG, out + nown) : 0);
 	out[n] = (struct cli_option){ NULL, 0, false, 0 };
 }
 
@@ -39,11 +41,12 @@ static int finish(struct cli *c, struct recipe *r, struct arena *a, int argc, ch
 	return cli_finish(e);
 }
 
-/* Split "a,b" into at most RECIPE_MAXOUT outputs. */
-static int split_out(struct arena *a, const char *arg, struct recipe_step *s, const char *w,
-		     struct err *e)
+/* Split "a,b" (commas inside [...] kept) into at most MAX pieces of
+ * FLAG's value ARG, each a WHAT, into TEXTS (*N of them). */
+static int split_commas(struct arena *a, const char *flag, const char *what, const char *arg, int max,
+			const char **texts, int *n, const char *w, struct err *e)
 {
-	s->nout = 0;
+	*n = 0;
 	const char *p = arg;
 	for (;;) {
 		const char *comma = p;
@@ -51,25 +54,81 @@ static int split_out(struct arena *a, const char *arg, struct recipe_step *s, co
 			depth += *comma == '[' ? 1 : *comma == ']' ? -1 : 0;
 		if (!*comma)
 			comma = NULL;
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		if (s->nout == RECIPE_MAXOUT)
-			return err_set(e, EXIT_USAGE, w, "-o takes at most %d outputs", RECIPE_MAXOUT);
-		if (!n)
-			return err_set(e, EXIT_USAGE, w, "-o '%s' has an empty output", arg);
-		s->out[s->nout++] = arena_strndup(a, p, n);
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (*n == max)
+			return err_set(e, EXIT_USAGE, w, "%s takes at most %d %ss", flag, max, what);
+		if (!len)
+			return err_set(e, EXIT_USAGE, w, "%s '%s' has an empty %s", flag, arg, what);
+		texts[(*n)++] = arena_strndup(a, p, len);
 		if (!comma)
 			return 0;
 		p = comma + 1;
 	}
 }
 
+/* --indices IDX[,IDX...]: integers only are one index array, as NumPy
+ * reads a list ("[0,31,59]" for the planner); otherwise one index array
+ * per axis: FILE:/PATH, a name, or a bracketed list.  Repeated, the
+ * entries add up. */
+static int add_indices(struct arena *a, const char *arg, struct recipe_step *s, const char *w,
+		       struct err *e)
+{
+	bool ints = *arg != '\0';
+	for (const char *c = arg; *c && ints; c++)
+		ints = (*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == ',';
+	if (ints && s->nidx == H5U_MAXDIM)
+		return err_set(e, EXIT_USAGE, w, "--indices takes at most %d index arrays", H5U_MAXDIM);
+	if (ints) {
+		size_t len = strlen(arg) + 3;
+		char *list = arena_alloc(a, len);
+		snprintf(list, len, "[%s]", arg);
+		s->idx[s->nidx++] = list;
+		return 0;
+	}
+	int n;
+	if (split_commas(a, "--indices", "index array", arg, H5U_MAXDIM - s->nidx, s->idx + s->nidx, &n,
+			 w, e) < 0)
+		return -1;
+	s->nidx += n;
+	return 0;
+}
+
+/* A one-liner's own flags (-o, --indices) and which step options it
+ * takes as flags (ONE_COUNT: none). */
+struct one_liner_flags {
+	int nown;
+	struct cli_option own[OWN_MAX];
+	enum one_liner w;
+};
+
+static const struct cli_option out_flag = { "out", 'o', true, FLAG_OUT };
+static const struct cli_option indices_flag = { "indices", 0, true, FLAG_INDICES };
+
+/* UFUNC.METHOD as the first operand: call's UFUNC.outer, else refused,
+ * naming the command that has the method.  Sets S's verb and ufunc. */
+static int method_call(struct arena *a, struct recipe_step *s, const char *command, struct err *e)
+{
+	const char *dot = strchr(s->fn, '.');
+	if (!dot)
+		return 0;
+	const char *method = dot + 1;
+	if (s->verb != VERB_UFUNC || strcmp(method, "outer"))
+		return err_set(e, EXIT_USAGE, command, "'%s': %s", s->fn,
+			       !strcmp(method, "at") ? "ufunc.at is the command h5ufunc at" :
+			       !strcmp(method, "reduceat") ? "ufunc.reduceat is the command h5ufunc reduceat" :
+			       "the only method call takes is UFUNC.outer (see h5ufunc reduce and accumulate)");
+	s->verb = VERB_OUTER;
+	s->fn = arena_strndup(a, s->fn, (size_t)(dot - s->fn));
+	return 0;
+}
+
 /* The one-liners share this: options and operands into a one-step recipe,
  * then cmd_execute.  VERB is the command's; UFUNC.outer in call makes an
  * outer step. */
-static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
+static int one_liner(int argc, char **argv, enum verb verb, const struct one_liner_flags *f)
 {
-	struct cli_option options[OPT_COUNT + 2];
-	flags_of(w, (struct cli_option){ "out", 'o', true, FLAG_OUT }, options);
+	struct cli_option options[OPT_COUNT + OWN_MAX + 1];
+	flags_of(f->w, f->nown, f->own, options);
 	struct err e = {0};
 	struct cli c;
 	struct arena a = {0};
@@ -85,19 +144,8 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 		goto out;
 	}
 	step.fn = c.pos[0];
-	const char *dot = strchr(step.fn, '.');
-	if (dot) {
-		const char *method = dot + 1;
-		if (verb != VERB_UFUNC || strcmp(method, "outer")) {
-			err_set(&e, EXIT_USAGE, command, "'%s': %s", step.fn,
-				!strcmp(method, "at") ? "ufunc.at is not supported" :
-				!strcmp(method, "reduceat") ? "ufunc.reduceat is not supported" :
-				"the only method call takes is UFUNC.outer (see h5ufunc reduce and accumulate)");
-			goto out;
-		}
-		step.verb = VERB_OUTER;
-		step.fn = arena_strndup(&a, step.fn, (size_t)(dot - step.fn));
-	}
+	if (method_call(&a, &step, command, &e) < 0)
+		goto out;
 	snprintf(where, sizeof where, "%s %s", command, step.fn);
 	if (c.npos - 1 > RECIPE_MAXIN) {
 		err_set(&e, EXIT_USAGE, where, "too many operands (at most %d)", RECIPE_MAXIN);
@@ -106,23 +154,51 @@ static int one_liner(int argc, char **argv, enum verb verb, enum one_liner w)
 	step.nin = c.npos - 1;
 	for (int i = 0; i < step.nin; i++)
 		step.in[i] = c.pos[i + 1];
-	struct step_opts *o = &step.opts;
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
-		if (c.val[i].id == FLAG_OUT) {
-			if (split_out(&a, arg, &step, where, &e) < 0)
-				goto out;
-		} else if (option_from_flag(c.val[i].id - STEP_FLAG, arg, o, &a, where, &e) < 0) {
+		int rc = c.val[i].id == FLAG_OUT ? split_commas(&a, "-o", "output", arg, RECIPE_MAXOUT, step.out,
+								 &step.nout, where, &e)
+		       : c.val[i].id == FLAG_INDICES ? add_indices(&a, arg, &step, where, &e)
+		       : option_from_flag(c.val[i].id - STEP_FLAG, arg, &step.opts, &a, where, &e);
+		if (rc < 0)
 			goto out;
-		}
 	}
+	if ((verb == VERB_REDUCEAT || verb == VERB_AT) && step.nidx == 0)
+		err_set(&e, EXIT_USAGE, where, "--indices is needed (%s)",
+			verb == VERB_AT ? "one index array per axis" : "where the segments start");
 out:
 	return finish(&c, &r, &a, argc, argv, &e);
 }
 
-int cmd_call(int argc, char **argv) { return one_liner(argc, argv, VERB_UFUNC, ONE_CALL); }
-int cmd_reduce(int argc, char **argv) { return one_liner(argc, argv, VERB_REDUCE, ONE_REDUCE); }
-int cmd_accumulate(int argc, char **argv) { return one_liner(argc, argv, VERB_ACCUMULATE, ONE_ACCUMULATE); }
+int cmd_call(int argc, char **argv)
+{
+	static const struct one_liner_flags f = { 1, { out_flag }, ONE_CALL };
+	return one_liner(argc, argv, VERB_UFUNC, &f);
+}
+
+int cmd_reduce(int argc, char **argv)
+{
+	static const struct one_liner_flags f = { 1, { out_flag }, ONE_REDUCE };
+	return one_liner(argc, argv, VERB_REDUCE, &f);
+}
+
+int cmd_accumulate(int argc, char **argv)
+{
+	static const struct one_liner_flags f = { 1, { out_flag }, ONE_ACCUMULATE };
+	return one_liner(argc, argv, VERB_ACCUMULATE, &f);
+}
+
+int cmd_reduceat(int argc, char **argv)
+{
+	static const struct one_liner_flags f = { 2, { out_flag, indices_flag }, ONE_REDUCEAT };
+	return one_liner(argc, argv, VERB_REDUCEAT, &f);
+}
+
+int cmd_at(int argc, char **argv)
+{
+	static const struct one_liner_flags f = { 1, { indices_flag }, ONE_COUNT };
+	return one_liner(argc, argv, VERB_AT, &f);
+}
 
 /* eval: -i NAME=REF bindings and '[OUT =] EXPRESSION' as a one-step recipe. */
 int cmd_eval(int argc, char **argv)
@@ -134,8 +210,9 @@ int cmd_eval(int argc, char **argv)
 	struct recipe r = { .version = 1, .nsteps = 1, .inputs = inputs };
 	struct recipe_step step = { .verb = VERB_EXPR };
 	r.steps = &step;
-	struct cli_option eval_options[OPT_COUNT + 2];
-	flags_of(ONE_EVAL, (struct cli_option){ "input", 'i', true, FLAG_INPUT }, eval_options);
+	struct cli_option eval_options[OPT_COUNT + OWN_MAX + 1];
+	static const struct cli_option input_flag = { "input", 'i', true, FLAG_INPUT };
+	flags_of(ONE_EVAL, 1, &input_flag, eval_options);
 	if (cli_parse(&c, "eval", argc, argv, eval_options, true, &e) < 0)
 		goto out;
 	if (c.npos != 1) {

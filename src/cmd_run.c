@@ -24,8 +24,11 @@ int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
 		.memory = c->memory,
 		.overwrite = c->overwrite,
 		.nranks = comm_size(),
+		.check_only = check_only,
 		.command = r->path ? NULL : c->command,
 		.token = token,
+		.quiet = c->quiet,
+		.risk_partial_writes = c->risk_partial_writes,
 	};
 	int rc = plan_build(r, &o, &a, &p, e);
 	if (comm_agree(e) < 0)

@@ -263,8 +263,17 @@ bool comm_mpi(void) { return use_mpi; }
 int comm_rank(void) { return my_rank; }
 int comm_size(void) { return n_ranks; }
 
+static void (*agree_check)(struct err *e);
+
+void comm_on_agree(void (*check)(struct err *e))
+{
+	agree_check = check;
+}
+
 int comm_agree(struct err *e)
 {
+	if (agree_check)
+		agree_check(e);
 	if (!use_mpi)
 		return e->status ? -1 : 0;
 	int mine = e->status ? my_rank : n_ranks, first;
@@ -275,6 +284,14 @@ int comm_agree(struct err *e)
 	 * are each rank's own pointers and stay as they are. */
 	MPI_Bcast(e, (int)offsetof(struct err, nsites), MPI_BYTE, first, MPI_COMM_WORLD);
 	return -1;
+}
+
+int64_t comm_max(int64_t v)
+{
+	int64_t most = v;
+	if (use_mpi)
+		MPI_Allreduce(&v, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	return most;
 }
 
 void comm_bcast(void *buf, size_t n)
@@ -435,6 +452,30 @@ void comm_gather(const void *buf, size_t n, void *out)
 	MPI_Gatherv(buf, count, MPI_BYTE, out, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
 	free(counts);
 	free(displs);
+}
+
+void comm_alltoallv(const void *send, const int64_t *send_bytes, void *recv, int64_t *recv_bytes)
+{
+	if (!use_mpi) {
+		memmove(recv, send, (size_t)send_bytes[0]);
+		recv_bytes[0] = send_bytes[0];
+		return;
+	}
+	MPI_Alltoall(send_bytes, 1, MPI_INT64_T, recv_bytes, 1, MPI_INT64_T, MPI_COMM_WORLD);
+	int *sc = malloc(sizeof *sc * 4 * (size_t)n_ranks);
+	if (!sc)
+		abort();
+	int *sd = sc + n_ranks, *rc = sd + n_ranks, *rd = rc + n_ranks;
+	for (int r = 0, so = 0, ro = 0; r < n_ranks; r++) {
+		sc[r] = (int)send_bytes[r];
+		rc[r] = (int)recv_bytes[r];
+		sd[r] = so;
+		rd[r] = ro;
+		so += sc[r];
+		ro += rc[r];
+	}
+	MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+	free(sc);
 }
 
 void comm_send(const void *buf, size_t n, int peer)

@@ -11,8 +11,7 @@ static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *c
 }
 
 #define IO_LIMIT ((int64_t)1 << 31)      /* bytes no I/O call reaches */
-#define BLOCK_TARGET ((int64_t)4 << 20)  /* blocks stop growing here: larger
-					    ones only cost page faults */
+#define BLOCK_TARGET DIST_BLOCK_BYTES
 /* An elementwise pass of one rank stops its boxes sooner: with 1 MiB of
  * the widest array a box's inputs and results stay in the core's caches
  * from the read that copies them in, through the ops, to the write that

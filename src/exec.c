@@ -1,6 +1,7 @@
 /* exec.c - runs a plan: opens its files, dispatches each step to its
- * driver (elementwise.c, reduce.c, scan.c), prints results, and commits the
+ * driver (elementwise.c, reduce.c, scan.c, reduceat.c, at.c), prints results, and commits the
  * run's files or cleans up after a failure.  See exec.h. */
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +9,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "at.h"
 #include "comm.h"
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
 #include "h5io.h"
+#include "interrupt.h"
+#include "journal.h"
 #include "print.h"
 #include "reduce.h"
+#include "reduceat.h"
 #include "report.h"
 #include "scan.h"
 #include "stage.h"
@@ -89,12 +94,17 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].merged_into == i)
 			name_sites(&p->steps[j], e);
 	report_step_begin(s);
+	interrupt_where(s->where);   /* until the next step: a stop after it names it */
 	if (s->host)
 		rc = elementwise_run(s->host, e);
 	else if (s->verb == VERB_REDUCE)
 		rc = reduce_run(s, e);
 	else if (s->verb == VERB_ACCUMULATE)
 		rc = scan_run(s, e);
+	else if (s->verb == VERB_REDUCEAT)
+		rc = reduceat_run(s, e);
+	else if (s->verb == VERB_AT)
+		rc = at_run(s, e);
 	else
 		rc = elementwise_run(s, e);
 	if (rc == 0 && s->print)
@@ -132,6 +142,18 @@ static bool name_taken(const char *path)
 	return taken;
 }
 
+/* The file just created at PATH is this run's: removed if the run is
+ * stopped, and held (rank 0) so that no other run sweeps it away as a dead
+ * run's (tmpfiles.h).  False, on every rank, when a sweep took it first. */
+static bool claim(const char *path)
+{
+	int held = tmpfiles_guard(path, comm_rank() == 0) == 0;
+	comm_bcast(&held, sizeof held);
+	if (!held)
+		tmpfiles_forget(path);
+	return held;
+}
+
 /* Create F, a file new to the run: in memory, or on disk exclusively under
  * its temporary name.  A name that is taken (by chance, or by a link that
  * someone planted) is drawn again a few times, and what is there is never
@@ -146,16 +168,15 @@ static int create_file(struct plan *p, struct plan_file *f, struct err *e)
 	for (int attempt = 1;; attempt++) {
 		if (!name_taken(f->open_path)) {
 			f->id = h5io_create(f->open_path, f->scratch, f->name, e);
-			if (comm_agree(e) == 0) {
-				tmpfiles_guard(f->open_path);
+			if (comm_agree(e) == 0 && claim(f->open_path)) {
 				f->made = true;
 				return 0;
 			}
 			h5io_close(f->id);   /* where a rank saw success */
 			f->id = -1;
-			if (!name_taken(f->open_path))
+			if (e->status && !name_taken(f->open_path))
 				return -1;   /* another failure: E says which */
-			err_clear(e);    /* taken since: draw again */
+			err_clear(e);    /* taken since, or swept away: draw again */
 		}
 		if (attempt == CREATE_TRIES)
 			return err_set(e, EXIT_RUN, f->name,
@@ -237,14 +258,128 @@ static int replace_all(struct plan *p, struct err *e)
 	return comm_agree(e);
 }
 
+/* ---- writes into existing files: journals ------------------------------ */
+
+/* Rank 0: remove what dead runs left in the directories this run writes
+ * into: their temporary files and journals (tmpfiles.h). */
+static void sweep_dirs(struct plan *p)
+{
+	const char *swept[PLAN_MAXFILES];
+	int n = 0;
+	for (int i = 0; i < p->nfiles && comm_rank() == 0; i++) {
+		struct plan_file *f = p->files[i];
+		if (!f->write || f->memory)
+			continue;
+		const char *dir = f->tmp_dir ? f->tmp_dir : dirname(arena_strdup(p->arena, f->canon));
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = !strcmp(swept[k], dir);
+		if (!seen) {
+			tmpfiles_sweep(dir, NULL, 0);
+			swept[n++] = dir;
+		}
+	}
+}
+
+/* Journal every existing file the run writes into, before it is opened
+ * for writing (HDF5 may write as it opens). */
+static int begin_journals(struct plan *p, struct err *e)
+{
+	for (int i = 0; i < p->nfiles && !e->status; i++)
+		if (p->files[i]->undoable)
+			p->files[i]->journal = journal_begin(p->files[i]->canon, p->token,
+							     p->files[i]->name, e);
+	return comm_agree(e);
+}
+
+/* Once every file is closed: the run's writes into existing files stand. */
+static int commit_journals(struct plan *p, struct err *e)
+{
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		if (f->journal < 0)
+			continue;
+		if (journal_commit(f->journal, f->name, e) < 0)
+			return -1;
+		f->journal = -1;
+		f->undo = UNDO_COMMITTED;
+	}
+	return 0;
+}
+
+/* After a failure, every file closed: put back what the run wrote into
+ * existing files. */
+static void roll_back(struct plan *p)
+{
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		if (f->journal < 0)
+			continue;
+		char why[1024];
+		f->undo = journal_rollback(f->journal, why, sizeof why) == 0 ? UNDO_ROLLED_BACK : UNDO_STUCK;
+		if (f->undo == UNDO_STUCK)
+			f->stuck = arena_strdup(p->arena, why);
+		f->journal = -1;
+	}
+}
+
+/* Is X a dataset written in place whose file ended as UNDO says (with
+ * UNDO_NONE, not journaled: one it has written into)? */
+static bool ended_as(const struct array *x, enum undo undo)
+{
+	return x->kind == ARR_DATASET && x->in_place && !x->unused && x->file->undo == undo &&
+	       (undo != UNDO_NONE || x->written);
+}
+
+/* The datasets ended_as UNDO, as "'a', 'b' and 'c'" in BUF; how many;
+ * *FILE the file of the last. */
+static int in_place_list(const struct plan *p, enum undo undo, char *buf, size_t len,
+			 const struct plan_file **file)
+{
+	int n = 0, total = 0;
+	for (int i = 0; i < p->narrays; i++)
+		total += ended_as(p->arrays[i], undo);
+	*buf = '\0';
+	for (int i = 0, used = 0; i < p->narrays && (size_t)used < len; i++) {
+		const struct array *x = p->arrays[i];
+		if (!ended_as(x, undo))
+			continue;
+		n++;
+		used += snprintf(buf + used, len - (size_t)used, "%s'%s'",
+				 n == 1 ? "" : n == total ? " and " : ", ", x->display);
+		*file = x->file;
+	}
+	return total;
+}
+
+/* Append to E what became of each dataset written in place: as it was
+ * (rolled back), the results (committed before the failure), half written
+ * until `recover` (the rollback failed), half written (no journal). */
+static void say_in_place(const struct plan *p, struct err *e)
+{
+	char list[1024];
+	const struct plan_file *f = NULL;
+	int n;
+	if ((n = in_place_list(p, UNDO_ROLLED_BACK, list, sizeof list, &f)) > 0)
+		err_append(e, "; %s %s before the run", list, n == 1 ? "is as it was" : "are as they were");
+	if ((n = in_place_list(p, UNDO_COMMITTED, list, sizeof list, &f)) > 0)
+		err_append(e, "; %s %s the results", list, n == 1 ? "holds" : "hold");
+	if ((n = in_place_list(p, UNDO_STUCK, list, sizeof list, &f)) > 0)
+		err_append(e, "; %s %s partial results until 'h5ufunc recover %s' rolls %s back (%s)",
+			   list, n == 1 ? "holds" : "hold", f->name, n == 1 ? "it" : "them", f->stuck);
+	if ((n = in_place_list(p, UNDO_NONE, list, sizeof list, &f)) > 0)
+		err_append(e, "; partial results were written in place to %s", list);
+}
+
 /* After a failure: drop datasets created in existing files, remove new
- * and scratch files, and say which in-place targets were written. */
+ * and scratch files, roll back what was written into existing files, and
+ * say what became of each dataset written in place. */
 static void clean_up(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->narrays; i++) {
 		struct array *x = p->arrays[i];
 		if (x->kind == ARR_DATASET && x->create && x->file->exists && x->id >= 0 &&
-		    x->file->id >= 0) {
+		    x->file->id >= 0 && x->file->journal < 0) {
 			h5io_dataset_close(x->id);
 			x->id = -1;
 			h5io_unlink(x->file->id, x->replace ? x->new_path : x->path);
@@ -254,13 +389,8 @@ static void clean_up(struct plan *p, struct err *e)
 	comm_barrier();
 	for (int i = 0; i < p->nfiles; i++)
 		remove_file(p->files[i]);
-	int partial = 0;
-	for (int i = 0; i < p->narrays; i++) {
-		struct array *x = p->arrays[i];
-		if (x->in_place && x->written)
-			err_append(e, "%s'%s'", partial++ ? ", " : "; partial results were written in place to ",
-				   x->display);
-	}
+	roll_back(p);
+	say_in_place(p, e);
 }
 
 /* What the end of a run writes about X: its scales (a dataset the run
@@ -325,7 +455,9 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	     struct err *e)
 {
 	report_begin(p, ro);
-	if (open_all(p, e) < 0)
+	interrupt_init();
+	sweep_dirs(p);
+	if (begin_journals(p, e) < 0 || open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {
 		if (p->steps[i].merged_into >= 0)
@@ -346,6 +478,9 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	comm_barrier();
 	if (describe_all(p, e) < 0)
 		goto fail;
+	interrupt_hold(true);   /* from here on the run finishes */
+	if (commit_journals(p, e) < 0)
+		goto fail;
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
 		if (f->scratch) {
@@ -361,10 +496,14 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	}
 	if (comm_agree(e) < 0)
 		goto fail;
+	interrupt_hold(false);
+	interrupt_where(NULL);
 	report_end(0);
 	return 0;
 fail:
 	clean_up(p, e);
+	interrupt_hold(false);
+	interrupt_where(NULL);
 	report_end(e->status);
 	return -1;
 }

@@ -16,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "h5io.h"
+#include "replay.h"
 #include "planner.h"
 #include "tmpfiles.h"
 
@@ -63,8 +66,28 @@ struct plan_file *file_add(struct planner *pl, const char *name,
 	f->open_path = f->name;
 	f->exists = exists;
 	f->id = -1;
+	f->journal = -1;
 	p->files[p->nfiles++] = f;
 	return f;
+}
+
+/* What an interrupted run left in F, before F is opened: rolled back
+ * (said on stderr, unless quiet); `check`, which writes nothing, keeps
+ * what it found for the plan.  A live run writing F is an error. */
+static int settle(struct planner *pl, struct plan_file *f, const char *w, struct err *e)
+{
+	struct replay_report r;
+	if (replay_settle(f->canon, f->name, !pl->o->check_only, w, &r, e) < 0)
+		return -1;
+	if (!r.found)
+		return 0;
+	char text[1024];
+	replay_describe(&r, f->name, text, sizeof text);
+	if (pl->o->check_only)
+		f->unfinished = arena_strdup(pl->p->arena, text);
+	else if (comm_rank() == 0 && !pl->o->quiet)
+		fprintf(stderr, "h5ufunc: %s\n", text);
+	return 0;
 }
 
 /* The plan's file for an operand that is read: it must exist, on disk or
@@ -86,6 +109,8 @@ struct plan_file *file_for_read(struct planner *pl, const char *name, const char
 		err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 		return NULL;
 	}
+	if (settle(pl, f, w, e) < 0)
+		return NULL;
 	f->id = h5io_open(name, false, w, e);
 	return f->id < 0 ? NULL : f;
 }
@@ -174,14 +199,55 @@ static int64_t file_bytes(const struct plan *p, const struct plan_file *f)
 	return n;
 }
 
+/* Room for the journal of F's old bytes: those of the datasets written in
+ * place, and a mebibyte for HDF5's metadata. */
+#define JOURNAL_SLACK ((int64_t)1 << 20)
+
+static int64_t journal_room(const struct plan *p, const struct plan_file *f)
+{
+	int64_t n = JOURNAL_SLACK;
+	for (int i = 0; i < p->narrays; i++) {
+		const struct array *x = p->arrays[i];
+		if (x->kind == ARR_DATASET && x->file == f && x->in_place)
+			n += shape_size(&x->shape) * dtype_size(x->dtype);
+	}
+	return n;
+}
+
+/* An existing file the run writes into is journaled, and its journal goes
+ * beside it: the directory must be writable, with room for the old bytes
+ * the run overwrites (a journal that runs out of space half way stops an
+ * MPI run at once: journal.c). */
+static int plan_journal(struct planner *pl, struct plan_file *f, struct err *e)
+{
+	f->undoable = f->exists && f->write && !f->scratch && !pl->o->risk_partial_writes;
+	if (!f->undoable)
+		return 0;
+	const char *dir = dirname(arena_strdup(pl->p->arena, f->canon));
+	static const char hint[] = "--risk-partial-writes writes in place without a journal";
+	struct statvfs vfs;
+	int64_t room = journal_room(pl->p, f);
+	if (access(dir, W_OK | X_OK) != 0)
+		return err_set(e, EXIT_USAGE, f->name, "cannot write into it undoably: its directory "
+			       "'%s' (where its journal goes) is not writable: %s; %s", dir,
+			       strerror(errno), hint);
+	if (statvfs(dir, &vfs) == 0 && (int64_t)(vfs.f_bavail * vfs.f_frsize) < room)
+		return err_set(e, EXIT_USAGE, f->name, "cannot write into it undoably: the journal of "
+			       "the bytes it overwrites needs up to %lld bytes beside it, and '%s' has "
+			       "%lld free; %s", (long long)room, dir,
+			       (long long)(vfs.f_bavail * vfs.f_frsize), hint);
+	return 0;
+}
+
 /* Where scratch files and temporary names go, once outputs are known.
  * Printed results stay in memory (each rank's copy holds what it wrote;
  * exec.c gathers them); so do named intermediates of one process while
  * they take at most a quarter of the budget.  Larger ones spill to a file
  * beside the first output; with no output, in $TMPDIR (else /tmp) for one
  * process, in the working directory for many ranks (which must all see
- * it).  Names on disk carry the run's token (tmpfiles.h). */
-void place_files(struct planner *pl)
+ * it).  Names on disk carry the run's token (tmpfiles.h).  Existing files
+ * written are journaled (plan_journal). */
+int place_files(struct planner *pl, struct err *e)
 {
 	struct plan *p = pl->p;
 	const char *dir = NULL;
@@ -211,5 +277,8 @@ void place_files(struct planner *pl)
 		char buf[2 * PATH_MAX];   /* a canonical path is shorter than PATH_MAX */
 		if (f->tmp_dir && tmpfiles_name(buf, sizeof buf, f->tmp_dir, f->tmp_base, pl->o->token) == 0)
 			f->open_path = arena_strdup(p->arena, buf);
+		if (plan_journal(pl, f, e) < 0)
+			return -1;
 	}
+	return 0;
 }

@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "at.h"
 #include "elementwise.h"
 #include "planner.h"
 #include "reduce.h"
@@ -114,6 +115,15 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 	return true;
 }
 
+/* Does S read Y as one of its index arrays (at)? */
+static bool reads_as_indices(const struct plan_step *s, const struct array *y)
+{
+	for (int k = 0; s->at && k < s->at->nidx; k++)
+		if (s->at->idx[k].x == y)
+			return true;
+	return false;
+}
+
 /* Intermediates that no step reads any more (fusion computes them in the
  * block) are not written at all. */
 static void drop_unused(struct plan *p)
@@ -131,6 +141,7 @@ static void drop_unused(struct plan *p)
 				for (int j = 0; j < p->steps[t].nin && p->steps[t].merged_into < 0; j++)
 					used = used || p->steps[t].in[j] == y || p->steps[t].in[j]->base == y;
 				used = used || p->steps[t].where_arr == y;   /* never merged */
+				used = used || reads_as_indices(&p->steps[t], y);
 			}
 			if (used)
 				continue;

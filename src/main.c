@@ -15,6 +15,8 @@
 	"  --mpi              initialise MPI even without a launcher\n" \
 	"  --overwrite        allow replacing existing datasets that are not in-place targets\n" \
 	"  --no-history       do not add a line to the history attribute of written files\n" \
+	"  --risk-partial-writes  write into existing files without the journal that undoes\n" \
+	"                     an interrupted run: a stopped run may leave them half written\n" \
 	"  --mpi-info KEY=VALUE  an MPI-IO hint for every file (striping_factor=16, ...)\n" \
 	"  -q, --quiet        print nothing but results and errors\n" \
 	"  --progress, --no-progress   the progress meter on stderr (default: on a terminal)\n" \
@@ -35,9 +37,21 @@ const struct command commands[] = {
 	{ "accumulate", cmd_accumulate, "UFUNC OPERAND [-o OUT] [--axis N] [--dtype T]",
 	  "np.UFUNC.accumulate along one axis; without -o print the result",
 	  "  -o OUT             write the result to FILE:/PATH\n", ONE_ACCUMULATE, DATA_OPTIONS },
+	{ "reduceat", cmd_reduceat, "UFUNC OPERAND --indices LIST|FILE:/PATH [--axis N] [-o OUT] [--dtype T]",
+	  "np.UFUNC.reduceat along one axis; without -o print the result",
+	  "  -o OUT             write the result to FILE:/PATH\n"
+	  "  --indices LIST|FILE:/PATH  where the segments start: 0,31,59 or an integer dataset\n",
+	  ONE_REDUCEAT, DATA_OPTIONS },
+	{ "at", cmd_at, "UFUNC FILE:/PATH --indices IDX[,IDX...] [OPERAND]",
+	  "np.UFUNC.at: unbuffered, in place into FILE:/PATH, repeated indices applied every time",
+	  "  --indices IDX[,IDX...]  one index array per axis: FILE:/PATH, [0,3,3], or 0,3,3 for one axis\n",
+	  -1, DATA_OPTIONS },
 	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
 	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
 	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n", ONE_EVAL, DATA_OPTIONS },
+	{ "recover", cmd_recover, "FILE",
+	  "finish or roll back what an interrupted run left in FILE, and say what it was",
+	  "  -q, --quiet        say nothing, only put it right\n", -1, "" },
 	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "", -1, "" },
 	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "", -1, "" },
 	{ NULL, NULL, NULL, NULL, NULL, -1, NULL }

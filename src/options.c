@@ -12,13 +12,27 @@
 	offsetof(struct step_opts, LAST) + sizeof ((struct step_opts *)0)->LAST
 const struct step_option step_options[OPT_COUNT] = {
 #define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) \
-	[OPT_##TAG] = { #NAME, EXPECT, VERBS, FIELDS, { CALL, REDUCE, ACCUMULATE, EVAL } },
+	[OPT_##TAG] = { #NAME, EXPECT, VERBS, FIELDS, { CALL, REDUCE, ACCUMULATE, EVAL, REDUCE } },
 #include "options.def"
 #undef OPTION
 };
 #undef FLAG
 #undef NO_FLAG
 #undef FIELDS
+
+/* The verb of each one-liner's step. */
+static const enum verb one_liner_verb[ONE_COUNT] = {
+	[ONE_CALL] = VERB_UFUNC, [ONE_REDUCE] = VERB_REDUCE, [ONE_ACCUMULATE] = VERB_ACCUMULATE,
+	[ONE_EVAL] = VERB_EXPR, [ONE_REDUCEAT] = VERB_REDUCEAT,
+};
+
+/* One-liner W's flag for OPT, or NULL when it has none.  reduceat takes
+ * reduce's flags, but one axis, as accumulate does. */
+static const struct option_flag *flag_of(enum one_liner w, int opt)
+{
+	const struct option_flag *f = &step_options[opt].flag[w == ONE_REDUCEAT && opt == OPT_AXIS ? ONE_ACCUMULATE : w];
+	return f->arg && option_applies(opt, one_liner_verb[w]) ? f : NULL;
+}
 
 void option_merge(const struct step_opts *d, const struct step_opts *s, struct step_opts *out)
 {
@@ -40,7 +54,7 @@ bool option_applies(int opt, enum verb v)
 const char *option_verbs(int opt, char *buf, size_t n)
 {
 	static const enum verb order[] = { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER,
-					   VERB_EXPR };
+					   VERB_EXPR, VERB_REDUCEAT, VERB_AT };
 	int count = 0, total = 0;
 	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
 		total += option_applies(opt, order[i]);
@@ -60,8 +74,8 @@ int option_flags(enum one_liner w, int first_id, struct cli_option *out)
 {
 	int n = 0;
 	for (int opt = 0; opt < OPT_COUNT; opt++) {
-		const struct option_flag *f = &step_options[opt].flag[w];
-		if (f->arg)
+		const struct option_flag *f = flag_of(w, opt);
+		if (f)
 			out[n++] = (struct cli_option){ step_options[opt].name, 0, *f->arg != '\0',
 							first_id + opt };
 	}
@@ -159,8 +173,8 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 void option_print_help(FILE *f, enum one_liner w)
 {
 	for (int opt = 0; opt < OPT_COUNT; opt++) {
-		const struct option_flag *fl = &step_options[opt].flag[w];
-		if (!fl->arg)
+		const struct option_flag *fl = flag_of(w, opt);
+		if (!fl)
 			continue;
 		char flag[64];
 		snprintf(flag, sizeof flag, "--%s%s%s", step_options[opt].name, *fl->arg ? " " : "", fl->arg);

@@ -143,6 +143,21 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 	return 0;
 }
 
+int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, const char *w,
+		     struct err *e)
+{
+	if (x->kind != ARR_DATASET || x->file->scratch || x->create)
+		return err_set(e, EXIT_USAGE, w, "%s writes in place into an existing dataset: '%s' is not one",
+			       verb_name(s->verb), x->display);
+	if (file_check_writable(x->file->name, true, w, e) < 0)
+		return -1;
+	x->in_place = true;
+	x->file->write = true;
+	s->nout = 1;
+	s->out[0] = x;
+	return 0;
+}
+
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		       struct err *e)

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "at.h"
 #include "chain.h"
 #include "elementwise.h"
 #include "h5io.h"
 #include "options.h"
 #include "planner.h"
 #include "reduce.h"
+#include "reduceat.h"
 #include "resolve.h"
 #include "scan.h"
 #include "select.h"
@@ -132,9 +134,8 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	return 0;
 }
 
-/* Normalise axis I of axis: (O) of X, given by number or by name. */
-static int normalise_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
-			  const struct array *x, int *out, struct err *e)
+int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
+		 const struct array *x, int *out, struct err *e)
 {
 	int a = o->given & (1u << OPT_AXIS) ? o->axis[i] : 0, ndim = x->shape.ndim;
 	if ((o->given & (1u << OPT_AXIS)) && o->axis_name[i]) {
@@ -171,7 +172,7 @@ static int reduced_axes(struct planner *pl, struct plan_step *s, const struct st
 		int n = given ? o->naxis : 1;
 		for (int i = 0; i < n; i++) {
 			int a = 0;
-			if (normalise_axis(pl, s, o, i, x, &a, e) < 0)
+			if (planner_axis(pl, s, o, i, x, &a, e) < 0)
 				return -1;
 			if (s->reduced[a])
 				return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
@@ -187,30 +188,41 @@ static int reduced_axes(struct planner *pl, struct plan_step *s, const struct st
 	return 0;
 }
 
+struct array *planner_fold_input(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	const char *verb = verb_name(s->verb);
+	struct mark m = rs->fn_mark;
+	if (s->uf->nin != 2) {
+		err_set(e, EXIT_USAGE, planner_where(pl, s, m), "%s only supported for binary functions", verb);
+	} else if (s->uf->nout != 1) {
+		err_set(e, EXIT_USAGE, planner_where(pl, s, m),
+			"%s only supported for functions returning a single value", verb);
+	} else if (rs->nin != 1) {
+		err_set(e, EXIT_USAGE, planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+			"%s takes one input, got %d", verb, rs->nin);
+	}
+	if (e->status)
+		return NULL;
+	s->nin = s->nout = 1;
+	struct array *x = s->in[0] = array_operand(pl, rs->in[0], planner_where(pl, s, rs->in_mark[0]), e);
+	if (x && x->kind == ARR_LITERAL) {
+		err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[0]), "%s needs a dataset, not the number '%s'",
+			verb, x->display);
+		return NULL;
+	}
+	return x;
+}
+
 /* reduce and accumulate. */
 static int plan_reduction(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			  struct err *e)
 {
 	const struct recipe_step *rs = s->src;
 	const struct ufunc *uf = s->uf;
-	const char *verb = verb_name(s->verb);
-	if (uf->nin != 2)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
-			       "%s only supported for binary functions", verb);
-	if (uf->nout != 1)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
-			       "%s only supported for functions returning a single value", verb);
-	if (rs->nin != 1)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
-			       "%s takes one input, got %d", verb, rs->nin);
-	s->nin = s->nout = 1;
-	s->in[0] = array_operand(pl, rs->in[0], planner_where(pl, s, rs->in_mark[0]), e);
-	if (!s->in[0])
+	struct array *x = planner_fold_input(pl, s, e);
+	if (!x)
 		return -1;
-	struct array *x = s->in[0];
-	if (x->kind == ARR_LITERAL)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[0]),
-			       "%s needs a dataset, not the number '%s'", verb, x->display);
 	const struct shape *X = &x->shape;
 	bool given = o->given & (1u << OPT_AXIS);
 	memset(s->reduced, 0, sizeof s->reduced);
@@ -220,7 +232,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		if (given && (o->axis_all || o->naxis != 1))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
 				       "accumulate does not allow multiple axes");
-		if (normalise_axis(pl, s, o, 0, x, &s->axis, e) < 0)
+		if (planner_axis(pl, s, o, 0, x, &s->axis, e) < 0)
 			return -1;
 		s->reduced[s->axis] = true;
 		s->shape = *X;
@@ -411,12 +423,15 @@ static int op_strict(struct planner *pl, struct plan_step *s, const struct plan_
 static int step_units(struct planner *pl, struct plan_step *s, bool strict, struct err *e)
 {
 	struct arena *a = pl->p->arena;
-	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE) {
+	if (s->verb == VERB_AT)
+		return 0;   /* in place: the target keeps its units */
+	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT) {
 		long long count = 1;
 		for (int i = 0; i < s->in[0]->shape.ndim; i++)
 			if (s->reduced[i])
 				count *= s->in[0]->shape.dim[i];
-		s->units[0] = units_fold(s->uf->units, s->verb == VERB_ACCUMULATE, count, s->in[0]->units, a);
+		/* segments of many lengths fold as accumulate's running results do */
+		s->units[0] = units_fold(s->uf->units, s->verb != VERB_REDUCE, count, s->in[0]->units, a);
 		if (strict && s->units[0].kind == UK_UNKNOWN)
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
 				       "the units of %s.%s of %s (%s) cannot be determined (units: strict)",
@@ -489,6 +504,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	struct step_opts o;
 	option_merge(&pl->r->defaults, &rs->opts, &o);
 	bool reduction = rs->verb == VERB_REDUCE || rs->verb == VERB_ACCUMULATE;
+	bool folds = reduction || rs->verb == VERB_REDUCEAT;   /* masked as a reduction */
 	/* Options for other verbs are errors on the step itself; under
 	 * defaults they are meant for other steps. */
 	for (int i = 0; i < OPT_COUNT; i++) {
@@ -503,6 +519,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
 	int rc = reduction ? plan_reduction(pl, s, &o, e)
+	       : rs->verb == VERB_REDUCEAT ? plan_reduceat(pl, s, &o, e)
+	       : rs->verb == VERB_AT ? plan_at(pl, s, e)
 	       : rs->verb == VERB_EXPR ? lower_expression(pl, s, &o, e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
@@ -519,7 +537,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	}
 	bool masking = (o.given & (1u << OPT_MISSING)) && o.missing != MISSING_OFF;
 	if (masking) {
-		if ((reduction ? plan_reduce_missing(pl, s, &o, e) : lower_missing(pl, s, nin, &o, e)) < 0)
+		if ((folds ? plan_reduce_missing(pl, s, &o, e) : lower_missing(pl, s, nin, &o, e)) < 0)
 			return -1;
 	}
 	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
@@ -529,7 +547,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
 			       s->nout == 1 ? "" : "s", rs->nout);
-	if (!rs->nout && outputs_printed(pl, s, e) < 0)
+	if (!rs->nout && rs->verb != VERB_AT && outputs_printed(pl, s, e) < 0)
 		return -1;
 	for (int k = 0; k < rs->nout; k++) {
 		if (outputs_plan(pl, s, k, overwrite, e) < 0)
@@ -559,6 +577,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		return -1;
 	const char *w = planner_where(pl, s, rs->mark);
 	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	       : rs->verb == VERB_REDUCEAT ? reduceat_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	       : rs->verb == VERB_AT ? at_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : elementwise_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e);
 	if (rc < 0)
@@ -590,6 +610,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	memset(p, 0, sizeof *p);
 	p->arena = a;
 	p->command = o->command;
+	p->token = o->token;
 	struct planner *pl = calloc(1, sizeof *pl);
 	if (!pl)
 		abort();
@@ -619,7 +640,8 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 		if (plan_step(pl, i, e) < 0)
 			goto out;
 	fuse_plan(pl);
-	place_files(pl);
+	if (place_files(pl, e) < 0)
+		goto out;
 	rc = 0;
 out:
 	for (int i = 0; i < p->nfiles; i++) {
@@ -738,6 +760,9 @@ static void print_stream(FILE *f, const struct plan_step *s)
 
 void plan_print(const struct plan *p, FILE *f)
 {
+	for (int i = 0; i < p->nfiles; i++)
+		if (p->files[i]->unfinished)
+			fprintf(f, "%s\n", p->files[i]->unfinished);
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
 		if (s->merged_into >= 0) {
@@ -761,6 +786,10 @@ void plan_print(const struct plan *p, FILE *f)
 			print_boxes(f, &s->split);
 		} else if ((s->verb == VERB_REDUCE && !s->host) || s->verb == VERB_ACCUMULATE) {
 			print_stream(f, s);
+		} else if (s->verb == VERB_REDUCEAT) {
+			reduceat_print(s, f);
+		} else if (s->verb == VERB_AT) {
+			at_print(s, f);
 		} else
 			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)

@@ -11,13 +11,6 @@
 #include "reader.h"
 
 /* Keys refused by name, with the reason. */
-static const struct {
-	const char *key, *why;
-} unsupported_keys[] = {
-	{"at", "'at' is not supported (unbuffered in-place ufunc.at)"},
-	{"reduceat", "'reduceat' is not supported"},
-};
-
 /* ---- Marks and messages ------------------------------------------------ */
 
 static struct mark mark_of(yaml_mark_t m)
@@ -422,14 +415,6 @@ int reader_text_value(struct parser *p, const char *label, const char *name, con
 }
 
 /* Refuse KEY if it is one of the unsupported ones; 0 otherwise. */
-int reader_refuse_unsupported(struct parser *p, const char *key, struct mark m)
-{
-	for (size_t i = 0; i < sizeof unsupported_keys / sizeof unsupported_keys[0]; i++)
-		if (strcmp(key, unsupported_keys[i].key) == 0)
-			return reader_fail(p, m, "%s", unsupported_keys[i].why);
-	return 0;
-}
-
 int reader_duplicate(struct parser *p, const char *key, struct mark m, struct mark first)
 {
 	return reader_fail(p, m, "duplicate key '%s' (first at %d:%d)", reader_shortened(p, key), first.line, first.col);

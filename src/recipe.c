@@ -31,12 +31,10 @@
 #define RECIPE_MAXSTEPS 65536
 #define RECIPE_MAXINPUTS 4096
 
-enum { VERB_COUNT = VERB_EXPR + 1 };
-
 static const char *const verb_names[VERB_COUNT] = {
 	[VERB_UFUNC] = "ufunc", [VERB_REDUCE] = "reduce",
 	[VERB_ACCUMULATE] = "accumulate", [VERB_OUTER] = "outer",
-	[VERB_EXPR] = "expr",
+	[VERB_EXPR] = "expr", [VERB_REDUCEAT] = "reduceat", [VERB_AT] = "at",
 };
 
 enum top_key { TOP_VERSION, TOP_INPUTS, TOP_STEPS, TOP_DEFAULTS, TOP_COUNT };
@@ -46,8 +44,9 @@ static const char *const top_names[TOP_COUNT] = {
 	[TOP_STEPS] = "steps", [TOP_DEFAULTS] = "defaults",
 };
 
-/* The keys of a step, as one index space: the verbs, in, out, the options. */
-enum { STEP_IN = VERB_COUNT, STEP_OUT, STEP_OPT, STEP_COUNT = STEP_OPT + OPT_COUNT };
+/* The keys of a step, as one index space: the verbs, in, out, indices, the
+ * options. */
+enum { STEP_IN = VERB_COUNT, STEP_OUT, STEP_INDICES, STEP_OPT, STEP_COUNT = STEP_OPT + OPT_COUNT };
 
 struct option;
 typedef int option_reader(struct parser *p, const struct option *opt, struct step_opts *o);
@@ -362,12 +361,9 @@ static int read_defaults(struct parser *p, struct step_opts *o)
 		if (reader_take_key(p, &key, &km))
 			return -1;
 		int opt = find_option(key);
-		if (opt < 0) {
-			if (reader_refuse_unsupported(p, key, km))
-				return -1;
+		if (opt < 0)
 			return reader_fail(p, km, "unknown key '%s' in defaults (expected %s)",
 				    reader_shortened(p, key), option_list(p, NULL));
-		}
 		if (o->given & (1u << opt))
 			return reader_duplicate(p, key, km, first[opt]);
 		first[opt] = km;
@@ -455,6 +451,137 @@ static int read_operands(struct parser *p, const char *key, const char *expect, 
 	return reader_advance(p);
 }
 
+/* A list of integers as the planner reads it, "[0,31,59]", being built. */
+struct int_text {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Append N to T; -1 when out of memory. */
+static int int_text_add(struct int_text *t, int64_t n)
+{
+	char num[32];
+	int k = snprintf(num, sizeof num, "%s%lld", t->len ? "," : "[", (long long)n);
+	if (t->len + (size_t)k + 2 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		char *grown = realloc(t->buf, cap);
+		if (!grown)
+			return -1;
+		t->buf = grown;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, num, (size_t)k);
+	t->len += (size_t)k;
+	return 0;
+}
+
+/* T closed ("[]" when empty) and copied to the arena; T freed. */
+static const char *int_text_end(struct parser *p, struct int_text *t)
+{
+	size_t n = t->len ? t->len : 1;
+	char *out = arena_alloc(p->a, n + 2);
+	memcpy(out, t->len ? t->buf : "[", n);
+	out[n] = ']';
+	out[n + 1] = '\0';
+	free(t->buf);
+	*t = (struct int_text){0};
+	return out;
+}
+
+/* The current scalar: an integer of `indices:` (0, *INTEGER set) or some
+ * other text (*INTEGER false), into V and *N. */
+static int index_scalar(struct parser *p, const char *expect, struct value *v, int64_t *n, bool *integer)
+{
+	if (reader_take_value(p, v))
+		return -1;
+	if (v->null || !v->text[0])
+		return reader_fail(p, v->mark, "'indices' must be %s, found %s in the list", expect,
+				   reader_found_value(p, v));
+	*integer = reader_parse_int(v->text, n);
+	return 0;
+}
+
+/* A list of integers (the current node, a sequence) as "[0,31,59]" in *OUT. */
+static int read_int_list(struct parser *p, const char **out)
+{
+	struct int_text t = {0};
+	int rc = reader_advance(p);
+	while (rc == 0 && p->ev.type != YAML_SEQUENCE_END_EVENT) {
+		struct value v;
+		int64_t n = 0;
+		bool integer = false;
+		if (p->ev.type != YAML_SCALAR_EVENT)
+			rc = reader_fail(p, reader_here(p), "'indices' must be a list of integers, found %s in a list",
+					 reader_found_event(p));
+		else if (index_scalar(p, "a list of integers", &v, &n, &integer) < 0)
+			rc = -1;
+		else if (!integer)
+			rc = reader_fail(p, v.mark, "'indices' must be a list of integers, found %s in a list",
+					 reader_found_value(p, &v));
+		else if (int_text_add(&t, n) < 0)
+			rc = err_set(p->e, EXIT_RUN, p->path, "out of memory while reading the recipe");
+	}
+	*out = int_text_end(p, &t);
+	return rc ? rc : reader_advance(p);
+}
+
+/* `indices:` (reduceat, at) - a dataset or name, a list of integers (one
+ * index array, as NumPy reads a list), or a list of index arrays, one per
+ * axis (datasets, names, integers, lists of integers), into S. */
+static int read_indices(struct parser *p, struct recipe_step *s)
+{
+	const char *expect = "a dataset, a list of integers, or a list of them";
+	struct value v;
+	if (p->ev.type == YAML_SCALAR_EVENT) {
+		if (reader_take_value(p, &v))
+			return -1;
+		if (v.null || !v.text[0])
+			return reader_fail(p, v.mark, "'indices' must be %s, found %s", expect, reader_found_value(p, &v));
+		s->idx[0] = v.text;
+		s->idx_mark[0] = v.mark;
+		s->nidx = 1;
+		return 0;
+	}
+	if (p->ev.type != YAML_SEQUENCE_START_EVENT)
+		return reader_fail(p, reader_here(p), "'indices' must be %s, found %s", expect, reader_found_event(p));
+	struct int_text ints = {0};   /* while every entry is an integer: all of them */
+	struct mark start = reader_here(p);
+	bool all_int = true;
+	int rc = reader_advance(p), n = 0;
+	while (rc == 0 && p->ev.type != YAML_SEQUENCE_END_EVENT) {
+		struct mark m = reader_here(p);
+		const char *text = NULL;
+		int64_t k = 0;
+		bool integer = false;
+		if (p->ev.type == YAML_SEQUENCE_START_EVENT)
+			rc = read_int_list(p, &text);
+		else if (p->ev.type == YAML_SCALAR_EVENT && (rc = index_scalar(p, expect, &v, &k, &integer)) == 0)
+			text = v.text;
+		else if (p->ev.type != YAML_SCALAR_EVENT)
+			rc = reader_fail(p, m, "'indices' must be %s, found %s in the list", expect,
+					 reader_found_event(p));
+		all_int = all_int && integer;
+		if (rc == 0 && all_int && int_text_add(&ints, k) < 0)
+			rc = err_set(p->e, EXIT_RUN, p->path, "out of memory while reading the recipe");
+		if (rc == 0 && n == H5U_MAXDIM && !all_int)
+			rc = reader_fail(p, m, "'indices' has more than %d index arrays", H5U_MAXDIM);
+		if (rc == 0 && n < H5U_MAXDIM) {
+			s->idx[n] = text;
+			s->idx_mark[n] = m;
+		}
+		n++;
+	}
+	const char *list = int_text_end(p, &ints);
+	if (rc)
+		return rc;
+	s->nidx = all_int ? 1 : n;   /* integers only: one index array, as NumPy reads a list */
+	if (all_int) {
+		s->idx[0] = list;
+		s->idx_mark[0] = start;
+	}
+	return reader_advance(p);
+}
+
 static int find_step_key(const char *key)
 {
 	for (int v = 0; v < VERB_COUNT; v++)
@@ -464,8 +591,38 @@ static int find_step_key(const char *key)
 		return STEP_IN;
 	if (strcmp(key, "out") == 0)
 		return STEP_OUT;
+	if (strcmp(key, "indices") == 0)
+		return STEP_INDICES;
 	int opt = find_option(key);
 	return opt < 0 ? -1 : STEP_OPT + opt;
+}
+
+/* What depends on VERB: the keys a step of it needs and those it may not
+ * have (SEEN, at KEY_MARK). */
+static int check_step_keys(struct parser *p, int verb, const bool *seen, const struct mark *key_mark)
+{
+	const char *name = verb_names[verb];
+	if (verb == VERB_EXPR && seen[STEP_IN])
+		return reader_fail(p, key_mark[STEP_IN], "'in' is not allowed with 'expr' (the expression names its operands)");
+	if (verb != VERB_EXPR && !seen[STEP_IN])
+		return reader_fail(p, key_mark[verb], "'%s' step has no 'in' (its operands)", name);
+	bool indexed = verb == VERB_REDUCEAT || verb == VERB_AT;
+	if (indexed && !seen[STEP_INDICES])
+		return reader_fail(p, key_mark[verb], "'%s' step has no 'indices'", name);
+	if (!indexed && seen[STEP_INDICES])
+		return reader_fail(p, key_mark[STEP_INDICES], "'indices' applies to reduceat and at steps only");
+	if (verb == VERB_AT && seen[STEP_OUT])
+		return reader_fail(p, key_mark[STEP_OUT], "'out' is not allowed with 'at' (it writes into its first operand)");
+	for (int opt = 0; opt < OPT_COUNT; opt++) {
+		if (!seen[STEP_OPT + opt])
+			continue;
+		struct mark km = key_mark[STEP_OPT + opt];
+		char verbs[80];
+		if (!option_applies(opt, verb))
+			return reader_fail(p, km, "'%s' applies to %s steps only", options[opt].name,
+				    option_verbs(opt, verbs, sizeof verbs));
+	}
+	return 0;
 }
 
 /* One step: a mapping with exactly one verb, its operands, outputs and
@@ -496,12 +653,9 @@ static int read_step(struct parser *p, struct recipe_step *s)
 		if (reader_take_key(p, &key, &km))
 			return -1;
 		int k = find_step_key(key);
-		if (k < 0) {
-			if (reader_refuse_unsupported(p, key, km))
-				return -1;
-			return reader_fail(p, km, "unknown key '%s' in step (expected in, out, %s)",
+		if (k < 0)
+			return reader_fail(p, km, "unknown key '%s' in step (expected in, out, indices, %s)",
 				    reader_shortened(p, key), option_list(p, "a verb"));
-		}
 		if (seen[k])
 			return reader_duplicate(p, key, km, key_mark[k]);
 		if (k < VERB_COUNT && verb >= 0)
@@ -525,6 +679,9 @@ static int read_step(struct parser *p, struct recipe_step *s)
 		} else if (k == STEP_OUT) {
 			rc = read_operands(p, "out", "an output or a list of one or two outputs", "outputs",
 					   RECIPE_MAXOUT, true, s->out, s->out_mark, &s->nout);
+		} else if (k == STEP_INDICES) {
+			s->idx_key = km;
+			rc = read_indices(p, s);
 		} else {
 			rc = read_option(p, k - STEP_OPT, &s->opts);
 		}
@@ -533,19 +690,8 @@ static int read_step(struct parser *p, struct recipe_step *s)
 	}
 	if (verb < 0)
 		return reader_fail(p, s->mark, "step has no verb (%s)", reader_joined(p, verb_names, VERB_COUNT, NULL));
-	if (verb == VERB_EXPR && seen[STEP_IN])
-		return reader_fail(p, key_mark[STEP_IN], "'in' is not allowed with 'expr' (the expression names its operands)");
-	if (verb != VERB_EXPR && !seen[STEP_IN])
-		return reader_fail(p, key_mark[verb], "'%s' step has no 'in' (its operands)", verb_names[verb]);
-	for (int opt = 0; opt < OPT_COUNT; opt++) {
-		if (!seen[STEP_OPT + opt])
-			continue;
-		struct mark km = key_mark[STEP_OPT + opt];
-		char verbs[80];
-		if (!option_applies(opt, verb))
-			return reader_fail(p, km, "'%s' applies to %s steps only", options[opt].name,
-				    option_verbs(opt, verbs, sizeof verbs));
-	}
+	if (check_step_keys(p, verb, seen, key_mark) < 0)
+		return -1;
 	return reader_advance(p);
 }
 

@@ -105,7 +105,7 @@ static int64_t array_bytes(const struct array *x)
 static int64_t step_estimate(const struct plan_step *s)
 {
 	int64_t n = 0;
-	bool elementwise = s->verb != VERB_REDUCE && s->verb != VERB_ACCUMULATE;
+	bool elementwise = s->verb == VERB_UFUNC || s->verb == VERB_OUTER || s->verb == VERB_EXPR;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (!x || x->kind != ARR_DATASET)
@@ -602,14 +602,18 @@ static void json_per_rank(FILE *f, const struct rank_counts *all)
 			"   \"h5_reads\": %lld, \"h5_writes\": %lld, \"h5_opens\": %lld, "
 			"\"h5_metadata\": %lld,\n"
 			"   \"mpiio_reads\": %lld, \"mpiio_writes\": %lld, \"mpiio_coll_reads\": %lld, "
-			"\"mpiio_coll_writes\": %lld, \"mpiio_opens\": %lld}%s\n",
+			"\"mpiio_coll_writes\": %lld, \"mpiio_opens\": %lld,\n"
+			"   \"journal_writes\": %lld, \"journal_records\": %lld, \"journal_bytes\": %lld, "
+			"\"journal_syncs\": %lld}%s\n",
 			r, (long long)c->elements, (long long)c->read, (long long)c->written,
 			(double)c->nanoseconds * 1e-9, (long long)c->io.h5_reads,
 			(long long)c->io.h5_writes, (long long)c->io.h5_opens,
 			(long long)c->io.h5_metadata, (long long)c->io.mpiio_reads,
 			(long long)c->io.mpiio_writes, (long long)c->io.mpiio_coll_reads,
 			(long long)c->io.mpiio_coll_writes,
-			(long long)c->io.mpiio_opens, r + 1 < comm_size() ? "," : "");
+			(long long)c->io.mpiio_opens, (long long)c->io.journal_writes,
+			(long long)c->io.journal_records, (long long)c->io.journal_bytes,
+			(long long)c->io.journal_syncs, r + 1 < comm_size() ? "," : "");
 	}
 	fputs(" ],\n", f);
 }

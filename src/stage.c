@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "h5io.h"
+#include "iter.h"
 #include "report.h"
 #include "stage.h"
 
@@ -163,4 +164,37 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 	x->written = true;
 	report_written(stage_box_size(x->shape.ndim, count), dtype_size(x->dtype));
 	return box_io(true, x, start, count, (char *)buf, where, e);
+}
+
+int stage_read_broadcast(const struct array *x, const struct shape *space, enum dtype t,
+			 const int64_t *start, const int64_t *count, char *raw, char *own, char *out,
+			 const char *where, struct err *e)
+{
+	/* X's box: the space's, or its one element along axes it broadcasts */
+	int n = space->ndim, xn = x->shape.ndim, pad = n - xn;
+	int64_t xstart[H5U_MAXDIM] = {0}, xcount[H5U_MAXDIM], dims[H5U_MAXDIM];
+	int64_t total = stage_box_size(n, count);
+	for (int i = 0; i < xn; i++) {
+		bool bcast = x->shape.dim[i] == 1 && space->dim[pad + i] != 1;
+		xstart[i] = bcast ? 0 : start[pad + i];
+		xcount[i] = total == 0 ? 0 : bcast ? 1 : count[pad + i];
+	}
+	if (xn == 0)
+		xcount[0] = total > 0;
+	if (stage_read(x, t, xstart, xcount, raw, own, where, e) < 0)
+		return -1;
+	int size = dtype_size(t);
+	if (total == 0)
+		return 0;
+	if (n == 0) {
+		memcpy(out, own, (size_t)size);
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		dims[i] = i < pad ? 1 : xcount[i - pad];
+	ptrdiff_t sst[H5U_MAXDIM], dst[H5U_MAXDIM];
+	iter_contiguous(n, dims, count, size, sst);
+	iter_contiguous(n, count, count, size, dst);
+	iter_copy(size, own, sst, out, dst, n, count);
+	return 0;
 }

@@ -1,10 +1,17 @@
-/* tmpfiles.c - unguessable temporary names, removed on signals; see tmpfiles.h. */
+/* tmpfiles.c - unguessable temporary names, removed when the run is
+ * stopped, held by locks, and swept away when a dead run left them; see
+ * tmpfiles.h. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "comm.h"
@@ -58,70 +65,222 @@ int tmpfiles_name(char *out, size_t len, const char *dir, const char *base, cons
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* ---- removal on signals ------------------------------------------------ */
+int tmpfiles_journal_name(char *out, size_t len, const char *dir, const char *base,
+			  const char *token, int rank)
+{
+	int n = !token ? snprintf(out, len, "%s/.%s.h5ufunc-journal", dir, base)
+	      : rank < 0 ? snprintf(out, len, "%s/.%s.h5ufunc-journal.%s.new", dir, base, token)
+	      : snprintf(out, len, "%s/.%s.h5ufunc-journal.%s.%d", dir, base, token, rank);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* ---- ownership: locks ---------------------------------------------------- */
+
+static int hold_lock(int fd, short type)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = TMPFILES_HOLD_AT, .l_len = 1 };
+	return fcntl(fd, F_OFD_SETLK, &l);
+}
+
+/* Errors that say the file system keeps no locks at all. */
+static bool no_locks(int err)
+{
+	return err == ENOLCK || err == ENOSYS || err == EOPNOTSUPP || err == EINVAL;
+}
+
+int tmpfiles_hold(int fd)
+{
+	return hold_lock(fd, F_RDLCK);
+}
+
+int tmpfiles_unowned(int fd)
+{
+	if (hold_lock(fd, F_WRLCK) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EACCES ? 0 : -1;
+}
+
+bool tmpfiles_held(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = TMPFILES_HOLD_AT, .l_len = 1 };
+	return fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+}
+
+bool tmpfiles_same(int fd, const char *path)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Open PATH (a file this run has just created) and hold it.  Where a lock
+ * is refused because this very process holds the file already -- HDF5's
+ * own flock, which NFS turns into a lock of the whole file -- that lock
+ * holds it for us.  On a file system without locks nothing can hold it,
+ * and nothing can sweep it either.  The descriptor, or -1. */
+static int hold_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	bool held = tmpfiles_hold(fd) == 0 || no_locks(errno);
+	if (!held && errno == EAGAIN) {
+		struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+				   .l_start = TMPFILES_HOLD_AT, .l_len = 1 };
+		held = fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK && l.l_pid == getpid();
+	}
+	if (!held || !tmpfiles_same(fd, path)) {   /* swept away before we held it */
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- removal when the run is stopped ----------------------------------- */
 
 #define MAX_GUARDED 64
 #define GUARD_PATH 4096
 
 static char guarded[MAX_GUARDED][GUARD_PATH];
+static int held_fd[MAX_GUARDED];
 static volatile sig_atomic_t in_use[MAX_GUARDED];
 
 /* Async-signal-safe: unlink alone. */
-static void remove_guarded(void)
+void tmpfiles_remove_guarded(void)
 {
 	for (int i = 0; i < MAX_GUARDED; i++)
 		if (in_use[i])
 			unlink(guarded[i]);
 }
 
-static void on_signal(int sig)
+int tmpfiles_guard(const char *path, bool hold)
 {
-	remove_guarded();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void install_handlers(void)
-{
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigfillset(&sa.sa_mask);   /* one handler at a time */
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		struct sigaction old;
-		/* A signal ignored by whoever started us stays ignored. */
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-int tmpfiles_guard(const char *path)
-{
-	static bool installed;
+	static bool at_exit;
 	if (strlen(path) >= GUARD_PATH)
 		return -1;
-	if (!installed) {
-		install_handlers();
-		/* And on an exit that is not h5ufunc's own: Open MPI ends a
-		 * rank with exit() when its launcher goes away (mpirun killed
-		 * while it tears the job down), without a signal. */
-		atexit(remove_guarded);
-		installed = true;
+	if (!at_exit) {
+		/* An exit that is not h5ufunc's own: Open MPI ends a rank with
+		 * exit() when its launcher goes away (mpirun killed while it
+		 * tears the job down), without a signal. */
+		atexit(tmpfiles_remove_guarded);
+		at_exit = true;
 	}
+	int fd = -1;
+	if (hold && (fd = hold_path(path)) < 0)
+		return -1;
 	for (int i = 0; i < MAX_GUARDED; i++)
 		if (!in_use[i]) {
 			memcpy(guarded[i], path, strlen(path) + 1);
+			held_fd[i] = fd;
 			in_use[i] = 1;
 			return 0;
 		}
+	if (fd >= 0)
+		close(fd);
 	return -1;
 }
 
 void tmpfiles_forget(const char *path)
 {
 	for (int i = 0; i < MAX_GUARDED; i++)
-		if (in_use[i] && !strcmp(guarded[i], path))
+		if (in_use[i] && !strcmp(guarded[i], path)) {
 			in_use[i] = 0;
+			if (held_fd[i] >= 0)
+				close(held_fd[i]);
+			held_fd[i] = -1;
+		}
+}
+
+/* ---- what dead runs left ------------------------------------------------- */
+
+enum kind { KIND_NONE, KIND_TEMPORARY, KIND_RANK_JOURNAL };
+
+static bool token_at(const char *s)
+{
+	for (int i = 0; i < TMPFILES_TOKEN_LEN; i++)
+		if (!isalnum((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Which of our kinds the base name NAME is.  A rank's journal is kept
+ * while its master is there, whose base name goes into MASTER. */
+static enum kind kind_of(const char *name, char *master, size_t len)
+{
+	static const char scratch[] = ".h5ufunc-scratch-", tmp[] = ".h5ufunc-",
+			  journal[] = ".h5ufunc-journal.";
+	const size_t T = TMPFILES_TOKEN_LEN, n = strlen(name);
+	const size_t ls = sizeof scratch - 1, lt = sizeof tmp - 1, lj = sizeof journal - 1;
+	if (name[0] != '.')
+		return KIND_NONE;
+	if (n == ls + T + 3 && !strncmp(name, scratch, ls) && token_at(name + ls) &&
+	    !strcmp(name + n - 3, ".h5"))
+		return KIND_TEMPORARY;
+	if (n >= 2 + lt + T + 4 && !strcmp(name + n - 4, ".tmp") && token_at(name + n - 4 - T) &&
+	    !strncmp(name + n - 4 - T - lt, tmp, lt))
+		return KIND_TEMPORARY;
+	const char *dot = strrchr(name, '.');
+	size_t at = (size_t)(dot - name);   /* ".BASE.h5ufunc-journal.TOKEN" then ".SUFFIX" */
+	if (at < 2 + lj + T || name[at - T - 1] != '.' || !token_at(name + at - T) ||
+	    strncmp(name + at - T - lj, journal, lj))
+		return KIND_NONE;
+	if (!strcmp(dot, ".new"))
+		return KIND_TEMPORARY;
+	if (!all_digits(dot + 1))
+		return KIND_NONE;
+	snprintf(master, len, "%.*s", (int)(at - T - 1), name);
+	return KIND_RANK_JOURNAL;
+}
+
+/* Remove PATH when it is a regular file that no live run holds. */
+static bool remove_dead(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;   /* a link is never opened, let alone followed */
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool gone = tmpfiles_unowned(fd) == 1 && tmpfiles_same(fd, path) && unlink(path) == 0;
+	close(fd);
+	return gone;
+}
+
+int tmpfiles_sweep(const char *dir, char *removed, size_t len)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	if (removed && len)
+		*removed = '\0';
+	int n = 0;
+	size_t used = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		char master[NAME_MAX + 1], path[PATH_MAX], mpath[PATH_MAX];
+		enum kind k = kind_of(de->d_name, master, sizeof master);
+		if (k == KIND_NONE || snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+			continue;
+		struct stat st;
+		if (k == KIND_RANK_JOURNAL &&
+		    (snprintf(mpath, sizeof mpath, "%s/%s", dir, master) >= (int)sizeof mpath ||
+		     lstat(mpath, &st) == 0))
+			continue;
+		if (!remove_dead(path))
+			continue;
+		if (removed && used < len)
+			used += (size_t)snprintf(removed + used, len - used, "%s%s", n ? ", " : "", de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
 }

@@ -182,7 +182,7 @@ int ufunc_identity_value(const struct ufunc *uf, enum dtype dt, void *out)
 
 const struct ufunc_loop *ufunc_partial_loop(const struct ufunc *uf, const struct ufunc_loop *loop)
 {
-	if (loop->types[0] != DT_FLOAT16 || !(uf->flags & UF_HALF_REDUCE_FLOAT32))
+	if (loop->types[0] != DT_FLOAT16 || !(uf->flags & UF_HALF_WIDE))
 		return loop;
 	for (int i = 0; i < uf->nloops; i++)
 		if (uf->loops[i].types[0] == DT_FLOAT32 && uf->loops[i].types[1] == DT_FLOAT32)

@@ -100,31 +100,9 @@ const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
 		memset(m->mask, truth, (size_t)total);
 		return m->mask;
 	}
-	/* W's box: the target's, or its one element along axes it broadcasts */
-	int wn = w->shape.ndim, pad = n - wn;
-	int64_t wstart[H5U_MAXDIM] = {0}, wcount[H5U_MAXDIM], dims[H5U_MAXDIM];
-	bool empty = total == 0;
-	for (int i = 0; i < wn; i++) {
-		bool bcast = w->shape.dim[i] == 1 && target->dim[pad + i] != 1;
-		wstart[i] = bcast ? 0 : start[pad + i];
-		wcount[i] = empty ? 0 : bcast ? 1 : count[pad + i];
-	}
-	if (wn == 0)
-		wcount[0] = !empty;
-	if (stage_read(w, DT_BOOL, wstart, wcount, m->raw, m->bools, where, e) < 0)
+	if (stage_read_broadcast(w, target, DT_BOOL, start, count, m->raw, m->bools, (char *)m->mask,
+				 where, e) < 0)
 		return NULL;
-	if (empty)
-		return m->mask;
-	if (n == 0) {
-		m->mask[0] = (uint8_t)m->bools[0];
-		return m->mask;
-	}
-	for (int i = 0; i < n; i++)
-		dims[i] = i < pad ? 1 : wcount[i - pad];
-	ptrdiff_t sst[H5U_MAXDIM], dst[H5U_MAXDIM];
-	iter_contiguous(n, dims, count, 1, sst);
-	iter_contiguous(n, count, count, 1, dst);
-	iter_copy(1, m->bools, sst, (char *)m->mask, dst, n, count);
 	return m->mask;
 }
 

@@ -288,7 +288,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -432,7 +432,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -510,9 +510,9 @@ steps:
   - in: [a, b]
     out: c
 EOF
-	fails 2:5 "step has no verb (ufunc, reduce, accumulate, outer or expr)"
+	fails 2:5 "step has no verb (ufunc, reduce, accumulate, outer, expr, reduceat or at)"
 	printf 'steps: [{}]\n' > r.yaml
-	fails 1:9 "step has no verb (ufunc, reduce, accumulate, outer or expr)"
+	fails 1:9 "step has no verb (ufunc, reduce, accumulate, outer, expr, reduceat or at)"
 }
 
 @test "a verb with no name" {
@@ -551,7 +551,7 @@ EOF
 	printf 'steps: add\n' > r.yaml
 	fails 1:8 "'steps' must be a non-empty list of steps, found 'add'"
 	printf 'steps:\n  - add\n' > r.yaml
-	fails 2:5 "a step must be a mapping with a verb (ufunc, reduce, accumulate, outer or expr), found 'add'"
+	fails 2:5 "a step must be a mapping with a verb (ufunc, reduce, accumulate, outer, expr, reduceat or at), found 'add'"
 }
 
 @test "in: missing, empty, too many, not scalars; not with expr" {
@@ -582,16 +582,24 @@ EOF
 	printf 'steps:\n  - accumulate: add\n    in: a\n    initial: 0\n' > r.yaml
 	fails 4:5 "'initial' applies to reduce steps only"
 	printf 'steps:\n  - outer: add\n    in: [a, b]\n    axis: 0\n' > r.yaml
-	fails 4:5 "'axis' applies to reduce and accumulate steps only"
+	fails 4:5 "'axis' applies to reduce, accumulate and reduceat steps only"
 }
 
-@test "at and reduceat are refused by name, where on accumulate steps" {
+@test "at and reduceat need indices, which other steps refuse; where on accumulate steps" {
 	printf 'steps:\n  - accumulate: add\n    in: a\n    where: m\n' > r.yaml
 	fails 4:5 "'where' applies to ufunc, reduce and expr steps only"
 	printf 'steps:\n  - at: add\n    in: [a, i]\n' > r.yaml
-	fails 2:5 "'at' is not supported (unbuffered in-place ufunc.at)"
+	fails 2:5 "'at' step has no 'indices'"
 	printf 'steps:\n  - reduceat: add\n    in: [a, i]\n' > r.yaml
-	fails 2:5 "'reduceat' is not supported"
+	fails 2:5 "'reduceat' step has no 'indices'"
+	printf 'steps:\n  - reduce: add\n    in: a\n    indices: [0, 1]\n' > r.yaml
+	fails 4:5 "'indices' applies to reduceat and at steps only"
+	printf 'steps:\n  - at: add\n    in: [a, 1]\n    indices: [0]\n    out: a\n' > r.yaml
+	fails 5:5 "'out' is not allowed with 'at' (it writes into its first operand)"
+	printf 'steps:\n  - reduceat: add\n    in: a\n    indices: {a: 1}\n' > r.yaml
+	fails 4:14 "'indices' must be a dataset, a list of integers, or a list of them, found a mapping"
+	printf 'steps:\n  - at: add\n    in: a\n    indices: [[0, x]]\n' > r.yaml
+	fails 4:19 "'indices' must be a list of integers, found 'x' in a list"
 }
 
 # ---- Option values -------------------------------------------------------
@@ -708,7 +716,7 @@ EOF
 	{ printf 'steps:\n  - ufunc: add\n    in: '; printf '[%.0s' {1..40}; printf a; printf ']%.0s' {1..40}; printf '\n'; } > r.yaml
 	fails 3:10 "'in' must be an operand or a list of operands, found a list in the list"
 	{ printf 'steps: '; head -c 10000000 /dev/zero | tr '\0' '['; } > r.yaml
-	fails 1:9 "a step must be a mapping with a verb (ufunc, reduce, accumulate, outer or expr), found a list"
+	fails 1:9 "a step must be a mapping with a verb (ufunc, reduce, accumulate, outer, expr, reduceat or at), found a list"
 	head -c 10000000 /dev/zero | tr '\0' '{' > r.yaml
 	fails 1:2 "a mapping key must be a name, found a mapping"
 }

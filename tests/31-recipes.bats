@@ -133,6 +133,19 @@ assert (f["tmax"][4, 7], f["tmin"][4, 7], f["tmax"].attrs["_FillValue"]) == (-99
 	assert_success
 }
 
+@test "recipes/monthly-means.yaml (masked reduceat steps: sums and counts of valid days) on 1 and 2 ranks matches numpy.ma" {
+	run_recipe monthly-means
+	run ncdump -h one/monthly.nc
+	assert_success
+	assert_line --partial "time = 3 ;"
+	assert_line --partial "double t2m(time, lat, lon) ;"
+	data r3
+	run --separate-stderr mpi 3 h5ufunc run --memory 8K --set DATA=r3 "$REPO/recipes/monthly-means.yaml"
+	assert_success
+	run ref same one r3
+	assert_success
+}
+
 @test "recipes/column-totals.yaml on 3 and 4 ranks (5 stations split unevenly) writes the same bits" {
 	data one
 	run --separate-stderr h5u run --set DATA=one "$REPO/recipes/column-totals.yaml"

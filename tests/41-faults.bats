@@ -161,9 +161,15 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 		assert_error_once_match 1 "$want"
 		assert_unchanged
 	done
-	# A new dataset in an existing file on the full filesystem: the file
-	# keeps what it had.
+	# A new dataset in an existing file on the full filesystem: no room
+	# beside it for the journal of the bytes the run overwrites, refused
+	# before anything is written.
 	run --separate-stderr mpi 2 h5ufunc call negative full/keep.h5:/x -o full/keep.h5:/y
+	assert_error_once_match 2 "full/keep\.h5: cannot write into it undoably: the journal of the bytes it overwrites needs up to [0-9]+ bytes beside it, and '[^']*/full' has [0-9]+ free; --risk-partial-writes writes in place without a journal"
+	assert_unchanged
+	# Without the journal, the space of the new dataset is reserved before
+	# its first data write: the file keeps what it had.
+	run --separate-stderr mpi 2 h5ufunc call negative full/keep.h5:/x -o full/keep.h5:/y --risk-partial-writes
 	assert_error_once_match 1 "(call negative|full/keep\.h5:/y): cannot reserve [0-9]+ bytes for the output: No space left on device"
 	run np ls full/keep.h5
 	assert_output "/x float64 (20000,4)"
@@ -348,10 +354,17 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 	assert_error_once 1 "call add: write failed (H5UFUNC_FAULT)"
 	run np ls g.h5
 	refute_line --regexp '^/new/y '
-	# In place: the blocks written before the failure stay, and the
-	# message says which dataset holds partial results.
+	# In place: the blocks written before the failure are rolled back, and
+	# the message says so.
 	run --separate-stderr env H5UFUNC_FAULT=write:1:2 timeout 60 mpirun --oversubscribe -n 2 \
 		h5ufunc call add g.h5:/long 1 -o g.h5:/long --memory 1K
+	assert_error_once 1 "call add: write failed (H5UFUNC_FAULT); 'g.h5:/long' is as it was before the run"
+	run np same g.h5:/long f.h5:/long
+	assert_success
+	# Without the journal they stay, and the message says which dataset
+	# holds partial results.
+	run --separate-stderr env H5UFUNC_FAULT=write:1:2 timeout 60 mpirun --oversubscribe -n 2 \
+		h5ufunc call add g.h5:/long 1 -o g.h5:/long --memory 1K --risk-partial-writes
 	assert_error_once 1 "call add: write failed (H5UFUNC_FAULT); partial results were written in place to 'g.h5:/long'"
 }
 

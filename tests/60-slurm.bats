@@ -5,7 +5,8 @@
 # `srun -n 2..4 h5ufunc` and `sbatch recipes/slurm-job.sh`, compared with
 # one process and NumPy; srun with an MPI plugin Open MPI cannot join is
 # refused with exit 2 before any file is touched; a one-liner in a batch
-# script outside a step runs as one process.  Where SLURM is not installed
+# script outside a step runs as one process; scancel stops a step that
+# writes in place with the file as it was.  Where SLURM is not installed
 # (make check installs it) every test is skipped, saying why.
 
 load helper
@@ -138,4 +139,37 @@ assert [r["elements"] for r in d["per_rank"]] == [30, 30, 30, 30], d["per_rank"]
 	run /usr/bin/python3 -c 'import json, sys; print(json.load(open("one.json"))["ranks"])'
 	assert_output 1
 	np check sqrt f.h5:/x -o one.h5:/y :: check sqrt f.h5:/x -o two.h5:/y
+}
+
+@test "scancel of a step that writes in place: every task stops, exit 1, one message, the file as it was" {
+	# SIGTERM to srun is SLURM's own forced termination (SIGKILL to the
+	# tasks): then the next run, here recover, rolls the file back.
+	np make big.h5:/x float64 200000,4 fill=range
+	cp big.h5 before.h5
+	local how id pid
+	for how in cancel term srun; do
+		timeout 120 srun -n 3 h5ufunc call add big.h5:/x 1 -o big.h5:/x --memory 1K 2>err.txt &
+		H5U_BACKGROUND=$!
+		wait_for '.big.h5.h5ufunc-journal.*.2' 60 || fail "$how: no journal of task 2 appeared"
+		id=$(squeue -h -o %i | head -n 1)
+		case $how in
+		cancel) scancel "$id" ;;                  # SIGTERM, SIGKILL after KillWait
+		term) scancel --signal=TERM "$id" ;;      # SIGTERM alone
+		srun) pid=$(pgrep -P "$H5U_BACKGROUND")   # srun kills its tasks outright
+		      kill -TERM "$pid" ;;
+		esac
+		wait "$H5U_BACKGROUND" || true
+		H5U_BACKGROUND=
+		if [[ $how == srun ]]; then
+			run --separate-stderr h5u recover big.h5
+			assert_success
+			assert_output --regexp '\(3 ranks\)'
+		else
+			run grep '^h5ufunc:' err.txt
+			assert_output "h5ufunc: call add: interrupted by SIGTERM; 'big.h5:/x' is as it was before the run"
+		fi
+		cmp big.h5 before.h5 || fail "$how: not as it was"
+		run ls -A
+		refute_output --partial h5ufunc-
+	done
 }

@@ -107,6 +107,19 @@ def observed_extremes(read):
             "extremes.nc:/tmin": (obs.min(axis=0).filled(F32(-9999)), 0)}
 
 
+def monthly_means(read):
+    t = np.ma.masked_equal(read("daily.nc:/t2m"), F32(-9999))
+    idx = read("daily.nc:/month_start")
+    sums = np.add.reduceat(t.filled(F32(0)), idx, axis=0, dtype=np.float64)
+    days = np.add.reduceat(~np.ma.getmaskarray(t), idx, axis=0)
+    with np.errstate(invalid="ignore"):
+        means = np.where(days == 0, 9.969209968386869e36, sums / days)
+    # and each month's mean is numpy.ma's
+    assert np.allclose(np.ma.filled(np.ma.stack([t[s:e].mean(axis=0) for s, e in zip(idx, [31, 60, 91])]),
+                                    9.969209968386869e36), means, rtol=1e-6)
+    return {"monthly.nc:/t2m": (means, 0)}
+
+
 RECIPES = {
     "wind-speed": wind_speed,
     "rescale-in-place": rescale_in_place,
@@ -117,6 +130,7 @@ RECIPES = {
     "anomalies": anomalies,
     "frost-days": frost_days,
     "observed-extremes": observed_extremes,
+    "monthly-means": monthly_means,
 }
 
 HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] "

@@ -10,16 +10,26 @@ read, filled with standard normal values from a fixed seed:
   DIR/a-chunked.h5      /a alone, chunked
   DIR/in-float32.h5     /a and /b as float32, contiguous (W5)
   DIR/in-smooth.h5      /a and /b, a smooth field (sines of the indices, as a
-                        temperature and a wind might be), contiguous (W6)
-  DIR/w6s-empty.h5      /c, never written, in chunks (64, COLS) with shuffle
-                        and deflate at level 1, netCDF's usual pair (W6s)
+                        temperature and a wind might be), contiguous (W8)
+  DIR/w8s-empty.h5      /c, never written, in chunks (64, COLS) with shuffle
+                        and deflate at level 1, netCDF's usual pair (W8s)
   DIR/tiny.h5           /x, three float64 values (the start-up probe)
 It writes in blocks of rows, so its memory stays near 64 MiB whatever the size,
 and it does nothing when DIR/ready already records the same shape.
 
+`data.py methods DIR DAYS POINTS` writes, once, the inputs of the
+workloads of reduceat and at (W6, W7):
+  DIR/daily.h5   /t float32 (DAYS, 181, 360): a daily field on a 1-degree
+                 grid; /month_start int64: the first day of each month of a
+                 365-day calendar
+  DIR/hist.h5    /iy, /ix int32 (POINTS,): grid cells of random
+                 observations; /grid float64 (1800, 3600) zeros
+  DIR/grid.h5    /grid alone (the pristine copy that W7 restores from)
+and does nothing when DIR/methods-ready records the same sizes.
+
 `data.py deflate DIR SHUFFLE` prints the CPU seconds zlib (level 1, in
-chunks of (64, COLS)) alone takes to compress W6's result, byte-shuffled
-first when SHUFFLE is 1: the compressor's own time, W6's floor.
+chunks of (64, COLS)) alone takes to compress W8's result, byte-shuffled
+first when SHUFFLE is 1: the compressor's own time, W8's floor.
 
 `data.py compare REF OUT...` compares datasets named FILE:/PATH, block by block,
 and prints one line per OUT: `identical` or `max relative difference X`; the
@@ -39,15 +49,20 @@ import numpy as np
 BLOCK_BYTES = 32 << 20
 
 
+def made(stamp, want):
+    """Does the file STAMP record WANT (the inputs are there already)?"""
+    try:
+        with open(stamp) as f:
+            return f.read() == want
+    except OSError:
+        return False
+
+
 def make(directory, rows, cols):
     stamp = os.path.join(directory, "ready")
     want = "%d %d float32 smooth\n" % (rows, cols)
-    try:
-        with open(stamp) as f:
-            if f.read() == want:
-                return 0
-    except OSError:
-        pass
+    if made(stamp, want):
+        return 0
     os.makedirs(directory, exist_ok=True)
     if os.path.exists(stamp):
         os.unlink(stamp)
@@ -83,7 +98,7 @@ def make(directory, rows, cols):
             f.close()
     with h5py.File(os.path.join(directory, "tiny.h5"), "w") as f:
         f["x"] = np.array([0.5, 1.5, 2.5])
-    with h5py.File(os.path.join(directory, "w6s-empty.h5"), "w") as f:
+    with h5py.File(os.path.join(directory, "w8s-empty.h5"), "w") as f:
         f.create_dataset("c", shape, "f8", chunks=(min(64, rows), cols), compression="gzip",
                          compression_opts=1, shuffle=True)
     with open(stamp, "w") as f:
@@ -94,14 +109,14 @@ def make(directory, rows, cols):
 
 
 def smooth_rows(first, count, rows, cols):
-    """Rows [FIRST, FIRST+COUNT) of W6's smooth /a and /b."""
+    """Rows [FIRST, FIRST+COUNT) of W8's smooth /a and /b."""
     y, x = np.meshgrid(np.arange(first, first + count) * (6.0 / rows),
                        np.arange(cols) * (9.0 / cols), indexing="ij")
     return {"a": np.sin(x) * np.cos(y) * 100 + 273.15, "b": np.cos(0.5 * x + y) * 50}
 
 
 def deflate(directory, shuffle):
-    """CPU seconds of zlib-1 over W6's result in chunks of (64, cols)."""
+    """CPU seconds of zlib-1 over W8's result in chunks of (64, cols)."""
     with h5py.File(os.path.join(directory, "in-smooth.h5"), "r") as f:
         rows, cols = f["a"].shape
         seconds = 0.0
@@ -113,6 +128,52 @@ def deflate(directory, shuffle):
             zlib.compress(raw.tobytes(), 1)
             seconds += time.process_time() - t
     print("%.3f" % seconds)
+    return 0
+
+
+MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def month_starts(days):
+    """The first day of each month of a 365-day calendar, before DAYS."""
+    starts, day = [], 0
+    while day < days:
+        for n in MONTH_DAYS:
+            if day < days:
+                starts.append(day)
+            day += n
+    return np.asarray(starts, dtype=np.int64)
+
+
+def methods(directory, days, points):
+    stamp = os.path.join(directory, "methods-ready")
+    want = "%d %d\n" % (days, points)
+    if made(stamp, want):
+        return 0
+    os.makedirs(directory, exist_ok=True)
+    rng = np.random.default_rng(20261123)
+    with h5py.File(os.path.join(directory, "daily.h5"), "w") as f:
+        t = f.create_dataset("t", (days, 181, 360), "f4")
+        step = max(1, BLOCK_BYTES // (181 * 360 * 4))
+        for first in range(0, days, step):
+            count = min(step, days - first)
+            t[first:first + count] = (280 + 10 * rng.standard_normal((count, 181, 360))).astype("f4")
+        f["month_start"] = month_starts(days)
+    for name in ("hist.h5", "grid.h5"):
+        with h5py.File(os.path.join(directory, name), "w") as f:
+            f.create_dataset("grid", (1800, 3600), "f8", fillvalue=0.0)[...] = 0.0
+            if name == "hist.h5":
+                iy = f.create_dataset("iy", (points,), "i4")
+                ix = f.create_dataset("ix", (points,), "i4")
+                step = BLOCK_BYTES // 8
+                for first in range(0, points, step):
+                    count = min(step, points - first)
+                    iy[first:first + count] = rng.integers(0, 1800, count)
+                    ix[first:first + count] = rng.integers(0, 3600, count)
+    with open(stamp, "w") as f:
+        f.write(want)
+    print("data.py: wrote the reduceat and at inputs (%d days, %d points) in %s"
+          % (days, points, directory), file=sys.stderr)
     return 0
 
 
@@ -154,12 +215,14 @@ def compare(ref, outs):
 def main(argv):
     if len(argv) == 4 and argv[0] == "make":
         return make(argv[1], int(argv[2]), int(argv[3]))
+    if len(argv) == 4 and argv[0] == "methods":
+        return methods(argv[1], int(argv[2]), int(argv[3]))
     if len(argv) >= 3 and argv[0] == "compare":
         return compare(argv[1], argv[2:])
     if len(argv) == 3 and argv[0] == "deflate":
         return deflate(argv[1], argv[2] == "1")
-    print("usage: data.py make DIR ROWS COLS | data.py compare REF OUT... | "
-          "data.py deflate DIR SHUFFLE", file=sys.stderr)
+    print("usage: data.py make DIR ROWS COLS | data.py methods DIR DAYS POINTS | "
+          "data.py compare REF OUT... | data.py deflate DIR SHUFFLE", file=sys.stderr)
     return 2
 
 

@@ -52,9 +52,9 @@ static void check_merge(void)
 static void check_verbs(void)
 {
 	char buf[80];
-	CHECK(!strcmp(option_verbs(OPT_AXIS, buf, sizeof buf), "reduce and accumulate"), "axis: %s", buf);
+	CHECK(!strcmp(option_verbs(OPT_AXIS, buf, sizeof buf), "reduce, accumulate and reduceat"), "axis: %s", buf);
 	CHECK(!strcmp(option_verbs(OPT_KEEPDIMS, buf, sizeof buf), "reduce"), "keepdims: %s", buf);
-	CHECK(!strcmp(option_verbs(OPT_DTYPE, buf, sizeof buf), "ufunc, reduce, accumulate, outer and expr"),
+	CHECK(!strcmp(option_verbs(OPT_DTYPE, buf, sizeof buf), "ufunc, reduce, accumulate, outer, expr and reduceat"),
 	      "dtype: %s", buf);
 	CHECK(option_applies(OPT_INITIAL, VERB_REDUCE) && !option_applies(OPT_INITIAL, VERB_ACCUMULATE) &&
 	      option_applies(OPT_AXIS, VERB_ACCUMULATE) && !option_applies(OPT_AXIS, VERB_EXPR),
@@ -119,6 +119,7 @@ int main(void)
 	check_flags(ONE_REDUCE, " dtype initial keepdims axis units where fill missing ");
 	check_flags(ONE_ACCUMULATE, " dtype axis units fill missing ");
 	check_flags(ONE_EVAL, " dtype casting broadcast units where fill missing ");
+	check_flags(ONE_REDUCEAT, " dtype axis units fill missing ");
 	check_values();
 	return check_done();
 }

@@ -1,0 +1,392 @@
+/* at.c - np.UFUNC.at; see at.h.
+ *
+ * In order: the layout (the target's boxes, the update boxes and what a
+ * round holds); a round: the update box read, each update's target
+ * element and the rank that holds it, the updates sent there in order
+ * (one MPI_Alltoallv) and applied; a pass: the target box read, the
+ * rounds, the box written; the plan in words.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "at.h"
+#include "comm.h"
+#include "stage.h"
+
+#define EXCHANGE_LIMIT ((int64_t)1 << 30)   /* bytes a round may bring one rank (MPI's int counts) */
+#define IO_LIMIT (((int64_t)1 << 31) - 1)   /* bytes one read or write of a target box moves */
+
+/* Bytes an update costs while its box is read and sent (INDICES: the
+ * index arrays' own values, as stored and as int64), and as it is received. */
+static int64_t update_bytes(const struct plan_step *s, int64_t *entry)
+{
+	const struct at_plan *a = s->at;
+	int64_t value = a->literal_b ? 0 : dtype_size(s->loop->types[1]);
+	int64_t read = 0;
+	for (int k = 0; k < a->nidx; k++)
+		read += 8 + 8 + (a->idx[k].x ? dtype_size(a->idx[k].x->dtype) : 0);
+	if (!a->literal_b)
+		read += 2 * value + dtype_size(s->in[1]->dtype);
+	*entry = 8 + (value + 7) / 8 * 8;   /* the element's offset in its box, and b (aligned) */
+	return read + 8 + 4 + *entry;   /* the target element, its rank, the entry sent */
+}
+
+int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where, struct err *e)
+{
+	struct at_plan *a = s->at;
+	const struct array *t = s->in[0];
+	int64_t ts = dtype_size(t->dtype), entry, updates = shape_size(&a->space);
+	int64_t per = update_bytes(s, &entry) + nranks * entry;   /* a round may bring all to one rank */
+	/* the target's boxes take half the budget, or what the smallest update
+	 * box leaves, as large as that allows (every pass reads every update) */
+	int64_t least = (updates < 64 ? (updates > 0 ? updates : 1) : 64) * per;
+	int64_t fixed = least > memory / 2 ? least : memory / 2;
+	int64_t budget = memory - fixed > IO_LIMIT ? fixed + IO_LIMIT : memory;
+	struct dist_cost tc = { .memory = budget, .fixed = fixed, .per_elem = ts };
+	if (dist_layout_make(t->shape.ndim, t->shape.dim, stage_chunks(t), &tc, H5U_MAXDIM, nranks,
+			     where, e, &a->target) < 0)
+		return -1;
+	a->passes = a->target.nboxes;
+	a->memory = memory;
+	int64_t left = memory - a->target.lines_per_box * a->target.line * ts;
+	struct dist_cost uc = { .memory = left < EXCHANGE_LIMIT ? left : EXCHANGE_LIMIT, .per_elem = per,
+				.widest = entry };
+	return dist_layout_make(a->space.ndim, a->space.dim, NULL, &uc, H5U_MAXDIM, 1, where, e,
+				&a->updates);
+}
+
+/* ---- a round ------------------------------------------------------------ */
+
+/* What a rank holds while it runs S: its target box (TARGET, the flat
+ * range [LO[r], HI[r]) of the target rank r holds in this pass), an update
+ * box read (IDX, the index values broadcast over it; B, b's values),
+ * where each update goes (FLAT, OWNER), what is sent and received. */
+struct at_state {
+	struct plan_step *s;
+	const struct at_plan *a;
+	int nranks;
+	char *target;
+	int64_t *lo, *hi;
+	int64_t *idx[H5U_MAXDIM];
+	struct index_scratch scratch[H5U_MAXDIM];
+	char *braw, *bown, *b;
+	int64_t *flat;
+	int *owner;
+	int64_t entry;
+	char *send, *recv;
+	int64_t *counts, *sent, *got;
+	int64_t bad, bad_axis;   /* an index found out of range (bad_axis < 0: none) */
+	_Alignas(16) unsigned char literal[16];   /* b as a number, in the loop's dtype */
+};
+
+/* Read update box START/COUNT (empty: none) of the index space: the
+ * index values and b.  Collective. */
+static void read_updates(struct at_state *st, const int64_t *start, const int64_t *count,
+			 struct err *e)
+{
+	const struct at_plan *a = st->a;
+	const struct plan_step *s = st->s;
+	for (int k = 0; k < a->nidx && !e->status; k++)
+		indices_read(&a->idx[k], &a->space, start, count, &st->scratch[k], st->idx[k], s->where, e);
+	if (!a->literal_b && !e->status)
+		stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, count, st->braw, st->bown,
+				     st->b, s->where, e);
+}
+
+/* The target element of each of the N updates read (a negative index
+ * counted from the end) and the rank that holds it in this pass (-1:
+ * none, another pass has it); an index out of range is kept in BAD. */
+static void route(struct at_state *st, int64_t n)
+{
+	const struct shape *T = &st->s->in[0]->shape;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t f = 0;
+		for (int k = 0; k < T->ndim; k++) {
+			int64_t v = st->idx[k][i], d = T->dim[k];
+			if ((v < -d || v >= d) && st->bad_axis < 0) {
+				st->bad = v;
+				st->bad_axis = k;
+			}
+			f = f * d + (v < 0 ? v + d : v);
+		}
+		int lo = 0, hi = st->nranks;   /* the rank whose range holds F */
+		while (hi - lo > 1) {
+			int mid = (lo + hi) / 2;
+			if (st->lo[mid] <= f)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		st->flat[i] = f;
+		st->owner[i] = st->bad_axis < 0 && f >= st->lo[lo] && f < st->hi[lo] ? lo : -1;
+	}
+}
+
+/* Update I onto its target element ELEM: the loop (through its dtypes
+ * when the target's differs), its value VALUE (b's, NULL: none). */
+static void apply(const struct plan_step *s, char *elem, const char *value)
+{
+	const struct ufunc_loop *l = s->loop;
+	enum dtype tt = s->in[0]->dtype;
+	int nin = s->nin;
+	ptrdiff_t steps[3] = { 0, 0, 0 };
+	if (l->types[0] == tt && l->types[nin] == tt) {
+		char *args[3] = { elem, (char *)value, elem };
+		if (nin == 1)
+			args[1] = elem;
+		l->fn(args, 1, steps);
+		return;
+	}
+	_Alignas(16) unsigned char in[16], out[16];
+	dtype_cast(tt, elem, 0, l->types[0], in, 0, 1);
+	char *args[3] = { (char *)in, (char *)value, (char *)out };
+	if (nin == 1)
+		args[1] = (char *)out;
+	l->fn(args, 1, steps);
+	dtype_cast(l->types[nin], out, 0, tt, elem, 0, 1);
+}
+
+/* The value update I brings: b's, or the literal. */
+static const char *value_of(const struct at_state *st, int64_t i)
+{
+	const struct plan_step *s = st->s;
+	if (s->nin == 1)
+		return NULL;
+	if (st->a->literal_b)
+		return (const char *)st->literal;
+	return st->b + i * dtype_size(s->loop->types[1]);
+}
+
+/* The N updates read, sent to the ranks that hold their elements, each
+ * rank's in their order, and applied there in rank order.  Collective. */
+static void exchange_apply(struct at_state *st, int64_t n)
+{
+	const struct plan_step *s = st->s;
+	int64_t ts = dtype_size(s->in[0]->dtype);
+	int64_t vs = st->a->literal_b ? 0 : dtype_size(s->loop->types[1]);   /* b's bytes in an entry */
+	memset(st->counts, 0, sizeof *st->counts * (size_t)st->nranks);
+	for (int64_t i = 0; i < n; i++)
+		if (st->owner[i] >= 0)
+			st->counts[st->owner[i]]++;
+	int64_t at = 0;
+	for (int r = 0; r < st->nranks; r++) {   /* where each rank's entries start */
+		int64_t c = st->counts[r];
+		st->counts[r] = at;
+		st->sent[r] = c * st->entry;
+		at += c;
+	}
+	for (int64_t i = 0; i < n; i++) {   /* a stable counting sort: order kept */
+		int r = st->owner[i];
+		if (r < 0)
+			continue;
+		char *p = st->send + st->counts[r]++ * st->entry;
+		int64_t off = st->flat[i] - st->lo[r];
+		memcpy(p, &off, 8);
+		if (vs)
+			memcpy(p + 8, value_of(st, i), (size_t)vs);
+	}
+	comm_alltoallv(st->send, st->sent, st->recv, st->got);
+	int64_t total = 0;
+	for (int r = 0; r < st->nranks; r++)
+		total += st->got[r];
+	const char *literal = value_of(st, 0);
+	for (int64_t k = 0; k < total / st->entry; k++) {
+		const char *p = st->recv + k * st->entry;
+		int64_t off;
+		memcpy(&off, p, 8);
+		apply(s, st->target + off * ts, vs ? p + 8 : literal);
+	}
+}
+
+/* The N updates read, applied here: one rank holds the whole target. */
+static void apply_here(struct at_state *st, int64_t n)
+{
+	int64_t ts = dtype_size(st->s->in[0]->dtype);
+	for (int64_t i = 0; i < n; i++)
+		if (st->owner[i] >= 0)
+			apply(st->s, st->target + (st->flat[i] - st->lo[0]) * ts, value_of(st, i));
+}
+
+/* ---- passes --------------------------------------------------------------- */
+
+/* Rank R's target box in pass P (START/COUNT), and its flat range. */
+static bool target_box(const struct at_plan *a, int r, int64_t p, int64_t *start, int64_t *count,
+		       int64_t *lo, int64_t *hi)
+{
+	struct dist_walk w;
+	dist_walk_start(&a->target, r, &w);
+	bool any = false;
+	for (int64_t k = 0; k <= p; k++)
+		any = dist_walk_next(&w, start, count);
+	*lo = *hi = 0;
+	if (!any)
+		return false;
+	int n = a->target.ndim;
+	int64_t size = 1;
+	for (int i = 0; i < n; i++)   /* boxes are contiguous in C order */
+		size *= count[i];
+	const int64_t *dim = a->target.dim;
+	for (int i = 0; i < n; i++)
+		*lo = *lo * dim[i] + start[i];
+	*hi = *lo + size;
+	return true;
+}
+
+/* Pass P: the target boxes read, every round of updates applied, the
+ * boxes written.  Collective. */
+static int run_pass(struct at_state *st, int64_t p, struct err *e)
+{
+	const struct at_plan *a = st->a;
+	struct array *t = st->s->in[0];
+	int64_t start[H5U_MAXDIM + 1] = {0}, count[H5U_MAXDIM + 1] = {0};
+	for (int r = 0; r < st->nranks; r++) {
+		int64_t rs[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1];
+		if (!target_box(a, r, p, rs, rc, &st->lo[r], &st->hi[r]))   /* none: kept in order */
+			st->lo[r] = st->hi[r] = r ? st->hi[r - 1] : 0;
+		else if (r == comm_rank()) {
+			memcpy(start, rs, sizeof start);
+			memcpy(count, rc, sizeof count);
+		}
+	}
+	if (stage_read(t, t->dtype, start, count, NULL, st->target, st->s->where, e) < 0 || comm_agree(e) < 0)
+		return -1;
+	int64_t rounds = (a->updates.total_boxes + st->nranks - 1) / st->nranks;
+	struct dist_walk w;
+	dist_walk_start(&a->updates, 0, &w);
+	for (int64_t g = 0; g < rounds && !e->status; g++) {
+		int64_t us[H5U_MAXDIM + 1] = {0}, uc[H5U_MAXDIM + 1] = {0};
+		int64_t os[H5U_MAXDIM + 1], oc[H5U_MAXDIM + 1];
+		bool mine = false;
+		for (int r = 0; r < st->nranks; r++)   /* box g * P + r is rank r's */
+			if (dist_walk_next(&w, os, oc) && r == comm_rank()) {
+				memcpy(us, os, sizeof us);
+				memcpy(uc, oc, sizeof uc);
+				mine = true;
+			}
+		int64_t n = mine ? stage_box_size(a->space.ndim, uc) : 0;
+		read_updates(st, us, uc, e);
+		if (comm_agree(e) < 0)
+			break;
+		route(st, n);
+		if (st->nranks == 1)
+			apply_here(st, n);
+		else
+			exchange_apply(st, n);
+	}
+	if (st->bad_axis >= 0 && !e->status)
+		err_set(e, EXIT_RUN, st->s->where, "index %lld is out of bounds for axis %lld with size %lld",
+			(long long)st->bad, (long long)st->bad_axis, (long long)t->shape.dim[st->bad_axis]);
+	if (comm_agree(e) < 0)   /* nothing of this pass is written */
+		return -1;
+	stage_write(t, t->dtype, start, count, st->target, NULL, st->s->where, e);
+	return comm_agree(e);
+}
+
+/* The buffers of S's passes and rounds. */
+static void state_new(struct plan_step *s, struct at_state *st)
+{
+	const struct at_plan *a = s->at;
+	memset(st, 0, sizeof *st);
+	st->s = s;
+	st->a = a;
+	st->nranks = comm_size();
+	st->bad_axis = -1;
+	update_bytes(s, &st->entry);
+	if (s->nin == 2 && a->literal_b)
+		memcpy(st->literal, s->ops[0].lit[1], sizeof st->literal);
+	size_t tbox = (size_t)(a->target.lines_per_box * a->target.line);
+	size_t ubox = (size_t)(a->updates.lines_per_box * a->updates.line), n = ubox ? ubox : 1;
+	st->target = stage_alloc((tbox ? tbox : 1) * (size_t)dtype_size(s->in[0]->dtype));
+	st->lo = stage_alloc(sizeof *st->lo * (size_t)st->nranks);
+	st->hi = stage_alloc(sizeof *st->hi * (size_t)st->nranks);
+	for (int k = 0; k < a->nidx; k++) {
+		st->idx[k] = stage_alloc(n * sizeof *st->idx[k]);
+		indices_scratch_new(&a->idx[k], (int64_t)n, &st->scratch[k]);
+	}
+	if (!a->literal_b) {
+		const struct array *b = s->in[1];
+		size_t vs = (size_t)dtype_size(s->loop->types[1]);
+		st->braw = b->dtype != s->loop->types[1] ? stage_alloc(n * (size_t)dtype_size(b->dtype)) : NULL;
+		st->bown = stage_alloc(n * vs);
+		st->b = stage_alloc(n * vs);
+	}
+	st->flat = stage_alloc(n * sizeof *st->flat);
+	st->owner = stage_alloc(n * sizeof *st->owner);
+	if (st->nranks > 1) {
+		st->send = stage_alloc(n * (size_t)st->entry);
+		st->recv = stage_alloc(n * (size_t)st->nranks * (size_t)st->entry);
+		st->counts = stage_alloc(sizeof *st->counts * 3 * (size_t)st->nranks);
+		st->sent = st->counts + st->nranks;
+		st->got = st->sent + st->nranks;
+	}
+}
+
+static void state_free(struct at_state *st)
+{
+	free(st->target);
+	free(st->lo);
+	free(st->hi);
+	for (int k = 0; k < st->a->nidx; k++) {
+		free(st->idx[k]);
+		indices_scratch_free(&st->scratch[k]);
+	}
+	free(st->braw);
+	free(st->bown);
+	free(st->b);
+	free(st->flat);
+	free(st->owner);
+	free(st->send);
+	free(st->recv);
+	free(st->counts);
+}
+
+/* Index datasets that an earlier step of the run wrote were not there to
+ * check before the run: checked now, before the target is touched (an
+ * index out of range is then an error of the run, exit status 1). */
+static int check_written_indices(struct plan_step *s, struct err *e)
+{
+	const struct at_plan *a = s->at;
+	for (int k = 0; k < a->nidx; k++) {
+		const struct index_array *ix = &a->idx[k];
+		if (!ix->x || !(ix->x->create || ix->x->in_place))
+			continue;
+		if (indices_check(ix, INDEX_WRAPS, s->in[0]->shape.dim[k], s->uf->name, k, a->memory, s->where,
+				  e) < 0) {
+			e->status = EXIT_RUN;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int at_run(struct plan_step *s, struct err *e)
+{
+	if (check_written_indices(s, e) < 0)
+		return -1;
+	struct at_state st;
+	state_new(s, &st);
+	for (int64_t p = 0; p < s->at->passes && !e->status; p++)
+		run_pass(&st, p, e);
+	state_free(&st);
+	return comm_agree(e);
+}
+
+/* ---- the plan in words -------------------------------------------------- */
+
+void at_print(const struct plan_step *s, FILE *f)
+{
+	const struct at_plan *a = s->at;
+	char buf[800];
+	fprintf(f, ", %lld update%s (index space %s) in rounds of %lld per rank; the target in %lld pass%s of %lld box%s, %d of %d ranks holding one\n",
+		(long long)shape_size(&a->space), shape_size(&a->space) == 1 ? "" : "s",
+		shape_format(&a->space, buf, sizeof buf),
+		(long long)(a->updates.lines_per_box * a->updates.line), (long long)a->passes,
+		a->passes == 1 ? "" : "es", (long long)a->target.total_boxes,
+		a->target.total_boxes == 1 ? "" : "es", a->target.ranks_with_work, a->target.nranks);
+	for (int k = 0; k < a->nidx; k++) {
+		const struct index_array *ix = &a->idx[k];
+		fprintf(f, "  index %s %s %s%s\n", ix->x ? ix->x->display : ix->display,
+			ix->x ? dtype_name(ix->x->dtype) : "int64", shape_format(&ix->shape, buf, sizeof buf),
+			ix->x ? "" : ", literal");
+	}
+}

@@ -1,0 +1,565 @@
+/* journal.c - the rollback journal of a file's bytes; see journal.h.
+ *
+ * In sections: injected faults; the files being journaled; saving old
+ * bytes (windows, records, the ranks' sequence); begin, commit, roll back.
+ * The files' formats are journal_disk.h's; putting old bytes back is
+ * replay.h's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "iostat.h"
+#include "journal.h"
+#include "journal_disk.h"
+#include "replay.h"
+#include "tmpfiles.h"
+
+#define WINDOW_MIN ((uint64_t)64 << 10)
+#define WINDOW_MAX ((uint64_t)16 << 20)
+
+/* ---- injected faults ------------------------------------------------------ */
+
+/* For the tests (journal.h): H5UFUNC_FAULT=ACTION-POINT:RANK:N makes rank RANK raise
+ * SIGKILL (ACTION kill) or SIGTERM (term), or fail as a full disk would
+ * (fail: true is returned, and the caller fails with ENOSPC), at the Nth
+ * time it reaches POINT: "save" (a write into a journaled file, before its
+ * old bytes are saved), "write" (the same, its old bytes saved, the write
+ * not begun), "commit"
+ * (every rank's data durable, the master still there), "committed" (the
+ * master gone, the ranks' journals not yet), "rollback" (before the old
+ * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
+ * error would).  Other values
+ * are h5io.c's (read:RANK:N, write:RANK:N). */
+bool journal_fault(const char *point, long long n)
+{
+	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
+	static char action[8], where[16];
+	static int rank;
+	static long long nth;
+	if (!parsed) {
+		const char *spec = getenv("H5UFUNC_FAULT");
+		parsed = spec && sscanf(spec, "%7[a-z]-%15[a-z]:%d:%lld", action, where, &rank, &nth) == 4
+			 ? 1 : -1;
+	}
+	if (parsed < 0 || n != nth || strcmp(point, where) || rank != comm_rank())
+		return false;
+	if (!strcmp(action, "kill"))
+		raise(SIGKILL);
+	else if (!strcmp(action, "term"))
+		raise(SIGTERM);
+	return !strcmp(action, "fail");
+}
+
+/* ---- the files being journaled -------------------------------------------- */
+
+struct span {
+	uint64_t lo, hi;
+};
+
+struct target {
+	char path[PATH_MAX], dir[PATH_MAX], base[PATH_MAX];
+	char display[PATH_MAX];       /* the file as the user named it */
+	char master[PATH_MAX], own[PATH_MAX];   /* the master; this rank's journal */
+	char token[TMPFILES_TOKEN_LEN + 1];
+	dev_t dev;
+	ino_t ino;
+	uint64_t size;                /* the file's size at journal_begin */
+	int master_fd, read_fd, own_fd;   /* own_fd: -1 until the first record */
+	uint64_t own_end;             /* where the next record goes */
+	struct span *saved;           /* ranges this rank has saved: sorted, apart */
+	int nsaved, cap;
+	uint64_t next_lo, window;     /* where the last record ended, and its window */
+	uint64_t seq;                 /* one rank: the sequence is counted here */
+	bool dirty;                   /* this rank wrote into the file */
+};
+
+static struct target *targets[JOURNAL_MAX];
+static int ntargets;
+static unsigned char *piece;      /* DISK_PIECE bytes while anything is journaled */
+
+static void target_free(struct target *t)
+{
+	if (!t)
+		return;
+	if (t->master_fd >= 0)
+		close(t->master_fd);
+	if (t->read_fd >= 0)
+		close(t->read_fd);
+	if (t->own_fd >= 0)
+		close(t->own_fd);
+	free(t->saved);
+	free(t);
+}
+
+static struct target *target_new(const char *path, const char *display, const char *token)
+{
+	struct target *t = calloc(1, sizeof *t);
+	if (!t)
+		abort();
+	t->master_fd = t->read_fd = t->own_fd = -1;
+	snprintf(t->path, sizeof t->path, "%s", path);
+	snprintf(t->display, sizeof t->display, "%s", display);
+	snprintf(t->token, sizeof t->token, "%s", token);
+	disk_split_path(path, t->dir, t->base);
+	if (tmpfiles_journal_name(t->master, sizeof t->master, t->dir, t->base, NULL, 0) < 0 ||
+	    tmpfiles_journal_name(t->own, sizeof t->own, t->dir, t->base, token, comm_rank()) < 0 ||
+	    strlen(t->base) + 64 > NAME_MAX) {
+		target_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The journaled file FD writes into, or NULL. */
+static struct target *target_of(int fd)
+{
+	struct stat st;
+	if (!ntargets || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	for (int i = 0; i < JOURNAL_MAX; i++)
+		if (targets[i] && targets[i]->ino == st.st_ino && targets[i]->dev == st.st_dev)
+			return targets[i];
+	return NULL;
+}
+
+bool journal_covers(int fd)
+{
+	return target_of(fd) != NULL;
+}
+
+/* Stop journaling the file of handle J on this rank (the master and the
+ * journals stay). */
+static void target_drop(int j)
+{
+	targets[j] = NULL;
+	if (--ntargets == 0) {
+		free(piece);
+		piece = NULL;
+	}
+}
+
+/* ---- saving old bytes ----------------------------------------------------- */
+
+/* This rank's journal of T, made on its first record: created exclusively,
+ * held, and its name made durable before any record counts. */
+static int own_journal(struct target *t)
+{
+	if (t->own_fd >= 0)
+		return 0;
+	int fd = open(t->own, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	struct disk_rank h = { .magic = DISK_RANK_MAGIC, .rank = (uint32_t)comm_rank() };
+	snprintf(h.token, sizeof h.token, "%s", t->token);
+	h.sum = disk_head_sum(&h, sizeof h, t->token, NULL);
+	if (tmpfiles_hold(fd) < 0 || disk_write_all(fd, &h, sizeof h, 0) < 0 || disk_sync_dir(t->dir) < 0) {
+		int err = errno;
+		close(fd);
+		unlink(t->own);
+		errno = err;
+		return -1;
+	}
+	t->own_fd = fd;
+	t->own_end = sizeof h;
+	return 0;
+}
+
+/* The next number of the ranks' sequence: counted here on one rank, else
+ * in the master under a lock that every rank of the run takes. */
+static int next_seq(struct target *t, uint64_t *seq)
+{
+	if (comm_size() == 1) {
+		*seq = ++t->seq;
+		return 0;
+	}
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = DISK_COUNTER_AT, .l_len = 8 };
+	int rc;
+	while ((rc = fcntl(t->master_fd, F_OFD_SETLKW, &l)) < 0 && errno == EINTR)
+		;
+	if (rc < 0)
+		return -1;
+	uint64_t v = 0;
+	rc = disk_read_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
+	v++;
+	if (rc == 0)
+		rc = disk_write_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
+	int err = errno;
+	l.l_type = F_UNLCK;
+	fcntl(t->master_fd, F_OFD_SETLK, &l);
+	errno = err;
+	*seq = v;
+	return rc;
+}
+
+/* Save bytes [LO, HI) of T's file in a record of this rank's journal, and
+ * make it durable.  The sequence number is taken after the old bytes are
+ * read: journal.h says why that order makes replay right. */
+static int record(struct target *t, uint64_t lo, uint64_t hi)
+{
+	if (own_journal(t) < 0)
+		return -1;
+	struct disk_record h = { .magic = DISK_RECORD_MAGIC, .offset = lo, .length = hi - lo };
+	uint64_t at = t->own_end + sizeof h;
+	struct disk_hash data;
+	disk_hash_init(&data, t->token);
+	for (uint64_t o = lo; o < hi; o += DISK_PIECE) {
+		size_t k = hi - o < DISK_PIECE ? (size_t)(hi - o) : DISK_PIECE;
+		if (disk_read_all(t->read_fd, piece, k, o) < 0 || disk_write_all(t->own_fd, piece, k, at + (o - lo)) < 0)
+			return -1;
+		disk_hash_add(&data, piece, k);
+	}
+	if (next_seq(t, &h.seq) < 0)
+		return -1;
+	h.sum = disk_head_sum(&h, sizeof h, t->token, &data);
+	if (disk_write_all(t->own_fd, &h, sizeof h, t->own_end) < 0 || fdatasync(t->own_fd) < 0)
+		return -1;
+	t->own_end = at + (hi - lo);
+	iostat.journal_records++;
+	iostat.journal_bytes += (int64_t)(hi - lo);
+	iostat.journal_syncs++;
+	return 0;
+}
+
+/* The first saved range that ends after LO (T->nsaved when none). */
+static int saved_after(const struct target *t, uint64_t lo)
+{
+	int a = 0, b = t->nsaved;
+	while (a < b) {
+		int m = (a + b) / 2;
+		if (t->saved[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* [LO, HI), apart from every saved range, joins them at index I. */
+static void saved_insert(struct target *t, int i, uint64_t lo, uint64_t hi)
+{
+	if (i > 0 && t->saved[i - 1].hi == lo) {
+		t->saved[i - 1].hi = hi;
+		if (i < t->nsaved && t->saved[i].lo == hi) {
+			t->saved[i - 1].hi = t->saved[i].hi;
+			memmove(&t->saved[i], &t->saved[i + 1], sizeof *t->saved * (size_t)(t->nsaved - i - 1));
+			t->nsaved--;
+		}
+		return;
+	}
+	if (i < t->nsaved && t->saved[i].lo == hi) {
+		t->saved[i].lo = lo;
+		return;
+	}
+	t->saved = disk_room(t->saved, t->nsaved, &t->cap, sizeof *t->saved);
+	memmove(&t->saved[i + 1], &t->saved[i], sizeof *t->saved * (size_t)(t->nsaved - i));
+	t->saved[i] = (struct span){ lo, hi };
+	t->nsaved++;
+}
+
+/* Save whatever of [LO, HI) this rank has not saved yet.  Each gap is
+ * saved in a window from the 64 KiB boundary below it: 64 KiB at first,
+ * twice the last record when the gap begins where that record ended (a
+ * run of writes), up to 16 MiB, never past the old size or into a
+ * range saved already.  So a stream of writes costs a few fsyncs, and a
+ * scattered write of metadata one small record. */
+static int save(struct target *t, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi) {
+		int i = saved_after(t, lo);
+		if (i < t->nsaved && t->saved[i].lo <= lo) {
+			lo = t->saved[i].hi;
+			continue;
+		}
+		uint64_t floor = i > 0 ? t->saved[i - 1].hi : 0;
+		uint64_t ceil = i < t->nsaved ? t->saved[i].lo : t->size;
+		t->window = lo == t->next_lo && t->window ? 2 * t->window : WINDOW_MIN;
+		if (t->window > WINDOW_MAX)
+			t->window = WINDOW_MAX;
+		uint64_t wlo = lo / WINDOW_MIN * WINDOW_MIN;
+		if (wlo < floor)
+			wlo = floor;
+		uint64_t end = hi < ceil ? hi : ceil;
+		uint64_t whi = wlo + t->window > end ? wlo + t->window : end;
+		whi = (whi + WINDOW_MIN - 1) / WINDOW_MIN * WINDOW_MIN;
+		if (whi > ceil)
+			whi = ceil;
+		if (record(t, wlo, whi) < 0)
+			return -1;
+		saved_insert(t, i, wlo, whi);
+		t->next_lo = whi;
+		t->window = whi - wlo;
+		lo = whi;
+	}
+	return 0;
+}
+
+/* Where a write without an offset goes: FD's position, or the end of the
+ * file for a descriptor opened to append. */
+static int64_t position(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+	struct stat st;
+	if (flags >= 0 && (flags & O_APPEND))
+		return fstat(fd, &st) == 0 ? (int64_t)st.st_size : -1;
+	return (int64_t)lseek(fd, 0, SEEK_CUR);
+}
+
+/* Under MPI, a write that fails on some ranks only leaves the others
+ * waiting for them in a collective call for ever: a rank that cannot save
+ * the old bytes (no space for its journal) stops the whole run at once
+ * instead -- the launcher ends the other ranks -- and leaves the journals
+ * for the next run to roll back from.  On one process the write fails,
+ * and the run rolls back as after any failure. */
+static void give_up(const struct target *t)
+{
+	char msg[3 * PATH_MAX];
+	int n = snprintf(msg, sizeof msg, "h5ufunc: %s: cannot save the bytes a write would overwrite "
+			 "(%s): the run stops here, and the next run that opens the file, or "
+			 "'h5ufunc recover %s', rolls it back\n", t->display, strerror(errno), t->display);
+	tmpfiles_remove_guarded();
+	if (write(STDERR_FILENO, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0) < 0)
+		_exit(EXIT_RUN);
+	_exit(EXIT_RUN);
+}
+
+int journal_before_write(int fd, int64_t offset, uint64_t len)
+{
+	struct target *t = target_of(fd);
+	if (!t)
+		return 0;
+	iostat.journal_writes++;
+	t->dirty = true;
+	if (offset < 0 && (offset = position(fd)) < 0)
+		return -1;
+	uint64_t lo = (uint64_t)offset, hi = lo + len < t->size ? lo + len : t->size;
+	bool fail = false;
+	if (lo < hi && journal_fault("save", iostat.journal_writes)) {
+		errno = ENOSPC;
+		fail = true;
+	} else if (lo < hi) {
+		fail = save(t, lo, hi) < 0;
+	}
+	if (fail && comm_size() > 1)
+		give_up(t);
+	if (!fail)
+		journal_fault("write", iostat.journal_writes);
+	return fail ? -1 : 0;
+}
+
+int journal_before_truncate(int fd, uint64_t len)
+{
+	struct target *t = target_of(fd);
+	struct stat st;
+	if (!t)
+		return 0;
+	t->dirty = true;
+	if (fstat(fd, &st) != 0)
+		return -1;
+	uint64_t hi = (uint64_t)st.st_size < t->size ? (uint64_t)st.st_size : t->size;
+	if (len < hi && save(t, len, hi) < 0) {
+		if (comm_size() > 1)
+			give_up(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- begin, commit, roll back --------------------------------------------- */
+
+/* Give the master MADE its name MASTER, which must be free: by a link
+ * where the file system has them, else by a rename that will not replace.
+ * 0, or -1 with errno (EEXIST: taken). */
+static int place_master(const char *made, const char *master)
+{
+	if (link(made, master) == 0)
+		return unlink(made), 0;
+	if (errno == EEXIST)
+		return -1;
+	if (renameat2(AT_FDCWD, made, AT_FDCWD, master, RENAME_NOREPLACE) == 0)
+		return 0;
+	struct stat st;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	if (lstat(master, &st) == 0)
+		return errno = EEXIST, -1;
+	return rename(made, master);
+}
+
+/* The steps of making a master, in order. */
+enum master_step { MASTER_LOCK, MASTER_WRITE, MASTER_NAME, MASTER_DURABLE, MASTER_MADE };
+
+/* Hold, write and make durable the master MADE (open as FD) of T's file
+ * (ST), then give it its name and make that durable.  The step that
+ * failed (errno says why), or MASTER_MADE. */
+static enum master_step place_new_master(struct target *t, int fd, const char *made,
+					 const struct stat *st)
+{
+	struct disk_master h = { .magic = DISK_MASTER_MAGIC, .size = t->size,
+				 .ino = (uint64_t)st->st_ino, .started = (int64_t)time(NULL),
+				 .nranks = (uint32_t)comm_size() };
+	uint64_t zero = 0;
+	snprintf(h.token, sizeof h.token, "%s", t->token);
+	h.sum = disk_head_sum(&h, sizeof h, t->token, NULL);
+	if (tmpfiles_hold(fd) < 0)
+		return MASTER_LOCK;
+	if (disk_write_all(fd, &h, sizeof h, 0) < 0 ||
+	    disk_write_all(fd, &zero, sizeof zero, DISK_COUNTER_AT) < 0 || fdatasync(fd) < 0)
+		return MASTER_WRITE;
+	if (place_master(made, t->master) < 0)
+		return MASTER_NAME;
+	return disk_sync_dir(t->dir) < 0 ? MASTER_DURABLE : MASTER_MADE;
+}
+
+/* Rank 0: make T's master, all before the first byte of the file is
+ * written.  A master there already is another run's (planning has rolled
+ * back dead runs' first). */
+static int make_master(struct target *t, const char *where, struct err *e)
+{
+	static const char *const failed[] = { "cannot lock", "cannot write", "cannot name",
+					      "cannot make durable" };
+	struct stat st;
+	char made[PATH_MAX];
+	if (stat(t->path, &st) != 0)
+		return err_set(e, EXIT_USAGE, where, "cannot open '%s': %s", t->path, strerror(errno));
+	t->size = (uint64_t)st.st_size;
+	tmpfiles_journal_name(made, sizeof made, t->dir, t->base, t->token, -1);
+	int fd = open(made, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_set(e, EXIT_USAGE, where, "cannot make the journal '%s' that an interrupted "
+			       "run is undone from: %s", made, strerror(errno));
+	enum master_step step = place_new_master(t, fd, made, &st);
+	if (step == MASTER_MADE) {
+		t->master_fd = fd;
+		return 0;
+	}
+	int err = errno;
+	unlink(made);
+	close(fd);
+	if (step == MASTER_DURABLE)
+		unlink(t->master);
+	if (step == MASTER_NAME && err == EEXIST)
+		return err_set(e, EXIT_USAGE, where, "another h5ufunc run is writing it in place");
+	if (step == MASTER_LOCK)
+		return err_set(e, EXIT_USAGE, where, "cannot lock the journal that an interrupted run is "
+			       "undone from (%s): this file system keeps no file locks; "
+			       "--risk-partial-writes writes in place without a journal", strerror(err));
+	return err_set(e, EXIT_USAGE, where, "%s the journal '%s' that an interrupted run is undone "
+		       "from: %s", failed[step], t->master, strerror(err));
+}
+
+/* Every rank: T's master held, the file open to read old bytes from, and
+ * known by its device and inode as this node sees them. */
+static void open_target(struct target *t, const char *where, struct err *e)
+{
+	struct stat st;
+	if (comm_rank() != 0) {
+		t->master_fd = open(t->master, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (t->master_fd < 0 || tmpfiles_hold(t->master_fd) < 0) {
+			err_set(e, EXIT_USAGE, where, "cannot hold the journal '%s': %s", t->master,
+				strerror(errno));
+			return;
+		}
+	}
+	t->read_fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (t->read_fd < 0 || fstat(t->read_fd, &st) != 0) {
+		err_set(e, EXIT_USAGE, where, "cannot open '%s': %s", t->path, strerror(errno));
+		return;
+	}
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+}
+
+int journal_begin(const char *path, const char *token, const char *where, struct err *e)
+{
+	int j = 0;
+	while (j < JOURNAL_MAX && targets[j])
+		j++;
+	struct target *t = j < JOURNAL_MAX ? target_new(path, where, token) : NULL;
+	if (j == JOURNAL_MAX)
+		err_set(e, EXIT_USAGE, where, "too many files written in place (at most %d)", JOURNAL_MAX);
+	else if (!t)
+		err_set(e, EXIT_USAGE, where, "its name is too long for the journal beside it");
+	else if (comm_rank() == 0)
+		make_master(t, where, e);
+	if (comm_agree(e) < 0) {
+		target_free(t);
+		return -1;
+	}
+	uint64_t size = t->size;
+	comm_bcast(&size, sizeof size);
+	t->size = size;
+	open_target(t, where, e);
+	if (comm_agree(e) < 0) {
+		if (comm_rank() == 0)
+			unlink(t->master);   /* nothing was written yet */
+		target_free(t);
+		return -1;
+	}
+	if (!piece && !(piece = malloc(DISK_PIECE)))
+		abort();
+	targets[j] = t;
+	ntargets++;
+	return j;
+}
+
+int journal_commit(int j, const char *where, struct err *e)
+{
+	struct target *t = targets[j];
+	if (t->dirty && fsync(t->read_fd) != 0)
+		err_set(e, EXIT_RUN, where, "cannot make what was written durable: %s", strerror(errno));
+	if (comm_agree(e) < 0)
+		return -1;
+	journal_fault("commit", 1);
+	/* The commit point.  Its removal must be durable before the ranks'
+	 * journals go: a master that a power cut brings back without them
+	 * would cut the file back to its old size under new data.  Kept when
+	 * that cannot be known; a later sweep removes them. */
+	int durable = 1;
+	if (comm_rank() == 0) {
+		if (unlink(t->master) != 0)
+			err_set(e, EXIT_RUN, where, "cannot remove the journal '%s': %s", t->master,
+				strerror(errno));
+		else
+			durable = disk_sync_dir(t->dir) == 0;
+	}
+	if (comm_agree(e) < 0)
+		return -1;
+	comm_bcast(&durable, sizeof durable);
+	journal_fault("committed", 1);
+	if (t->own_fd >= 0 && durable)
+		unlink(t->own);
+	target_drop(j);
+	target_free(t);
+	return 0;
+}
+
+int journal_rollback(int j, char *why, size_t len)
+{
+	struct target *t = targets[j];
+	/* What is written from now on is the old bytes going back. */
+	target_drop(j);
+	if (t->own_fd >= 0)
+		close(t->own_fd);   /* the master beside it keeps it from sweeps */
+	t->own_fd = -1;
+	comm_barrier();
+	int rc = 0;
+	*why = '\0';
+	if (comm_rank() == 0) {
+		struct replay_report r;
+		journal_fault("rollback", 1);
+		rc = replay_file(t->master_fd, t->path, t->master, &r, why, len);
+	}
+	comm_bcast(&rc, sizeof rc);
+	comm_bcast(why, len);
+	target_free(t);
+	return rc;
+}

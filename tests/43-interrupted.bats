@@ -1,0 +1,478 @@
+#!/usr/bin/env bats
+# 43-interrupted.bats - runs that write in place and are stopped: killed
+# (SIGKILL, a rank killed), signalled (SIGTERM, SIGINT to the process, to
+# mpirun, to every rank), failing, or out of journal space, at points
+# measured on an uninterrupted run and at the commit's worst moments.
+# After each, once the next run opens the file or `h5ufunc recover` has
+# run, the file must be wholly the one before the run (byte for byte) or
+# wholly the one an uninterrupted run makes (every object, read whole
+# through h5py, filters included: tests/interrupted_ref.py), with no
+# journal or temporary file left.
+#
+# The kill points are made deterministic by the hook H5UFUNC_FAULT (src/
+# journal.c): kill-write:RANK:N kills rank RANK just before its Nth write
+# into the journaled file (the old bytes saved, the write not begun), N
+# taken from --json's per_rank journal_writes of an uninterrupted run;
+# kill-commit, kill-committed, kill-rollback and kill-replay hit the
+# commit and the rollback; term-write raises SIGTERM; fail-save fails a
+# save as a full disk would.  Signals from outside use SIGSTOP to hold a
+# run mid-write while they are sent.
+
+load helper
+
+setup_file() {
+	fixtures <<-'EOF'
+		make big.h5:/x float64 1000000,4 fill=range
+	EOF
+	cd "$BATS_FILE_TMPDIR" || return 1
+	/usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" make t.h5
+	local x
+	for x in c k z; do
+		mkdir "after-$x"
+		cp t.h5 "after-$x/"
+		(cd "after-$x" && h5ufunc $(in_place "$x")) || return 1
+	done
+	recipe >r.yaml
+	mkdir after-r
+	cp t.h5 r.yaml after-r/
+	(cd after-r && h5ufunc run r.yaml --memory 4K) || return 1
+}
+
+teardown() {
+	local pid
+	for pid in ${H5U_BACKGROUND:-}; do   # what a timeout runs, held still or not
+		pkill -KILL -P "$pid" 2>/dev/null || true
+	done
+	kill_background
+}
+
+# in_place X: the arguments of the in-place run of dataset X of t.h5
+# (W4 of make bench, in small boxes).
+in_place() {
+	echo "eval -i a=t.h5:/$1 a=a*2+1 --memory 4K"
+}
+
+# recipe: several steps written in place into t.h5, a new dataset in it
+# and a new file.
+recipe() {
+	cat <<-'EOF'
+		inputs: {c: t.h5:/c, k: t.h5:/k, z: t.h5:/z}
+		steps:
+		  - {expr: c * 2 + 1, out: c}
+		  - {ufunc: add, in: [k, c], out: k}
+		  - {ufunc: multiply, in: [z, 3], out: t.h5:/g/new}
+		  - {expr: c - 1, out: c}
+		  - {reduce: add, in: k, axis: 0, out: out.h5:/s}
+	EOF
+}
+
+# h5 RANKS ARGS...: h5ufunc ARGS on one process, or under mpirun -n RANKS.
+h5() {
+	local n=$1
+	shift
+	if ((n == 1)); then
+		timeout 60 h5ufunc "$@"
+	else
+		timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@"
+	fi
+}
+
+# in_dir DIR CMD...: CMD (a function too) run in DIR.
+in_dir() {
+	local dir=$1
+	shift
+	(cd "$dir" && "$@")
+}
+
+# writes RANKS ARGS...: how many writes into the journaled file each rank
+# makes in an uninterrupted run of ARGS on a copy of t.h5, one per line.
+writes() {
+	local n=$1 dir
+	shift
+	dir=$(mktemp -d "$BATS_TEST_TMPDIR/measure.XXXX")
+	cp "$BATS_FILE_TMPDIR/t.h5" "$BATS_FILE_TMPDIR/r.yaml" "$dir/"
+	(cd "$dir" && h5 "$n" "$@" --json) | sed -n 's/.*"journal_writes": \([0-9]*\).*/\1/p'
+}
+
+# stopped DIR FAULT RANKS ARGS...: in DIR, a fresh copy of t.h5 and a run
+# of ARGS with H5UFUNC_FAULT=FAULT, which must die and leave the journal.
+stopped() {
+	local dir=$1 fault=$2 n=$3 rc=0
+	shift 3
+	mkdir "$dir"
+	cp "$BATS_FILE_TMPDIR/t.h5" "$BATS_FILE_TMPDIR/r.yaml" "$dir/"
+	(cd "$dir" && H5UFUNC_FAULT=$fault h5 "$n" "$@") >"$dir.out" 2>&1 || rc=$?
+	((rc != 0 && rc != 124)) || fail "$dir: H5UFUNC_FAULT=$fault: exit status $rc"
+	[[ -f $dir/.t.h5.h5ufunc-journal ]] || fail "$dir: H5UFUNC_FAULT=$fault left no journal"
+}
+
+# verify AFTER DIR=STATE...: each DIR/t.h5 is t.h5 before the run (old),
+# AFTER/t.h5 (new), or either; DIR holds nothing of ours but t.h5 and
+# files the run made.
+verify() {
+	local after=$1 c cases=()
+	shift
+	for c in "$@"; do
+		cases+=("${c%%=*}/t.h5=${c#*=}")
+		run ls -A "${c%%=*}"
+		refute_output --partial h5ufunc-
+	done
+	run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" verify "$BATS_FILE_TMPDIR/t.h5" \
+		"$BATS_FILE_TMPDIR/$after/t.h5" "${cases[@]}"
+	assert_success
+}
+
+# child PID: the process that PID (a timeout) runs.
+child() {
+	local c i
+	for ((i = 0; i < 200; i++)); do
+		c=$(pgrep -P "$1" | head -n 1)
+		[[ -n $c ]] && echo "$c" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# rank_pids MARK: the process ids of the MPI ranks of the run whose
+# environment holds H5U_MARK=MARK.
+rank_pids() {
+	local env pid
+	for env in /proc/[0-9]*/environ; do
+		pid=${env#/proc/}
+		pid=${pid%/environ}
+		if tr '\0' '\n' 2>/dev/null <"$env" | grep -qx "H5U_MARK=$1" &&
+			tr '\0' '\n' 2>/dev/null <"$env" | grep -q "^OMPI_COMM_WORLD_RANK="; then
+			echo "$pid"
+		fi
+	done
+}
+
+# ---- kill -9 at measured points ------------------------------------------
+
+@test "kill -9 at measured points of a run in place, one process: contiguous, chunked, gzip" {
+	local x w n cases
+	for x in c k z; do
+		w=$(writes 1 $(in_place "$x"))
+		((w >= 3)) || fail "$x: only $w writes in an uninterrupted run"
+		cases=()
+		for n in 1 $((w / 2)) "$w"; do
+			stopped "$x$n" "kill-write:0:$n" 1 $(in_place "$x")
+			cases+=("$x$n=old")
+		done
+		# The next run that opens the file rolls it back first, and says so.
+		run --separate-stderr h5u reduce add "$x$n/t.h5:/n" --axis all
+		assert_success
+		assert_output 499500
+		[[ $stderr == "h5ufunc: $x$n/t.h5: rolled back the run interrupted on "*"(1 rank): "*" it is as it was before that run" ]] ||
+			fail "unexpected note: $stderr"
+		for n in 1 $((w / 2)); do
+			(cd "$x$n" && h5u recover t.h5 >/dev/null) || fail "recover $x$n"
+		done
+		verify "after-$x" "${cases[@]}"
+	done
+}
+
+@test "kill -9 at measured points of a run in place, 3 ranks: contiguous, chunked, gzip; rank 0 and rank 2" {
+	local x w w2 n cases
+	for x in c k z; do
+		w=$(writes 3 $(in_place "$x"))
+		w2=$(sed -n 3p <<<"$w")
+		w=$(sed -n 1p <<<"$w")
+		((w >= 3 && w2 >= 1)) || fail "$x: only $w writes on rank 0, $w2 on rank 2"
+		cases=()
+		for n in 1 $((w / 2)) "$w"; do
+			stopped "$x$n" "kill-write:0:$n" 3 $(in_place "$x")
+			(cd "$x$n" && h5u recover t.h5 >/dev/null) || fail "recover $x$n"
+			cases+=("$x$n=old")
+		done
+		stopped "$x-r2" "kill-write:2:$w2" 3 $(in_place "$x")
+		run --separate-stderr mpi 3 h5ufunc reduce add "$x-r2/t.h5:/n" --axis all
+		assert_success
+		assert_output 499500
+		verify "after-$x" "${cases[@]}" "$x-r2=old"
+	done
+}
+
+@test "kill -9 from outside: a single process, and one rank of 3, while they write in place" {
+	local pids p
+	cp "$BATS_FILE_TMPDIR/big.h5" big.h5
+	timeout 60 h5ufunc call add big.h5:/x 1 -o big.h5:/x --memory 1K &
+	H5U_BACKGROUND=$!
+	wait_for '.big.h5.h5ufunc-journal.*.0' 30 || fail "no journal appeared"
+	kill -KILL "$(child "$H5U_BACKGROUND")"
+	wait "$H5U_BACKGROUND" || true
+	H5U_BACKGROUND=
+	cmp -s big.h5 "$BATS_FILE_TMPDIR/big.h5" && fail "nothing was written before the kill"
+	run --separate-stderr h5u recover big.h5
+	assert_success
+	assert_output --regexp '^big\.h5: rolled back the run interrupted on .* \(1 rank\): '
+	cmp big.h5 "$BATS_FILE_TMPDIR/big.h5" || fail "not as it was"
+	H5U_MARK=$BATS_TEST_TMPDIR timeout 60 mpirun --oversubscribe -n 3 \
+		h5ufunc call add big.h5:/x 1 -o big.h5:/x --memory 1K 2>/dev/null &
+	H5U_BACKGROUND=$!
+	wait_for '.big.h5.h5ufunc-journal.*.1' 30 || fail "no journal of rank 1 appeared"
+	pids=$(rank_pids "$BATS_TEST_TMPDIR")
+	p=$(sed -n 2p <<<"$pids")
+	[[ -n $p ]] || fail "the ranks were not found"
+	kill -KILL "$p"
+	wait "$H5U_BACKGROUND" || true
+	H5U_BACKGROUND=
+	run --separate-stderr h5u recover big.h5
+	assert_success
+	assert_output --regexp '\(3 ranks\): '
+	cmp big.h5 "$BATS_FILE_TMPDIR/big.h5" || fail "not as it was"
+	run ls -A
+	refute_output --partial h5ufunc-
+}
+
+# ---- signals ---------------------------------------------------------------
+
+@test "SIGTERM and SIGINT to a process writing in place: exit 1, one message, the file as it was" {
+	local sig rc p
+	for sig in TERM INT; do
+		cp "$BATS_FILE_TMPDIR/big.h5" big.h5
+		timeout 60 h5ufunc call add big.h5:/x 1 -o big.h5:/x --memory 1K 2>err.txt &
+		H5U_BACKGROUND=$!
+		wait_for '.big.h5.h5ufunc-journal.*.0' 30 || fail "no journal appeared"
+		p=$(child "$H5U_BACKGROUND")
+		kill -STOP "$p"
+		kill -"$sig" "$p"
+		kill -CONT "$p"
+		rc=0
+		wait "$H5U_BACKGROUND" || rc=$?
+		H5U_BACKGROUND=
+		assert_equal "$rc" 1
+		assert_equal "$(cat err.txt)" "h5ufunc: call add: interrupted by SIG$sig; 'big.h5:/x' is as it was before the run"
+		cmp big.h5 "$BATS_FILE_TMPDIR/big.h5" || fail "SIG$sig: not as it was"
+		rm err.txt
+		run ls -A
+		assert_output big.h5
+	done
+	# The same at a given write, in each layout, on one process and 3 ranks.
+	local x n cases=()
+	for x in c k z; do
+		for n in 1 3; do
+			mkdir "$x$n"
+			cp "$BATS_FILE_TMPDIR/t.h5" "$x$n/"
+			# The signal reaches rank 2 alone, which writes once.
+			H5UFUNC_FAULT=term-write:$((n == 1 ? 0 : 2)):$((n == 1 ? 2 : 1)) \
+				run --separate-stderr in_dir "$x$n" h5 "$n" $(in_place "$x")
+			assert_error_once 1 "eval: interrupted by SIGTERM; 't.h5:/$x' is as it was before the run"
+			cases+=("$x$n=old")
+		done
+	done
+	verify after-c "${cases[@]}"
+}
+
+@test "SIGTERM to mpirun, to every rank, and to one rank: exit 1, one message, the file as it was" {
+	local how pids p rc
+	for how in mpirun every one; do
+		cp "$BATS_FILE_TMPDIR/big.h5" big.h5
+		# --foreground: timeout leaves the signal to mpirun alone.
+		H5U_MARK=$BATS_TEST_TMPDIR timeout --foreground 60 mpirun --oversubscribe -n 3 \
+			h5ufunc call add big.h5:/x 1 -o big.h5:/x --memory 1K 2>err.txt &
+		H5U_BACKGROUND=$!
+		wait_for '.big.h5.h5ufunc-journal.*.2' 30 || fail "$how: no journal of rank 2 appeared"
+		pids=$(rank_pids "$BATS_TEST_TMPDIR")
+		(($(wc -l <<<"$pids") == 3)) || fail "$how: ranks not found: $pids"
+		case $how in
+		mpirun) kill -TERM "$(child "$H5U_BACKGROUND")" ;;
+		every) for p in $pids; do kill -TERM "$p"; done ;;
+		one) kill -TERM "$(sed -n 2p <<<"$pids")" ;;
+		esac
+		rc=0
+		wait "$H5U_BACKGROUND" || rc=$?
+		H5U_BACKGROUND=
+		((rc == 1)) || fail "$how: exit status $rc"
+		run grep -c '^h5ufunc:' err.txt
+		assert_output 1
+		run grep '^h5ufunc:' err.txt
+		assert_output "h5ufunc: call add: interrupted by SIGTERM; 'big.h5:/x' is as it was before the run"
+		cmp big.h5 "$BATS_FILE_TMPDIR/big.h5" || fail "$how: not as it was"
+		run ls -A
+		assert_output $'big.h5\nerr.txt'
+		rm err.txt
+	done
+}
+
+# ---- several steps ---------------------------------------------------------
+
+@test "kills during a recipe of several steps in place, a new dataset and a new file: 1 process and 3 ranks" {
+	local n w cases=()
+	for n in 1 3; do
+		w=$(writes "$n" run r.yaml --memory 4K | head -n 1)
+		((w >= 6)) || fail "only $w writes"
+		local k
+		for k in 1 $((w / 3)) $((2 * w / 3)) "$w"; do
+			stopped "r$n-$k" "kill-write:0:$k" "$n" run r.yaml --memory 4K
+			(cd "r$n-$k" && h5u recover t.h5 >/dev/null) || fail "recover r$n-$k"
+			assert_file_not_exists "r$n-$k/out.h5"
+			cases+=("r$n-$k=old")
+		done
+	done
+	verify after-r "${cases[@]}"
+}
+
+# ---- the commit's worst moments ----------------------------------------------
+
+@test "kill at the commit point and just after it: wholly old, wholly new" {
+	local n cases=()
+	for n in 1 3; do
+		stopped "commit$n" kill-commit:0:1 "$n" run r.yaml --memory 4K
+		(cd "commit$n" && h5u recover t.h5 >/dev/null) || fail "recover commit$n"
+		assert_file_not_exists "commit$n/out.h5"
+		cases+=("commit$n=old")
+		mkdir "committed$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" "$BATS_FILE_TMPDIR/r.yaml" "committed$n/"
+		H5UFUNC_FAULT=kill-committed:0:1 run in_dir "committed$n" h5 "$n" run r.yaml --memory 4K
+		((status != 0 && status != 124)) || fail "kill-committed: exit status $status"
+		assert_file_not_exists "committed$n/.t.h5.h5ufunc-journal"
+		# The new file's temporary and the ranks' journals are left; the
+		# next run that writes into the directory sweeps them away.
+		run ls -A "committed$n"
+		assert_output --partial h5ufunc-
+		h5 "$n" call sqrt "committed$n/t.h5:/n" -o "committed$n/other.h5:/r"
+		assert_file_not_exists "committed$n/out.h5"
+		rm "committed$n/other.h5"
+		cases+=("committed$n=new")
+	done
+	verify after-r "${cases[@]}"
+}
+
+@test "a failure rolls back at once; killed during that rollback, or during a recovery, the next one finishes it" {
+	local n cases=()
+	# An error from the data in step 2, after step 1 wrote in place.
+	cat >fail.yaml <<-'EOF'
+		inputs: {c: t.h5:/c, n: t.h5:/n}
+		steps:
+		  - {expr: c * 2 + 1, out: c}
+		  - {ufunc: power, in: [n, -1], out: t.h5:/p}
+	EOF
+	for n in 1 3; do
+		mkdir "fail$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "fail$n/"
+		run --separate-stderr in_dir "fail$n" h5 "$n" run fail.yaml --memory 4K
+		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed\.; 't\.h5:/c' is as it was before the run"
+		cases+=("fail$n=old")
+		mkdir "rollback$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "rollback$n/"
+		H5UFUNC_FAULT=kill-rollback:0:1 run in_dir "rollback$n" h5 "$n" run fail.yaml --memory 4K
+		((status != 0 && status != 124)) || fail "kill-rollback: exit status $status"
+		[[ -f rollback$n/.t.h5.h5ufunc-journal ]] || fail "kill-rollback: no journal left"
+		(cd "rollback$n" && h5u recover t.h5 >/dev/null) || fail "recover rollback$n"
+		cases+=("rollback$n=old")
+		# A rollback that fails half way says so, and leaves the journal.
+		mkdir "stuck$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "stuck$n/"
+		H5UFUNC_FAULT=fail-replay:0:1 run --separate-stderr in_dir "stuck$n" h5 "$n" run fail.yaml --memory 4K
+		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed\.; 't\.h5:/c' holds partial results until 'h5ufunc recover t\.h5' rolls it back \(cannot put its old bytes back: Input/output error\)"
+		(cd "stuck$n" && h5u recover t.h5 >/dev/null) || fail "recover stuck$n"
+		cases+=("stuck$n=old")
+		# A recovery killed after its first range put back: the next one
+		# starts over.
+		stopped "replay$n" "kill-write:0:9" "$n" $(in_place c)
+		H5UFUNC_FAULT=kill-replay:0:1 run in_dir "replay$n" h5ufunc recover t.h5
+		assert_failure 137
+		[[ -f replay$n/.t.h5.h5ufunc-journal ]] || fail "kill-replay: no journal left"
+		run in_dir "replay$n" h5ufunc recover t.h5
+		assert_success
+		assert_output --regexp 'rolled back the run interrupted on .* ranges?, [0-9]+ bytes put back'
+		cases+=("replay$n=old")
+	done
+	verify after-c "${cases[@]}"
+}
+
+@test "no room to save old bytes: one process rolls back at once, 3 ranks stop at once and the next run rolls back" {
+	mkdir one three
+	cp "$BATS_FILE_TMPDIR/t.h5" one/
+	cp "$BATS_FILE_TMPDIR/t.h5" three/
+	H5UFUNC_FAULT=fail-save:0:2 run --separate-stderr in_dir one h5 1 $(in_place c)
+	assert_error_match 1 "eval: (read|write) failed \(HDF5: .*No space left on device\); 't\.h5:/c' is as it was before the run"
+	H5UFUNC_FAULT=fail-save:0:2 run --separate-stderr in_dir three h5 3 $(in_place c)
+	assert_error_once 1 "t.h5: cannot save the bytes a write would overwrite (No space left on device): the run stops here, and the next run that opens the file, or 'h5ufunc recover t.h5', rolls it back"
+	(cd three && h5u recover -q t.h5) || fail "recover"
+	verify after-c one=old three=old
+}
+
+# ---- what the next run and recover do ----------------------------------------
+
+@test "check reports an unfinished run and changes nothing; a live run's journal is refused, not touched" {
+	stopped left kill-write:0:2 1 $(in_place z)
+	cp left/t.h5 before.h5
+	cat >left/r.yaml <<-'EOF'
+		inputs: {z: t.h5:/z}
+		steps:
+		  - {reduce: add, in: z, axis: null}
+	EOF
+	run --separate-stderr in_dir left h5ufunc check r.yaml
+	assert_success
+	assert_line --index 0 --regexp "^t\.h5: a run interrupted on .* \(1 rank\) left it unfinished; the next run rolls it back first, as 'h5ufunc recover' does$"
+	cmp left/t.h5 before.h5 || fail "check changed the file"
+	[[ -f left/.t.h5.h5ufunc-journal ]] || fail "check removed the journal"
+	# A live run: held still while others try.
+	cp "$BATS_FILE_TMPDIR/big.h5" big.h5
+	timeout 60 h5ufunc call add big.h5:/x 1 -o big.h5:/x --memory 1K &
+	H5U_BACKGROUND=$!
+	wait_for '.big.h5.h5ufunc-journal.*.0' 30 || fail "no journal appeared"
+	local p
+	p=$(child "$H5U_BACKGROUND")
+	kill -STOP "$p"
+	run --separate-stderr h5u reduce add big.h5:/x --axis all
+	assert_error_match 2 "reduce add: big\.h5: being written in place by a running h5ufunc \(started .*, 1 rank\); wait until it ends"
+	run --separate-stderr h5u recover big.h5
+	assert_error_match 2 "recover: big\.h5: being written in place by a running h5ufunc \(started .*, 1 rank\); wait until it ends"
+	kill -CONT "$p"
+	wait "$H5U_BACKGROUND"
+	H5U_BACKGROUND=
+	np check add "$BATS_FILE_TMPDIR/big.h5:/x" 1 -o big.h5:/x
+}
+
+@test "recover: nothing to do, no such file, a file replaced since the run was killed" {
+	cp "$BATS_FILE_TMPDIR/t.h5" .
+	run --separate-stderr h5u recover t.h5
+	assert_success
+	assert_output "t.h5: no unfinished run"
+	run --separate-stderr h5u recover -q t.h5
+	assert_success
+	assert_output ""
+	run --separate-stderr h5u recover nothere.h5
+	assert_error 2 "recover: cannot open 'nothere.h5': No such file or directory"
+	run --separate-stderr h5u recover
+	assert_error 2 "recover: the file to recover is needed"
+	stopped gone kill-write:0:2 1 $(in_place c)
+	cp gone/t.h5 gone/copy.h5
+	mv gone/copy.h5 gone/t.h5   # another file, another inode, the same name
+	run --separate-stderr h5u recover gone/t.h5
+	assert_error_match 1 "recover: cannot roll back what an interrupted run left: it is not the file its journal '.*/gone/\.t\.h5\.h5ufunc-journal' was made for \(it was replaced since\): remove the journal if this file is right"
+}
+
+@test "temporaries of dead runs go with the next run that writes there; a live run's, links and others stay" {
+	cp "$BATS_FILE_TMPDIR/big.h5" .
+	# A killed run leaves its new file's temporary behind.
+	timeout 60 h5ufunc call negative big.h5:/x -o dead.h5:/y --memory 1K &
+	H5U_BACKGROUND=$!
+	wait_for '.dead.h5.h5ufunc-*.tmp' 30 || fail "no temporary appeared"
+	kill -KILL "$(child "$H5U_BACKGROUND")"
+	wait "$H5U_BACKGROUND" || true
+	# A live one, held still.
+	timeout 60 h5ufunc call negative big.h5:/x -o live.h5:/y --memory 1K &
+	H5U_BACKGROUND=$!
+	wait_for '.live.h5.h5ufunc-*.tmp' 30 || fail "no temporary appeared"
+	local p
+	p=$(child "$H5U_BACKGROUND")
+	kill -STOP "$p"
+	echo precious >victim
+	ln -s victim .planted.h5.h5ufunc-0123456789abcdef0123456789abcdef.tmp
+	echo mine >.notours.h5ufunc-tmp
+	h5u call sqrt big.h5:/x -o other.h5:/y --memory 1M
+	run ls -A
+	refute_output --partial .dead.h5.h5ufunc-
+	assert_output --partial .live.h5.h5ufunc-
+	assert_output --partial .planted.h5.h5ufunc-
+	assert_output --partial .notours.h5ufunc-tmp
+	assert_equal "$(cat victim)" precious
+	kill -CONT "$p"
+	wait "$H5U_BACKGROUND"
+	H5U_BACKGROUND=
+	np check negative big.h5:/x -o live.h5:/y
+}

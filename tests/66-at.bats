@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# 66-at.bats - `h5ufunc at` and `at:` steps against NumPy's np.UFUNC.at(a,
+# indices, b): unbuffered, in place.
+#
+# Random targets, ufuncs (binary and unary), dtypes (the loop's and the
+# target's differing: casts back each time), index arrays (datasets of
+# several dtypes and literal lists; repeated and negative indices;
+# broadcast) and values (datasets, numbers as NEP 50 weak scalars) in one
+# recipe, on one process and on 1, 2, 3 and 4 ranks at a small --memory;
+# index and value datasets many times the budget and a target larger than
+# it (rounds, passes); one-liners and --json; NumPy's errors with exit 2
+# and every file as it was; an index out of range that an earlier step of
+# the run writes.  Every target is compared with NumPy's bit for bit,
+# floats included (the order of the updates shows in their last bits),
+# its attributes and every other dataset unchanged (tests/methods_ref.py).
+
+load helper
+
+methods() {
+	/usr/bin/python3 "$H5U_TESTS/methods_ref.py" "$@"
+}
+
+setup_file() {
+	(cd "$BATS_FILE_TMPDIR" && methods at-cases f.h5 cases.jsonl >r.yaml) || return 1
+	fixtures <<-'EOF'
+		make g.h5:/grid float64 4,5 fill=zeros attr:units=m
+		make g.h5:/iy int32 - data=[0,1,1,3,-1,0,-4]
+		make g.h5:/ix int64 - data=[0,2,2,4,-2,0,1]
+		make g.h5:/w float64 7
+		make g.h5:/i8 int8 5 fill=zeros
+		make g.h5:/bad int16 - data=[0,1,2,7,3,9]
+		make g.h5:/fi float64 - data=[0.0,1.0]
+		make g.h5:/bi bool - data=[True,False]
+		make g.h5:/other float32 3,3
+		make big.h5:/t float32 300,200 fill=zeros
+		make big.h5:/iy int32 120000 lo=-300 hi=300
+		make big.h5:/ix int16 120000 lo=-200 hi=200
+		make big.h5:/v float32 120000
+	EOF
+	/usr/bin/python3 - "$BATS_FILE_TMPDIR/big.h5" <<-'EOF'
+		import sys, h5py, numpy as np
+		with h5py.File(sys.argv[1], 'a') as f:   # integers: fill=random makes floats of them
+		    rng = np.random.default_rng(1)
+		    f['iy'][()] = rng.integers(-300, 300, 120000)
+		    f['ix'][()] = rng.integers(-200, 200, 120000)
+		    f['hot'] = np.zeros(120000, np.int64)   # every update onto one element
+	EOF
+}
+
+@test "random targets, indices and values: NumPy's bits on one process and on 1-4 ranks at --memory 16K" {
+	cp "$BATS_FILE_TMPDIR"/{f.h5,r.yaml,cases.jsonl} .
+	cp f.h5 before.h5
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	local n jobs=(at-check cases.jsonl before.h5 f.h5)
+	for n in 1 2 3 4; do
+		cp before.h5 "f$n.h5"
+		sed "s/f\.h5/f$n.h5/g" r.yaml >"r$n.yaml"
+		run --separate-stderr mpi "$n" h5ufunc run --memory 16K "r$n.yaml"
+		assert_success
+		jobs+=(:: at-check cases.jsonl before.h5 "f$n.h5")
+	done
+	run methods "${jobs[@]}"
+	assert_success
+}
+
+@test "index and value datasets many times the budget, a target larger than it: passes and rounds, NumPy's bits on 1 and 3 ranks" {
+	fixture big.h5
+	cp big.h5 before.h5
+	run --separate-stderr h5u check --memory 64K <(printf 'steps:\n  - at: add\n    in: [big.h5:/t, big.h5:/v]\n    indices: [big.h5:/iy, big.h5:/ix]\n')
+	assert_success
+	assert_output --regexp "120000 updates \(index space \(120000,\)\) in rounds of [0-9]+ per rank; the target in [2-9] passes"
+	run --separate-stderr h5u at add big.h5:/t --indices big.h5:/iy,big.h5:/ix big.h5:/v --memory 64K
+	assert_success
+	run methods at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/iy before.h5:/ix
+	assert_success
+	cp before.h5 big.h5
+	run --separate-stderr mpi 3 h5ufunc at add big.h5:/t --indices big.h5:/iy,big.h5:/ix big.h5:/v --memory 64K
+	assert_success
+	run methods at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/iy before.h5:/ix
+	assert_success
+	# 120000 float32 values of mixed magnitude onto one element: their order shows
+	cp before.h5 big.h5
+	run --separate-stderr mpi 4 h5ufunc at add big.h5:/t --indices big.h5:/hot,big.h5:/hot big.h5:/v --memory 64K
+	assert_success
+	run methods at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/hot before.h5:/hot
+	assert_success
+}
+
+@test "one-liners: index datasets, literal lists, unary ufuncs, numbers; --json counts" {
+	fixture g.h5
+	cp g.h5 before.h5
+	run --separate-stderr h5u at add g.h5:/grid --indices g.h5:/iy,g.h5:/ix g.h5:/w --json
+	assert_success
+	assert_output --partial '"verb": "at", "ufunc": "add", "loop": "dd->d"'
+	# the indices (28 + 56 bytes), the values (56) and the target (160) read; the target written
+	assert_output --partial '"bytes_read": 300, "bytes_written": 160'
+	assert_output --partial '"kind": "in place", "shape": [4, 5], "units": "m"'
+	run methods at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
+	assert_success
+	cp g.h5 step1.h5
+	run --separate-stderr h5u at multiply g.h5:/grid --indices '[0,0,3],[1,1,-1]' 2.5
+	assert_success
+	run --separate-stderr h5u at negative g.h5:/i8 --indices 0,0,1,4,-1
+	assert_success
+	run --separate-stderr mpi 2 h5ufunc at add g.h5:/i8 --indices 2,2,2 -3
+	assert_success
+	run methods at-one step1.h5:/grid g.h5:/grid multiply 2.5 -- 0,0,3 1,1,-1 :: \
+		at-one before.h5:/i8 step1.h5:/i8 add 0 -- 0
+	assert_success
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		a = h5py.File("before.h5")["i8"][()]
+		np.negative.at(a, [0, 0, 1, 4, -1])
+		np.add.at(a, [2, 2, 2], np.int8(-3))
+		assert h5py.File("g.h5")["i8"][()].tobytes() == a.tobytes()
+	EOF
+	run np attrs g.h5:/grid units=m :: same g.h5:/other before.h5:/other
+	assert_success
+}
+
+@test "NumPy's errors: exit 2, one message (also on 3 ranks), every file as it was" {
+	fixture g.h5
+	snapshot
+	run methods raises at add g.h5:/grid 1 -- g.h5:/bad 0 -- "index 7 is out of bounds for axis 0 with size 4" :: \
+		raises at add g.h5:/grid 1 -- 0,-5 0 -- "index -5 is out of bounds for axis 0 with size 4" :: \
+		raises at add g.h5:/grid 1 -- 0 0 0 -- "too many indices for array: array is 2-dimensional, but 3 were indexed" :: \
+		raises at add g.h5:/grid 1 -- 0,1 0,1,2 -- "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)" :: \
+		raises at add g.h5:/grid g.h5:/w -- 0,1 0,1 -- "array is not broadcastable to correct shape" :: \
+		raises at add g.h5:/grid 1 -- g.h5:/fi 0 -- "arrays used as indices must be of integer (or boolean) type" :: \
+		raises at add g.h5:/grid -- 0 0 -- "second operand needed for ufunc" :: \
+		raises at divmod g.h5:/grid 1 -- 0 0 -- "Only single output ufuncs supported at this time" :: \
+		raises at add g.h5:/i8 300 -- 0 -- "Python integer 300 out of bounds for int8"
+	assert_success
+	check_error() {
+		local want=$1
+		shift
+		run --separate-stderr h5u at "$@"
+		assert_error 2 "$want"
+	}
+	check_error "at add: index 7 is out of bounds for axis 0 with size 4" add g.h5:/grid --indices g.h5:/bad,0 1
+	check_error "at add: index 7 is out of bounds for axis 1 with size 5" add g.h5:/grid --indices 0,g.h5:/bad 1
+	check_error "at add: index -5 is out of bounds for axis 0 with size 4" add g.h5:/grid --indices '[0,-5],[0,0]' 1
+	check_error "at add: too many indices for array: array is 2-dimensional, but 3 were indexed" add g.h5:/grid --indices '[0],[0],[0]' 1
+	check_error "at add: at takes one index array per axis of 'g.h5:/grid' (2), got 1" add g.h5:/grid --indices 0 1
+	check_error "at add: shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)" add g.h5:/grid --indices '[0,1],[0,1,2]' 1
+	check_error "at add: array is not broadcastable to correct shape" add g.h5:/grid --indices '[0,1],[0,1]' g.h5:/w
+	check_error "at add: arrays used as indices must be of integer (or boolean) type" add g.h5:/grid --indices g.h5:/fi,0 1
+	check_error "at add: 'g.h5:/bi' is bool: at takes integer index arrays (NumPy would read a bool one as a mask)" add g.h5:/grid --indices g.h5:/bi,0 1
+	check_error "at add: second operand needed for ufunc" add g.h5:/grid --indices 0,0
+	check_error "at negative: second operand provided when ufunc is unary" negative g.h5:/i8 --indices 0 1
+	check_error "at divmod: Only single output ufuncs supported at this time" divmod g.h5:/grid --indices '[0],[0]' 1
+	check_error "at add: Python integer 300 out of bounds for int8" add g.h5:/i8 --indices 0 300
+	check_error "at add: at writes in place into a dataset, not the number '2'" add 2 --indices 0 1
+	check_error "at add: --indices is needed (one index array per axis)" add g.h5:/i8 1
+	check_error "at: unknown option '-o' (see h5ufunc help at)" add g.h5:/i8 --indices 0 1 -o x.h5:/y
+	run --separate-stderr mpi 3 h5ufunc at add g.h5:/grid --indices g.h5:/bad,0 1 --memory 4K
+	assert_error_once 2 "at add: index 7 is out of bounds for axis 0 with size 4"
+	assert_unchanged
+	printf 'steps:\n  - at: add\n    in: [g.h5:/grid, 1]\n    indices: [g.h5:/iy, [0, 1, 2, 3, 4, 5, 0]]\n' >r.yaml
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:4:25: step 1 (at add): index 5 is out of bounds for axis 1 with size 5"
+	assert_unchanged
+}
+
+@test "indices an earlier step writes: out of range, exit 1 and the target as it was; a named intermediate, NumPy's bits" {
+	fixture g.h5
+	cp g.h5 before.h5
+	cat >r.yaml <<-'EOF'
+		inputs:
+		  iy: g.h5:/iy
+		steps:
+		  - ufunc: add
+		    in: [iy, 2]
+		    out: iy
+		  - at: add
+		    in: [g.h5:/grid, 1]
+		    indices: [iy, g.h5:/ix]
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_failure 1
+	[[ ${stderr_lines[0]} == "h5ufunc: r.yaml:7:5: step 2 (at add): index 5 is out of bounds for axis 0 with size 4;"* ]] ||
+		fail "stderr: $stderr"
+	# the target is left as it was (the first step's in-place write is the
+	# business of the run's journal, which makes the whole run all or nothing)
+	run np same before.h5:/grid g.h5:/grid
+	assert_success
+	run --separate-stderr mpi 2 h5ufunc run r.yaml
+	assert_failure 1
+	run np same before.h5:/grid g.h5:/grid
+	assert_success
+	# an index array that an earlier step makes, as a named intermediate
+	cp before.h5 g.h5
+	cat >r2.yaml <<-'EOF'
+		inputs:
+		  iy: g.h5:/iy
+		steps:
+		  - ufunc: subtract
+		    in: [iy, 0]
+		    out: j
+		  - at: add
+		    in: [g.h5:/grid, g.h5:/w]
+		    indices: [j, g.h5:/ix]
+	EOF
+	run --separate-stderr h5u run r2.yaml
+	assert_success
+	run methods at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
+	assert_success
+}

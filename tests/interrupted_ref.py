@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""interrupted_ref.py - h5py's view of a file that an interrupted h5ufunc run
+wrote in place, for tests/43-interrupted.bats.
+
+A file after an interrupted run must be wholly one of two things: the file
+as it was before the run (byte for byte: a rollback puts every byte back),
+or the file an uninterrupted run makes (every object as that run leaves it:
+its bytes on disk may sit elsewhere, its history line has another time).
+Either way every object opens and reads through h5py, filters included.
+
+Usage:
+  interrupted_ref.py make FILE
+      the fixture: float64 datasets /c (contiguous), /k (chunked) and /z
+      (chunked, gzip), 400x30 each, beside what must survive any run: an
+      int32 dataset, a group with attributes and a dataset, a dimension
+      scale attached to /c and /k, an attribute holding object references,
+      and a root history attribute
+  verify BEFORE AFTER FILE=STATE...
+      STATE old: FILE has the same bytes as BEFORE; new: every object of
+      FILE equals AFTER's (dtype, shape, layout, filters, data, attributes,
+      references by the names they point to; history lines without their
+      times); either: one of the two.  Every object of FILE is read whole.
+      Exit 1 naming each FILE that fails and why.
+"""
+import hashlib
+import re
+import sys
+
+import h5py
+import numpy as np
+
+SHAPE = (400, 30)
+CHUNKS = (50, 30)
+
+
+def make(path):
+    rng = np.random.default_rng(24)
+    with h5py.File(path, "w") as f:
+        f.attrs["history"] = "Mon Jan 05 10:00:00 2026: made by interrupted_ref.py"
+        f.attrs["title"] = "what an interrupted run must not lose"
+        f.create_dataset("c", data=rng.standard_normal(SHAPE))
+        f.create_dataset("k", data=rng.standard_normal(SHAPE), chunks=CHUNKS)
+        f.create_dataset("z", data=rng.standard_normal(SHAPE), chunks=CHUNKS,
+                         compression="gzip", compression_opts=4)
+        f.create_dataset("n", data=np.arange(1000, dtype=np.int32))
+        g = f.create_group("g")
+        g.attrs["units"] = "K"
+        g.attrs["scale"] = np.float32(0.5)
+        g.create_dataset("d", data=rng.integers(0, 100, (17, 3)), chunks=(4, 3),
+                         compression="gzip")
+        x = f.create_dataset("x", data=np.arange(SHAPE[0], dtype=np.float64))
+        x.make_scale("x")
+        f["c"].dims[0].attach_scale(x)
+        f["k"].dims[0].attach_scale(x)
+        f["c"].attrs["note"] = "contiguous"
+        refs = np.array([f["c"].ref, f["g/d"].ref], dtype=h5py.ref_dtype)
+        f.attrs.create("refs", refs, dtype=h5py.ref_dtype)
+
+
+STAMP = re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d \d{4}: ", re.M)
+
+
+def value(f, v):
+    """An attribute's value, comparable: references become names, history
+    lines lose their times."""
+    if isinstance(v, h5py.Reference):
+        return ("ref", f[v].name if v else None)
+    if isinstance(v, np.ndarray):
+        if v.dtype == h5py.ref_dtype or (v.dtype.kind == "O" and v.size and
+                                         isinstance(v.flat[0], h5py.Reference)):
+            return ("refs", tuple(value(f, r) for r in v.flat))
+        if v.dtype.kind == "O":
+            return ("objects", tuple(value(f, x) for x in v.flat))
+        if v.dtype.names:   # a compound: REFERENCE_LIST holds references
+            return ("records", tuple(tuple(value(f, r[n]) for n in v.dtype.names)
+                                     for r in v.flat))
+        return ("array", str(v.dtype), v.shape, v.tobytes())
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "replace")
+    if isinstance(v, str):
+        return ("text", STAMP.sub("", v))
+    if isinstance(v, np.generic):
+        return ("scalar", str(v.dtype), v.tobytes())
+    return ("scalar", repr(v))
+
+
+def digest(path):
+    """Every object of PATH, read whole: {name: description}."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        out["/"] = ("group", tuple(sorted((k, value(f, f.attrs[k])) for k in f.attrs)))
+
+        def visit(name, obj):
+            attrs = tuple(sorted((k, value(f, obj.attrs[k])) for k in obj.attrs))
+            if isinstance(obj, h5py.Dataset):
+                data = obj[()]
+                out[name] = ("dataset", str(obj.dtype), obj.shape, obj.chunks,
+                             obj.compression, obj.compression_opts,
+                             hashlib.sha256(np.ascontiguousarray(data).tobytes()).hexdigest(),
+                             attrs)
+            else:
+                out[name] = ("group", attrs)
+        f.visititems(visit)
+    return out
+
+
+def differences(a, b):
+    names = sorted(set(a) | set(b))
+    return [n for n in names if a.get(n) != b.get(n)]
+
+
+def verify(before, after, cases):
+    old_bytes = open(before, "rb").read()
+    new = digest(after)
+    old = digest(before)
+    failed = []
+    for case in cases:
+        path, _, state = case.rpartition("=")
+        try:
+            same_bytes = open(path, "rb").read() == old_bytes
+            d = digest(path)
+        except Exception as exc:   # the file, or an object in it, does not read
+            failed.append(f"{path}: does not read back: {exc}")
+            continue
+        is_new = d == new
+        if state == "old" and not same_bytes:
+            failed.append(f"{path}: not byte-identical to the file before the run "
+                          f"(objects that differ: {differences(old, d)})")
+        elif state == "new" and not is_new:
+            failed.append(f"{path}: not what the uninterrupted run made "
+                          f"(objects that differ: {differences(new, d)})")
+        elif state == "either" and not (same_bytes or is_new):
+            failed.append(f"{path}: neither the file before the run nor after it "
+                          f"(differs from before: {differences(old, d)}; "
+                          f"from after: {differences(new, d)})")
+        elif state not in ("old", "new", "either"):
+            failed.append(f"{case}: unknown state (old, new or either)")
+    for line in failed:
+        print(line, file=sys.stderr)
+    return 1 if failed else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "make":
+        make(argv[2])
+        return 0
+    if len(argv) >= 5 and argv[1] == "verify":
+        return verify(argv[2], argv[3], argv[4:])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
