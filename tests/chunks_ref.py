@@ -25,9 +25,9 @@ Jobs:
                   trace=openat,open,pread64,read -o PREFIX` (every process
                   of a launch): at most CALLS calls (a chunk read in one,
                   and HDF5's few reads of metadata) and BYTES bytes
-  same IN.h5 OUT.h5 PATH EXPR
+  same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
-                  (names t, tb, ...), bit for bit
+                  (names t, tb, ...), bit for bit, for each pair
   stored OUT.h5 PATH
                   print the bytes OUT.h5:PATH takes in the file (its chunks
                   as compressed)
@@ -91,13 +91,16 @@ def reads(prefix, path, calls, nbytes):
         sys.exit(f'{path}: {count} reads of {total} bytes, more than {calls} reads or {nbytes} bytes')
 
 
-def same(inp, out, path, expr):
+def same(inp, out, *pairs):
+    if not pairs or len(pairs) % 2:
+        sys.exit('same: PATH EXPR pairs wanted')
     with h5py.File(inp) as f:
-        env = {k: f[k][()] for k in f}
-    want = np.asarray(eval(expr, {'np': np}, env))
-    got = h5py.File(out)[path][()]
-    if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
-        sys.exit(f'{out}:{path}: not NumPy\'s {expr}')
+        env = {k: f[k][()] for k in f if f[k].ndim == 0 or f[k].size < 1 << 24}
+    for path, expr in zip(pairs[0::2], pairs[1::2]):
+        want = np.asarray(eval(expr, {'np': np}, env))
+        got = h5py.File(out)[path][()]
+        if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
+            sys.exit(f'{out}:{path}: not NumPy\'s {expr}')
 
 
 def filters(out, path, chunks, want):
@@ -113,9 +116,10 @@ def stored(out, path):
 
 
 def main(argv):
-    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, 4), 'filters': (filters, 4),
+    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, -4), 'filters': (filters, 4),
             'stored': (stored, 2)}
-    if not argv or argv[0] not in jobs or len(argv) - 1 != jobs[argv[0]][1]:
+    n = jobs[argv[0]][1] if argv and argv[0] in jobs else 0
+    if not argv or argv[0] not in jobs or (len(argv) - 1 != n if n > 0 else len(argv) - 1 < -n):
         print(__doc__, file=sys.stderr)
         return 2
     jobs[argv[0]][0](*argv[1:])
