@@ -61,7 +61,7 @@ def made(stamp, want):
 def make(directory, rows, cols):
     stamp = os.path.join(directory, "ready")
     want = "%d %d float32 smooth\n" % (rows, cols)
-    if made(stamp, want):
+    if made(stamp, want) and os.path.exists(os.path.join(directory, "w8s-empty.h5")):
         return 0
     os.makedirs(directory, exist_ok=True)
     if os.path.exists(stamp):
