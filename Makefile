@@ -107,6 +107,11 @@ DEB_PKGS += libdeflate-dev
 # Named dimensions, units and missing values: netCDF-4 files made from CDL,
 # xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
+# Compression filters read and written through Debian's plugins (src/filter.c;
+# hdf5-plugin-lzf's plugin needs liblzf1 but does not depend on it), and NCO,
+# which appends to h5ufunc's netCDF-4 files in tests/37-netcdf.bats.
+DEB_PKGS += hdf5-plugin-lzf liblzf1 hdf5-filter-plugin hdf5-filter-plugin-blosc-serial \
+	hdf5-filter-plugin-zfp-serial nco
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

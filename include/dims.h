@@ -24,8 +24,10 @@ struct dims {
 	int ndim;
 	const char *name[H5U_MAXDIM];    /* the dimension's name */
 	const char *file[H5U_MAXDIM];    /* the file of its scale, as opened ... */
-	const char *scale[H5U_MAXDIM];   /* ... and its path there; NULL when no scale of
-					    the axis's length is known (a sliced axis) */
+	const char *scale[H5U_MAXDIM];   /* ... and its path there; NULL when the axis has
+					    none (a --keepdims axis of length one) */
+	int64_t start[H5U_MAXDIM];       /* the axis is elements START + STEP * j of the */
+	int64_t step[H5U_MAXDIM];        /* scale (0 and 1: the scale as it is) */
 };
 
 /* The names of dataset D's axes (SHAPE) in FILE (its name as opened), or
@@ -34,11 +36,11 @@ struct dims {
  * after itself.  Never fails: what cannot be read is unnamed. */
 struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, struct arena *a);
 
-/* The names of a selection: indexed axes (DROPPED) are gone; an axis not
- * kept WHOLE (from its start, in order, every element) keeps its name but
- * not its scale.  NULL for NULL. */
-struct dims *dims_select(const struct dims *x, const bool *dropped, const bool *whole,
-			 struct arena *a);
+/* The names of a selection of X: indexed axes (DROPPED) are gone; axis i
+ * is elements START[i] + STEP[i] * j of X's axis, and keeps its name and
+ * its scale, sliced alike.  NULL for NULL. */
+struct dims *dims_select(const struct dims *x, const bool *dropped, const int64_t *start,
+			 const int64_t *step, struct arena *a);
 
 /* After a reduction over REDUCED: the kept axes' names, and with KEEPDIMS
  * each reduced axis too (length one: its name, without a scale).  NULL for
@@ -65,12 +67,17 @@ bool dims_map(const struct dims *u, const struct dims *x, int *from);
 /* "(time, lat, lon)"; "()" for no axes. */
 char *dims_format(const struct dims *x, char *buf, size_t len);
 
-/* Attach to dataset PATH of the open file F the scales DIMS names: the
- * file's own when it holds them at the same path with the axis's length,
- * else copied there from their file (data and attributes, CF's included),
- * else, for an axis without a scale, a new netCDF-4 dimension without a
- * variable.  An axis whose path in F holds something else stays unnamed.
- * Not collective: one process, with F open for it alone. */
+/* Attach to dataset PATH of the open file F the scales DIMS names, each
+ * looked up as netCDF-C resolves a dimension (PATH's group, then its
+ * parents): a scale of the name and the axis's length found on the way;
+ * else a coordinate variable made in F (at its scale's path when that
+ * group encloses PATH's and nothing on the way has the name, else in
+ * PATH's group): a copy of the scale sliced as the axis is, with its
+ * attributes and its CF bounds variables (or without the attribute that
+ * names them when they cannot be copied); for an axis without a scale, a
+ * netCDF-4 dimension without a variable.  An axis whose name in PATH's
+ * group holds something else stays unnamed.  Not collective: one
+ * process, with F open for it alone. */
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
 		const char *where, struct err *e);
 

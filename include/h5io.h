@@ -3,9 +3,8 @@
  * Opens files with the MPI-IO driver when MPI is running (HDF5's default
  * driver otherwise), maps HDF5 types to dtypes as h5py stores them, reads and
  * writes runs of rows as hyperslabs (collectively: every rank calls, a rank
- * with no rows with an empty selection), creates datasets and their parent
- * groups, reads and writes numeric and text attributes (what they mean is
- * cf.c's), and writes the NCO-style history attribute.  It knows nothing of
+ * with no rows with an empty selection), and creates datasets and their
+ * parent groups.  Attributes are h5attr.h's.  It knows nothing of
  * recipes or plans.  HDF5's own error printing is off; failures come back in
  * the error record with HDF5's innermost message folded in.
  */
@@ -18,6 +17,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "err.h"
+#include "filter.h"
 #include "shape.h"
 
 /* Call once, after comm_init. */
@@ -41,6 +41,10 @@ hid_t h5io_create(const char *path, bool private, const char *where, struct err 
 hid_t h5io_create_memory(const char *where, struct err *e);
 /* Close a file; F < 0 is fine. */
 void h5io_close(hid_t f);
+/* Close each of the N ids of IDS that is open (>= 0), whatever it is (a
+ * file, dataset, attribute, type, space, property list): a cleanup's
+ * one call, e.g. h5io_close_ids(3, (hid_t[]){ a, type, space }). */
+void h5io_close_ids(int n, const hid_t *ids);
 /* Is PATH an HDF5 file?  1 yes, 0 no (message in E), -1 cannot be read. */
 int h5io_is_hdf5(const char *path);
 
@@ -54,40 +58,31 @@ enum h5io_object h5io_probe(hid_t file, const char *path);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
-/* Create dataset PATH (parent groups too) of DT and SHAPE, contiguous, or
- * chunked by CHUNK (NCHUNK == SHAPE's rank) and gzip-compressed at level
- * GZIP (-1: no filter).  FILL (one element of DT, or NULL): the dataset's
- * fill value and its _FillValue attribute (netCDF's), in a file on disk.
- * Collective. */
+/* Create dataset PATH (parent groups too, h5io_parents) of DT and SHAPE,
+ * contiguous, or chunked by CHUNK (NCHUNK == SHAPE's rank) and compressed
+ * as COMPRESSION says (NULL or not on: no filter).  FILL (one element of
+ * DT, or NULL): the dataset's fill value and its _FillValue attribute
+ * (netCDF's), in a file on disk.  Collective. */
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const void *fill, const char *where, struct err *e);
+			  const struct compression *compression, const void *fill,
+			  const char *where, struct err *e);
+
+/* ---- netCDF-4's structure: what netCDF-C needs to append to a file ---- */
+
+/* Create the groups above PATH in FILE that are missing, tracking the
+ * creation order of their links and attributes as netCDF-4 requires (new
+ * files track it at the root).  Collective under MPI-IO.  Errors: EXIT_RUN. */
+int h5io_parents(hid_t file, const char *path, const char *where, struct err *e);
+/* A dataset's creation properties as netCDF-4 requires them (attribute
+ * creation order tracked), no times recorded; the caller closes it. */
+hid_t h5io_dataset_plist(void);
 void h5io_dataset_close(hid_t d);
 /* D's chunk extents into CHUNK (H5U_MAXDIM entries); returns their number,
  * 0 when D is not chunked. */
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 /* Does D's data go through filters (compression, checksums)? */
 bool h5io_dataset_filtered(hid_t d);
-
-/* ---- attributes (what they mean is cf.c's) ---- */
-
-/* Attribute NAME of OBJ, N numbers at most, read as DT into OUT (16 bytes
- * each): how many it has (0: none); -1 when it is not numbers or has more
- * than N. */
-int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
-/* Create attribute NAME of OBJ holding VALUE, one element of DT. */
-int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value);
-/* The text calls and the copy are not counted in iostat's metadata
- * operations: they read units while planning or describe results (rank 0
- * alone, after the collective writes), outside the SCALING model. */
-/* The text of string attribute NAME of OBJ (fixed or variable length),
- * copied into A; NULL when OBJ has no such attribute or it is not text. */
-char *h5io_attr_text(hid_t obj, const char *name, struct arena *a);
-/* Set attribute NAME of OBJ to TEXT, a fixed-length string, replacing what
- * was there; with TEXT NULL, remove it. */
-int h5io_attr_write_text(hid_t obj, const char *name, const char *text);
-/* Copy attribute NAME of SRC, whatever its type and shape, onto DST. */
-int h5io_attr_copy(hid_t src, const char *name, hid_t dst);
 
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);
@@ -103,9 +98,5 @@ int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const int64_t *start, const int64_t *step, const int64_t *count,
 		   const void *buf, const char *where, struct err *e);
-
-/* Prepend LINE to FILE's root attribute "history" (created if absent).
- * Collective: every rank passes the same LINE. */
-int h5io_history(hid_t file, const char *line, const char *where, struct err *e);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "arena.h"
 #include "cf.h"
+#include "cfdesc.h"
 #include "dims.h"
 #include "dist.h"
 #include "h5io.h"
@@ -79,6 +80,9 @@ struct array {
 	struct dims *dims;       /* the names of its axes (dims.h); NULL: unnamed */
 	struct units units;      /* its units (units.h): as read, or as a step computed them */
 	bool units_set;          /* ... and written into its `units` attribute at the end */
+	struct cfdesc desc;      /* its CF names and cell_methods (cfdesc.h): as read, or as
+				    a step made them ... */
+	bool desc_set;           /* ... and written onto it at the end (a dataset created) */
 	const struct array *base;  /* broadcast by name: BASE read with its axes moved, */
 	int from_axis[H5U_MAXDIM]; /* ... axis i being BASE's axis from_axis[i], or -1 for
 				      an inserted axis of length one */
@@ -91,7 +95,7 @@ struct array {
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
-	int gzip;                /* ... and compressed (-1: not) */
+	struct compression compression;  /* ... and compressed (filter.h; .on false: not) */
 	bool replace;            /* ... in place of an existing one (overwrite), */
 	const char *new_path;    /* ... written under this hidden name and moved
 				  * over PATH once the whole run has succeeded */
@@ -162,6 +166,7 @@ struct plan_step {
 	struct shape shape;                 /* of the result */
 	struct dims *dims;                  /* ... and the names of its axes, NULL: unnamed */
 	struct units units[PLAN_MAXOUT];    /* the results' units (units: propagate) */
+	struct cfdesc desc;                 /* ... and what CF says they are (cfdesc.h) */
 	bool units_off;                     /* units: off */
 	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
 	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */

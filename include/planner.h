@@ -98,7 +98,7 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const char
  * that is read (or written in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
 			    const char *w, struct err *e);
-/* X's missing-value attributes (h5io.h), read once: a dataset the run
+/* X's missing-value attributes (cf.h), read once: a dataset the run
  * creates has its fill value only.  NULL on error. */
 const struct cf_missing *array_missing(struct planner *pl, struct array *x, const char *w,
 					 struct err *e);

@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "dtype.h"
 #include "err.h"
+#include "filter.h"
 
 #define RECIPE_MAXIN 8      /* operands of one step */
 #define RECIPE_MAXOUT 2
@@ -56,7 +57,7 @@ struct step_opts {
 	bool chunks_auto;             /* chunks: auto */
 	int nchunks;                  /* chunks: [a, b, ...] */
 	int64_t chunks[H5U_MAXDIM];
-	int gzip;                     /* compression: gzip -> 4, gzip:N -> N */
+	struct compression compression;  /* compression: a filter and its level (filter.h) */
 	bool axis_all;                /* axis: null */
 	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
 	int axis[H5U_MAXDIM];         /* as written; may be negative */

@@ -106,6 +106,8 @@ struct ufunc {
 	unsigned flags;                   /* enum ufunc_flag bits */
 	enum units_rule units;
 	struct ma_domain ma_domain;
+	const char *cell_method;          /* the CF cell method its reduce is ("sum"),
+					     a column of the catalogue; NULL: none */
 };
 
 /* The catalogue, in alphabetical order of name. */

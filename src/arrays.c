@@ -115,6 +115,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		x->stored_filtered = h5io_dataset_filtered(d);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
 		x->units = cf_units_read(d, pl->p->arena);
+		x->desc = cfdesc_read(d, pl->p->arena);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)
@@ -141,10 +142,8 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->selected = true;
 	y->view = v;
 	y->units = x->units;
-	bool whole[H5U_MAXDIM];
-	for (int i = 0; i < v.ndim; i++)
-		whole[i] = v.start[i] == 0 && v.step[i] == 1 && v.count[i] == v.dim[i];
-	y->dims = dims_select(x->dims, v.dropped, whole, pl->p->arena);
+	y->desc = x->desc;
+	y->dims = dims_select(x->dims, v.dropped, v.start, v.step, pl->p->arena);
 	return y;
 }
 
@@ -167,6 +166,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	y->dtype = x->dtype;
 	y->base = x;
 	y->units = x->units;
+	y->desc = x->desc;
 	y->dims = (struct dims *)u;
 	y->shape.ndim = u->ndim;
 	for (int i = 0; i < u->ndim; i++) {

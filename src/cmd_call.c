@@ -101,8 +101,9 @@ struct one_liner_flags {
 	enum one_liner w;
 };
 
-static const struct cli_option out_flag = { "out", 'o', true, FLAG_OUT };
-static const struct cli_option indices_flag = { "indices", 0, true, FLAG_INDICES };
+/* Macros, not objects: an object is no constant expression in C. */
+#define OUT_FLAG { "out", 'o', true, FLAG_OUT }
+#define INDICES_FLAG { "indices", 0, true, FLAG_INDICES }
 
 /* UFUNC.METHOD as the first operand: call's UFUNC.outer, else refused,
  * naming the command that has the method.  Sets S's verb and ufunc. */
@@ -172,31 +173,31 @@ out:
 
 int cmd_call(int argc, char **argv)
 {
-	static const struct one_liner_flags f = { 1, { out_flag }, ONE_CALL };
+	static const struct one_liner_flags f = { 1, { OUT_FLAG }, ONE_CALL };
 	return one_liner(argc, argv, VERB_UFUNC, &f);
 }
 
 int cmd_reduce(int argc, char **argv)
 {
-	static const struct one_liner_flags f = { 1, { out_flag }, ONE_REDUCE };
+	static const struct one_liner_flags f = { 1, { OUT_FLAG }, ONE_REDUCE };
 	return one_liner(argc, argv, VERB_REDUCE, &f);
 }
 
 int cmd_accumulate(int argc, char **argv)
 {
-	static const struct one_liner_flags f = { 1, { out_flag }, ONE_ACCUMULATE };
+	static const struct one_liner_flags f = { 1, { OUT_FLAG }, ONE_ACCUMULATE };
 	return one_liner(argc, argv, VERB_ACCUMULATE, &f);
 }
 
 int cmd_reduceat(int argc, char **argv)
 {
-	static const struct one_liner_flags f = { 2, { out_flag, indices_flag }, ONE_REDUCEAT };
+	static const struct one_liner_flags f = { 2, { OUT_FLAG, INDICES_FLAG }, ONE_REDUCEAT };
 	return one_liner(argc, argv, VERB_REDUCEAT, &f);
 }
 
 int cmd_at(int argc, char **argv)
 {
-	static const struct one_liner_flags f = { 1, { indices_flag }, ONE_COUNT };
+	static const struct one_liner_flags f = { 1, { INDICES_FLAG }, ONE_COUNT };
 	return one_liner(argc, argv, VERB_AT, &f);
 }
 

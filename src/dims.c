@@ -3,9 +3,10 @@
  *
  * What it is: the reading of scales (H5DS, HDF5's high-level library),
  * the pure name logic broadcasting and reductions need, and the writing of
- * scales onto new datasets.  What it is not: a reader of coordinate
- * values.  Names are matched by text, never by the values along them, as
- * xarray's broadcasting (not its alignment) does.
+ * scales onto new datasets as netCDF-4 has them (coordinate variables
+ * copied, sliced as the data was, with their CF bounds).  What it is not:
+ * a judge of coordinate values.  Names are matched by text, never by the
+ * values along them, as xarray's broadcasting (not its alignment) does.
  */
 #include <hdf5_hl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "dims.h"
+#include "h5attr.h"
 #include "h5io.h"
 
 /* ---- reading ----------------------------------------------------------- */
@@ -52,6 +54,7 @@ struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, str
 				x->scale[0] = arena_strdup(a, f.path);
 				x->name[0] = last_component(x->scale[0]);
 				x->file[0] = file;
+				x->step[0] = 1;
 			} else {
 				ok = false;
 			}
@@ -65,6 +68,7 @@ struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, str
 				x->scale[i] = arena_strdup(a, f.path);
 				x->name[i] = last_component(x->scale[i]);
 				x->file[i] = file;
+				x->step[i] = 1;
 			}
 		}
 	} H5E_END_TRY;
@@ -83,8 +87,18 @@ static struct dims *dims_new(struct arena *a)
 	return x;
 }
 
-struct dims *dims_select(const struct dims *x, const bool *dropped, const bool *whole,
-			 struct arena *a)
+/* Axis I of X as axis J of Y. */
+static void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i)
+{
+	y->name[j] = x->name[i];
+	y->file[j] = x->file[i];
+	y->scale[j] = x->scale[i];
+	y->start[j] = x->start[i];
+	y->step[j] = x->step[i];
+}
+
+struct dims *dims_select(const struct dims *x, const bool *dropped, const int64_t *start,
+			 const int64_t *step, struct arena *a)
 {
 	if (!x)
 		return NULL;
@@ -92,10 +106,10 @@ struct dims *dims_select(const struct dims *x, const bool *dropped, const bool *
 	for (int i = 0; i < x->ndim; i++) {
 		if (dropped[i])
 			continue;
-		y->name[y->ndim] = x->name[i];
-		y->file[y->ndim] = whole[i] ? x->file[i] : NULL;
-		y->scale[y->ndim] = whole[i] ? x->scale[i] : NULL;
-		y->ndim++;
+		int j = y->ndim++;
+		dims_copy_axis(y, j, x, i);
+		y->start[j] = x->start[i] + x->step[i] * start[i];
+		y->step[j] = x->step[i] * step[i];
 	}
 	return y;
 }
@@ -108,10 +122,13 @@ struct dims *dims_reduce(const struct dims *x, const bool *reduced, bool keepdim
 	for (int i = 0; i < x->ndim; i++) {
 		if (reduced[i] && !keepdims)
 			continue;
-		y->name[y->ndim] = x->name[i];
-		y->file[y->ndim] = reduced[i] ? NULL : x->file[i];
-		y->scale[y->ndim] = reduced[i] ? NULL : x->scale[i];
-		y->ndim++;
+		int j = y->ndim++;
+		dims_copy_axis(y, j, x, i);
+		if (reduced[i]) {
+			y->file[j] = y->scale[j] = NULL;
+			y->start[j] = 0;
+			y->step[j] = 1;
+		}
 	}
 	return y;
 }
@@ -144,10 +161,8 @@ int dims_union(int n, const struct dims *const *in, const struct shape *const *s
 					*name = u->name[j];
 					return -1;
 				}
-				if (!u->scale[j] && in[k]->scale[i]) {
-					u->file[j] = in[k]->file[i];
-					u->scale[j] = in[k]->scale[i];
-				}
+				if (!u->scale[j] && in[k]->scale[i])
+					dims_copy_axis(u, j, in[k], i);
 				continue;
 			}
 			if (u->ndim == H5U_MAXDIM) {
@@ -156,9 +171,7 @@ int dims_union(int n, const struct dims *const *in, const struct shape *const *s
 				return -1;
 			}
 			owner[u->ndim] = k;
-			u->name[u->ndim] = in[k]->name[i];
-			u->file[u->ndim] = in[k]->file[i];
-			u->scale[u->ndim] = in[k]->scale[i];
+			dims_copy_axis(u, u->ndim, in[k], i);
 			shape->dim[u->ndim] = len;
 			u->ndim++;
 		}
@@ -189,9 +202,9 @@ char *dims_format(const struct dims *x, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- writing ------------------------------------------------------------ */
+/* ---- writing: netCDF-4's dimensions and coordinate variables ------------ */
 
-/* Attributes a copied scale must not take: the scale's own bookkeeping
+/* Attributes a copied coordinate must not take: the scale's own bookkeeping
  * (set again by H5DSset_scale and H5DSattach_scale) and netCDF-4's
  * numbering of dimensions in the file it came from. */
 static bool own_attribute(const char *name)
@@ -209,41 +222,139 @@ static bool own_attribute(const char *name)
 static herr_t copy_attribute(hid_t src, const char *name, const H5A_info_t *info, void *data)
 {
 	(void)info;
-	return own_attribute(name) ? 0 : h5io_attr_copy(src, name, *(hid_t *)data);
+	return own_attribute(name) ? 0 : h5attr_copy(src, name, *(hid_t *)data);
 }
 
-/* Copy the scale PATH of FILE into F at the same path, as a scale. */
-static hid_t copy_scale(hid_t f, const char *file, const char *path)
+/* Copy the attributes of SRC onto DST in the order they were created
+ * (netCDF's order), or by name where SRC does not track it. */
+static int copy_attributes(hid_t src, hid_t dst)
 {
-	hid_t src = -1, sd = -1, d = -1, ocp = -1, lcp = -1;
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	src = H5Fopen(file, H5F_ACC_RDONLY, fapl);
-	H5Pclose(fapl);
-	if (src < 0)
+	hsize_t at = 0;
+	if (H5Aiterate2(src, H5_INDEX_CRT_ORDER, H5_ITER_INC, &at, copy_attribute, &dst) >= 0)
+		return 0;
+	H5Eclear2(H5E_DEFAULT);
+	if (at > 0)
+		return -1;   /* failed on the way, not for want of the order */
+	return H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attribute, &dst) < 0 ? -1 : 0;
+}
+
+/* The group that holds PATH ("/a/b/c" -> "/a/b"; "/c" -> "/") into BUF. */
+static void group_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int n = slash && slash > path ? (int)(slash - path) : 1;
+	snprintf(buf, len, "%.*s", n, path);
+}
+
+/* GROUP/NAME into BUF; "" when it does not fit (no such object). */
+static void path_in(const char *group, const char *name, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", strcmp(group, "/") ? group : "", name);
+	if (n < 0 || (size_t)n >= len)
+		*buf = '\0';
+}
+
+/* Is group A the group G or one of its parents? */
+static bool encloses(const char *a, const char *g)
+{
+	size_t n = strlen(a);
+	return !strcmp(a, "/") || (!strncmp(a, g, n) && (g[n] == '\0' || g[n] == '/'));
+}
+
+/* The length of D, a one-dimensional dimension scale, or -1 when D is no
+ * such thing. */
+static int64_t scale_length(hid_t d)
+{
+	hid_t sp = H5Dget_space(d);
+	hsize_t n = 0;
+	bool scale = H5DSis_scale(d) > 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+		     H5Sget_simple_extent_dims(sp, &n, NULL) == 1;
+	H5Sclose(sp);
+	return scale ? (int64_t)n : -1;
+}
+
+enum lookup {
+	DIM_FOUND,      /* a scale of the name and the length, at PATH */
+	DIM_MAKE,       /* none: one is to be made in the group (or at the
+			   source's path when no group on the way has the name) */
+	DIM_BLOCKED     /* the group has something of the name that does not fit */
+};
+
+/* Dimension NAME of length LEN seen from GROUP of F as netCDF-C sees it:
+ * the first scale of that name in GROUP, its parent, ..., the root.
+ * *SHADOWED: some group on the way has something of the name. */
+static enum lookup find_dimension(hid_t f, const char *group, const char *name, int64_t len,
+				  char *path, size_t plen, bool *shadowed)
+{
+	char g[1024];
+	snprintf(g, sizeof g, "%s", group);
+	*shadowed = false;
+	for (bool here = true;; here = false) {
+		path_in(g, name, path, plen);
+		if (H5Lexists(f, path, H5P_DEFAULT) > 0) {
+			*shadowed = true;
+			H5O_info_t info;
+			hid_t d = H5Oget_info_by_name(f, path, &info, H5P_DEFAULT) >= 0 &&
+				  info.type == H5O_TYPE_DATASET ? H5Dopen2(f, path, H5P_DEFAULT) : -1;
+			int64_t n = d >= 0 ? scale_length(d) : -1;
+			if (d >= 0)
+				H5Dclose(d);
+			if (n == len)
+				return DIM_FOUND;
+			if (here)
+				return DIM_BLOCKED;
+			if (n >= 0)
+				return DIM_MAKE;   /* a scale of another length: shadowed here */
+		}
+		if (!strcmp(g, "/"))
+			return DIM_MAKE;
+		char up[1024];
+		group_of(g, up, sizeof up);
+		snprintf(g, sizeof g, "%s", up);
+	}
+}
+
+/* Create dataset PATH of F as a copy of SRC (a dataset of any file): its
+ * type, its elements START + STEP * j (j < COUNT) along its first axis and
+ * all along the others, and its attributes but own_attribute's.  The
+ * copy is contiguous, with netCDF-4's creation properties. */
+static hid_t copy_sliced(hid_t f, const char *path, hid_t src, int64_t start, int64_t step,
+			 int64_t count)
+{
+	hid_t ftype = H5Dget_type(src), type = H5Tcopy(ftype);   /* a committed type: a copy */
+	hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT), sspace = H5Dget_space(src);
+	hid_t mspace = -1, tspace = -1, dcpl = -1, d = -1;
+	int n = H5Sget_simple_extent_ndims(sspace);
+	hsize_t dim[H5S_MAX_RANK], st[H5S_MAX_RANK] = { 0 }, stride[H5S_MAX_RANK], cnt[H5S_MAX_RANK];
+	void *buf = NULL;
+	if (n < 1 || n > H5S_MAX_RANK || H5Sget_simple_extent_dims(sspace, dim, NULL) < 0)
 		goto out;
-	ocp = H5Pcreate(H5P_OBJECT_COPY);
-	lcp = H5Pcreate(H5P_LINK_CREATE);
-	H5Pset_copy_object(ocp, H5O_COPY_WITHOUT_ATTR_FLAG);
-	H5Pset_create_intermediate_group(lcp, 1);
-	if (H5Ocopy(src, path, f, path, ocp, lcp) < 0 || (sd = H5Dopen2(src, path, H5P_DEFAULT)) < 0 ||
-	    (d = H5Dopen2(f, path, H5P_DEFAULT)) < 0)
+	size_t elements = 1;
+	for (int i = 0; i < n; i++) {
+		stride[i] = i ? 1 : (hsize_t)step;
+		cnt[i] = i ? dim[i] : (hsize_t)count;
+		elements *= cnt[i];
+	}
+	st[0] = (hsize_t)start;
+	mspace = H5Screate_simple(n, cnt, NULL);
+	tspace = H5Screate_simple(n, cnt, NULL);
+	buf = calloc(elements ? elements : 1, H5Tget_size(mtype));
+	if (!buf || H5Sselect_hyperslab(sspace, H5S_SELECT_SET, st, stride, cnt, NULL) < 0 ||
+	    (elements && H5Dread(src, mtype, mspace, sspace, H5P_DEFAULT, buf) < 0))
 		goto out;
-	char name[256];
-	ssize_t n = H5DSget_scale_name(sd, name, sizeof name);
-	if (H5Aiterate2(sd, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attribute, &d) < 0 ||
-	    H5DSset_scale(d, n > 0 ? name : last_component(path)) < 0) {
+	dcpl = h5io_dataset_plist();
+	d = H5Dcreate2(f, path, type, tspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (d >= 0 && ((elements && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
+		       copy_attributes(src, d) < 0)) {
 		H5Dclose(d);
+		H5Ldelete(f, path, H5P_DEFAULT);
 		d = -1;
 	}
+	if (elements && (H5Tdetect_class(mtype, H5T_VLEN) > 0 || H5Tis_variable_str(mtype) > 0))
+		H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, buf);
 out:
-	if (lcp >= 0)
-		H5Pclose(lcp);
-	if (ocp >= 0)
-		H5Pclose(ocp);
-	if (sd >= 0)
-		H5Dclose(sd);
-	if (src >= 0)
-		H5Fclose(src);
+	free(buf);
+	h5io_close_ids(7, (hid_t[]){ dcpl, tspace, mspace, sspace, mtype, type, ftype });
 	return d;
 }
 
@@ -252,10 +363,9 @@ out:
 static hid_t dimension_only(hid_t f, const char *path, int64_t len)
 {
 	hsize_t n = (hsize_t)len;
-	hid_t sp = H5Screate_simple(1, &n, NULL), lcp = H5Pcreate(H5P_LINK_CREATE);
-	H5Pset_create_intermediate_group(lcp, 1);
-	hid_t d = H5Dcreate2(f, path, H5T_IEEE_F32BE, sp, lcp, H5P_DEFAULT, H5P_DEFAULT);
-	H5Pclose(lcp);
+	hid_t sp = H5Screate_simple(1, &n, NULL), dcpl = h5io_dataset_plist();
+	hid_t d = H5Dcreate2(f, path, H5T_IEEE_F32BE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	H5Pclose(dcpl);
 	H5Sclose(sp);
 	char name[128];
 	snprintf(name, sizeof name, "This is a netCDF dimension but not a netCDF variable. %10lld",
@@ -267,31 +377,140 @@ static hid_t dimension_only(hid_t f, const char *path, int64_t len)
 	return d;
 }
 
-/* The scale for axis I (length LEN) in F, or -1 when F has something else
- * at its path. */
-static hid_t scale_for(hid_t f, const struct dims *dims, int i, int64_t len)
+/* Where axis of a new variable comes from: NAME, and the scale SCALE of
+ * FILE (NULL: none), its elements START + STEP * j for j < LEN. */
+struct axis_source {
+	const char *name, *file, *scale;
+	int64_t start, step, len;
+};
+
+static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, bool bounds);
+
+/* The dataset NAME as netCDF-C and CF find names from GROUP of F: in
+ * GROUP, then its parents; -1 when none. */
+static hid_t find_variable(hid_t f, const char *group, const char *name)
 {
-	char path[1024];
-	if (dims->scale[i])
-		snprintf(path, sizeof path, "%s", dims->scale[i]);
-	else
-		snprintf(path, sizeof path, "/%s", dims->name[i]);
-	if (H5LTpath_valid(f, path, 1) > 0) {
-		hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-		if (d < 0)
+	char g[1024], path[1024];
+	snprintf(g, sizeof g, "%s", group);
+	for (;;) {
+		path_in(g, name, path, sizeof path);
+		if (H5Lexists(f, path, H5P_DEFAULT) > 0)
+			return H5Dopen2(f, path, H5P_DEFAULT);
+		if (!strcmp(g, "/"))
 			return -1;
-		hid_t sp = H5Dget_space(d);
-		hsize_t n = 0;
-		bool fits = H5DSis_scale(d) > 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
-			    H5Sget_simple_extent_dims(sp, &n, NULL) == 1 && (int64_t)n == len;
-		H5Sclose(sp);
-		if (!fits) {
-			H5Dclose(d);
-			return -1;
-		}
-		return d;
+		char up[1024];
+		group_of(g, up, sizeof up);
+		snprintf(g, sizeof g, "%s", up);
 	}
-	return dims->scale[i] ? copy_scale(f, dims->file[i], path) : dimension_only(f, path, len);
+}
+
+/* Copy NAME, the bounds variable of the coordinate that axis A copies
+ * from (in SF), beside that copy D (at PATH of F): sliced as the
+ * coordinate was along its first axis, that axis attached to D and its
+ * others named as in SF.  False when it cannot be done (nothing is left
+ * of it then). */
+static bool bounds_copied(hid_t f, hid_t d, const char *path, hid_t sf,
+			  const struct axis_source *a, const char *name)
+{
+	char sgroup[1024], group[1024], bpath[1024];
+	if (!*name || strchr(name, '/'))
+		return false;
+	group_of(a->scale, sgroup, sizeof sgroup);
+	group_of(path, group, sizeof group);
+	path_in(group, name, bpath, sizeof bpath);
+	hid_t bd = find_variable(sf, sgroup, name), sp = bd >= 0 ? H5Dget_space(bd) : -1;
+	hsize_t dim[H5S_MAX_RANK];
+	int n = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+	bool ok = n >= 2 && n <= H5U_MAXDIM && H5Sget_simple_extent_dims(sp, dim, NULL) == n &&
+		  (int64_t)dim[0] > a->start + a->step * (a->len - 1) &&
+		  H5Lexists(f, bpath, H5P_DEFAULT) == 0;
+	hid_t bt = ok ? copy_sliced(f, bpath, bd, a->start, a->step, a->len) : -1;
+	ok = bt >= 0 && H5DSattach_scale(bt, d, 0) >= 0;
+	struct arena ar = { 0 };
+	struct shape shape = { .ndim = n };
+	for (int i = 0; i < n && ok; i++)
+		shape.dim[i] = (int64_t)dim[i];
+	const struct dims *x = ok ? dims_read(bd, a->file, &shape, &ar) : NULL;
+	for (int i = 1; x && i < n && ok; i++) {
+		struct axis_source b = { x->name[i], x->file[i], x->scale[i], 0, 1, shape.dim[i] };
+		hid_t sd = scale_for(f, group, &b, false);
+		ok = sd >= 0 && H5DSattach_scale(bt, sd, (unsigned)i) >= 0;
+		if (sd >= 0)
+			H5Dclose(sd);
+	}
+	arena_free(&ar);
+	if (!ok && bt >= 0)
+		H5Ldelete(f, bpath, H5P_DEFAULT);
+	h5io_close_ids(3, (hid_t[]){ bt, sp, bd });
+	return ok;
+}
+
+/* CF's cell bounds travel with their coordinate: the variables that the
+ * `bounds` and `climatology` attributes of SD (in SF) name are copied
+ * beside D, its copy at PATH of F (bounds_copied), or D loses the
+ * attribute rather than name a variable that is not there. */
+static void copy_bounds(hid_t f, hid_t d, const char *path, hid_t sf, hid_t sd,
+			const struct axis_source *a)
+{
+	static const char *const kinds[] = { "bounds", "climatology" };
+	for (int k = 0; k < 2; k++) {
+		struct arena ar = { 0 };
+		const char *name = h5attr_text(sd, kinds[k], &ar);
+		if (name && !bounds_copied(f, d, path, sf, a, name))
+			h5attr_write_text(d, kinds[k], NULL);
+		arena_free(&ar);
+	}
+}
+
+/* The coordinate variable of axis A made at PATH of F: a copy of its
+ * scale, sliced as the axis is, with its attributes and (BOUNDS) its
+ * bounds; a dimension without a variable when it has none or it cannot
+ * be read. */
+static hid_t make_coordinate(hid_t f, const char *path, const struct axis_source *a, bool bounds)
+{
+	hid_t sf = a->scale ? H5Fopen(a->file, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	hid_t sd = sf >= 0 ? H5Dopen2(sf, a->scale, H5P_DEFAULT) : -1;
+	hid_t d = sd >= 0 ? copy_sliced(f, path, sd, a->start, a->step, a->len) : -1;
+	char name[256];
+	ssize_t n = d >= 0 ? H5DSget_scale_name(sd, name, sizeof name) : -1;
+	if (d >= 0 && H5DSset_scale(d, n > 0 && (size_t)n < sizeof name ? name : a->name) < 0) {
+		H5Dclose(d);
+		H5Ldelete(f, path, H5P_DEFAULT);
+		d = -1;
+	}
+	if (d >= 0 && bounds)
+		copy_bounds(f, d, path, sf, sd, a);
+	h5io_close_ids(2, (hid_t[]){ sd, sf });
+	return d >= 0 ? d : dimension_only(f, path, a->len);
+}
+
+/* The scale for axis A of a new variable in GROUP of F, found or made as
+ * netCDF-C resolves dimension names (find_dimension): made at the path
+ * of the scale it copies when that group encloses GROUP and nothing on
+ * the way has the name, else in GROUP itself.  -1: the axis stays
+ * unnamed. */
+static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, bool bounds)
+{
+	char path[1024], from[1024];
+	bool shadowed;
+	switch (find_dimension(f, group, a->name, a->len, path, sizeof path, &shadowed)) {
+	case DIM_FOUND:
+		return H5Dopen2(f, path, H5P_DEFAULT);
+	case DIM_BLOCKED:
+		return -1;
+	case DIM_MAKE:
+		break;
+	}
+	if (a->scale)
+		group_of(a->scale, from, sizeof from);
+	if (a->scale && !shadowed && encloses(from, group))
+		snprintf(path, sizeof path, "%s", a->scale);
+	else
+		path_in(group, a->name, path, sizeof path);
+	struct err ignored = { 0 };
+	if (h5io_parents(f, path, "", &ignored) < 0)
+		return -1;
+	return make_coordinate(f, path, a, bounds);
 }
 
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
@@ -300,12 +519,16 @@ int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct
 	if (!dims)
 		return 0;
 	int rc = 0;
+	char group[1024];
+	group_of(path, group, sizeof group);
 	H5E_BEGIN_TRY {
 		hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
 		for (int i = 0; d >= 0 && i < dims->ndim && rc == 0; i++) {
-			hid_t sd = scale_for(f, dims, i, shape->dim[i]);
+			struct axis_source a = { dims->name[i], dims->file[i], dims->scale[i],
+						 dims->start[i], dims->step[i], shape->dim[i] };
+			hid_t sd = scale_for(f, group, &a, true);
 			if (sd < 0)
-				continue;   /* its path holds something else: the axis stays unnamed */
+				continue;   /* its name holds something else: the axis stays unnamed */
 			if (H5DSattach_scale(d, sd, (unsigned)i) < 0)
 				rc = err_set(e, EXIT_RUN, where, "cannot attach dimension '%s' to '%s'",
 					     dims->name[i], path);

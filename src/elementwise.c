@@ -136,7 +136,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_elem += target != t ? dtype_size(target) : 0;
-		if (s->out[k]->create ? s->out[k]->gzip >= 0 : s->out[k]->stored_filtered) {
+		if (s->out[k]->create ? s->out[k]->compression.on : s->out[k]->stored_filtered) {
 			/* HDF5's copies of the chunks a box writes: as they are,
 			 * and compressed (in buffers of their own size) */
 			per_elem += 2 * dtype_size(target);

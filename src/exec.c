@@ -14,6 +14,7 @@
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
+#include "h5attr.h"
 #include "h5io.h"
 #include "interrupt.h"
 #include "journal.h"
@@ -219,7 +220,7 @@ static int open_all(struct plan *p, struct err *e)
 		if (x->create) {
 			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
 						    x->dtype, &x->shape,
-						    x->nchunk, x->chunk, x->gzip,
+						    x->nchunk, x->chunk, &x->compression,
 						    x->has_fill ? x->fill : NULL, x->display, e);
 		} else {
 			struct shape shape;
@@ -394,7 +395,8 @@ static void clean_up(struct plan *p, struct err *e)
 }
 
 /* What the end of a run writes about X: its scales (a dataset the run
- * created, with named axes), its units attribute (units: propagate). */
+ * created, with named axes), its units attribute (units: propagate), its
+ * CF names and cell_methods (a dataset the run created). */
 static bool names_of(const struct array *x)
 {
 	return (x->create || x->replace) && x->dims;
@@ -403,14 +405,14 @@ static bool names_of(const struct array *x)
 static bool described(const struct array *x, const struct plan_file *f)
 {
 	return x->kind == ARR_DATASET && x->file == f && !x->unused && !x->base &&
-	       (names_of(x) || x->units_set);
+	       (names_of(x) || x->units_set || x->desc_set);
 }
 
 /* Once the data is written and every file closed: attach the dimension
- * scales of the datasets the run created (dims.h) and set the units of
- * what it wrote (units.h).  HDF5's dimension-scale calls are not
- * collective, so rank 0 alone does it, through a file access of its own,
- * while the others wait. */
+ * scales of the datasets the run created (dims.h), set the units of what
+ * it wrote (units.h) and the CF names of what it created (cfdesc.h).
+ * HDF5's dimension-scale calls are not collective, so rank 0 alone does
+ * it, through a file access of its own, while the others wait. */
 static int describe_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && comm_rank() == 0 && !e->status; i++) {
@@ -435,14 +437,16 @@ static int describe_all(struct plan *p, struct err *e)
 				continue;
 			if (names_of(x))
 				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
-			if (!x->units_set || e->status)
+			if (e->status)
 				continue;
 			hid_t d = -1;
 			H5E_BEGIN_TRY {
 				d = H5Dopen2(id, x->path, H5P_DEFAULT);
 			} H5E_END_TRY;
-			if (d < 0 || cf_units_write(d, x->units) < 0)
+			if (d < 0 || (x->units_set && cf_units_write(d, x->units) < 0))
 				err_set(e, EXIT_RUN, x->display, "cannot write its units attribute");
+			else if (x->desc_set && cfdesc_write(d, &x->desc) < 0)
+				err_set(e, EXIT_RUN, x->display, "cannot write its CF attributes");
 			if (d >= 0)
 				H5Dclose(d);
 		}
@@ -469,7 +473,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	}
 	for (int i = 0; i < p->nfiles && history; i++)
 		if (p->files[i]->write && !p->files[i]->scratch)
-			h5io_history(p->files[i]->id, history, p->files[i]->name, e);
+			h5attr_history(p->files[i]->id, history, p->files[i]->name, e);
 	if (comm_agree(e) < 0)
 		goto fail;
 	if (replace_all(p, e) < 0)

@@ -5,9 +5,9 @@
  * error stacks folded into the error record); files (access properties,
  * open, create, in memory, close, probe); datasets (HDF5 types as dtypes,
  * chunk caches, open, create with fill value and reserved space, chunks,
- * unlink, move); boxes read and written (hyperslabs, injected faults); the
- * `history` attribute; typed attributes (numbers, text), whose meaning is
- * cf.c's.
+ * unlink, move); boxes read and written (hyperslabs, injected faults).
+ * Attributes, the `history` one included, are h5attr.c's; what both files
+ * need is in h5io_internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,10 @@
 
 #include "comm.h"
 #include "deflate.h"
+#include "filter.h"
+#include "h5attr.h"
 #include "h5io.h"
+#include "h5io_internal.h"
 #include "iostat.h"
 
 static hid_t bool_type = -1, half_type = -1;
@@ -72,14 +75,12 @@ void h5io_init(void)
 	H5Tset_ebias(half_type, 15);
 	H5Tlock(bool_type);
 	H5Tlock(half_type);
+	filter_init();
 	/* gzip chunks through libdeflate: the same format, faster */
 	deflate_register();
 }
 
-/* The memory (native) type of DT; also what new datasets are stored as.
- * Complex is h5py's: a compound of two native floats named r and i, made
- * on first use and kept, like the other types, until HDF5 closes. */
-static hid_t mem_type(enum dtype dt)
+hid_t h5io_mem_type(enum dtype dt)
 {
 	static hid_t complex_type[2] = { -1, -1 };
 	switch (dt) {
@@ -149,11 +150,7 @@ static void tidy_message(const char *desc, char *out, size_t len)
 			*c = ' ';
 }
 
-/* Fold the innermost message of STACK, HDF5's error stack taken with
- * H5Eget_current_stack() right after the failing call, into E's message;
- * STACK is closed.  (Every HDF5 call clears the default stack on entry, so
- * it must be taken before any cleanup call.) */
-static void fold_stack(struct err *e, hid_t stack)
+void h5io_fold_stack(struct err *e, hid_t stack)
 {
 	char desc[512] = "";
 	if (stack >= 0) {
@@ -227,11 +224,84 @@ static hid_t file_access(void)
 	return fapl;
 }
 
+/* Links a group keeps in its object header before it moves them to a
+ * fractal heap.  Where HDF5 places a fractal heap's blocks depends on the
+ * file driver (the ranks' MPI-IO or one process's), so a file would hold
+ * other bytes on other numbers of ranks; HDF5's default is 8. */
+#define COMPACT_LINKS 1024
+
+/* Creation properties of CLASS (a file's, a group's, a dataset's) as
+ * netCDF-4 needs them: netCDF-C opens a file for writing only when every
+ * group tracks the creation order of its links, and it lists attributes in
+ * the order they were created.  Both are tracked and indexed, as netCDF-C
+ * itself creates them.  Such groups have object headers that would record
+ * the time: none is recorded, so that a run writes the same bytes
+ * whenever it runs and on any number of ranks (COMPACT_LINKS too). */
+static hid_t creation_order(hid_t class)
+{
+	hid_t plist = H5Pcreate(class);
+	unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+	if (class != H5P_DATASET_CREATE) {
+		H5Pset_link_creation_order(plist, order);
+		H5Pset_link_phase_change(plist, COMPACT_LINKS, COMPACT_LINKS / 2);
+	}
+	H5Pset_attr_creation_order(plist, order);
+	H5Pset_obj_track_times(plist, 0);
+	return plist;
+}
+
+hid_t h5io_dataset_plist(void)
+{
+	return creation_order(H5P_DATASET_CREATE);
+}
+
+int h5io_parents(hid_t file, const char *path, const char *where, struct err *e)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	hid_t gcpl = creation_order(H5P_GROUP_CREATE);
+	int rc = 0;
+	for (char *p = strchr(buf + 1, '/'); p && rc == 0; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		htri_t there = H5Lexists(file, buf, H5P_DEFAULT);
+		if (there == 0) {
+			iostat.h5_metadata++;
+			hid_t g = H5Gcreate2(file, buf, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+			if (g < 0) {
+				hid_t stack = H5Eget_current_stack();
+				rc = err_set(e, EXIT_RUN, where, "cannot create group '%s'", buf);
+				h5io_fold_stack(e, stack);
+			} else {
+				H5Gclose(g);
+			}
+		}
+		*p = '/';
+	}
+	H5Pclose(gcpl);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
+}
+
 int h5io_is_hdf5(const char *path)
 {
 	htri_t r = H5Fis_hdf5(path);
 	H5Eclear2(H5E_DEFAULT);
 	return r > 0 ? 1 : r == 0 ? 0 : -1;
+}
+
+/* The netCDF-3 format of PATH by its first four bytes ("CDF" and a
+ * version byte), or NULL. */
+static const char *netcdf3_format(const char *path)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	if (n < 4 || memcmp(magic, "CDF", 3) != 0)
+		return NULL;
+	return magic[3] == 1 ? "classic format" : magic[3] == 2 ? "64-bit offset format"
+	     : magic[3] == 5 ? "CDF-5, 64-bit data format" : NULL;
 }
 
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
@@ -241,8 +311,13 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 		return err_set(e, EXIT_USAGE, where, "cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return err_set(e, EXIT_USAGE, where, "'%s' is a directory, not an HDF5 file", path);
-	if (h5io_is_hdf5(path) != 1)
+	if (h5io_is_hdf5(path) != 1) {
+		const char *kind = netcdf3_format(path);
+		if (kind)
+			return err_set(e, EXIT_USAGE, where, "'%s' is a netCDF-3 file (%s), which h5ufunc "
+				       "reads once it is netCDF-4: nccopy -k nc4 %s NEW.nc", path, kind, path);
 		return err_set(e, EXIT_USAGE, where, "'%s' is not an HDF5 file", path);
+	}
 	hid_t fapl = file_access();
 	iostat.h5_opens++;
 	hid_t f = H5Fopen(path, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
@@ -250,7 +325,7 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 	H5Pclose(fapl);
 	if (f < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open '%s'%s", path, write ? " for writing" : "");
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 	}
 	return f;
 }
@@ -261,15 +336,17 @@ hid_t h5io_create(const char *path, bool private, const char *where, struct err 
 	/* H5F_ACC_EXCL is O_CREAT|O_EXCL: a name that exists, a link planted
 	 * under it included, is refused, never followed or truncated. */
 	mode_t mask = private ? umask(077) : 0;
+	hid_t fcpl = creation_order(H5P_FILE_CREATE);
 	iostat.h5_opens++;
-	hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+	hid_t f = H5Fcreate(path, H5F_ACC_EXCL, fcpl, fapl);
 	if (private)
 		umask(mask);
 	hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
+	H5Pclose(fcpl);
 	H5Pclose(fapl);
 	if (f < 0) {
 		err_set(e, EXIT_RUN, where, "cannot create '%s'", path);
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 	}
 	return f;
 }
@@ -289,7 +366,7 @@ hid_t h5io_create_memory(const char *where, struct err *e)
 	H5Pclose(fapl);
 	if (f < 0) {
 		err_set(e, EXIT_RUN, where, "cannot make a file in memory");
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 	}
 	return f;
 }
@@ -312,6 +389,13 @@ void h5io_close(hid_t f)
 {
 	if (f >= 0)
 		H5Fclose(f);
+}
+
+void h5io_close_ids(int n, const hid_t *ids)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] >= 0)
+			H5Idec_ref(ids[i]);
 }
 
 enum h5io_object h5io_probe(hid_t file, const char *path)
@@ -435,32 +519,14 @@ static hid_t dataset_access(size_t bytes)
 }
 
 /* How many filters has dataset D's pipeline (compression, checksums)?  If
- * one is unavailable to this HDF5 (h5py's lzf, a plugin HDF5 cannot find),
- * MISSING says which: "lzf filter (HDF5 filter 32000)"; else it is "". */
+ * one is unavailable to this HDF5, MISSING says which (filter_missing). */
 static int dataset_filters(hid_t d, char *missing, size_t len)
 {
 	hid_t dcpl = H5Dget_create_plist(d);
-	int n = dcpl < 0 ? 0 : H5Pget_nfilters(dcpl);
 	*missing = '\0';
-	for (int i = 0; i < n && !*missing; i++) {
-		unsigned flags, conf;
-		size_t nvalues = 0;
-		char text[64] = "";
-		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL,
-						 sizeof text, text, &conf);
-		if (id < 0 || H5Zfilter_avail(id) > 0)
-			continue;
-		for (char *c = text; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = ' ';
-		if (*text)
-			snprintf(missing, len, "%s filter (HDF5 filter %d)", text, (int)id);
-		else
-			snprintf(missing, len, "HDF5 filter %d", (int)id);
-	}
+	int n = dcpl < 0 ? 0 : filter_missing(dcpl, missing, len);
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
-	H5Eclear2(H5E_DEFAULT);
 	return n;
 }
 
@@ -483,7 +549,7 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 	}
 	if (d < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
-		fold_stack(e, H5Eget_current_stack());
+		h5io_fold_stack(e, H5Eget_current_stack());
 	}
 	return d;
 }
@@ -492,7 +558,7 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
 {
-	char filter[96] = "";
+	char filter[512] = "";
 	hid_t d = open_dataset(file, path, where, display, filter, sizeof filter, e);
 	if (d < 0)
 		return -1;
@@ -503,8 +569,7 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 		H5Tclose(t);
 		H5Sclose(s);
 		H5Dclose(d);
-		return err_set(e, EXIT_USAGE, where, "'%s' is stored with the %s, which is not "
-			       "available to h5ufunc", display, filter);
+		return err_set(e, EXIT_USAGE, where, "'%s' is stored with %s", display, filter);
 	}
 	H5S_class_t sclass = H5Sget_simple_extent_type(s);
 	int ndim = H5Sget_simple_extent_ndims(s);
@@ -565,24 +630,25 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  int gzip, const void *fill, const char *where, struct err *e)
+			  const struct compression *compression, const void *fill, const char *where,
+			  struct err *e)
 {
 	hsize_t dims[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++)
 		dims[i] = (hsize_t)shape->dim[i];
+	if (h5io_parents(file, path, where, e) < 0)
+		return -1;
 	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, NULL) : H5Screate(H5S_SCALAR);
-	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-	H5Pset_create_intermediate_group(lcpl, 1);
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t dcpl = h5io_dataset_plist();
+	bool filtered = nchunk && compression && compression->on;
 	if (nchunk) {
 		hsize_t c[H5U_MAXDIM];
 		for (int i = 0; i < nchunk; i++)
 			c[i] = (hsize_t)chunk[i];
 		H5Pset_chunk(dcpl, nchunk, c);
-		if (gzip >= 0)
-			H5Pset_deflate(dcpl, (unsigned)gzip);
+		if (filtered)
+			filter_set(dcpl, compression);
 	}
-	H5Pset_obj_track_times(dcpl, 0);
 	/* Data on disk is all written before it is read; a file in memory is
 	 * filled with zeros, which a result gathered from every rank's copy
 	 * needs (exec.c). */
@@ -590,18 +656,17 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	H5Pset_fill_time(dcpl, memory ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
 	if (fill && !memory)
-		H5Pset_fill_value(dcpl, mem_type(dt), fill);
-	hid_t dapl = dataset_access(gzip >= 0 ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
+		H5Pset_fill_value(dcpl, h5io_mem_type(dt), fill);
+	hid_t dapl = dataset_access(filtered ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
-	hid_t d = H5Dcreate2(file, path, mem_type(dt), space, lcpl, dcpl, dapl);
+	hid_t d = H5Dcreate2(file, path, h5io_mem_type(dt), space, H5P_DEFAULT, dcpl, dapl);
 	H5Pclose(dapl);
 	hid_t stack = d < 0 ? H5Eget_current_stack() : -1;
 	H5Pclose(dcpl);
-	H5Pclose(lcpl);
 	H5Sclose(space);
 	if (d < 0) {
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 		return d;
 	}
 	/* Write the file's metadata now, while nothing has failed: if a data
@@ -610,10 +675,10 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	 * metadata write that fails on some ranks only: they stop meeting in
 	 * the same collective calls and wait for each other for ever.) */
 	int rc = 0;
-	if (fill && !memory && h5io_attr_write_number(d, "_FillValue", dt, fill) < 0) {
+	if (fill && !memory && h5attr_write_number(d, "_FillValue", dt, fill) < 0) {
 		stack = H5Eget_current_stack();
 		err_set(e, EXIT_RUN, where, "cannot write the _FillValue of dataset '%s'", path);
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 		rc = -1;
 	}
 	iostat.h5_metadata++;
@@ -621,7 +686,7 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	} else if (H5Fflush(d, H5F_SCOPE_LOCAL) < 0) {
 		stack = H5Eget_current_stack();
 		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 		rc = -1;
 	} else if (!memory) {
 		rc = reserve_space(file, where, e);
@@ -759,15 +824,15 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		iostat.h5_writes++;
 	else
 		iostat.h5_reads++;
-	herr_t r = write ? H5Dwrite(d, mem_type(dt), mspace, fspace, dxpl, buf)
-			 : H5Dread(d, mem_type(dt), mspace, fspace, dxpl, buf);
+	herr_t r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
+			 : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	hid_t stack = r < 0 ? H5Eget_current_stack() : -1;
 	H5Pclose(dxpl);
 	H5Sclose(mspace);
 	H5Sclose(fspace);
 	if (r < 0) {
 		err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
-		fold_stack(e, stack);
+		h5io_fold_stack(e, stack);
 		return -1;
 	}
 	if (fault_due(write)) {
@@ -789,221 +854,4 @@ int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const void *buf, const char *where, struct err *e)
 {
 	return transfer(true, d, shape, dt, start, step, count, (void *)buf, where, e);
-}
-
-/* ---- the history attribute --------------------------------------------- */
-
-/* The root attribute "history" as a malloc'd string, or NULL when absent
- * or not a scalar string.  *KEEP is false when it exists but is no string;
- * *VLEN and *CSET tell how it is stored, so it can be written back alike. */
-static char *history_read(hid_t file, bool *keep, bool *vlen, H5T_cset_t *cset)
-{
-	*keep = true;
-	*vlen = false;
-	*cset = H5T_CSET_ASCII;
-	if (H5Aexists(file, "history") <= 0) {
-		H5Eclear2(H5E_DEFAULT);
-		return NULL;
-	}
-	hid_t a = H5Aopen(file, "history", H5P_DEFAULT);
-	hid_t t = H5Aget_type(a), s = H5Aget_space(a);
-	char *text = NULL;
-	if (H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_npoints(s) != 1) {
-		*keep = false;
-	} else {
-		*cset = H5Tget_cset(t);
-		hid_t mt = H5Tcopy(H5T_C_S1);
-		H5Tset_cset(mt, *cset);
-		if (H5Tis_variable_str(t) > 0) {
-			*vlen = true;
-			H5Tset_size(mt, H5T_VARIABLE);
-			char *p = NULL;
-			if (H5Aread(a, mt, &p) >= 0 && p) {
-				text = strdup(p);
-				H5free_memory(p);
-			}
-		} else {
-			size_t n = H5Tget_size(t);
-			H5Tset_size(mt, n + 1);
-			text = calloc(1, n + 2);
-			if (text && H5Aread(a, mt, text) < 0) {
-				free(text);
-				text = NULL;
-			}
-		}
-		H5Tclose(mt);
-	}
-	H5Tclose(t);
-	H5Sclose(s);
-	H5Aclose(a);
-	H5Eclear2(H5E_DEFAULT);
-	return text;
-}
-
-int h5io_history(hid_t file, const char *line, const char *where, struct err *e)
-{
-	bool keep, vlen;
-	H5T_cset_t cset;
-	iostat.h5_metadata++;
-	char *old = history_read(file, &keep, &vlen, &cset);
-	if (!keep)
-		return 0;   /* a history that is not a string is left as it is */
-	size_t n = strlen(line) + (old && *old ? strlen(old) + 1 : 0);
-	char *text = malloc(n + 1);
-	if (!text)
-		abort();
-	if (old && *old)
-		snprintf(text, n + 1, "%s\n%s", line, old);
-	else
-		snprintf(text, n + 1, "%s", line);
-	free(old);
-	if (H5Aexists(file, "history") > 0)
-		H5Adelete(file, "history");
-	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_cset(t, cset);
-	H5Tset_size(t, vlen ? H5T_VARIABLE : n + 1);
-	H5Tset_strpad(t, H5T_STR_NULLTERM);
-	hid_t s = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(file, "history", t, s, H5P_DEFAULT, H5P_DEFAULT);
-	const char *p = text;
-	herr_t r = a < 0 ? -1 : H5Awrite(a, t, vlen ? (const void *)&p : (const void *)text);
-	hid_t stack = r < 0 ? H5Eget_current_stack() : -1;
-	if (a >= 0)
-		H5Aclose(a);
-	H5Sclose(s);
-	H5Tclose(t);
-	free(text);
-	if (r < 0) {
-		err_set(e, EXIT_RUN, where, "cannot write the history attribute");
-		fold_stack(e, stack);
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- attributes -------------------------------------------------------- */
-
-int h5io_attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
-{
-	iostat.h5_metadata++;
-	if (H5Aexists(obj, name) <= 0) {
-		H5Eclear2(H5E_DEFAULT);
-		return 0;
-	}
-	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-	hid_t space = a < 0 ? -1 : H5Aget_space(a);
-	hid_t type = a < 0 ? -1 : H5Aget_type(a);
-	hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
-	H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
-	int rc = -1;
-	unsigned char *buf = count >= 1 && count <= n ? malloc((size_t)count * 16) : NULL;
-	if (buf && (cls == H5T_INTEGER || cls == H5T_FLOAT) && H5Aread(a, mem_type(dt), buf) >= 0) {
-		for (hssize_t i = 0; i < count; i++)
-			memcpy(out[i], buf + i * dtype_size(dt), (size_t)dtype_size(dt));
-		rc = (int)count;
-	}
-	free(buf);
-	if (type >= 0)
-		H5Tclose(type);
-	if (space >= 0)
-		H5Sclose(space);
-	if (a >= 0)
-		H5Aclose(a);
-	H5Eclear2(H5E_DEFAULT);
-	return rc;
-}
-
-int h5io_attr_write_number(hid_t obj, const char *name, enum dtype dt, const void *value)
-{
-	hid_t space = H5Screate(H5S_SCALAR);
-	iostat.h5_metadata++;
-	hid_t a = H5Acreate2(obj, name, mem_type(dt), space, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t r = a < 0 ? -1 : H5Awrite(a, mem_type(dt), value);
-	if (a >= 0)
-		H5Aclose(a);
-	H5Sclose(space);
-	return r < 0 ? -1 : 0;
-}
-
-char *h5io_attr_text(hid_t obj, const char *name, struct arena *ar)
-{
-	char *text = NULL;
-	H5E_BEGIN_TRY {
-		hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
-		hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-		if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-			hid_t mt = H5Tcopy(H5T_C_S1);
-			H5Tset_cset(mt, H5Tget_cset(t));
-			if (H5Tis_variable_str(t) > 0) {
-				char *s = NULL;
-				H5Tset_size(mt, H5T_VARIABLE);
-				if (H5Aread(a, mt, &s) >= 0 && s) {
-					text = arena_strdup(ar, s);
-					H5free_memory(s);
-				}
-			} else {
-				size_t n = H5Tget_size(t);
-				char *s = arena_alloc(ar, n + 1);
-				H5Tset_size(mt, n + 1);
-				if (H5Aread(a, mt, s) >= 0) {
-					s[n] = '\0';
-					text = s;
-				}
-			}
-			H5Tclose(mt);
-		}
-		if (t >= 0)
-			H5Tclose(t);
-		if (a >= 0)
-			H5Aclose(a);
-	} H5E_END_TRY;
-	return text;
-}
-
-int h5io_attr_write_text(hid_t obj, const char *name, const char *text)
-{
-	int rc = 0;
-	H5E_BEGIN_TRY {
-		if (H5Aexists(obj, name) > 0)
-			rc = H5Adelete(obj, name) < 0 ? -1 : 0;
-		if (text && rc == 0) {
-			hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-			H5Tset_size(t, strlen(text) ? strlen(text) : 1);
-			hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-			rc = a >= 0 && H5Awrite(a, t, text) >= 0 ? 0 : -1;
-			if (a >= 0)
-				H5Aclose(a);
-			H5Sclose(sp);
-			H5Tclose(t);
-		}
-	} H5E_END_TRY;
-	return rc;
-}
-
-int h5io_attr_copy(hid_t src, const char *name, hid_t dst)
-{
-	int rc = -1;
-	hid_t a = H5Aopen(src, name, H5P_DEFAULT), t = -1, sp = -1, b = -1;
-	void *buf = NULL;
-	if (a < 0 || (t = H5Aget_type(a)) < 0 || (sp = H5Aget_space(a)) < 0)
-		goto out;
-	hssize_t n = H5Sget_simple_extent_npoints(sp);
-	buf = calloc((size_t)(n > 0 ? n : 1), H5Tget_size(t));
-	if (!buf || H5Aread(a, t, buf) < 0)
-		goto out;
-	b = H5Acreate2(dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-	rc = b >= 0 && H5Awrite(b, t, buf) >= 0 ? 0 : -1;
-	if (H5Tdetect_class(t, H5T_VLEN) > 0 || H5Tis_variable_str(t) > 0)
-		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
-out:
-	free(buf);
-	if (b >= 0)
-		H5Aclose(b);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
-	return rc;
 }

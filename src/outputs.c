@@ -30,7 +30,6 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	x->dims = s->dims;
 	x->dtype = s->out_dtype[k];
 	x->create = true;
-	x->gzip = -1;
 	return x;
 }
 
@@ -163,10 +162,13 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 		       struct err *e)
 {
 	struct array *x = s->out[k];
-	bool chunks = o->given & (1u << OPT_CHUNKS), gzip = o->given & (1u << OPT_COMPRESSION);
-	x->gzip = gzip ? o->gzip : -1;
-	if (!chunks && !gzip)
+	bool chunks = o->given & (1u << OPT_CHUNKS), compress = o->given & (1u << OPT_COMPRESSION);
+	x->compression = compress ? o->compression : (struct compression){ .on = false };
+	if (!chunks && !compress)
 		return 0;
+	if (compress &&
+	    filter_check(&x->compression, planner_where(pl, s, o->mark[OPT_COMPRESSION]), e) < 0)
+		return -1;
 	const char *w = planner_where(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
 	const struct shape *sh = &x->shape;
 	if (sh->ndim == 0)

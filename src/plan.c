@@ -483,6 +483,49 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 	return convert ? lower_convert(pl, s, factor, name, e) : 0;
 }
 
+/* What CF says S's results are (cfdesc.h), from its inputs and its ops as
+ * the verb planned them (before units: strict's conversions and the ops
+ * of where= and masks are added). */
+static void step_desc(struct planner *pl, struct plan_step *s)
+{
+	const struct array *x = s->in[0];
+	if (s->verb == VERB_ACCUMULATE || s->verb == VERB_AT) {
+		s->desc = (struct cfdesc){ 0 };   /* at: written in place, which keeps its own */
+	} else if (s->verb == VERB_REDUCE || s->verb == VERB_REDUCEAT) {
+		const char *names[H5U_MAXDIM];
+		int n = 0;
+		for (int i = 0; x->dims && i < x->shape.ndim; i++)
+			if (s->reduced[i])
+				names[n++] = x->dims->name[i];
+		s->desc = cfdesc_reduce(&x->desc, s->uf->cell_method, n, x->dims ? names : NULL,
+					pl->p->arena);
+	} else {
+		bool same = s->nops ? true : s->uf->units == UNITS_SAME;
+		for (int j = 0; j < s->nops; j++)
+			same = same && s->ops[j].uf->units == UNITS_SAME;
+		const struct cfdesc *in[RECIPE_MAXIN];
+		int n = 0;
+		for (int k = 0; k < s->nin; k++)
+			if (s->in[k]->kind == ARR_DATASET)
+				in[n++] = &s->in[k]->desc;
+		s->desc = cfdesc_elementwise(n, in, same && n > 0);
+	}
+}
+
+/* What output K of S says of itself, for later steps to read and the end
+ * of the run to write: its units, and, unless it is written in place
+ * (which keeps its own, cfdesc.h), what CF says it is. */
+static void output_describe(struct plan_step *s, int k)
+{
+	struct array *x = s->out[k];
+	x->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
+	x->units_set = !s->units_off;
+	if (!x->in_place) {
+		x->desc = s->desc;
+		x->desc_set = x->create || x->replace;
+	}
+}
+
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
 	const struct recipe_step *rs = &pl->r->steps[index];
@@ -525,6 +568,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
+	step_desc(pl, s);
 	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
 	bool strict = (o.given & (1u << OPT_UNITS)) && o.units_strict;
 	if (!s->units_off && step_units(pl, s, strict, e) < 0)
@@ -552,9 +596,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	for (int k = 0; k < rs->nout; k++) {
 		if (outputs_plan(pl, s, k, overwrite, e) < 0)
 			return -1;
-		/* units follow the result: later steps read them, the end writes them */
-		s->out[k]->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
-		s->out[k]->units_set = !s->units_off;
+		output_describe(s, k);
 		for (int j = 0; j < k; j++)
 			if (s->out[j] == s->out[k])
 				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),

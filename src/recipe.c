@@ -210,15 +210,13 @@ static int read_chunks(struct parser *p, const struct option *opt, struct step_o
 static int read_compression(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+	char names[512];   /* what it must be: filters.def's names, not OPT's text */
+	filter_names(names, sizeof names);
+	if (reader_text_value(p, "", opt->name, names, &v))
 		return -1;
-	const char *t = v.text;
-	if (strcmp(t, "gzip") == 0)
-		o->gzip = 4;
-	else if (strncmp(t, "gzip:", 5) == 0 && t[5] >= '0' && t[5] <= '9' && !t[6])
-		o->gzip = t[5] - '0';
-	else
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	if (filter_parse(v.text, &o->compression) < 0)
+		return reader_fail(p, v.mark, "'%s' must be %s, found %s", opt->name, names,
+				   reader_found_value(p, &v));
 	return 0;
 }
 

@@ -51,6 +51,7 @@
 #define UFUNC_FLAGS(NAME, FLAGS) FLAGS
 #define UFUNC_UNITS(NAME, RULE) , RULE
 #define UFUNC_MA_DOMAIN(NAME, KIND, A, B) , { KIND, A, B }
+#define UFUNC_CELL_METHOD(NAME, METHOD) , METHOD
 #define UFUNC_END(NAME) },
 #define ALIAS(ALIAS, NAME)
 #define LOOP11(UF, I1, O1)
@@ -64,6 +65,7 @@ const struct ufunc ufunc_table[] = {
 #undef UFUNC_FLAGS
 #undef UFUNC_UNITS
 #undef UFUNC_MA_DOMAIN
+#undef UFUNC_CELL_METHOD
 #undef UFUNC_END
 #undef ALIAS
 

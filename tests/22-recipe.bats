@@ -618,11 +618,16 @@ EOF
 
 @test "bad compression" {
 	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    compression: gzip:10\n' > r.yaml
-	fails 4:18 "'compression' must be gzip or gzip:N with N from 0 to 9, found 'gzip:10'"
-	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    compression: lzf\n' > r.yaml
-	fails 4:18 "'compression' must be gzip or gzip:N with N from 0 to 9, found 'lzf'"
+	local names="gzip, gzip:N with N from 0 to 9, lzf, bzip2, bzip2:N with N from 1 to 9, lz4, blosc, blosc:N with N from 0 to 9 or zfp"
+	fails 4:18 "'compression' must be $names, found 'gzip:10'"
+	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    compression: lzf:3\n' > r.yaml
+	fails 4:18 "'compression' must be $names, found 'lzf:3'"
+	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    compression: bzip2:0\n' > r.yaml
+	fails 4:18 "'compression' must be $names, found 'bzip2:0'"
+	printf 'steps:\n  - ufunc: add\n    in: [a, b]\n    compression: gzipx\n' > r.yaml
+	fails 4:18 "'compression' must be $names, found 'gzipx'"
 	printf 'defaults:\n  compression: {gzip: 5}\n%s' "$STEP" > r.yaml
-	fails 2:16 "'compression' must be gzip or gzip:N with N from 0 to 9, found a mapping"
+	fails 2:16 "'compression' must be $names, found a mapping"
 }
 
 @test "bad chunks" {

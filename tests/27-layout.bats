@@ -281,9 +281,9 @@ layout_error() {
 	layout_error 'chunks: [2.5, 6, 4]' "r.yaml:5:14: 'chunks' must be auto or a list of positive integers, found '2.5'"
 	layout_error 'chunks: []' "r.yaml:5:13: 'chunks' must be auto or a list of positive integers, found an empty list"
 	layout_error 'chunks: yes' "r.yaml:5:13: 'chunks' must be auto or a list of positive integers, found 'yes'"
-	layout_error 'compression: gzip:10' "r.yaml:5:18: 'compression' must be gzip or gzip:N with N from 0 to 9, found 'gzip:10'"
-	layout_error 'compression: zstd' "r.yaml:5:18: 'compression' must be gzip or gzip:N with N from 0 to 9, found 'zstd'"
-	layout_error 'compression: [gzip]' "r.yaml:5:18: 'compression' must be gzip or gzip:N with N from 0 to 9, found a list"
+	layout_error 'compression: gzip:10' "r.yaml:5:18: 'compression' must be gzip, gzip:N with N from 0 to 9, lzf, bzip2, bzip2:N with N from 1 to 9, lz4, blosc, blosc:N with N from 0 to 9 or zfp, found 'gzip:10'"
+	layout_error 'compression: zstd' "r.yaml:5:18: 'compression' must be gzip, gzip:N with N from 0 to 9, lzf, bzip2, bzip2:N with N from 1 to 9, lz4, blosc, blosc:N with N from 0 to 9 or zfp, found 'zstd'"
+	layout_error 'compression: [gzip]' "r.yaml:5:18: 'compression' must be gzip, gzip:N with N from 0 to 9, lzf, bzip2, bzip2:N with N from 1 to 9, lz4, blosc, blosc:N with N from 0 to 9 or zfp, found a list"
 }
 
 @test "a 0-d result cannot be chunked or compressed" {

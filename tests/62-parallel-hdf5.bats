@@ -5,7 +5,7 @@
 # all ranks, seen in --json's per-rank counts), datasets never filled because
 # they are written whole, alignment to the stripe from --mpi-info
 # striping_unit=, the file-locking failure explained, and a dataset whose
-# filter is not available (h5py's lzf) refused by name.
+# filter is not available refused by name and the package of its plugin.
 
 load helper
 
@@ -128,15 +128,17 @@ assert offset("c.h5:/big") % 65536 != 0, offset("c.h5:/big")     # no hint, no a
 	np check sqrt f.h5:/x -o g.h5:/y
 }
 
-@test "a dataset stored with h5py's lzf filter is refused by name, exit 2, nothing written, said once" {
+@test "a filter whose plugin HDF5 cannot find is refused by name and package, exit 2, nothing written, said once" {
 	py '
 import h5py, numpy as np
 with h5py.File("f.h5", "w") as f:
     f.create_dataset("z", data=np.arange(12.0).reshape(4, 3), compression="lzf")
     f["plain"] = np.arange(3.0)
 '
+	mkdir none
+	export HDF5_PLUGIN_PATH=$PWD/none
 	snapshot
-	local msg="'f.h5:/z' is stored with the lzf filter (HDF5 filter 32000), which is not available to h5ufunc"
+	local msg="'f.h5:/z' is stored with the lzf filter (HDF5 filter 32000), which is not available to h5ufunc: its plugin is in Debian's package hdf5-plugin-lzf"
 	run --separate-stderr h5u call sqrt f.h5:/z -o out.h5:/y
 	assert_error 2 "call sqrt: $msg"
 	run --separate-stderr h5u call multiply f.h5:/z 2 -o f.h5:/z
@@ -144,6 +146,14 @@ with h5py.File("f.h5", "w") as f:
 	run --separate-stderr mpi 3 h5ufunc reduce add f.h5:/z -o out.h5:/y
 	assert_error_once 2 "reduce add: $msg"
 	assert_unchanged
+	unset HDF5_PLUGIN_PATH
+	run --separate-stderr mpi 3 h5ufunc reduce add f.h5:/z -o out.h5:/y
+	assert_success
+	py '
+import h5py, numpy as np
+with h5py.File("f.h5") as f, h5py.File("out.h5") as o:
+    assert np.array_equal(o["y"][...], np.add.reduce(f["z"][...])), o["y"][...]
+'
 }
 
 # io_chosen OUT ERR: the MPI-IO component of every file each rank opened

@@ -85,7 +85,7 @@ static void print_opts(const struct step_opts *o)
 			putchar(']');
 			break;
 		case OPT_COMPRESSION:
-			printf("gzip:%d", o->gzip);
+			printf("%s:%d", filter_table[o->compression.kind].name, o->compression.level);
 			break;
 		case OPT_AXIS:
 			if (o->axis_all) {

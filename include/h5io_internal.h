@@ -1,0 +1,24 @@
+/* h5io_internal.h - what h5io.c, h5attr.c and filter.c share, and nothing
+ * else may use: the HDF5 memory types of dtypes and the folding of HDF5's
+ * error stacks into the error record.  Both are defined in h5io.c.
+ */
+#ifndef H5UFUNC_H5IO_INTERNAL_H
+#define H5UFUNC_H5IO_INTERNAL_H
+
+#include <hdf5.h>
+
+#include "dtype.h"
+#include "err.h"
+
+/* The memory (native) type of DT; also what new datasets are stored as.
+ * Complex is h5py's: a compound of two native floats named r and i, made
+ * on first use and kept, like the other types, until HDF5 closes. */
+hid_t h5io_mem_type(enum dtype dt);
+
+/* Fold the innermost message of STACK, HDF5's error stack taken with
+ * H5Eget_current_stack() right after the failing call, into E's message;
+ * STACK is closed.  (Every HDF5 call clears the default stack on entry, so
+ * it must be taken before any cleanup call.) */
+void h5io_fold_stack(struct err *e, hid_t stack);
+
+#endif

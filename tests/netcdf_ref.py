@@ -1,0 +1,334 @@
+#!/usr/bin/python3
+"""netcdf_ref.py - the netCDF4-python / xarray / h5py reference side of tests/37-netcdf.bats.
+
+netCDF4-python (netCDF-C underneath) decides what a netCDF reader sees and
+whether it can append; xarray decodes the CF coordinates (calendars,
+bounds); NumPy computes the values.  It never takes h5ufunc's output as
+the truth about itself.
+
+Usage: netcdf_ref.py JOB ARGS... [:: JOB ARGS...]...
+  fixtures DIR [CDL]
+      in.nc from NCO's regression file CDL (ncgen -k nc4); cmip.nc (a CMIP
+      style tas(time, lat, lon) with _FillValue, cell_methods, standard and
+      long names, time_bnds and lat_bnds, a noleap calendar, and the winds
+      u and v); grp.nc (groups: time in the root, lat with lat_bnds and
+      the dimension nv in /g5, var(time, lat) in /g5 and v2(time, lat) in
+      /g5/sub); strings.nc (units as a netCDF string and as chars);
+      filters.h5 (h5py: one dataset per filter of Debian's plugins);
+      classic.nc, offset64.nc, cdf5.nc (the netCDF-3 formats).
+  appendable FILE...
+      netCDF4-python opens each FILE in mode 'a' and adds a global
+      attribute, a dimension and a variable over one of the file's own
+      dimensions when it has one; opened again, every variable reads and
+      the additions are there.
+  like OUT IN [INDEX]
+      variable OUT (FILE:/PATH) is variable IN indexed by INDEX (NumPy's
+      basic indexing, "1:3,:,0"; default all) + 0, as netCDF4-python sees
+      both: the same dimension names, and for each the coordinate variable
+      netCDF-C finds (its group, then the parents) with IN's coordinate's
+      values sliced alike and its attributes; where IN's coordinate names
+      bounds, OUT's names bounds that hold IN's sliced alike, and where
+      those are not there, OUT's names none.
+  attrs FILE:/PATH NAME=TEXT|NAME=-...
+      the variable's attribute NAME is TEXT, or (-) absent.
+  strtype FILE:/PATH NAME vlen|fixed TEXT
+      h5py reads attribute NAME as TEXT, stored as a variable-length
+      ('m/s', a str) or fixed-length (b'm/s') string.
+  xtime OUT IN INDEX
+      xarray decodes OUT's time coordinate (its calendar) to IN's time
+      indexed by INDEX, and OUT's time bounds to IN's sliced alike.
+  filtered FILE:/PATH ID SOURCE:/PATH EXPR
+      the dataset is stored with HDF5 filter ID (-: any, none included)
+      and holds EXPR of x, the dataset SOURCE (h5py, NumPy).
+  masked_mean FILE:/PATH SOURCE:/PATH AXIS
+      the dataset holds the mean of the valid values of SOURCE
+      (netCDF4-python's masked read) over AXIS, as NumPy computes
+      numpy.ma's sum (in SOURCE's dtype) over the count, masked where no
+      value is valid.
+"""
+import subprocess
+import sys
+
+import numpy as np
+
+FILTERS = {"lzf": ("lzf", None), "bzip2": (307, ()), "lz4": (32004, ()),
+           "blosc": (32001, (0, 0, 0, 0, 5, 1, 0)), "zfp": (32013, ())}
+
+
+def fixtures(d, cdl=None):
+    import h5py
+    import netCDF4
+    if cdl:
+        subprocess.run(["ncgen", "-k", "nc4", "-o", f"{d}/in.nc", cdl], check=True)
+    rng = np.random.default_rng(23)
+    with netCDF4.Dataset(f"{d}/cmip.nc", "w") as f:
+        f.createDimension("time", None)
+        f.createDimension("lat", 3)
+        f.createDimension("lon", 4)
+        f.createDimension("bnds", 2)
+        t = f.createVariable("time", "f8", ("time",))
+        t.units, t.calendar, t.bounds, t.standard_name = \
+            "days since 1850-01-01", "noleap", "time_bnds", "time"
+        edges = np.array([0, 31, 59, 90, 120, 151], dtype=float)
+        t[:] = (edges[:-1] + edges[1:]) / 2
+        f.createVariable("time_bnds", "f8", ("time", "bnds"))[:] = \
+            np.stack([edges[:-1], edges[1:]], axis=1)
+        lat = f.createVariable("lat", "f8", ("lat",))
+        lat.units, lat.bounds, lat.standard_name = "degrees_north", "lat_bnds", "latitude"
+        lat[:] = [-60, 0, 60]
+        f.createVariable("lat_bnds", "f8", ("lat", "bnds"))[:] = [[-90, -30], [-30, 30], [30, 90]]
+        lon = f.createVariable("lon", "f8", ("lon",))
+        lon.units = "degrees_east"
+        lon[:] = [0, 90, 180, 270]
+        tas = f.createVariable("tas", "f4", ("time", "lat", "lon"), fill_value=np.float32(1e20))
+        tas.standard_name, tas.long_name, tas.units, tas.cell_methods = \
+            "air_temperature", "Near-Surface Air Temperature", "K", "area: mean"
+        data = np.ma.masked_array(250 + 60 * rng.random((5, 3, 4)), mask=rng.random((5, 3, 4)) < 0.2)
+        data.mask[:, 1, 2] = True      # no valid value along time
+        tas[:] = data
+        for name, std in (("u", "eastward_wind"), ("v", "northward_wind")):
+            w = f.createVariable(name, "f4", ("time", "lat", "lon"))
+            w.standard_name, w.long_name, w.units = std, std.replace("_", " "), "m s-1"
+            w[:] = rng.normal(0, 8, (5, 3, 4))
+    with netCDF4.Dataset(f"{d}/grp.nc", "w") as f:
+        f.createDimension("time", 3)
+        t = f.createVariable("time", "f8", ("time",))
+        t.units = "days since 2000-01-01"
+        t[:] = [0, 1, 2]
+        g = f.createGroup("g5")
+        g.createDimension("lat", 2)
+        g.createDimension("nv", 2)
+        lat = g.createVariable("lat", "f4", ("lat",))
+        lat.units, lat.bounds = "degrees_north", "lat_bnds"
+        lat[:] = [10, 20]
+        g.createVariable("lat_bnds", "f4", ("lat", "nv"))[:] = [[5, 15], [15, 25]]
+        v = g.createVariable("var", "f4", ("time", "lat"))
+        v.units, v.long_name = "K", "a variable"
+        v[:] = np.arange(6).reshape(3, 2)
+        g.createGroup("sub").createVariable("v2", "f4", ("time", "lat"))[:] = \
+            np.arange(6).reshape(3, 2) * 10
+    with netCDF4.Dataset(f"{d}/strings.nc", "w") as f:
+        f.createDimension("x", 4)
+        s = f.createVariable("s", "f8", ("x",))
+        s[:] = [1, 2, 3, 4]
+        s.setncattr_string("units", "m/s")
+        s.setncattr_string("long_name", "speed")
+        c = f.createVariable("c", "f8", ("x",))
+        c[:] = [1, 2, 3, 4]
+        c.units = "m/s"
+    x = np.arange(24 * 50, dtype=np.float64).reshape(24, 50) / 7
+    with h5py.File(f"{d}/filters.h5", "w") as f:
+        f["plain"] = x
+        for name, (fid, opts) in FILTERS.items():
+            f.create_dataset(name, data=x, chunks=(6, 25), compression=fid, compression_opts=opts)
+    for name, fmt in (("classic", "NETCDF3_CLASSIC"), ("offset64", "NETCDF3_64BIT_OFFSET"),
+                      ("cdf5", "NETCDF3_64BIT_DATA")):
+        with netCDF4.Dataset(f"{d}/{name}.nc", "w", format=fmt) as f:
+            f.createDimension("x", 3)
+            f.createVariable("v", "f8", ("x",))[:] = [1, 2, 3]
+
+
+def split_ref(ref):
+    fname, _, path = ref.partition(":/")
+    group, _, name = path.rpartition("/")
+    return fname, group, name
+
+
+def variable(ds, group, name):
+    g = ds
+    for part in filter(None, group.split("/")):
+        g = g.groups[part]
+    return g.variables[name]
+
+
+def lookup(group, name):
+    """The variable NAME as netCDF-C finds it from GROUP: there, then the parents."""
+    while group is not None:
+        if name in group.variables:
+            return group.variables[name]
+        group = group.parent
+    return None
+
+
+def parse_index(text, ndim):
+    if not text:
+        return (slice(None),) * ndim
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if ":" in part:
+            out.append(slice(*[int(p) if p else None for p in part.split(":")]))
+        else:
+            out.append(int(part))
+    return tuple(out) + (slice(None),) * (ndim - len(out))
+
+
+def appendable(files):
+    import netCDF4
+    for fname in files:
+        with netCDF4.Dataset(fname, "a") as f:
+            f.setncattr("appended_by", "netCDF4-python")
+            f.createDimension("appended", 2)
+            dims = [d for d in f.dimensions if d != "appended"]
+            shape = ("appended",) + ((dims[0],) if dims else ())
+            v = f.createVariable("appended_var", "f8", shape)
+            v[:] = np.ones(tuple(len(f.dimensions[d]) for d in shape))
+        with netCDF4.Dataset(fname, "r") as f:
+            assert f.getncattr("appended_by") == "netCDF4-python", fname
+            assert float(np.sum(f["appended_var"][:])) == f["appended_var"].size, fname
+
+            def read_all(g):
+                for v in g.variables.values():
+                    v[...]
+                for sub in g.groups.values():
+                    read_all(sub)
+            read_all(f)
+
+
+def like(out, ref, index=""):
+    import netCDF4
+    of, ogroup, oname = split_ref(out)
+    rf, rgroup, rname = split_ref(ref)
+    with netCDF4.Dataset(of) as fo, netCDF4.Dataset(rf) as fr:
+        vo, vr = variable(fo, ogroup, oname), variable(fr, rgroup, rname)
+        idx = parse_index(index, vr.ndim)
+        kept = [d for d, i in zip(vr.dimensions, idx) if isinstance(i, slice)]
+        assert list(vo.dimensions) == kept, f"{out}: dimensions {vo.dimensions}, want {kept}"
+        want = np.ma.filled(vr[idx], np.nan).astype(np.float64)
+        got = np.ma.filled(vo[...], np.nan).astype(np.float64) - 1
+        assert np.allclose(got, want, rtol=1e-6, equal_nan=True), f"{out}: values {got} not {want}"
+        for dim, i in zip(vr.dimensions, idx):
+            if not isinstance(i, slice):
+                continue
+            cr = lookup(vr.group(), dim)
+            co = lookup(vo.group(), dim)
+            if cr is None:
+                assert co is None or co.dimensions == (dim,), f"{out}: {dim}"
+                continue
+            assert co is not None, f"{out}: no coordinate variable for {dim}"
+            assert np.array_equal(co[:], cr[i]), f"{out}: {dim} = {co[:]}, want {cr[i]}"
+            same_attrs(f"{out} {dim}", co, cr)
+            br = lookup(cr.group(), cr.bounds) if "bounds" in cr.ncattrs() else None
+            if br is None:
+                assert "bounds" not in co.ncattrs(), f"{out}: {dim} names bounds that are not there"
+            else:
+                assert "bounds" in co.ncattrs(), f"{out}: {dim} lost its bounds"
+                bo = lookup(co.group(), co.bounds)
+                assert bo is not None, f"{out}: {dim}'s bounds {co.bounds} are missing"
+                assert bo.dimensions[0] == dim, f"{out}: {co.bounds} {bo.dimensions}"
+                assert np.array_equal(bo[:], br[i]), f"{out}: {co.bounds} {bo[:]} not {br[i]}"
+
+
+def same_attrs(label, got, want):
+    names = [a for a in want.ncattrs() if a not in ("bounds", "climatology")]
+    for a in names:
+        assert a in got.ncattrs(), f"{label}: attribute {a} is missing"
+        assert np.array_equal(np.asarray(got.getncattr(a)), np.asarray(want.getncattr(a))), \
+            f"{label}: {a} = {got.getncattr(a)!r}, want {want.getncattr(a)!r}"
+
+
+def attrs(ref, items):
+    import netCDF4
+    fname, group, name = split_ref(ref)
+    with netCDF4.Dataset(fname) as f:
+        v = variable(f, group, name)
+        for item in items:
+            key, _, text = item.partition("=")
+            if text == "-":
+                assert key not in v.ncattrs(), f"{ref}: {key} = {v.getncattr(key)!r}, want none"
+            else:
+                assert key in v.ncattrs(), f"{ref}: no {key} (has {v.ncattrs()})"
+                assert v.getncattr(key) == text, f"{ref}: {key} = {v.getncattr(key)!r}, want {text!r}"
+
+
+def strtype(ref, name, kind, text):
+    import h5py
+    fname, group, var = split_ref(ref)
+    with h5py.File(fname, "r") as f:
+        a = f[f"{group}/{var}"].attrs
+        value = a[name]
+        vlen = a.get_id(name).get_type().is_variable_str()
+    value = value[0] if isinstance(value, np.ndarray) else value
+    want = text if kind == "vlen" else text.encode()
+    assert vlen == (kind == "vlen"), f"{ref}: {name} is {'not ' if kind == 'vlen' else ''}variable-length"
+    assert value == want, f"{ref}: h5py reads {name} as {value!r}, want {want!r}"
+
+
+def xtime(out, ref, index):
+    import xarray as xr
+    with xr.open_dataset(out) as o, xr.open_dataset(ref) as r:
+        want = r["time"][parse_index(index, 1)]
+        assert o["time"].values.tolist() == want.values.tolist(), \
+            f"{out}: time {o['time'].values} want {want.values}"
+        assert o["time"].encoding.get("calendar") == r["time"].encoding.get("calendar"), out
+        bo, br = o[o["time"].attrs["bounds"]], r[r["time"].attrs["bounds"]]
+        assert bo.values.tolist() == br[parse_index(index, 1)].values.tolist(), f"{out}: time bounds"
+
+
+def filtered(ref, fid, source, expr):
+    import h5py
+    fname, group, name = split_ref(ref)
+    sf, sgroup, sname = split_ref(source)
+    with h5py.File(fname, "r") as f, h5py.File(sf, "r") as s:
+        d = f[f"{group}/{name}"]
+        ids = [str(k) for k in d._filters]
+        key = {"32000": "lzf", "1": "gzip"}.get(fid, fid)
+        assert fid == "-" or key in ids, f"{ref}: filters {ids}, want {key}"
+        x = s[f"{sgroup}/{sname}"][...]
+        want = eval(expr, {"np": np, "x": x})
+        assert np.array_equal(d[...], want), f"{ref}: values differ from {expr}"
+
+
+def masked_mean(ref, source, axis):
+    import h5py
+    import netCDF4
+    fname, group, name = split_ref(ref)
+    sf, sgroup, sname = split_ref(source)
+    with netCDF4.Dataset(sf) as s:
+        x = variable(s, sgroup, sname)[:]
+    count = np.sum(~np.ma.getmaskarray(x), axis=int(axis))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.ma.filled(x, 0).sum(axis=int(axis)) / count
+    want = np.ma.masked_array(mean, mask=count == 0)
+    with netCDF4.Dataset(fname) as f:
+        got = variable(f, group, name)[:]
+    assert np.array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want)), f"{ref}: mask"
+    assert np.array_equal(got.compressed(), want.compressed()), \
+        f"{ref}: {got.compressed()} not {want.compressed()}"
+
+
+def run(job, args):
+    jobs = {
+        "fixtures": lambda: fixtures(*args),
+        "appendable": lambda: appendable(args),
+        "like": lambda: like(*args),
+        "attrs": lambda: attrs(args[0], args[1:]),
+        "strtype": lambda: strtype(*args),
+        "xtime": lambda: xtime(*args),
+        "filtered": lambda: filtered(*args),
+        "masked_mean": lambda: masked_mean(*args),
+    }
+    if job not in jobs:
+        raise SystemExit(f"netcdf_ref.py: unknown job {job!r}")
+    jobs[job]()
+
+
+def main(argv):
+    failures = 0
+    job = []
+    for arg in argv[1:] + ["::"]:
+        if arg != "::":
+            job.append(arg)
+            continue
+        if job:
+            try:
+                run(job[0], job[1:])
+            except AssertionError as e:
+                print(f"netcdf_ref.py: {job[0]}: {e}", file=sys.stderr)
+                failures += 1
+        job = []
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
