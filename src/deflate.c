@@ -29,22 +29,25 @@ static struct libdeflate_decompressor *decompressor(void)
 	return made;
 }
 
-/* Compress the NBYTES at *BUF at LEVEL into a buffer of at most NBYTES (as
- * HDF5's own filter: a chunk that does not shrink fails, and HDF5 stores
- * it as it is, the filter marked skipped).  Returns the new size, 0 on
- * failure. */
+/* Compress the NBYTES at *BUF at LEVEL into a buffer that holds the
+ * worst case (as HDF5 1.10's own filter, with compressBound): a chunk that
+ * does not shrink is stored compressed and larger, never refused, since
+ * the parallel library's filtered writes do not record a skipped optional
+ * filter and its readers would inflate raw bytes.  Returns the new size,
+ * 0 on failure. */
 static size_t compress_chunk(unsigned level, size_t nbytes, size_t *buf_size, void **buf)
 {
 	struct libdeflate_compressor *c = compressor_at(level);
-	void *out = c ? H5allocate_memory(nbytes, false) : NULL;
-	size_t n = out ? libdeflate_zlib_compress(c, *buf, nbytes, out, nbytes) : 0;
+	size_t bound = c ? libdeflate_zlib_compress_bound(c, nbytes) : 0;
+	void *out = c ? H5allocate_memory(bound > nbytes ? bound : nbytes, false) : NULL;
+	size_t n = out ? libdeflate_zlib_compress(c, *buf, nbytes, out, bound) : 0;
 	if (n == 0) {
 		H5free_memory(out);
 		return 0;
 	}
 	H5free_memory(*buf);
 	*buf = out;
-	*buf_size = nbytes;
+	*buf_size = bound > nbytes ? bound : nbytes;
 	return n;
 }
 
