@@ -73,7 +73,8 @@ traced() {
 		done
 	done
 	cp "$BATS_FILE_TMPDIR/c.h5" .
-	traced 0 1 w eval -i a=c.h5:/w 'a = a * 2 + 1'
+	# the journal reads the bytes it saves before the pass: the pass alone
+	traced 0 1 w eval -i a=c.h5:/w 'a = a * 2 + 1' --risk-partial-writes
 	run ref same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
 	assert_success
 }
