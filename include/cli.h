@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "recipe.h"
+#include "recipe.h"   /* struct vars */
 
 #define CLI_MAXPOS 64
 #define CLI_MAXSET 64

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "recipe.h"   /* H5U_MAXDIM */
+#include "shape.h"   /* H5U_MAXDIM */
 
 /* Bytes of the widest array at which blocks stop growing: larger ones only
  * cost page faults. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recipe.h"   /* H5U_MAXDIM */
+#include "shape.h"   /* H5U_MAXDIM */
 #include "ufunc.h"
 
 typedef ptrdiff_t iter_strides[H5U_MAXDIM];

@@ -11,7 +11,7 @@
 #include "arena.h"
 #include "err.h"
 #include "literal.h"
-#include "recipe.h"
+#include "shape.h"   /* H5U_MAXDIM */
 
 enum operand_kind { OPERAND_LITERAL, OPERAND_DATASET, OPERAND_NAME };
 

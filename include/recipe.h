@@ -17,22 +17,15 @@
 #include "dtype.h"
 #include "err.h"
 #include "filter.h"
+#include "shape.h"   /* H5U_MAXDIM */
+#include "verb.h"
 
 #define RECIPE_MAXIN 8      /* operands of one step */
 #define RECIPE_MAXOUT 2
-#define H5U_MAXDIM 32
 
 struct mark {
 	int line, col;          /* 1-based; 0 when the node has no source text */
 };
-
-enum verb { VERB_UFUNC, VERB_REDUCE, VERB_ACCUMULATE, VERB_OUTER, VERB_EXPR, VERB_REDUCEAT,
-	    VERB_AT };
-#define VERB_COUNT (VERB_AT + 1)
-#define VERB_BIT(V) (1u << VERB_##V)
-/* The verbs whose steps make results (at writes into its first operand). */
-#define VERBS_ALL (VERB_BIT(UFUNC) | VERB_BIT(REDUCE) | VERB_BIT(ACCUMULATE) | \
-		   VERB_BIT(OUTER) | VERB_BIT(EXPR) | VERB_BIT(REDUCEAT))
 
 /* missing: off (the default), mask, mask-nan (SPEC 3.5). */
 enum missing_mode { MISSING_OFF, MISSING_MASK, MISSING_MASK_NAN };
@@ -125,9 +118,5 @@ struct vars {
 int recipe_parse(const char *text, size_t len, const char *path,
 		 const struct vars *vars, struct arena *a, struct recipe *r,
 		 struct err *e);
-
-/* NumPy-style name of a verb: "ufunc", "reduce", "accumulate", "outer", "expr",
- * "reduceat", "at". */
-const char *verb_name(enum verb v);
 
 #endif

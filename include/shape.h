@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recipe.h"   /* H5U_MAXDIM */
+/* The most axes an array may have: HDF5's (H5S_MAX_RANK). */
+#define H5U_MAXDIM 32
 
 struct shape {
 	int ndim;

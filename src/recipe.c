@@ -31,12 +31,6 @@
 #define RECIPE_MAXSTEPS 65536
 #define RECIPE_MAXINPUTS 4096
 
-static const char *const verb_names[VERB_COUNT] = {
-	[VERB_UFUNC] = "ufunc", [VERB_REDUCE] = "reduce",
-	[VERB_ACCUMULATE] = "accumulate", [VERB_OUTER] = "outer",
-	[VERB_EXPR] = "expr", [VERB_REDUCEAT] = "reduceat", [VERB_AT] = "at",
-};
-
 enum top_key { TOP_VERSION, TOP_INPUTS, TOP_STEPS, TOP_DEFAULTS, TOP_COUNT };
 
 static const char *const top_names[TOP_COUNT] = {
@@ -68,11 +62,6 @@ static const struct option options[OPT_COUNT] = {
 #include "options.def"
 #undef OPTION
 };
-
-const char *verb_name(enum verb v)
-{
-	return (int)v >= 0 && (int)v < VERB_COUNT ? verb_names[v] : "?";
-}
 
 /* ---- Step options ------------------------------------------------------ */
 

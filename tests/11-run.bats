@@ -23,13 +23,9 @@ setup_file() {
 	fixture wind.h5
 	cat >r.yaml <<-'EOF'
 		version: 1
-		inputs:
-		  u: wind.h5:/u
-		  v: wind.h5:/v
+		inputs: {u: wind.h5:/u, v: wind.h5:/v}
 		steps:
-		  - ufunc: hypot
-		    in: [u, v]
-		    out: speed.h5:/speed
+		  - {ufunc: hypot, in: [u, v], out: speed.h5:/speed}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success
@@ -52,22 +48,12 @@ setup_file() {
 @test "named intermediates feed later steps and are not written" {
 	fixture wind.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  u: wind.h5:/u
-		  v: wind.h5:/v
+		inputs: {u: wind.h5:/u, v: wind.h5:/v}
 		steps:
-		  - ufunc: multiply
-		    in: [u, u]
-		    out: uu
-		  - ufunc: square
-		    in: v
-		    out: vv
-		  - ufunc: add
-		    in: [uu, vv]
-		    out: s2
-		  - ufunc: sqrt
-		    in: s2
-		    out: out.h5:/speed
+		  - {ufunc: multiply, in: [u, u], out: uu}
+		  - {ufunc: square, in: v, out: vv}
+		  - {ufunc: add, in: [uu, vv], out: s2}
+		  - {ufunc: sqrt, in: s2, out: out.h5:/speed}
 	EOF
 	h5u run r.yaml
 	np let uu multiply wind.h5:/u wind.h5:/u :: \
@@ -121,19 +107,11 @@ setup_file() {
 @test "defaults apply to every step; a step's own option wins" {
 	fixture ints.h5 wind.h5
 	cat >r.yaml <<-'EOF'
-		defaults:
-		  dtype: float32
+		defaults: {dtype: float32}
 		steps:
-		  - ufunc: add
-		    in: [ints.h5:/a, ints.h5:/b]
-		    out: o.h5:/sum
-		  - ufunc: multiply
-		    in: [ints.h5:/a, ints.h5:/b]
-		    dtype: float64
-		    out: o.h5:/prod
-		  - ufunc: subtract
-		    in: [wind.h5:/u, wind.h5:/v]
-		    out: o.h5:/diff
+		  - {ufunc: add, in: [ints.h5:/a, ints.h5:/b], out: o.h5:/sum}
+		  - {ufunc: multiply, in: [ints.h5:/a, ints.h5:/b], dtype: float64, out: o.h5:/prod}
+		  - {ufunc: subtract, in: [wind.h5:/u, wind.h5:/v], out: o.h5:/diff}
 	EOF
 	h5u run r.yaml
 	np check add ints.h5:/a ints.h5:/b --dtype float32 -o o.h5:/sum :: \
@@ -145,14 +123,9 @@ setup_file() {
 	fixture wind.h5
 	np make o.h5:/old int8 2
 	cat >r.yaml <<-'EOF'
-		defaults:
-		  casting: unsafe
-		  overwrite: true
+		defaults: {casting: unsafe, overwrite: true}
 		steps:
-		  - ufunc: multiply
-		    in: [wind.h5:/u, 10]
-		    dtype: int16
-		    out: o.h5:/old
+		  - {ufunc: multiply, in: [wind.h5:/u, 10], dtype: int16, out: o.h5:/old}
 	EOF
 	h5u run r.yaml
 	np check multiply wind.h5:/u 10 --dtype int16 --casting unsafe -o o.h5:/old
@@ -162,19 +135,9 @@ setup_file() {
 	fixture wind.h5 ints.h5
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: divide
-		    in: [ints.h5:/a, ints.h5:/b]
-		    dtype: float32
-		    out: o.h5:/q
-		  - ufunc: add
-		    in: [wind.h5:/u, wind.h5:/v]
-		    dtype: int32
-		    casting: unsafe
-		    out: o.h5:/s
-		  - ufunc: add
-		    in: [ints.h5:/a, ints.h5:/a]
-		    casting: no
-		    out: o.h5:/n
+		  - {ufunc: divide, in: [ints.h5:/a, ints.h5:/b], dtype: float32, out: o.h5:/q}
+		  - {ufunc: add, in: [wind.h5:/u, wind.h5:/v], dtype: int32, casting: unsafe, out: o.h5:/s}
+		  - {ufunc: add, in: [ints.h5:/a, ints.h5:/a], casting: no, out: o.h5:/n}
 	EOF
 	h5u run r.yaml
 	np check divide ints.h5:/a ints.h5:/b --dtype float32 -o o.h5:/q :: \
@@ -207,15 +170,9 @@ setup_file() {
 	fixture f.h5
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: multiply
-		    in: [f.h5:/x, 2]
-		    out: n.h5:/a
-		  - ufunc: add
-		    in: [n.h5:/a, 1]
-		    out: n.h5:/b
-		  - ufunc: subtract
-		    in: [n.h5:/b, n.h5:/a]
-		    out: m.h5:/one
+		  - {ufunc: multiply, in: [f.h5:/x, 2], out: n.h5:/a}
+		  - {ufunc: add, in: [n.h5:/a, 1], out: n.h5:/b}
+		  - {ufunc: subtract, in: [n.h5:/b, n.h5:/a], out: m.h5:/one}
 	EOF
 	h5u run r.yaml
 	np let a multiply f.h5:/x 2 :: \
@@ -229,18 +186,11 @@ setup_file() {
 	fixture f.h5
 	cp f.h5 orig.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  x: f.h5:/x
+		inputs: {x: f.h5:/x}
 		steps:
-		  - ufunc: multiply
-		    in: [x, 2]
-		    out: x
-		  - ufunc: add
-		    in: [x, 1]
-		    out: o.h5:/by_name
-		  - ufunc: add
-		    in: [f.h5:/x, 1]
-		    out: o.h5:/by_path
+		  - {ufunc: multiply, in: [x, 2], out: x}
+		  - {ufunc: add, in: [x, 1], out: o.h5:/by_name}
+		  - {ufunc: add, in: [f.h5:/x, 1], out: o.h5:/by_path}
 	EOF
 	h5u run r.yaml
 	np let x2 multiply orig.h5:/x 2 :: \
@@ -252,19 +202,16 @@ setup_file() {
 @test "a step without out prints its result" {
 	fixture ints.h5 f.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  a: ints.h5:/a
+		inputs: {a: ints.h5:/a}
 		steps:
-		  - ufunc: add
-		    in: [a, 1]
+		  - {ufunc: add, in: [a, 1]}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success
 	np printed add ints.h5:/a 1 <<<"$output"
 	cat >r2.yaml <<-'EOF'
 		steps:
-		  - ufunc: frexp
-		    in: f.h5:/x
+		  - {ufunc: frexp, in: f.h5:/x}
 	EOF
 	run --separate-stderr h5u run r2.yaml
 	assert_success
@@ -275,18 +222,10 @@ setup_file() {
 	fixture f.h5 ints.h5
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/i, 2]
-		    out: o.h5:/i2
-		  - ufunc: multiply
-		    in: [f.h5:/x, -2.5]
-		    out: o.h5:/x
-		  - ufunc: pow
-		    in: [ints.h5:/row, 3]
-		    out: o.h5:/cube
-		  - ufunc: acos
-		    in: 0.5
-		    out: o.h5:/acos
+		  - {ufunc: add, in: [f.h5:/i, 2], out: o.h5:/i2}
+		  - {ufunc: multiply, in: [f.h5:/x, -2.5], out: o.h5:/x}
+		  - {ufunc: pow, in: [ints.h5:/row, 3], out: o.h5:/cube}
+		  - {ufunc: acos, in: 0.5, out: o.h5:/acos}
 	EOF
 	h5u run r.yaml
 	np check add f.h5:/i 2 -o o.h5:/i2 :: \
@@ -300,9 +239,7 @@ setup_file() {
 	mkdir recipes
 	cat >recipes/r.yaml <<-'EOF'
 		steps:
-		  - ufunc: negative
-		    in: wind.h5:/u
-		    out: o.h5:/neg
+		  - {ufunc: negative, in: wind.h5:/u, out: o.h5:/neg}
 	EOF
 	h5u run recipes/r.yaml
 	assert_file_exists o.h5
@@ -313,16 +250,10 @@ setup_file() {
 @test "check validates against the real files, prints a plan, writes nothing" {
 	fixture wind.h5 ints.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  u: wind.h5:/u
-		  a: ints.h5:/a
+		inputs: {u: wind.h5:/u, a: ints.h5:/a}
 		steps:
-		  - ufunc: hypot
-		    in: [u, u]
-		    out: speed.h5:/speed
-		  - ufunc: add
-		    in: [a, 1]
-		    out: a
+		  - {ufunc: hypot, in: [u, u], out: speed.h5:/speed}
+		  - {ufunc: add, in: [a, 1], out: a}
 	EOF
 	snapshot
 	run --separate-stderr h5u check r.yaml

@@ -37,12 +37,9 @@ setup() {
 
 @test "in place (recipe): out names an input" {
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  xi: f.h5:/xi
+		inputs: {xi: f.h5:/xi}
 		steps:
-		  - ufunc: add
-		    in: [xi, 1]
-		    out: xi
+		  - {ufunc: add, in: [xi, 1], out: xi}
 	EOF
 	h5u run r.yaml
 	np check add orig.h5:/xi 1 -o f.h5:/xi --into :: \
@@ -53,9 +50,7 @@ setup() {
 @test "in place (recipe): out is the FILE:/PATH of an operand" {
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: multiply
-		    in: [f.h5:/x, 3]
-		    out: f.h5:/x
+		  - {ufunc: multiply, in: [f.h5:/x, 3], out: f.h5:/x}
 	EOF
 	h5u run r.yaml
 	np check multiply orig.h5:/x 3 -o f.h5:/x --into :: \
@@ -64,13 +59,9 @@ setup() {
 
 @test "in place into an input that is not an operand of the step" {
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  x: f.h5:/x
-		  y: f.h5:/xf
+		inputs: {x: f.h5:/x, y: f.h5:/xf}
 		steps:
-		  - ufunc: add
-		    in: [y, 1]
-		    out: x
+		  - {ufunc: add, in: [y, 1], out: x}
 	EOF
 	h5u run r.yaml
 	np check add orig.h5:/xf 1 -o f.h5:/x --into :: stored f.h5:/x float64
@@ -111,12 +102,9 @@ setup() {
 	run --separate-stderr h5u call add f.h5:/row f.h5:/x -o f.h5:/row
 	assert_error 2 "call add: non-broadcastable output operand with shape (3,) doesn't match the broadcast shape (4,3)"
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  x: f.h5:/x
+		inputs: {x: f.h5:/x}
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/row, 1]
-		    out: x
+		  - {ufunc: add, in: [f.h5:/row, 1], out: x}
 	EOF
 	snapshot
 	run --separate-stderr h5u run r.yaml
@@ -146,12 +134,8 @@ setup() {
 @test "a run that fails while running leaves no new file and no temporary file" {
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/base, 1]
-		    out: n.h5:/a
-		  - ufunc: power
-		    in: [f.h5:/base, f.h5:/neg]
-		    out: n.h5:/b
+		  - {ufunc: add, in: [f.h5:/base, 1], out: n.h5:/a}
+		  - {ufunc: power, in: [f.h5:/base, f.h5:/neg], out: n.h5:/b}
 	EOF
 	snapshot
 	run --separate-stderr h5u run r.yaml
@@ -188,18 +172,13 @@ setup() {
 	np check add f.h5:/x 1 -o o.h5:/c :: same o-orig.h5:/keep o.h5:/keep
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: multiply
-		    in: [f.h5:/xi, 2]
-		    out: p.h5:/c
-		    overwrite: true
+		  - {ufunc: multiply, in: [f.h5:/xi, 2], out: p.h5:/c, overwrite: true}
 	EOF
 	h5u run r.yaml
 	np check multiply f.h5:/xi 2 -o p.h5:/c
 	cat >r2.yaml <<-'EOF'
 		steps:
-		  - ufunc: subtract
-		    in: [f.h5:/xi, 2]
-		    out: p.h5:/c
+		  - {ufunc: subtract, in: [f.h5:/xi, 2], out: p.h5:/c}
 	EOF
 	h5u run --overwrite r2.yaml
 	np check subtract f.h5:/xi 2 -o p.h5:/c
@@ -253,9 +232,7 @@ setup() {
 	t0=$(now)
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/x, 1]
-		    out: f.h5:/z
+		  - {ufunc: add, in: [f.h5:/x, 1], out: f.h5:/z}
 	EOF
 	h5u run r.yaml
 	np history f.h5 --first "h5ufunc run r.yaml" --since "$t0" --rest "$old"
@@ -277,18 +254,11 @@ setup() {
 	local t0
 	t0=$(now)
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  x: f.h5:/x
+		inputs: {x: f.h5:/x}
 		steps:
-		  - ufunc: add
-		    in: [x, 1]
-		    out: x
-		  - ufunc: add
-		    in: [x, 1]
-		    out: o.h5:/a
-		  - ufunc: add
-		    in: [x, 1]
-		    out: p.h5:/a
+		  - {ufunc: add, in: [x, 1], out: x}
+		  - {ufunc: add, in: [x, 1], out: o.h5:/a}
+		  - {ufunc: add, in: [x, 1], out: p.h5:/a}
 	EOF
 	h5u run r.yaml
 	np history f.h5 --first "h5ufunc run r.yaml" --since "$t0" --rest-none :: \
@@ -301,9 +271,7 @@ setup() {
 @test "history: files only read are not touched" {
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/x, f.h5:/row]
-		    out: o.h5:/a
+		  - {ufunc: add, in: [f.h5:/x, f.h5:/row], out: o.h5:/a}
 	EOF
 	h5u run r.yaml
 	cmp f.h5 orig.h5
@@ -320,9 +288,7 @@ setup() {
 		check add orig.h5:/x 1 -o f.h5:/y
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/x, 2]
-		    out: q.h5:/y
+		  - {ufunc: add, in: [f.h5:/x, 2], out: q.h5:/y}
 	EOF
 	h5u run --no-history r.yaml
 	np history q.h5 --none

@@ -67,9 +67,7 @@ setup() {
 	assert_error_match 2 "call sqrt: ufunc 'sqrt' takes 1 inputs?, got 2"
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/x]
-		    out: o.h5:/y
+		  - {ufunc: add, in: [f.h5:/x], out: o.h5:/y}
 	EOF
 	snapshot
 	run --separate-stderr h5u run r.yaml
@@ -87,12 +85,9 @@ setup() {
 	run --separate-stderr h5u call add missing.h5:/x 1 -o o.h5:/y
 	assert_error 2 "call add: cannot open 'missing.h5': No such file or directory"
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  u: missing.h5:/x
+		inputs: {u: missing.h5:/x}
 		steps:
-		  - ufunc: add
-		    in: [u, 1]
-		    out: o.h5:/y
+		  - {ufunc: add, in: [u, 1], out: o.h5:/y}
 	EOF
 	snapshot
 	run --separate-stderr h5u run r.yaml

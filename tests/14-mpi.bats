@@ -45,32 +45,15 @@ in_dir() {
 
 @test "a recipe gives the same datasets on 1, 2, 3, 4 ranks and without a launcher" {
 	cat >grid.yaml <<-'EOF'
-		inputs:
-		  a: g.h5:/a
-		  b: g.h5:/b
-		  c: g.h5:/c
+		inputs: {a: g.h5:/a, b: g.h5:/b, c: g.h5:/c}
 		steps:
-		  - ufunc: multiply          # (7,5) * (5,), kept in memory
-		    in: [a, b]
-		    out: t
-		  - ufunc: add               # (7,5) + (7,1) int32
-		    in: [t, c]
-		    out: out.h5:/sum
-		  - ufunc: divmod
-		    in: [g.h5:/i, 3]
-		    out: [out.h5:/q, out.h5:/r]
-		  - ufunc: greater
-		    in: [a, 0]
-		    out: out.h5:/pos
-		  - ufunc: sqrt
-		    in: g.h5:/h
-		    out: out.h5:/h
-		  - ufunc: logical_xor
-		    in: [g.h5:/bo, out.h5:/pos]
-		    out: out.h5:/x
-		  - ufunc: multiply          # in place, after c was read above
-		    in: [c, 2]
-		    out: c
+		  - {ufunc: multiply, in: [a, b], out: t}   # (7,5) * (5,), kept in memory
+		  - {ufunc: add, in: [t, c], out: out.h5:/sum}   # (7,5) + (7,1) int32
+		  - {ufunc: divmod, in: [g.h5:/i, 3], out: [out.h5:/q, out.h5:/r]}
+		  - {ufunc: greater, in: [a, 0], out: out.h5:/pos}
+		  - {ufunc: sqrt, in: g.h5:/h, out: out.h5:/h}
+		  - {ufunc: logical_xor, in: [g.h5:/bo, out.h5:/pos], out: out.h5:/x}
+		  - {ufunc: multiply, in: [c, 2], out: c}   # in place, after c was read above
 	EOF
 	in_dir r0 h5u run grid.yaml
 	local n
@@ -148,16 +131,10 @@ in_dir() {
 @test "--memory small enough for many blocks gives the same result" {
 	fixture big.h5
 	cat >big.yaml <<-'EOF'
-		inputs:
-		  x: big.h5:/x
-		  y: big.h5:/y
+		inputs: {x: big.h5:/x, y: big.h5:/y}
 		steps:
-		  - ufunc: multiply
-		    in: [x, y]
-		    out: t
-		  - ufunc: add
-		    in: [t, x]
-		    out: d.h5:/s
+		  - {ufunc: multiply, in: [x, y], out: t}
+		  - {ufunc: add, in: [t, x], out: d.h5:/s}
 	EOF
 	h5u call add big.h5:/x big.h5:/y -o a.h5:/s
 	h5u call add big.h5:/x big.h5:/y -o b.h5:/s --memory 64K

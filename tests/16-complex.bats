@@ -356,20 +356,11 @@ for n in "1234":
 @test "complex in a recipe and in an expression, fused, as the chain of ufunc steps" {
 	fixture c.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  z: c.h5:/z64
-		  w: c.h5:/z128
-		  f: c.h5:/f32
+		inputs: {z: c.h5:/z64, w: c.h5:/z128, f: c.h5:/f32}
 		steps:
-		  - expr: z * 2.5 + conjugate(w) - f
-		    out: o.h5:/e
-		  - ufunc: absolute
-		    in: [z]
-		    out: o.h5:/abs
-		  - reduce: add
-		    in: z
-		    axis: 1
-		    out: o.h5:/sum
+		  - {expr: z * 2.5 + conjugate(w) - f, out: o.h5:/e}
+		  - {ufunc: absolute, in: [z], out: o.h5:/abs}
+		  - {reduce: add, in: z, axis: 1, out: o.h5:/sum}
 	EOF
 	h5u run r.yaml
 	np let a multiply c.h5:/z64 2.5 :: let b conjugate c.h5:/z128 :: let c add a b :: \

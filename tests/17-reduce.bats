@@ -37,6 +37,7 @@ setup_file() {
 		make f.h5:/h float32 5,4,3
 		make f.h5:/g float16 5,4,3 fill=pos
 		make f.h5:/v float64 9
+		make f.h5:/n float64 5,9 lo=0.5 hi=2
 		make f.h5:/s float64 () data=2.5
 		make f.h5:/si int8 () data=-7
 		make f.h5:/e0 float64 0,3
@@ -67,9 +68,7 @@ setup_file() {
 	ref make-matrix "$BATS_FILE_TMPDIR/m.h5"
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
-}
+REF=reduce_ref.py
 
 # The binary one-output ufuncs of `h5ufunc ufuncs`: those reduce can take.
 reducible() {
@@ -127,6 +126,7 @@ axis_cases() {
 		subc2 reduce subtract f.h5:/c --axis -1 --keepdims
 		divc0 reduce divide f.h5:/c
 		powg1 reduce power f.h5:/g --axis 1
+		pown1 reduce power f.h5:/n --axis 1
 		subk0 reduce subtract f.h5:/k
 		fdivk2 reduce floor_divide f.h5:/k --axis 2
 		init5 reduce add f.h5:/c --initial 5
@@ -200,34 +200,14 @@ axis_cases() {
 @test "axis: accepts an integer, a list, an empty list and null in a recipe" {
 	fixture f.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  c: f.h5:/c
+		inputs: {c: f.h5:/c}
 		steps:
-		  - reduce: add
-		    in: c
-		    out: o.h5:/default
-		  - reduce: add
-		    in: c
-		    axis: -2
-		    out: o.h5:/one
-		  - reduce: add
-		    in: c
-		    axis: [2, 0]
-		    keepdims: true
-		    out: o.h5:/list
-		  - reduce: maximum
-		    in: c
-		    axis: null
-		    initial: -100
-		    out: o.h5:/all
-		  - reduce: add
-		    in: f.h5:/k
-		    axis: []
-		    out: o.h5:/none
-		  - reduce: subtract
-		    in: c
-		    axis: []
-		    out: o.h5:/nonesub
+		  - {reduce: add, in: c, out: o.h5:/default}
+		  - {reduce: add, in: c, axis: -2, out: o.h5:/one}
+		  - {reduce: add, in: c, axis: [2, 0], keepdims: true, out: o.h5:/list}
+		  - {reduce: maximum, in: c, axis: null, initial: -100, out: o.h5:/all}
+		  - {reduce: add, in: f.h5:/k, axis: [], out: o.h5:/none}
+		  - {reduce: subtract, in: c, axis: [], out: o.h5:/nonesub}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success

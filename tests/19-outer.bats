@@ -31,9 +31,7 @@ setup_file() {
 	EOF
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
-}
+REF=reduce_ref.py
 
 outer_cases() {
 	cat <<-'EOF'

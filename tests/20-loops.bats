@@ -6,27 +6,22 @@
 # and compares: bit for bit, or within 4 ULP for the transcendental
 # functions, with NumPy 2's rules where Debian's NumPy 1.24 differs.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helper
+
+REF=loops_ref.py
 
 setup_file() {
-	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-	export LOOPDUMP="${LOOPDUMP:-$ROOT/build/unit/loopdump}"
-	export LOOPS_REF="$ROOT/tests/loops_ref.py"
-	if [ ! -x "$LOOPDUMP" ]; then
-		echo "20-loops: $LOOPDUMP is missing: run make" >&2
-		return 1
-	fi
+	unit_program LOOPDUMP loopdump
 }
 
 # loops UFUNC: every loop of UFUNC agrees with NumPy.
 loops() {
-	run /usr/bin/python3 "$LOOPS_REF" "$LOOPDUMP" "$1"
+	run ref "$LOOPDUMP" "$1"
 	assert_success
 }
 
 @test "catalogue: names, arity, identities, loops in NumPy's order, aliases" {
-	run /usr/bin/python3 "$LOOPS_REF" "$LOOPDUMP" --catalogue
+	run ref "$LOOPDUMP" --catalogue
 	assert_success
 }
 

@@ -6,14 +6,10 @@
 
 load helper
 
+REF=dtype_ref.py
+
 setup_file() {
-	ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-	export DTYPECHECK="${DTYPECHECK:-$ROOT/build/unit/dtypecheck}"
-	export DTYPE_REF="$ROOT/tests/dtype_ref.py"
-	if [ ! -x "$DTYPECHECK" ]; then
-		echo "21-dtype: $DTYPECHECK is missing: run make" >&2
-		return 1
-	fi
+	unit_program DTYPECHECK dtypecheck
 }
 
 # compare SECTION [input]: dtypecheck SECTION against dtype_ref.py SECTION;
@@ -22,12 +18,12 @@ setup_file() {
 compare() {
 	local section=$1 dir=$BATS_TEST_TMPDIR
 	if [ "${2-}" = input ]; then
-		/usr/bin/python3 "$DTYPE_REF" "$section-input" >"$dir/input"
+		ref "$section-input" >"$dir/input"
 	else
 		: >"$dir/input"
 	fi
 	"$DTYPECHECK" "$section" <"$dir/input" >"$dir/got"
-	/usr/bin/python3 "$DTYPE_REF" "$section" >"$dir/want"
+	ref "$section" >"$dir/want"
 	if ! cmp -s "$dir/want" "$dir/got"; then
 		echo "dtypecheck $section differs from NumPy (first differences, - NumPy + h5ufunc):"
 		diff -u "$dir/want" "$dir/got" | head -n 60

@@ -19,9 +19,7 @@ setup_file() {
 	/usr/bin/python3 "$REPO/tools/make-demo-data" "$BATS_FILE_TMPDIR/orig"
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/recipes_ref.py" "$@"
-}
+REF=recipes_ref.py
 
 # A fresh copy of the sample data in ./DIR.
 data() {

@@ -9,16 +9,14 @@
 load helper
 
 setup_file() {
-	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 "$H5U_TESTS/names_ref.py" fixtures .)
+	(cd "$BATS_FILE_TMPDIR" && ref fixtures .)
 }
 
 setup() {
 	fixture era.nc other.nc wide.nc h5.h5 plain.h5 big.nc
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/names_ref.py" "$@"
-}
+REF=names_ref.py
 
 # no_phony FILE: ncdump reads FILE, and names every dimension.
 no_phony() {
@@ -125,19 +123,11 @@ no_phony() {
 
 @test "named intermediates keep their names: anomalies t2m - mean over time" {
 	cat > r.yaml <<-'EOF'
-		inputs:
-		  t2m: era.nc:/t2m
-		  t: other.nc:/t
+		inputs: {t2m: era.nc:/t2m, t: other.nc:/t}
 		steps:
-		  - reduce: add
-		    in: t2m
-		    axis: time
-		    out: total
-		  - expr: t2m - total / 4
-		    out: an.nc:/anomaly
-		  - ufunc: subtract
-		    in: [t, total]
-		    out: an.nc:/d
+		  - {reduce: add, in: t2m, axis: time, out: total}
+		  - {expr: t2m - total / 4, out: an.nc:/anomaly}
+		  - {ufunc: subtract, in: [t, total], out: an.nc:/d}
 	EOF
 	h5u run r.yaml
 	no_phony an.nc
@@ -155,20 +145,11 @@ no_phony() {
 
 @test "1-4 ranks: broadcast by name, reduce by name, scales attached after the collective writes" {
 	cat > r.yaml <<-'EOF'
-		inputs:
-		  t2m: era.nc:/t2m
-		  sst: era.nc:/sst
-		  t: other.nc:/t
+		inputs: {t2m: era.nc:/t2m, sst: era.nc:/sst, t: other.nc:/t}
 		steps:
-		  - reduce: add
-		    in: t2m
-		    axis: time
-		    out: out.nc:/s
-		  - expr: sst * 2 + t
-		    out: out.nc:/x
-		  - ufunc: subtract
-		    in: [t, t2m]
-		    out: era.nc:/new
+		  - {reduce: add, in: t2m, axis: time, out: out.nc:/s}
+		  - {expr: sst * 2 + t, out: out.nc:/x}
+		  - {ufunc: subtract, in: [t, t2m], out: era.nc:/new}
 	EOF
 	cp era.nc era0.nc
 	for n in 1 2 3 4; do

@@ -14,7 +14,7 @@
 load helper
 
 setup_file() {
-	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 "$H5U_TESTS/names_ref.py" fixtures . &&
+	(cd "$BATS_FILE_TMPDIR" && REF=names_ref.py ref fixtures . &&
 	 /usr/bin/python3 - <<-'EOF'
 		import h5py, numpy as np
 		with h5py.File("u.h5", "w") as f:
@@ -37,9 +37,7 @@ setup() {
 	fixture era.nc u.h5
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/units_ref.py" "$@"
-}
+REF=units_ref.py
 
 @test "elementwise units as unyt computes them, left out where they cannot be determined" {
 	h5u call multiply u.h5:/u u.h5:/v -o o.h5:/uv

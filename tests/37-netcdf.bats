@@ -12,13 +12,10 @@
 
 load helper
 
-setup_file() {
-	(cd "$BATS_FILE_TMPDIR" &&
-		/usr/bin/python3 "$H5U_TESTS/netcdf_ref.py" fixtures . "$H5U_TESTS/data/nco-in.cdl")
-}
+REF=netcdf_ref.py
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/netcdf_ref.py" "$@"
+setup_file() {
+	(cd "$BATS_FILE_TMPDIR" && ref fixtures . "$H5U_TESTS/data/nco-in.cdl")
 }
 
 # nco_appends FILE...: ncdump reads each FILE, ncatted adds an attribute and

@@ -273,20 +273,11 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 @test "more ranks than rows with many blocks: a recipe finishes on 6 ranks" {
 	fixture f.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  m: f.h5:/m
+		inputs: {m: f.h5:/m}
 		steps:
-		  - ufunc: multiply
-		    in: [m, 3]
-		    out: t
-		  - accumulate: add
-		    in: t
-		    axis: 0
-		    out: o.h5:/acc
-		  - reduce: add
-		    in: t
-		    axis: null
-		    out: o.h5:/total
+		  - {ufunc: multiply, in: [m, 3], out: t}
+		  - {accumulate: add, in: t, axis: 0, out: o.h5:/acc}
+		  - {reduce: add, in: t, axis: null, out: o.h5:/total}
 	EOF
 	mpi 6 h5ufunc run r.yaml --memory 16K
 	mv o.h5 o6.h5
@@ -306,12 +297,8 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 	# A later block on the last rank, in a recipe of two steps.
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: add
-		    in: [f.h5:/long, 1]
-		    out: t
-		  - ufunc: sqrt
-		    in: t
-		    out: out.h5:/y
+		  - {ufunc: add, in: [f.h5:/long, 1], out: t}
+		  - {ufunc: sqrt, in: t, out: out.h5:/y}
 	EOF
 	snapshot
 	run --separate-stderr env H5UFUNC_FAULT=read:3:5 timeout 60 mpirun --oversubscribe -n 4 \

@@ -20,12 +20,14 @@
 
 load helper
 
+REF=interrupted_ref.py
+
 setup_file() {
 	fixtures <<-'EOF'
 		make big.h5:/x float64 1000000,4 fill=range
 	EOF
 	cd "$BATS_FILE_TMPDIR" || return 1
-	/usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" make t.h5
+	ref make t.h5 || return 1
 	local x
 	for x in c k z; do
 		mkdir "after-$x"
@@ -117,7 +119,7 @@ verify() {
 		run ls -A "${c%%=*}"
 		refute_output --partial h5ufunc-
 	done
-	run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" verify "$BATS_FILE_TMPDIR/t.h5" \
+	run ref verify "$BATS_FILE_TMPDIR/t.h5" \
 		"$BATS_FILE_TMPDIR/$after/t.h5" "${cases[@]}"
 	assert_success
 }

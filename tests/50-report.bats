@@ -30,16 +30,11 @@ setup() {
 # elementwise step written to a new file.
 three_steps() {
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  u: f.h5:/x
+		inputs: {u: f.h5:/x}
 		steps:
-		  - expr: (u - 0.5) * 2.5
-		    out: a
-		  - reduce: maximum
-		    in: a
-		  - ufunc: add
-		    in: [u, a]
-		    out: o.h5:/y
+		  - {expr: (u - 0.5) * 2.5, out: a}
+		  - {reduce: maximum, in: a}
+		  - {ufunc: add, in: [u, a], out: o.h5:/y}
 	EOF
 }
 
@@ -326,15 +321,9 @@ same(ds("o.h5:/y"), u + a)
 @test "--json: the same summary on 1, 2, 3 and 4 ranks, bytes summed over ranks" {
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: multiply
-		    in: [f.h5:/h, 2.5]
-		    out: o.h5:/y
-		  - reduce: add
-		    in: o.h5:/y
-		    axis: null
-		  - accumulate: add
-		    in: f.h5:/m
-		    axis: 1
+		  - {ufunc: multiply, in: [f.h5:/h, 2.5], out: o.h5:/y}
+		  - {reduce: add, in: o.h5:/y, axis: null}
+		  - {accumulate: add, in: f.h5:/m, axis: 1}
 	EOF
 	run --separate-stderr h5u run r.yaml --json
 	assert_success
@@ -391,24 +380,12 @@ assert d["steps"][0]["bytes_read"] == h.nbytes and d["steps"][0]["bytes_written"
 	fixture big.h5
 	# rows of 1100 elements: reductions over all axes fold one row a chunk
 	cat >r.yaml <<-'EOF2'
-		inputs:
-		  w: big.h5:/w
+		inputs: {w: big.h5:/w}
 		steps:
-		  - reduce: add
-		    in: w
-		    axis: 1
-		    out: o.h5:/rows
-		  - reduce: maximum
-		    in: w
-		    axis: null
-		  - reduce: add
-		    in: w
-		    axis: null
-		    out: o.h5:/total
-		  - reduce: add
-		    in: w
-		    axis: 0
-		    out: o.h5:/cols
+		  - {reduce: add, in: w, axis: 1, out: o.h5:/rows}
+		  - {reduce: maximum, in: w, axis: null}
+		  - {reduce: add, in: w, axis: null, out: o.h5:/total}
+		  - {reduce: add, in: w, axis: 0, out: o.h5:/cols}
 	EOF2
 	run --separate-stderr h5u check r.yaml
 	assert_success
@@ -447,19 +424,12 @@ same(ds("o.h5:/cols"), np.add.reduce(b, axis=0))
 
 @test "--json and the meter with fused steps: one pass, counted on the step that heads it" {
 	cat >r.yaml <<-'EOF2'
-		inputs:
-		  u: f.h5:/x
+		inputs: {u: f.h5:/x}
 		steps:
-		  - ufunc: multiply
-		    in: [u, 2]
-		    out: a
-		  - expr: a + u
-		    out: o.h5:/p
-		  - ufunc: negative
-		    in: a
-		    out: o.h5:/q
-		  - reduce: add
-		    in: o.h5:/q
+		  - {ufunc: multiply, in: [u, 2], out: a}
+		  - {expr: a + u, out: o.h5:/p}
+		  - {ufunc: negative, in: a, out: o.h5:/q}
+		  - {reduce: add, in: o.h5:/q}
 	EOF2
 	run --separate-stderr h5u check r.yaml
 	assert_success

@@ -6,10 +6,15 @@
 # one process and NumPy; srun with an MPI plugin Open MPI cannot join is
 # refused with exit 2 before any file is touched; a one-liner in a batch
 # script outside a step runs as one process; scancel stops a step that
-# writes in place with the file as it was.  Where SLURM is not installed
-# (make check installs it) every test is skipped, saying why.
+# writes in place with the file as it was.  slurmd runs with an empty
+# /sys/fs/cgroup where the system lets the cluster have a mount namespace
+# of its own, as in a chroot or container: the cluster needs no cgroups.
+# Where SLURM is not installed (make check installs it) every test is
+# skipped, saying why.
 
 load helper
+
+REF=ranks_ref.py
 
 REPO=$(cd "$H5U_TESTS/.." && pwd)
 
@@ -22,7 +27,7 @@ setup_file() {
 		echo "tests/slurm/cluster start failed ($rc)" >&2
 		return 1
 	fi
-	/usr/bin/python3 "$H5U_TESTS/ranks_ref.py" make "$BATS_FILE_TMPDIR"
+	ref make "$BATS_FILE_TMPDIR"
 	/usr/bin/python3 "$REPO/tools/make-demo-data" "$BATS_FILE_TMPDIR/demo"
 }
 
@@ -58,11 +63,22 @@ batch_job() {
 	return 1
 }
 
+@test "the cluster needs no cgroups: slurmd and its tasks see an empty /sys/fs/cgroup" {
+	[[ -f $BATS_FILE_TMPDIR/slurm/no-cgroups ]] ||
+		skip "this system allows no mount namespace of the cluster's own (unshare -m), so slurmd runs with the host's cgroups"
+	run ls -A "/proc/$(cat "$BATS_FILE_TMPDIR/slurm/slurmd.pid")/root/sys/fs/cgroup"
+	assert_success
+	assert_output ""
+	run --separate-stderr srun_ -n 2 sh -c 'ls -A /sys/fs/cgroup | wc -l'
+	assert_success
+	assert_output $'0\n0'
+}
+
 @test "srun -n 2, 3, 4 (PMIx): every kind of step writes what one process writes" {
 	mkdir one
 	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rep.yaml" one/
 	(cd one && h5u run --no-history rep.yaml) || fail "one process: exit status $?"
-	run /usr/bin/python3 "$H5U_TESTS/ranks_ref.py" check "$BATS_FILE_TMPDIR/in.h5" one
+	run ref check "$BATS_FILE_TMPDIR/in.h5" one
 	assert_success
 	local n
 	for n in 2 3 4; do
@@ -70,9 +86,9 @@ batch_job() {
 		cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rep.yaml" "s$n/"
 		(cd "s$n" && srun_ -n "$n" h5ufunc run --no-history rep.yaml) || fail "srun -n $n: exit status $?"
 		cmp one/out.h5 "s$n/out.h5" || fail "srun -n $n: out.h5 differs from one process's"
-		run /usr/bin/python3 "$H5U_TESTS/ranks_ref.py" chunks one/gz.h5 "s$n/gz.h5"
+		run ref chunks one/gz.h5 "s$n/gz.h5"
 		assert_success
-		run /usr/bin/python3 "$H5U_TESTS/ranks_ref.py" chunks one/in.h5 "s$n/in.h5"
+		run ref chunks one/in.h5 "s$n/in.h5"
 		assert_success
 	done
 }
@@ -104,7 +120,7 @@ assert [r["elements"] for r in d["per_rank"]] == [30, 30, 30, 30], d["per_rank"]
 	assert_success
 	run cat job.out
 	assert_output ""
-	run /usr/bin/python3 "$H5U_TESTS/recipes_ref.py" check wind-speed "$BATS_FILE_TMPDIR/demo" d
+	REF=recipes_ref.py run ref check wind-speed "$BATS_FILE_TMPDIR/demo" d
 	assert_success
 }
 

@@ -15,15 +15,13 @@ load helper
 TCP=(--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
 
 setup_file() {
-	/usr/bin/python3 "$H5U_TESTS/ranks_ref.py" make "$BATS_FILE_TMPDIR"
+	ref make "$BATS_FILE_TMPDIR"
 	mkdir "$BATS_FILE_TMPDIR/one"
 	cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rep.yaml" "$BATS_FILE_TMPDIR/one/"
 	(cd "$BATS_FILE_TMPDIR/one" && h5u run --no-history rep.yaml)
 }
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/ranks_ref.py" "$@"
-}
+REF=ranks_ref.py
 
 # same_as_one_process P...: run rep.yaml on each P over TCP in its own
 # directory, and compare the files it writes with one process's: out.h5 byte

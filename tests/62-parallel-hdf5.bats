@@ -17,18 +17,10 @@ py() {
 	np make f.h5:/x float64 23,4 attr:units=K :: make f.h5:/y int32 23,4 layout=chunked chunks=5,4
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: sqrt
-		    in: f.h5:/x
-		    out: out.h5:/g/h/s          # a new file, new groups
-		  - ufunc: add
-		    in: [f.h5:/y, 1]
-		    out: f.h5:/new/y1           # a new dataset in an existing file
-		  - ufunc: multiply
-		    in: [f.h5:/x, 2]
-		    out: f.h5:/x                # in place, its attribute kept
-		  - ufunc: negative
-		    in: f.h5:/y
-		    out: out.h5:/g/h/s2
+		  - {ufunc: sqrt, in: f.h5:/x, out: out.h5:/g/h/s}   # a new file, new groups
+		  - {ufunc: add, in: [f.h5:/y, 1], out: f.h5:/new/y1}   # a new dataset in an existing file
+		  - {ufunc: multiply, in: [f.h5:/x, 2], out: f.h5:/x}   # in place, its attribute kept
+		  - {ufunc: negative, in: f.h5:/y, out: out.h5:/g/h/s2}
 	EOF
 	local n
 	for n in 2 3 4; do
@@ -61,14 +53,8 @@ assert len(others) == 1 and per[0]["mpiio_reads"] > others.pop(), per
 	mpi 2 h5ufunc call sqrt f.h5:/x -o two.h5:/c
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: sqrt
-		    in: f.h5:/x
-		    chunks: [8, 3]
-		    out: two.h5:/chunked
-		  - ufunc: sqrt
-		    in: f.h5:/x
-		    compression: gzip
-		    out: two.h5:/gzip
+		  - {ufunc: sqrt, in: f.h5:/x, chunks: [8, 3], out: two.h5:/chunked}
+		  - {ufunc: sqrt, in: f.h5:/x, compression: gzip, out: two.h5:/gzip}
 	EOF
 	mpi 2 h5ufunc run r.yaml
 	run py '

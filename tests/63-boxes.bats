@@ -32,9 +32,7 @@
 
 load helper
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/boxes_ref.py" "$@"
-}
+REF=boxes_ref.py
 
 # every_launch JOB IN RECIPE: run RECIPE under --memory 1M on one process
 # and on 1 to 4 ranks; after each, `ref JOB IN out.h5` must pass.
@@ -82,9 +80,7 @@ setup_file() {
 	fixture sh.h5
 	cat >c.yaml <<-'EOF'
 		steps:
-		  - ufunc: negative
-		    in: sh.h5:/g
-		    out: c.h5:/y
+		  - {ufunc: negative, in: sh.h5:/g, out: c.h5:/y}
 	EOF
 	local n d size
 	for n in 2 3 4; do
@@ -140,11 +136,7 @@ setup_file() {
 		make ch.h5:/c float64 2000,640
 	cat >gz.yaml <<-'EOF'
 		steps:
-		  - ufunc: negative
-		    in: ch.h5:/c
-		    chunks: [120, 640]
-		    compression: gzip
-		    out: out.h5:/z
+		  - {ufunc: negative, in: ch.h5:/c, chunks: [120, 640], compression: gzip, out: out.h5:/z}
 	EOF
 	local n
 	for n in 2 4; do
@@ -363,26 +355,13 @@ setup_file() {
 @test "fused reductions take the pass's boxes: every rank busy on (1, 400, 600); not fused where they would idle ranks" {
 	fixture sh.h5
 	cat >fz.yaml <<-'EOF'
-		inputs:
-		  g: sh.h5:/g
-		  n: sh.h5:/r
+		inputs: {g: sh.h5:/g, n: sh.h5:/r}
 		steps:
-		  - expr: g * 2 + 1
-		    out: g2
-		  - reduce: add
-		    in: g2
-		    axis: null
-		    out: fo.h5:/sum
-		  - reduce: add
-		    in: g2
-		    axis: 2
-		    out: fo.h5:/rows
-		  - expr: n * 3
-		    out: n3
-		  - reduce: subtract
-		    in: n3
-		    axis: 1
-		    out: fo.h5:/sub
+		  - {expr: g * 2 + 1, out: g2}
+		  - {reduce: add, in: g2, axis: null, out: fo.h5:/sum}
+		  - {reduce: add, in: g2, axis: 2, out: fo.h5:/rows}
+		  - {expr: n * 3, out: n3}
+		  - {reduce: subtract, in: n3, axis: 1, out: fo.h5:/sub}
 	EOF
 	run --separate-stderr mpi 4 h5ufunc check fz.yaml
 	assert_success

@@ -14,12 +14,10 @@
 
 load helper
 
-methods() {
-	/usr/bin/python3 "$H5U_TESTS/methods_ref.py" "$@"
-}
+REF=methods_ref.py
 
 setup_file() {
-	(cd "$BATS_FILE_TMPDIR" && methods reduceat-cases f.h5 cases.jsonl out.h5 >r.yaml) || return 1
+	(cd "$BATS_FILE_TMPDIR" && ref reduceat-cases f.h5 cases.jsonl out.h5 >r.yaml) || return 1
 	fixtures <<-'EOF'
 		make s.h5:/a float32 5000
 		make s.h5:/b float64 3000,3
@@ -55,7 +53,7 @@ setup_file() {
 		assert_success
 		jobs+=(:: reduceat-check cases.jsonl f.h5 "out$n.h5")
 	done
-	run methods "${jobs[@]}"
+	run ref "${jobs[@]}"
 	assert_success
 }
 
@@ -109,7 +107,7 @@ setup_file() {
 	assert_failure 2   # 4000 is past the 900 rows of k
 	run --separate-stderr h5u reduceat add s.h5:/a --indices s.h5:/ia -o o.h5:/a --dtype float64
 	assert_success
-	run methods raises reduceat maximum s.h5:/k s.h5:/ia 0 -- "index 4000 out-of-bounds in maximum.reduceat [0, 900)"
+	run ref raises reduceat maximum s.h5:/k s.h5:/ia 0 -- "index 4000 out-of-bounds in maximum.reduceat [0, 900)"
 	assert_success
 	printf 'import numpy as np, h5py\nf = h5py.File("s.h5"); o = h5py.File("o.h5")\n' >ref.py
 	printf 'r = np.add.reduceat(f["b"][()], [0, 31, 59]); assert o["m"][()].tobytes() == r.tobytes()\n' >>ref.py
@@ -152,7 +150,7 @@ setup_file() {
 		add s.h5:/b s.h5:/fi 0|Cannot cast array data from dtype('float64') to dtype('int64') according to the rule 'safe'
 		add s.h5:/b s.h5:/u64 0|Cannot cast array data from dtype('uint64') to dtype('int64') according to the rule 'safe'
 	EOF
-	run methods "${jobs[@]}"
+	run ref "${jobs[@]}"
 	assert_success
 	check_error() {
 		local want=$1
@@ -196,7 +194,7 @@ setup_file() {
 	assert_output --partial '"masked": 1'   # February has no valid day in column 1
 	run --separate-stderr mpi 2 h5ufunc reduceat maximum m.h5:/t --indices 0,31,59 --missing mask -o o.h5:/x
 	assert_success
-	run methods reduceat-masked m.h5:/t 0,31,59 0 add o.h5:/s :: reduceat-masked m.h5:/t 0,31,59 0 maximum o.h5:/x
+	run ref reduceat-masked m.h5:/t 0,31,59 0 add o.h5:/s :: reduceat-masked m.h5:/t 0,31,59 0 maximum o.h5:/x
 	assert_success
 }
 

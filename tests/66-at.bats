@@ -16,12 +16,10 @@
 
 load helper
 
-methods() {
-	/usr/bin/python3 "$H5U_TESTS/methods_ref.py" "$@"
-}
+REF=methods_ref.py
 
 setup_file() {
-	(cd "$BATS_FILE_TMPDIR" && methods at-cases f.h5 cases.jsonl >r.yaml) || return 1
+	(cd "$BATS_FILE_TMPDIR" && ref at-cases f.h5 cases.jsonl >r.yaml) || return 1
 	fixtures <<-'EOF'
 		make g.h5:/grid float64 4,5 fill=zeros attr:units=m
 		make g.h5:/iy int32 - data=[0,1,1,3,-1,0,-4]
@@ -60,7 +58,7 @@ setup_file() {
 		assert_success
 		jobs+=(:: at-check cases.jsonl before.h5 "f$n.h5")
 	done
-	run methods "${jobs[@]}"
+	run ref "${jobs[@]}"
 	assert_success
 }
 
@@ -72,18 +70,18 @@ setup_file() {
 	assert_output --regexp "120000 updates \(index space \(120000,\)\) in rounds of [0-9]+ per rank; the target in [2-9] passes"
 	run --separate-stderr h5u at add big.h5:/t --indices big.h5:/iy,big.h5:/ix big.h5:/v --memory 64K
 	assert_success
-	run methods at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/iy before.h5:/ix
+	run ref at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/iy before.h5:/ix
 	assert_success
 	cp before.h5 big.h5
 	run --separate-stderr mpi 3 h5ufunc at add big.h5:/t --indices big.h5:/iy,big.h5:/ix big.h5:/v --memory 64K
 	assert_success
-	run methods at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/iy before.h5:/ix
+	run ref at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/iy before.h5:/ix
 	assert_success
 	# 120000 float32 values of mixed magnitude onto one element: their order shows
 	cp before.h5 big.h5
 	run --separate-stderr mpi 4 h5ufunc at add big.h5:/t --indices big.h5:/hot,big.h5:/hot big.h5:/v --memory 64K
 	assert_success
-	run methods at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/hot before.h5:/hot
+	run ref at-one before.h5:/t big.h5:/t add before.h5:/v -- before.h5:/hot before.h5:/hot
 	assert_success
 }
 
@@ -96,7 +94,7 @@ setup_file() {
 	# the indices (28 + 56 bytes), the values (56) and the target (160) read; the target written
 	assert_output --partial '"bytes_read": 300, "bytes_written": 160'
 	assert_output --partial '"kind": "in place", "shape": [4, 5], "units": "m"'
-	run methods at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
+	run ref at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
 	assert_success
 	cp g.h5 step1.h5
 	run --separate-stderr h5u at multiply g.h5:/grid --indices '[0,0,3],[1,1,-1]' 2.5
@@ -105,7 +103,7 @@ setup_file() {
 	assert_success
 	run --separate-stderr mpi 2 h5ufunc at add g.h5:/i8 --indices 2,2,2 -3
 	assert_success
-	run methods at-one step1.h5:/grid g.h5:/grid multiply 2.5 -- 0,0,3 1,1,-1 :: \
+	run ref at-one step1.h5:/grid g.h5:/grid multiply 2.5 -- 0,0,3 1,1,-1 :: \
 		at-one before.h5:/i8 step1.h5:/i8 add 0 -- 0
 	assert_success
 	/usr/bin/python3 - <<-'EOF'
@@ -122,7 +120,7 @@ setup_file() {
 @test "NumPy's errors: exit 2, one message (also on 3 ranks), every file as it was" {
 	fixture g.h5
 	snapshot
-	run methods raises at add g.h5:/grid 1 -- g.h5:/bad 0 -- "index 7 is out of bounds for axis 0 with size 4" :: \
+	run ref raises at add g.h5:/grid 1 -- g.h5:/bad 0 -- "index 7 is out of bounds for axis 0 with size 4" :: \
 		raises at add g.h5:/grid 1 -- 0,-5 0 -- "index -5 is out of bounds for axis 0 with size 4" :: \
 		raises at add g.h5:/grid 1 -- 0 0 0 -- "too many indices for array: array is 2-dimensional, but 3 were indexed" :: \
 		raises at add g.h5:/grid 1 -- 0,1 0,1,2 -- "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)" :: \
@@ -205,6 +203,6 @@ setup_file() {
 	EOF
 	run --separate-stderr h5u run r2.yaml
 	assert_success
-	run methods at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
+	run ref at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
 	assert_success
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """boxes_ref.py - fixtures and NumPy references for 63-boxes.bats.
 
-Jobs (one per invocation):
+Jobs (JOB [:: JOB]...):
   make DIR          write DIR/in.h5 (rows wider than --memory 1M, a size-1
                     leading axis, 1-D, 0-d and empty arrays, a broadcast
                     operand larger than an eighth of 1M) and DIR/rec.yaml,
@@ -38,10 +38,12 @@ Exit status 0 when every check passed; what failed is printed.
 """
 
 import json
-import sys
 
 import h5py
 import numpy as np
+
+import h5ref as ref
+from h5ref import Failure
 
 RECIPE = """\
 inputs:
@@ -57,57 +59,21 @@ inputs:
   p: in.h5:/p
   q: in.h5:/q
 steps:
-  - ufunc: sqrt
-    in: w
-    out: out.h5:/sqrt_w
-  - ufunc: add
-    in: [w, b1]
-    out: out.h5:/add_wb
-  - expr: (i * 2.5 + col) // 3
-    out: out.h5:/expr_i
-  - ufunc: negative
-    in: g
-    out: out.h5:/neg_g
-  - ufunc: sqrt
-    in: v
-    out: out.h5:/sqrt_v
-  - ufunc: multiply
-    in: [s, 2]
-    out: out.h5:/mul_s
-  - ufunc: negative
-    in: e
-    out: out.h5:/neg_e
-  - outer: subtract
-    in: [p, q]
-    out: out.h5:/outer
-  - accumulate: add
-    in: w
-    axis: 0
-    out: out.h5:/acc_w0
-  - accumulate: add
-    in: w
-    axis: 1
-    out: out.h5:/acc_w1
-  - accumulate: add
-    in: t
-    axis: 0
-    out: out.h5:/acc_t0
-  - accumulate: add
-    in: t
-    axis: 1
-    out: out.h5:/acc_t1
-  - accumulate: add
-    in: t
-    axis: 2
-    out: out.h5:/acc_t2
-  - accumulate: multiply
-    in: v
-    axis: 0
-    out: out.h5:/acc_v
-  - accumulate: add
-    in: e
-    axis: 1
-    out: out.h5:/acc_e
+  - {ufunc: sqrt, in: w, out: out.h5:/sqrt_w}
+  - {ufunc: add, in: [w, b1], out: out.h5:/add_wb}
+  - {expr: (i * 2.5 + col) // 3, out: out.h5:/expr_i}
+  - {ufunc: negative, in: g, out: out.h5:/neg_g}
+  - {ufunc: sqrt, in: v, out: out.h5:/sqrt_v}
+  - {ufunc: multiply, in: [s, 2], out: out.h5:/mul_s}
+  - {ufunc: negative, in: e, out: out.h5:/neg_e}
+  - {outer: subtract, in: [p, q], out: out.h5:/outer}
+  - {accumulate: add, in: w, axis: 0, out: out.h5:/acc_w0}
+  - {accumulate: add, in: w, axis: 1, out: out.h5:/acc_w1}
+  - {accumulate: add, in: t, axis: 0, out: out.h5:/acc_t0}
+  - {accumulate: add, in: t, axis: 1, out: out.h5:/acc_t1}
+  - {accumulate: add, in: t, axis: 2, out: out.h5:/acc_t2}
+  - {accumulate: multiply, in: v, axis: 0, out: out.h5:/acc_v}
+  - {accumulate: add, in: e, axis: 1, out: out.h5:/acc_e}
 """
 
 REDUCTIONS = {   # name: (ufunc, input, axis)
@@ -160,29 +126,29 @@ SCAN_MASKED = ('maximum', 'x', 0)   # 'max_x0', with missing: mask
 SCAN_FILL = -9999.0
 
 
+def step(verb, uf, src, axis, name, **opts):
+    """One recipe step, a flow mapping on one line, written to out.h5:/NAME."""
+    more = ''.join(f', {k}: {v}' for k, v in opts.items() if v is not None)
+    axis = 'null' if axis is None else axis
+    return f'  - {{{verb}: {uf}, in: {src}, axis: {axis}{more}, out: out.h5:/{name}}}\n'
+
+
 def scan_recipe():
     text = 'steps:\n'
     for name, (uf, x, axis, dt) in SCANS.items():
-        text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    out: out.h5:/{name}\n'
-        text += f'    dtype: {dt}\n' if dt else ''
+        text += step('accumulate', uf, f'sc.h5:/{x}', axis, name, dtype=dt)
     uf, x, axis = SCAN_MASKED
-    text += f'  - accumulate: {uf}\n    in: sc.h5:/{x}\n    axis: {axis}\n    missing: mask\n'
-    return text + f'    out: out.h5:/max_x0\n'
+    return text + step('accumulate', uf, f'sc.h5:/{x}', axis, 'max_x0', missing='mask')
 
 
 def stream_recipe():
-    text = 'steps:\n'
-    for name, (uf, x, axis) in STREAMS.items():
-        text += f'  - reduce: {uf}\n    in: st.h5:/{x}\n    axis: {axis}\n    out: out.h5:/{name}\n'
-    return text
+    return 'steps:\n' + ''.join(step('reduce', uf, f'st.h5:/{x}', axis, name)
+                                for name, (uf, x, axis) in STREAMS.items())
 
 
 def red_recipe():
-    text = 'inputs:\n' + ''.join(f'  {k}: in.h5:/{k}\n' for k in 'wtigvse') + 'steps:\n'
-    for name, (uf, x, axis) in REDUCTIONS.items():
-        ax = 'null' if axis is None else axis
-        text += f'  - reduce: {uf}\n    in: {x}\n    axis: {ax}\n    out: out.h5:/{name}\n'
-    return text
+    return ('inputs: {' + ', '.join(f'{k}: in.h5:/{k}' for k in 'wtigvse') + '}\nsteps:\n'
+            + ''.join(step('reduce', uf, x, axis, name) for name, (uf, x, axis) in REDUCTIONS.items()))
 
 
 def make(d):
@@ -267,15 +233,6 @@ def scanned(inp, out):
     return compare(out, want, {})
 
 
-def same(a, b):
-    bad = []
-    with h5py.File(a) as fa, h5py.File(b) as fb:
-        for k in fa:
-            if k not in fb or fa[k][()].tobytes() != fb[k][()].tobytes():
-                bad.append(f'{k}: {a} and {b} differ')
-    return bad
-
-
 def check(inp, out):
     with h5py.File(inp) as f:
         x = {k: f[k][()] for k in f}
@@ -303,21 +260,13 @@ def compare(out, want, rtols):
     """What OUT holds against WANT: dtype, shape, and bits (within the
     relative tolerance of RTOLS for the names it holds)."""
     bad = []
-    with h5py.File(out) as f:
-        for k, w in want.items():
-            w = np.asarray(w)
-            if k not in f:
-                bad.append(f'{k}: not written')
-                continue
-            got = f[k][()]
-            if got.dtype != w.dtype or got.shape != w.shape:
-                bad.append(f'{k}: {got.dtype}{got.shape}, NumPy {w.dtype}{w.shape}')
-            elif k in rtols:
-                if not np.allclose(got, w, rtol=rtols[k], atol=0):
-                    bad.append(f'{k}: not within {rtols[k]} of NumPy')
-            elif got.tobytes() != w.tobytes():
-                n = int(np.sum(got != w))
-                bad.append(f'{k}: {n} elements differ from NumPy')
+    for k, w in want.items():
+        w = np.asarray(w)
+        atol = rtols[k] * np.abs(w) if k in rtols else None
+        try:
+            ref.compare_arrays(f'{out}:/{k}', w, ref.read_ref(f'{out}:/{k}'), atol=atol)
+        except Failure as exc:
+            bad.append(str(exc))
     return bad
 
 
@@ -332,18 +281,10 @@ def shares(path, n):
     return bad
 
 
-def main(argv):
-    if argv[0] == 'make':
-        make(argv[1])
-        return 0
-    jobs = {'check': check, 'reduced': reduced, 'same': same, 'streamed': streamed,
-            'scanned': scanned,
-            'shares': lambda path, n: shares(path, int(n))}
-    bad = jobs[argv[0]](*argv[1:])
-    for b in bad:
-        print(b)
-    return 1 if bad else 0
-
+JOBS = {'make': lambda a: make(a[0]), 'check': ref.checks(check),
+        'reduced': ref.checks(reduced), 'same': ref.checks(ref.same_datasets),
+        'streamed': ref.checks(streamed), 'scanned': ref.checks(scanned),
+        'shares': ref.checks(lambda path, n: shares(path, int(n)))}
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    ref.main(JOBS, "boxes_ref.py")

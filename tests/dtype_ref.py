@@ -33,6 +33,8 @@ import warnings
 
 import numpy as np
 
+import h5ref as ref
+
 warnings.simplefilter("ignore")   # "invalid value encountered in cast" and the like
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,32 +53,6 @@ def read_dtypes():
 
 DTYPES = read_dtypes()
 RULES = ["no", "equiv", "safe", "same_kind", "unsafe"]
-UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def bits_of(arr):
-    """The elements of ARR as unsigned integers of their size (Python ints
-    for the 16 bytes of a complex128)."""
-    arr = np.ascontiguousarray(arr)
-    if arr.dtype.itemsize == 16:
-        halves = arr.view(np.uint64).reshape(-1, 2)
-        return [int(lo) | int(hi) << 64 for lo, hi in halves]
-    return arr.view(UINT_OF_SIZE[arr.dtype.itemsize])
-
-
-def hexes(arr):
-    width = 2 * np.dtype(arr.dtype).itemsize
-    return ["%0*x" % (width, int(b)) for b in bits_of(arr)]
-
-
-def from_bits(dtype, bits):
-    dt = np.dtype(dtype)
-    if dt.itemsize == 16:
-        halves = [(b & (2**64 - 1), b >> 64) for b in bits]
-        return np.array(halves, dtype=np.uint64).reshape(len(halves), 2).view(dt).reshape(len(halves))
-    return np.array(bits, dtype=UINT_OF_SIZE[dt.itemsize]).view(dt)
-
-
 # ---------------------------------------------------------------------------
 # tables
 
@@ -212,7 +188,7 @@ def source_bits(dtype, rng):
     floats = list(FLOATS)
     for _ in range(200):
         floats.append(rng.choice([-1, 1]) * rng.random() * 2.0 ** rng.randint(-30, 70))
-    vals = [int(b) for b in bits_of(np.array(floats, dtype=np.float64).astype(dt))]
+    vals = [int(b) for b in ref.bits_of(np.array(floats, dtype=np.float64).astype(dt))]
     if dt.itemsize == 4:
         vals += [0x7fc00001, 0xffc12345, 0x7f800001]            # NaN payloads
         vals += [rng.getrandbits(32) for _ in range(48)]
@@ -232,7 +208,7 @@ def half_boundaries(dtype):
     vals = np.concatenate([mid, np.nextafter(mid, dt.type(np.inf)),
                            np.nextafter(mid, dt.type(0))])
     vals = np.concatenate([vals, -vals])
-    return [int(b) for b in bits_of(vals)]
+    return [int(b) for b in ref.bits_of(vals)]
 
 
 def cast_grid():
@@ -266,11 +242,11 @@ def cast():
         runs[-1][2].append(b)
     out = []
     for f, t, bits in runs:
-        src = from_bits(f, bits)
+        src = ref.from_bits(f, bits)
         # a strided view: NumPy's element-by-element loop
         strided = np.repeat(src, 2)[::2]
         res = strided.astype(t)
-        for a, b in zip(hexes(src), hexes(res)):
+        for a, b in zip(ref.hexes(src), ref.hexes(res)):
             out.append("%s %s %s %s\n" % (f, t, a, b))
     sys.stdout.write("".join(out))
 
@@ -352,17 +328,17 @@ def literal():
             if kind == "int" and dt.kind in "iu":
                 info = np.iinfo(dt)
                 if info.min <= v <= info.max:
-                    res = hexes(np.array([v], dtype=dt))[0]
+                    res = ref.hexes(np.array([v], dtype=dt))[0]
                 else:
                     res = "status 2: operand: Python integer %d out of bounds for %s" % (v, name)
             elif kind == "int" and dt.kind == "b":
-                res = hexes(np.array([v != 0]))[0]
+                res = ref.hexes(np.array([v != 0]))[0]
             elif kind == "bool":
-                res = hexes(np.array([v]).astype(dt))[0]
+                res = ref.hexes(np.array([v]).astype(dt))[0]
             else:
                 # a Python float (or an int for a float dtype, through its
                 # double) as NumPy converts it
-                res = hexes(np.array([float(v)], dtype=np.float64).astype(dt))[0]
+                res = ref.hexes(np.array([float(v)], dtype=np.float64).astype(dt))[0]
             weak = (kind == "int" and dt.kind in "iufc") or (kind == "float" and dt.kind in "fc")
             cc = "".join("1" if weak or np.can_cast(default, dt, r) else "0" for r in RULES)
             print("'%s' %s %s can_cast %s" % (text, name, res, cc))
@@ -402,12 +378,12 @@ def print_values():
         info = np.finfo(dt)
         pw = np.ldexp(np.ones(1, dtype=dt), np.arange(-info.nmant + info.minexp, info.maxexp))
         vals = np.concatenate([vals, pw.astype(dt)])
-        b = [int(x) for x in bits_of(vals)]
+        b = [int(x) for x in ref.bits_of(vals)]
         # random bit patterns, and random short decimals
         b += [rng.getrandbits(8 * size) for _ in range(20000)]
         dec = [float("%.*e" % (rng.randint(0, 8), rng.random() * 10.0 ** rng.randint(-8, 20)))
                for _ in range(5000)]
-        b += [int(x) for x in bits_of(np.array(dec).astype(dt))]
+        b += [int(x) for x in ref.bits_of(np.array(dec).astype(dt))]
         out += [(name, x) for x in b]
     for name, part in (("complex64", "float32"), ("complex128", "float64")):
         if name not in DTYPES:
@@ -417,10 +393,10 @@ def print_values():
         vals = np.array([0.0, -0.0, 1.0, -1.0, 0.1, -2.5, 100.0, 1e-5, 1.5e16,
                          123456789.0, 1e-300, math.inf, -math.inf, math.nan],
                         dtype=np.float64).astype(pdt)
-        pb = [int(x) for x in bits_of(vals)] + [0x7fc00001 if pdt.itemsize == 4 else 0xfff8000000000001]
+        pb = [int(x) for x in ref.bits_of(vals)] + [0x7fc00001 if pdt.itemsize == 4 else 0xfff8000000000001]
         w = 8 * pdt.itemsize
         b = [r | i << w for r in pb for i in pb]
-        rand = [int(x) for x in bits_of(np.array(
+        rand = [int(x) for x in ref.bits_of(np.array(
             [float("%.*e" % (rng.randint(0, 8), rng.random() * 10.0 ** rng.randint(-8, 20)))
              * rng.choice([-1, 1]) for _ in range(4000)]).astype(pdt))]
         b += [rand[k] | rand[k + 1] << w for k in range(0, len(rand), 2)]
@@ -455,8 +431,8 @@ def json_text(x):
 def print_():
     out = []
     for name, b in print_values():
-        x = from_bits(name, [b])[0]
-        out.append("%s %s %s %s\n" % (name, hexes(np.array([x]))[0], scalar_text(x), json_text(x)))
+        x = ref.from_bits(name, [b])[0]
+        out.append("%s %s %s %s\n" % (name, ref.hexes(np.array([x]))[0], scalar_text(x), json_text(x)))
     sys.stdout.write("".join(out))
 
 

@@ -8,7 +8,10 @@
 # Environment: H5UFUNC (default: build/h5ufunc of this tree; the file must
 # be called h5ufunc) names the binary; its directory is put first on PATH, so
 # the program is run as `h5ufunc` (the name the history attribute records).
-# The Open MPI variables for running as root and oversubscribing are exported.
+# The Open MPI variables for running as root and oversubscribing are exported;
+# PYTHONOPTIMIZE is cleared, since it would make the Python asserts of the
+# tests no-ops; tests/ is on PYTHONPATH, so that the Python a test writes
+# inline imports the reference library as the scripts do: `import h5ref`.
 #
 #   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
 #                        a 120 s timeout.  Use it with `run`, e.g.
@@ -18,6 +21,10 @@
 #   np JOB [:: JOB]...   /usr/bin/python3 tests/np.py (see its docstring):
 #                        fixtures, NumPy's expected values, comparisons.
 #                        Without arguments it reads one job per line on stdin.
+#   ref JOB [:: JOB]...  the file's own reference script, tests/$REF (a file
+#                        sets REF=reduce_ref.py, say, before its tests; `REF=X
+#                        ref ...` runs another), with JOB...: its docstring
+#                        says which jobs it has.
 #   fixtures             like `np` with jobs on stdin, run in BATS_FILE_TMPDIR:
 #                        call it in setup_file to make a file's fixtures once.
 #   fixture NAME...      copy fixture files made by `fixtures` into the
@@ -52,6 +59,11 @@
 #                        on one process, writing OUT:/ID (VERB outer: `call
 #                        UFUNC.outer`); fails naming the cases that fail and
 #                        their messages.
+#   unit_program VAR NAME
+#                        in setup_file: export VAR as the unit program
+#                        build/unit/NAME (VAR's own value when it is set: a
+#                        build elsewhere); fails, saying to run make, when
+#                        the program is missing.
 #   fused_steps          after `run h5u check ...`: the numbers of the steps
 #                        the plan fuses into another, one per line.
 #   now                  seconds since the epoch (for `np history --since`).
@@ -63,19 +75,31 @@
 
 bats_require_minimum_version 1.5.0
 
-load /usr/lib/bats/bats-support/load
-load /usr/lib/bats/bats-assert/load
-load /usr/lib/bats/bats-file/load
+# Bats sources this file again for every test, so it starts no process: the
+# libraries' own load.bash files spend a subshell on each of their sixteen
+# files (dirname), which cost more than most tests; their function files
+# are sourced here directly.
+h5u_lib=
+for h5u_lib in /usr/lib/bats/bats-support/src/*.bash /usr/lib/bats/bats-assert/src/*.bash \
+	/usr/lib/bats/bats-file/src/*.bash; do
+	source "$h5u_lib" || exit 1
+done
+declare -F assert_success assert_file_exists >/dev/null || {
+	echo "helper.bash: bats-support, bats-assert or bats-file is missing under /usr/lib/bats" >&2
+	exit 1
+}
+unset h5u_lib
 
-H5U_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+H5U_TESTS=${BASH_SOURCE[0]%/*}
+[[ $H5U_TESTS == /* ]] || H5U_TESTS=$PWD/$H5U_TESTS
 : "${H5UFUNC:=$H5U_TESTS/../build/h5ufunc}"
-if [[ -d $(dirname "$H5UFUNC") ]]; then
-	H5UFUNC=$(cd "$(dirname "$H5UFUNC")" && pwd)/$(basename "$H5UFUNC")
-fi
-PATH="$(dirname "$H5UFUNC"):$PATH"
+[[ $H5UFUNC == /* ]] || H5UFUNC=$PWD/$H5UFUNC
+[[ :$PATH: == *":${H5UFUNC%/*}:"* ]] || PATH="${H5UFUNC%/*}:$PATH"
 export H5UFUNC PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+unset PYTHONOPTIMIZE
+[[ :${PYTHONPATH:-}: == *":$H5U_TESTS:"* ]] || export PYTHONPATH="$H5U_TESTS${PYTHONPATH:+:$PYTHONPATH}"
 
 # The reference is the same NumPy on every machine.  NumPy's AVX-512 loops
 # (complex multiply and absolute, its SVML exp/log/pow/arctan2/...) round
@@ -106,6 +130,10 @@ mpi() {
 
 np() {
 	/usr/bin/python3 "$H5U_TESTS/np.py" "$@"
+}
+
+ref() {
+	/usr/bin/python3 "$H5U_TESTS/${REF:?the test file sets no REF (its reference script)}" "$@"
 }
 
 fixtures() {
@@ -140,21 +168,16 @@ kill_background() {
 	H5U_BACKGROUND=
 }
 
-# The state of the test directory: one line per directory and per file
-# (with its checksum).  Bats' own files for `run --separate-stderr` are left
-# out.
+# The state of the test directory: a line with the type and path of every
+# entry, and the checksum of every file (a link to a file: its target's),
+# whatever their number in six processes.  Bats' own files for
+# `run --separate-stderr` are left out.
 h5u_dir_state() {
 	(
 		cd "$BATS_TEST_TMPDIR" || exit 1
-		find . -mindepth 1 ! -name 'separate-stderr-*' -print0 | sort -z |
-			while IFS= read -r -d '' path; do
-				if [[ -d $path && ! -L $path ]]; then
-					printf 'dir  %s\n' "$path"
-				else
-					printf '%s %s\n' "$(sha256sum <"$path" | cut -c1-64)" "$path"
-				fi
-			done
-	)
+		find . -mindepth 1 ! -name 'separate-stderr-*' -printf '%y %p\n'
+		find . -mindepth 1 ! -name 'separate-stderr-*' -xtype f -print0 | xargs -0 -r sha256sum
+	) | LC_ALL=C sort
 }
 
 snapshot() {
@@ -261,7 +284,7 @@ numpy_errors() {
 	local ranks=$1 cmd message
 	while IFS='|' read -r cmd message; do
 		# shellcheck disable=SC2086
-		/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" raises $cmd -- "$message"
+		REF=reduce_ref.py ref raises $cmd -- "$message"
 		# shellcheck disable=SC2086
 		run --separate-stderr h5u $cmd -o o.h5:/r
 		assert_error 2 "${cmd% *.h5:*}: $message"
@@ -282,6 +305,15 @@ one_liners() {
 			failed+=("$id: h5ufunc ${cmd[*]} $rest: $(cat err.txt)")
 	done <"$1"
 	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
+}
+
+unit_program() {
+	local path=${!1:-$H5U_TESTS/../build/unit/$2}
+	if [[ ! -x $path ]]; then
+		echo "${BATS_TEST_FILENAME##*/}: $path is missing: run make" >&2
+		return 1
+	fi
+	export "$1=$path"
 }
 
 fused_steps() {

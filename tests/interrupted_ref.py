@@ -8,8 +8,11 @@ or the file an uninterrupted run makes (every object as that run leaves it:
 its bytes on disk may sit elsewhere, its history line has another time).
 Either way every object opens and reads through h5py, filters included.
 
-Usage:
-  interrupted_ref.py make FILE
+Usage:  interrupted_ref.py JOB [:: JOB]...  (exit 0 when every job passed, 1
+when a check failed, 2 on a malformed job; tests/h5ref.py runs the jobs)
+
+Jobs:
+  make FILE
       the fixture: float64 datasets /c (contiguous), /k (chunked) and /z
       (chunked, gzip), 400x30 each, beside what must survive any run: an
       int32 dataset, a group with attributes and a dataset, a dimension
@@ -20,14 +23,16 @@ Usage:
       FILE equals AFTER's (dtype, shape, layout, filters, data, attributes,
       references by the names they point to; history lines without their
       times); either: one of the two.  Every object of FILE is read whole.
-      Exit 1 naming each FILE that fails and why.
+      Fails naming each FILE that fails and why.
 """
 import hashlib
 import re
-import sys
 
 import h5py
 import numpy as np
+
+import h5ref as ref
+from h5ref import Usage
 
 SHAPE = (400, 30)
 CHUNKS = (50, 30)
@@ -109,7 +114,7 @@ def differences(a, b):
     return [n for n in names if a.get(n) != b.get(n)]
 
 
-def verify(before, after, cases):
+def verify(before, after, *cases):
     old_bytes = open(before, "rb").read()
     new = digest(after)
     old = digest(before)
@@ -134,21 +139,23 @@ def verify(before, after, cases):
                           f"(differs from before: {differences(old, d)}; "
                           f"from after: {differences(new, d)})")
         elif state not in ("old", "new", "either"):
-            failed.append(f"{case}: unknown state (old, new or either)")
-    for line in failed:
-        print(line, file=sys.stderr)
-    return 1 if failed else 0
+            raise Usage(f"{case}: unknown state (old, new or either)")
+    return failed
 
 
-def main(argv):
-    if len(argv) == 3 and argv[1] == "make":
-        make(argv[2])
-        return 0
-    if len(argv) >= 5 and argv[1] == "verify":
-        return verify(argv[2], argv[3], argv[4:])
-    print(__doc__, file=sys.stderr)
-    return 2
+def job_make(args):
+    if len(args) != 1:
+        raise Usage("want FILE")
+    make(args[0])
 
+
+def job_verify(args):
+    if len(args) < 3:
+        raise Usage("want BEFORE AFTER FILE=STATE...")
+    ref.checks(verify)(args)
+
+
+JOBS = {'make': job_make, 'verify': job_verify}
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    ref.main(JOBS, "interrupted_ref.py")

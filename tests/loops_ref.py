@@ -37,70 +37,35 @@ import sys
 
 import numpy as np
 
-TRANSCENDENTAL = {
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
-    "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
-    "arcsinh", "arccosh", "arctanh", "cbrt", "hypot", "logaddexp",
-    "logaddexp2", "float_power",
-}
-MAX_ULP = 4
-ZERO_TIES = {"maximum", "minimum", "fmax", "fmin"}
+import h5ref as ref
+
 BINTS = "?bBhHiIqQ"
 KEEP_INT = ("floor", "ceil", "trunc")
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater",
                "greater_equal")
 EXCLUDED = {"matmul", "isnat", "vecdot", "matvec", "vecmat"}
 REORDERABLE_NONE = {"maximum", "minimum", "fmax", "fmin"}
-NUMPY2_ALIASES = {
-    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
-    "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2",
-    "atanh": "arctanh", "bitwise_invert": "invert",
-    "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
-    "pow": "power", "true_divide": "divide",
-}
-
 # int64 and uint64 as 'l' and 'L': the characters of NumPy's own loops here.
 DTYPES = {c: np.dtype({"q": "l", "Q": "L"}.get(c, c)) for c in "?bBhHiIqQefdFD"}
-UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # the part dtype of a complex one
 PART = {np.dtype(np.complex64): np.dtype(np.float32),
         np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def transcendental(name, sig):
-    if name == "power":
-        return sig[0] in "efdFD"
-    return name in TRANSCENDENTAL
+    return ref.transcendental(name, DTYPES[sig[0]])
 
 
 # ---- reading loopdump ----
 
 def from_hex(words, c):
     """Elements of dtype C from the hex of their little-endian bytes."""
-    dt = DTYPES[c]
-    if dt.itemsize == 16:
-        ints = [int(w, 16) for w in words]
-        halves = np.array([(v & (2**64 - 1), v >> 64) for v in ints],
-                          dtype=np.uint64).reshape(len(ints), 2)
-        return halves.view(dt).reshape(len(ints))
-    ints = np.array([int(w, 16) for w in words], dtype=UINT[dt.itemsize])
-    return ints.view(dt) if c != "?" else ints.astype(bool)
-
-
-def bits(arr):
-    arr = np.ascontiguousarray(arr)
-    if arr.dtype == bool:
-        return arr.astype(np.uint8)
-    if arr.dtype.itemsize == 16:
-        # complex128: the real part's bits (parts compare separately)
-        return arr.view(np.uint64)[::2]
-    return arr.view(UINT[arr.dtype.itemsize])
+    return ref.from_bits(DTYPES[c], [int(w, 16) for w in words])
 
 
 def hex_of(arr, i):
     """The hex of element I of ARR, as loopdump prints it."""
-    b = np.ascontiguousarray(arr[i:i + 1]).view(np.uint8)
-    return bytes(b[::-1]).hex()
+    return ref.hexes(arr[i:i + 1])[0]
 
 
 def parse_dump(text):
@@ -205,23 +170,6 @@ def numpy_reduce(name, dt, init, seq):
 
 # ---- comparing ----
 
-def ordered(b, nbits):
-    sign = b >> (nbits - 1)
-    mag = b & ((1 << (nbits - 1)) - 1)
-    return -mag - 1 if sign else mag
-
-
-def ulps(a, b):
-    """How many floats apart A and B (arrays of one float dtype) are,
-    element by element: the distance of their bit patterns on the number
-    line (+0 and -0 one apart)."""
-    signed = np.dtype("i%d" % a.dtype.itemsize)
-    def key(v):
-        i = np.ascontiguousarray(v).view(signed).astype(np.int64)
-        return np.where(i < 0, -(i & np.iinfo(signed).max) - 1, i)
-    return np.abs(key(a) - key(b))
-
-
 def differs(name, sig, got, want):
     """Indices where GOT and WANT (same dtype) disagree beyond tolerance;
     complex values part by part."""
@@ -229,22 +177,20 @@ def differs(name, sig, got, want):
         bad = set(differs(name, sig, got.real.copy(), want.real.copy()))
         bad |= set(differs(name, sig, got.imag.copy(), want.imag.copy()))
         return sorted(bad)
-    gb, wb = bits(got), bits(want)
-    bad = np.nonzero(gb != wb)[0]
+    bad = np.nonzero(~ref.bits_equal(got, want))[0]
     if bad.size == 0:
         return []
     out = []
     inexact = got.dtype.kind == "f"
-    nbits = 8 * got.dtype.itemsize
     for i in bad:
         if inexact:
             g, w = float(got[i]), float(want[i])
             if math.isnan(g) and math.isnan(w):
                 continue
-            if name in ZERO_TIES and g == 0 and w == 0:
+            if name in ref.ZERO_SIGN_FREE and g == 0 and w == 0:
                 continue
             if transcendental(name, sig) and not math.isnan(g) and not math.isnan(w):
-                if abs(ordered(int(gb[i]), nbits) - ordered(int(wb[i]), nbits)) <= MAX_ULP:
+                if ref.ulps(got[i:i + 1], want[i:i + 1])[0] <= ref.MAX_ULP:
                     continue
         out.append(i)
     return out
@@ -388,8 +334,7 @@ def expected_identity(identity_text_, c):
     if dt.kind == "b":
         arr = np.array([value != 0])
     elif dt.kind in "iu":
-        arr = np.array([value & ((1 << (8 * dt.itemsize)) - 1)],
-                       dtype=UINT[dt.itemsize]).view(dt)
+        arr = ref.from_bits(dt, [value & ((1 << (8 * dt.itemsize)) - 1)])
     else:
         arr = np.array([value], dtype=dt)
     return hex_of(arr, 0)
@@ -432,7 +377,7 @@ def check_catalogue(loopdump):
         u = getattr(np, attr)
         if isinstance(u, np.ufunc):
             names[attr] = "-" if u.__name__ in EXCLUDED else u.__name__
-    names.update(NUMPY2_ALIASES)
+    names.update(ref.ALIASES)
     names.update({"bitwise_count": "bitwise_count", "nosuch": "-", "": "-", "Add": "-"})
     looked = subprocess.run([loopdump, "--lookup"] + list(names), capture_output=True,
                             text=True, check=True).stdout.splitlines()

@@ -13,7 +13,7 @@ is not: a second implementation of h5ufunc (it never looks at h5ufunc's
 output to decide what is right).
 
 NumPy 2 is the contract, Debian's NumPy 1.24 the reference, with NEP 50 on
-(np.py).  For at, a number b is a weak scalar as in NumPy 2 (NumPy 1.24's
+(h5ref.numpy2).  For at, a number b is a weak scalar as in NumPy 2 (NumPy 1.24's
 at made it a float64 or int64 array first): it is given to NumPy as an
 array of the dtype NEP 50 gives it against the target (np.result_type), so
 that NumPy picks the loop NumPy 2 picks.
@@ -49,20 +49,15 @@ Jobs:
       number B weak, as NEP 50 has it)
 """
 
-import importlib.util
 import json
-import os
-import sys
 
 import h5py
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location(
-    "h5u_np", os.path.join(os.path.dirname(os.path.abspath(__file__)), "np.py"))
-ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ref)
+import h5ref as ref
+from h5ref import Failure, Usage
 
-Failure, Usage = ref.Failure, ref.Usage
+ref.numpy2()
 
 # (ufunc, dtypes) reduceat is tried on: every dtype NumPy reduces the
 # ufunc's loops in, its float ones pairwise (add) or in float32 (float16)
@@ -424,4 +419,4 @@ JOBS = {
 }
 
 if __name__ == '__main__':
-    sys.exit(ref.run_jobs(sys.argv[1:], JOBS, "methods_ref.py"))
+    ref.main(JOBS, "methods_ref.py")

@@ -16,15 +16,18 @@ Usage: names_ref.py JOB ARGS... [:: JOB ARGS...]...
   same OUT VAR EXPR [FILE...]
       dataset VAR of OUT holds what xarray gives for EXPR over the variables
       of FILE... (default era.nc and other.nc; times left as numbers), with
-      the same dimensions in the same order, and within 1e-6 (float32 sums).
+      the same dimensions in the same order, the same dtype and the same
+      bits (SPEC 3.4: elementwise results are NumPy's bit for bit).
   dims FILE VAR DIM...
       netCDF4-python reads FILE and finds VAR with exactly these dimensions,
       each of the length the variable has there.
 """
 import subprocess
-import sys
 
 import numpy as np
+
+import h5ref as ref
+from h5ref import Failure
 
 
 def fixtures(d):
@@ -76,9 +79,8 @@ def same(out, var, expr, files):
     want = eval(expr, {}, env)
     got = xr.open_dataset(out, decode_times=False, engine="netcdf4")[var]
     if tuple(got.dims) != tuple(want.dims):
-        sys.exit(f"{out}:{var}: dimensions {got.dims}, xarray gives {want.dims} for {expr}")
-    if not np.allclose(got.values, want.values, rtol=1e-6, atol=0):
-        sys.exit(f"{out}:{var}: values differ from xarray's {expr}:\n{got.values}\n{want.values}")
+        raise Failure(f"{out}:{var}: dimensions {got.dims}, xarray gives {want.dims} for {expr}")
+    ref.compare_arrays(f"{out}:{var} (against xarray's {expr})", want.values, got.values)
 
 
 def dims(path, var, want):
@@ -86,32 +88,18 @@ def dims(path, var, want):
     with netCDF4.Dataset(path) as f:
         v = f[var]
         if list(v.dimensions) != want:
-            sys.exit(f"{path}:{var}: dimensions {v.dimensions}, want {want}")
+            raise Failure(f"{path}:{var}: dimensions {v.dimensions}, want {want}")
         for n, length in zip(v.dimensions, v.shape):
             if len(f.dimensions[n]) != length:
-                sys.exit(f"{path}:{var}: dimension {n} is {len(f.dimensions[n])}, the variable {length}")
+                raise Failure(f"{path}:{var}: dimension {n} is {len(f.dimensions[n])}, "
+                              f"the variable {length}")
 
 
-def run(job, args):
-    if job == "fixtures":
-        fixtures(args[0])
-    elif job == "same":
-        same(args[0], args[1], args[2], args[3:] or ["era.nc", "other.nc"])
-    elif job == "dims":
-        dims(args[0], args[1], args[2:])
-    else:
-        sys.exit(f"unknown job {job}")
-
-
-def main(argv):
-    job = []
-    for word in argv[1:] + ["::"]:
-        if word != "::":
-            job.append(word)
-        elif job:
-            run(job[0], job[1:])
-            job = []
-
+JOBS = {
+    'fixtures': lambda a: fixtures(a[0]),
+    'same': lambda a: same(a[0], a[1], a[2], a[3:] or ["era.nc", "other.nc"]),
+    'dims': lambda a: dims(a[0], a[1], a[2:]),
+}
 
 if __name__ == "__main__":
-    main(sys.argv)
+    ref.main(JOBS, "names_ref.py")

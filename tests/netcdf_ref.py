@@ -6,7 +6,9 @@ whether it can append; xarray decodes the CF coordinates (calendars,
 bounds); NumPy computes the values.  It never takes h5ufunc's output as
 the truth about itself.
 
-Usage: netcdf_ref.py JOB ARGS... [:: JOB ARGS...]...
+Usage: netcdf_ref.py JOB ARGS... [:: JOB ARGS...]...  (tests/h5ref.py runs
+the jobs: exit 0 when every job passed, 1 when a check failed, 2 on a
+malformed job)
   fixtures DIR [CDL]
       in.nc from NCO's regression file CDL (ncgen -k nc4); cmip.nc (a CMIP
       style tas(time, lat, lon) with _FillValue, cell_methods, standard and
@@ -47,9 +49,10 @@ Usage: netcdf_ref.py JOB ARGS... [:: JOB ARGS...]...
       value is valid.
 """
 import subprocess
-import sys
 
 import numpy as np
+
+import h5ref
 
 FILTERS = {"lzf": ("lzf", None), "bzip2": (307, ()), "lz4": (32004, ()),
            "blosc": (32001, (0, 0, 0, 0, 5, 1, 0)), "zfp": (32013, ())}
@@ -129,7 +132,8 @@ def fixtures(d, cdl=None):
 
 
 def split_ref(ref):
-    fname, _, path = ref.partition(":/")
+    """FILE:/GROUP/NAME -> (file, group path, variable name)."""
+    fname, path, _ = h5ref.split_ref(ref)
     group, _, name = path.rpartition("/")
     return fname, group, name
 
@@ -151,16 +155,9 @@ def lookup(group, name):
 
 
 def parse_index(text, ndim):
-    if not text:
-        return (slice(None),) * ndim
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if ":" in part:
-            out.append(slice(*[int(p) if p else None for p in part.split(":")]))
-        else:
-            out.append(int(part))
-    return tuple(out) + (slice(None),) * (ndim - len(out))
+    """NumPy's basic index "1:3,:,0" for NDIM axes, the axes it leaves out whole."""
+    out = h5ref.parse_selection(text) if text else ()
+    return out + (slice(None),) * (ndim - len(out))
 
 
 def appendable(files):
@@ -297,38 +294,16 @@ def masked_mean(ref, source, axis):
         f"{ref}: {got.compressed()} not {want.compressed()}"
 
 
-def run(job, args):
-    jobs = {
-        "fixtures": lambda: fixtures(*args),
-        "appendable": lambda: appendable(args),
-        "like": lambda: like(*args),
-        "attrs": lambda: attrs(args[0], args[1:]),
-        "strtype": lambda: strtype(*args),
-        "xtime": lambda: xtime(*args),
-        "filtered": lambda: filtered(*args),
-        "masked_mean": lambda: masked_mean(*args),
-    }
-    if job not in jobs:
-        raise SystemExit(f"netcdf_ref.py: unknown job {job!r}")
-    jobs[job]()
-
-
-def main(argv):
-    failures = 0
-    job = []
-    for arg in argv[1:] + ["::"]:
-        if arg != "::":
-            job.append(arg)
-            continue
-        if job:
-            try:
-                run(job[0], job[1:])
-            except AssertionError as e:
-                print(f"netcdf_ref.py: {job[0]}: {e}", file=sys.stderr)
-                failures += 1
-        job = []
-    sys.exit(1 if failures else 0)
-
+JOBS = {
+    "fixtures": lambda a: fixtures(*a),
+    "appendable": appendable,
+    "like": lambda a: like(*a),
+    "attrs": lambda a: attrs(a[0], a[1:]),
+    "strtype": lambda a: strtype(*a),
+    "xtime": lambda a: xtime(*a),
+    "filtered": lambda a: filtered(*a),
+    "masked_mean": lambda a: masked_mean(*a),
+}
 
 if __name__ == "__main__":
-    main(sys.argv)
+    h5ref.main(JOBS, "netcdf_ref.py")

@@ -92,26 +92,24 @@ Jobs:
   families                print "FAMILY UFUNC..." lines (every ufunc once)
 """
 
-import ast
 import math
 import operator
 import os
 import re
-import shlex
 import sys
 import time
-import warnings
 import zlib
 
 import numpy as np
 import h5py
 
-np._set_promotion_state('weak')
-warnings.simplefilter('ignore')
-np.seterr(all='ignore')
+import h5ref
+from h5ref import (ALIASES, DTYPES, NUMPY_UFUNCS, TRANSCENDENTAL, UFUNC_NAMES,
+                   ZERO_SIGN_FREE, Failure, Usage, canonical, compare_arrays, fmt_results,
+                   native, parse_literal, read_ref, split_ref, ufunc_arity, ufunc_identity)
 
-DTYPES = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32',
-          'int64', 'uint64', 'float16', 'float32', 'float64']
+h5ref.numpy2()
+
 TYPECHAR = {'?': 'bool', 'b': 'int8', 'B': 'uint8', 'h': 'int16', 'H': 'uint16',
             'i': 'int32', 'I': 'uint32', 'l': 'int64', 'q': 'int64',
             'L': 'uint64', 'Q': 'uint64', 'e': 'float16', 'f': 'float32',
@@ -120,136 +118,15 @@ CHAR_OF = {'bool': '?', 'int8': 'b', 'uint8': 'B', 'int16': 'h', 'uint16': 'H',
            'int32': 'i', 'uint32': 'I', 'int64': 'q', 'uint64': 'Q',
            'float16': 'e', 'float32': 'f', 'float64': 'd'}
 
-ALIASES = {
-    'abs': 'absolute', 'acos': 'arccos', 'acosh': 'arccosh', 'asin': 'arcsin',
-    'asinh': 'arcsinh', 'atan': 'arctan', 'atan2': 'arctan2',
-    'atanh': 'arctanh', 'bitwise_invert': 'invert', 'bitwise_not': 'invert',
-    'bitwise_left_shift': 'left_shift', 'bitwise_right_shift': 'right_shift',
-    'conj': 'conjugate', 'true_divide': 'divide', 'mod': 'remainder',
-    'pow': 'power',
-}
-
-# SPEC 3.4: these stay within 4 ULP of NumPy (on float results).
-TRANSCENDENTAL = {
-    'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sin', 'cos',
-    'tan', 'arcsin', 'arccos', 'arctan', 'arctan2', 'sinh', 'cosh', 'tanh',
-    'arcsinh', 'arccosh', 'arctanh', 'cbrt', 'hypot', 'logaddexp',
-    'logaddexp2', 'power', 'float_power',
-}
-# SPEC 3.4: the sign of a zero these return for a tie of +0 and -0 is free.
-ZERO_SIGN_FREE = {'maximum', 'minimum', 'fmax', 'fmin'}
 COMPARISONS = {'equal': operator.eq, 'not_equal': operator.ne,
                'less': operator.lt, 'less_equal': operator.le,
                'greater': operator.gt, 'greater_equal': operator.ge}
-
-
-def _numpy_ufuncs():
-    found = {}
-    for attr in dir(np):
-        uf = getattr(np, attr)
-        if isinstance(uf, np.ufunc) and uf.signature is None:
-            name = ALIASES.get(uf.__name__, uf.__name__)
-            if name not in ('matmul', 'isnat'):
-                found[name] = uf
-    return found
-
-
-NUMPY_UFUNCS = _numpy_ufuncs()
-UFUNC_NAMES = sorted(set(NUMPY_UFUNCS) | {'bitwise_count'})
-
-
-def ufunc_arity(name):
-    if name == 'bitwise_count':
-        return 1, 1
-    uf = NUMPY_UFUNCS[name]
-    return uf.nin, uf.nout
-
-
-def ufunc_identity(name):
-    if name == 'bitwise_count':
-        return 'None'
-    return str(NUMPY_UFUNCS[name].identity)
-
-
-class Failure(Exception):
-    """A check that did not hold."""
-
-
-class Usage(Exception):
-    """A malformed job."""
 
 
 NAMES = {}   # let NAME -> tuple of arrays
 
 
 # ---------------------------------------------------------------- operands
-
-def split_ref(ref):
-    """FILE:/PATH[sel] -> (file, path, selection text or None)."""
-    i = ref.find(':/')
-    if i <= 0:
-        raise Usage(f"not a FILE:/PATH reference: {ref!r}")
-    fname, path = ref[:i], ref[i + 1:]
-    sel = None
-    m = re.fullmatch(r'(.*?)\[(.*)\]', path)
-    if m:
-        path, sel = m.group(1), m.group(2)
-    return fname, path, sel
-
-
-def parse_selection(text):
-    items = []
-    for part in text.split(','):
-        part = part.strip()
-        if ':' in part:
-            bits = [int(b) if b.strip() else None for b in part.split(':')]
-            items.append(slice(*bits))
-        else:
-            items.append(int(part))
-    return tuple(items)
-
-
-def native(a):
-    a = np.asarray(a)
-    if a.dtype.fields is None and a.dtype.byteorder not in ('=', '|'):
-        a = a.astype(a.dtype.newbyteorder('='))
-    return a
-
-
-def read_ref(ref):
-    fname, path, sel = split_ref(ref)
-    if not os.path.exists(fname):
-        raise Failure(f"{ref}: no file {fname!r}")
-    with h5py.File(fname, 'r') as f:
-        if path not in f:
-            raise Failure(f"{ref}: no dataset {path!r} in {fname!r}")
-        obj = f[path]
-        if not isinstance(obj, h5py.Dataset):
-            raise Failure(f"{ref}: {path!r} is not a dataset")
-        a = obj[()]
-    a = native(a)
-    if sel is not None:
-        a = np.asarray(a[parse_selection(sel)])
-    return a
-
-
-def parse_literal(text):
-    """A number literal as h5ufunc reads it, as the Python value NumPy 2
-    sees (Python int/float are weak; true/false are NumPy bools), or None."""
-    if text in ('true', 'True'):
-        return np.bool_(True)
-    if text in ('false', 'False'):
-        return np.bool_(False)
-    if re.fullmatch(r'[+-]?\d+', text):
-        v = int(text)
-        return v if -2**63 <= v < 2**64 else float(v)
-    low = text.lower()
-    if re.fullmatch(r'[+-]?(inf|infinity|nan)', low):
-        return float(low)
-    if re.fullmatch(r'[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?', text):
-        return float(text)
-    return None
-
 
 def operand(text):
     if text in NAMES:
@@ -260,22 +137,10 @@ def operand(text):
     m = re.fullmatch(r'(.+)\.([01])', text)
     if m and m.group(1) in NAMES:
         return NAMES[m.group(1)][int(m.group(2))]
-    lit = parse_literal(text)
-    if lit is not None:
-        return lit
-    if ':/' in text:
-        return read_ref(text)
-    raise Usage(f"not an operand: {text!r}")
+    return h5ref.value(text)
 
 
 # ------------------------------------------------------- NumPy 2 semantics
-
-def canonical(name):
-    canon = ALIASES.get(name, name)
-    if canon not in UFUNC_NAMES:
-        raise Usage(f"unknown ufunc {name!r}")
-    return canon
-
 
 def is_weak(x):
     return isinstance(x, (int, float)) and not isinstance(x, (bool, np.generic))
@@ -354,98 +219,7 @@ def default_ulp(name, result):
     return 0
 
 
-# ------------------------------------------------------------ comparison
-
-def _ordered(a):
-    """Float bits as integers ordered like the floats (-0 and +0 equal)."""
-    itype = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
-    i = a.view(itype).astype(np.int64)
-    top = np.int64(1) << (a.dtype.itemsize * 8 - 1)
-    return np.where(i < 0, -(i & (top - 1)), i)
-
-
-def _bits(a):
-    utype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
-    return a.view(utype)
-
-
-def show(a, i):
-    v = a[i]
-    if a.dtype.kind == 'f':
-        return f"{v!r} (0x{int(_bits(np.asarray(v).reshape(1))[0]):0{a.dtype.itemsize * 2}x})"
-    return repr(v.item())
-
-
-def compare_arrays(label, expected, actual, ulp=0, zero_sign_free=False):
-    """Raise Failure unless ACTUAL is EXPECTED: dtype and shape exact,
-    values exact (NaNs equal) or within ULP units in the last place."""
-    if actual.dtype != expected.dtype:
-        raise Failure(f"{label}: dtype {actual.dtype}, NumPy gives {expected.dtype}")
-    if actual.shape != expected.shape:
-        raise Failure(f"{label}: shape {actual.shape}, NumPy gives {expected.shape}")
-    e = expected.reshape(-1)
-    a = actual.reshape(-1)
-    if e.dtype.kind == 'f':
-        both_nan = np.isnan(e) & np.isnan(a)
-        if ulp > 0:
-            finite = np.isfinite(e) & np.isfinite(a)
-            dist = np.abs(_ordered(e) - _ordered(a))
-            good = both_nan | np.where(finite, dist <= ulp, _bits(e) == _bits(a))
-        elif zero_sign_free:
-            good = both_nan | (_bits(e) == _bits(a)) | ((e == 0) & (a == 0))
-        else:
-            good = both_nan | (_bits(e) == _bits(a))
-    else:
-        good = e == a
-    bad = np.flatnonzero(~good)
-    if bad.size:
-        lines = [f"{label}: {bad.size} of {e.size} values differ from NumPy"
-                 + (f" (more than {ulp} ULP)" if ulp else "") + ":"]
-        for k in bad[:8]:
-            idx = np.unravel_index(k, expected.shape) if expected.shape else ()
-            lines.append(f"  at {tuple(int(x) for x in idx)}: got {show(a, k)}, want {show(e, k)}")
-        raise Failure("\n".join(lines))
-
-
-def read_dataset(ref):
-    return read_ref(ref)
-
-
 # ------------------------------------------------------------- printing
-
-def fmt_scalar(dtype, v):
-    if dtype.kind == 'b':
-        return 'True' if v else 'False'
-    if dtype.kind in 'iu':
-        return str(int(v))
-    if dtype.kind == 'f':
-        return str(dtype.type(v))
-    if dtype.kind == 'c':
-        z = complex(v)
-        re_s = fmt_scalar(np.dtype(dtype.type(0).real.dtype), z.real)
-        im_s = fmt_scalar(np.dtype(dtype.type(0).real.dtype), z.imag)
-        sign = '' if im_s.startswith('-') else '+'
-        return f"{re_s}{sign}{im_s}j"
-    raise Usage(f"cannot format {dtype}")
-
-
-def fmt_array(a):
-    """SPEC 1: a scalar; 1-D one per line; 2-D rows; more: 2-D blocks."""
-    a = np.asarray(a)
-    f = lambda v: fmt_scalar(a.dtype, v)
-    if a.ndim == 0:
-        return f(a[()])
-    if a.ndim == 1:
-        return "\n".join(f(v) for v in a)
-    if a.ndim == 2:
-        return "\n".join(" ".join(f(v) for v in row) for row in a)
-    blocks = a.reshape((-1,) + a.shape[-2:])
-    return "\n\n".join(fmt_array(b) for b in blocks)
-
-
-def fmt_results(results):
-    return "\n\n".join(fmt_array(r) for r in results)
-
 
 def compare_text(label, results, text, ulp, zero_sign_free=False):
     """Raise Failure unless TEXT is RESULTS as SPEC 1 prints them: the same
@@ -500,70 +274,13 @@ def parse_shape(text):
     return tuple(int(x) for x in re.split(r'[,x]', text) if x != '')
 
 
-def sweep_values(dtype):
-    """Sixteen values of DTYPE that reach the edges of its range."""
-    dt = np.dtype(dtype)
-    if dt.kind == 'b':
-        return np.array([False, True] * 8, dtype=bool)
-    if dt.kind == 'i':
-        info = np.iinfo(dt)
-        vals = [0, 1, -1, 2, -3, 5, 7, -8, 13, 100, -100, 3,
-                info.min, info.max, info.min + 1, info.max - 1]
-        return np.array(vals, dtype=dt)
-    if dt.kind == 'u':
-        info = np.iinfo(dt)
-        vals = [0, 1, 2, 3, 5, 7, 8, 13, 100, 64, 31, 200 % (info.max + 1),
-                info.max, info.max - 1, (info.max >> 1) + 1, info.max >> 1]
-        return np.array(vals, dtype=dt)
-    info = np.finfo(dt)
-    vals = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 0.75, np.nan, np.inf,
-            -np.inf, float(info.max), float(info.tiny),
-            float(info.smallest_subnormal), 2.5, -100.0]
-    return np.array(vals, dtype=dt)
-
-
 def power_exponents(dtype):
     """Exponents for `power`: non-negative for integer dtypes (a negative
     integer power is an error, tested on its own)."""
     dt = np.dtype(dtype)
     if dt.kind in 'iu':
         return np.array([0, 1, 2, 3, 5, 7, 8, 13, 0, 1, 2, 3, 4, 6, 9, 15], dtype=dt)
-    return sweep_values(dt)
-
-
-def fill_values(dt, shape, fill, rng, lo, hi, n):
-    if fill == 'zeros':
-        return np.zeros(shape, dt)
-    if fill == 'ones':
-        return np.ones(shape, dt)
-    if fill == 'range':
-        base = np.arange(n)
-        if dt.kind == 'b':
-            base = base % 2
-        return base.astype(dt).reshape(shape)
-    if fill in ('special', 'sweep'):
-        vals = sweep_values(dt)
-        return np.resize(vals, n).reshape(shape)
-    if fill == 'pos':
-        if dt.kind == 'b':
-            return np.ones(shape, dt)
-        if dt.kind in 'iu':
-            return rng.integers(1, 50, size=shape).astype(dt)
-        return rng.uniform(0.5, 10.0, size=shape).astype(dt)
-    if fill != 'random':
-        raise Usage(f"unknown fill {fill!r}")
-    if dt.kind == 'b':
-        return rng.integers(0, 2, size=shape).astype(bool)
-    if dt.kind in 'iu':
-        info = np.iinfo(dt)
-        low = max(info.min, -100 if lo is None else int(lo))
-        high = min(info.max, (100 if dt.kind == 'i' else 200) if hi is None else int(hi))
-        return rng.integers(low, high, size=shape, endpoint=True).astype(dt)
-    if dt.kind == 'c':
-        return (rng.standard_normal(shape) * 10 + 1j * rng.standard_normal(shape) * 10).astype(dt)
-    if lo is not None or hi is not None:
-        return rng.uniform(float(lo or 0), float(hi or 1), size=shape).astype(dt)
-    return (rng.standard_normal(shape) * 10).astype(dt)
+    return h5ref.sweep_values(dt)
 
 
 def eval_data(text):
@@ -661,9 +378,8 @@ def job_make(args):
                     raise Usage("make: SHAPE '-' needs data=")
                 seed = int(opts['seed']) if 'seed' in opts else zlib.crc32(ref.encode())
                 rng = np.random.default_rng(seed)
-                n = int(np.prod(shape)) if shape else 1
-                data = fill_values(dt, shape, opts.get('fill', 'random'), rng,
-                                   opts.get('lo'), opts.get('hi'), n)
+                data = h5ref.fill_values(dt, shape, opts.get('fill', 'random'), rng,
+                                       opts.get('lo'), opts.get('hi'))
                 data = np.asarray(data, dt)
             order = opts.get('order')
             if order == 'big':
@@ -784,7 +500,7 @@ def job_check(args):
                     f"-o names {len(call['out'])}")
     canon = canonical(call['ufunc'])
     for r, out in zip(results, call['out']):
-        actual = read_dataset(out)
+        actual = read_ref(out)
         if call['into']:
             if not np.can_cast(r.dtype, actual.dtype, call['casting']):
                 raise Failure(f"{out}: NumPy cannot cast {r.dtype} to "
@@ -805,7 +521,7 @@ def job_compare(args):
     if is_weak(want):
         want = alone_default(want)
     want = np.asarray(want)
-    compare_arrays(f"{args[1]} (against {args[0]})", want, read_dataset(args[1]), ulp)
+    compare_arrays(f"{args[1]} (against {args[0]})", want, read_ref(args[1]), ulp)
 
 
 def job_printed(args):
@@ -839,9 +555,9 @@ def job_printed(args):
 def job_same(args):
     if len(args) < 2:
         raise Usage("same REF REF...")
-    first = read_dataset(args[0])
+    first = read_ref(args[0])
     for ref in args[1:]:
-        other = read_dataset(ref)
+        other = read_ref(ref)
         if other.dtype != first.dtype or other.shape != first.shape:
             raise Failure(f"{ref}: {other.dtype} {other.shape}, but {args[0]} "
                           f"is {first.dtype} {first.shape}")
@@ -1152,7 +868,7 @@ def expected_status(name, ops):
 def job_sweep_inputs(args):
     with h5py.File('in.h5', 'w') as f:
         for t in DTYPES:
-            v = sweep_values(t)
+            v = h5ref.sweep_values(t)
             f.create_dataset(f"a_{t}", data=v.reshape(16, 1))
             f.create_dataset(f"b_{t}", data=v[::-1].copy())
             f.create_dataset(f"p_{t}", data=power_exponents(t))
@@ -1213,50 +929,5 @@ JOBS = {
 }
 
 
-def split_jobs(argv):
-    jobs, cur = [], []
-    for a in argv:
-        if a == '::':
-            if cur:
-                jobs.append(cur)
-            cur = []
-        else:
-            cur.append(a)
-    if cur:
-        jobs.append(cur)
-    return jobs
-
-
-def run_jobs(argv, table, prog):
-    """Run the jobs of ARGV (split at '::'), or of stdin's lines, from TABLE;
-    messages start with PROG.  The exit status: 0, 1 (a check failed) or 2."""
-    if argv:
-        jobs = split_jobs(argv)
-    else:
-        jobs = [shlex.split(l) for l in sys.stdin.read().split("\n")
-                if l.strip() and not l.lstrip().startswith('#')]
-    status = 0
-    for job in jobs:
-        fn = table.get(job[0])
-        try:
-            if fn is None:
-                raise Usage(f"unknown job {job[0]!r} (have {' '.join(table)})")
-            fn(job[1:])
-        except Failure as exc:
-            print(f"{prog}: {exc}", file=sys.stderr)
-            status = max(status, 1)
-        except Usage as exc:
-            print(f"{prog}: {' '.join(job)}: {exc}", file=sys.stderr)
-            status = 2
-        except (TypeError, ValueError, OverflowError, KeyError, OSError) as exc:
-            print(f"{prog}: {' '.join(job)}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            status = max(status, 1)
-    return status
-
-
-def main(argv):
-    return run_jobs(argv, JOBS, "np.py")
-
-
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    h5ref.main(JOBS, "np.py")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """ranks_ref.py - fixtures and NumPy references for 61-ranks.bats and 60-slurm.bats.
 
-Jobs (one per invocation):
+Jobs (JOB [:: JOB]...):
   make DIR            write DIR/in.h5: a float64 (13,7), b float64 (7,),
                       i int64 (13,7) chunked (4,3), c float32 (13,7) chunked
                       and gzip-compressed, and DIR/rep.yaml, the recipe that
@@ -25,72 +25,37 @@ Exit status 0 when every check passed; what failed is printed.
 import json
 import math
 import re
-import sys
 
 import h5py
 import numpy as np
 
+import h5ref as ref
+from h5ref import Failure
+
 RECIPE = """\
-inputs:
-  a: in.h5:/a
-  b: in.h5:/b
-  i: in.h5:/i
-  c: in.h5:/c
+inputs: {a: in.h5:/a, b: in.h5:/b, i: in.h5:/i, c: in.h5:/c}
 steps:
-  - ufunc: hypot
-    in: [a, b]
-    out: out.h5:/hyp
-  - expr: sqrt(a * a + 2.5) * b
-    out: out.h5:/fused
-  - reduce: add
-    in: i
-    axis: 0
-    out: out.h5:/r0
-  - reduce: add
-    in: i
-    axis: 1
-    out: out.h5:/r1
-  - reduce: maximum
-    in: i
-    axis: null
-    out: out.h5:/rall
-  - reduce: add
-    in: i
-    axis: [0, 1]
-    keepdims: true
-    out: out.h5:/rk
-  - accumulate: add
-    in: i
-    axis: 0
-    out: out.h5:/s0
-  - accumulate: add
-    in: i
-    axis: 1
-    out: out.h5:/s1
-  - outer: subtract
-    in: [b, b]
-    out: out.h5:/outer
-  - ufunc: negative
-    in: "in.h5:/a[1:12:2, ::3]"
-    out: out.h5:/g/sel
-  - ufunc: add
-    in: [i, 1]
-    chunks: [4, 3]
-    compression: gzip:4
-    out: gz.h5:/gz
-  - ufunc: negative
-    in: a
-    out: in.h5:/neg
-  - ufunc: multiply
-    in: [c, 2]
-    out: c
+  - {ufunc: hypot, in: [a, b], out: out.h5:/hyp}
+  - {expr: sqrt(a * a + 2.5) * b, out: out.h5:/fused}
+  - {reduce: add, in: i, axis: 0, out: out.h5:/r0}
+  - {reduce: add, in: i, axis: 1, out: out.h5:/r1}
+  - {reduce: maximum, in: i, axis: null, out: out.h5:/rall}
+  - {reduce: add, in: i, axis: [0, 1], keepdims: true, out: out.h5:/rk}
+  - {accumulate: add, in: i, axis: 0, out: out.h5:/s0}
+  - {accumulate: add, in: i, axis: 1, out: out.h5:/s1}
+  - {outer: subtract, in: [b, b], out: out.h5:/outer}
+  - {ufunc: negative, in: "in.h5:/a[1:12:2, ::3]", out: out.h5:/g/sel}
+  - {ufunc: add, in: [i, 1], chunks: [4, 3], compression: gzip:4, out: gz.h5:/gz}
+  - {ufunc: negative, in: a, out: in.h5:/neg}
+  - {ufunc: multiply, in: [c, 2], out: c}
 """
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
+def expect(bad, label, want, got):
+    """Add to BAD unless GOT is WANT: dtype, shape and bits (NaNs equal)."""
+    try:
+        ref.compare_arrays(label, want, got)
+    except Failure as exc:
+        bad.append(str(exc))
 
 
 def make(d):
@@ -106,6 +71,7 @@ def make(d):
 
 
 def check(orig, d):
+    bad = []
     with h5py.File(orig, 'r') as f:
         a, b, i, c = (f[k][()] for k in 'abic')
     want = {
@@ -120,22 +86,16 @@ def check(orig, d):
         'outer': np.subtract.outer(b, b),
         'g/sel': np.negative(a[1:12:2, ::3]),
     }
-    with h5py.File(f'{d}/out.h5', 'r') as f:
-        for k, v in want.items():
-            got = f[k][()]
-            if got.dtype != v.dtype or got.shape != v.shape or not np.array_equal(got, v):
-                fail(f'out.h5:/{k}: {got.dtype}{got.shape} differs from NumPy {v.dtype}{v.shape}')
+    for k, v in want.items():
+        expect(bad, f'out.h5:/{k}', v, ref.read_ref(f'{d}/out.h5:/{k}'))
+    expect(bad, 'gz.h5:/gz', np.add(i, 1), ref.read_ref(f'{d}/gz.h5:/gz'))
     with h5py.File(f'{d}/gz.h5', 'r') as f:
-        gz, want = f['gz'], np.add(i, 1)
-        if gz.dtype != want.dtype or not np.array_equal(gz[()], want):
-            fail('gz.h5:/gz differs from NumPy')
+        gz = f['gz']
         if gz.compression != 'gzip' or gz.chunks != (4, 3):
-            fail(f'gz.h5:/gz is not chunked (4, 3) and gzip-compressed: {gz.chunks} {gz.compression}')
-    with h5py.File(f'{d}/in.h5', 'r') as f:
-        for k, v in (('neg', np.negative(a)), ('c', np.multiply(c, 2)), ('a', a), ('i', i)):
-            got = f[k][()]
-            if got.dtype != v.dtype or not np.array_equal(got, v):
-                fail(f'in.h5:/{k} differs from NumPy')
+            bad.append(f'gz.h5:/gz is not chunked (4, 3) and gzip-compressed: {gz.chunks} {gz.compression}')
+    for k, v in (('neg', np.negative(a)), ('c', np.multiply(c, 2)), ('a', a), ('i', i)):
+        expect(bad, f'in.h5:/{k}', v, ref.read_ref(f'{d}/in.h5:/{k}'))
+    return bad
 
 
 # ---- the scale model (h5ufunc(1), SCALING) --------------------------------
@@ -172,12 +132,12 @@ def metadata(entry):
             entry['mpiio_writes'] - entry['h5_writes'])
 
 
-def man_table(path):
+def man_table(path, bad):
     """The rows of the SCALING table: P, then the per-rank counts."""
     text = open(path).read()
     m = re.search(r'\.\\" scaling-table-begin\n(.*?)\.\\" scaling-table-end', text, re.S)
     if not m:
-        fail(f'{path}: no scaling table (between .\\" scaling-table-begin and -end)')
+        bad.append(f'{path}: no scaling table (between .\\" scaling-table-begin and -end)')
         return {}
     table = {}
     for line in m.group(1).splitlines():
@@ -187,91 +147,75 @@ def man_table(path):
     return table
 
 
-def scale(man, files):
+def scale(man, *files):
+    bad = []
     runs = [json.load(open(f)) for f in files]
     ps = [1, 2, 4, 8, 16, 32]
     if [d['ranks'] for d in runs] != ps:
-        fail(f'runs on {[d["ranks"] for d in runs]} ranks, want {ps}')
-        return
+        bad.append(f'runs on {[d["ranks"] for d in runs]} ranks, want {ps}')
+        return bad
     first = None
     measured = {}
     for P, d in zip(ps, runs):
         per = d['per_rank']
         if [e['rank'] for e in per] != list(range(P)):
-            fail(f'P={P}: per_rank ranks {[e["rank"] for e in per]}')
+            bad.append(f'P={P}: per_rank ranks {[e["rank"] for e in per]}')
             continue
         for e in per:
             for k, v in model(P, e['rank']).items():
                 if e[k] != v:
-                    fail(f'P={P} rank {e["rank"]}: {k} = {e[k]}, the model says {v}')
+                    bad.append(f'P={P} rank {e["rank"]}: {k} = {e[k]}, the model says {v}')
             # every data call one collective call; every write collective
             if e['mpiio_coll_reads'] != e['h5_reads']:
-                fail(f'P={P} rank {e["rank"]}: {e["mpiio_coll_reads"]} collective reads, '
+                bad.append(f'P={P} rank {e["rank"]}: {e["mpiio_coll_reads"]} collective reads, '
                      f'{e["h5_reads"]} data reads')
             if e['mpiio_coll_writes'] != e['mpiio_writes']:
-                fail(f'P={P} rank {e["rank"]}: {e["mpiio_writes"] - e["mpiio_coll_writes"]} '
+                bad.append(f'P={P} rank {e["rank"]}: {e["mpiio_writes"] - e["mpiio_coll_writes"]} '
                      'independent writes (metadata writes should be collective)')
         # metadata: the same on every rank but for rank 0's extra reads (it
         # reads and broadcasts), and the same at every P
         now = (metadata(per[0]), metadata(per[-1]))
         for e in per[1:]:
             if metadata(e) != metadata(per[-1]):
-                fail(f'P={P} rank {e["rank"]}: metadata counts {metadata(e)} differ from rank {P - 1}\'s')
+                bad.append(f'P={P} rank {e["rank"]}: metadata counts {metadata(e)} differ from rank {P - 1}\'s')
         if P > 1 and (now[0][0] != now[1][0] or now[0][2] != now[1][2] or now[0][1] < now[1][1]):
-            fail(f'P={P}: rank 0\'s metadata counts {now[0]} against {now[1]} on the others')
+            bad.append(f'P={P}: rank 0\'s metadata counts {now[0]} against {now[1]} on the others')
         if first is None:
             first = now[0]
         elif now[0] != first:
-            fail(f'P={P}: rank 0\'s metadata counts {now[0]} differ from P=1\'s {first}')
+            bad.append(f'P={P}: rank 0\'s metadata counts {now[0]} differ from P=1\'s {first}')
         calls = sum(e['mpiio_reads'] + e['mpiio_writes'] for e in per)
         measured[P] = [str(x) for x in (
             math.ceil(math.ceil(R / P) / ROWS_PER_BLOCK), per[0]['elements'], per[0]['h5_reads'],
             per[0]['h5_writes'], per[0]['h5_opens'], per[0]['h5_metadata'], per[0]['mpiio_reads'],
             per[-1]['mpiio_reads'], per[0]['mpiio_writes'], calls)]
-    table = man_table(man)
+    table = man_table(man, bad)
     for P in ps:
         if P in measured and table.get(P) != measured[P]:
-            fail(f'{man}: SCALING row for P={P} is {table.get(P)}, measured {measured[P]}')
+            bad.append(f'{man}: SCALING row for P={P} is {table.get(P)}, measured {measured[P]}')
+    return bad
 
 
 def chunks(one, other):
+    bad = ref.same_datasets(one, other)
+    if bad:
+        return bad
     with h5py.File(one, 'r') as f, h5py.File(other, 'r') as g:
-        names = []
-        f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
-        others = []
-        g.visititems(lambda n, o: others.append(n) if isinstance(o, h5py.Dataset) else None)
-        if sorted(names) != sorted(others):
-            fail(f'{other}: datasets {sorted(others)}, want {sorted(names)}')
-            return
-        for n in names:
+        for n in ref.datasets(one):
             a, b = f[n], g[n]
-            if a.dtype != b.dtype or a.shape != b.shape or a[()].tobytes() != b[()].tobytes():
-                fail(f'{other}:/{n} differs')
-                continue
             if a.chunks != b.chunks or a.compression != b.compression:
-                fail(f'{other}:/{n}: stored with chunks {b.chunks} {b.compression}, want {a.chunks} {a.compression}')
+                bad.append(f'{other}:{n}: stored with chunks {b.chunks} {b.compression}, want {a.chunks} {a.compression}')
                 continue
             for k in range(a.id.get_num_chunks() if a.chunks else 0):
                 where = a.id.get_chunk_info(k).chunk_offset
                 if a.id.read_direct_chunk(where) != b.id.read_direct_chunk(where):
-                    fail(f'{other}:/{n}: the stored chunk at {where} differs')
+                    bad.append(f'{other}:{n}: the stored chunk at {where} differs')
+    return bad
 
 
-def main():
-    job, args = sys.argv[1], sys.argv[2:]
-    if job == 'make':
-        make(args[0])
-    elif job == 'check':
-        check(args[0], args[1])
-    elif job == 'chunks':
-        chunks(args[0], args[1])
-    elif job == 'scale':
-        scale(args[0], args[1:])
-    else:
-        sys.exit(f'ranks_ref.py: unknown job {job!r}')
-    for f in failures:
-        print(f)
-    sys.exit(1 if failures else 0)
+JOBS = {'make': lambda a: make(a[0]), 'check': ref.checks(check),
+        'chunks': ref.checks(chunks), 'scale': ref.checks(scale)}
 
+if __name__ == '__main__':
+    ref.main(JOBS, "ranks_ref.py")
 
-main()

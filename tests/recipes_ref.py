@@ -9,6 +9,7 @@ compares it with what h5ufunc wrote.  What it is not: a recipe interpreter
 general comparison tool (tests/np.py is that).
 
 Usage (run with /usr/bin/python3; the working directory does not matter):
+recipes_ref.py JOB [:: JOB]..., each JOB one of
   recipes_ref.py check RECIPE ORIG RUN
       RECIPE is a recipe's base name (wind-speed).  ORIG holds the files
       tools/make-demo-data wrote, RUN a copy of them after `h5ufunc run
@@ -23,15 +24,17 @@ Usage (run with /usr/bin/python3; the working directory does not matter):
       one rank against a run on two).
   recipes_ref.py list
       The recipes it knows, one base name per line.
-Prints what differs and exits 1; exits 0 silently when all is well.
+Says what differs on stderr and exits 1; exits 0 silently when all is well.
 """
 
 import os
 import re
-import sys
 
 import h5py
 import numpy as np
+
+import h5ref as ref
+from h5ref import Failure, Usage
 
 F32, F64 = np.float32, np.float64
 
@@ -137,77 +140,23 @@ HISTORY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-3][0-9] [0-2][0-9]:[0-5][
                      r"[0-9]{4}: \S*h5ufunc .*\brun\b")
 
 
-def ulps(a, b):
-    """Distance in units in the last place between float arrays A and B (same dtype)."""
-    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
-    def ordered(x):
-        i = x.view(bits).astype(np.int64)
-        return np.where(i < 0, np.iinfo(bits).min - i, i)
-    return np.abs(ordered(a) - ordered(b))
-
-
 def compare(label, got, want, max_ulp, problems):
-    if got.dtype != want.dtype:
-        problems.append("%s: dtype %s, NumPy gives %s" % (label, got.dtype, want.dtype))
-        return
-    if got.shape != want.shape:
-        problems.append("%s: shape %s, NumPy gives %s" % (label, got.shape, want.shape))
-        return
-    if got.dtype.kind == "f":
-        both_nan = np.isnan(got) & np.isnan(want)
-        dist = np.where(both_nan, 0, ulps(got, want))
-        bad = dist > max_ulp
-        if bad.any():
-            i = tuple(np.argwhere(bad)[0])
-            problems.append("%s: %d elements differ by more than %d ULP (max %d), first at %s: %r, NumPy %r"
-                            % (label, bad.sum(), max_ulp, dist.max(), i, got[i], want[i]))
-    elif not np.array_equal(got, want):
-        bad = got != want
-        i = tuple(np.argwhere(bad)[0])
-        problems.append("%s: %d elements differ, first at %s: %r, NumPy %r"
-                        % (label, bad.sum(), i, got[i], want[i]))
-
-
-# Dimension scales' attributes hold object references, which name objects
-# of their own file: compared as the names of the objects they point to.
-SCALE_ATTRS = ("DIMENSION_LIST", "REFERENCE_LIST")
-
-
-def attribute(f, key, value):
-    if key in SCALE_ATTRS:
-        flat = [x for row in np.asarray(value, dtype=object).ravel()
-                for x in (row if isinstance(row, (np.ndarray, tuple, np.void)) else [row])]
-        return [f[x].name if isinstance(x, h5py.Reference) else repr(x) for x in flat]
-    return np.asarray(value).tolist()
-
-
-def datasets(path):
-    """{"/path": (array, {attr: value})} for every dataset of file PATH."""
-    out = {}
-    with h5py.File(path, "r") as f:
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                out["/" + name] = (obj[()], {k: attribute(f, k, v) for k, v in obj.attrs.items()})
-        f.visititems(visit)
-    return out
+    try:
+        ref.compare_arrays(label, want, got, ulp=max_ulp)
+    except Failure as exc:
+        problems.append(str(exc))
 
 
 def history(path):
     with h5py.File(path, "r") as f:
-        h = f.attrs.get("history")
-    if isinstance(h, bytes):
-        h = h.decode()
-    return h
+        return ref.text(f.attrs.get("history"))
 
 
 def check(name, orig, run):
     if name not in RECIPES:
-        print("recipes_ref.py: no reference for recipe '%s'" % name)
-        return 1
-    def read(ref):
-        path, dset = ref.split(":", 1)
-        with h5py.File(os.path.join(orig, path), "r") as f:
-            return f[dset][()]
+        raise Usage("no reference for recipe '%s'" % name)
+    def read(dset):
+        return ref.read_ref(os.path.join(orig, dset))
     expected = RECIPES[name](read)
     written = {ref.split(":", 1)[0] for ref in expected}
     problems = []
@@ -218,30 +167,28 @@ def check(name, orig, run):
     if after != want_files:
         problems.append("%s holds %s, expected %s" % (run, after, want_files))
 
-    for ref, (want, max_ulp) in expected.items():
-        path, dset = ref.split(":", 1)
+    for dset, (want, max_ulp) in expected.items():
         try:
-            with h5py.File(os.path.join(run, path), "r") as f:
-                got = f[dset][()]
-        except (OSError, KeyError) as e:
-            problems.append("%s: cannot read: %s" % (ref, e))
+            got = ref.read_ref(os.path.join(run, dset))
+        except Failure as e:
+            problems.append("cannot read: %s" % e)
             continue
-        compare(ref, got, want, max_ulp, problems)
+        compare(dset, got, want, max_ulp, problems)
 
     # What the recipe does not write must be as it was, attributes included.
     for path in before:
         if not os.path.exists(os.path.join(run, path)):
             continue
-        now = datasets(os.path.join(run, path))
-        for dset, (value, attrs) in datasets(os.path.join(orig, path)).items():
-            ref = "%s:%s" % (path, dset)
+        now = ref.datasets(os.path.join(run, path), attrs=True)
+        for dset, (value, attrs) in ref.datasets(os.path.join(orig, path), attrs=True).items():
+            name = "%s:%s" % (path, dset)
             if dset not in now:
-                problems.append("%s: gone" % ref)
+                problems.append("%s: gone" % name)
                 continue
             if attrs != now[dset][1]:
-                problems.append("%s: attributes %s, were %s" % (ref, now[dset][1], attrs))
-            if ref not in expected:
-                compare(ref + " (not an output)", now[dset][0], value, 0, problems)
+                problems.append("%s: attributes %s, were %s" % (name, now[dset][1], attrs))
+            if name not in expected:
+                compare(name + " (not an output)", now[dset][0], value, 0, problems)
 
     for path in sorted(written):
         h = history(os.path.join(run, path))
@@ -250,9 +197,8 @@ def check(name, orig, run):
             problems.append("%s: history attribute starts %r, expected 'DATE: h5ufunc ... run ...'"
                             % (path, first))
 
-    for p in problems:
-        print(p)
-    return 1 if problems else 0
+    if problems:
+        raise Failure("\n".join(problems))
 
 
 def same(run1, run2):
@@ -261,29 +207,16 @@ def same(run1, run2):
     if names1 != names2:
         problems.append("files differ: %s has %s, %s has %s" % (run1, names1, run2, names2))
     for path in sorted(set(names1) & set(names2)):
-        d1, d2 = datasets(os.path.join(run1, path)), datasets(os.path.join(run2, path))
-        if sorted(d1) != sorted(d2):
-            problems.append("%s: datasets %s against %s" % (path, sorted(d1), sorted(d2)))
-        for dset in sorted(set(d1) & set(d2)):
-            a, b = d1[dset][0], d2[dset][0]
-            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
-                problems.append("%s:%s differs between %s and %s" % (path, dset, run1, run2))
-    for p in problems:
-        print(p)
-    return 1 if problems else 0
+        problems += ref.same_datasets(os.path.join(run1, path), os.path.join(run2, path))
+    if problems:
+        raise Failure("\n".join(problems))
 
 
-def main(argv):
-    if len(argv) == 5 and argv[1] == "check":
-        return check(argv[2], argv[3], argv[4])
-    if len(argv) == 4 and argv[1] == "same":
-        return same(argv[2], argv[3])
-    if len(argv) == 2 and argv[1] == "list":
-        print("\n".join(sorted(RECIPES)))
-        return 0
-    sys.stderr.write(__doc__)
-    return 2
-
+JOBS = {
+    'check': lambda a: check(*a),
+    'same': lambda a: same(*a),
+    'list': lambda a: print("\n".join(sorted(RECIPES))),
+}
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    ref.main(JOBS, "recipes_ref.py")

@@ -9,11 +9,11 @@ produced; it writes the same cases as one recipe, lists the cases of the
 every-ufunc-every-dtype sweep, and checks that NumPy raises a given message.
 What it is not: a second implementation of h5ufunc (it never looks at
 h5ufunc's output to decide what is right) nor a general comparison tool
-(tests/np.py is that; this file uses its operand reading, formatting and
-comparison helpers).
+(tests/np.py is that; this file uses tests/h5ref.py's operand reading,
+formatting and comparison).
 
 The contract is NumPy 2, the reference Debian's NumPy 1.24 with NEP 50
-switched on by np.py.  For reduce, accumulate and outer the two agree on
+switched on (h5ref.numpy2).  For reduce, accumulate and outer the two agree on
 everything tested here (loop choice, the upcast of bool and small integers
 to int64/uint64 by add and multiply, messages).  Note that outer converts
 its operands with np.asarray, so a number operand of outer is a 0-d int64,
@@ -28,7 +28,7 @@ being h5ufunc's command line for it (`outer UFUNC A B` stands for
 REF is FILE:/PATH; outer's operands may also be number literals.  Blank
 lines and lines starting with # are skipped.
 
-What "equal" means (SPEC 3.4, h5ufunc(1) "Exactness"):
+What "equal" means (SPEC 3.4, h5ufunc(1) "What is guaranteed"):
   - integer and bool results, and every result of a ufunc that does not
     round (maximum, minimum, fmax, fmin, copysign, ...): bit for bit (NaNs
     equal; the sign of a zero that maximum/minimum/fmax/fmin return for a
@@ -40,13 +40,16 @@ What "equal" means (SPEC 3.4, h5ufunc(1) "Exactness"):
     aside) longer than 8192 elements: NumPy folds it element by element,
     h5ufunc chains the folds of its 8192-element pieces, so
     |got - want| <= RTOL * scale, RTOL 1e-12 for float64, 1e-5 for
-    float32, 1e-2 for float16, scale max(|want|, largest |term|);
-    infinities and NaNs where NumPy has them; bit for bit otherwise;
-  - accumulate: NumPy's sequential result bit for bit;
-  - outer: NumPy's bit for bit;
-  - a transcendental ufunc (SPEC 3.4's list) on floats: each step within 4
-    ULP of NumPy, so 4 ULP for outer and 4 ULP per folded element,
-    relative to max(|want|, largest |term|), for reduce and accumulate.
+    float32, 1e-2 for float16, scale |want|; infinities and NaNs where
+    NumPy has them; bit for bit otherwise;
+  - accumulate, and outer: NumPy's result bit for bit;
+  - a transcendental ufunc (SPEC 3.4's list) on floats, each step within 4
+    ULP of NumPy's: outer within 4 ULP; accumulate, each value within 4 ULP
+    of NumPy's step from the value h5ufunc wrote before it (the first: the
+    input's, bit for bit); reduce of arctan2, power or float_power (folded
+    in index order) within the bound that 4 ULP a step gives along NumPy's
+    own running values, each error carried into the next step by the
+    derivative of the ufunc in its first operand (to first order).
 
 Usage:  reduce_ref.py JOB [:: JOB]...   or one JOB per line on stdin.
 Exit 0 when every job passed, 1 when a check failed (reasons on stderr),
@@ -81,19 +84,15 @@ Jobs:
       dtype, shape and bytes (h5py .tobytes()), and no other dataset is
 """
 
-import importlib.util
 import os
 import shlex
-import sys
 
 import h5py
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location(
-    "h5u_np", os.path.join(os.path.dirname(os.path.abspath(__file__)), "np.py"))
-ref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ref)
+import h5ref as ref
 
+ref.numpy2()
 Failure, Usage = ref.Failure, ref.Usage
 DTYPES = ref.DTYPES
 
@@ -103,8 +102,8 @@ DTYPES = ref.DTYPES
 REGROUPED = {'multiply', 'logaddexp', 'logaddexp2', 'hypot'}
 CHAIN_PIECE = 8192
 RTOL = {2: 1e-2, 4: 1e-5, 8: 1e-12}
-EPS = {2: float(np.finfo(np.float16).eps), 4: float(np.finfo(np.float32).eps),
-       8: float(np.finfo(np.float64).eps)}
+# h5ufunc(1): a transcendental ufunc is within 4 ULP of NumPy at each step.
+STEP_ULP = 4
 
 
 # ------------------------------------------------------------------ cases
@@ -175,7 +174,7 @@ class Case:
         if self.dtype:
             kw['dtype'] = np.dtype(self.dtype)
         if self.verb == 'outer':
-            a, b = (ref.operand(o) for o in self.ops)
+            a, b = (ref.value(o) for o in self.ops)
             r = uf.outer(a, b, **kw)
             return tuple(np.asarray(x) for x in r) if isinstance(r, tuple) else np.asarray(r)
         x = ref.read_ref(self.ops[0])
@@ -218,6 +217,50 @@ def read_cases(path):
 
 # ------------------------------------------------------------- comparing
 
+def fold_axis(case, ndim):
+    """The one axis a fold in index order runs along (reduce of a ufunc that
+    is not reorderable, accumulate), or None for a 0-d input."""
+    axis = case.numpy_axis()
+    if ndim == 0:
+        return None
+    if isinstance(axis, tuple):
+        axis = axis[0]
+    return (0 if axis is None else axis) % ndim
+
+
+def carry(name, a, b, r):
+    """d f(a, b) / d a where r = f(a, b), for the transcendental ufuncs
+    that fold in index order: how an error in the running value a carries
+    into the next one."""
+    if name == 'arctan2':
+        return b / (a * a + b * b)
+    return b * r / a   # power, float_power: b * a**(b - 1)
+
+
+def fold_bound(case, want):
+    """How far from NumPy a fold in index order may end when each of its
+    steps is within STEP_ULP of NumPy's (h5ufunc(1)): along NumPy's own
+    running values r_k, e_k = |df/da| e_(k-1) + STEP_ULP ulp(r_k), to first
+    order; infinite where the derivative is."""
+    x = ref.read_ref(case.ops[0])
+    axis = fold_axis(case, x.ndim)
+    if axis is None:
+        return np.zeros(want.shape)
+    seq = np.moveaxis(x, axis, 0).astype(want.dtype)
+    if case.initial is not None:
+        first = np.full((1,) + seq.shape[1:], ref.parse_literal(case.initial), want.dtype)
+        seq = np.concatenate([first, seq])
+    with np.errstate(all='ignore'):
+        r = case.ufunc_object().accumulate(seq, axis=0, dtype=want.dtype)
+        e = np.zeros(seq.shape[1:])
+        for k in range(1, len(seq)):
+            a, b, rk = (v.astype(np.float64) for v in (r[k - 1], seq[k], r[k]))
+            ulp = np.spacing(np.abs(r[k])).astype(np.float64)
+            e = np.abs(carry(case.ufunc, a, b, rk)) * e + STEP_ULP * ulp
+    e = np.where(np.isnan(e), np.inf, e)
+    return np.broadcast_to(np.expand_dims(e, axis) if case.keepdims else e, want.shape)
+
+
 def chained_run(shape, axes):
     """The elements of the run h5ufunc chains in pieces for a reduction of
     SHAPE over AXES: the reduced trailing axes after the kept leading ones,
@@ -229,35 +272,28 @@ def chained_run(shape, axes):
     return int(np.prod([shape[a] for a in axes]))
 
 
-def tolerance(case, want):
-    """None for bit for bit, else (rtol array, scale array) over WANT."""
-    if want.dtype.kind != 'f' or case.verb == 'outer':
-        return None
-    transcendental = case.ufunc in ref.TRANSCENDENTAL
-    regrouped = case.verb == 'reduce' and case.ufunc in REGROUPED
-    if not transcendental and not regrouped:
-        return None
+def regrouped(case):
+    """Whether CASE reduces with a REGROUPED ufunc over a run longer than
+    one of NumPy's pieces."""
+    if case.ufunc not in REGROUPED:
+        return False
     mags, axes = case.terms()
-    regrouped = regrouped and chained_run(mags.shape, axes) > CHAIN_PIECE
-    if not transcendental and not regrouped:
+    return chained_run(mags.shape, axes) > CHAIN_PIECE
+
+
+def tolerance(case, want):
+    """None for bit for bit, else how far (an array over WANT) each value
+    of a reduce may be from NumPy's: h5ufunc(1), "What is guaranteed"."""
+    if want.dtype.kind != 'f' or case.verb != 'reduce':
         return None
-    with np.errstate(all='ignore'):
-        kw = dict(axis=axes, keepdims=case.keepdims) if case.verb == 'reduce' else {}
-        if case.verb == 'reduce':
-            folded = max(1, int(np.prod([mags.shape[a] for a in axes])) if mags.ndim else 1)
-            largest = np.maximum.reduce(mags, initial=0.0, **kw) if mags.size else np.zeros(want.shape)
-        else:
-            folded = mags.shape[axes[0]] if mags.ndim else 1
-            largest = np.maximum.accumulate(mags, axis=axes[0])
-        if case.initial is not None and case.verb == 'reduce':
-            largest = np.maximum(largest, abs(float(ref.parse_literal(case.initial))))
-        scale = np.maximum(np.abs(want.astype(np.float64)), largest)
-    rtol = 0.0
-    if regrouped:
+    if regrouped(case):
         rtol = RTOL[want.dtype.itemsize]
-    if transcendental:
-        rtol = max(rtol, 4 * folded * EPS[want.dtype.itemsize])
-    return rtol, np.broadcast_to(scale, want.shape)
+        with np.errstate(all='ignore'):
+            scale = np.abs(want.astype(np.float64))
+        return np.broadcast_to(rtol * scale, want.shape)
+    if case.ufunc in ref.TRANSCENDENTAL:
+        return fold_bound(case, want)
+    return None
 
 
 def outputs(case, want):
@@ -268,38 +304,36 @@ def outputs(case, want):
     return [(case.ident, want)]
 
 
+def steps(case, got):
+    """What each step of an accumulate gives by NumPy from the value h5ufunc
+    wrote before it (the first: the input's first value)."""
+    x = ref.read_ref(case.ops[0])
+    axis = fold_axis(case, x.ndim)
+    seq = np.moveaxis(x, axis, 0).astype(got.dtype)
+    g = np.moveaxis(got, axis, 0)
+    want = np.empty_like(g)
+    want[:1] = seq[:1]
+    with np.errstate(all='ignore'):
+        want[1:] = case.ufunc_object()(g[:-1], seq[1:], dtype=got.dtype)
+    return np.moveaxis(want, 0, axis)
+
+
+def stepwise(case, want):
+    """Whether CASE is held to STEP_ULP at each step: a transcendental
+    outer or accumulate of floats."""
+    return (want.dtype.kind == 'f' and case.ufunc in ref.TRANSCENDENTAL
+            and case.verb in ('outer', 'accumulate'))
+
+
 def compare(case, want, got, exact=False):
     label = case.label()
-    tol = None if exact else tolerance(case, want)
-    if tol is None:
-        ulp = 0
-        if (not exact and case.verb == 'outer' and want.dtype.kind == 'f'
-                and case.ufunc in ref.TRANSCENDENTAL):
-            ulp = 4
-        ref.compare_arrays(label, want, got, ulp, case.ufunc in ref.ZERO_SIGN_FREE)
+    if not exact and stepwise(case, want):
+        if case.verb == 'accumulate' and got.dtype == want.dtype and got.shape == want.shape:
+            want, label = steps(case, got), label + " (each step from the one before)"
+        ref.compare_arrays(label, want, got, STEP_ULP)
         return
-    if got.dtype != want.dtype:
-        raise Failure(f"{label}: dtype {got.dtype}, NumPy gives {want.dtype}")
-    if got.shape != want.shape:
-        raise Failure(f"{label}: shape {got.shape}, NumPy gives {want.shape}")
-    rtol, scale = tol
-    w = want.astype(np.float64).reshape(-1)
-    g = got.astype(np.float64).reshape(-1)
-    s = np.asarray(scale, np.float64).reshape(-1)
-    finite = np.isfinite(w) & np.isfinite(g)
-    with np.errstate(all='ignore'):
-        near = np.abs(g - w) <= rtol * s
-    same_special = (np.isnan(w) & np.isnan(g)) | (~np.isnan(w) & (w == g))
-    good = np.where(finite, near, same_special)
-    bad = np.flatnonzero(~good)
-    if bad.size:
-        lines = [f"{label}: {bad.size} of {w.size} values differ from NumPy by more "
-                 f"than {rtol:g} x scale:"]
-        for k in bad[:8]:
-            idx = np.unravel_index(k, want.shape) if want.shape else ()
-            lines.append(f"  at {tuple(int(v) for v in idx)}: got {g[k]!r}, want {w[k]!r}"
-                         f" (scale {s[k]!r})")
-        raise Failure("\n".join(lines))
+    ref.compare_arrays(label, want, got, zero_sign_free=case.ufunc in ref.ZERO_SIGN_FREE,
+                       atol=None if exact else tolerance(case, want))
 
 
 def parse_text(text, want):
@@ -384,8 +418,8 @@ def job_text(args):
                 problems.append(f"{exc}\n{shown}")
                 break
         else:
-            if (tolerance(c, results[0]) is None and text.rstrip('\n') != expected
-                    and not (c.verb == 'outer' and c.ufunc in ref.TRANSCENDENTAL)):
+            if (tolerance(c, results[0]) is None and not stepwise(c, results[0])
+                    and text.rstrip('\n') != expected):
                 problems.append(f"{c.label()}: values right, text not SPEC 1's form\n{shown}")
     if problems:
         raise Failure(f"{len(problems)} of {len(cases)} printed cases are wrong:\n"
@@ -506,45 +540,14 @@ def job_make_matrix(args):
     with h5py.File(args[0], 'w') as f:
         for t in DTYPES:
             dt = np.dtype(t)
-            f[t] = ref.fill_values(dt, (7, 19), 'random', rng, None, None, 133)
-            f[f"pos_{t}"] = ref.fill_values(dt, (7, 19), 'pos', rng, None, None, 133)
-
-
-def datasets(path):
-    out = {}
-    with h5py.File(path, 'r') as f:
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                out[name] = obj[()]
-        f.visititems(visit)
-    return out
+            f[t] = ref.fill_values(dt, (7, 19), 'random', rng)
+            f[f"pos_{t}"] = ref.fill_values(dt, (7, 19), 'pos', rng)
 
 
 def job_same(args):
     if len(args) < 2:
         raise Usage("same FILE FILE...")
-    first = datasets(args[0])
-    if not first:
-        raise Failure(f"{args[0]}: no dataset")
-    problems = []
-    for other in args[1:]:
-        those = datasets(other)
-        if sorted(those) != sorted(first):
-            problems.append(f"{other}: datasets {sorted(those)}, {args[0]} has {sorted(first)}")
-        for name in sorted(set(first) & set(those)):
-            a, b = np.asarray(first[name]), np.asarray(those[name])
-            if a.dtype != b.dtype or a.shape != b.shape:
-                problems.append(f"{other}:/{name}: {b.dtype} {b.shape}, "
-                                f"{args[0]} has {a.dtype} {a.shape}")
-            elif a.tobytes() != b.tobytes():
-                width = max(a.dtype.itemsize, 1)
-                ra = np.frombuffer(a.tobytes(), np.uint8).reshape(-1, width)
-                rb = np.frombuffer(b.tobytes(), np.uint8).reshape(-1, width)
-                diff = np.flatnonzero((ra != rb).any(axis=1))
-                k = int(diff[0])
-                problems.append(f"{other}:/{name}: {diff.size} of {a.size} values differ "
-                                f"from {args[0]}, first at flat index {k}: "
-                                f"{b.reshape(-1)[k]!r} against {a.reshape(-1)[k]!r}")
+    problems = [p for other in args[1:] for p in ref.same_datasets(args[0], other)]
     if problems:
         raise Failure("\n".join(problems))
 
@@ -556,9 +559,5 @@ JOBS = {
 }
 
 
-def main(argv):
-    return ref.run_jobs(argv, JOBS, "reduce_ref.py")
-
-
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    ref.main(JOBS, "reduce_ref.py")

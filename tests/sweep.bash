@@ -5,9 +5,7 @@
 # dataset per dtype; 19 columns take the loops past their 16-element
 # vectorized blocks along the last axis.
 
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/reduce_ref.py" "$@"
-}
+REF=reduce_ref.py
 
 # The binary one-output ufuncs of `h5ufunc ufuncs`.
 reducible() {

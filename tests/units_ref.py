@@ -19,55 +19,42 @@ The attribute is read as UDUNITS-2 writes products and powers (`m2.s-2`,
 `m s-1`, `m/s`, `K4`) and turned into unyt's spelling to be compared.
 """
 import re
-import sys
 import warnings
 
 import h5py
 import numpy as np
 import unyt
 
-
-def attribute(ref):
-    path, dset = ref.split(":", 1)
-    with h5py.File(path, "r") as f:
-        u = f[dset].attrs.get("units")
-    return u.decode() if isinstance(u, bytes) else u
+import h5ref as ref
+from h5ref import Failure
 
 
-def dataset(ref):
-    """REF as a unyt_array in its units (dimensionless without)."""
-    path, dset = ref.split(":", 1)
-    with h5py.File(path, "r") as f:
-        data = f[dset][...]
-    return unyt.unyt_array(data, attribute(ref) or "dimensionless")
+def attribute(dset):
+    """The units attribute of dataset FILE:/PATH as text, or None."""
+    fname, path, _ = ref.split_ref(dset)
+    with h5py.File(fname, "r") as f:
+        return ref.text(f[path].attrs.get("units"))
 
 
-def check_values(ref, expr):
-    """Problems of dataset REF against unyt's EXPR, as a list of text."""
+def dataset(dset):
+    """FILE:/PATH as a unyt_array in its units (dimensionless without)."""
+    return unyt.unyt_array(ref.read_ref(dset), attribute(dset) or "dimensionless")
+
+
+def check_values(dset, expr):
+    """Dataset FILE:/PATH against unyt's EXPR: dtype, shape, values within 1
+    ULP (NaNs equal), and units."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = eval(expr, {}, {"np": np, "unyt": unyt, "U": dataset})
-    path, dset = ref.split(":", 1)
-    with h5py.File(path, "r") as f:
-        got = f[dset][...]
     value = np.asarray(want.value if isinstance(want, unyt.unyt_array) else want)
-    if got.dtype != value.dtype or got.shape != value.shape:
-        return [f"{ref}: {got.dtype} {got.shape}, unyt gives {value.dtype} {value.shape} for {expr}"]
-    bad = []
-    if value.dtype.kind in "fc":
-        close = (got == value) | (np.isnan(got) & np.isnan(value)) | \
-            (np.abs(got - value) <= np.spacing(np.abs(value)))
-    else:
-        close = got == value
-    if not close.all():
-        bad.append(f"{ref}: {got.ravel().tolist()}, unyt gives {value.ravel().tolist()} for {expr}")
-    units = attribute(ref)
+    ref.compare_arrays(f"{dset} (against unyt's {expr})", value, ref.read_ref(dset), ulp=1)
+    units = attribute(dset)
     dimensioned = isinstance(want, unyt.unyt_array) and not want.units.is_dimensionless
     if not dimensioned and units is not None:
-        bad.append(f"{ref}: units '{units}', unyt gives none for {expr}")
+        raise Failure(f"{dset}: units '{units}', unyt gives none for {expr}")
     if dimensioned and (units is None or not same_unit(udunits_to_unyt(units), want.units)):
-        bad.append(f"{ref}: units '{units}', unyt gives {want.units} for {expr}")
-    return bad
+        raise Failure(f"{dset}: units '{units}', unyt gives {want.units} for {expr}")
 
 
 def udunits_to_unyt(text):
@@ -95,36 +82,25 @@ def expected(expr):
     return eval(expr, {}, env).units
 
 
-def main(argv):
-    jobs, job = [], []
-    for word in argv[1:] + ["::"]:
-        if word == "::":
-            if job:
-                jobs.append(job)
-            job = []
-        else:
-            job.append(word)
-    bad = []
-    for job in jobs:
-        if job[0] == "is":
-            got = attribute(job[1])
-            if job[2] == "none":
-                if got is not None:
-                    bad.append(f"{job[1]}: units '{got}', expected none")
-                continue
-            want = expected(job[2])
-            if got is None:
-                bad.append(f"{job[1]}: no units, unyt gives {want} for {job[2]}")
-            elif not same_unit(udunits_to_unyt(got), want):
-                bad.append(f"{job[1]}: units '{got}', unyt gives {want} for {job[2]}")
-        elif job[0] == "values":
-            bad += check_values(job[1], job[2])
-        elif job[0] == "unyt":
-            print(expected(job[1]))
-    for b in bad:
-        print(b, file=sys.stderr)
-    return 1 if bad else 0
+def check_units(dset, expr):
+    """Dataset FILE:/PATH's units are unyt's for EXPR (none: no units)."""
+    got = attribute(dset)
+    if expr == "none":
+        if got is not None:
+            raise Failure(f"{dset}: units '{got}', expected none")
+        return
+    want = expected(expr)
+    if got is None:
+        raise Failure(f"{dset}: no units, unyt gives {want} for {expr}")
+    if not same_unit(udunits_to_unyt(got), want):
+        raise Failure(f"{dset}: units '{got}', unyt gives {want} for {expr}")
 
+
+JOBS = {
+    'is': lambda a: check_units(a[0], a[1]),
+    'values': lambda a: check_values(a[0], a[1]),
+    'unyt': lambda a: print(expected(a[0])),
+}
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    ref.main(JOBS, "units_ref.py")

@@ -6,7 +6,7 @@ where= (and out= for what an output holds where it is false), evaluated on
 the fixture data that h5ufunc read.  NumPy 2's weak literals as tests/np.py
 switches them on.
 
-Usage:
+Usage: where_ref.py JOB [:: JOB]..., each JOB one of
   where_ref.py make DIR
       write the fixtures: DIR/f.h5 (x float64 7x5 with negatives, i int32,
       h float32, c complex128, w bool, wi int16 of 0/1/2 (nonzero is true),
@@ -19,11 +19,13 @@ Usage:
       at the edges of numpy.ma's domains), no attributes on n, p, k, de, dd, df
   where_ref.py orig DIR FILE...
       copy DIR/FILE to DIR/orig-FILE, what M() reads
-  where_ref.py check OUT EXPR [--fill V] [--rtol R]
-      the dataset OUT equals EXPR: dtype, shape, values (NaNs equal; floats
-      within R relative to the largest magnitude, default exact); --fill:
-      its _FillValue attribute and HDF5 fill value are V, of its dtype
-      (R is relative to the largest magnitude below 1e30: the fill apart)
+  where_ref.py check OUT EXPR [--fill V] [--ulp N] [--rtol R [--scale SCALE]]
+      the dataset OUT equals EXPR: dtype, shape, values (NaNs equal; exact,
+      or each float within N units in the last place, or within R times
+      SCALE, a NumPy expression giving each element's scale, such as the
+      sum of the magnitudes of a sum's terms; default the element's own
+      magnitude); --fill: its _FillValue attribute and HDF5 fill value are
+      V, of its dtype
   where_ref.py check OUT EXPR --masked V
       EXPR is a numpy.ma array: OUT holds its data where it is not masked,
       and V (a number, or "default": netCDF's fill) where it is
@@ -40,19 +42,20 @@ skip_reduce(UFUNC, A, axis) and skip_accumulate(UFUNC, A, axis): UFUNC
 applied to the valid elements of each line of the numpy.ma array A along
 axis, masked where a line has none (reduce) or where A is (accumulate).
 A printed EXPR that is a masked array prints "--" where it is masked.  Exit 1 with the reason on
-a mismatch.
+a mismatch (tests/h5ref.py's comparison: floats bit for bit unless a
+tolerance is given, NaNs equal).
 """
-import importlib.util
 import os
+import shutil
 import sys
 
 import h5py
 import numpy as np
 
-_spec = importlib.util.spec_from_file_location(
-    'npref', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'np.py'))
-npref = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(npref)   # NumPy 2's weak literals, fmt_scalar
+import h5ref as ref
+from h5ref import Failure
+
+ref.numpy2()
 
 NC_FILL = {
     'int8': -127, 'uint8': 255, 'int16': -32767, 'uint16': 65535,
@@ -128,7 +131,6 @@ def make(d):
 
 def copy_orig(d, names):
     """DIR/orig-NAME: copies of fixture files as they were before any run."""
-    import shutil
     for name in names:
         shutil.copy(os.path.join(d, name), os.path.join(d, 'orig-' + name))
 
@@ -195,56 +197,32 @@ def read(ref):
         return ds[()], dict(ds.attrs), ds.fillvalue
 
 
-def fail(msg):
-    print(f"where_ref.py: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
 def check(argv):
     out, expr = argv[0], argv[1]
     opts = dict(zip(argv[2::2], argv[3::2]))
-    want = eval(expr, names())
+    ns = names()
+    want = eval(expr, ns)
     if '--masked' in opts:
         want = np.ma.asarray(want)
         v = opts['--masked']
-        v = fill(want.dtype) if v == 'default' else npref.parse_literal(v)
+        v = fill(want.dtype) if v == 'default' else ref.parse_literal(v)
         want = want.filled(want.dtype.type(v))
     want = np.asarray(want)
     got, attrs, fillvalue = read(out)
-    got = np.asarray(got)
-    if got.dtype != want.dtype or got.shape != want.shape:
-        fail(f"{out}: {got.dtype}{got.shape}, NumPy gives {want.dtype}{want.shape}")
-    rtol = float(opts.get('--rtol', 0))
-    if want.dtype.kind in 'fc':
-        same_nan = np.isnan(got) & np.isnan(want)
-        finite = np.isfinite(want) & (np.abs(want) < 1e30)   # not the fill
-        scale = np.max(np.abs(np.where(finite, want, 0)), initial=1.0)
-        close = (got == want) | same_nan | (np.abs(got - want) <= rtol * scale)
-    else:
-        close = got == want
-    if not np.all(close):
-        bad = np.argwhere(~np.asarray(close))[:3].tolist()
-        fail(f"{out}: differs from NumPy at {bad}:\n{got}\nNumPy:\n{want}")
+    atol = None
+    if '--rtol' in opts:   # relative to --scale EXPR, else to each value
+        scale = np.ma.filled(eval(opts['--scale'], ns), 0) if '--scale' in opts else abs(want)
+        atol = float(opts['--rtol']) * np.abs(scale)
+    ref.compare_arrays(f"{out} (against {expr})", want, np.asarray(got),
+                       ulp=int(opts.get('--ulp', 0)), atol=atol)
     if '--fill' in opts:
-        v = want.dtype.type(npref.parse_literal(opts['--fill']) if opts['--fill'] != 'default'
+        v = want.dtype.type(ref.parse_literal(opts['--fill']) if opts['--fill'] != 'default'
                             else fill(want.dtype))
         fv = attrs.get('_FillValue')
         if fv is None or not (fv == v or (np.isnan(v) and np.isnan(fv))):
-            fail(f"{out}: _FillValue {fv!r}, expected {v!r}")
+            raise Failure(f"{out}: _FillValue {fv!r}, expected {v!r}")
         if not (fillvalue == v or (np.isnan(v) and np.isnan(fillvalue))):
-            fail(f"{out}: HDF5 fill value {fillvalue!r}, expected {v!r}")
-
-
-def fmt(a, mask):
-    f = lambda v, m: npref.fmt_scalar(a.dtype, v) if m else '--'
-    if a.ndim == 0:
-        return f(a[()], mask[()])
-    if a.ndim == 1:
-        return "\n".join(f(v, m) for v, m in zip(a, mask))
-    if a.ndim == 2:
-        return "\n".join(" ".join(f(v, m) for v, m in zip(r, mr)) for r, mr in zip(a, mask))
-    return "\n\n".join(fmt(b, m) for b, m in zip(a.reshape((-1,) + a.shape[-2:]),
-                                                  mask.reshape((-1,) + a.shape[-2:])))
+            raise Failure(f"{out}: HDF5 fill value {fillvalue!r}, expected {v!r}")
 
 
 def printed(argv):
@@ -254,15 +232,14 @@ def printed(argv):
         mask = np.asarray(eval(argv[1], ns))
     else:
         mask = ~np.ma.getmaskarray(want)
-    want = np.asarray(np.ma.getdata(want))
-    mask = np.broadcast_to(mask, want.shape)
     text = sys.stdin.read().rstrip('\n')
-    expected = fmt(want, mask)
+    expected = ref.fmt_array(np.ma.getdata(want), mask)
     if text != expected:
-        fail(f"printed text differs:\n{text}\nexpected:\n{expected}")
+        raise Failure(f"printed text differs:\n{text}\nexpected:\n{expected}")
 
+
+JOBS = {'make': lambda a: make(a[0]), 'orig': lambda a: copy_orig(a[0], a[1:]),
+        'check': check, 'printed': printed}
 
 if __name__ == '__main__':
-    cmd, rest = sys.argv[1], sys.argv[2:]
-    {'make': lambda a: make(a[0]), 'orig': lambda a: copy_orig(a[0], a[1:]), 'check': check,
-     'printed': printed}[cmd](rest)
+    ref.main(JOBS, "where_ref.py")

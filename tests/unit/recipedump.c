@@ -5,7 +5,7 @@
  * Each NAME=VALUE is a --set pair for ${NAME}.  On success prints the tree,
  * one node per line with its @LINE:COL, and exits 0; on error prints
  * "h5ufunc: MESSAGE" on stderr and exits 2.  A test driver for
- * tests/22-recipe.bats, not part of h5ufunc: it checks nothing itself.
+ * tests/32-recipe.bats, not part of h5ufunc: it checks nothing itself.
  */
 #include <errno.h>
 #include <stdio.h>

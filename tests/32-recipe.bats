@@ -1,27 +1,17 @@
 #!/usr/bin/env bats
-# 22-recipe.bats - the recipe parser: YAML text -> recipe tree (src/recipe.c).
+# 32-recipe.bats - the recipe parser: YAML text -> recipe tree (src/recipe.c).
 #
 # Runs build/unit/recipedump, which prints the tree recipe_parse() reads, one
 # node per line with its @LINE:COL, or the error as h5ufunc prints it (exit 2).
 # Valid recipes are compared with the whole expected tree; invalid ones with
 # the exact message and its line:col.  Nothing here opens HDF5 files.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load helper
 
 setup_file() {
 	# RECIPEDUMP runs another build of the driver (a sanitizer build, say).
-	export DUMP="${RECIPEDUMP:-$BATS_TEST_DIRNAME/../build/unit/recipedump}"
+	unit_program RECIPEDUMP recipedump
 	export CASES="$BATS_TEST_DIRNAME/recipe-cases"
-	[ -x "$DUMP" ] || {
-		echo "# $DUMP is missing: run make first" >&3
-		return 1
-	}
-}
-
-setup() {
-	cd "$BATS_TEST_TMPDIR"
 }
 
 # recipe: r.yaml from stdin.
@@ -34,7 +24,7 @@ recipe() {
 fails() {
 	local pos=$1 msg=$2
 	shift 2
-	run -2 "$DUMP" r.yaml "$@"
+	run -2 "$RECIPEDUMP" r.yaml "$@"
 	assert_output "h5ufunc: r.yaml:$pos: $msg"
 }
 
@@ -45,13 +35,13 @@ STEP=$'steps:\n  - ufunc: add\n    in: [a, b]\n'
 
 @test "every key of a recipe, block style" {
 	cd "$CASES"
-	run -0 "$DUMP" full.yaml
+	run -0 "$RECIPEDUMP" full.yaml
 	assert_output "$(cat full.out)"
 }
 
 @test "flow style gives the same tree as block style" {
 	cd "$CASES"
-	run -0 "$DUMP" full-flow.yaml
+	run -0 "$RECIPEDUMP" full-flow.yaml
 	local want
 	want=$(sed 's/ @[0-9]*:[0-9]*//g; s/full\.yaml/full-flow.yaml/' full.out)
 	assert_equal "$(sed 's/ @[0-9]*:[0-9]*//g' <<< "$output")" "$want"
@@ -69,7 +59,7 @@ steps:
     in: x
     out:
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_output - <<'EOF'
 recipe 'r.yaml'
 version 1
@@ -97,7 +87,7 @@ steps:
     fill: -1
     missing: off
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_output - <<'EOF'
 recipe 'r.yaml'
 version 1
@@ -120,7 +110,7 @@ steps:
     in: [a, b, -3, 2.50, 1e-3, nan, -inf, true]
     out: [q, "r.h5:/g/r"]
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_output - <<'EOF'
 recipe 'r.yaml'
 version 1
@@ -155,7 +145,7 @@ steps:
   - reduce: add
     in: a
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_output - <<'EOF'
 recipe 'r.yaml'
 version 1
@@ -193,7 +183,7 @@ steps:
     in: a
     axis: [0, 1, -1]
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	run -0 grep axis <<< "$output"
 	assert_output - <<'EOF'
   axis all @4:10
@@ -220,7 +210,7 @@ steps:
     keepdims: TRUE
     overwrite: FALSE
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	run -0 grep -E 'keepdims|overwrite' <<< "$output"
 	assert_output - <<'EOF'
   keepdims true @4:15
@@ -243,7 +233,7 @@ steps:
     keepdims: ${KEEP}
     out: "${DIR}/sum.h5:/s"
 EOF
-	run -0 "$DUMP" r.yaml DIR=/data N=7 FN=add AXIS=1 KEEP=true
+	run -0 "$RECIPEDUMP" r.yaml DIR=/data N=7 FN=add AXIS=1 KEEP=true
 	assert_output - <<'EOF'
 recipe 'r.yaml'
 version 1
@@ -266,7 +256,7 @@ steps:
     out: ${OUT}
 EOF
 	export FN=sqrt OUT=env.h5:/y
-	run -0 "$DUMP" r.yaml OUT=set.h5:/y
+	run -0 "$RECIPEDUMP" r.yaml OUT=set.h5:/y
 	assert_line "  ufunc 'sqrt' @2:12"
 	assert_line "  out 'set.h5:/y' @4:10"
 }
@@ -279,7 +269,7 @@ steps:
     out: $${X}
     axis: ${EMPTY}
 EOF
-	run -0 "$DUMP" r.yaml EMPTY= X=1 X=2
+	run -0 "$RECIPEDUMP" r.yaml EMPTY= X=1 X=2
 	assert_line "  in 'ab' @3:9"
 	assert_line "  out '\$2' @4:10"
 	assert_line "  axis all @5:11"
@@ -293,16 +283,16 @@ EOF
 
 @test "recipe from stdin is named <stdin>" {
 	printf '%s' "$STEP" > r.yaml
-	run -0 "$DUMP" - < r.yaml
+	run -0 "$RECIPEDUMP" - < r.yaml
 	assert_line -n 0 "recipe '<stdin>'"
 	printf 'steps: 3\n' > r.yaml
-	run -2 "$DUMP" - < r.yaml
+	run -2 "$RECIPEDUMP" - < r.yaml
 	assert_output "h5ufunc: <stdin>:1:8: 'steps' must be a non-empty list of steps, found '3'"
 }
 
 @test "comments, CRLF line ends, a byte-order mark, standard tags, a final ..." {
 	printf '\xef\xbb\xbf# c\r\nversion: !!int 1\r\nsteps: !!seq\r\n  - ufunc: !!str add\r\n    in: [a, !!str 2]   # two\r\n...\r\n' > r.yaml
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_output - <<'EOF'
 recipe 'r.yaml'
 version 1
@@ -324,7 +314,7 @@ steps:
     keepdims: "true"
     chunks: ["8"]
 EOF
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_line "  axis [0] @5:11"
 	assert_line "  keepdims true @6:15"
 	assert_line "  chunks [8] @7:13"
@@ -332,7 +322,7 @@ EOF
 
 @test "a 1 MiB value is accepted" {
 	{ printf 'steps:\n  - ufunc: add\n    in: '; head -c 1048576 /dev/zero | tr '\0' x; printf '\n'; } > r.yaml
-	run -0 "$DUMP" r.yaml
+	run -0 "$RECIPEDUMP" r.yaml
 	assert_line -n 3 'step 1 @2:5'
 }
 

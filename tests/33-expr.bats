@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 25-expr.bats - expressions (`h5ufunc eval` and `expr:` recipe steps) give
+# 33-expr.bats - expressions (`h5ufunc eval` and `expr:` recipe steps) give
 # exactly the result of the same computation as a chain of `h5ufunc call`
 # steps: the datasets are compared byte for byte (dtype, shape, bytes), and
 # the chain is checked against NumPy 2 (tests/np.py) step by step.  Mixed
@@ -301,26 +301,14 @@ in_place_run() {
 @test "recipe: expr steps mixed with ufunc steps and named intermediates" {
 	fixture e.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  a: e.h5:/a
-		  f: e.h5:/f
-		  d: e.h5:/d
+		inputs: {a: e.h5:/a, f: e.h5:/f, d: e.h5:/d}
 		steps:
-		  - expr: a * 2 + 1            # int8, kept as a name
-		    out: t
-		  - ufunc: multiply
-		    in: [t, f]
-		    out: s
-		  - expr: sqrt(abs(s)) - t * d
-		    out: o.h5:/r
-		  - expr: (s > 0) & (t < 50)
-		    out: o.h5:/mask
-		  - expr: maximum(s, 0) + a
-		    out: w
-		  - reduce: add
-		    in: w
-		    axis: 1
-		    out: o.h5:/sum
+		  - {expr: a * 2 + 1, out: t}   # int8, kept as a name
+		  - {ufunc: multiply, in: [t, f], out: s}
+		  - {expr: sqrt(abs(s)) - t * d, out: o.h5:/r}
+		  - {expr: (s > 0) & (t < 50), out: o.h5:/mask}
+		  - {expr: 'maximum(s, 0) + a', out: w}
+		  - {reduce: add, in: w, axis: 1, out: o.h5:/sum}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success
@@ -348,15 +336,11 @@ in_place_run() {
 @test "recipe: an expr step without out: prints, and the same recipe runs on 2 and 3 ranks" {
 	fixture x.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  x: x.h5:/x
-		  y: x.h5:/y
+		inputs: {x: x.h5:/x, y: x.h5:/y}
 		steps:
-		  - expr: x * 3 - y
-		    out: t
-		  - expr: t // 2 + (x > 0)
-		    out: out.h5:/r
-		  - expr: minimum(t, 0) * 2
+		  - {expr: x * 3 - y, out: t}
+		  - {expr: t // 2 + (x > 0), out: out.h5:/r}
+		  - {expr: 'minimum(t, 0) * 2'}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 28-mpi-info.bats - `--mpi-info KEY=VALUE`, MPI-IO hints for every file a
+# 68-mpi-info.bats - `--mpi-info KEY=VALUE`, MPI-IO hints for every file a
 # run opens under MPI: accepted by every data command, results unchanged
 # under mpirun -n 2 (and without a launcher, where there is no MPI-IO to
 # hint), the hints seen by ROMIO itself (ROMIO_PRINT_HINTS), and a malformed
@@ -41,17 +41,10 @@ hint_run() {
 
 @test "--mpi-info hints are accepted and change no result, under mpirun -n 2 and without a launcher" {
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  a: h.h5:/a
-		  b: h.h5:/b
+		inputs: {a: h.h5:/a, b: h.h5:/b}
 		steps:
-		  - ufunc: hypot
-		    in: [a, b]
-		    out: o.h5:/h
-		  - accumulate: add
-		    in: a
-		    out: o.h5:/acc
-		    compression: gzip
+		  - {ufunc: hypot, in: [a, b], out: o.h5:/h}
+		  - {accumulate: add, in: a, out: o.h5:/acc, compression: gzip}
 	EOF
 	hint_run plain 2
 	hint_run hinted 2 "${HINTS[@]}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 27-layout.bats - `chunks:` and `compression:` for the datasets a step
+# 64-layout.bats - `chunks:` and `compression:` for the datasets a step
 # creates: `h5dump -p` shows the chunk shape, the DEFLATE filter and its
 # level; the values are NumPy's; `defaults:` sets them for every step; the
 # same files come out of 1, 2 and 3 ranks (written in parallel, through
@@ -38,29 +38,13 @@ assert_layout() {
 @test "chunks: [a, b, c] and compression: gzip:N show in h5dump -p, values NumPy's" {
 	fixture l.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  t: l.h5:/t
+		inputs: {t: l.h5:/t}
 		steps:
-		  - ufunc: multiply
-		    in: [t, 3]
-		    out: o.h5:/a
-		    chunks: [3, 6, 4]
-		    compression: gzip:7
-		  - ufunc: negative
-		    in: t
-		    out: o.h5:/g/b
-		    chunks: [2, 5, 1]
-		  - ufunc: negative
-		    in: t
-		    out: o.h5:/c
-		    compression: gzip
-		  - ufunc: sqrt
-		    in: l.h5:/m
-		    out: o.h5:/d
-		    compression: gzip:0
-		  - ufunc: sqrt
-		    in: l.h5:/m
-		    out: o.h5:/plain
+		  - {ufunc: multiply, in: [t, 3], out: o.h5:/a, chunks: [3, 6, 4], compression: gzip:7}
+		  - {ufunc: negative, in: t, out: o.h5:/g/b, chunks: [2, 5, 1]}
+		  - {ufunc: negative, in: t, out: o.h5:/c, compression: gzip}
+		  - {ufunc: sqrt, in: l.h5:/m, out: o.h5:/d, compression: gzip:0}
+		  - {ufunc: sqrt, in: l.h5:/m, out: o.h5:/plain}
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success
@@ -79,19 +63,9 @@ assert_layout() {
 	fixture l.h5
 	cat >r.yaml <<-'EOF'
 		steps:
-		  - ufunc: negative
-		    in: l.h5:/big               # (2000, 300) float64: 4.8 MB
-		    out: o.h5:/big
-		    chunks: auto
-		  - ufunc: negative
-		    in: l.h5:/m
-		    out: o.h5:/m
-		    chunks: auto
-		    compression: gzip:9
-		  - ufunc: negative
-		    in: l.h5:/big
-		    out: o.h5:/gz                # compression alone chunks as auto
-		    compression: gzip:1
+		  - {ufunc: negative, in: l.h5:/big, out: o.h5:/big, chunks: auto}   # (2000, 300) float64: 4.8 MB
+		  - {ufunc: negative, in: l.h5:/m, out: o.h5:/m, chunks: auto, compression: gzip:9}
+		  - {ufunc: negative, in: l.h5:/big, out: o.h5:/gz, compression: gzip:1}   # compression alone chunks as auto
 	EOF
 	h5u run r.yaml
 	assert_layout o.h5 /big 'CHUNKED ( 250, 300 ) NONE'
@@ -104,36 +78,13 @@ assert_layout() {
 @test "layout options on expr, reduce, accumulate and outer steps, and an empty extent" {
 	fixture l.h5
 	cat >r.yaml <<-'EOF'
-		inputs:
-		  t: l.h5:/t
-		  m: l.h5:/m
+		inputs: {t: l.h5:/t, m: l.h5:/m}
 		steps:
-		  - expr: t * 2 + 1
-		    out: o.h5:/x
-		    chunks: [9, 1, 4]
-		    compression: gzip:5
-		  - reduce: add
-		    in: t
-		    axis: 1
-		    out: o.h5:/r
-		    chunks: [3, 2]
-		    compression: gzip:3
-		  - accumulate: add
-		    in: m
-		    axis: 0
-		    out: o.h5:/acc
-		    chunks: auto
-		    compression: gzip
-		  - ufunc: negative
-		    in: l.h5:/e
-		    out: o.h5:/e
-		    chunks: auto
-		    compression: gzip:2
-		  - outer: multiply
-		    in: ["l.h5:/m[0]", "l.h5:/t[0, 0]"]
-		    out: o.h5:/outer
-		    chunks: [7, 2]
-		    compression: gzip:1
+		  - {expr: t * 2 + 1, out: o.h5:/x, chunks: [9, 1, 4], compression: gzip:5}
+		  - {reduce: add, in: t, axis: 1, out: o.h5:/r, chunks: [3, 2], compression: gzip:3}
+		  - {accumulate: add, in: m, axis: 0, out: o.h5:/acc, chunks: auto, compression: gzip}
+		  - {ufunc: negative, in: l.h5:/e, out: o.h5:/e, chunks: auto, compression: gzip:2}
+		  - {outer: multiply, in: ["l.h5:/m[0]", "l.h5:/t[0, 0]"], out: o.h5:/outer, chunks: [7, 2], compression: gzip:1}
 	EOF
 	h5u run r.yaml
 	assert_layout o.h5 /x 'CHUNKED ( 9, 1, 4 ) DEFLATE 5'
@@ -160,27 +111,13 @@ assert_layout() {
 	fixture l.h5
 	cp l.h5 inplace.h5
 	cat >r.yaml <<-'EOF'
-		defaults:
-		  chunks: [3, 2, 2]
-		  compression: gzip:6
-		inputs:
-		  t: l.h5:/t
-		  w: inplace.h5:/t
+		defaults: {chunks: [3, 2, 2], compression: gzip:6}
+		inputs: {t: l.h5:/t, w: inplace.h5:/t}
 		steps:
-		  - ufunc: negative
-		    in: t
-		    out: o.h5:/a
-		  - ufunc: add
-		    in: [t, 1]
-		    out: o.h5:/b
-		    chunks: [1, 6, 4]            # the step's own option wins
-		    compression: gzip:1
-		  - ufunc: multiply              # a named intermediate: not a dataset
-		    in: [t, 2]
-		    out: twice
-		  - ufunc: add                   # in place: the dataset keeps its layout
-		    in: [w, twice]
-		    out: w
+		  - {ufunc: negative, in: t, out: o.h5:/a}
+		  - {ufunc: add, in: [t, 1], out: o.h5:/b, chunks: [1, 6, 4], compression: gzip:1}   # the step's own option wins
+		  - {ufunc: multiply, in: [t, 2], out: twice}   # a named intermediate: not a dataset
+		  - {ufunc: add, in: [w, twice], out: w}   # in place: the dataset keeps its layout
 	EOF
 	h5u run r.yaml
 	assert_layout o.h5 /a 'CHUNKED ( 3, 2, 2 ) DEFLATE 6'
@@ -219,30 +156,12 @@ layout_run() {
 
 @test "compressed chunked outputs are the same written by 1, 2 and 3 ranks" {
 	cat >lay.yaml <<-'EOF'
-		inputs:
-		  mid: l.h5:/mid
-		  m: l.h5:/m
+		inputs: {mid: l.h5:/mid, m: l.h5:/m}
 		steps:
-		  - expr: mid * 0.5 - 1
-		    out: o.h5:/a
-		    chunks: [33, 7]            # chunk and rank boundaries do not align
-		    compression: gzip:4
-		  - ufunc: sqrt
-		    in: mid
-		    out: o.h5:/b
-		    chunks: auto
-		    compression: gzip:9
-		  - accumulate: add
-		    in: m
-		    axis: 0
-		    out: o.h5:/c
-		    chunks: [7, 7]
-		    compression: gzip:2
-		  - ufunc: negative              # 3 ranks, 2 rows
-		    in: "l.h5:/m[0:2]"
-		    out: o.h5:/d
-		    chunks: [1, 7]
-		    compression: gzip
+		  - {expr: mid * 0.5 - 1, out: o.h5:/a, chunks: [33, 7], compression: gzip:4}   # chunk and rank boundaries do not align
+		  - {ufunc: sqrt, in: mid, out: o.h5:/b, chunks: auto, compression: gzip:9}
+		  - {accumulate: add, in: m, axis: 0, out: o.h5:/c, chunks: [7, 7], compression: gzip:2}
+		  - {ufunc: negative, in: "l.h5:/m[0:2]", out: o.h5:/d, chunks: [1, 7], compression: gzip}   # 3 ranks, 2 rows
 	EOF
 	layout_run r0
 	local n

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 64-chunks.bats - chunked inputs read once per pass, compressed outputs
+# 67-chunks.bats - chunked inputs read once per pass, compressed outputs
 # written at the compressor's speed.  Tall (4096, 256),
 # square (1024, 1024) and wide (256, 4096) float64 datasets in chunks 256
 # rows tall (tests/chunks_ref.py), under a --memory of 40M that holds a
@@ -19,10 +19,7 @@
 # data through HDF5's zlib, and the files differ.
 
 load helper
-
-ref() {
-	/usr/bin/python3 "$H5U_TESTS/chunks_ref.py" "$@"
-}
+REF=chunks_ref.py
 
 setup_file() {
 	ref make "$BATS_FILE_TMPDIR"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 23-fuse.bats - the optimizer (fuse.c): which steps become one pass, and
+# 38-fuse.bats - the optimizer (fuse.c): which steps become one pass, and
 # that a fused plan gives NumPy's results, on no launcher and 1 to 4 ranks.
 # `h5ufunc check` shows the decisions ("step N: ..., fused into step M");
 # `--json` shows what each pass read and wrote.  Cases: a chain of
@@ -60,21 +60,12 @@ $2" "$1"
 
 @test "a chain of elementwise steps of one shape is one pass: NumPy's result, intermediates never written" {
 	cat >c.yaml <<-'EOF'
-		inputs:
-		  u: f.h5:/u
-		  v: f.h5:/v
+		inputs: {u: f.h5:/u, v: f.h5:/v}
 		steps:
-		  - ufunc: multiply
-		    in: [u, u]
-		    out: a
-		  - ufunc: multiply
-		    in: [v, v]
-		    out: b
-		  - expr: a + b
-		    out: c
-		  - ufunc: sqrt
-		    in: c
-		    out: o.h5:/w
+		  - {ufunc: multiply, in: [u, u], out: a}
+		  - {ufunc: multiply, in: [v, v], out: b}
+		  - {expr: a + b, out: c}
+		  - {ufunc: sqrt, in: c, out: o.h5:/w}
 	EOF
 	run --separate-stderr h5u check c.yaml
 	assert_success
@@ -91,19 +82,11 @@ assert all(s["fused_into"] == 1 for s in steps[1:]), steps'
 
 @test "a reduction along a kept axis joins the pass that computes its input; along the split axis it does not" {
 	cat >c.yaml <<-'EOF'
-		inputs:
-		  u: f.h5:/u
+		inputs: {u: f.h5:/u}
 		steps:
-		  - expr: u * 2 - 1
-		    out: y
-		  - reduce: add
-		    in: y
-		    axis: 1
-		    out: o.h5:/rows
-		  - reduce: maximum
-		    in: y
-		    axis: 0
-		    out: o.h5:/cols
+		  - {expr: u * 2 - 1, out: y}
+		  - {reduce: add, in: y, axis: 1, out: o.h5:/rows}
+		  - {reduce: maximum, in: y, axis: 0, out: o.h5:/cols}
 	EOF
 	run --separate-stderr h5u check c.yaml
 	assert_success
@@ -124,19 +107,11 @@ for name, want in (("rows", np.add.reduce(y, axis=1)), ("cols", np.maximum.reduc
 
 @test "steps of another shape are a pass of their own" {
 	cat >c.yaml <<-'EOF'
-		inputs:
-		  u: f.h5:/u
-		  r: f.h5:/r
+		inputs: {u: f.h5:/u, r: f.h5:/r}
 		steps:
-		  - ufunc: multiply
-		    in: [r, 3]
-		    out: s
-		  - ufunc: add
-		    in: [u, s]
-		    out: o.h5:/x
-		  - ufunc: negative
-		    in: o.h5:/x
-		    out: o.h5:/y
+		  - {ufunc: multiply, in: [r, 3], out: s}
+		  - {ufunc: add, in: [u, s], out: o.h5:/x}
+		  - {ufunc: negative, in: o.h5:/x, out: o.h5:/y}
 	EOF
 	run --separate-stderr h5u check c.yaml
 	assert_success
@@ -149,26 +124,13 @@ for name, want in (("rows", np.add.reduce(y, axis=1)), ("cols", np.maximum.reduc
 @test "a step that reads back a cast in-place result, or writes another view of what the pass reads, is not fused" {
 	cp f.h5 g.h5
 	cat >c.yaml <<-'EOF'
-		inputs:
-		  i: g.h5:/i
-		  u: f.h5:/u
+		inputs: {i: g.h5:/i, u: f.h5:/u}
 		steps:
-		  - ufunc: multiply
-		    in: [u, 10]
-		    out: i
-		    casting: unsafe
-		  - ufunc: add
-		    in: [i, 1]
-		    out: o.h5:/j
-		  - ufunc: negative
-		    in: u
-		    out: o.h5:/k
-		  - ufunc: multiply
-		    in: ["f.h5:/u[:, 0:3]", 2]
-		    out: o.h5:/m
-		  - ufunc: add
-		    in: [o.h5:/k, 1]
-		    out: "f.h5:/u[:, 0:3]"
+		  - {ufunc: multiply, in: [u, 10], out: i, casting: unsafe}
+		  - {ufunc: add, in: [i, 1], out: o.h5:/j}
+		  - {ufunc: negative, in: u, out: o.h5:/k}
+		  - {ufunc: multiply, in: ["f.h5:/u[:, 0:3]", 2], out: o.h5:/m}
+		  - {ufunc: add, in: [o.h5:/k, 1], out: "f.h5:/u[:, 0:3]"}
 	EOF
 	run --separate-stderr h5u check c.yaml
 	assert_success
@@ -192,21 +154,12 @@ for ref, w in want.items():
 
 @test "--memory bounds a fused pass: fewer steps fuse as the budget shrinks, results unchanged" {
 	cat >c.yaml <<-'EOF'
-		inputs:
-		  w: f.h5:/w
+		inputs: {w: f.h5:/w}
 		steps:
-		  - ufunc: multiply
-		    in: [w, w]
-		    out: a
-		  - ufunc: add
-		    in: [a, 1]
-		    out: b
-		  - ufunc: sqrt
-		    in: b
-		    out: c
-		  - ufunc: subtract
-		    in: [c, w]
-		    out: o.h5:/d
+		  - {ufunc: multiply, in: [w, w], out: a}
+		  - {ufunc: add, in: [a, 1], out: b}
+		  - {ufunc: sqrt, in: b, out: c}
+		  - {ufunc: subtract, in: [c, w], out: o.h5:/d}
 	EOF
 	local m fused counts=() last=-1
 	for m in 1K 1536 2K 3K 4K 256M; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 26-select.bats - NumPy basic slicing on operands, `FILE:/PATH[...]`:
+# 34-select.bats - NumPy basic slicing on operands, `FILE:/PATH[...]`:
 # reads in every form (slices with steps, negative indices and bounds, an
 # integer index that drops its axis, `...`, empty and clipped ranges)
 # against NumPy's own indexing of the same text, on 1 to 3 ranks; reduce and
@@ -181,32 +181,15 @@ select_run() {
 @test "selections read and written in place give the same datasets on 1, 2, 3 ranks" {
 	fixture s.h5
 	cat >sel.yaml <<-'EOF'
-		inputs:
-		  t: s.h5:/t
+		inputs: {t: s.h5:/t}
 		steps:
-		  - ufunc: negative            # first axis stepped: 3 rows
-		    in: "s.h5:/t[1::3, ::2]"
-		    out: o.h5:/a
-		  - ufunc: multiply            # first axis dropped: split along the next one
-		    in: ["s.h5:/t[4]", 10]
-		    out: o.h5:/b
-		  - ufunc: add                 # one row, more ranks than rows
-		    in: ["s.h5:/t[7:8, -1]", "s.h5:/m[0, 1:5]"]
-		    out: o.h5:/c
-		  - reduce: add
-		    in: "s.h5:/t[1:8:2, ::2]"
-		    axis: 0
-		    out: o.h5:/d
-		  - accumulate: add
-		    in: "s.h5:/m[:, 1:4]"
-		    axis: 0
-		    out: o.h5:/e
-		  - ufunc: multiply            # in place into a selection
-		    in: ["s.h5:/t[2:7, 1:3]", 3]
-		    out: s.h5:/t[2:7, 1:3]
-		  - ufunc: subtract            # in place into a stepped selection
-		    in: ["s.h5:/m[::3, 1]", 0.5]
-		    out: s.h5:/m[::3, 1]
+		  - {ufunc: negative, in: "s.h5:/t[1::3, ::2]", out: o.h5:/a}   # first axis stepped: 3 rows
+		  - {ufunc: multiply, in: ["s.h5:/t[4]", 10], out: o.h5:/b}   # first axis dropped: split along the next one
+		  - {ufunc: add, in: ["s.h5:/t[7:8, -1]", "s.h5:/m[0, 1:5]"], out: o.h5:/c}   # one row, more ranks than rows
+		  - {reduce: add, in: "s.h5:/t[1:8:2, ::2]", axis: 0, out: o.h5:/d}
+		  - {accumulate: add, in: "s.h5:/m[:, 1:4]", axis: 0, out: o.h5:/e}
+		  - {ufunc: multiply, in: ["s.h5:/t[2:7, 1:3]", 3], out: 's.h5:/t[2:7, 1:3]'}   # in place into a selection
+		  - {ufunc: subtract, in: ["s.h5:/m[::3, 1]", 0.5], out: 's.h5:/m[::3, 1]'}   # in place into a stepped selection
 	EOF
 	select_run r0
 	local n
