@@ -6,7 +6,8 @@
 #   make check SANITIZE=1   the same with ASan and UBSan (the build records
 #                   its flags in build/flags and rebuilds when they change)
 #   make fuzz, make fuzz-long   the libFuzzer targets (tests/fuzz/fuzz.mk)
-#   make bench      time h5ufunc against NumPy + h5py (tests/bench/run)
+#   make bench      time h5ufunc against NumPy + h5py (tests/bench/run), and
+#                   its matrix products against NumPy + h5py and dask (tests/bench/matmul)
 #   make demo       install missing dependencies, build, run a sample recipe on 2 ranks
 #   make install PREFIX=/usr/local
 #   make V=1        show full commands
@@ -25,6 +26,15 @@ CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/nul
 # -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
 # -ludunits2: UDUNITS-2, for units (src/units.c)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -lm
+# OpenBLAS through CBLAS: the block products of the generalized ufuncs
+# (src/loops_gemm.c).  Debian's serial build (libopenblas0-serial), one BLAS
+# thread per rank: the ranks already fill the cores, and the threaded build
+# would start its pool of threads in every process.  cblas.h is
+# libopenblas-dev's (its pkg-config file names the threaded build, so the
+# serial library is linked by its path, and found there again at run time).
+BLAS_DIR = /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/openblas-serial
+CPPFLAGS += $(shell pkg-config --cflags openblas 2>/dev/null)
+LDLIBS  += $(BLAS_DIR)/libopenblas.so.0 -Wl,-rpath,$(BLAS_DIR)
 # The write calls of src/intercept.c, exported so that the MPI-IO
 # components Open MPI loads with dlopen call them (journal.h says why).
 LDFLAGS += -Wl,--dynamic-list=src/intercept.sym
@@ -107,6 +117,9 @@ DEB_PKGS += libdeflate-dev
 # Named dimensions, units and missing values: netCDF-4 files made from CDL,
 # xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
+# OpenBLAS, serial, for the generalized ufuncs' block products; dask for
+# their benchmark (tests/bench).
+DEB_PKGS += libopenblas-dev libopenblas0-serial python3-dask
 # Compression filters read and written through Debian's plugins (src/filter.c;
 # hdf5-plugin-lzf's plugin needs liblzf1 but does not depend on it), and NCO,
 # which appends to h5ufunc's netCDF-4 files in tests/37-netcdf.bats.
@@ -123,6 +136,7 @@ check: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/bench/run
+	$(Q)tests/bench/matmul
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

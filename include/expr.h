@@ -1,7 +1,7 @@
 /* expr.h - NumPy-like arithmetic expressions: text -> syntax tree.
  *
- * Python's precedence and operators (+ - * / // % ** unary - + ~, & | ^
- * << >>, comparisons), calls of ufuncs by name, names, and number literals.
+ * Python's precedence and operators (+ - * / // % @ ** unary - + ~, & | ^
+ * << >>, comparisons; @ is matmul, at the level of *), calls of ufuncs by name, names, and number literals.
  * A sign in front of a literal belongs to the literal (-2 is the weak
  * Python int -2, as NumPy receives it).  Only the text is read here: the
  * planner resolves names, ufuncs and types (plan.c).

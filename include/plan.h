@@ -25,6 +25,8 @@
 #include "h5io.h"
 #include "units.h"
 #include "literal.h"
+
+struct contract;
 #include "recipe.h"
 #include "shape.h"
 #include "ufunc.h"
@@ -205,6 +207,7 @@ struct plan_step {
 					       index space */
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
 					       whole up to this many bytes, else read by boxes */
+	struct contract *contract;          /* a generalized ufunc's step (contract.h), else NULL */
 	/* reduce and accumulate */
 	bool reduced[H5U_MAXDIM];           /* input axes reduced (accumulate: its axis) */
 	int axis;                           /* accumulate: the axis */

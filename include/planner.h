@@ -148,6 +148,12 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 /* Parse S's expression and lower it into S's ops, in evaluation order. */
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e);
+/* A contraction's epilogue (S's recipe step's TREE, contract.h): what an
+ * expression does with the product with numbers alone, as more ops after
+ * S's op 0, the contraction, whose result CONTRACT_RESULT names; dtype= in
+ * O is the outermost one's. */
+int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		   struct err *e);
 /* S's where= option (O's WHERE: an operand, or in an expr step an
  * expression) as more ops of S's program, whose last gives the boolean
  * mask (S->where_src); the step's shape grows to broadcast with it. */

@@ -22,6 +22,10 @@
 
 #define RECIPE_MAXIN 8      /* operands of one step */
 #define RECIPE_MAXOUT 2
+#define RECIPE_AXES (RECIPE_MAXIN + RECIPE_MAXOUT)   /* entries of axes: */
+#define RECIPE_CORE 4                                /* axes of an entry */
+
+struct expr;
 
 struct mark {
 	int line, col;          /* 1-based; 0 when the node has no source text */
@@ -55,6 +59,9 @@ struct step_opts {
 	int naxis;                    /* axis: N -> 1, [a, b] -> 2 */
 	int axis[H5U_MAXDIM];         /* as written; may be negative */
 	const char *axis_name[H5U_MAXDIM];  /* a dimension's name instead of axis[i], or NULL */
+	int naxes;                    /* axes: the entries given (operands', then the result's) */
+	int axes_len[RECIPE_AXES];    /* ... entry i's length, or -1 for an integer */
+	int axes[RECIPE_AXES][RECIPE_CORE];  /* ... and its axes, as written */
 	bool by_position;             /* broadcast: position (names are not used) */
 	bool units_off;               /* units: off (or false): no units computed */
 	bool units_strict;            /* units: strict: refused or converted as unyt does */
@@ -85,6 +92,15 @@ struct recipe_step {
 	const char *out[RECIPE_MAXOUT];
 	struct mark out_mark[RECIPE_MAXOUT];
 	struct step_opts opts;        /* this step's own options, not merged */
+	/* After an expression step was split where it calls a generalized
+	 * ufunc (contract.h, gufunc_split): every step's number as the user
+	 * wrote the recipe (0: its position), the parts of the split step
+	 * named in messages as it, and each part's piece of the parsed
+	 * expression (NULL: parse FN), whose columns count in TEXT. */
+	int number;
+	bool part;
+	const struct expr *tree;
+	const char *text;
 };
 
 struct recipe_input {

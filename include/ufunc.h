@@ -2,7 +2,7 @@
  * loops, identities, and type resolution.
  *
  * Every ufunc is one row of ufunc.def (name, nin, nout, identity, flags, the
- * ordered list of type loops).  Loops are homogeneous strided kernels: the
+ * ordered list of type loops; a generalized ufunc's core signature).  Loops are homogeneous strided kernels: the
  * caller casts the operands to the loop's types first, then calls the loop.
  * A reduce is the binary loop with the output aliased to the first input.
  * Loops never allocate and never print; a fault that NumPy raises from the
@@ -55,6 +55,8 @@ enum ufunc_flag {
 					fill masked elements with 0 ... */
 	UF_MA_FILL_ONE = 1u << 6,    /* ... or with 1 */
 	UF_PICKS_OPERAND = 1u << 7,  /* the result is one of the operands (maximum) */
+	UF_CONJ_FIRST = 1u << 8,     /* a generalized ufunc that conjugates its first
+					operand (vecdot, vecmat) */
 	UF_PAIRWISE = 1u << 9,       /* a reduce of the float and complex loops, one
 					call, sums pairwise (NumPy's pairwise summation) */
 	UF_HALF_WIDE = 1u << 10      /* a reduce of the float16 loop folds in float32,
@@ -108,6 +110,10 @@ struct ufunc {
 	struct ma_domain ma_domain;
 	const char *cell_method;          /* the CF cell method its reduce is ("sum"),
 					     a column of the catalogue; NULL: none */
+	const char *signature;            /* a generalized ufunc's core signature,
+					     "(n?,k),(k,m?)->(n?,m?)" (its loops have no
+					     kernel: contract.h runs them); NULL for an
+					     elementwise ufunc */
 };
 
 /* The catalogue, in alphabetical order of name. */

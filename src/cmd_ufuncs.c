@@ -1,4 +1,5 @@
-/* cmd_ufuncs.c - the catalogue as text: every ufunc on one line, or one
+/* cmd_ufuncs.c - the catalogue as text: every ufunc on one line (a
+ * generalized ufunc with its core signature before its loops), or one
  * ufunc in detail. */
 #include <stdio.h>
 #include <string.h>
@@ -53,8 +54,11 @@ int cmd_ufuncs(int argc, char **argv)
 			printf("%s %s", i ? "," : "", ufunc_alias(uf, i));
 		printf("\ninputs: %d\noutputs: %d\nidentity: %s\n", uf->nin, uf->nout,
 		       identity_text(uf));
+		if (uf->signature)
+			printf("signature: %s\n", uf->signature);
 		printf("reorderable: %s\n", ufunc_reorderable(uf) ? "yes" : "no");
-		printf("reduce: %s\n", uf->nin == 2 && uf->nout == 1
+		printf("reduce: %s\n", uf->signature ? "no (a generalized ufunc)"
+		       : uf->nin == 2 && uf->nout == 1
 		       ? (ufunc_reorderable(uf) ? "yes, over several axes" : "yes, over one axis") : "no");
 		printf("loops:");
 		print_loops(uf);
@@ -64,6 +68,8 @@ int cmd_ufuncs(int argc, char **argv)
 	for (int i = 0; i < ufunc_count; i++) {
 		const struct ufunc *uf = &ufunc_table[i];
 		printf("%s %d %d %s", uf->name, uf->nin, uf->nout, identity_text(uf));
+		if (uf->signature)
+			printf(" %s", uf->signature);
 		print_loops(uf);
 		putchar('\n');
 	}

@@ -11,6 +11,7 @@
 
 #include "at.h"
 #include "comm.h"
+#include "contract.h"
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
@@ -106,6 +107,8 @@ static int run_step(struct plan *p, int i, struct err *e)
 		rc = reduceat_run(s, e);
 	else if (s->verb == VERB_AT)
 		rc = at_run(s, e);
+	else if (s->contract)
+		rc = contract_run(s, e);
 	else
 		rc = elementwise_run(s, e);
 	if (rc == 0 && s->print)

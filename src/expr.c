@@ -232,7 +232,8 @@ static struct expr *parse_level(struct parser *ps, const struct binop *ops,
 }
 
 static const struct binop term_ops[] = {
-	{ "//", "floor_divide" }, { "*", "multiply" }, { "/", "divide" }, { "%", "remainder" }, { NULL, NULL }
+	{ "//", "floor_divide" }, { "*", "multiply" }, { "/", "divide" }, { "%", "remainder" },
+	{ "@", "matmul" }, { NULL, NULL }
 };
 static const struct binop arith_ops[] = { { "+", "add" }, { "-", "subtract" }, { NULL, NULL } };
 static const struct binop shift_ops[] = {
@@ -246,14 +247,7 @@ static const struct binop cmp_ops[] = {
 	{ "<", "less" }, { ">", "greater" }, { NULL, NULL }
 };
 
-static struct expr *parse_term(struct parser *ps)
-{
-	struct expr *x = parse_level(ps, term_ops, parse_factor);
-	skip_space(ps);
-	if (x && *ps->p == '@')
-		fail(ps, ps->p, "'@' (matmul) is not supported%s", "");
-	return ps->failed ? NULL : x;
-}
+static struct expr *parse_term(struct parser *ps) { return parse_level(ps, term_ops, parse_factor); }
 static struct expr *parse_arith(struct parser *ps) { return parse_level(ps, arith_ops, parse_term); }
 static struct expr *parse_shift(struct parser *ps) { return parse_level(ps, shift_ops, parse_arith); }
 static struct expr *parse_and(struct parser *ps) { return parse_level(ps, and_ops, parse_shift); }

@@ -22,7 +22,8 @@
 
 static bool fusable(const struct plan_step *s)
 {
-	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked;
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked &&
+	       !s->contract;
 }
 
 static bool same_dataset(const struct array *a, const struct array *b)
@@ -303,7 +304,7 @@ void fuse_plan(struct planner *pl)
 	}
 	drop_unused(p);
 	for (int i = 0; i < p->nsteps; i++)
-		if (p->steps[i].merged_into < 0 && p->steps[i].nops > 0)
+		if (p->steps[i].merged_into < 0 && p->steps[i].nops > 0 && !p->steps[i].contract)
 			dedupe_inputs(&p->steps[i]);
 	group_reductions(pl);
 }

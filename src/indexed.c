@@ -123,6 +123,9 @@ static int at_operands(struct planner *pl, struct plan_step *s, struct err *e)
 	const struct recipe_step *rs = s->src;
 	const struct ufunc *uf = s->uf;
 	const char *w = planner_where(pl, s, rs->fn_mark);
+	if (uf->signature)
+		return err_set(e, EXIT_USAGE, w, "%s.at does not support ufunc with non-trivial signature: "
+			       "%s has signature %s.", uf->name, uf->name, uf->signature);
 	if (uf->nin > 2)
 		return err_set(e, EXIT_USAGE, w, "Only unary and binary ufuncs supported at this time");
 	if (uf->nout != 1)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contract.h"
 #include "elementwise.h"
 #include "expr.h"
 #include "planner.h"
@@ -27,6 +28,7 @@ struct lowering {
 	struct array *as[RECIPE_MAXIN];     /* ... and as read: broadcast by name (arrays_by_name) */
 	bool in_where;              /* lowering the where= option's text ... */
 	struct mark where_mark;     /* ... which is here */
+	bool epilogue;              /* CONTRACT_RESULT is op 0's result, a contraction's */
 };
 
 /* An op's operand while lowering: where it comes from, and what it looks
@@ -48,10 +50,11 @@ static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
 		return pl->where;
 	}
 	struct mark m = rs->fn_text.line > 0 ? rs->fn_text : rs->fn_mark;
+	const char *text = rs->text ? rs->text : rs->fn;
 	if (m.line > 0) {
 		int start = m.col;
-		for (int i = 0; i < col - 1 && rs->fn[i]; i++) {
-			if (rs->fn[i] == '\n') {
+		for (int i = 0; i < col - 1 && text[i]; i++) {
+			if (text[i] == '\n') {
 				m.line++;
 				m.col = start;
 			} else {
@@ -125,6 +128,13 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		out->view.dtype = literal_default_dtype(&x->lit);
 		return 0;
 	}
+	if (x->kind == EXPR_NAME && L->epilogue && !strcmp(x->name, CONTRACT_RESULT)) {
+		out->src = OP_REF(0, 0);
+		out->view.kind = ARR_DATASET;
+		out->view.dtype = s->ops[0].loop->types[s->ops[0].nin];
+		out->view.shape = s->ops[0].shape;
+		return 0;
+	}
 	if (x->kind == EXPR_NAME) {
 		struct array *a = array_bound(pl, x->name);
 		if (!a)
@@ -155,6 +165,8 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	const struct ufunc *uf = ufunc_lookup(x->name);
 	if (!uf)
 		return err_set(e, EXIT_USAGE, w, "unknown ufunc '%s'", x->name);
+	if (uf->signature)   /* an expr step's are split off before (gufunc_split): where='s */
+		return err_set(e, EXIT_USAGE, w, "%s is a generalized ufunc: not in where=", uf->name);
 	if (uf->nout != 1)
 		return err_set(e, EXIT_USAGE, w, "ufunc '%s' gives %d outputs: call it in a ufunc step",
 			       uf->name, uf->nout);
@@ -188,12 +200,23 @@ static void collect(struct lowering *L, const struct expr *x)
 	L->nread++;
 }
 
+/* L's program becomes S's, its last op's result S's output. */
+static void adopt_program(struct plan_step *s, const struct lowering *L)
+{
+	const struct plan_op *last = &L->ops[L->nops - 1];
+	s->ops = L->ops;
+	s->nops = L->nops;
+	s->out_dtype[0] = last->loop->types[last->nin];
+	s->out_src[0] = OP_REF(L->nops - 1, 0);
+}
+
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			   struct err *e)
 {
 	int col;
 	char msg[256];
-	struct expr *root = expr_parse(s->src->fn, pl->p->arena, &col, msg, sizeof msg);
+	const struct expr *root = s->src->tree ? s->src->tree
+				  : expr_parse(s->src->fn, pl->p->arena, &col, msg, sizeof msg);
 	if (!root)
 		return err_set(e, EXIT_USAGE, expr_where(pl, s, col), "%s", msg);
 	if (root->kind != EXPR_CALL)
@@ -208,15 +231,26 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
 		return -1;
+	adopt_program(s, &L);
 	const struct plan_op *last = &L.ops[L.nops - 1];
-	s->ops = L.ops;
-	s->nops = L.nops;
 	s->nout = 1;
 	s->uf = last->uf;
 	s->loop = last->loop;
 	s->shape = last->shape;
-	s->out_dtype[0] = last->loop->types[last->nin];
-	s->out_src[0] = OP_REF(L.nops - 1, 0);
+	return 0;
+}
+
+int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
+{
+	const struct expr *root = s->src->tree;
+	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root, .epilogue = true };
+	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (EXPR_MAXOPS + 1));
+	L.ops[0] = s->ops[0];
+	L.nops = 1;
+	struct operand_ref result;
+	if (lower(&L, root, &result, e) < 0)
+		return -1;
+	adopt_program(s, &L);
 	return 0;
 }
 

@@ -125,6 +125,82 @@ static int parse_axis(const char *arg, struct step_opts *o, struct arena *a, con
 	}
 }
 
+/* One integer of --axes at *P, which moves past it. */
+static bool axes_number(const char **p, int *out)
+{
+	char *end;
+	long v = strtol(*p, &end, 10);
+	if (end == *p || v < -H5U_MAXDIM || v >= H5U_MAXDIM)
+		return false;
+	*out = (int)v;
+	*p = end;
+	return true;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* One entry of --axes at *P: an integer, or a list [a, b] or tuple (a, b)
+ * of them (a trailing comma allowed, as Python writes (a,)). */
+static bool axes_entry(const char **pp, int *len, int *axes)
+{
+	const char *p = skip_blanks(*pp);
+	if (*p != '[' && *p != '(') {
+		*len = -1;
+		*pp = p;
+		return axes_number(pp, &axes[0]);
+	}
+	char close = *p == '[' ? ']' : ')';
+	*len = 0;
+	for (p = skip_blanks(p + 1); *p != close; p = skip_blanks(p)) {
+		int x;
+		if (*len == H5U_MAXDIM || !axes_number(&p, &x))
+			return false;
+		if (*len < RECIPE_CORE)
+			axes[*len] = x;
+		(*len)++;
+		p = skip_blanks(p);
+		if (*p == ',')
+			p++;
+		else if (*p != close)
+			return false;
+	}
+	*pp = p + 1;
+	return true;
+}
+
+/* --axes '[[1,0],[0,1],[0,1]]': the list of entries (recipe.c's read_axes
+ * for one-liners). */
+static int parse_axes(const char *arg, struct step_opts *o, const char *w, struct err *e)
+{
+	const char *p = skip_blanks(arg);
+	char close = *p == '[' ? ']' : *p == '(' ? ')' : 0;
+	o->naxes = 0;
+	if (close)
+		for (p = skip_blanks(p + 1); *p != close; p = skip_blanks(p)) {
+			int scratch[RECIPE_CORE], len;
+			int *axes = o->naxes < RECIPE_AXES ? o->axes[o->naxes] : scratch;
+			if (o->naxes == H5U_MAXDIM || !axes_entry(&p, &len, axes))
+				break;
+			if (o->naxes < RECIPE_AXES)
+				o->axes_len[o->naxes] = len;
+			o->naxes++;
+			p = skip_blanks(p);
+			if (*p == ',')
+				p++;
+			else if (*p != close)
+				break;
+		}
+	if (!close || *p != close || *skip_blanks(p + 1))
+		return err_set(e, EXIT_USAGE, w,
+			       "--axes: '%s' is not a list of axes lists, such as '[[1,0],[0,1],[0,1]]'", arg);
+	return 0;
+}
+
 int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena *a, const char *where,
 		     struct err *e)
 {
@@ -141,6 +217,8 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 		return 0;
 	case OPT_AXIS:
 		return parse_axis(arg, o, a, where, e);
+	case OPT_AXES:
+		return parse_axes(arg, o, where, e);
 	case OPT_MISSING:
 		if (missing_from_name(arg, &o->missing) < 0)
 			return err_set(e, EXIT_USAGE, where, "--missing: '%s' is not one of off, mask, mask-nan", arg);

@@ -14,6 +14,7 @@
 
 #include "at.h"
 #include "chain.h"
+#include "contract.h"
 #include "elementwise.h"
 #include "h5io.h"
 #include "options.h"
@@ -75,6 +76,15 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 			    struct err *e)
 {
 	const struct recipe_step *rs = s->src;
+	if (s->verb == VERB_OUTER && s->uf->signature)
+		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
+			       "method outer is not allowed in ufunc with non-trivial signature");
+	static const int core_options[] = { OPT_AXIS, OPT_AXES };   /* a generalized ufunc's */
+	for (size_t i = 0; i < sizeof core_options / sizeof *core_options && s->verb == VERB_UFUNC; i++)
+		if (o->given & (1u << core_options[i]))
+			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[core_options[i]]),
+				       "%s() got an unexpected keyword argument '%s'", s->uf->name,
+				       step_options[core_options[i]].name);
 	if (s->verb == VERB_OUTER && s->uf->nin != 2)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
 			       "outer product only supported for binary functions");
@@ -193,7 +203,9 @@ struct array *planner_fold_input(struct planner *pl, struct plan_step *s, struct
 	const struct recipe_step *rs = s->src;
 	const char *verb = verb_name(s->verb);
 	struct mark m = rs->fn_mark;
-	if (s->uf->nin != 2) {
+	if (s->uf->signature) {
+		err_set(e, EXIT_USAGE, planner_where(pl, s, m), "Reduction not defined on ufunc with signature");
+	} else if (s->uf->nin != 2) {
 		err_set(e, EXIT_USAGE, planner_where(pl, s, m), "%s only supported for binary functions", verb);
 	} else if (s->uf->nout != 1) {
 		err_set(e, EXIT_USAGE, planner_where(pl, s, m),
@@ -534,12 +546,13 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->src = rs;
 	s->verb = rs->verb;
 	s->merged_into = -1;
+	bool expr = rs->verb == VERB_EXPR || rs->part;   /* a part of one is named as it */
 	if (pl->o->command)
 		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
 	else
-		snprintf(s->where, sizeof s->where, "step %d (%s %s)", s->index,
-			 verb_name(rs->verb), rs->verb == VERB_EXPR ? "expression" : rs->fn);
-	if (pl->o->command && rs->verb == VERB_EXPR)
+		snprintf(s->where, sizeof s->where, "step %d (%s %s)", rs->number ? rs->number : s->index,
+			 expr ? "expr" : verb_name(rs->verb), expr ? "expression" : rs->fn);
+	if (pl->o->command && expr)
 		snprintf(s->where, sizeof s->where, "%s", pl->o->command);
 	s->uf = rs->verb == VERB_EXPR ? NULL : ufunc_lookup(rs->fn);
 	if (!s->uf && rs->verb != VERB_EXPR)
@@ -558,6 +571,9 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 				       "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
 		o.given &= ~(1u << i);
 	}
+	/* axis under defaults is meant for reductions: a ufunc step takes its own */
+	if (rs->verb == VERB_UFUNC)
+		o.given &= ~((1u << OPT_AXIS | 1u << OPT_AXES) & ~rs->opts.given);
 	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
 	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
 
@@ -565,6 +581,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : rs->verb == VERB_REDUCEAT ? plan_reduceat(pl, s, &o, e)
 	       : rs->verb == VERB_AT ? plan_at(pl, s, e)
 	       : rs->verb == VERB_EXPR ? lower_expression(pl, s, &o, e)
+	       : rs->verb == VERB_UFUNC && s->uf->signature ? gufunc_plan(pl, s, &o, e)
 	       : plan_elementwise(pl, s, &o, e);
 	if (rc < 0)
 		return -1;
@@ -622,6 +639,7 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	       : rs->verb == VERB_REDUCEAT ? reduceat_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_AT ? at_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
+	       : s->contract ? contract_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
 	       : elementwise_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e);
 	if (rc < 0)
 		return -1;
@@ -654,8 +672,11 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	p->command = o->command;
 	p->token = o->token;
 	struct planner *pl = calloc(1, sizeof *pl);
+	struct recipe *split = arena_alloc(a, sizeof *split);
 	if (!pl)
 		abort();
+	gufunc_split(r, a, split);
+	r = split;
 	pl->p = p;
 	pl->r = r;
 	pl->o = o;
@@ -800,6 +821,13 @@ static void print_stream(FILE *f, const struct plan_step *s)
 	fprintf(f, "\n");
 }
 
+/* S's number as the recipe has it (an expression split where it calls a
+ * generalized ufunc is several steps of one number). */
+static int step_number(const struct plan_step *s)
+{
+	return s->src && s->src->number ? s->src->number : s->index;
+}
+
 void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nfiles; i++)
@@ -808,8 +836,9 @@ void plan_print(const struct plan *p, FILE *f)
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
 		if (s->merged_into >= 0) {
-			fprintf(f, "step %d: %s %s, fused into step %d\n", s->index, verb_name(s->verb),
-				s->verb == VERB_EXPR ? "expression" : s->uf->name, s->merged_into + 1);
+			fprintf(f, "step %d: %s %s, fused into step %d\n", step_number(s), verb_name(s->verb),
+				s->verb == VERB_EXPR ? "expression" : s->uf->name,
+				step_number(&p->steps[s->merged_into]));
 			continue;
 		}
 		char sig[64] = "";
@@ -820,7 +849,7 @@ void plan_print(const struct plan *p, FILE *f)
 			n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
 					      dtype_table[s->loop->types[k]].typechar);
 		}
-		fprintf(f, "step %d: %s %s, loop %s, casting %s", s->index, verb_name(s->verb),
+		fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
 			s->uf->name, sig, casting_name(s->casting));
 		const struct plan_step *pass = s->host ? s->host : s;
 		if (s->verb == VERB_REDUCE && !s->host && s->mode == REDUCE_CHAIN) {
@@ -832,6 +861,8 @@ void plan_print(const struct plan *p, FILE *f)
 			reduceat_print(s, f);
 		} else if (s->verb == VERB_AT) {
 			at_print(s, f);
+		} else if (s->contract) {
+			contract_print(s, f);
 		} else
 			print_boxes(f, &pass->split);
 		for (int k = 0; k < s->nin; k++)

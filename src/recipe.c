@@ -269,6 +269,67 @@ static int read_axis(struct parser *p, const struct option *opt, struct step_opt
 	return reader_advance(p);
 }
 
+/* One integer of axes: (an axis number, as written). */
+static int read_axes_number(struct parser *p, const struct option *opt, int *out)
+{
+	struct value v;
+	int64_t n;
+	if (p->ev.type != YAML_SCALAR_EVENT)
+		return mismatch(p, opt, reader_here(p), reader_found_event(p));
+	if (reader_take_value(p, &v))
+		return -1;
+	if (v.null || !reader_parse_int(v.text, &n))
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	if (n < -H5U_MAXDIM || n >= H5U_MAXDIM)
+		return reader_fail(p, v.mark, "axis %s is out of range", reader_shortened(p, v.text));
+	*out = (int)n;
+	return 0;
+}
+
+/* axes: [[1, 0], [0, 1], [0, 1]]: an entry per operand and result, each a
+ * list of axes or one integer; entries past the first RECIPE_AXES, and
+ * axes past an entry's first RECIPE_CORE, are counted, not kept (the
+ * planner refuses them by count). */
+static int read_axes(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	if (p->ev.type != YAML_SEQUENCE_START_EVENT)
+		return mismatch(p, opt, reader_here(p), reader_found_event(p));
+	if (reader_advance(p))
+		return -1;
+	o->naxes = 0;
+	for (; p->ev.type != YAML_SEQUENCE_END_EVENT; o->naxes++) {
+		int scratch[RECIPE_CORE], *axes = o->naxes < RECIPE_AXES ? o->axes[o->naxes] : scratch;
+		int len = 0;
+		if (o->naxes == H5U_MAXDIM)
+			return reader_fail(p, reader_here(p), "'axes' has more than %d entries", H5U_MAXDIM);
+		if (p->ev.type == YAML_SCALAR_EVENT) {
+			len = -1;
+			if (read_axes_number(p, opt, &axes[0]))
+				return -1;
+		} else if (p->ev.type == YAML_SEQUENCE_START_EVENT) {
+			if (reader_advance(p))
+				return -1;
+			for (; p->ev.type != YAML_SEQUENCE_END_EVENT; len++) {
+				int x;
+				if (len == H5U_MAXDIM)
+					return reader_fail(p, reader_here(p), "an entry of 'axes' has more than %d axes",
+							   H5U_MAXDIM);
+				if (read_axes_number(p, opt, &x))
+					return -1;
+				if (len < RECIPE_CORE)
+					axes[len] = x;
+			}
+			if (reader_advance(p))
+				return -1;
+		} else {
+			return mismatch(p, opt, reader_here(p), reader_found_event(p));
+		}
+		if (o->naxes < RECIPE_AXES)
+			o->axes_len[o->naxes] = len;
+	}
+	return reader_advance(p);
+}
+
 static int read_broadcast(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;

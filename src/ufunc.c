@@ -3,7 +3,7 @@
  *
  * The table holds, per ufunc, NumPy's name, arity, identity, doc line and
  * type loops in NumPy's order, each loop pointing at its kernel in
- * loops_*.c.  This file does not choose a loop for given operands (that is
+ * loops_*.c (a generalized ufunc's loops have none: contract.c runs them).  This file does not choose a loop for given operands (that is
  * type resolution, in plan.c) and does not run loops.
  */
 #include <math.h>
@@ -34,6 +34,7 @@
 	{ TYPES3(I1, O1, O2), loop_##UF##_##I1##_##O1##_##O2 },
 #define LOOP22(UF, I1, I2, O1, O2) \
 	{ TYPES4(I1, I2, O1, O2), loop_##UF##_##I1##_##I2##_##O1##_##O2 },
+#define CORE_LOOP21(UF, I1, I2, O1) { TYPES3(I1, I2, O1), NULL },
 #include "ufunc.def"
 #undef UFUNC
 #undef UFUNC_END
@@ -42,6 +43,7 @@
 #undef LOOP21
 #undef LOOP12
 #undef LOOP22
+#undef CORE_LOOP21
 
 /* ---- the table ---- */
 
@@ -50,8 +52,9 @@
 	  (int)(sizeof loops_##NAME / sizeof loops_##NAME[0]), loops_##NAME, DOC,
 #define UFUNC_FLAGS(NAME, FLAGS) FLAGS
 #define UFUNC_UNITS(NAME, RULE) , RULE
-#define UFUNC_MA_DOMAIN(NAME, KIND, A, B) , { KIND, A, B }
-#define UFUNC_CELL_METHOD(NAME, METHOD) , METHOD
+#define UFUNC_MA_DOMAIN(NAME, KIND, A, B) , .ma_domain = { KIND, A, B }
+#define UFUNC_CELL_METHOD(NAME, METHOD) , .cell_method = METHOD
+#define UFUNC_SIGNATURE(NAME, SIGNATURE) , .signature = SIGNATURE
 #define UFUNC_END(NAME) },
 #define ALIAS(ALIAS, NAME)
 #define LOOP11(UF, I1, O1)
@@ -66,6 +69,7 @@ const struct ufunc ufunc_table[] = {
 #undef UFUNC_UNITS
 #undef UFUNC_MA_DOMAIN
 #undef UFUNC_CELL_METHOD
+#undef UFUNC_SIGNATURE
 #undef UFUNC_END
 #undef ALIAS
 

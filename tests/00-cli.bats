@@ -119,12 +119,16 @@ setup_file() {
 	assert_unchanged
 }
 
-@test "ufuncs lists every NumPy ufunc but matmul, isnat and the gufuncs" {
+@test "ufuncs lists every NumPy ufunc but isnat, the generalized ones with their signatures" {
 	run --separate-stderr h5u ufuncs
 	assert_success
 	assert_stderr_empty
 	np check-catalogue <<<"$output"
-	refute_line --regexp '^(matmul|isnat|vecdot|matvec|vecmat) '
+	refute_line --regexp '^isnat '
+	assert_line --regexp '^matmul 2 1 None \(n\?,k\),\(k,m\?\)->\(n\?,m\?\) \?\?->\? bb->b .* ee->e ff->f dd->d FF->F DD->D$'
+	assert_line --regexp '^vecdot 2 1 None \(n\),\(n\)->\(\) '
+	assert_line --regexp '^matvec 2 1 None \(m,n\),\(n\)->\(m\) '
+	assert_line --regexp '^vecmat 2 1 None \(n\),\(n,m\)->\(m\) '
 	# NumPy 2's names are the canonical ones; aliases are not listed as names.
 	assert_line --regexp '^divide 2 1 None '
 	refute_line --regexp '^(true_divide|acos|pow|abs|mod|conj|bitwise_not|bitwise_invert) '
@@ -160,6 +164,11 @@ setup_file() {
 	assert_line "outputs: 1"
 	assert_line "identity: 0"
 	assert_line --regexp '^loops: (.* )?ff->f( |$)'
+	refute_line --regexp '^signature:'
+	run --separate-stderr h5u ufuncs matmul
+	assert_success
+	assert_line "signature: (n?,k),(k,m?)->(n?,m?)"
+	assert_line "reduce: no (a generalized ufunc)"
 }
 
 @test "ufuncs NAME accepts NumPy 2's aliases and shows the canonical name" {

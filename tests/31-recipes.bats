@@ -116,6 +116,15 @@ run_recipe() {
 	done
 }
 
+@test "recipes/eof-projection.yaml (matmul per latitude, by name) on 1 and 2 ranks matches NumPy, and names pc(time, mode)" {
+	run_recipe eof-projection
+	for d in one two; do
+		run ncdump -h $d/pcs.nc
+		assert_success
+		assert_line --partial "float pc(time, mode) ;"
+	done
+}
+
 @test "recipes/column-totals.yaml on 1 and 2 ranks matches NumPy" {
 	run_recipe column-totals
 }

@@ -278,7 +278,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill, missing or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -422,7 +422,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill, missing or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill, missing or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -431,13 +431,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill or missing)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill or missing)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, broadcast, units, where, fill or missing)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill or missing)"
 }
 
 @test "a mapping key that is not a name" {
@@ -572,7 +572,9 @@ EOF
 	printf 'steps:\n  - accumulate: add\n    in: a\n    initial: 0\n' > r.yaml
 	fails 4:5 "'initial' applies to reduce steps only"
 	printf 'steps:\n  - outer: add\n    in: [a, b]\n    axis: 0\n' > r.yaml
-	fails 4:5 "'axis' applies to reduce, accumulate and reduceat steps only"
+	fails 4:5 "'axis' applies to ufunc, reduce, accumulate and reduceat steps only"
+	printf 'steps:\n  - outer: add\n    in: [a, b]\n    axes: [0, 0, 0]\n' > r.yaml
+	fails 4:5 "'axes' applies to ufunc steps only"
 }
 
 @test "at and reduceat need indices, which other steps refuse; where on accumulate steps" {

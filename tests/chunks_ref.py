@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """chunks_ref.py - chunked inputs read once per pass: the reference side of
-tests/67-chunks.bats.
+tests/71-chunks.bats.
 
 What it is: it makes chunked fixtures with NumPy and h5py, counts the reads
 a run made of a file from an strace log, and compares results with NumPy.

@@ -43,7 +43,10 @@ BINTS = "?bBhHiIqQ"
 KEEP_INT = ("floor", "ceil", "trunc")
 COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater",
                "greater_equal")
-EXCLUDED = {"matmul", "isnat", "vecdot", "matvec", "vecmat"}
+EXCLUDED = {"isnat"}
+# Generalized ufuncs: in the catalogue, but loopdump lists only elementwise
+# loops (tests/67-gufunc.bats tests the contraction).
+GUFUNCS = {"matmul", "vecdot", "matvec", "vecmat"}
 REORDERABLE_NONE = {"maximum", "minimum", "fmax", "fmin"}
 # int64 and uint64 as 'l' and 'L': the characters of NumPy's own loops here.
 DTYPES = {c: np.dtype({"q": "l", "Q": "L"}.get(c, c)) for c in "?bBhHiIqQefdFD"}
@@ -313,7 +316,7 @@ def numpy_catalogue():
     rows = {}
     for attr in dir(np):
         u = getattr(np, attr)
-        if isinstance(u, np.ufunc) and u.__name__ not in EXCLUDED:
+        if isinstance(u, np.ufunc) and u.__name__ not in EXCLUDED | GUFUNCS:
             rows[u.__name__] = (u.nin, u.nout, identity_text(u.__name__, u.identity),
                                 numpy_types(u.__name__, list(u.types)))
     rows["bitwise_count"] = (1, 1, "none",

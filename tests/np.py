@@ -80,7 +80,8 @@ Jobs:
   catalogue               "NAME NIN NOUT IDENTITY" for every ufunc
   check-catalogue [--text FILE]
       check `h5ufunc ufuncs` output (stdin): the same names in the same
-      order, nin, nout and identity as NumPy, loops well formed
+      order, nin, nout and identity as NumPy (and a generalized ufunc's
+      core signature, NumPy 2's), loops well formed
   sweep FAMILY            print the sweep cases of a ufunc family, one per
                           line: "ID STATUS OUTS UFUNC OPERAND..." (inputs in
                           ./in.h5, made with `sweep-inputs`)
@@ -121,6 +122,11 @@ CHAR_OF = {'bool': '?', 'int8': 'b', 'uint8': 'B', 'int16': 'h', 'uint16': 'H',
 COMPARISONS = {'equal': operator.eq, 'not_equal': operator.ne,
                'less': operator.lt, 'less_equal': operator.le,
                'greater': operator.gt, 'greater_equal': operator.ge}
+
+
+# NumPy 2's generalized ufuncs and their core signatures (1.24 has matmul).
+GUFUNC_SIGNATURES = {'matmul': np.matmul.signature, 'vecdot': '(n),(n)->()',
+                     'matvec': '(m,n),(n)->(m)', 'vecmat': '(n),(n,m)->(m)'}
 
 
 NAMES = {}   # let NAME -> tuple of arrays
@@ -746,8 +752,9 @@ def job_check_catalogue(args):
     lines = [l for l in text.split("\n") if l != ""]
     names = [l.split(" ")[0] for l in lines]
     problems = []
-    missing = sorted(set(UFUNC_NAMES) - set(names))
-    extra = sorted(set(names) - set(UFUNC_NAMES))
+    known = set(UFUNC_NAMES) | set(GUFUNC_SIGNATURES)
+    missing = sorted(known - set(names))
+    extra = sorted(set(names) - known)
     if missing:
         problems.append(f"missing ufuncs: {' '.join(missing)}")
     if extra:
@@ -759,13 +766,18 @@ def job_check_catalogue(args):
     for line in lines:
         fields = line.split(" ")
         name = fields[0]
-        if name not in UFUNC_NAMES:
+        if name in GUFUNC_SIGNATURES:
+            sig = GUFUNC_SIGNATURES[name]
+            if fields[1:5] != ['2', '1', 'None', sig]:
+                problems.append(f"{name}: '{' '.join(fields[1:5])}', NumPy 2 has '2 1 None {sig}'")
+            fields = fields[:4] + fields[5:]
+        elif name not in UFUNC_NAMES:
             continue
         if len(fields) < 5 or "" in fields:
             problems.append(f"{line!r}: want 'NAME NIN NOUT IDENTITY LOOP...' with single spaces")
             continue
-        nin, nout = ufunc_arity(name)
-        if fields[1:4] != [str(nin), str(nout), ufunc_identity(name)]:
+        nin, nout = ufunc_arity(name) if name not in GUFUNC_SIGNATURES else (2, 1)
+        if name not in GUFUNC_SIGNATURES and fields[1:4] != [str(nin), str(nout), ufunc_identity(name)]:
             problems.append(f"{name}: '{' '.join(fields[1:4])}', NumPy has "
                             f"'{nin} {nout} {ufunc_identity(name)}'")
         for loop in fields[4:]:

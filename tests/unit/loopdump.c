@@ -2,10 +2,13 @@
  * print every input and output as hex bits, for tests/loops_ref.py to
  * compare with NumPy.
  *
- *   loopdump --list                 the catalogue, one ufunc a line:
+ *   loopdump --list                 the catalogue's elementwise ufuncs (not
+ *                                   the generalized ones, which have no
+ *                                   kernels), one a line:
  *                                   NAME NIN NOUT IDENTITY REORDERABLE SIG...
  *   loopdump --lookup NAME...       the ufunc each NAME resolves to, or -
- *   loopdump --identity             NAME DTYPE HEX|none for every ufunc and dtype
+ *   loopdump --identity             NAME DTYPE HEX|none for every ufunc of
+ *                                   --list and dtype
  *   loopdump UFUNC [SIG...]         dump the loops of UFUNC (all, or those
  *                                   with the given NumPy signatures, "bb->b")
  *
@@ -578,6 +581,8 @@ static void list(void)
 	for (int u = 0; u < ufunc_count; u++) {
 		const struct ufunc *uf = &ufunc_table[u];
 		char sig[16];
+		if (uf->signature)
+			continue;
 		printf("%s %d %d %s %d", uf->name, uf->nin, uf->nout, identity_name(uf->identity),
 		       ufunc_reorderable(uf));
 		for (int l = 0; l < uf->nloops; l++) {
@@ -591,7 +596,7 @@ static void list(void)
 static void identities(void)
 {
 	for (int u = 0; u < ufunc_count; u++) {
-		for (int dt = 0; dt < DT_COUNT; dt++) {
+		for (int dt = 0; dt < DT_COUNT && !ufunc_table[u].signature; dt++) {
 			_Alignas(16) unsigned char v[MAXSIZE];
 			printf("%s %s", ufunc_table[u].name, dtype_name((enum dtype)dt));
 			if (ufunc_identity_value(&ufunc_table[u], (enum dtype)dt, v) == 0)
@@ -627,6 +632,10 @@ int main(int argc, char **argv)
 	const struct ufunc *uf = ufunc_lookup(argv[1]);
 	if (!uf) {
 		fprintf(stderr, "loopdump: no ufunc '%s'\n", argv[1]);
+		return 2;
+	}
+	if (uf->signature) {
+		fprintf(stderr, "loopdump: %s is a generalized ufunc: its loops have no kernels\n", uf->name);
 		return 2;
 	}
 	int dumped = 0;

@@ -2,7 +2,8 @@
  * drives: each option's fields lie apart in struct step_opts, so that
  * option_merge takes exactly a step's own options over the defaults; the
  * verbs that take each option in words; the one-liners' flags; and the
- * values and messages of those flags (tests/52-unit.bats runs it).
+ * values and messages of those flags, --axes's lists among them
+ * (tests/52-unit.bats runs it).
  */
 #include <string.h>
 
@@ -52,7 +53,8 @@ static void check_merge(void)
 static void check_verbs(void)
 {
 	char buf[80];
-	CHECK(!strcmp(option_verbs(OPT_AXIS, buf, sizeof buf), "reduce, accumulate and reduceat"), "axis: %s", buf);
+	CHECK(!strcmp(option_verbs(OPT_AXIS, buf, sizeof buf), "ufunc, reduce, accumulate and reduceat"), "axis: %s", buf);
+	CHECK(!strcmp(option_verbs(OPT_AXES, buf, sizeof buf), "ufunc"), "axes: %s", buf);
 	CHECK(!strcmp(option_verbs(OPT_KEEPDIMS, buf, sizeof buf), "reduce"), "keepdims: %s", buf);
 	CHECK(!strcmp(option_verbs(OPT_DTYPE, buf, sizeof buf), "ufunc, reduce, accumulate, outer, expr and reduceat"),
 	      "dtype: %s", buf);
@@ -75,6 +77,30 @@ static void check_flags(enum one_liner w, const char *names)
 		CHECK(f[i].has_arg == (f[i].id - 100 != OPT_KEEPDIMS), "%s: has_arg %d", f[i].name, f[i].has_arg);
 	}
 	CHECK(!strcmp(got, names), "one-liner %d: flags '%s', want '%s'", (int)w, got, names);
+}
+
+/* --axes: Python's and YAML's lists and tuples, integers for one axis, an
+ * empty entry; what is not a list of them. */
+static void check_axes(struct step_opts *o, struct arena *a)
+{
+	struct err e = {0};
+	int rc = option_from_flag(OPT_AXES, " [[1, 0], (0,1), [-2,-1]]", o, a, "call matmul", &e);
+	CHECK(rc == 0 && o->naxes == 3 && o->axes_len[0] == 2 && o->axes[0][0] == 1 && o->axes[0][1] == 0 &&
+	      o->axes_len[1] == 2 && o->axes[2][0] == -2 && (o->given & (1u << OPT_AXES)), "--axes: %s", e.msg);
+	rc = option_from_flag(OPT_AXES, "[0, (1,), []]", o, a, "call vecdot", &e);
+	CHECK(rc == 0 && o->naxes == 3 && o->axes_len[0] == -1 && o->axes_len[1] == 1 && o->axes[1][0] == 1 &&
+	      o->axes_len[2] == 0, "--axes [0, (1,), []]: %s", e.msg);
+	rc = option_from_flag(OPT_AXES, "[0, 0, 0, 0, 0]", o, a, "call vecdot", &e);
+	CHECK(rc == 0 && o->naxes == 5, "five entries are counted, for the planner to refuse: %d", o->naxes);
+	const char *bad[] = { "0", "[[0,1]", "[[0,x]]", "[[0,1]] x", "[[0 1]]", "[[0,99]]" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct err e2 = {0};
+		char want[160];
+		snprintf(want, sizeof want, "call matmul: --axes: '%s' is not a list of axes lists, such as "
+			 "'[[1,0],[0,1],[0,1]]'", bad[i]);
+		rc = option_from_flag(OPT_AXES, bad[i], o, a, "call matmul", &e2);
+		CHECK(rc < 0 && !strcmp(e2.msg, want), "--axes %s: %s", bad[i], e2.msg);
+	}
 }
 
 static void check_values(void)
@@ -107,6 +133,7 @@ static void check_values(void)
 	CHECK(rc < 0 && !strcmp(e5.msg, "call add: --broadcast: 'sideways' is not name or position"), "%s", e5.msg);
 	rc = option_from_flag(OPT_BROADCAST, "position", &o, &a, "call add", &e5);
 	CHECK(rc == 0 && o.by_position, "--broadcast position");
+	check_axes(&o, &a);
 	arena_free(&a);
 }
 
@@ -115,7 +142,7 @@ int main(void)
 	check_fields();
 	check_merge();
 	check_verbs();
-	check_flags(ONE_CALL, " dtype casting broadcast units where fill missing ");
+	check_flags(ONE_CALL, " dtype casting axis axes broadcast units where fill missing ");
 	check_flags(ONE_REDUCE, " dtype initial keepdims axis units where fill missing ");
 	check_flags(ONE_ACCUMULATE, " dtype axis units fill missing ");
 	check_flags(ONE_EVAL, " dtype casting broadcast units where fill missing ");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 67-chunks.bats - chunked inputs read once per pass, compressed outputs
+# 71-chunks.bats - chunked inputs read once per pass, compressed outputs
 # written at the compressor's speed.  Tall (4096, 256),
 # square (1024, 1024) and wide (256, 4096) float64 datasets in chunks 256
 # rows tall (tests/chunks_ref.py), under a --memory of 40M that holds a

@@ -1,0 +1,273 @@
+#!/usr/bin/env bats
+# 67-gufunc.bats - the generalized ufuncs matmul, vecdot, matvec and vecmat
+# (SPEC 3.1, 3.2): the catalogue's signatures; every dtype and shape class
+# (1-D operands, stacks broadcast against each other, axes= and axis=, an
+# empty contraction, mixed dtypes and dtype=) against NumPy, integers bit
+# for bit with their wrap-around and floats within 4 * k * eps * (|A| @
+# |B|); the same bytes on 1 to 4 ranks and under --memory 1M, with a
+# contraction and a result each larger than that budget, ranks without
+# cells, and contractions shared between the ranks; NumPy's errors with exit
+# 2 and nothing written; loop axes broadcast by name; `@` in expressions.
+# tests/gufunc_ref.py holds the cases and NumPy's side; cellscheck asserts
+# the grid and the tree over shards that make the bits independent of the
+# ranks (cells.h).
+
+load helper
+
+REF=gufunc_ref.py
+
+setup_file() {
+	unit_program CELLSCHECK cellscheck
+	ref inputs "$BATS_FILE_TMPDIR/in.h5"
+	ref recipe in.h5 '${OUT}' >"$BATS_FILE_TMPDIR/cases.yaml"
+}
+
+@test "cells: the fixed grid of cells, pieces and shards, and the tree over shards (cellscheck)" {
+	run --separate-stderr "$CELLSCHECK"
+	[[ $status -eq 0 ]] || fail "cellscheck: exit $status"$'\n'"$stderr"
+	assert_stderr_empty
+	[[ $output =~ ^([0-9]+)\ checks,\ 0\ failed$ ]] || fail "$output"
+}
+
+@test "ufuncs: each generalized ufunc's signature; reduce, accumulate, reduceat, at and outer refused as NumPy refuses them" {
+	local uf sig
+	while read -r uf sig; do
+		run --separate-stderr h5u ufuncs "$uf"
+		assert_success
+		assert_line "signature: $sig"
+		assert_line --regexp '^loops: \?\?->\? bb->b .* ee->e ff->f dd->d FF->F DD->D$'
+	done <<-'EOF'
+		matmul (n?,k),(k,m?)->(n?,m?)
+		vecdot (n),(n)->()
+		matvec (m,n),(n)->(m)
+		vecmat (n),(n,m)->(m)
+	EOF
+	run --separate-stderr h5u ufuncs vecdot
+	assert_line "doc: Vector dot product of two arrays."
+	fixture in.h5
+	printf 'steps:\n  - at: vecdot\n    in: [in.h5:/u_float64, in.h5:/u_float64]\n    indices: [0]\n' > r.yaml
+	snapshot
+	run --separate-stderr h5u reduce matmul in.h5:/a_float64 -o o.h5:/r
+	assert_error 2 "reduce matmul: Reduction not defined on ufunc with signature"
+	run --separate-stderr h5u accumulate vecdot in.h5:/u_float64 -o o.h5:/r
+	assert_error 2 "accumulate vecdot: Reduction not defined on ufunc with signature"
+	run --separate-stderr h5u call matmul.outer in.h5:/a_float64 in.h5:/b_float64 -o o.h5:/r
+	assert_error 2 "call matmul: method outer is not allowed in ufunc with non-trivial signature"
+	run --separate-stderr h5u reduceat matmul in.h5:/a_float64 --indices 0,1 -o o.h5:/r
+	assert_error 2 "reduceat matmul: Reduction not defined on ufunc with signature"
+	run --separate-stderr h5u at matmul in.h5:/a_float64 --indices 0 in.h5:/a_float64
+	assert_error 2 "at matmul: matmul.at does not support ufunc with non-trivial signature: matmul has signature (n?,k),(k,m?)->(n?,m?)."
+	run --separate-stderr h5u at matvec in.h5:/a_float64 --indices 0 in.h5:/u_float64
+	assert_error 2 "at matvec: matvec.at does not support ufunc with non-trivial signature: matvec has signature (m,n),(n)->(m)."
+	run --separate-stderr h5u reduceat vecmat in.h5:/u_float64 --indices 0 -o o.h5:/r
+	assert_error 2 "reduceat vecmat: Reduction not defined on ufunc with signature"
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:2:9: step 1 (at vecdot): vecdot.at does not support ufunc with non-trivial signature: vecdot has signature (n),(n)->()."
+	assert_unchanged
+}
+
+@test "every dtype and shape class against NumPy: dtypes, shapes, wrap-around, the error bound" {
+	fixture in.h5 cases.yaml
+	run --separate-stderr h5u run cases.yaml --set OUT=out.h5
+	assert_success
+	assert_stderr_empty
+	run ref check in.h5 out.h5
+	assert_success
+}
+
+@test "the same bytes on 1, 2, 3 and 4 ranks and under --memory 1M, contractions shared or dealt" {
+	fixture in.h5 cases.yaml
+	h5u run cases.yaml --set OUT=one.h5
+	h5u run cases.yaml --set OUT=small.h5 --memory 1M
+	local n
+	for n in 2 3 4; do
+		run --separate-stderr mpi "$n" h5ufunc run cases.yaml --set OUT="ranks$n.h5"
+		assert_success
+	done
+	run --separate-stderr mpi 3 h5ufunc run cases.yaml --set OUT=ranks3small.h5 --memory 1M
+	assert_success
+	run ref same one.h5 small.h5 ranks2.h5 ranks3.h5 ranks4.h5 ranks3small.h5
+	assert_success
+	# The plan says how: X.T @ X shared between the ranks, the wide result
+	# dealt in boxes, the tiny one leaving ranks without cells.
+	run --separate-stderr mpi 3 h5ufunc check cases.yaml --set OUT=plan.h5 --memory 1M
+	assert_success
+	assert_output --regexp "step [0-9]+: ufunc matmul, loop dd->d, casting same_kind, cells \(24, 24\) over pieces of 128, 16 shards, OpenBLAS; .*shared: each rank sums its shards, rank 0 finishes"
+	assert_output --regexp "loop qq->q, casting same_kind, cells \(2, 2\) over pieces of 2, 1 shard, own loop; boxes of \(1, 1\) cells, 1 box, 1 piece a read, 1 of 3 ranks with work"
+	assert_output --regexp "loop ff->f, casting same_kind, cells \(63, 60\) over pieces of 16, 1 shard, OpenBLAS; boxes of \([0-9]+, [0-9]+\) cells, [0-9]+ boxes, 1 piece a read, 3 of 3 ranks with work"
+}
+
+@test "NumPy's errors: core dimensions, 0-d operands, axes= and axis=, broadcasting; exit 2, nothing written" {
+	fixture in.h5
+	snapshot
+	local args message
+	# matmul's messages are NumPy's own (np.matmul on the same operands)
+	while IFS='|' read -r args message; do
+		# shellcheck disable=SC2086
+		run ref raises in.h5 $args -- "$message"
+		assert_success
+		local ops=(${args%% axes=*})
+		ops=("${ops[@]/#/in.h5:/}")
+		[[ $args == *axes=* ]] && ops+=(--axes "${args##* axes=}")
+		[[ ${ops[1]} == in.h5:/2 ]] && ops[1]=2
+		run --separate-stderr h5u call matmul "${ops[@]}" -o o.h5:/r
+		assert_error 2 "call matmul: $message"
+	done <<-'EOF2'
+		a_float64 a_float64|matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size 37 is different from 70)
+		u_float64 2|matmul: Input operand 1 does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)
+		s_left field|matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size 50 is different from 7)
+		odd_a odd_b|operands could not be broadcast together with remapped shapes [original->remapped]: (2,2,3)->(2,newaxis,newaxis) (3,3,4)->(3,newaxis,newaxis)  and requested shape (2,4)
+		s_left odd_c|operands could not be broadcast together with remapped shapes [original->remapped]: (5,1,6,7)->(5,1,newaxis,newaxis) (3,4,7,2)->(3,4,newaxis,newaxis)  and requested shape (6,2)
+		a_float64 b_float64 axes=[(0,1),(0,1)]|axes should be a list with an entry for all 3 inputs and outputs; entries for outputs can only be omitted if none of them has core axes.
+		a_float64 b_float64 axes=[(0,1),(0,1),(0,5)]|axis 5 is out of bounds for array of dimension 2
+		a_float64 b_float64 axes=[(0,1),(0,1),(0,0)]|axes item 2 has value 0 repeated
+		a_float64 b_float64 axes=[(0,),(0,1),(0,1)]|axes item 0 should be a tuple with 2 elements
+		a_float64 b_float64 axes=[(0,1),(0,1),0]|axes item 2 should be a tuple
+		a_float64 v_float64 axes=[(0,1),(0,),(0,1)]|axes item 2 should be a tuple with a single element, or an integer
+	EOF2
+	run --separate-stderr h5u call matmul in.h5:/a_float64 in.h5:/b_float64 --axis 0 -o o.h5:/r
+	assert_error 2 "call matmul: matmul: axis can only be used with a single shared core dimension, not with the 3 distinct ones implied by signature (n?,k),(k,m?)->(n?,m?)."
+	# NumPy 2's vecdot, matvec and vecmat say the same with their names
+	run --separate-stderr h5u call vecdot in.h5:/u_float64 in.h5:/field -o o.h5:/r
+	assert_error 2 "call vecdot: vecdot: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n),(n)->() (size 3 is different from 70)"
+	run --separate-stderr h5u call matvec in.h5:/u_float64 in.h5:/u_float64 -o o.h5:/r
+	assert_error 2 "call matvec: matvec: Input operand 0 does not have enough dimensions (has 1, gufunc core with signature (m,n),(n)->(m) requires 2)"
+	run --separate-stderr h5u call vecmat in.h5:/u_float64 in.h5:/b_float64 --axis 0 -o o.h5:/r
+	assert_error 2 "call vecmat: vecmat: axis can only be used with a single shared core dimension, not with the 2 distinct ones implied by signature (n),(n,m)->(m)."
+	run --separate-stderr h5u call vecdot in.h5:/field in.h5:/field --axis 0 --axes '[0,0]' -o o.h5:/r
+	assert_error 2 "call vecdot: cannot specify both 'axis' and 'axes'"
+	run --separate-stderr h5u call vecdot in.h5:/field in.h5:/field --axes '[0,0,0]' -o o.h5:/r
+	assert_error 2 "call vecdot: axes item 2 should be a tuple"
+	run --separate-stderr h5u call vecdot in.h5:/field in.h5:/tll --axes '[[0],[1],[]]' -o o.h5:/r
+	assert_error 2 "call vecdot: vecdot: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n),(n)->() (size 8 is different from 40)"
+	# what NumPy takes as keywords of elementwise ufuncs only, or not at all
+	run --separate-stderr h5u call add in.h5:/a_float64 1 --axis 0 -o o.h5:/r
+	assert_error 2 "call add: add() got an unexpected keyword argument 'axis'"
+	run --separate-stderr h5u call matmul in.h5:/a_float64 in.h5:/b_float64 --where true -o o.h5:/r
+	assert_error 2 "call matmul: matmul() got an unexpected keyword argument 'where'"
+	run --separate-stderr h5u call matmul in.h5:/a_float64 in.h5:/b_float64 --dtype int8 -o o.h5:/r
+	assert_error 2 "call matmul: Cannot cast ufunc 'matmul' input 0 from float64 to int8 with casting rule 'same_kind'"
+	run --separate-stderr h5u call matmul in.h5:/a_float64 in.h5:/b_float64 --axes '[[0,1],[0,1' -o o.h5:/r
+	assert_error 2 "call matmul: --axes: '[[0,1],[0,1' is not a list of axes lists, such as '[[1,0],[0,1],[0,1]]'"
+	assert_unchanged
+	# in a recipe the message points at axes:, once on 3 ranks
+	cat >r.yaml <<-'EOF2'
+		inputs: {a: in.h5:/a_float64, b: in.h5:/b_float64}
+		steps:
+		  - ufunc: matmul
+		    in: [a, b]
+		    axes: [[0, 1], [0, 1], [1, 1]]
+		    out: o.h5:/r
+	EOF2
+	snapshot
+	run --separate-stderr mpi 3 h5ufunc run r.yaml
+	assert_error_once 2 "r.yaml:5:11: step 1 (ufunc matmul): axes item 2 has value 1 repeated"
+	assert_unchanged
+}
+
+@test "one-liners: --axes and --axis, results printed, --memory too small for one cell" {
+	fixture in.h5
+	run --separate-stderr h5u call matmul in.h5:/a2 in.h5:/a2
+	assert_success
+	want=$(/usr/bin/python3 -c "import h5py; a = h5py.File('in.h5')['a2'][()]; r = a @ a; print('\n'.join(' '.join(map(str, row)) for row in r))")
+	assert_output "$want"
+	run --separate-stderr h5u call vecdot in.h5:/rot in.h5:/rot --axis 0
+	assert_success
+	want=$(/usr/bin/python3 -c "import h5py, numpy as np; a = h5py.File('in.h5')['rot'][()]; print('\n'.join(repr(float(x)) for x in (a * a).sum(0)))")
+	run /usr/bin/python3 -c "import sys; g, w = (list(map(float, s.split())) for s in sys.argv[1:]); assert all(abs(x - y) <= 1e-14 * (1 + abs(y)) for x, y in zip(g, w)) and len(g) == len(w) == 3, (g, w)" "$output" "$want"
+	assert_success
+	h5u call matmul in.h5:/tall in.h5:/tall --axes '[[1,0],[0,1],[0,1]]' -o g.h5:/gram
+	run /usr/bin/python3 -c "import h5py, numpy as np; x = h5py.File('in.h5')['tall'][()]; g = h5py.File('g.h5')['gram'][()]; assert np.allclose(g, x.T @ x, rtol=1e-12, atol=1e-9)"
+	assert_success
+	run --separate-stderr h5u call matmul in.h5:/a_float64 in.h5:/b_float64 -o o.h5:/r --memory 64K
+	assert_error_match 2 "call matmul: --memory 65536 bytes is too small for one block \(a cell of matmul's results needs [0-9]+ bytes\)"
+}
+
+@test "loop axes broadcast by name, the core ones by position; the result names its axes and multiplies units" {
+	/usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np
+		rng = np.random.default_rng(5)
+		with h5py.File('named.h5', 'w') as f:
+		    for n, size in [('x', 4), ('y', 3), ('n', 5), ('k', 6), ('m', 2)]:
+		        f[n] = np.arange(size, dtype='f8')
+		        f[n].make_scale(n)
+		    a = f.create_dataset('a', data=rng.standard_normal((4, 3, 5, 6)))
+		    b = f.create_dataset('b', data=rng.standard_normal((3, 4, 6, 2)))
+		    a.attrs['units'], b.attrs['units'] = 'm', 's'
+		    for ds, names in [(a, 'xynk'), (b, 'yxkm')]:
+		        for i, n in enumerate(names):
+		            ds.dims[i].attach_scale(f[n])
+	EOF2
+	run --separate-stderr h5u call matmul named.h5:/a named.h5:/b -o out.h5:/c
+	assert_success
+	run /usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np
+		f, o = h5py.File('named.h5'), h5py.File('out.h5')
+		want = np.matmul(f['a'][()], np.transpose(f['b'][()], (1, 0, 2, 3)))
+		assert o['c'].shape == want.shape and np.allclose(o['c'][()], want, rtol=1e-13, atol=1e-13)
+		names = [o['c'].dims[i][0].name.lstrip('/') for i in range(4)]
+		assert names == ['x', 'y', 'n', 'm'], names
+		assert o['c'].attrs['units'] == b'm.s' or o['c'].attrs['units'] == 'm.s', o['c'].attrs['units']
+	EOF2
+	assert_success
+	# by position the loop axes (4, 3) and (3, 4) do not broadcast
+	run --separate-stderr h5u call matmul named.h5:/a named.h5:/b --broadcast position -o out.h5:/d
+	assert_error 2 "call matmul: operands could not be broadcast together with remapped shapes [original->remapped]: (4,3,5,6)->(4,3,newaxis,newaxis) (3,4,6,2)->(3,4,newaxis,newaxis)  and requested shape (5,2)"
+}
+
+@test "@ in eval and expr: Python's precedence, operands computed first, numbers applied to each box, the same bytes on 3 ranks" {
+	fixture in.h5
+	cat >r.yaml <<-'EOF2'
+		inputs: {a: in.h5:/a_float64, b: in.h5:/b_float64, u: in.h5:/u_float64, v: in.h5:/v_float64,
+		         f: in.h5:/a_float32, g: in.h5:/b_float32, i: in.h5:/a_int16, j: in.h5:/b_int16,
+		         r: in.h5:/rot, x: in.h5:/field}
+		steps:
+		  - expr: a @ b * 0.5 + 1
+		    out: ${OUT}:/scaled
+		  - expr: 2 * a @ b
+		    out: ${OUT}:/left
+		  - expr: (a - 1) @ (b * b) + a @ b
+		    out: ${OUT}:/sum
+		  - expr: sqrt(abs(u @ v)) * -1
+		    out: ${OUT}:/scalar
+		  - expr: f @ g > 0
+		    out: ${OUT}:/sign
+		  - expr: i @ j * 3 - 1
+		    out: ${OUT}:/wrap
+		  - expr: matvec(r, x) @ r
+		    out: ${OUT}:/chain
+	EOF2
+	run --separate-stderr h5u check r.yaml --set OUT=one.h5
+	assert_success
+	# numbers after the last product run on each box of it: no pass of their own
+	assert_line --regexp "^step 1: ufunc matmul, .*, then multiply add on each box, 1 of 1 ranks with work$"
+	assert_line --regexp "^step 3: expr add, .*"
+	h5u run r.yaml --set OUT=one.h5
+	run --separate-stderr mpi 3 h5ufunc run r.yaml --set OUT=three.h5 --memory 1M
+	assert_success
+	run ref same one.h5 three.h5
+	assert_success
+	run /usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np
+		f, o = h5py.File('in.h5'), h5py.File('one.h5')
+		a, b, u, v = (f[n][()] for n in ('a_float64', 'b_float64', 'u_float64', 'v_float64'))
+		want = {'scaled': a @ b * 0.5 + 1, 'left': 2 * a @ b, 'sum': (a - 1) @ (b * b) + a @ b,
+		        'scalar': np.sqrt(np.abs(u @ v)) * -1,
+		        'sign': f['a_float32'][()] @ f['b_float32'][()] > 0,
+		        'wrap': f['a_int16'][()] @ f['b_int16'][()] * np.int16(3) - np.int16(1),
+		        'chain': np.matmul(f['rot'][()], f['field'][()][..., None])[..., 0] @ f['rot'][()]}
+		for name, w in want.items():
+		    got = o[name][()]
+		    assert got.dtype == w.dtype and got.shape == w.shape, (name, got.dtype, got.shape, w.dtype, w.shape)
+		    ok = np.array_equal(got, w) if w.dtype.kind in 'biu' else np.allclose(got, w, rtol=1e-12, atol=1e-12)
+		    # a comparison of a product within the bound of 0 may go either way
+		    assert ok or name == 'sign' and (got != w).mean() < 1e-3, name
+	EOF2
+	assert_success
+	run --separate-stderr h5u eval -i a=in.h5:/a_float64 'a @ 2'
+	assert_error 2 "eval: matmul: Input operand 1 does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)"
+	run --separate-stderr h5u eval -i a=in.h5:/a_float64 -i b=in.h5:/b_float64 'a @ b' --where 'a > 0'
+	assert_error 2 "eval: matmul() got an unexpected keyword argument 'where'"
+	run --separate-stderr h5u eval -i a=in.h5:/a_float64 -i b=in.h5:/b_float64 'a @ b + 1' --where 'a @ b > 0'
+	assert_error 2 "eval: matmul is a generalized ufunc: not in where="
+}

@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+"""gufunc_ref.py - NumPy's matmul, vecdot, matvec and vecmat: the reference
+side of tests/67-gufunc.bats.
+
+What it is: the cases of the family (one table, CASES below), the inputs
+they read, a recipe with one step per case, and the comparison of what
+h5ufunc wrote with what NumPy 2 gives.  What it is not: a second
+implementation (it never reads h5ufunc's output to decide what is right).
+
+NumPy 2 is the contract and Debian's NumPy 1.24 the reference, which has
+matmul but not vecdot, matvec and vecmat: those are computed as NumPy 2
+defines them, from np.matmul on the operands with their core axes moved
+last (vecdot(a, b) = conj(a)[..., None, :] @ b[..., :, None], matvec(A, v)
+= A @ v[..., None], vecmat(v, B) = conj(v)[..., None, :] @ B), with NumPy's
+own type resolution (np.result_type of matmul's loops).
+
+What "right" means (SPEC 3.1): the dtype and shape NumPy gives; bool and
+integer results bit for bit (NumPy's wrap-around); float and complex
+results within 4 * k * eps * (|A| @ |B|) elementwise of the exact product
+(computed in long double), eps the result dtype's, k the contraction's
+length.
+
+Usage:  gufunc_ref.py JOB [:: JOB]...
+Jobs:
+  inputs FILE.h5     write the operands of every case
+  recipe IN OUT      print the recipe: one step per case reading IN.h5,
+                     writing OUT:/ID (OUT may be ${OUT})
+  check IN OUT       every case's OUT:/ID against NumPy
+  same A B...        every dataset of A equals B's, byte for byte
+  ids                print the case ids
+  raises FILE A B [axes=L] [axis=N] [dtype=T] -- MESSAGE
+                     np.matmul of FILE's datasets A and B raises MESSAGE
+Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
+"""
+import ast
+
+import h5py
+import numpy as np
+
+import h5ref as ref
+
+ref.numpy2()
+
+DTYPES = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64',
+          'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128']
+SIGNATURES = {'matmul': ((('n', True), ('k', False)), (('k', False), ('m', True)),
+                         (('n', True), ('m', True))),
+              'vecdot': ((('k', False),), (('k', False),), ()),
+              'matvec': ((('n', False), ('k', False)), (('k', False),), (('n', False),)),
+              'vecmat': ((('k', False),), (('k', False), ('m', False)), (('m', False),))}
+
+
+def _cases():
+    """(id, ufunc, a, b, options): a and b dataset names of IN.h5, options a
+    dict of recipe keys (axes, axis, dtype)."""
+    c = []
+    for t in DTYPES:   # every dtype: a matrix product and a vector dot
+        c.append((f'mm_{t}', 'matmul', f'a_{t}', f'b_{t}', {}))
+        c.append((f'vd_{t}', 'vecdot', f'u_{t}', f'v_{t}', {}))
+    c += [
+        # 1-D operands (matmul's optional dimensions), an empty contraction
+        ('vec_mat', 'matmul', 'u_float64', 'b_float64', {}),
+        ('mat_vec', 'matmul', 'a_float64', 'v_float64', {}),
+        ('vec_vec', 'matmul', 'u_int32', 'v_int32', {}),
+        ('empty_k', 'matmul', 'e_left', 'e_right', {}),
+        # stacks broadcast against each other, and against one matrix
+        ('stack', 'matmul', 's_left', 's_right', {}),
+        ('stack_c', 'matmul', 's_left_c', 's_right_c', {}),
+        ('rotate', 'matvec', 'rot', 'field', {}),
+        ('rotate_int', 'matvec', 'rot_int', 'field_int', {}),
+        ('vm_c', 'vecmat', 'u_complex128', 'b_complex128', {}),
+        ('mv_c', 'matvec', 'a_complex64', 'v_complex64', {}),
+        ('vd_stack', 'vecdot', 'field', 'field', {}),
+        # axes= and axis=
+        ('gram', 'matmul', 'tall', 'tall', {'axes': [[1, 0], [0, 1], [0, 1]]}),
+        ('gram_c', 'matmul', 'tall_c', 'tall_c', {'axes': [[1, 0], [0, 1], [0, 1]]}),
+        ('per_lat', 'matmul', 'tll', 'modes', {'axes': [[0, 2], [2, 0], [1, 2]]}),
+        ('out_axes', 'matmul', 's_left', 's_right', {'axes': [[-2, -1], [-2, -1], [0, 2]]}),
+        ('vd_axis', 'vecdot', 'field', 'field', {'axis': 0}),
+        ('vd_axis_neg', 'vecdot', 'tall', 'tall', {'axis': -2}),
+        # mixed dtypes, dtype=
+        ('mixed', 'matmul', 'a_int8', 'b_float32', {}),
+        ('mixed_half', 'matmul', 'a_int16', 'b_float16', {}),
+        ('mixed_c', 'vecdot', 'u_float32', 'v_complex64', {}),
+        ('dtype_f', 'matmul', 'a_float64', 'b_float64', {'dtype': 'float32'}),
+        # longer than --memory 1M: the contraction, the result
+        ('long_k', 'vecdot', 'long_u', 'long_v', {}),
+        ('long_k_mm', 'matmul', 'long_a', 'long_b', {}),
+        ('big_out', 'matmul', 'wide_a', 'wide_b', {}),
+        # smaller than the ranks: ranks without cells
+        ('tiny', 'matmul', 'a2', 'a2', {}),
+    ]
+    return c
+
+
+CASES = _cases()
+
+
+def _inputs():
+    rng = np.random.default_rng(2026)
+
+    def rand(t, shape):
+        t = np.dtype(t)
+        if t.kind == 'b':
+            return rng.random(shape) < 0.3
+        if t.kind in 'iu':   # the whole range: products and sums wrap
+            info = np.iinfo(t)
+            return rng.integers(info.min, info.max, shape, dtype=t, endpoint=True)
+        x = rng.standard_normal(shape)
+        if t.kind == 'c':
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(t)
+
+    d = {}
+    for t in DTYPES:
+        d[f'a_{t}'], d[f'b_{t}'] = rand(t, (37, 70)), rand(t, (70, 29))
+        d[f'u_{t}'], d[f'v_{t}'] = rand(t, (70,)), rand(t, (70,))
+    d['e_left'], d['e_right'] = rand('float64', (3, 0)), rand('float64', (0, 4))
+    d['s_left'], d['s_right'] = rand('float64', (5, 1, 6, 7)), rand('float64', (3, 7, 4))
+    d['s_left_c'], d['s_right_c'] = rand('complex64', (2, 1, 6, 7)), rand('complex64', (4, 7, 5))
+    d['rot'], d['field'] = rand('float64', (3, 3)), rand('float64', (40, 50, 3))
+    d['rot_int'], d['field_int'] = rand('int16', (3, 3)), rand('int16', (40, 50, 3))
+    d['tall'], d['tall_c'] = rand('float64', (30000, 24)), rand('complex128', (9000, 12))
+    d['tll'], d['modes'] = rand('float32', (30, 8, 20)), rand('float32', (5, 8, 20))
+    d['long_u'], d['long_v'] = rand('float64', (300000,)), rand('float64', (300000,))
+    d['long_a'], d['long_b'] = rand('float32', (3, 200000)), rand('float32', (200000, 2))
+    d['wide_a'], d['wide_b'] = rand('float32', (1000, 16)), rand('float32', (16, 600))
+    d['a2'] = rand('int64', (2, 2))
+    d['odd_a'], d['odd_b'] = rand('float64', (2, 2, 3)), rand('float64', (3, 3, 4))   # errors
+    d['odd_c'] = rand('float64', (3, 4, 7, 2))
+    return d
+
+
+# ---- NumPy's result ----
+
+def _core_axes(uf, shapes, opts):
+    """Each argument's core axes (normalised, in signature order) and the
+    result's rank, as NumPy's axes=/axis= handling gives them."""
+    sig = SIGNATURES[uf]
+    present = []
+    for k in (0, 1):
+        present.append([not opt or len(shapes[k]) >= len(sig[k]) for _, opt in sig[k]])
+    names = {n for k in (0, 1) for (n, _), p in zip(sig[k], present[k]) if not p}
+    present.append([n not in names for n, _ in sig[2]])
+    ncore = [sum(p) for p in present]
+    loop = max(len(shapes[k]) - ncore[k] for k in (0, 1))
+    ndim = [len(shapes[0]), len(shapes[1]), loop + ncore[2]]
+    axes = opts.get('axes')
+    if axes is None:
+        axes = [[opts['axis']] if ncore[k] else [] for k in range(3)] if 'axis' in opts \
+            else [list(range(-ncore[k], 0)) for k in range(3)]
+    axes = [[a] if isinstance(a, int) else a for a in axes] + [[]] * (3 - len(axes))
+    return [[a % ndim[k] for a in axes[k]] for k in range(3)], present
+
+
+def _moved(x, core):
+    return np.moveaxis(x, core, list(range(-len(core), 0))) if core else x
+
+
+def numpy_result(uf, a, b, opts, dtype=None):
+    """NumPy 2's UF(A, B, **OPTS), computed from np.matmul, in DTYPE (the
+    loop's, or long double for the exact product) or NumPy's own."""
+    core, present = _core_axes(uf, (a.shape, b.shape), opts)
+    if dtype is None:
+        dtype = np.dtype(opts['dtype']) if 'dtype' in opts else \
+            np.matmul(np.ones(1, a.dtype), np.ones(1, b.dtype)).dtype
+    x, y = _moved(a, core[0]).astype(dtype), _moved(b, core[1]).astype(dtype)
+    if uf in ('vecdot', 'vecmat') and x.dtype.kind == 'c':
+        x = np.conj(x)
+    if uf == 'vecdot':
+        r = np.matmul(x[..., None, :], y[..., :, None])[..., 0, 0]
+    elif uf == 'matvec':
+        r = np.matmul(x, y[..., None])[..., 0]
+    elif uf == 'vecmat':
+        r = np.matmul(x[..., None, :], y)[..., 0, :]
+    else:
+        r = np.matmul(x, y)
+    out = core[2]
+    return np.moveaxis(r, list(range(-len(out), 0)), out) if out else r
+
+
+def _bound(uf, a, b, opts, want):
+    """4 * k * eps * (|A| @ |B|), elementwise."""
+    core, present = _core_axes(uf, (a.shape, b.shape), opts)
+    names = [n for (n, _), p in zip(SIGNATURES[uf][0], present[0]) if p]
+    k = max(1, a.shape[core[0][names.index('k')]])
+    mag = numpy_result(uf, np.abs(a).astype(np.longdouble), np.abs(b).astype(np.longdouble),
+                       opts, np.longdouble)
+    return 4 * k * np.finfo(want.dtype).eps * mag
+
+
+def _exact(uf, a, b, opts):
+    kind = 'c' if 'c' in (a.dtype.kind, b.dtype.kind) else 'f'
+    wide = np.clongdouble if kind == 'c' else np.longdouble
+    if 'dtype' in opts:   # operands cast to the loop's dtype first
+        a, b = a.astype(opts['dtype']), b.astype(opts['dtype'])
+    return numpy_result(uf, a, b, opts, wide)
+
+
+def check_case(case, inp, got):
+    cid, uf, an, bn, opts = case
+    a, b = inp[an][()], inp[bn][()]
+    want = numpy_result(uf, a, b, opts)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        raise ref.Failure(f"{cid}: {got.dtype} {got.shape}, NumPy {want.dtype} {want.shape}")
+    if want.dtype.kind in 'biu':
+        if not np.array_equal(got, want):
+            bad = np.argwhere(got != want)[0]
+            raise ref.Failure(f"{cid}: at {tuple(bad)} {got[tuple(bad)]}, NumPy {want[tuple(bad)]}")
+        return
+    err = np.abs(got.astype(np.clongdouble) - _exact(uf, a, b, opts))
+    bound = _bound(uf, a, b, opts, want)
+    if not np.all(err <= bound):
+        bad = tuple(np.argwhere(~(err <= bound))[0])
+        raise ref.Failure(f"{cid}: at {bad} {got[bad]} is {float(err[bad]):.3g} off, "
+                          f"over the bound {float(bound[bad]):.3g}")
+
+
+# ---- jobs ----
+
+def job_inputs(args):
+    with h5py.File(args[0], 'w') as f:
+        for name, x in _inputs().items():
+            f[name] = x
+
+
+def _yaml(v):
+    return str(v).replace("'", '')
+
+
+def job_recipe(args):
+    src, out = args
+    lines = ['inputs:'] + [f'  {n}: {src}:/{n}' for n in sorted(_inputs())] + ['steps:']
+    for cid, uf, an, bn, opts in CASES:
+        lines += [f'  - ufunc: {uf}', f'    in: [{an}, {bn}]', f'    out: {out}:/{cid}']
+        lines += [f'    {k}: {_yaml(v)}' for k, v in opts.items()]
+    print('\n'.join(lines))
+
+
+def job_check(args):
+    src, out = args
+    bad = []
+    with h5py.File(src, 'r') as inp, h5py.File(out, 'r') as f:
+        for case in CASES:
+            try:
+                check_case(case, inp, f[case[0]][()])
+            except ref.Failure as exc:
+                bad.append(str(exc))
+            except KeyError:
+                bad.append(f"{case[0]}: not written")
+    if bad:
+        raise ref.Failure("\n  ".join([f"{len(bad)} of {len(CASES)} cases wrong:"] + bad))
+
+
+def job_same(args):
+    with h5py.File(args[0], 'r') as first:
+        for other in args[1:]:
+            with h5py.File(other, 'r') as f:
+                for name in first:
+                    x, y = first[name][()], f[name][()]
+                    if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
+                        raise ref.Failure(f"{other}:/{name} differs from {args[0]}:/{name}")
+
+
+def job_ids(args):
+    print('\n'.join(c[0] for c in CASES))
+
+
+def job_raises(args):
+    """raises FILE A B [axes=LIST] [axis=N] [dtype=T] -- MESSAGE: NumPy's
+    np.matmul(A, B, ...) on FILE's datasets A and B (a number: a Python
+    scalar) raises MESSAGE."""
+    k = args.index('--')
+    words, message = args[:k], ' '.join(args[k + 1:])
+    with h5py.File(words[0], 'r') as f:
+        ops = [f[w][()] if w in f else ast.literal_eval(w) for w in words[1:3]]
+    kw = {}
+    for w in words[3:]:
+        key, value = w.split('=', 1)
+        kw[key] = np.dtype(value) if key == 'dtype' else ast.literal_eval(value)
+    if 'axes' in kw:
+        kw['axes'] = [tuple(a) if isinstance(a, list) else a for a in kw['axes']]
+    try:
+        np.matmul(*ops, **kw)
+    except Exception as exc:
+        if str(exc) != message:
+            raise ref.Failure(f"NumPy raises {exc!s}, not {message!r}")
+        return
+    raise ref.Failure(f"NumPy does not raise for {' '.join(words)}")
+
+
+JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': job_same,
+        'ids': job_ids, 'raises': job_raises}
+
+if __name__ == '__main__':
+    ref.main(JOBS, "gufunc_ref.py")
