@@ -16,6 +16,8 @@ CC      = mpicc
 PKGS    = hdf5-openmpi yaml-0.1
 # SLEEF: the vector functions of the transcendental loops (loops_vmath.c)
 PKGS   += sleef
+# libdeflate: HDF5's gzip chunks, compressed and decompressed (deflate.c)
+PKGS   += libdeflate
 PREFIX ?= /usr/local
 OPT    ?= -O3
 CFLAGS ?= $(OPT) -g
@@ -115,6 +117,8 @@ DEB_PKGS += strace
 DEB_PKGS += slurmctld slurmd slurm-client munge
 # SLEEF: the vector transcendental functions (src/loops_vmath.c).
 DEB_PKGS += libsleef-dev
+# libdeflate: HDF5's gzip chunks (src/deflate.c).
+DEB_PKGS += libdeflate-dev
 # Named dimensions, units and missing values: netCDF-4 files made from CDL,
 # xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev

@@ -52,19 +52,27 @@ struct dist_layout {
 	int ranks_with_work;
 };
 
+/* What a pass's box costs, in bytes: MEMORY is the budget, FIXED what is
+ * held whatever the box, PER_ELEM what each element of a box costs (the
+ * buffers of whole boxes) and PER_TILE each element of a tile (the buffers
+ * a pass fills a tile at a time: TILE elements, or one line when a line is
+ * longer, never more than the box).  No array of a box (WIDEST bytes an
+ * element) reaches 2 GiB in one I/O call.  TARGET: bytes of the widest
+ * array a box stops growing at (0: about 1 MiB on one rank, 4 MiB on
+ * several). */
+struct dist_cost {
+	int64_t memory, fixed, per_elem, per_tile, tile, widest, target;
+};
+
 /* Lay out the space of NDIM extents DIM (an elementwise pass's) for
- * NRANKS ranks within MEMORY bytes, of which FIXED are taken and PER_ELEM
- * a box element costs; no array of a box (WIDEST bytes an element)
- * reaches 2 GiB in one I/O call, and boxes stop growing at about 1 MiB of
- * it on one rank, 4 MiB on several, or one chunk's run of lines when they
- * follow the chunks.  The split
- * axis is at most MAX_AXIS (0 when something needs whole rows).  Errors
- * (EXIT_USAGE, at WHERE) when MEMORY does not hold a box of min(64, all)
- * elements, or one line when MAX_AXIS forces lines wider than that.
- * CHUNK (NULL: none) is the chunk shape the boxes follow when they can. */
-int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
-		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		     const char *where, struct err *e, struct dist_layout *l);
+ * NRANKS ranks within the budget C; boxes stop growing at C's target, or
+ * one chunk's run of lines when they follow the chunks.  The split axis is at most MAX_AXIS
+ * (0 when something needs whole rows).  Errors (EXIT_USAGE, at WHERE) when
+ * the budget does not hold a box of min(64, all) elements, or one line
+ * when MAX_AXIS forces lines wider than that.  CHUNK (NULL: none) is the
+ * chunk shape the boxes follow when they can. */
+int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
+		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l);
 
 /* The same for a space of NDIM extents DIM whose elements are units of
  * UNIT elements each, PER_UNIT bytes (WIDEST bytes of the widest array),
@@ -123,20 +131,31 @@ struct dist_stream {
 	struct dist_layout along;  /* (1, the axes along), walked by every rank (shared: dealt) */
 };
 
+/* How a stream may be laid out (dist_stream_make's HOW, or'ed). */
+enum dist_stream_how {
+	DIST_WHOLE_LAST = 1u << 0,   /* the last axis, when along, is never cut (a loop
+					that folds a run in its own way) */
+	DIST_MAY_SHARE = 1u << 1,    /* the fold is exact in any grouping: the stream may
+					be shared */
+	DIST_CHUNK_BOXES = 1u << 2   /* each chunk in one array box even when that narrows
+					the boxes across: the stream writes no array of its
+					size (a reduction), whose rows would be cut too;
+					else only when the budget holds boxes as wide */
+};
+
 /* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes
  * ALONG marks, for NRANKS ranks within MEMORY bytes: an array box element
  * costs PER_ELEM bytes, an across element PER_ACROSS (the carried value;
- * shared, twice: what the reduction between ranks receives beside), no array of a box (WIDEST bytes
- * an element) reaches 2 GiB in one I/O call and boxes stop growing at
- * about 4 MiB of it.  WHOLE_LAST: the last axis, when along, is never cut
- * (a loop that folds a run in its own way).  MAY_SHARE: the fold is exact
- * in any grouping, so the stream may be shared.  Boxes are as long along
- * as the space across allows, then as wide across as the budget allows.
- * Errors (EXIT_USAGE, at WHERE) when MEMORY does not hold a box of
- * min(64, all) elements (or one last-axis run). */
+ * shared, twice: what the reduction between ranks receives beside), no
+ * array of a box (WIDEST bytes an element) reaches 2 GiB in one I/O call
+ * and boxes stop growing at about 4 MiB of it.  Boxes are as long along as
+ * the space across allows (and a chunk's extent along at least: see
+ * DIST_CHUNK_BOXES), then as wide across as the budget allows.  Errors (EXIT_USAGE, at WHERE)
+ * when MEMORY does not hold a box of min(64, all) elements (or one
+ * last-axis run). */
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
 		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
-		     bool whole_last, bool may_share, int nranks, const char *where, struct err *e,
+		     unsigned how, int nranks, const char *where, struct err *e,
 		     struct dist_stream *s);
 
 /* Rank RANK's walks: through the boxes across (S->across.nboxes of them),

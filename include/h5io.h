@@ -81,6 +81,8 @@ void h5io_dataset_close(hid_t d);
 /* D's chunk extents into CHUNK (H5U_MAXDIM entries); returns their number,
  * 0 when D is not chunked. */
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
+/* Does D's data go through filters (compression, checksums)? */
+bool h5io_dataset_filtered(hid_t d);
 
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);

@@ -23,10 +23,16 @@ typedef ptrdiff_t iter_strides[H5U_MAXDIM];
 void iter_loop(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	       const int64_t *dims, const iter_strides *st);
 
+/* NumPy's buffer size: a reduction's loop sees at most this many elements
+ * of a run in one call, so a sum folds a longer run in pieces of it, each
+ * summed pairwise and added to the running value in order. */
+#define ITER_PIECE 8192
+
 /* The same without merging or dropping axes: every call covers one run of
- * the innermost axis.  Reductions use it, so that how elements
- * are grouped into calls (and so a pairwise sum's rounding) depends on the
- * array's shape alone, never on how rows were split into blocks or ranks. */
+ * the innermost axis, or ITER_PIECE elements of it, from the run's start.
+ * Reductions use it, so that how elements are grouped into calls (and so a
+ * pairwise sum's rounding) is NumPy's, from the array's shape alone, never
+ * from how rows were split into blocks or ranks. */
 void iter_fold(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	       const int64_t *dims, const iter_strides *st);
 

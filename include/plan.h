@@ -93,6 +93,7 @@ struct array {
 	bool strong;             /* ARR_LITERAL made an array first (outer), not weak */
 	int nstored;             /* chunked as stored (an existing dataset): its */
 	int64_t stored_chunk[H5U_MAXDIM];   /* chunk extents; 0: contiguous */
+	bool stored_filtered;    /* ... and its chunks compressed (or filtered otherwise) */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
@@ -127,9 +128,10 @@ enum fold_init {
 };
 
 enum reduce_mode {
-	REDUCE_STREAM,     /* not a tree: a stream (a fused pass feeds it rows when
-			      it keeps axis 0) */
-	REDUCE_TREE        /* fixed pieces, a fixed tree per index of the kept leading axes */
+	REDUCE_STREAM,     /* a sequential fold along the reduced axes (a fused pass
+			      feeds it rows when it keeps axis 0) */
+	REDUCE_CHAIN       /* each index of the kept leading axes a flat run, folded in
+			      NumPy's pieces chained in order (chain.h) */
 };
 
 /* One ufunc call of an elementwise step: a ufunc step is one op, an
@@ -213,8 +215,8 @@ struct plan_step {
 	struct array *mask_out;             /* ... with where=: which elements it set */
 	struct dist_stream stream;          /* REDUCE_STREAM, accumulate: boxes
 					       across the axes kept, walked along the others */
-	struct dist_layout split;           /* elementwise: the boxes of its index space;
-					       REDUCE_TREE: of its space of pieces */
+	struct dist_layout split;           /* elementwise, REDUCE_CHAIN: the boxes of its
+					       index space */
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
 					       whole up to this many bytes, else read by boxes */
 	struct contract *contract;          /* a generalized ufunc's step (contract.h), else NULL */
@@ -223,12 +225,10 @@ struct plan_step {
 	int axis;                           /* accumulate: the axis */
 	bool keepdims;
 	enum reduce_mode mode;
-	int kept_lead;                      /* REDUCE_TREE: leading axes kept (its groups) */
-	int piece_axis;                     /* REDUCE_TREE: a fixed piece is piece_lines */
-	int64_t piece_lines;                /* lines of this axis (see reduce.h) */
+	int kept_lead;                      /* REDUCE_CHAIN: leading axes kept (its groups) */
 	enum fold_init init;                /* where the first accumulators start */
 	unsigned char init_value[16];
-	enum fold_init rest_init;           /* REDUCE_TREE: where later pieces start (a
+	enum fold_init rest_init;           /* REDUCE_CHAIN: where later pieces start (a
 					       shared stream: later ranks' runs) */
 	unsigned char rest_value[16];
 	struct reduceat_plan *reduceat;     /* reduceat: its segments and blocks */

@@ -2,22 +2,25 @@
  * results that do not depend on the number of ranks or on --memory.
  *
  * Two layouts, chosen from the shape alone:
- *  - REDUCE_TREE: a reorderable ufunc whose reduced axes follow its m kept
- *    leading axes (m = 0 for all axes; at least the axis after them too,
- *    or the last).  Each index of the kept leading axes is a group; the
- *    input falls in fixed pieces of at most 1024 elements (at least one
- *    line of the piece axis), each folded in order, and a group's pieces
- *    combine by a binary tree over their positions in it, so the grouping
- *    is the same whatever the ranks, boxes and budget.  The pieces are
- *    laid out in boxes (dist_layout_units); a group split between ranks
- *    is finished by rank 0 in rank order.
+ *  - REDUCE_CHAIN: a reorderable ufunc that keeps m leading axes and
+ *    reduces the others (m = 0 for all axes; kept axes of extent 1 after
+ *    them do not count).  Each index of the kept axes is a group, a flat
+ *    run of the input that NumPy folds in pieces of its buffer size (8192
+ *    elements), in order; chain.h folds the same pieces and chains their
+ *    partial results in the same order, so a sum is NumPy's bits whatever
+ *    the ranks, boxes and budget.  The input is laid out in boxes like an
+ *    elementwise pass's (dist_layout_units, one element the floor beside
+ *    a piece's buffers); a group split between ranks is finished by rank 0
+ *    in rank order.
  *  - REDUCE_STREAM otherwise: a sequential fold, streamed as a scan is
  *    (dist_stream_make): boxes across the kept axes dealt to the ranks,
  *    each walked along the reduced axes in C order with its accumulators
- *    carried from block to block, so each result is NumPy's fold in NumPy's order (exact for
- *    non-reorderable ufuncs too).  A reduced last axis is one loop call
- *    that a reorderable ufunc (add sums pairwise) or a float16 one (in
- *    float32) folds its own way, so it is cut only for the others.  A 1-D
+ *    carried from block to block, so each result is NumPy's fold in NumPy's
+ *    order (exact for non-reorderable ufuncs too).  A reduced last axis is
+ *    folded in loop calls of NumPy's pieces from each run's start
+ *    (iter_fold), which a reorderable ufunc (add sums each pairwise) or a
+ *    float16 one (in float32) folds its own way, so it is cut only for the
+ *    others.  A 1-D
  *    non-reorderable reduction is one rank's sequential fold.  A fold
  *    that is exact in any grouping that keeps the order
  *    (ufunc_fold_exact: integers, maximum, ...) deals its reduced axes
@@ -39,8 +42,9 @@
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		  struct err *e);
 
-/* Bytes a reducer of S holds whatever its block: a tree's partial results. */
-int64_t reduce_fixed_bytes(const struct plan_step *s);
+/* Bytes a reducer of S holds on each of NRANKS ranks whatever its block: a
+ * chain's pieces and partial results. */
+int64_t reduce_fixed_bytes(const struct plan_step *s, int nranks);
 
 /* Run S.  Collective. */
 int reduce_run(struct plan_step *s, struct err *e);

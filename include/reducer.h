@@ -4,11 +4,10 @@
  *
  * The reducer serves two layouts of reduce.h: REDUCE_STREAM boxes of whole
  * rows (axis 0 kept), as a fused elementwise pass makes them, and
- * REDUCE_TREE boxes of whole pieces, from that pass or from reduce.c's
- * tree driver.  A tree's pieces combine on a stack that is the fixed
- * binary tree's cut at the last piece, so the grouping is the same
- * whatever the boxes; a group split between ranks is finished by rank 0
- * in rank order (reducer_finish).  A shared stream's partial results
+ * REDUCE_CHAIN boxes that are flat runs, from that pass or from reduce.c's
+ * chain driver, which it hands to chain.h (NumPy's pieces, chained in
+ * order; a group split between ranks finished by rank 0 in rank order,
+ * reducer_finish).  A shared stream's partial results
  * (dist.h) combine across ranks in rank order here too: onto rank 0 for
  * a reduction, into each rank's carry-in for a scan.  Not here: reading
  * the input, and dealing boxes to ranks (reduce.c, dist.h).
@@ -22,9 +21,6 @@
 
 #include "err.h"
 #include "plan.h"
-
-/* Partial results a rank's tree stack can hold. */
-#define REDUCER_MAX_DEPTH 130
 
 /* ---- the fold of one box ------------------------------------------------ */
 
@@ -73,22 +69,19 @@ void reducer_check_fault(const struct plan_step *s, struct err *e);
  * unless KEEP_REDUCED. */
 int64_t reducer_extent(const struct shape *x, const bool *reduced, int from, bool keep_reduced);
 
-/* Pieces of a REDUCE_TREE reduction S, over all its groups. */
-int64_t reducer_pieces(const struct plan_step *s);
-
 /* ---- the reducer -------------------------------------------------------- */
 
-/* A reducer of S (REDUCE_STREAM with axis 0 kept, or REDUCE_TREE) fed boxes
- * of at most BOX_LINES lines of LINE elements each, which a pass whose
- * split axis is at most reducer_max_axis(S) makes: for a stream, lines are
- * rows (empty ones too).  Every rank creates one; reducer_free(NULL) is
+/* A reducer of S (REDUCE_STREAM with axis 0 kept, or REDUCE_CHAIN) fed
+ * boxes of at most BOX_LINES lines of LINE elements each, which a pass
+ * whose split axis is at most reducer_max_axis(S) makes: for a stream,
+ * lines are rows (empty ones too); a chain takes each rank's boxes in
+ * order, as a flat run.  Every rank creates one; reducer_free(NULL) is
  * fine. */
 struct reducer *reducer_new(struct plan_step *s, int64_t box_lines, int64_t line);
 void reducer_free(struct reducer *r);
 /* The last split axis of a pass whose boxes S can take: rows (0) for a
- * stream that keeps axis 0, the axis before its piece axis for a tree (the
- * piece axis itself when a piece is one line of it); -1 for none (a stream
- * that reduces axis 0, or a tree of pieces of rows). */
+ * stream that keeps axis 0, any (H5U_MAXDIM) for a chain; -1 for none (a
+ * stream that reduces axis 0). */
 int reducer_max_axis(const struct plan_step *s);
 /* Fold the box START/COUNT of the input (DATA, C-contiguous, in the loop's
  * second dtype; VALID, one byte an element, which are valid in masked mode,
@@ -96,10 +89,10 @@ int reducer_max_axis(const struct plan_step *s);
 void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int64_t *start,
 		 const int64_t *count);
 /* Collective, after every reducer_box: writes what the box finished (the
- * rows of a stream, the groups of a tree with kept leading axes; a tree
+ * rows of a stream, the groups of a chain with kept leading axes; a chain
  * without them writes at the end). */
 int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e);
-/* Collective, at the end: a tree finishes the groups split between ranks
+/* Collective, at the end: a chain finishes the groups split between ranks
  * on rank 0 and writes them. */
 int reducer_finish(struct reducer *r, struct err *e);
 

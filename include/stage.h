@@ -14,6 +14,8 @@
 
 /* malloc that never returns NULL (an out-of-memory abort). */
 void *stage_alloc(size_t n);
+/* realloc that never returns NULL, likewise. */
+void *stage_realloc(void *p, size_t n);
 
 /* Bytes per element of the scratch that stage_read and stage_write need to
  * move X's values as dtype T: the cast to or from X's dtype, and X's CF

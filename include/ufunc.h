@@ -133,10 +133,20 @@ bool ufunc_reorderable(const struct ufunc *uf);
  * ones, ...) and a loop that picks one of its operands (maximum, ...) do;
  * float add does not. */
 bool ufunc_fold_exact(const struct ufunc *uf, enum dtype t);
+/* The loop that folds the parts of a reduction of UF whose loop is LOOP,
+ * so that their partial results keep what the loop's accumulator holds:
+ * UF's float32 loop where LOOP is a float16 one that reduces in float32
+ * (UF_HALF_WIDE), else LOOP. */
+const struct ufunc_loop *ufunc_partial_loop(const struct ufunc *uf, const struct ufunc_loop *loop);
 
 /* Write the identity of UF as one element of DT into OUT.  Returns 0, or -1
  * when UF has no identity. */
 int ufunc_identity_value(const struct ufunc *uf, enum dtype dt, void *out);
+/* The same, but a float zero (each part of a complex one) as -0: the value
+ * a part of a reduction after the first starts from, since -0 + x is x for
+ * every x where +0 + -0 is +0, so the part's partial result is exactly its
+ * fold. */
+int ufunc_identity_exact(const struct ufunc *uf, enum dtype dt, void *out);
 
 /* Faults raised from the data by loops (NumPy's ValueError). */
 enum ufunc_fault { UFERR_NONE, UFERR_NEGATIVE_POWER };

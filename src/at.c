@@ -42,14 +42,17 @@ int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where
 	int64_t least = (updates < 64 ? (updates > 0 ? updates : 1) : 64) * per;
 	int64_t fixed = least > memory / 2 ? least : memory / 2;
 	int64_t budget = memory - fixed > IO_LIMIT ? fixed + IO_LIMIT : memory;
-	if (dist_layout_make(t->shape.ndim, t->shape.dim, stage_chunks(t), budget, fixed, ts, 0,
-			     H5U_MAXDIM, nranks, where, e, &a->target) < 0)
+	struct dist_cost tc = { .memory = budget, .fixed = fixed, .per_elem = ts };
+	if (dist_layout_make(t->shape.ndim, t->shape.dim, stage_chunks(t), &tc, H5U_MAXDIM, nranks,
+			     where, e, &a->target) < 0)
 		return -1;
 	a->passes = a->target.nboxes;
 	a->memory = memory;
 	int64_t left = memory - a->target.lines_per_box * a->target.line * ts;
-	return dist_layout_make(a->space.ndim, a->space.dim, NULL, left < EXCHANGE_LIMIT ? left : EXCHANGE_LIMIT,
-				0, per, entry, H5U_MAXDIM, 1, where, e, &a->updates);
+	struct dist_cost uc = { .memory = left < EXCHANGE_LIMIT ? left : EXCHANGE_LIMIT, .per_elem = per,
+				.widest = entry };
+	return dist_layout_make(a->space.ndim, a->space.dim, NULL, &uc, H5U_MAXDIM, 1, where, e,
+				&a->updates);
 }
 
 /* ---- a round ------------------------------------------------------------ */

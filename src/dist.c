@@ -79,19 +79,71 @@ static bool shares_even(const struct dist_layout *l, int64_t total, int64_t smal
 	return true;
 }
 
+/* Bytes a box of N elements of lines of LINE elements costs under C. */
+static int64_t box_cost(const struct dist_cost *c, int64_t n, int64_t line)
+{
+	int64_t tile = line > c->tile ? line : c->tile;
+	return c->fixed + n * c->per_elem + (n < tile ? n : tile) * c->per_tile;
+}
+
+/* The most elements a box of lines of LINE elements may hold under C: the
+ * budget, then the I/O cap. */
+static int64_t box_cap(const struct dist_cost *c, int64_t line)
+{
+	int64_t avail = c->memory - c->fixed, tile = line > c->tile ? line : c->tile;
+	int64_t both = c->per_elem + c->per_tile, cap;
+	if (avail < 0)
+		cap = 0;
+	else if (both <= 0)
+		cap = INT64_MAX;
+	else if (avail / both < tile || c->per_tile == 0)
+		cap = avail / both;
+	else   /* past a tile, only the whole-box buffers grow */
+		cap = c->per_elem > 0 ? (avail - tile * c->per_tile) / c->per_elem : INT64_MAX;
+	if (c->widest > 0 && cap > (IO_LIMIT - 1) / c->widest)
+		cap = (IO_LIMIT - 1) / c->widest;
+	return cap;
+}
+
+/* The error of a budget C whose boxes cannot hold LEAST elements of lines
+ * of LINE elements (FLOOR the fewest a box may hold, LEAST_ELEMS 1 for a
+ * space of units): a line over the I/O cap, or the budget too small. */
+static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
+		     int64_t least_elems, const char *where, struct err *e)
+{
+	int64_t need = box_cost(c, least, line);
+	if (c->widest > 0 && least > (IO_LIMIT - 1) / c->widest)
+		return err_set(e, EXIT_USAGE, where,
+			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)(line * c->widest));
+	if (least > floor)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one row of every array needs %lld bytes)",
+			       (long long)c->memory, (long long)need);
+	if (least_elems == 1)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one piece needs %lld bytes)",
+			       (long long)c->memory, (long long)need);
+	return err_set(e, EXIT_USAGE, where,
+		       "--memory %lld bytes is too small for one block "
+		       "(%lld elements of every array need %lld bytes)",
+		       (long long)c->memory, (long long)floor, (long long)need);
+}
+
 /* The layout of dist_layout_make, dist_layout_units and the streams, in
  * boxes of at least LEAST_ELEMS elements (or all), shares even within
  * SMALL elements, boxes that stop growing at TARGET_BYTES of the widest
  * array. */
-static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
-			int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-			int64_t least_elems, int64_t small, int64_t target_bytes, const char *where,
-			struct err *e, struct dist_layout *l)
+static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
+			int max_axis, int nranks, int64_t least_elems, int64_t small, int64_t target_bytes,
+			const char *where, struct err *e, struct dist_layout *l)
 {
 	memset(l, 0, sizeof *l);
 	l->ndim = ndim > 0 ? ndim : 1;
 	l->nranks = nranks;
-	int64_t total = 1;
+	int64_t total = 1, widest = c->widest;
 	for (int i = 0; i < l->ndim; i++) {
 		l->dim[i] = ndim > 0 ? dim[i] : 1;
 		total *= l->dim[i];
@@ -101,19 +153,16 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int6
 		max_axis = l->ndim - 1;
 	if (max_axis < 0)
 		max_axis = 0;
-	/* elements a box may hold: the budget, then the I/O cap */
-	int64_t cap = per_elem <= 0 ? INT64_MAX : memory > fixed ? (memory - fixed) / per_elem : 0;
-	if (widest > 0 && cap > (IO_LIMIT - 1) / widest)
-		cap = (IO_LIMIT - 1) / widest;
 	int64_t floor = total < least_elems ? total : least_elems;
 	if (floor < 1)
 		floor = 1;
 	/* the split axis: the first whose line fits and keeps the shares even */
-	int64_t line = total;
+	int64_t line = total, cap = 0;
 	int axis;
 	for (axis = 0; axis < l->ndim; axis++) {
 		line /= l->dim[axis] ? l->dim[axis] : 1;
 		bool even = line <= small || line <= total / (4 * (int64_t)nranks);
+		cap = box_cap(c, line);
 		if (axis == max_axis || (line <= cap && even))
 			break;
 	}
@@ -122,28 +171,11 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int6
 		line = 1;
 		for (int i = 1; i < l->ndim; i++)
 			line *= l->dim[i];
+		cap = box_cap(c, line);
 	}
 	int64_t least = whole ? total : line > floor ? line : floor;
-	if (total > 0 && cap < least) {
-		if (widest > 0 && least > (IO_LIMIT - 1) / widest)
-			return err_set(e, EXIT_USAGE, where,
-				       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-				       (long long)(line * widest));
-		if (least > floor)
-			return err_set(e, EXIT_USAGE, where,
-				       "--memory %lld bytes is too small for one block "
-				       "(one row of every array needs %lld bytes)",
-				       (long long)memory, (long long)(fixed + per_elem * least));
-		if (least_elems == 1)
-			return err_set(e, EXIT_USAGE, where,
-				       "--memory %lld bytes is too small for one block "
-				       "(one piece needs %lld bytes)",
-				       (long long)memory, (long long)(fixed + per_elem * least));
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(%lld elements of every array need %lld bytes)",
-			       (long long)memory, (long long)floor, (long long)(fixed + per_elem * least));
-	}
+	if (total > 0 && cap < least)
+		return too_small(c, least, line, floor, least_elems, where, e);
 	l->axis = axis;
 	l->line = line;
 	l->lines = 1;
@@ -187,21 +219,23 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, int6
 	return 0;
 }
 
+/* A layout of boxes whose every element costs PER_ELEM bytes (no tiles),
+ * that stop growing at TARGET bytes of the widest array. */
 static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
 		       int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		       int64_t least_elems, int64_t small, const char *where, struct err *e,
-		       struct dist_layout *l)
+		       int64_t least_elems, int64_t small, int64_t target, const char *where,
+		       struct err *e, struct dist_layout *l)
 {
-	return layout_sized(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
-			    least_elems, small, BLOCK_TARGET, where, e, l);
+	struct dist_cost c = { .memory = memory, .fixed = fixed, .per_elem = per_elem, .widest = widest };
+	return layout_sized(ndim, dim, chunk, &c, max_axis, nranks, least_elems, small, target, where, e,
+			    l);
 }
 
-int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
-		     int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		     const char *where, struct err *e, struct dist_layout *l)
+int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
+		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l)
 {
-	return layout_sized(ndim, dim, chunk, memory, fixed, per_elem, widest, max_axis, nranks,
-			    FLOOR_ELEMS, SMALL_SHARE, nranks == 1 ? PASS_TARGET : BLOCK_TARGET,
+	int64_t target = c->target ? c->target : nranks == 1 ? PASS_TARGET : BLOCK_TARGET;
+	return layout_sized(ndim, dim, chunk, c, max_axis, nranks, FLOOR_ELEMS, SMALL_SHARE, target,
 			    where, e, l);
 }
 
@@ -211,7 +245,7 @@ int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_
 {
 	int64_t small = unit > 0 ? SMALL_SHARE / unit : SMALL_SHARE;
 	return layout_make(ndim, dim, chunk, memory, fixed, per_unit, widest, H5U_MAXDIM, nranks, 1,
-			   small, where, e, l);
+			   small, BLOCK_TARGET, where, e, l);
 }
 
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)
@@ -267,6 +301,7 @@ struct stream_spaces {
 	bool chunked;
 	int64_t across, stream, least;   /* elements across, along; the shortest along box */
 	int64_t memory, per_elem, per_across, widest;
+	int64_t target;              /* bytes of the widest array boxes stop growing at */
 	int along_max;               /* the last axis along that may be cut */
 	int64_t small_unit;          /* a line across holds this many elements */
 };
@@ -283,13 +318,13 @@ static int stream_try(const struct stream_spaces *sp, int64_t g, int across_max,
 	for (;;) {
 		struct err trial = {0};
 		layout_make(sp->nr, sp->rd, sp->chunked ? sp->rc : NULL, g, 0, 1, 0, sp->along_max,
-			    shared ? nranks : 1, 1, SMALL_SHARE, where, &trial, &s->along);
+			    shared ? nranks : 1, 1, SMALL_SHARE, BLOCK_TARGET, where, &trial, &s->along);
 		int64_t box = dist_stream_along_elems(s);
 		bool last = g <= sp->least || g <= 1;
 		if (layout_make(sp->na, sp->ad, sp->chunked ? sp->ac : NULL, sp->memory, 0,
 				box * sp->per_elem + per_across, box * sp->widest, across_max,
-				shared ? 1 : nranks, 1, SMALL_SHARE / sp->small_unit, where,
-				last ? e : &trial, &s->across) == 0) {
+				shared ? 1 : nranks, 1, SMALL_SHARE / sp->small_unit, sp->target,
+				where, last ? e : &trial, &s->across) == 0) {
 			s->shared = shared;
 			return 0;
 		}
@@ -323,17 +358,72 @@ bool dist_stream_uneven(const struct dist_stream *s)
 	return off > 0.25 * fair && off > SMALL_SHARE;
 }
 
+/* Errors (EXIT_USAGE, at WHERE) when SP's budget does not hold a box of
+ * min(64, all of TOTAL) elements, or its shortest along box. */
+static int stream_floor(const struct stream_spaces *sp, int64_t total, const char *where,
+			struct err *e)
+{
+	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS, per = sp->per_elem + sp->per_across;
+	if (floor < sp->least)
+		floor = sp->least;
+	if (floor < 1)
+		floor = 1;
+	if (sp->widest > 0 && floor > (IO_LIMIT - 1) / sp->widest)
+		return err_set(e, EXIT_USAGE, where,
+			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
+			       (long long)(floor * sp->widest));
+	if (sp->memory >= floor * per)
+		return 0;
+	if (floor > FLOOR_ELEMS)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one row of every array needs %lld bytes)",
+			       (long long)sp->memory, (long long)(floor * per));
+	return err_set(e, EXIT_USAGE, where,
+		       "--memory %lld bytes is too small for one block "
+		       "(%lld elements of every array need %lld bytes)",
+		       (long long)sp->memory, (long long)floor, (long long)(floor * per));
+}
+
+/* The elements an along box of SP holds at most: as many as the budget
+ * allows with a box across WIDTH wide (the runs across after the last axis
+ * along); for a chunked array at least a chunk's extent along, so that
+ * each chunk lies in one box: the box across narrower instead
+ * (DIST_CHUNK_BOXES in HOW), or as wide, past the size boxes stop at (SP's
+ * target raised), when the budget holds it. */
+static int64_t along_length(struct stream_spaces *sp, int64_t width, unsigned how)
+{
+	int64_t per = sp->per_elem + sp->per_across, cap = sp->memory / per;
+	if (sp->widest > 0 && cap > BLOCK_TARGET / sp->widest)
+		cap = BLOCK_TARGET / sp->widest;
+	int64_t g = width > 0 ? cap / width : sp->stream, chunk_along = 1;
+	for (int i = 1; sp->chunked && i < sp->nr; i++)
+		chunk_along *= sp->rc[i] < sp->rd[i] ? sp->rc[i] : sp->rd[i];
+	if (g < chunk_along && (how & DIST_CHUNK_BOXES) && chunk_along <= cap) {
+		g = chunk_along;
+	} else if (g < chunk_along && chunk_along * width <= sp->memory / per) {
+		g = chunk_along;
+		sp->target = chunk_along * width * (sp->widest > 0 ? sp->widest : 1);
+	}
+	if (g > sp->stream)
+		g = sp->stream;
+	if (g < sp->least)
+		g = sp->least;
+	return g > 1 ? g : 1;
+}
+
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
 		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
-		     bool whole_last, bool may_share, int nranks, const char *where, struct err *e,
+		     unsigned how, int nranks, const char *where, struct err *e,
 		     struct dist_stream *s)
 {
+	bool whole_last = how & DIST_WHOLE_LAST, may_share = how & DIST_MAY_SHARE;
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
 	/* the two spaces, and the chunk grid over each */
 	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL,
 				    .memory = memory, .per_elem = per_elem,
-				    .per_across = per_across, .widest = widest };
+				    .per_across = per_across, .widest = widest, .target = BLOCK_TARGET };
 	int64_t total = 1, inner = 1;   /* INNER: across extent after the last axis along */
 	int inner_axes = 0;
 	sp.across = 1;
@@ -360,40 +450,9 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	/* the shortest along box: one last-axis run when it may not be cut */
 	bool whole = whole_last && s->axis_along[s->ndim - 1];
 	sp.least = whole ? sp.rd[sp.nr - 1] : 1;
-	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
-	if (floor < sp.least)
-		floor = sp.least;
-	if (floor < 1)
-		floor = 1;
-	if (widest > 0 && floor > (IO_LIMIT - 1) / widest)
-		return err_set(e, EXIT_USAGE, where,
-			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)(floor * widest));
-	if (memory < floor * (per_elem + per_across)) {
-		if (floor > FLOOR_ELEMS)
-			return err_set(e, EXIT_USAGE, where,
-				       "--memory %lld bytes is too small for one block "
-				       "(one row of every array needs %lld bytes)",
-				       (long long)memory, (long long)(floor * (per_elem + per_across)));
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(%lld elements of every array need %lld bytes)",
-			       (long long)memory, (long long)floor, (long long)(floor * (per_elem + per_across)));
-	}
-	/* as long along as the budget allows with an across box as wide as
-	 * the runs across after the last axis along; shorter while the
-	 * across boxes do not fit */
-	int64_t cap = memory / (per_elem + per_across);
-	if (widest > 0 && cap > BLOCK_TARGET / widest)
-		cap = BLOCK_TARGET / widest;
-	int64_t width = inner < sp.across ? inner : sp.across;
-	int64_t g = width > 0 ? cap / width : sp.stream;
-	if (g > sp.stream)
-		g = sp.stream;
-	if (g < sp.least)
-		g = sp.least;
-	if (g < 1)
-		g = 1;
+	if (stream_floor(&sp, total, where, e) < 0)
+		return -1;
+	int64_t g = along_length(&sp, inner < sp.across ? inner : sp.across, how);
 	sp.along_max = whole ? sp.nr - 2 : H5U_MAXDIM;
 	sp.small_unit = sp.stream > 0 ? sp.stream : 1;
 	/* Narrow runs across: a box cut inside the axes across after the last

@@ -73,9 +73,23 @@ static const int64_t *pass_chunks(const struct plan_step *s)
 	return NULL;
 }
 
+/* Is op result SRC (OP_REF) held for a whole box -- the step writes,
+ * shows or reduces it, or it is where= or a mask -- rather than a tile? */
+static bool whole_result(const struct plan_step *s, int src)
+{
+	for (int k = 0; k < s->nout; k++)
+		if (s->out_src[k] == src)
+			return true;
+	for (int k = 0; k < s->nred; k++)
+		if (s->red_src[k] == src)
+			return true;
+	return (s->has_where && s->where_src == src) || (s->masked && s->valid_src == src) ||
+	       ((s->has_where || s->masked) && s->print_src == src);
+}
+
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
-	int64_t fixed = 0, per_elem = 0, widest = 0;
+	int64_t fixed = 0, per_elem = 0, per_tile = 0, widest = 0;
 	s->whole_limit = memory / WHOLE_PART;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
@@ -92,15 +106,20 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	}
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
-		for (int k = 0; k < op->nout; k++)
-			per_elem += dtype_size(op->loop->types[op->nin + k]);
+		for (int k = 0; k < op->nout; k++) {
+			int64_t t = dtype_size(op->loop->types[op->nin + k]);
+			if (whole_result(s, OP_REF(j, k)))
+				per_elem += t;
+			else
+				per_tile += t;
+		}
 		for (int k = 0; k < op->nin; k++) {
 			if (op->src[k] == OP_LITERAL || elementwise_source_dtype(s, op->src[k]) == op->loop->types[k])
 				continue;
 			int src = op->src[k];
 			int64_t t = dtype_size(op->loop->types[k]);
 			if (src >= 0 || !elementwise_reads_whole(s, -1 - src))
-				per_elem += t;
+				per_tile += t;
 			else
 				fixed += shape_size(&s->in[-1 - src]->shape) * t;
 		}
@@ -110,13 +129,20 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
 		if (r->mode == REDUCE_STREAM || r->kept_lead > 0)
 			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
-		fixed += reduce_fixed_bytes(r);
+		fixed += reduce_fixed_bytes(r, nranks);
 		if (elementwise_source_dtype(s, s->red_src[k]) != t)
 			per_elem += dtype_size(t);
 	}
+	bool compressed = false;
 	for (int k = 0; k < s->nout; k++) {
 		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
 		per_elem += stage_scratch(s->out[k], t);
+		if (s->out[k]->create ? s->out[k]->compression.on : s->out[k]->stored_filtered) {
+			/* HDF5's copies of the chunks a box writes: as they are,
+			 * and compressed (in buffers of their own size) */
+			per_elem += 2 * dtype_size(target);
+			compressed = true;
+		}
 		if (s->has_where && !s->out[k]->create)
 			per_elem += dtype_size(t);   /* what where= keeps of it */
 		widest = max64(widest, dtype_size(target));
@@ -128,8 +154,15 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			max_axis = reducer_max_axis(s->red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
-	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), memory, fixed, per_elem,
-				widest, max_axis, nranks, w, e, &s->split);
+	/* Compressed chunks written by several ranks: every box is a round of
+	 * HDF5's collective calls (the chunks' owners, their new sizes, the
+	 * index), so boxes as large as the budget allows, each rank's share in
+	 * as few rounds as it can. */
+	struct dist_cost c = { .memory = memory, .fixed = fixed, .per_elem = per_elem,
+			       .per_tile = per_tile, .tile = TILE_ELEMS, .widest = widest,
+			       .target = compressed && nranks > 1 ? INT64_MAX / 2 : 0 };
+	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
+				&s->split);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -266,17 +299,9 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	memset(B->tmp, 0, sizeof *B->tmp * B->ntmp);
 	memset(B->whole_tmp, 0, sizeof *B->whole_tmp * B->ntmp);
 	memset(B->conv, 0, sizeof *B->conv * B->nconv);
-	for (int k = 0; k < s->nout; k++)
-		B->whole_tmp[s->out_src[k]] = true;
-	if (s->has_where)
-		B->whole_tmp[s->where_src] = true;
-	if (s->masked)
-		B->whole_tmp[s->valid_src] = true;
-	if (s->has_where || s->masked)
-		B->whole_tmp[s->print_src] = true;   /* what is shown, and counted */
-	for (int k = 0; k < s->nred; k++)
-		if (s->red_src[k] >= 0)
-			B->whole_tmp[s->red_src[k]] = true;
+	for (int j = 0; j < s->nops; j++)
+		for (int k = 0; k < s->ops[j].nout; k++)
+			B->whole_tmp[OP_REF(j, k)] = whole_result(s, OP_REF(j, k));
 	alloc_inputs(s, B, boxmax, e);
 	alloc_ops(s, B);
 	size_t box = (size_t)(B->box_lines * B->line);

@@ -145,8 +145,9 @@ int indices_check(const struct index_array *ix, enum index_rule rule, int64_t ex
 	const struct array *x = ix->x;
 	struct dist_layout l;
 	int64_t size = dtype_size(x->dtype);
-	if (dist_layout_make(x->shape.ndim, x->shape.dim, stage_chunks(x), memory, 0, 8 + size, size,
-			     H5U_MAXDIM, comm_size(), w, e, &l) < 0)
+	struct dist_cost c = { .memory = memory, .per_elem = 8 + size, .widest = size };
+	if (dist_layout_make(x->shape.ndim, x->shape.dim, stage_chunks(x), &c, H5U_MAXDIM, comm_size(),
+			     w, e, &l) < 0)
 		return -1;
 	bool opened;
 	if (comm_agree(e) < 0 || open_dataset(ix, &opened, w, e) < 0)

@@ -3,8 +3,10 @@
 
 #include "iter.h"
 
+/* Call FN over the index space, one call a run of the innermost axis, or
+ * a piece of at most PIECE elements of it (0: no limit). */
 static void run(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
-		const int64_t *dims_in, const iter_strides *st_in, bool merge_axes)
+		const int64_t *dims_in, const iter_strides *st_in, bool merge_axes, int64_t piece)
 {
 	int64_t dims[H5U_MAXDIM];
 	ptrdiff_t st[UF_MAXARGS][H5U_MAXDIM];
@@ -45,7 +47,13 @@ static void run(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 			for (int i = 0; i < n - 1; i++)
 				ptr[k] += idx[i] * st[k][i];
 		}
-		fn(ptr, (size_t)dims[n - 1], inner);
+		for (int64_t done = 0, len = dims[n - 1]; done < len;) {
+			int64_t m = piece > 0 && len - done > piece ? piece : len - done;
+			fn(ptr, (size_t)m, inner);
+			for (int k = 0; k < nargs; k++)
+				ptr[k] += m * inner[k];
+			done += m;
+		}
 		int i = n - 2;
 		while (i >= 0 && ++idx[i] == dims[i])
 			idx[i--] = 0;
@@ -57,13 +65,13 @@ static void run(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 void iter_loop(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	       const int64_t *dims, const iter_strides *st)
 {
-	run(fn, nargs, base, ndim, dims, st, true);
+	run(fn, nargs, base, ndim, dims, st, true, 0);
 }
 
 void iter_fold(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	       const int64_t *dims, const iter_strides *st)
 {
-	run(fn, nargs, base, ndim, dims, st, false);
+	run(fn, nargs, base, ndim, dims, st, false, ITER_PIECE);
 }
 
 void iter_contiguous(int ndim, const int64_t *dims, const int64_t *space, int elsize,

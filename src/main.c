@@ -1,10 +1,12 @@
 /* main.c - the command table and the dispatcher. */
+#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "cpu.h"
+#include "deflate.h"
 #include "options.h"
 
 #define DATA_OPTIONS \
@@ -110,9 +112,16 @@ int main(int argc, char **argv)
 			getenv("H5UFUNC_CPU"));
 		return 2;
 	}
+	if (deflate_choose() < 0) {
+		fprintf(stderr, "h5ufunc: H5UFUNC_DEFLATE: unknown '%s' (libdeflate or zlib)\n",
+			getenv("H5UFUNC_DEFLATE"));
+		return 2;
+	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("h5ufunc %s\nkernels: %s (this CPU: %s)\n", H5UFUNC_VERSION,
-		       cpu_level_name(cpu_level()), cpu_level_name(cpu_level_available()));
+		H5open();
+		deflate_register();
+		printf("h5ufunc %s\nkernels: %s (this CPU: %s)\ndeflate: %s\n", H5UFUNC_VERSION,
+		       cpu_level_name(cpu_level()), cpu_level_name(cpu_level_available()), deflate_name());
 		return 0;
 	}
 	const struct command *c = command_find(argv[1]);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "at.h"
+#include "chain.h"
 #include "contract.h"
 #include "elementwise.h"
 #include "h5io.h"
@@ -294,7 +295,8 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	for (int i = 0; i < X->ndim; i++)
 		empty = empty || (s->reduced[i] && X->dim[i] == 0);
 	s->rest_init = has_identity ? FOLD_VALUE : ufunc_reorderable(uf) ? FOLD_FIRST : FOLD_FIRST_SKIP;
-	memcpy(s->rest_value, identity, sizeof identity);
+	if (has_identity)
+		ufunc_identity_exact(uf, t, s->rest_value);
 	s->init = s->rest_init;
 	memcpy(s->init_value, identity, sizeof identity);
 	if (o->given & (1u << OPT_INITIAL)) {
@@ -920,13 +922,8 @@ void plan_print(const struct plan *p, FILE *f)
 		fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
 			s->uf->name, sig, casting_name(s->casting));
 		const struct plan_step *pass = s->host ? s->host : s;
-		if (s->verb == VERB_REDUCE && !s->host && s->mode == REDUCE_TREE) {
-			const struct shape *X = &s->in[0]->shape;
-			fprintf(f, ", pieces (");
-			for (int a = 0; a < X->ndim; a++)
-				fprintf(f, "%s%lld", a ? ", " : "", (long long)(a < s->piece_axis ? 1
-					: a == s->piece_axis && s->piece_lines < X->dim[a] ? s->piece_lines : X->dim[a]));
-			fprintf(f, "%s); across them", X->ndim == 1 ? "," : "");
+		if (s->verb == VERB_REDUCE && !s->host && s->mode == REDUCE_CHAIN) {
+			fprintf(f, ", pieces of %d elements chained in order", CHAIN_PIECE);
 			print_boxes(f, &s->split);
 		} else if ((s->verb == VERB_REDUCE && !s->host) || s->verb == VERB_ACCUMULATE) {
 			print_stream(f, s);

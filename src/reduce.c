@@ -3,15 +3,15 @@
  * Two ways through the data, chosen by reduce_layout from the shape alone:
  * a *stream* (REDUCE_STREAM: the kept axes dealt in boxes, the reduced
  * axes walked in C order with the accumulators carried, as NumPy folds)
- * and a *tree* (REDUCE_TREE: fixed pieces folded as NumPy folds them, then
- * a fixed binary tree over the pieces).  The folds themselves and the
- * tree's stack are reducer.h's.  In order below: reading a box
- * (read_input); the tree's layout arithmetic; the two drivers
- * (reduce_tree, reduce_stream); the layout.
+ * and a *chain* (REDUCE_CHAIN: each group a flat run, cut in NumPy's pieces
+ * wherever the boxes and ranks fall, chain.h).  The folds themselves are
+ * reducer.h's and chain.h's.  In order below: reading a box (read_input);
+ * the two drivers (reduce_chain, reduce_stream); the layout.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
@@ -19,19 +19,6 @@
 #include "reducer.h"
 #include "stage.h"
 #include "where.h"
-
-#define TREE_PIECE 1024          /* elements a fixed piece of a tree reduction holds
-				    (at least one line of its axis) ... */
-#define GROUP_PIECE 32768        /* ... with kept leading axes: a row up to this
-				    wide is folded whole, as NumPy folds it */
-
-static int64_t ceil_log2(int64_t n)
-{
-	int64_t k = 0;
-	while (((int64_t)1 << k) < n)
-		k++;
-	return k;
-}
 
 /* Read the box START/COUNT of S's input as T into DATA (RAW: scratch in
  * its own dtype), with the elements where= skips (M, when S has it) made
@@ -62,102 +49,30 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 		where_select(t, n, data, mask, (const char *)s->skip_value, 0);
 }
 
-/* Output elements of one group of a REDUCE_TREE reduction. */
-static int64_t tree_group_size(const struct plan_step *s)
+int64_t reduce_fixed_bytes(const struct plan_step *s, int nranks)
 {
-	return reducer_extent(&s->in[0]->shape, s->reduced, s->kept_lead, false);
+	return s->mode == REDUCE_CHAIN ? chain_fixed_bytes(s, nranks) : 0;
 }
 
-/* Partial results a rank of a REDUCE_TREE reduction may hold at once: a
- * stack of a group begun by another rank (2L + 2 for groups of 2**L
- * pieces) and, with kept leading axes, a stack of the group it leaves to
- * the next rank (L + 1); rank 0 holds its own last group and the one it
- * assembles. */
-static int64_t tree_slots(const struct plan_step *s)
-{
-	const struct shape *X = &s->in[0]->shape;
-	int64_t groups = 1;
-	for (int i = 0; i < s->kept_lead; i++)
-		groups *= X->dim[i];
-	int64_t L = ceil_log2((groups ? reducer_pieces(s) / groups : 0) + 1);
-	return s->kept_lead > 0 ? 3 * L + 4 : 2 * L + 3;
-}
-
-int64_t reduce_fixed_bytes(const struct plan_step *s)
-{
-	if (s->mode != REDUCE_TREE)
-		return 0;
-	return (tree_slots(s) + 2) * tree_group_size(s) * (dtype_size(s->loop->types[0]) + s->masked);
-}
-
-/* The space of S's pieces: X's axes before the piece axis, then its pieces
- * along it. */
-static int piece_space(const struct plan_step *s, int64_t *dim)
-{
-	const struct shape *X = &s->in[0]->shape;
-	int p = s->piece_axis;
-	for (int i = 0; i < p; i++)
-		dim[i] = X->dim[i];
-	dim[p] = (X->dim[p] + s->piece_lines - 1) / s->piece_lines;
-	return p + 1;
-}
-
-/* The chunk grid CHUNK of S's input over its space of pieces, in OUT; NULL
- * when chunk edges along the piece axis are not piece edges (or there is
- * no CHUNK). */
-static const int64_t *piece_chunks(const struct plan_step *s, const int64_t *chunk, int64_t *out)
-{
-	int p = s->piece_axis;
-	int64_t g = s->piece_lines;
-	if (!chunk || chunk[p] < 1 || g < 1)
-		return NULL;
-	for (int i = 0; i < p; i++)
-		out[i] = chunk[i];
-	if (chunk[p] % g == 0)
-		out[p] = chunk[p] / g;
-	else if (g % chunk[p] == 0)
-		out[p] = 1;
-	else
-		return NULL;
-	return out;
-}
-
-/* REDUCE_TREE on its own: boxes of whole pieces, each piece folded into
- * the tree at its global index. */
-static int reduce_tree(struct plan_step *s, struct err *e)
+/* REDUCE_CHAIN on its own: each rank's boxes of its share, a flat run, fed
+ * to the chain in order. */
+static int reduce_chain(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0];
 	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
-	const struct shape *X = &x->shape;
 	const struct dist_layout *l = &s->split;
-	int p = s->piece_axis, n = X->ndim;
-	int64_t line = 1;
-	for (int i = p + 1; i < n; i++)
-		line *= X->dim[i];
-	int64_t most = l->lines_per_box * l->line * s->piece_lines * line;
+	int n = x->shape.ndim ? x->shape.ndim : 1;
+	int64_t most = l->lines_per_box * l->line;
 	char *raw = stage_scratch(x, t) ? stage_alloc((size_t)(most * stage_scratch(x, t))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
-	struct reducer *r = reducer_new(s, l->lines_per_box, l->line * s->piece_lines * line);
+	struct reducer *r = reducer_new(s, l->lines_per_box, l->line);
 	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
 	uint8_t *valid = s->masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
-		int64_t ps[H5U_MAXDIM], pc[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-		bool any = dist_walk_next(&w, ps, pc);
-		for (int i = 0; i < n; i++) {
-			if (i < p) {
-				start[i] = ps[i];
-				cnt[i] = pc[i];
-			} else if (i == p) {
-				int64_t end = (ps[p] + pc[p]) * s->piece_lines;
-				start[i] = ps[p] * s->piece_lines;
-				cnt[i] = (end < X->dim[p] ? end : X->dim[p]) - start[i];
-			} else {
-				start[i] = 0;
-				cnt[i] = X->dim[i];
-			}
-		}
+		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		bool any = dist_walk_next(&w, start, cnt);
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
@@ -186,8 +101,8 @@ static int reduce_tree(struct plan_step *s, struct err *e)
  * elements into their accumulators, then writes them: every result is the
  * fold NumPy makes, in its order, whatever the ranks and the budget.  A
  * shared stream's ranks each fold their run along into partial results,
- * from the start NumPy's fold has (rank 0) or from where the tree's later
- * pieces start (the others), combined in rank order by an MPI reduction
+ * from the start NumPy's fold has (rank 0) or from where later parts
+ * start (the others), combined in rank order by an MPI reduction
  * onto rank 0 (reducer_combine_ranks: log P steps), which writes them. */
 static int reduce_stream(struct plan_step *s, struct err *e)
 {
@@ -272,6 +187,21 @@ out:
 
 /* ---- layout ------------------------------------------------------------- */
 
+/* Is each index of S's M leading kept axes a group NumPy folds as one flat
+ * run: a reorderable ufunc (so pieces may be folded apart), axis M reduced
+ * and every axis after it reduced or of extent 1, and (with kept axes) a
+ * group of at least one element? */
+static bool chain_group(const struct plan_step *s, int m)
+{
+	const struct shape *X = &s->in[0]->shape;
+	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->skip_fold)
+		return false;
+	for (int i = m + 1; i < X->ndim; i++)
+		if (!s->reduced[i] && X->dim[i] != 1)
+			return false;
+	return m == 0 || reducer_extent(X, s->reduced, m, true) > 0;
+}
+
 /* May S's stream be shared (dist.h): does its loop fold exactly in any
  * grouping that keeps the order (ufunc_fold_exact), and does every
  * element it leaves out fold as a value (not skip_fold)? */
@@ -293,53 +223,33 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->reduced[m])
 		m++;
-	if (X->ndim > 0 && m < X->ndim && (m + 1 == X->ndim || s->reduced[m + 1]) &&
-	    ufunc_reorderable(s->uf) && (m == 0 || reducer_extent(X, s->reduced, m, true) > 0)) {
-		s->mode = REDUCE_TREE;
+	if (chain_group(s, m)) {
+		s->mode = REDUCE_CHAIN;
 		s->kept_lead = m;
-		/* the piece axis: the first from axis m whose line fits a piece,
-		 * but no later than the last reduced axis after it, so that every
-		 * piece covers its group's whole output; all from the shape alone */
-		int p = m;
-		int64_t line = reducer_extent(X, s->reduced, m + 1, true), most = m ? GROUP_PIECE : TREE_PIECE;
-		while (p + 1 < X->ndim && s->reduced[p + 1] && line > most) {
-			p++;
-			line /= X->dim[p] ? X->dim[p] : 1;
-		}
-		if (X->dim[p] == 0 || line == 0)
-			p = m, line = reducer_extent(X, s->reduced, m + 1, true);
-		s->piece_axis = p;
-		s->piece_lines = line >= most ? 1 : most / (line ? line : 1);
-		if (s->piece_lines > X->dim[p] && X->dim[p] > 0)
-			s->piece_lines = X->dim[p];
-		int64_t pieces = reducer_pieces(s), piece = s->piece_lines * line;
-		int64_t osize = tree_group_size(s);
-		if (2 * ceil_log2(pieces + 1) + 3 > REDUCER_MAX_DEPTH)
-			return err_set(e, EXIT_USAGE, where, "too many rows to reduce");
-		int64_t dim[H5U_MAXDIM];
-		int pdim = piece_space(s, dim);
-		int64_t fixed = tree_slots(s) * osize * (size + s->masked) + 2 * osize * out_elem;
-		int64_t pchunk[H5U_MAXDIM];
-		return dist_layout_units(pdim, dim, piece_chunks(s, stage_chunks(x), pchunk), piece,
-					 memory, fixed, piece * in_elem + osize * out_elem,
-					 piece * (xsize > size ? xsize : size), nranks, where, e,
-					 &s->split);
+		int64_t group = reducer_extent(X, s->reduced, m, true);
+		/* a box's results: a group per GROUP elements, and two it cuts */
+		int64_t fixed = chain_fixed_bytes(s, nranks) + 2 * out_elem;
+		int64_t per_elem = in_elem + (group > 0 ? (out_elem + group - 1) / group : out_elem);
+		return dist_layout_units(X->ndim, X->dim, stage_chunks(x), 1, memory, fixed, per_elem,
+					 xsize > size ? xsize : size, nranks, where, e, &s->split);
 	}
 	/* a sequential fold: NumPy's order along the reduced axes, in C order;
-	 * a last-axis run is one loop call that a reorderable ufunc's loop may
-	 * fold its own way (add sums pairwise) and a float16 one folds in
-	 * float32, so such a run is never cut */
+	 * a last-axis run is folded in loop calls of NumPy's pieces from its
+	 * start (iter_fold), which a reorderable ufunc's loop may fold its own
+	 * way (add sums each pairwise) and a float16 one folds in float32, so
+	 * such a run is never cut */
 	s->mode = REDUCE_STREAM;
 	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
+	unsigned how = DIST_CHUNK_BOXES | (whole_last ? DIST_WHOLE_LAST : 0) |
+		       (may_share(s) ? DIST_MAY_SHARE : 0);
 	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, in_elem,
-				out_elem, xsize > size ? xsize : size, whole_last, may_share(s),
-				nranks, where, e, &s->stream);
+				out_elem, xsize > size ? xsize : size, how, nranks, where, e, &s->stream);
 }
 
 int reduce_run(struct plan_step *s, struct err *e)
 {
 	switch (s->mode) {
-	case REDUCE_TREE: return reduce_tree(s, e);
+	case REDUCE_CHAIN: return reduce_chain(s, e);
 	default: return reduce_stream(s, e);
 	}
 }

@@ -292,6 +292,7 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
 	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
-				size + s->skip_fold, widest, false,
-				ufunc_fold_exact(s->uf, t) && !s->skip_fold, nranks, where, e, &s->stream);
+				size + s->skip_fold, widest,
+				ufunc_fold_exact(s->uf, t) && !s->skip_fold ? DIST_MAY_SHARE : 0, nranks,
+				where, e, &s->stream);
 }

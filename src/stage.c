@@ -20,6 +20,16 @@ void *stage_alloc(size_t n)
 	return p;
 }
 
+void *stage_realloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fputs("h5ufunc: out of memory\n", stderr);
+		abort();
+	}
+	return q;
+}
+
 void stage_row_box(const struct shape *shape, int64_t first, int64_t count,
 		   int64_t *start, int64_t *cnt)
 {

@@ -186,6 +186,33 @@ int ufunc_identity_value(const struct ufunc *uf, enum dtype dt, void *out)
 	return -1;
 }
 
+const struct ufunc_loop *ufunc_partial_loop(const struct ufunc *uf, const struct ufunc_loop *loop)
+{
+	if (loop->types[0] != DT_FLOAT16 || !(uf->flags & UF_HALF_WIDE))
+		return loop;
+	for (int i = 0; i < uf->nloops; i++)
+		if (uf->loops[i].types[0] == DT_FLOAT32 && uf->loops[i].types[1] == DT_FLOAT32)
+			return &uf->loops[i];
+	return loop;
+}
+
+int ufunc_identity_exact(const struct ufunc *uf, enum dtype dt, void *out)
+{
+	if (ufunc_identity_value(uf, dt, out) < 0)
+		return -1;
+	char kind = dtype_table[dt].kind;
+	if (uf->identity != ID_ZERO || (kind != 'f' && kind != 'c'))
+		return 0;
+	const double minus_zero = -0.0;
+	if (kind == 'f')
+		return store_value(dt, minus_zero, out);
+	int half = dtype_size(dt) / 2;
+	enum dtype part = half == 4 ? DT_FLOAT32 : DT_FLOAT64;
+	dtype_cast(DT_FLOAT64, &minus_zero, 0, part, out, 0, 1);
+	dtype_cast(DT_FLOAT64, &minus_zero, 0, part, (char *)out + half, 0, 1);
+	return 0;
+}
+
 /* ---- faults raised by loops ---- */
 
 static enum ufunc_fault pending_fault = UFERR_NONE;

@@ -16,13 +16,19 @@ setup_file() {
 	EOF
 }
 
-@test "--version prints the name and version, and the kernels' instruction-set level" {
+@test "--version prints the name and version, the kernels' instruction-set level and what compresses gzip chunks" {
 	run --separate-stderr h5u --version
 	assert_success
 	assert_line --index 0 "h5ufunc 0.1.0"
 	assert_line --index 1 --regexp '^kernels: (sse2|avx2|avx512) \(this CPU: (sse2|avx2|avx512)\)$'
-	[[ ${#lines[@]} -eq 2 ]] || fail "more than two lines"
+	assert_line --index 2 --regexp '^deflate: libdeflate [0-9.]+$'
+	[[ ${#lines[@]} -eq 3 ]] || fail "more than three lines"
 	assert_stderr_empty
+	run --separate-stderr env H5UFUNC_DEFLATE=zlib h5ufunc --version
+	assert_success
+	assert_line --index 2 "deflate: zlib"
+	run --separate-stderr env H5UFUNC_DEFLATE=zstd h5ufunc --version
+	assert_error 2 "H5UFUNC_DEFLATE: unknown 'zstd' (libdeflate or zlib)"
 }
 
 @test "--help names every command" {

@@ -299,7 +299,7 @@ assert all(isinstance(x, list) and len(x) == 2 for x in doc["result"])
 '
 }
 
-@test "reduce of complex on every axis, the same bytes on 1 to 4 ranks, as NumPy reduces" {
+@test "reduce of complex on every axis, the same bytes on 1 to 4 ranks, sums NumPy's bits" {
 	fixture big.h5 small.h5
 	local n
 	for n in 1 2 3 4; do
@@ -313,19 +313,14 @@ assert all(isinstance(x, list) and len(x) == 2 for x in doc["result"])
 		mpi $n h5ufunc reduce minimum big.h5:/w --axis all -o r$n.h5:/minall
 	done
 	cref '
-def close(got, want, terms, axis, rtol):
-    scale = np.sum(np.abs(terms.real), axis=axis) + np.sum(np.abs(terms.imag), axis=axis)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
-    err = np.maximum(np.abs(got.real - want.real), np.abs(got.imag - want.imag))
-    assert np.all(err <= rtol * scale), np.max(err / scale)
-
 for n in "1234":
     r = "r%s.h5:/" % n
-    for src, path, axis, rtol in (("big.h5:/z", "z0", 0, 1e-12), ("big.h5:/z", "z1", 1, 1e-12),
-                                  ("big.h5:/w", "wall", None, 1e-5), ("big.h5:/v", "v", 0, 1e-12),
-                                  ("small.h5:/z", "s0", 0, 1e-12)):
-        x = read(src)
-        close(read(r + path), np.add.reduce(x, axis=axis), x, axis, rtol)
+    # sums: the pairwise pieces of NumPy, chained in its order: its bits
+    for src, path, axis in (("big.h5:/z", "z0", 0), ("big.h5:/z", "z1", 1),
+                            ("big.h5:/w", "wall", None), ("big.h5:/v", "v", 0),
+                            ("small.h5:/z", "s0", 0)):
+        got, want = read(r + path), np.add.reduce(read(src), axis=axis)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (n, path)
     x = read("small.h5:/z")
     got, want = read(r + "m1"), np.multiply.reduce(x, axis=1)
     assert got.dtype == want.dtype and np.allclose(got, want, rtol=1e-14, atol=0)

@@ -312,8 +312,9 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 @test "a read error on one rank in reduce and accumulate: same status, message once" {
 	fixture f.h5
 	snapshot
+	# a sum over all axes holds two of NumPy's 8192-element pieces on several ranks
 	run --separate-stderr env H5UFUNC_FAULT=read:2:1 timeout 60 mpirun --oversubscribe -n 3 \
-		h5ufunc reduce add f.h5:/long --axis all -o out.h5:/y --memory 16K
+		h5ufunc reduce add f.h5:/long --axis all -o out.h5:/y --memory 160K
 	assert_error_once 1 "reduce add: read failed (H5UFUNC_FAULT)"
 	assert_unchanged
 	run --separate-stderr env H5UFUNC_FAULT=read:0:2 timeout 60 mpirun --oversubscribe -n 2 \

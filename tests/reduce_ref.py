@@ -33,12 +33,15 @@ What "equal" means (SPEC 3.4, h5ufunc(1) "What is guaranteed"):
     round (maximum, minimum, fmax, fmin, copysign, ...): bit for bit (NaNs
     equal; the sign of a zero that maximum/minimum/fmax/fmin return for a
     tie of +0 and -0 is free);
-  - reduce with add, multiply, logaddexp, logaddexp2 or hypot on floats
-    (reorderable, so h5ufunc may group the terms differently from NumPy):
+  - reduce with add: NumPy's bits (h5ufunc folds NumPy's pieces of 8192
+    elements and chains them in NumPy's order);
+  - reduce with multiply, logaddexp, logaddexp2 or hypot on floats over a
+    run that NumPy folds as one (the reduced trailing axes, extent-1 axes
+    aside) longer than 8192 elements: NumPy folds it element by element,
+    h5ufunc chains the folds of its 8192-element pieces, so
     |got - want| <= RTOL * scale, RTOL 1e-12 for float64, 1e-5 for
-    float32, 1e-2 for float16, scale the sum of the magnitudes of the terms
-    (and of initial) for add, else |want|; infinities and NaNs where NumPy
-    has them;
+    float32, 1e-2 for float16, scale |want|; infinities and NaNs where
+    NumPy has them; bit for bit otherwise;
   - accumulate, and outer: NumPy's result bit for bit;
   - a transcendental ufunc (SPEC 3.4's list) on floats, each step within 4
     ULP of NumPy's: outer within 4 ULP; accumulate, each value within 4 ULP
@@ -93,8 +96,11 @@ ref.numpy2()
 Failure, Usage = ref.Failure, ref.Usage
 DTYPES = ref.DTYPES
 
-# Reorderable ufuncs whose float results depend on how the terms are grouped.
-REGROUPED = {'add', 'multiply', 'logaddexp', 'logaddexp2', 'hypot'}
+# Reorderable ufuncs that NumPy folds element by element: h5ufunc folds a
+# long contiguous run in pieces (CHAIN_PIECE) and chains them, so their
+# float results over such runs depend on that grouping.
+REGROUPED = {'multiply', 'logaddexp', 'logaddexp2', 'hypot'}
+CHAIN_PIECE = 8192
 RTOL = {2: 1e-2, 4: 1e-5, 8: 1e-12}
 # h5ufunc(1): a transcendental ufunc is within 4 ULP of NumPy at each step.
 STEP_ULP = 4
@@ -255,20 +261,35 @@ def fold_bound(case, want):
     return np.broadcast_to(np.expand_dims(e, axis) if case.keepdims else e, want.shape)
 
 
+def chained_run(shape, axes):
+    """The elements of the run h5ufunc chains in pieces for a reduction of
+    SHAPE over AXES: the reduced trailing axes after the kept leading ones,
+    axes of extent 1 aside (NumPy drops them); 0 when the reduced axes do
+    not make such a run."""
+    kept = [a for a in range(len(shape)) if a not in axes and shape[a] != 1]
+    if not axes or (kept and max(kept) > min(axes)):
+        return 0
+    return int(np.prod([shape[a] for a in axes]))
+
+
+def regrouped(case):
+    """Whether CASE reduces with a REGROUPED ufunc over a run longer than
+    one of NumPy's pieces."""
+    if case.ufunc not in REGROUPED:
+        return False
+    mags, axes = case.terms()
+    return chained_run(mags.shape, axes) > CHAIN_PIECE
+
+
 def tolerance(case, want):
     """None for bit for bit, else how far (an array over WANT) each value
     of a reduce may be from NumPy's: h5ufunc(1), "What is guaranteed"."""
     if want.dtype.kind != 'f' or case.verb != 'reduce':
         return None
-    if case.ufunc in REGROUPED:
+    if regrouped(case):
         rtol = RTOL[want.dtype.itemsize]
         with np.errstate(all='ignore'):
             scale = np.abs(want.astype(np.float64))
-            if case.ufunc == 'add':   # relative to the sum of the magnitudes
-                mags, axes = case.terms()
-                scale = np.add.reduce(mags, axis=axes, keepdims=case.keepdims)
-                if case.initial is not None:
-                    scale = scale + abs(float(ref.parse_literal(case.initial)))
         return np.broadcast_to(rtol * scale, want.shape)
     if case.ufunc in ref.TRANSCENDENTAL:
         return fold_bound(case, want)

@@ -9,6 +9,10 @@ read, filled with standard normal values from a fixed seed:
   DIR/a-contiguous.h5   /a alone (the pristine copy that W4 restores from)
   DIR/a-chunked.h5      /a alone, chunked
   DIR/in-float32.h5     /a and /b as float32, contiguous (W5)
+  DIR/in-smooth.h5      /a and /b, a smooth field (sines of the indices, as a
+                        temperature and a wind might be), contiguous (W8)
+  DIR/w8s-empty.h5      /c, never written, in chunks (64, COLS) with shuffle
+                        and deflate at level 1, netCDF's usual pair (W8s)
   DIR/tiny.h5           /x, three float64 values (the start-up probe)
 It writes in blocks of rows, so its memory stays near 64 MiB whatever the size,
 and it does nothing when DIR/ready already records the same shape.
@@ -23,6 +27,10 @@ workloads of reduceat and at (W6, W7):
   DIR/grid.h5    /grid alone (the pristine copy that W7 restores from)
 and does nothing when DIR/methods-ready records the same sizes.
 
+`data.py deflate DIR SHUFFLE` prints the CPU seconds zlib (level 1, in
+chunks of (64, COLS)) alone takes to compress W8's result, byte-shuffled
+first when SHUFFLE is 1: the compressor's own time, W8's floor.
+
 `data.py compare REF OUT...` compares datasets named FILE:/PATH, block by block,
 and prints one line per OUT: `identical` or `max relative difference X`; the
 exit status is 0 when every OUT has REF's shape and dtype, 1 otherwise.
@@ -32,6 +40,8 @@ test suite (tests/np.py is that), and it is never timed.
 """
 import os
 import sys
+import time
+import zlib
 
 import h5py
 import numpy as np
@@ -50,8 +60,8 @@ def made(stamp, want):
 
 def make(directory, rows, cols):
     stamp = os.path.join(directory, "ready")
-    want = "%d %d float32\n" % (rows, cols)
-    if made(stamp, want):
+    want = "%d %d float32 smooth\n" % (rows, cols)
+    if made(stamp, want) and os.path.exists(os.path.join(directory, "w8s-empty.h5")):
         return 0
     os.makedirs(directory, exist_ok=True)
     if os.path.exists(stamp):
@@ -63,6 +73,7 @@ def make(directory, rows, cols):
         "a-contiguous.h5": ("a",),
         "a-chunked.h5": ("a",),
         "in-float32.h5": ("a", "b"),
+        "in-smooth.h5": ("a", "b"),
     }
     files = {name: h5py.File(os.path.join(directory, name), "w") for name in names}
     try:
@@ -77,18 +88,46 @@ def make(directory, rows, cols):
         for first in range(0, rows, step):
             count = min(step, rows - first)
             block = {d: rng.standard_normal((count, cols)) for d in ("a", "b")}
+            smooth = smooth_rows(first, count, rows, cols)
             for d, ds in sets:
-                ds[first:first + count] = block[d]
+                ds[first:first + count] = smooth[d] if ds.file.filename.endswith("smooth.h5") \
+                    else block[d]
         chunk = files["in-chunked.h5"]["a"].chunks
     finally:
         for f in files.values():
             f.close()
     with h5py.File(os.path.join(directory, "tiny.h5"), "w") as f:
         f["x"] = np.array([0.5, 1.5, 2.5])
+    with h5py.File(os.path.join(directory, "w8s-empty.h5"), "w") as f:
+        f.create_dataset("c", shape, "f8", chunks=(min(64, rows), cols), compression="gzip",
+                         compression_opts=1, shuffle=True)
     with open(stamp, "w") as f:
         f.write(want)
     print("data.py: wrote %dx%d float64 inputs in %s (chunks %s)"
           % (rows, cols, directory, chunk), file=sys.stderr)
+    return 0
+
+
+def smooth_rows(first, count, rows, cols):
+    """Rows [FIRST, FIRST+COUNT) of W8's smooth /a and /b."""
+    y, x = np.meshgrid(np.arange(first, first + count) * (6.0 / rows),
+                       np.arange(cols) * (9.0 / cols), indexing="ij")
+    return {"a": np.sin(x) * np.cos(y) * 100 + 273.15, "b": np.cos(0.5 * x + y) * 50}
+
+
+def deflate(directory, shuffle):
+    """CPU seconds of zlib-1 over W8's result in chunks of (64, cols)."""
+    with h5py.File(os.path.join(directory, "in-smooth.h5"), "r") as f:
+        rows, cols = f["a"].shape
+        seconds = 0.0
+        for first in range(0, rows, 64):
+            a, b = f["a"][first:first + 64], f["b"][first:first + 64]
+            c = np.sqrt(a * a + b * b)
+            t = time.process_time()
+            raw = c.view(np.uint8).reshape(-1, 8).T.copy() if shuffle else c
+            zlib.compress(raw.tobytes(), 1)
+            seconds += time.process_time() - t
+    print("%.3f" % seconds)
     return 0
 
 
@@ -180,8 +219,10 @@ def main(argv):
         return methods(argv[1], int(argv[2]), int(argv[3]))
     if len(argv) >= 3 and argv[0] == "compare":
         return compare(argv[1], argv[2:])
+    if len(argv) == 3 and argv[0] == "deflate":
+        return deflate(argv[1], argv[2] == "1")
     print("usage: data.py make DIR ROWS COLS | data.py methods DIR DAYS POINTS | "
-          "data.py compare REF OUT...", file=sys.stderr)
+          "data.py compare REF OUT... | data.py deflate DIR SHUFFLE", file=sys.stderr)
     return 2
 
 

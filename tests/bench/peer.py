@@ -11,6 +11,9 @@ read whole datasets with h5py, compute with NumPy, write with h5py.
   W5d INPUT OUT   the same (the benchmark's name for it on float64 inputs)
   W6 INPUT OUT    OUT:/m = np.add.reduceat(t, month_start, axis=0): monthly sums
   W7 FILE INPUT   FILE:/grid += histogram: np.add.at(grid, (iy, ix), 1), in place
+  W8 INPUT OUT    W1's OUT:/c in gzip chunks (64, COLS) at level 1
+  W8s INPUT FILE  W1's result written into FILE:/c, an existing dataset
+                  with shuffle and deflate
 With `--dask` (W6, W7), the same with dask.array over the h5py datasets, as
 a dask user would write it: monthly sums of (month, 181, 360) chunks, and
 da.bincount of the cells (dask has no reduceat and no at).
@@ -54,6 +57,22 @@ def methods(work, source, target, dask):
     return 0
 
 
+def compressed(work, source, target):
+    """W8: W1's result to gzip-1 chunks in a new file; W8s: into TARGET's
+    existing shuffle+deflate /c."""
+    with h5py.File(source, "r") as f:
+        a, b = f["a"][...], f["b"][...]
+    c = np.sqrt(a * a + b * b)
+    if work == "W8s":
+        with h5py.File(target, "r+") as f:
+            f["c"][...] = c
+        return 0
+    with h5py.File(target, "w") as f:
+        f.create_dataset("c", data=c, chunks=(min(64, c.shape[0]), c.shape[1]),
+                         compression="gzip", compression_opts=1)
+    return 0
+
+
 def main(argv):
     dask = "--dask" in argv
     argv = [a for a in argv if a != "--dask"]
@@ -65,6 +84,8 @@ def main(argv):
             a = f["a"][...]
             f["a"][...] = a * 2 + 1
         return 0
+    if work in ("W8", "W8s"):
+        return compressed(work, source, target)
     with h5py.File(source, "r") as f:
         a = f["a"][...]
         b = f["b"][...] if work in ("W1", "W5", "W5d") else None

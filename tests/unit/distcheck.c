@@ -28,6 +28,15 @@
 #include "check.h"
 #include "dist.h"
 
+/* dist_layout_make with every element of a box costing PER bytes. */
+static int layout(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory, int64_t fixed,
+		  int64_t per, int64_t widest, int max_axis, int nranks, const char *where,
+		  struct err *e, struct dist_layout *l)
+{
+	struct dist_cost c = { .memory = memory, .fixed = fixed, .per_elem = per, .widest = widest };
+	return dist_layout_make(ndim, dim, chunk, &c, max_axis, nranks, where, e, l);
+}
+
 static int64_t volume(int ndim, const int64_t *d)
 {
 	int64_t n = 1;
@@ -43,7 +52,7 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 {
 	struct dist_layout l;
 	struct err e = {0};
-	if (dist_layout_make(ndim, dim, chunk, memory, 0, 8, 8, 32, nranks, "w", &e, &l) < 0) {
+	if (layout(ndim, dim, chunk, memory, 0, 8, 8, 32, nranks, "w", &e, &l) < 0) {
 		CHECK(memory < 8 * 64, "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return;
 	}
@@ -138,47 +147,64 @@ static void check_layouts(void)
 	int64_t w1[] = { 32768, 4096 }, c1[] = { 256, 64 };
 	struct dist_layout al;
 	struct err ae = {0};
-	CHECK(dist_layout_make(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
+	CHECK(layout(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
 	      al.axis == 0 && al.align == 256 && al.lines_per_box == 256,
 	      "W1's chunks (256, 64): axis %d, align %lld, %lld lines a box", al.axis, (long long)al.align,
 	      (long long)al.lines_per_box);
 	/* an elementwise pass's boxes stop at about 1 MiB of the widest array
 	 * on one rank (W5: float32, W1: float64), 4 MiB on several (and
 	 * whole chunk runs, above); a space of units' at about 4 MiB */
-	CHECK(dist_layout_make(2, w1, NULL, (int64_t)256 << 20, 0, 12, 4, 32, 1, "w", &ae, &al) == 0 &&
+	CHECK(layout(2, w1, NULL, (int64_t)256 << 20, 0, 12, 4, 32, 1, "w", &ae, &al) == 0 &&
 	      al.lines_per_box == 64, "(32768, 4096) float32: %lld lines a box", (long long)al.lines_per_box);
-	CHECK(dist_layout_make(2, w1, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
+	CHECK(layout(2, w1, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
 	      al.lines_per_box == 32, "(32768, 4096) float64: %lld lines a box", (long long)al.lines_per_box);
-	CHECK(dist_layout_make(2, w1, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
+	CHECK(layout(2, w1, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
 	      al.lines_per_box == 128, "(32768, 4096) float64 on 2 ranks: %lld lines a box",
 	      (long long)al.lines_per_box);
-	CHECK(dist_layout_make(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
+	CHECK(layout(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
 	      al.align == 256 && al.lines_per_box == 256, "W1's chunks on 1 rank: %lld lines a box",
 	      (long long)al.lines_per_box);
+	/* W1 on (8192, 32768) in (256, 64): the inputs and the result whole
+	 * (24 bytes an element), the ops' intermediates a tile at a time (24
+	 * more): whole chunk rows fit 256M, which they would not if every
+	 * buffer grew with the box */
+	int64_t w8[] = { 8192, 32768 };
+	struct dist_cost tiles = { .memory = (int64_t)256 << 20, .per_elem = 24, .per_tile = 24,
+				   .tile = 8192, .widest = 8 };
+	CHECK(dist_layout_make(2, w8, c1, &tiles, 32, 1, "w", &ae, &al) == 0 && al.align == 256 &&
+	      al.lines_per_box == 256, "(8192, 32768) by tiles: align %lld, %lld lines a box",
+	      (long long)al.align, (long long)al.lines_per_box);
+	CHECK(layout(2, w8, c1, (int64_t)256 << 20, 0, 48, 8, 32, 1, "w", &ae, &al) == 0 && al.align == 1,
+	      "(8192, 32768) at 48 bytes an element: align %lld", (long long)al.align);
+	/* the floor counts a tile's buffers at the box's size below a tile */
+	tiles.memory = 64 * 48 - 1;
+	CHECK(dist_layout_make(2, w8, NULL, &tiles, 32, 1, "w", &ae, &al) < 0 &&
+	      !strcmp(ae.msg, "w: --memory 3071 bytes is too small for one block "
+			      "(64 elements of every array need 3072 bytes)"), "tiles' floor: %s", ae.msg);
 	int64_t units[] = { 100000 };
 	CHECK(dist_layout_units(1, units, NULL, 1024, (int64_t)256 << 20, 0, 8 * 1024, 8 * 1024, 1, "w",
 				&ae, &al) == 0 && al.lines_per_box == 512,
 	      "100000 units of 1024 float64: %lld a box", (long long)al.lines_per_box);
 	/* chunks over two indices of an axis before the split one: not followed */
 	int64_t f3[] = { 10, 40, 3000 }, c3[] = { 2, 8, 3000 };
-	CHECK(dist_layout_make(3, f3, c3, 8 * 10000, 0, 8, 8, 32, 2, "w", &ae, &al) == 0 && al.align == 1,
+	CHECK(layout(3, f3, c3, 8 * 10000, 0, 8, 8, 32, 2, "w", &ae, &al) == 0 && al.align == 1,
 	      "chunks (2, 8, 3000) split along axis %d: align %lld", al.axis, (long long)al.align);
 	/* the floor: 64 elements of every array, whatever the shape */
 	struct dist_layout l;
 	struct err e = {0};
 	int64_t wide[] = { 2, 16777216 };
-	CHECK(dist_layout_make(2, wide, NULL, 8 * 64, 0, 8, 8, 32, 2, "w", &e, &l) == 0 && l.axis == 1 &&
+	CHECK(layout(2, wide, NULL, 8 * 64, 0, 8, 8, 32, 2, "w", &e, &l) == 0 && l.axis == 1 &&
 	      l.lines_per_box == 64, "(2, 16777216) at the floor: axis %d, %lld lines a box", l.axis,
 	      (long long)l.lines_per_box);
-	CHECK(dist_layout_make(2, wide, NULL, 8 * 64 - 1, 0, 8, 8, 32, 2, "w", &e, &l) < 0 &&
+	CHECK(layout(2, wide, NULL, 8 * 64 - 1, 0, 8, 8, 32, 2, "w", &e, &l) < 0 &&
 	      !strcmp(e.msg, "w: --memory 511 bytes is too small for one block "
 			     "(64 elements of every array need 512 bytes)"), "floor: %s", e.msg);
 	struct err e2 = {0};
-	CHECK(dist_layout_make(2, wide, NULL, (int64_t)64 << 20, 0, 8, 8, 0, 2, "w", &e2, &l) < 0 &&
+	CHECK(layout(2, wide, NULL, (int64_t)64 << 20, 0, 8, 8, 0, 2, "w", &e2, &l) < 0 &&
 	      !strcmp(e2.msg, "w: --memory 67108864 bytes is too small for one block "
 			      "(one row of every array needs 134217728 bytes)"), "whole rows: %s", e2.msg);
 	int64_t field[] = { 1, 2000, 3000 };
-	CHECK(dist_layout_make(3, field, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &e2, &l) == 0 &&
+	CHECK(layout(3, field, NULL, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &e2, &l) == 0 &&
 	      l.axis == 1 && l.ranks_with_work == 2, "(1, 2000, 3000) on 2 ranks: axis %d, %d with work",
 	      l.axis, l.ranks_with_work);
 	/* a space of units (a reduction's fixed pieces of 1024 elements): one
@@ -203,7 +229,8 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 {
 	struct dist_stream s;
 	struct err e = {0};
-	if (dist_stream_make(ndim, dim, along, chunk, memory, 8, 8, 8, whole_last, may_share, nranks,
+	if (dist_stream_make(ndim, dim, along, chunk, memory, 8, 8, 8,
+			     (whole_last ? DIST_WHOLE_LAST : 0) | (may_share ? DIST_MAY_SHARE : 0), nranks,
 			     "w", &e, &s) < 0) {
 		CHECK(memory < 16 * 64 || (whole_last && along[ndim - 1] && memory < 16 * dim[ndim - 1]),
 		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
@@ -361,10 +388,10 @@ static void check_streams(void)
 	struct err e = {0}, e2 = {0};
 	int64_t wide[] = { 3, 400000 };
 	bool last[] = { false, true };
-	CHECK(dist_stream_make(2, wide, last, NULL, 16 * 64 - 1, 8, 8, 8, false, false, 2, "w", &e, &s) < 0 &&
+	CHECK(dist_stream_make(2, wide, last, NULL, 16 * 64 - 1, 8, 8, 8, 0, 2, "w", &e, &s) < 0 &&
 	      !strcmp(e.msg, "w: --memory 1023 bytes is too small for one block "
 			     "(64 elements of every array need 1024 bytes)"), "floor: %s", e.msg);
-	CHECK(dist_stream_make(2, wide, last, NULL, 1 << 20, 8, 8, 8, true, false, 2, "w", &e2, &s) < 0 &&
+	CHECK(dist_stream_make(2, wide, last, NULL, 1 << 20, 8, 8, 8, DIST_WHOLE_LAST, 2, "w", &e2, &s) < 0 &&
 	      !strcmp(e2.msg, "w: --memory 1048576 bytes is too small for one block "
 			      "(one row of every array needs 6400000 bytes)"), "whole rows: %s", e2.msg);
 	/* (200000, 3) along axis 0 at 1 MiB on 4 ranks: the 3 columns are not
@@ -373,13 +400,13 @@ static void check_streams(void)
 	int64_t tall[] = { 200000, 3 };
 	bool first[] = { true, false };
 	struct err e3 = {0};
-	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, false, false, 4, "w", &e3, &s) == 0 &&
+	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, 0, 4, "w", &e3, &s) == 0 &&
 	      !s.shared && dist_stream_ranks_with_work(&s) == 1 && s.across.total_boxes == 1 &&
 	      dist_stream_along_elems(&s) >= 10000,
 	      "(200000, 3) along axis 0: %d with work, %lld boxes, blocks of %lld",
 	      dist_stream_ranks_with_work(&s), (long long)s.across.total_boxes,
 	      (long long)dist_stream_along_elems(&s));
-	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, false, true, 4, "w", &e3, &s) == 0 &&
+	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, DIST_MAY_SHARE, 4, "w", &e3, &s) == 0 &&
 	      s.shared && dist_stream_ranks_with_work(&s) == 4 && s.across.total_boxes == 1,
 	      "(200000, 3) along axis 0, shared: %d with work, %lld boxes across",
 	      dist_stream_ranks_with_work(&s), (long long)s.across.total_boxes);
@@ -387,18 +414,36 @@ static void check_streams(void)
 	 * 2, 1 and 1 of them; shared, every rank within 25% */
 	int64_t cube[] = { 4, 300000, 3 };
 	bool mid1[] = { false, true, false };
-	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, true, false, 3, "w", &e3, &s) == 0 &&
+	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, DIST_WHOLE_LAST, 3, "w", &e3, &s) == 0 &&
 	      !s.shared && s.across.axis == 0 && dist_stream_ranks_with_work(&s) == 3,
 	      "(4, 300000, 3) along axis 1: split across axis %d, %d with work", s.across.axis,
 	      dist_stream_ranks_with_work(&s));
-	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, true, true, 3, "w", &e3, &s) == 0 &&
+	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, DIST_WHOLE_LAST | DIST_MAY_SHARE, 3,
+			       "w", &e3, &s) == 0 &&
 	      s.shared && dist_stream_ranks_with_work(&s) == 3,
 	      "(4, 300000, 3) along axis 1, shared: %d with work", dist_stream_ranks_with_work(&s));
 	/* wide enough rows across are still cut: (1000, 300) on 4 ranks */
 	int64_t rows[] = { 1000, 300 };
-	CHECK(dist_stream_make(2, rows, first, NULL, 1 << 20, 8, 8, 8, false, true, 4, "w", &e3, &s) == 0 &&
+	CHECK(dist_stream_make(2, rows, first, NULL, 1 << 20, 8, 8, 8, DIST_MAY_SHARE, 4, "w", &e3, &s) == 0 &&
 	      !s.shared && dist_stream_ranks_with_work(&s) == 4,
 	      "(1000, 300) along axis 0: shared %d, %d with work", s.shared, dist_stream_ranks_with_work(&s));
+	/* a reduction of (8192, 32768) in chunks (256, 64) along axis 0: blocks
+	 * of a chunk's 256 rows, boxes across of whole chunk columns, where
+	 * 4 MiB of rows would cut every chunk in 16 */
+	int64_t big[] = { 8192, 32768 }, bigc[] = { 256, 64 };
+	CHECK(dist_stream_make(2, big, first, bigc, (int64_t)256 << 20, 8, 8, 8, DIST_CHUNK_BOXES, 1, "w",
+			       &e3, &s) == 0 && dist_stream_along_elems(&s) == 256 &&
+	      s.across.lines_per_box % 64 == 0,
+	      "(8192, 32768) in (256, 64) along axis 0: blocks of %lld, boxes of %lld across",
+	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
+	CHECK(dist_stream_make(2, big, first, bigc, (int64_t)256 << 20, 8, 8, 8, 0, 1, "w", &e3, &s) == 0 &&
+	      dist_stream_along_elems(&s) == 256 && s.across.lines_per_box == 32768,
+	      "a scan keeps its rows wide: blocks of %lld, %lld across",
+	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
+	CHECK(dist_stream_make(2, big, first, bigc, (int64_t)64 << 20, 8, 8, 8, 0, 1, "w", &e3, &s) == 0 &&
+	      dist_stream_along_elems(&s) == 16 && s.across.lines_per_box == 32768,
+	      "a scan whose budget does not hold whole chunk rows: blocks of %lld, %lld across",
+	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
 }
 
 int main(void)

@@ -1,0 +1,180 @@
+#!/usr/bin/env bats
+# 71-chunks.bats - chunked inputs read once per pass, compressed outputs
+# written at the compressor's speed.  Tall (4096, 256),
+# square (1024, 1024) and wide (256, 4096) float64 datasets in chunks 256
+# rows tall (tests/chunks_ref.py), under a --memory of 40M that holds a
+# chunk row of a pass's boxes only when the ops' intermediates are counted
+# a tile at a time: every elementwise pass (a new output, in place), every
+# reduction (over the last axis, the first, all axes) and every scan
+# (along either axis; a reduction under a budget of 6M, in boxes of chunk
+# columns) reads each chunk of its inputs in one call on one
+# process, counted by strace (a chunk's read, and HDF5's few reads of
+# metadata), and no more than the input's bytes on 2 and 3 ranks (where
+# ROMIO's collective reads join the ranks' chunks); the results are
+# NumPy's, bit for bit.  gzip chunks go through libdeflate: what h5ufunc
+# writes (a new dataset, and in place into h5py's shuffle+deflate one) is
+# read back by h5py's zlib, what h5py's zlib wrote is read by h5ufunc, on
+# one process and 2 to 4 ranks, each rank's share of a compressed output
+# one box where the budget holds it; H5UFUNC_DEFLATE=zlib writes the same
+# data through HDF5's zlib, and the files differ.
+
+load helper
+REF=chunks_ref.py
+
+setup_file() {
+	ref make "$BATS_FILE_TMPDIR"
+}
+
+# chunks NAME: the chunks of c.h5:/NAME
+chunks() {
+	case $1 in
+	t) echo 256 ;;
+	*) echo 128 ;;
+	esac
+}
+
+# traced N ARRAYS SHAPE CMD...: run h5ufunc CMD on one process (N 0) or
+# N ranks under strace, with --memory $mem (40M by default), then fail
+# unless it read each chunk of its ARRAYS inputs of c.h5 (of SHAPE: t, s
+# or w) in one call, and no more than their bytes.
+traced() {
+	local n=$1 arrays=$2 shape=$3 mem=${mem:-40M}
+	shift 3
+	rm -f tr.*
+	# the leak checker does not work under ptrace: off for the traced runs
+	if ((n == 0)); then
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+			-e trace=openat,open,pread64,read -o tr h5ufunc "$@" --memory "$mem" ||
+			fail "h5ufunc $*: exit status $?"
+	else
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+			-e trace=openat,open,pread64,read -o tr \
+			timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@" --memory "$mem" ||
+			fail "$n ranks, h5ufunc $*: exit status $?"
+	fi
+	local calls=$((arrays * $(chunks "$shape") + 64 * (n + 1)))
+	local bytes=$((arrays * 8388608 * 102 / 100 + 1048576))
+	run ref reads tr c.h5 "$calls" "$bytes"
+	[[ $status == 0 ]] || fail "$n ranks, h5ufunc $*: $output"
+}
+
+@test "elementwise passes read each chunk once: tall, square, wide, a new output on one process and 3 ranks, in place on one process" {
+	cp "$BATS_FILE_TMPDIR/c.h5" .
+	local d n
+	for d in t s w; do
+		for n in 0 3; do
+			rm -f o.h5
+			traced "$n" 2 "$d" eval -i "a=c.h5:/$d" -i "b=c.h5:/${d}b" 'o.h5:/c = sqrt(a*a + b*b)'
+			run ref same c.h5 o.h5 /c "np.sqrt($d*$d + ${d}b*${d}b)"
+			assert_success
+		done
+	done
+	cp "$BATS_FILE_TMPDIR/c.h5" .
+	# the journal reads the bytes it saves before the pass: the pass alone
+	traced 0 1 w eval -i a=c.h5:/w 'a = a * 2 + 1' --risk-partial-writes
+	run ref same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
+	assert_success
+}
+
+@test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
+	cp "$BATS_FILE_TMPDIR/c.h5" .
+	local d n
+	for d in t s w; do
+		rm -f o.h5
+		traced 0 1 "$d" reduce add "c.h5:/$d" --axis 1 -o o.h5:/r1
+		traced 0 1 "$d" reduce add "c.h5:/$d" --axis 0 -o o.h5:/r0
+		traced 0 1 "$d" reduce add "c.h5:/$d" --axis all -o o.h5:/ra
+		traced 0 1 "$d" accumulate add "c.h5:/$d" --axis 0 -o o.h5:/c0
+		traced 0 1 "$d" accumulate add "c.h5:/$d" --axis 1 -o o.h5:/c1
+		run ref same c.h5 o.h5 /r1 "np.add.reduce($d, axis=1)" /r0 "np.add.reduce($d, axis=0)" \
+			/ra "np.add.reduce($d, axis=None)" /c0 "np.add.accumulate($d, axis=0)" \
+			/c1 "np.add.accumulate($d, axis=1)"
+		assert_success
+	done
+	# a budget that holds no whole chunk row: boxes of chunk columns
+	rm -f o.h5
+	mem=6M traced 0 1 w reduce add c.h5:/w --axis 0 -o o.h5:/r0
+	run ref same c.h5 o.h5 /r0 "np.add.reduce(w, axis=0)"
+	assert_success
+	rm -f o.h5
+	traced 2 1 t reduce add c.h5:/t --axis 0 -o o.h5:/r0
+	traced 3 1 s accumulate add c.h5:/s --axis 1 -o o.h5:/c1
+	run ref same c.h5 o.h5 /r0 "np.add.reduce(t, axis=0)"
+	assert_success
+	run ref same c.h5 o.h5 /c1 "np.add.accumulate(s, axis=1)"
+	assert_success
+}
+
+@test "gzip chunks through libdeflate: h5py reads what h5ufunc writes, new and in place into shuffle+deflate, h5ufunc reads h5py's; one process and 2-4 ranks; H5UFUNC_DEFLATE=zlib" {
+	cp "$BATS_FILE_TMPDIR/z.h5" "$BATS_FILE_TMPDIR/zs.h5" .
+	cat >w6.yaml <<-'EOF'
+		inputs: {a: z.h5:/a, b: z.h5:/b, c: zs.h5:/c}
+		steps:
+		  - expr: sqrt(a*a + b*b)
+		    chunks: [64, 1024]
+		    compression: gzip:1
+		    out: o.h5:/w
+		  - expr: a * 2 - b
+		    out: c
+		  - reduce: add
+		    in: z.h5:/g
+		    axis: 1
+		    out: o.h5:/r
+	EOF
+	local n
+	for n in 0 2 3 4; do
+		rm -f o.h5
+		cp "$BATS_FILE_TMPDIR/zs.h5" .
+		if ((n == 0)); then
+			h5u run w6.yaml || fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc run w6.yaml || fail "$n ranks: exit status $?"
+		fi
+		run ref same z.h5 o.h5 /w "np.sqrt(a*a + b*b)" /r "np.add.reduce(g, axis=1)"
+		assert_success
+		run ref same z.h5 zs.h5 /c "a * 2 - b"
+		assert_success
+		run ref filters o.h5 /w 64,1024 gzip
+		assert_success
+		run ref filters zs.h5 /c 64,1024 shuffle+gzip
+		assert_success
+	done
+	# each rank's share of the compressed outputs (the two steps' one
+	# pass) in one box: one round of HDF5's collective calls for its chunks
+	rm -f o.h5
+	run --separate-stderr mpi 3 h5ufunc check w6.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(320, 1024\), 3 boxes, 3 of 3 ranks with work$'
+	assert_line 'step 2: expr expression, fused into step 1'
+	# 1 GiB on 4 ranks under 1G: boxes of thousands of rows, where
+	# uncompressed ones stop at 4 MiB (128 rows)
+	local how rows
+	for how in "compression: gzip:1" "overwrite: false"; do
+		run --separate-stderr mpi 4 h5ufunc check --memory 1G - <<-EOF
+			inputs: {a: zs.h5:/A, b: zs.h5:/B}
+			steps:
+			  - expr: sqrt(a*a + b*b)
+			    chunks: [64, 4096]
+			    $how
+			    out: o6.h5:/w
+		EOF
+		assert_success
+		rows=${lines[0]#*boxes (}
+		rows=${rows%%,*}
+		if [[ $how == *gzip* ]]; then
+			((rows >= 4096 && rows % 64 == 0)) || fail "compressed: ${lines[0]}"
+		else
+			((rows == 128)) || fail "uncompressed: ${lines[0]}"
+		fi
+	done
+	# HDF5's own zlib: the same data, compressed to another size
+	h5u run w6.yaml || fail "libdeflate: exit status $?"
+	local ours zlib
+	ours=$(ref stored o.h5 /w)
+	rm o.h5
+	H5UFUNC_DEFLATE=zlib h5u run w6.yaml || fail "zlib: exit status $?"
+	run ref same z.h5 o.h5 /w "np.sqrt(a*a + b*b)"
+	assert_success
+	zlib=$(ref stored o.h5 /w)
+	((ours != zlib)) || fail "libdeflate and zlib both compressed /w to $ours bytes"
+}

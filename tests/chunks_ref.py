@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""chunks_ref.py - chunked inputs read once per pass: the reference side of
+tests/71-chunks.bats.
+
+What it is: it makes chunked fixtures with NumPy and h5py, counts the reads
+a run made of a file from an strace log, and compares results with NumPy.
+What it is not: a timing tool (the counts are what it asserts; timings
+are tests/bench's).
+
+Usage: chunks_ref.py JOB ARGS...; exit 0 when the job passed, 1 when a
+check failed (reasons on stderr), 2 on a malformed job.
+
+Jobs:
+  make DIR        write DIR/c.h5: float64 /t (4096, 256) in chunks
+                  (256, 16), /s (1024, 1024) in (256, 32), /w (256, 4096)
+                  in (256, 32) -- tall, square, wide, 1 MiB chunk rows
+                  and more -- and /tb, /sb, /wb alike; DIR/z.h5: a smooth
+                  field /a, /b (960, 1024) contiguous, /g the same in gzip
+                  chunks (64, 1024) written by h5py (zlib), and DIR/zs.h5:
+                  /c (960, 1024) in chunks (64, 1024) with shuffle and
+                  deflate (netCDF's pair), never written, and /A, /B
+                  (32768, 4096), never written, for plans
+  reads PREFIX FILE CALLS BYTES
+                  the reads of FILE in the logs PREFIX.* of `strace -ff -e
+                  trace=openat,open,pread64,read -o PREFIX` (every process
+                  of a launch): at most CALLS calls (a chunk read in one,
+                  and HDF5's few reads of metadata) and BYTES bytes
+  same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
+                  OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
+                  (names t, tb, ...), bit for bit, for each pair
+  stored OUT.h5 PATH
+                  print the bytes OUT.h5:PATH takes in the file (its chunks
+                  as compressed)
+  filters OUT.h5 PATH CHUNKS FILTERS
+                  OUT.h5:PATH is chunked by CHUNKS (a,b) and stored with
+                  FILTERS (gzip, or shuffle+gzip) at level 1
+"""
+import collections
+import glob
+import re
+import sys
+
+import h5py
+import numpy as np
+
+ARRAYS = {'t': ((4096, 256), (256, 16)), 's': ((1024, 1024), (256, 32)),
+          'w': ((256, 4096), (256, 32))}
+
+
+def make(d):
+    rng = np.random.default_rng(64)
+    with h5py.File(f'{d}/c.h5', 'w') as f:
+        for name, (shape, chunks) in ARRAYS.items():
+            for suffix in ('', 'b'):
+                f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
+    y, x = np.meshgrid(np.linspace(0, 6, 960), np.linspace(0, 9, 1024), indexing='ij')
+    with h5py.File(f'{d}/z.h5', 'w') as f:
+        f['a'] = np.sin(x) * np.cos(y) * 100 + 273.15
+        f['b'] = np.cos(0.5 * x + y) * 50
+        f.create_dataset('g', data=f['a'][()], chunks=(64, 1024), compression='gzip',
+                         compression_opts=1)
+    with h5py.File(f'{d}/zs.h5', 'w') as f:
+        f.create_dataset('c', (960, 1024), dtype='f8', chunks=(64, 1024), compression='gzip',
+                         compression_opts=1, shuffle=True)
+        for name in 'AB':
+            f.create_dataset(name, (32768, 4096), dtype='f8', chunks=(256, 64))
+
+
+OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
+READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
+
+
+def reads(prefix, path, calls, nbytes):
+    count, total = 0, 0
+    logs = glob.glob(prefix + '.*')
+    if not logs:
+        sys.exit(f'no strace logs {prefix}.*')
+    for name in logs:
+        fds = {}
+        for line in open(name):
+            line = line.rstrip('\n')
+            m = OPEN.match(line)
+            if m:
+                fds[m.group(2)] = m.group(1)
+                continue
+            m = READ.match(line)
+            if m and fds.get(m.group(1), '').endswith(path):
+                count += 1
+                total += int(m.group(2))
+    if count > int(calls) or total > int(nbytes):
+        sys.exit(f'{path}: {count} reads of {total} bytes, more than {calls} reads or {nbytes} bytes')
+
+
+def same(inp, out, *pairs):
+    if not pairs or len(pairs) % 2:
+        sys.exit('same: PATH EXPR pairs wanted')
+    with h5py.File(inp) as f:
+        env = {k: f[k][()] for k in f if f[k].ndim == 0 or f[k].size < 1 << 24}
+    for path, expr in zip(pairs[0::2], pairs[1::2]):
+        want = np.asarray(eval(expr, {'np': np}, env))
+        got = h5py.File(out)[path][()]
+        if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
+            sys.exit(f'{out}:{path}: not NumPy\'s {expr}')
+
+
+def filters(out, path, chunks, want):
+    d = h5py.File(out)[path]
+    got = ('shuffle+' if d.shuffle else '') + str(d.compression)
+    if d.chunks != tuple(int(c) for c in chunks.split(',')) or got != want or d.compression_opts != 1:
+        sys.exit(f'{out}:{path}: chunks {d.chunks}, {got} at {d.compression_opts}, '
+                 f'not {chunks}, {want} at 1')
+
+
+def stored(out, path):
+    print(h5py.File(out)[path].id.get_storage_size())
+
+
+def main(argv):
+    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, -4), 'filters': (filters, 4),
+            'stored': (stored, 2)}
+    n = jobs[argv[0]][1] if argv and argv[0] in jobs else 0
+    if not argv or argv[0] not in jobs or (len(argv) - 1 != n if n > 0 else len(argv) - 1 < -n):
+        print(__doc__, file=sys.stderr)
+        return 2
+    jobs[argv[0]][0](*argv[1:])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
