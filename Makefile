@@ -137,18 +137,22 @@ DEB_PKGS += python3-dask
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)
 
+# The build inside check, bench and demo uses every core: the sanitized
+# build of the generated loops takes minutes a file on one.
+JOBS   ?= $(shell nproc 2>/dev/null || echo 1)
+
 check: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)tests/run
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)tests/bench/run
 	$(Q)tests/bench/cf
 	$(Q)tests/bench/matmul
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)tools/demo
 
 install: $(BIN)
