@@ -272,7 +272,10 @@ spill_recipe() {
 	# file goes to TMPDIR.
 	sed -i 's|{ufunc: multiply, in: \[t, 2\], out: out.h5:/y}|{reduce: add, in: t, axis: 0}|' spill.yaml
 	grep -q 'reduce: add' spill.yaml
-	timeout 60 h5ufunc run spill.yaml --memory 1K &
+	# --foreground: timeout passes the signal to h5ufunc alone; without it
+	# a second copy reaches h5ufunc through the process group, and a second
+	# stop ends h5ufunc by the signal itself (status 143, not 1).
+	timeout --foreground 60 h5ufunc run spill.yaml --memory 1K &
 	H5U_BACKGROUND=$!
 	wait_for 'tmp/.h5ufunc-scratch-*.h5' 30 || fail "no scratch file appeared"
 	local f
@@ -309,7 +312,10 @@ spill_recipe() {
 
 @test "SIGTERM of one process: new file's temporary and scratch file removed" {
 	spill_recipe
-	timeout 60 h5ufunc run spill.yaml --memory 1K &
+	# --foreground: timeout passes the signal to h5ufunc alone; without it
+	# a second copy reaches h5ufunc through the process group, and a second
+	# stop ends h5ufunc by the signal itself (status 143, not 1).
+	timeout --foreground 60 h5ufunc run spill.yaml --memory 1K &
 	H5U_BACKGROUND=$!
 	wait_for '.h5ufunc-scratch-*.h5' 30 || fail "no scratch file beside the output"
 	assert_equal "$(stat -c %a .h5ufunc-scratch-*.h5)" 600
