@@ -23,9 +23,9 @@
 /* Is input K of S read whole (it broadcasts and is small beside the
  * budget) rather than box by box? */
 bool elementwise_reads_whole(const struct plan_step *s, int k);
-/* The dtype an op source SRC of S holds (OP_REF of an op's output, or
- * -1 - k for input k), before any cast. */
-enum dtype elementwise_source_dtype(const struct plan_step *s, int src);
+/* The dtype an op source SRC of S holds (an op's result or an input),
+ * before any cast. */
+enum dtype elementwise_source_dtype(const struct plan_step *s, struct op_src src);
 /* Lay out S's boxes for NRANKS ranks within MEMORY bytes: every buffer
  * elementwise_run allocates.  Errors, at WHERE, when the smallest box
  * (dist.h) does not fit. */

@@ -134,19 +134,85 @@ enum reduce_mode {
 			      NumPy's pieces chained in order (chain.h) */
 };
 
+/* Where an operand of an op comes from: a literal (the op's lit[k]), the
+ * step's input INPUT, or output OUT of the step's earlier op OP.  Made with
+ * src_literal(), src_input() and src_result(), asked with src_is_*(); a
+ * zeroed one is src_none(), no operand (yet). */
+enum src_kind { SRC_NONE, SRC_LITERAL, SRC_INPUT, SRC_RESULT };
+struct op_src {
+	enum src_kind kind;
+	int input;   /* SRC_INPUT: which of the step's inputs */
+	int op;      /* SRC_RESULT: which op (0-based, in the step's program) ... */
+	int out;     /* ... and which of its outputs */
+};
+
+static inline struct op_src src_none(void)
+{
+	return (struct op_src){ .kind = SRC_NONE };
+}
+
+static inline struct op_src src_literal(void)
+{
+	return (struct op_src){ .kind = SRC_LITERAL };
+}
+
+static inline struct op_src src_input(int k)
+{
+	return (struct op_src){ .kind = SRC_INPUT, .input = k };
+}
+
+static inline struct op_src src_result(int op, int out)
+{
+	return (struct op_src){ .kind = SRC_RESULT, .op = op, .out = out };
+}
+
+static inline bool src_is_none(struct op_src s)
+{
+	return s.kind == SRC_NONE;
+}
+
+static inline bool src_is_literal(struct op_src s)
+{
+	return s.kind == SRC_LITERAL;
+}
+
+static inline bool src_is_input(struct op_src s)
+{
+	return s.kind == SRC_INPUT;
+}
+
+static inline bool src_is_result(struct op_src s)
+{
+	return s.kind == SRC_RESULT;
+}
+
+static inline bool src_equal(struct op_src a, struct op_src b)
+{
+	return a.kind == b.kind && (a.kind != SRC_INPUT || a.input == b.input) &&
+	       (a.kind != SRC_RESULT || (a.op == b.op && a.out == b.out));
+}
+
+/* A table with an entry per result of a program of NOPS ops has
+ * src_slots(NOPS) entries; result S's is at src_slot(S). */
+static inline int src_slots(int nops)
+{
+	return nops * RECIPE_MAXOUT;
+}
+
+static inline int src_slot(struct op_src s)
+{
+	return s.op * RECIPE_MAXOUT + s.out;
+}
+
 /* One ufunc call of an elementwise step: a ufunc step is one op, an
  * expression one op per call, in evaluation order. */
-#define OP_LITERAL (-1000)
-#define OP_REF(j, k) ((j) * RECIPE_MAXOUT + (k))   /* output K of op J */
-#define OP_OF(src) ((src) / RECIPE_MAXOUT)
-#define OP_OUTPUT(src) ((src) % RECIPE_MAXOUT)
 #define PLAN_MAXOUT 16   /* outputs of a step, fused steps included */
 struct plan_op {
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;
 	int nin, nout;
-	int src[RECIPE_MAXIN];              /* >= 0: an earlier op's result, OP_REF(j, k);
-					       -1 - k: the step's input k; OP_LITERAL: lit[k] */
+	struct op_src src[RECIPE_MAXIN];    /* where each operand comes from (a result:
+					       an earlier op's) */
 	unsigned char lit[RECIPE_MAXIN][16]; /* literal operands in the loop's dtype (up to complex128) */
 	struct shape shape;                 /* of its result */
 	const char *where;                  /* its step, for faults raised from the data */
@@ -168,13 +234,13 @@ struct plan_step {
 	int nops;                           /* elementwise and expression steps */
 	struct plan_op *ops;
 	struct array *out[PLAN_MAXOUT];     /* where the results go */
-	int out_src[PLAN_MAXOUT];           /* elementwise: the op result each one is, OP_REF */
+	struct op_src out_src[PLAN_MAXOUT]; /* elementwise: the op result each one is */
 	int merged_into;                    /* >= 0: fused into that step (0-based); else -1 */
 	struct plan_step *host;             /* a reduction that shares its pass over its input
 					       with the next ones: the step that makes that pass */
 	int nred;                           /* reductions fused into this elementwise step ... */
 	struct plan_step *red[PLAN_MAXOUT];
-	int red_src[PLAN_MAXOUT];           /* ... and the op result (OP_REF) or input (-1 - k) each reads */
+	struct op_src red_src[PLAN_MAXOUT]; /* ... and the op result or input each reads */
 	struct shape shape;                 /* of the result */
 	struct dims *dims;                  /* ... and the names of its axes, NULL: unnamed */
 	struct units units[PLAN_MAXOUT];    /* the results' units (units: propagate) */
@@ -186,16 +252,16 @@ struct plan_step {
 	int prog_ops;                       /* elementwise where= and masks: the ops of the
 					       step's own program, before theirs */
 	bool has_where;                     /* elementwise where=: ... */
-	int where_src;                      /* ... the op result (OP_REF, bool) that says
+	struct op_src where_src;            /* ... the op result (bool) that says
 					       which elements are computed */
 	bool decoded;                       /* reads (and writes) datasets through their
 					       CF coding: not missing: raw */
 	bool masked;                        /* missing: mask (numpy.ma): ... */
-	int valid_src;                      /* ... the op result (OP_REF, bool) that says
+	struct op_src valid_src;            /* ... the op result (bool) that says
 					       which results are not masked ... */
 	unsigned char mask_fill[PLAN_MAXOUT][16];  /* ... and what masked ones are written as,
 						      in each output's dtype */
-	int print_src;                      /* where= and masks: the elements shown */
+	struct op_src print_src;            /* where= and masks: the elements shown */
 	struct array *where_arr;            /* reduce where=: the operand, broadcast over
 					       the input; skipped elements are SKIP_VALUE */
 	unsigned char skip_value[16];

@@ -14,6 +14,7 @@
 
 #include "comm.h"
 #include "contract.h"
+#include "elementwise.h"
 #include "iter.h"
 #include "report.h"
 #include "stage.h"
@@ -109,7 +110,7 @@ static int64_t epilogue_bytes(const struct plan_step *s)
 		const struct plan_op *op = &s->ops[j];
 		n += dtype_size(op->loop->types[op->nin]);
 		for (int k = 0; k < op->nin; k++)
-			n += op->src[k] != OP_LITERAL ? dtype_size(op->loop->types[k]) : 0;
+			n += !src_is_literal(op->src[k]) ? dtype_size(op->loop->types[k]) : 0;
 	}
 	return n;
 }
@@ -442,7 +443,7 @@ static void run_alloc(struct plan_step *s, struct run *R)
 		const struct plan_op *op = &s->ops[j];
 		R->ops[j] = stage_alloc(n * (size_t)dtype_size(op->loop->types[op->nin]));
 		for (int k = 0; k < op->nin; k++)
-			if (op->src[k] != OP_LITERAL)
+			if (!src_is_literal(op->src[k]))
 				R->cast[j * RECIPE_MAXIN + k] = stage_alloc(n * (size_t)dtype_size(op->loop->types[k]));
 	}
 }
@@ -666,10 +667,11 @@ static char *run_epilogue(struct run *R, int64_t n, struct err *e)
 		ptrdiff_t steps[UF_MAXARGS];
 		for (int k = 0; k < op->nin; k++) {
 			enum dtype t = op->loop->types[k];
-			int src = op->src[k];
-			steps[k] = src == OP_LITERAL ? 0 : dtype_size(t);
-			args[k] = src == OP_LITERAL ? (char *)op->lit[k] : R->ops[OP_OF(src)];
-			enum dtype from = src == OP_LITERAL ? t : s->ops[OP_OF(src)].loop->types[s->ops[OP_OF(src)].nin];
+			struct op_src src = op->src[k];
+			bool literal = src_is_literal(src);
+			steps[k] = literal ? 0 : dtype_size(t);
+			args[k] = literal ? (char *)op->lit[k] : R->ops[src.op];
+			enum dtype from = literal ? t : elementwise_source_dtype(s, src);
 			if (from != t) {
 				dtype_cast(from, args[k], dtype_size(from), t, R->cast[j * RECIPE_MAXIN + k],
 					   dtype_size(t), (size_t)n);
@@ -683,7 +685,7 @@ static char *run_epilogue(struct run *R, int64_t n, struct err *e)
 		if (f != UFERR_NONE)
 			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 	}
-	return R->ops[OP_OF(s->out_src[0])];
+	return R->ops[s->out_src[0].op];
 }
 
 /* The box's results (SUM, the tree's root; NULL: none here) into the

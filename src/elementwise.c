@@ -36,13 +36,13 @@ bool elementwise_reads_whole(const struct plan_step *s, int k)
 	       shape_size(&x->shape) * dtype_size(x->dtype) <= s->whole_limit;
 }
 
-enum dtype elementwise_source_dtype(const struct plan_step *s, int src)
+enum dtype elementwise_source_dtype(const struct plan_step *s, struct op_src src)
 {
-	if (src >= 0) {
-		const struct plan_op *from = &s->ops[OP_OF(src)];
-		return from->loop->types[from->nin + OP_OUTPUT(src)];
+	if (src_is_result(src)) {
+		const struct plan_op *from = &s->ops[src.op];
+		return from->loop->types[from->nin + src.out];
 	}
-	return s->in[-1 - src]->dtype;
+	return s->in[src.input]->dtype;
 }
 
 /* ---- the memory model ------------------------------------------------- */
@@ -73,18 +73,19 @@ static const int64_t *pass_chunks(const struct plan_step *s)
 	return NULL;
 }
 
-/* Is op result SRC (OP_REF) held for a whole box -- the step writes,
- * shows or reduces it, or it is where= or a mask -- rather than a tile? */
-static bool whole_result(const struct plan_step *s, int src)
+/* Is op result SRC held for a whole box -- the step writes, shows or
+ * reduces it, or it is where= or a mask -- rather than a tile? */
+static bool whole_result(const struct plan_step *s, struct op_src src)
 {
 	for (int k = 0; k < s->nout; k++)
-		if (s->out_src[k] == src)
+		if (src_equal(s->out_src[k], src))
 			return true;
 	for (int k = 0; k < s->nred; k++)
-		if (s->red_src[k] == src)
+		if (src_equal(s->red_src[k], src))
 			return true;
-	return (s->has_where && s->where_src == src) || (s->masked && s->valid_src == src) ||
-	       ((s->has_where || s->masked) && s->print_src == src);
+	return (s->has_where && src_equal(s->where_src, src)) ||
+	       (s->masked && src_equal(s->valid_src, src)) ||
+	       ((s->has_where || s->masked) && src_equal(s->print_src, src));
 }
 
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
@@ -108,20 +109,20 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		const struct plan_op *op = &s->ops[j];
 		for (int k = 0; k < op->nout; k++) {
 			int64_t t = dtype_size(op->loop->types[op->nin + k]);
-			if (whole_result(s, OP_REF(j, k)))
+			if (whole_result(s, src_result(j, k)))
 				per_elem += t;
 			else
 				per_tile += t;
 		}
 		for (int k = 0; k < op->nin; k++) {
-			if (op->src[k] == OP_LITERAL || elementwise_source_dtype(s, op->src[k]) == op->loop->types[k])
+			struct op_src src = op->src[k];
+			if (src_is_literal(src) || elementwise_source_dtype(s, src) == op->loop->types[k])
 				continue;
-			int src = op->src[k];
 			int64_t t = dtype_size(op->loop->types[k]);
-			if (src >= 0 || !elementwise_reads_whole(s, -1 - src))
+			if (src_is_result(src) || !elementwise_reads_whole(s, src.input))
 				per_tile += t;
 			else
-				fixed += shape_size(&s->in[-1 - src]->shape) * t;
+				fixed += shape_size(&s->in[src.input]->shape) * t;
 		}
 	}
 	for (int k = 0; k < s->nred; k++) {
@@ -184,7 +185,7 @@ struct buffers {
 	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM];   /* the current box */
 	struct input_buf in[RECIPE_MAXIN];
 	size_t ntmp, nconv;
-	char **tmp;                      /* op output OP_REF(j, k): a box or a tile */
+	char **tmp;                      /* op results, at src_slot: a box or a tile */
 	bool *whole_tmp;                 /* ... a box: the step writes or reduces it */
 	char **conv;                     /* op j's input k cast to its loop's dtype, at
 					    j * RECIPE_MAXIN + k: a tile, or cast whole once */
@@ -251,23 +252,25 @@ static void alloc_ops(struct plan_step *s, struct buffers *B)
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
 		for (int k = 0; k < op->nout; k++) {
-			int64_t lines = B->whole_tmp[j * RECIPE_MAXOUT + k] ? B->box_lines : B->tile;
-			B->tmp[j * RECIPE_MAXOUT + k] =
+			int slot = src_slot(src_result(j, k));
+			int64_t lines = B->whole_tmp[slot] ? B->box_lines : B->tile;
+			B->tmp[slot] =
 				stage_alloc((size_t)(lines * B->line) * (size_t)dtype_size(op->loop->types[op->nin + k]));
 		}
 		for (int k = 0; k < op->nin; k++) {
-			int src = op->src[k];
-			if (src == OP_LITERAL)
+			struct op_src src = op->src[k];
+			if (src_is_literal(src))
 				continue;
 			enum dtype from = elementwise_source_dtype(s, src), t = op->loop->types[k];
 			if (from == t)
 				continue;
 			char **c = &B->conv[j * RECIPE_MAXIN + k];
-			if (src < 0 && !B->in[-1 - src].by_box) {
+			if (src_is_input(src) && !B->in[src.input].by_box) {
 				/* held whole: cast once, here */
-				size_t n = (size_t)stage_box_size(B->ndim, B->in[-1 - src].ext);
+				const struct input_buf *in = &B->in[src.input];
+				size_t n = (size_t)stage_box_size(B->ndim, in->ext);
 				*c = stage_alloc(n * (size_t)dtype_size(t));
-				dtype_cast(from, B->in[-1 - src].data, dtype_size(from), t, *c, dtype_size(t), n);
+				dtype_cast(from, in->data, dtype_size(from), t, *c, dtype_size(t), n);
 			} else {
 				*c = stage_alloc((size_t)(B->tile * B->line) * (size_t)dtype_size(t));
 			}
@@ -290,7 +293,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	int64_t boxmax[H5U_MAXDIM];
 	for (int i = 0; i < B->ndim; i++)
 		boxmax[i] = i < l->axis ? 1 : i == l->axis ? B->box_lines : l->dim[i];
-	B->ntmp = (size_t)s->nops * RECIPE_MAXOUT;
+	B->ntmp = (size_t)src_slots(s->nops);
 	B->nconv = (size_t)s->nops * RECIPE_MAXIN;
 	B->tmp = stage_alloc(sizeof *B->tmp * B->ntmp);
 	B->faulted = stage_alloc(sizeof *B->faulted * (size_t)(s->nops ? s->nops : 1));
@@ -301,7 +304,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	memset(B->conv, 0, sizeof *B->conv * B->nconv);
 	for (int j = 0; j < s->nops; j++)
 		for (int k = 0; k < s->ops[j].nout; k++)
-			B->whole_tmp[OP_REF(j, k)] = whole_result(s, OP_REF(j, k));
+			B->whole_tmp[src_slot(src_result(j, k))] = whole_result(s, src_result(j, k));
 	alloc_inputs(s, B, boxmax, e);
 	alloc_ops(s, B);
 	size_t box = (size_t)(B->box_lines * B->line);
@@ -385,8 +388,8 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 		       const int64_t *p, const int64_t *tile, char **base, ptrdiff_t *st)
 {
 	const struct plan_op *op = &s->ops[j];
-	int src = op->src[k];
-	if (src == OP_LITERAL) {
+	struct op_src src = op->src[k];
+	if (src_is_literal(src)) {
 		*base = (char *)op->lit[k];
 		memset(st, 0, sizeof(iter_strides));
 		return;
@@ -395,10 +398,11 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 	int64_t ext[H5U_MAXDIM];   /* what *BASE holds around the tile */
 	char *c = B->conv[j * RECIPE_MAXIN + k];
 	memcpy(ext, tile, sizeof ext);
-	if (src >= 0) {
-		*base = B->tmp[src] + (B->whole_tmp[src] ? r * B->line * dtype_size(from) : 0);
+	if (src_is_result(src)) {
+		int slot = src_slot(src);
+		*base = B->tmp[slot] + (B->whole_tmp[slot] ? r * B->line * dtype_size(from) : 0);
 	} else {
-		const struct input_buf *in = &B->in[-1 - src];
+		const struct input_buf *in = &B->in[src.input];
 		/* the tile's part of the input: 1 where it broadcasts */
 		for (int i = 0; i < B->ndim; i++)
 			ext[i] = in->dims[i] == 1 ? 1 : tile[i];
@@ -433,7 +437,7 @@ static void op_args(struct plan_step *s, struct buffers *B, int j, int64_t r, co
 	for (int k = 0; k < op->nin; k++)
 		op_operand(s, B, j, k, r, p, tile, &base[k], st[k]);
 	for (int k = 0; k < op->nout; k++) {
-		int o = j * RECIPE_MAXOUT + k, size = dtype_size(op->loop->types[op->nin + k]);
+		int o = src_slot(src_result(j, k)), size = dtype_size(op->loop->types[op->nin + k]);
 		base[op->nin + k] = B->tmp[o] + (B->whole_tmp[o] ? r * B->line * size : 0);
 		iter_contiguous(B->ndim, tile, tile, size, st[op->nin + k]);
 	}
@@ -494,7 +498,7 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 		if (f != UFERR_NONE && !B->faulted[j])
 			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 	}
-	const uint8_t *sel = any ? (const uint8_t *)B->tmp[s->print_src] + r * B->line : NULL;
+	const uint8_t *sel = any ? (const uint8_t *)B->tmp[src_slot(s->print_src)] + r * B->line : NULL;
 	for (int j = 0; any && j < s->nops; j++) {
 		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, r, p, tile, sel) : UFERR_NONE;
 		if (f != UFERR_NONE)
@@ -509,9 +513,9 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 	/* a box of rows with no elements still starts its rows' results */
 	int64_t count = stage_box_size(B->ndim, B->c);
 	for (int k = 0; k < s->nred && B->c[B->l->axis] > 0 && !e->status; k++) {
-		int src = s->red_src[k];
+		struct op_src src = s->red_src[k];
 		enum dtype t = s->red[k]->loop->types[1], from = elementwise_source_dtype(s, src);
-		char *data = src >= 0 ? B->tmp[src] : B->in[-1 - src].data;
+		char *data = src_is_result(src) ? B->tmp[src_slot(src)] : B->in[src.input].data;
 		if (from != t) {
 			dtype_cast(from, data, dtype_size(from), t, B->redconv[k], dtype_size(t),
 				   (size_t)count);
@@ -534,9 +538,9 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 {
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
-	char *data = B->tmp[s->out_src[k]];
+	char *data = B->tmp[src_slot(s->out_src[k])];
 	if (s->masked)
-		where_select(t, count, data, (const uint8_t *)B->tmp[s->valid_src],
+		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->valid_src)],
 			     (const char *)B->masked[k], 0);
 	if (s->has_where) {
 		ptrdiff_t step = 0;
@@ -545,7 +549,7 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 				return;
 			step = dtype_size(t);
 		}
-		where_select(t, count, data, (const uint8_t *)B->tmp[s->where_src], B->keep[k], step);
+		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->where_src)], B->keep[k], step);
 	}
 }
 
@@ -561,10 +565,10 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		if (s->has_where || s->masked)
 			keep_unselected(s, B, k, start, cnt, count, e);
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
-			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
+			    B->tmp[src_slot(s->out_src[k])], B->outconv[k], s->where, e);
 	}
 	if ((s->has_where || s->masked) && !s->out[0]->dry) {
-		const uint8_t *shown = (const uint8_t *)B->tmp[s->print_src];
+		const uint8_t *shown = (const uint8_t *)B->tmp[src_slot(s->print_src)];
 		int64_t n = 0;
 		for (int64_t i = 0; i < count; i++)
 			n += !shown[i];
@@ -572,7 +576,7 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 	}
 	if (s->mask_out) {
 		array_box(&s->mask_out->shape, B->ndim, full, B->o, B->c, start, cnt);
-		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->print_src], NULL, s->where, e);
+		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[src_slot(s->print_src)], NULL, s->where, e);
 	}
 	for (int k = 0; k < s->nred; k++)
 		reducer_write_box(B->red[k], B->o, B->c, e);

@@ -40,7 +40,7 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 {
 	if (!fusable(b) || !shape_equal(&a->shape, &b->shape) || a->nout + b->nout > PLAN_MAXOUT)
 		return false;
-	int from[RECIPE_MAXIN];            /* B's input k: an OP_REF of A, or A's leaf */
+	struct op_src from[RECIPE_MAXIN];  /* B's input k: a result of A, or A's leaf */
 	struct array *leaves[RECIPE_MAXIN];
 	struct shape bshapes[RECIPE_MAXIN];
 	int nleaf = a->nin;
@@ -48,9 +48,9 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 	memcpy(bshapes, a->bshape, sizeof bshapes);
 	for (int k = 0; k < b->nin; k++) {
 		struct array *x = b->in[k];
-		from[k] = -1;
+		from[k] = src_none();
 		if (x->kind == ARR_LITERAL) {
-			from[k] = OP_LITERAL;
+			from[k] = src_literal();
 			continue;
 		}
 		for (int j = 0; j < a->nout; j++) {
@@ -62,7 +62,7 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 				return false;           /* another view of what A writes */
 			}
 		}
-		if (from[k] >= 0)
+		if (src_is_result(from[k]))
 			continue;
 		int l = 0;
 		while (l < nleaf && leaves[l] != x)
@@ -73,7 +73,7 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 			leaves[nleaf] = x;
 			bshapes[nleaf++] = b->bshape[k];
 		}
-		from[k] = -1 - l;
+		from[k] = src_input(l);
 	}
 	for (int k = 0; k < b->nout; k++)
 		for (int l = 0; l < nleaf; l++)
@@ -90,17 +90,18 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 		struct plan_op *op = &ops[a->nops + j];
 		*op = b->ops[j];
 		for (int k = 0; k < op->nin; k++) {
-			int src = op->src[k];
-			if (src == OP_LITERAL)
-				continue;
-			op->src[k] = src >= 0 ? OP_REF(OP_OF(src) + a->nops, OP_OUTPUT(src)) : from[-1 - src];
+			struct op_src src = op->src[k];
+			if (src_is_result(src))
+				op->src[k] = src_result(src.op + a->nops, src.out);
+			else if (src_is_input(src))
+				op->src[k] = from[src.input];
 		}
 	}
 	for (int k = 0; k < b->nout; k++) {
-		int src = b->out_src[k];
+		struct op_src src = b->out_src[k];
 		a->out[a->nout] = b->out[k];
 		a->out_dtype[a->nout] = b->out_dtype[k];
-		a->out_src[a->nout++] = OP_REF(OP_OF(src) + a->nops, OP_OUTPUT(src));
+		a->out_src[a->nout++] = src_result(src.op + a->nops, src.out);
 	}
 	a->ops = ops;
 	a->nops += b->nops;
@@ -167,11 +168,11 @@ static void dedupe_inputs(struct plan_step *s)
 			continue;
 		for (int o = 0; o <= s->nops; o++)
 			for (int i = 0; i < (o < s->nops ? s->ops[o].nin : s->nred); i++) {
-				int *src = o < s->nops ? &s->ops[o].src[i] : &s->red_src[i];
-				if (*src == -1 - k)
-					*src = -1 - j;
-				else if (*src < -1 - k && *src != OP_LITERAL)
-					(*src)++;   /* inputs after k move down one place */
+				struct op_src *src = o < s->nops ? &s->ops[o].src[i] : &s->red_src[i];
+				if (src_is_input(*src) && src->input == k)
+					*src = src_input(j);
+				else if (src_is_input(*src) && src->input > k)
+					*src = src_input(src->input - 1);   /* inputs after k move down one place */
 			}
 		s->nin--;
 		memmove(&s->in[k], &s->in[k + 1], sizeof s->in[0] * (size_t)(s->nin - k));
@@ -214,14 +215,14 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 	struct array *x = r->in[0];
 	if (!shape_equal(&x->shape, &a->shape))
 		return false;
-	int src = OP_LITERAL;
+	struct op_src src = src_none();
 	for (int j = 0; j < a->nout; j++)
 		if (a->out[j] == x && x->dtype == a->out_dtype[j] && !x->coding)
 			src = a->out_src[j];
-	for (int k = 0; k < a->nin && src == OP_LITERAL; k++)
+	for (int k = 0; k < a->nin && src_is_none(src); k++)
 		if (a->in[k] == x && !elementwise_reads_whole(a, k))
-			src = -1 - k;
-	if (src == OP_LITERAL)
+			src = src_input(k);
+	if (src_is_none(src))
 		return false;
 	for (int k = 0; k < a->nin; k++)
 		if (same_dataset(a->in[k], r->out[0]))
@@ -274,13 +275,13 @@ static void group_reductions(struct planner *pl)
 		h->shape = x->shape;
 		h->merged_into = -1;
 		h->red[0] = r;
-		h->red_src[0] = -1;
+		h->red_src[0] = src_input(0);
 		h->nred = 1;
 		int j = i + 1;
 		while (j < p->nsteps && h->nred < PLAN_MAXOUT && box_reduction(&p->steps[j]) &&
 		       p->steps[j].in[0] == x && !same_dataset(p->steps[j].out[0], x)) {
 			h->red[h->nred] = &p->steps[j];
-			h->red_src[h->nred++] = -1;
+			h->red_src[h->nred++] = src_input(0);
 			j++;
 		}
 		if (h->nred < 2 || !fused_layout_fits(pl, h, busy_ranks(pl, h, 0)))

@@ -509,11 +509,11 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 	op->nin = 2;
 	op->nout = 1;
 	op->where = s->where;
-	op->src[0] = -1;
-	op->src[1] = -2;
+	op->src[0] = src_input(0);
+	op->src[1] = src_input(1);
 	s->nops = 1;
 	s->ops = op;
-	s->out_src[0] = OP_REF(0, 0);
+	s->out_src[0] = src_result(0, 0);
 	return 0;
 }
 

@@ -34,7 +34,7 @@ struct lowering {
 /* An op's operand while lowering: where it comes from, and what it looks
  * like to type resolution. */
 struct operand_ref {
-	int src;
+	struct op_src src;
 	struct array view;
 };
 
@@ -105,11 +105,11 @@ static int lower_op(struct lowering *L, const struct ufunc *uf, const struct ope
 		return -1;
 	for (int k = 0; k < uf->nin; k++) {
 		op->src[k] = args[k].src;
-		if (args[k].src == OP_LITERAL && resolve_literal(&args[k].view, op, k, w, e) < 0)
+		if (src_is_literal(args[k].src) && resolve_literal(&args[k].view, op, k, w, e) < 0)
 			return -1;
 	}
 	memset(out, 0, sizeof *out);
-	out->src = OP_REF(L->nops++, 0);
+	out->src = src_result(L->nops++, 0);
 	out->view.kind = ARR_DATASET;
 	out->view.dtype = op->loop->types[uf->nin];
 	out->view.shape = op->shape;
@@ -122,14 +122,14 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	struct plan_step *s = L->s;
 	memset(out, 0, sizeof *out);
 	if (x->kind == EXPR_LITERAL) {
-		out->src = OP_LITERAL;
+		out->src = src_literal();
 		out->view.kind = ARR_LITERAL;
 		out->view.lit = x->lit;
 		out->view.dtype = literal_default_dtype(&x->lit);
 		return 0;
 	}
 	if (x->kind == EXPR_NAME && L->epilogue && !strcmp(x->name, CONTRACT_RESULT)) {
-		out->src = OP_REF(0, 0);
+		out->src = src_result(0, 0);
 		out->view.kind = ARR_DATASET;
 		out->view.dtype = s->ops[0].loop->types[s->ops[0].nin];
 		out->view.shape = s->ops[0].shape;
@@ -146,7 +146,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 			return -1;
 		out->view = *a;
 		if (a->kind == ARR_LITERAL) {
-			out->src = OP_LITERAL;
+			out->src = src_literal();
 			return 0;
 		}
 		int k = 0;
@@ -160,7 +160,7 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 			s->bshape[k] = a->shape;
 			s->nin++;
 		}
-		out->src = -1 - k;
+		out->src = src_input(k);
 		return 0;
 	}
 	const char *w = node_where(L, x->col);
@@ -209,7 +209,7 @@ static void adopt_program(struct plan_step *s, const struct lowering *L)
 	s->ops = L->ops;
 	s->nops = L->nops;
 	s->out_dtype[0] = last->loop->types[last->nin];
-	s->out_src[0] = OP_REF(L->nops - 1, 0);
+	s->out_src[0] = src_result(L->nops - 1, 0);
 }
 
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
@@ -325,18 +325,19 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 
 /* Operand ref SRC of S (in the program being rebuilt, L) as a view of
  * shape SHAPE: its dtype is an input's or an earlier op's result's. */
-static struct operand_ref source_ref(const struct lowering *L, int src, const struct shape *shape)
+static struct operand_ref source_ref(const struct lowering *L, struct op_src src,
+				     const struct shape *shape)
 {
 	struct operand_ref r;
 	memset(&r, 0, sizeof r);
 	r.src = src;
 	r.view.kind = ARR_DATASET;
 	r.view.shape = *shape;
-	if (src >= 0) {
-		const struct plan_op *op = &L->ops[OP_OF(src)];
-		r.view.dtype = op->loop->types[op->nin + OP_OUTPUT(src)];
+	if (src_is_result(src)) {
+		const struct plan_op *op = &L->ops[src.op];
+		r.view.dtype = op->loop->types[op->nin + src.out];
 	} else {
-		r.view.dtype = L->s->in[-1 - src]->dtype;
+		r.view.dtype = L->s->in[src.input]->dtype;
 	}
 	return r;
 }
@@ -348,14 +349,14 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 	const char *w = planner_where(pl, s, s->src->mark);
 	struct lowering L = { .pl = pl, .s = s, .where_mark = s->src->mark };
 	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)s->nops * (RECIPE_MAXIN + 1));
-	int *map = arena_alloc(a, sizeof *map * (size_t)s->nops * RECIPE_MAXOUT);
+	struct op_src *map = arena_alloc(a, sizeof *map * (size_t)src_slots(s->nops));
 	for (int j = 0; j < s->nops; j++) {
 		struct plan_op op = s->ops[j];
 		for (int k = 0; k < op.nin; k++) {
-			if (op.src[k] >= 0)
-				op.src[k] = map[op.src[k]];
+			if (src_is_result(op.src[k]))
+				op.src[k] = map[src_slot(op.src[k])];
 			double f = factor[j * RECIPE_MAXIN + k];
-			if (f == 1.0 || op.src[k] == OP_LITERAL)
+			if (f == 1.0 || src_is_literal(op.src[k]))
 				continue;
 			struct operand_ref args[2] = { source_ref(&L, op.src[k], &op.shape) }, out;
 			char kind = dtype_table[args[0].view.dtype].kind;
@@ -366,7 +367,7 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 					       dtype_table[args[0].view.dtype].name);
 			char text[64];
 			snprintf(text, sizeof text, "%.17g", f);
-			args[1].src = OP_LITERAL;
+			args[1].src = src_literal();
 			args[1].view.kind = ARR_LITERAL;
 			literal_parse(arena_strdup(a, text), &args[1].view.lit);
 			args[1].view.dtype = literal_default_dtype(&args[1].view.lit);
@@ -376,12 +377,12 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 		}
 		L.ops[L.nops] = op;
 		for (int k = 0; k < op.nout; k++)
-			map[OP_REF(j, k)] = OP_REF(L.nops, k);
+			map[src_slot(src_result(j, k))] = src_result(L.nops, k);
 		L.nops++;
 	}
 	for (int k = 0; k < s->nout; k++)
-		if (s->out_src[k] >= 0)
-			s->out_src[k] = map[s->out_src[k]];
+		if (src_is_result(s->out_src[k]))
+			s->out_src[k] = map[src_slot(s->out_src[k])];
 	s->ops = L.ops;
 	s->nops = L.nops;
 	return 0;
@@ -419,7 +420,7 @@ static struct operand_ref typed_literal(enum dtype t, const unsigned char *p)
 {
 	struct operand_ref r;
 	memset(&r, 0, sizeof r);
-	r.src = OP_LITERAL;
+	r.src = src_literal();
 	r.view.kind = ARR_LITERAL;
 	struct literal *l = &r.view.lit;
 	l->text = "";
@@ -456,7 +457,7 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 		return -1;
 	struct operand_ref xr, t;
 	memset(&xr, 0, sizeof xr);
-	xr.src = -1 - k;
+	xr.src = src_input(k);
 	xr.view = *x;
 	xr.view.shape = L->s->bshape[k];   /* as it broadcasts (outer: with ones appended) */
 	bool floating = dtype_table[x->dtype].kind == 'f' || dtype_table[x->dtype].kind == 'c';
@@ -491,14 +492,14 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 static struct operand_ref op_operand(const struct lowering *L, int j, int k)
 {
 	const struct plan_op *op = &L->ops[j];
-	if (op->src[k] == OP_LITERAL)
+	if (src_is_literal(op->src[k]))
 		return typed_literal(op->loop->types[k], op->lit[k]);
 	struct operand_ref r;
 	memset(&r, 0, sizeof r);
 	r.src = op->src[k];
 	r.view.kind = ARR_DATASET;
 	r.view.dtype = elementwise_source_dtype(L->s, r.src);
-	r.view.shape = r.src >= 0 ? L->ops[OP_OF(r.src)].shape : L->s->bshape[-1 - r.src];
+	r.view.shape = src_is_result(r.src) ? L->ops[r.src.op].shape : L->s->bshape[r.src.input];
 	return r;
 }
 
@@ -556,7 +557,7 @@ static int domain_errors(struct lowering *L, int j, struct operand_ref *valid, b
 		if (dtype_table[rt].kind != 'f' && dtype_table[rt].kind != 'c')
 			continue;   /* integers and bools are finite */
 		memset(&r, 0, sizeof r);
-		r.src = OP_REF(j, k);
+		r.src = src_result(j, k);
 		r.view.kind = ARR_DATASET;
 		r.view.dtype = rt;
 		r.view.shape = op->shape;
@@ -594,7 +595,7 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 			return -1;
 	if (!any)
 		return 0;   /* nothing can be masked: today's result */
-	if (valid.src == OP_LITERAL || valid.src < 0) {   /* a bare input or literal: made an op */
+	if (!src_is_result(valid.src)) {   /* a bare input or literal: made an op */
 		struct operand_ref t = valid;
 		if (masked_op(&L, "logical_and", &t, &t, &valid, e) < 0)
 			return -1;
@@ -609,13 +610,13 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 		w.src = s->where_src;
 		w.view.kind = ARR_DATASET;
 		w.view.dtype = DT_BOOL;
-		w.view.shape = L.ops[OP_OF(s->where_src)].shape;
+		w.view.shape = L.ops[s->where_src.op].shape;
 		struct operand_ref both;
 		if (masked_op(&L, "logical_and", &w, &valid, &both, e) < 0)
 			return -1;
 		s->print_src = both.src;
 	}
-	const struct shape *shapes[2] = { &s->shape, &L.ops[OP_OF(s->valid_src)].shape };
+	const struct shape *shapes[2] = { &s->shape, &L.ops[s->valid_src.op].shape };
 	struct shape b;
 	if (shape_broadcast(2, shapes, &b) == 0)
 		s->shape = b;

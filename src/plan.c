@@ -150,7 +150,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	op->shape = s->shape;
 	op->where = s->where;
 	for (int k = 0; k < s->nin; k++) {
-		op->src[k] = -1 - k;
+		op->src[k] = src_input(k);
 		if (s->in[k]->kind == ARR_LITERAL &&
 		    resolve_literal(s->in[k], op, k, planner_where(pl, s, rs->in_mark[k]), e) < 0)
 			return -1;
@@ -158,7 +158,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	s->nops = 1;
 	s->ops = op;
 	for (int k = 0; k < s->nout; k++)
-		s->out_src[k] = OP_REF(0, k);
+		s->out_src[k] = src_result(0, k);
 	return 0;
 }
 
@@ -430,15 +430,15 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 static struct units operand_units(const struct plan_step *s, const struct plan_op *op, int k,
 				  const struct units *res)
 {
-	int src = op->src[k];
-	if (src >= 0)
-		return res[src];
-	if (src == OP_LITERAL || s->in[-1 - src]->kind == ARR_LITERAL) {
+	struct op_src src = op->src[k];
+	if (src_is_result(src))
+		return res[src_slot(src)];
+	if (src_is_literal(src) || s->in[src.input]->kind == ARR_LITERAL) {
 		double v = 0;
 		dtype_cast(op->loop->types[k], op->lit[k], 0, DT_FLOAT64, &v, 0, 1);
 		return (struct units){ UK_NONE, NULL, true, v };
 	}
-	return s->in[-1 - src]->units;
+	return s->in[src.input]->units;
 }
 
 /* How operand K of OP (of S) is named in messages: a dataset's display
@@ -446,13 +446,13 @@ static struct units operand_units(const struct plan_step *s, const struct plan_o
 static const char *operand_name(const struct plan_step *s, const struct plan_op *op, int k,
 				struct units u, char *buf, size_t len)
 {
-	int src = op->src[k];
-	if (src >= 0)
-		snprintf(buf, len, "the result of %s", s->ops[OP_OF(src)].uf->name);
+	struct op_src src = op->src[k];
+	if (src_is_result(src))
+		snprintf(buf, len, "the result of %s", s->ops[src.op].uf->name);
 	else if (u.weak)
 		snprintf(buf, len, "%g", u.value);
 	else
-		snprintf(buf, len, "%s", s->in[-1 - src]->display);
+		snprintf(buf, len, "%s", s->in[src.input]->display);
 	return buf;
 }
 
@@ -509,7 +509,7 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
 		return 0;
 	}
-	struct units *res = arena_alloc(a, sizeof *res * (size_t)s->nops * RECIPE_MAXOUT);
+	struct units *res = arena_alloc(a, sizeof *res * (size_t)src_slots(s->nops));
 	double *factor = arena_alloc(a, sizeof *factor * (size_t)s->nops * RECIPE_MAXIN);
 	const char **name = arena_alloc(a, sizeof *name * (size_t)s->nops * RECIPE_MAXIN);
 	bool convert = false;
@@ -525,11 +525,11 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 				convert = convert || factor[j * RECIPE_MAXIN + k] != 1.0;
 		}
 		for (int k = 0; k < op->nout; k++)
-			res[OP_REF(j, k)] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
+			res[src_slot(src_result(j, k))] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
 							op->nin, in, a);
 	}
 	for (int k = 0; k < s->nout; k++) {
-		s->units[k] = res[s->out_src[k]];
+		s->units[k] = res[src_slot(s->out_src[k])];
 		if (strict && s->units[k].kind == UK_UNKNOWN)
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
 				       "the units of the result cannot be determined (units: strict)");

@@ -133,7 +133,7 @@ int resolve_literal(const struct array *x, struct plan_op *op, int k, const char
 			   struct err *e)
 {
 	enum dtype t = op->loop->types[k];
-	op->src[k] = OP_LITERAL;
+	op->src[k] = src_literal();
 	if (is_weak(x))
 		return literal_to_dtype(&x->lit, t, op->lit[k], w, e);
 	/* a strong literal: its default dtype's value, then cast */

@@ -2,7 +2,8 @@
 # 52-unit.bats - the unit programs of the pure modules, built by make in
 # build/unit/: distcheck (dist.h: boxes and streams), resolvecheck
 # (resolve.h: type resolution, NEP 50 literals, the catalogue's flags),
-# selectcheck (select.h: NumPy slicing and overlap) and optionscheck
+# selectcheck (select.h: NumPy slicing and overlap), srccheck (plan.h's
+# op sources: kinds, equality, a table place per op result) and optionscheck
 # (options.h: the step options' table, merge, flags and their values), and
 # foldcheck (comm.h's folds in rank order, under mpirun on 1 to 7 ranks:
 # an exclusive scan and a reduction with a fold that is not commutative).  Each asserts and ends
@@ -42,6 +43,10 @@ run_unit() {
 
 @test "options: fields apart, defaults merged, the verbs and one-liner flags of each option" {
 	run_unit optionscheck
+}
+
+@test "plan: op sources of each kind, equal only to their own, a place per op result" {
+	run_unit srccheck
 }
 
 @test "select: NumPy's messages for bad selections, overlap of selections" {

@@ -117,7 +117,7 @@ static void check_literals(void)
 	CHECK(rc < 0 && !strcmp(e.msg, "w: Python integer 300 out of bounds for int8"), "300 to int8: %s", e.msg);
 	struct err e2 = {0};
 	rc = l ? resolve_literal(&two, &op, 1, "w", &e2) : -1;
-	CHECK(rc == 0 && op.src[1] == OP_LITERAL && *(signed char *)op.lit[1] == 2, "2 to int8: %s", e2.msg);
+	CHECK(rc == 0 && src_is_literal(op.src[1]) && *(signed char *)op.lit[1] == 2, "2 to int8: %s", e2.msg);
 	l = loop_of("add", &f16, &huge, DT_NONE, CAST_SAME_KIND, &e2);
 	struct plan_op op16 = { .loop = l, .nin = 2, .nout = 1 };
 	rc = l && l->types[1] == DT_FLOAT16 ? resolve_literal(&huge, &op16, 1, "w", &e2) : -1;
