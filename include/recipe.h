@@ -47,7 +47,8 @@ enum opt {
 };
 
 struct step_opts {
-	unsigned given;               /* bit (1u << OPT_x) for each option given */
+	unsigned given;               /* bit (1u << OPT_x) for each option given:
+					 read through option_given() */
 	struct mark mark[OPT_COUNT];  /* where each given option's value is */
 	enum dtype dtype;
 	enum casting casting;
@@ -75,6 +76,23 @@ struct step_opts {
 	int pack_values;              /* ... 0: chosen from the range, 1: SCALE, 2: both */
 	double pack_scale, pack_offset;
 };
+/* Was option OPT given in O: on the step, or under defaults once merged? */
+static inline bool option_given(const struct step_opts *o, enum opt opt)
+{
+	return o->given & (1u << opt);
+}
+
+/* OPT given in O from now on, or no longer. */
+static inline void option_give(struct step_opts *o, enum opt opt)
+{
+	o->given |= 1u << opt;
+}
+
+static inline void option_forget(struct step_opts *o, enum opt opt)
+{
+	o->given &= ~(1u << opt);
+}
+
 
 struct recipe_step {
 	enum verb verb;

@@ -163,7 +163,7 @@ static int axes_entry(struct gu_args *g, int k, int len, const int *axes, const 
 static int core_axes(struct gu_args *g, const struct step_opts *o, int loop, const char *w,
 		     struct err *e)
 {
-	bool axes = o->given & (1u << OPT_AXES), axis = o->given & (1u << OPT_AXIS);
+	bool axes = option_given(o, OPT_AXES), axis = option_given(o, OPT_AXIS);
 	g->ndim[2] = loop + g->ncore[2];
 	if (axes && axis)
 		return err_set(e, EXIT_USAGE, w, "cannot specify both 'axis' and 'axes'");
@@ -198,7 +198,7 @@ static int core_axes(struct gu_args *g, const struct step_opts *o, int loop, con
  * dimension that both operands have at the same position. */
 static int axis_number(struct step_opts *o, struct array *const *in, const char *w, struct err *e)
 {
-	if (!(o->given & (1u << OPT_AXIS)))
+	if (!option_given(o, OPT_AXIS))
 		return 0;
 	if (o->axis_all || o->naxis != 1)
 		return err_set(e, EXIT_USAGE, w, "axis must be one integer for a generalized ufunc");
@@ -465,7 +465,7 @@ static int refuse_options(struct planner *pl, struct plan_step *s, const struct 
 	static const int refused[] = { OPT_WHERE, OPT_FILL, OPT_MISSING, OPT_PACK };
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
 		int opt = refused[i];
-		if (!(o->given & (1u << opt)) || (opt == OPT_MISSING && o->missing == MISSING_RAW))
+		if (!option_given(o, opt) || (opt == OPT_MISSING && o->missing == MISSING_RAW))
 			continue;
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[opt]),
 			       opt == OPT_WHERE ? "%s() got an unexpected keyword argument '%s'"
@@ -485,7 +485,7 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 			       "ufunc '%s' takes 2 inputs, got %d", s->uf->name, rs->nin);
 	s->nin = 2;
 	s->nout = 1;
-	bool raw = (o->given & (1u << OPT_MISSING)) && o->missing == MISSING_RAW;
+	bool raw = option_given(o, OPT_MISSING) && o->missing == MISSING_RAW;
 	for (int k = 0; k < 2; k++) {
 		s->in[k] = array_operand(pl, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
@@ -497,7 +497,7 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 				       "with --missing raw", s->uf->name, s->in[k]->display);
 		s->bshape[k] = s->in[k]->shape;
 	}
-	bool dtype = o->given & (1u << OPT_DTYPE);
+	bool dtype = option_given(o, OPT_DTYPE);
 	s->loop = resolve_loop(s->uf, 2, (const struct array *const *)s->in, o, s->casting,
 			       planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->mark), e);
 	if (!s->loop)
@@ -527,8 +527,8 @@ static int shapes(struct planner *pl, struct plan_step *s, struct step_opts *o, 
 		g->ndim[k] = s->in[k]->shape.ndim;
 	if (core_present(g, w, e) < 0)
 		return -1;
-	int opt = o->given & (1u << OPT_AXES) ? OPT_AXES : OPT_AXIS;
-	const char *wa = o->given & (1u << opt) ? planner_where(pl, s, o->mark[opt]) : w;
+	int opt = option_given(o, OPT_AXES) ? OPT_AXES : OPT_AXIS;
+	const char *wa = option_given(o, opt) ? planner_where(pl, s, o->mark[opt]) : w;
 	int loop = 0;
 	for (int k = 0; k < 2; k++)
 		if (g->ndim[k] - g->ncore[k] > loop)
@@ -538,7 +538,7 @@ static int shapes(struct planner *pl, struct plan_step *s, struct step_opts *o, 
 		return -1;
 	struct dims *names = NULL;
 	bool by_name = s->in[0]->dims && s->in[1]->dims &&
-		       !((o->given & (1u << OPT_BROADCAST)) && o->by_position);
+		       !(option_given(o, OPT_BROADCAST) && o->by_position);
 	if ((by_name ? loop_by_name(pl, g, s->in, c, &names, w, e) : loop_by_position(g, s->in, c, w, e)) < 0)
 		return -1;
 	operand_roles(g, 0, &c->a);
@@ -571,7 +571,7 @@ int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts 
 	memset(c, 0, sizeof *c);
 	struct step_opts core = o;   /* with an epilogue, dtype= is its outermost op's */
 	if (s->src->tree)
-		core.given &= ~(1u << OPT_DTYPE);
+		option_forget(&core, OPT_DTYPE);
 	if (refuse_options(pl, s, &o, e) < 0 || operands(pl, s, &core, e) < 0 ||
 	    shapes(pl, s, &core, &g, c, e) < 0)
 		return -1;

@@ -102,9 +102,9 @@ static struct recipe_step *part(struct splitter *sp, enum verb v, const char *fn
 	static const int every_op[] = { OPT_CASTING, OPT_BROADCAST, OPT_UNITS };
 	for (size_t i = 0; i < sizeof every_op / sizeof *every_op; i++) {
 		int opt = every_op[i];
-		if (!(src->opts.given & (1u << opt)))
+		if (!option_given(&src->opts, opt))
 			continue;
-		s->opts.given |= 1u << opt;
+		option_give(&s->opts, opt);
 		s->opts.mark[opt] = src->opts.mark[opt];
 	}
 	s->opts.casting = src->opts.casting;

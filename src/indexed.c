@@ -47,7 +47,7 @@ static bool written_by_run(const struct index_array *ix)
 static int reduceat_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			 const struct array *x, int *axis, struct err *e)
 {
-	if ((o->given & (1u << OPT_AXIS)) && (o->axis_all || o->naxis != 1))
+	if (option_given(o, OPT_AXIS) && (o->axis_all || o->naxis != 1))
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
 			       "reduceat does not allow multiple axes");
 	return planner_axis(pl, s, o, 0, x, axis, e);
@@ -107,7 +107,7 @@ int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opt
 	s->shape.dim[r->axis] = r->nseg;
 	/* the axis keeps its name, without a scale: as reduce's kept axes do */
 	s->dims = dims_reduce(x->dims, s->reduced, true, pl->p->arena);
-	bool dtype = o->given & (1u << OPT_DTYPE);
+	bool dtype = option_given(o, OPT_DTYPE);
 	if (resolve_reduction_loop(s, o, planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
 	s->out_dtype[0] = s->loop->types[2];

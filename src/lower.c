@@ -230,7 +230,7 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	for (int k = 0; k < L.nread && s->decoded; k++)
 		if (!(L.as[k] = array_decoded(pl, L.as[k], expr_where(pl, s, root->col), e)))
 			return -1;
-	if (arrays_by_name(pl, s, L.nread, L.as, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
+	if (arrays_by_name(pl, s, L.nread, L.as, option_given(o, OPT_BROADCAST) && o->by_position,
 			   expr_where(pl, s, root->col), e) < 0)
 		return -1;
 	struct operand_ref result;
@@ -573,7 +573,7 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 		  struct err *e)
 {
 	struct lowering L = { .pl = pl, .s = s, .o = o, .in_where = true,
-			      .where_mark = o->given & (1u << OPT_MISSING) ? o->mark[OPT_MISSING] : s->src->mark };
+			      .where_mark = option_given(o, OPT_MISSING) ? o->mark[OPT_MISSING] : s->src->mark };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
 	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
 	L.nops = s->nops;

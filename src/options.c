@@ -40,7 +40,7 @@ void option_merge(const struct step_opts *d, const struct step_opts *s, struct s
 	*out = *d;
 	out->given = d->given | s->given;
 	for (int i = 0; i < OPT_COUNT; i++)
-		if (s->given & (1u << i)) {
+		if (option_given(s, i)) {
 			const struct step_option *opt = &step_options[i];
 			out->mark[i] = s->mark[i];
 			memcpy((char *)out + opt->first, (const char *)s + opt->first, opt->end - opt->first);
@@ -233,7 +233,7 @@ static int parse_axes(const char *arg, struct step_opts *o, const char *w, struc
 int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena *a, const char *where,
 		     struct err *e)
 {
-	o->given |= 1u << opt;
+	option_give(o, opt);
 	switch (opt) {
 	case OPT_DTYPE:
 		if (dtype_from_name(arg, &o->dtype) < 0)

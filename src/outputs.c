@@ -205,7 +205,7 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 		       struct err *e)
 {
 	struct array *x = s->out[k];
-	bool chunks = o->given & (1u << OPT_CHUNKS), compress = o->given & (1u << OPT_COMPRESSION);
+	bool chunks = option_given(o, OPT_CHUNKS), compress = option_given(o, OPT_COMPRESSION);
 	x->compression = compress ? o->compression : (struct compression){ .on = false };
 	if (!chunks && !compress)
 		return 0;

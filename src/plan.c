@@ -99,7 +99,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 			       "method outer is not allowed in ufunc with non-trivial signature");
 	static const int core_options[] = { OPT_AXIS, OPT_AXES };   /* a generalized ufunc's */
 	for (size_t i = 0; i < sizeof core_options / sizeof *core_options && s->verb == VERB_UFUNC; i++)
-		if (o->given & (1u << core_options[i]))
+		if (option_given(o, core_options[i]))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[core_options[i]]),
 				       "%s() got an unexpected keyword argument '%s'", s->uf->name,
 				       step_options[core_options[i]].name);
@@ -118,7 +118,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 			return -1;
 	}
 	if (s->verb == VERB_UFUNC &&
-	    arrays_by_name(pl, s, s->nin, s->in, (o->given & (1u << OPT_BROADCAST)) && o->by_position,
+	    arrays_by_name(pl, s, s->nin, s->in, option_given(o, OPT_BROADCAST) && o->by_position,
 			   planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark), e) < 0)
 		return -1;
 	for (int k = 0; k < s->nin; k++)
@@ -137,7 +137,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	if (broadcast(pl, s, e) < 0)
 		return -1;
 	s->loop = resolve_loop(s->uf, s->nin, (const struct array *const *)s->in, o, s->casting,
-			       planner_where(pl, s, o->given & (1u << OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e);
+			       planner_where(pl, s, option_given(o, OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e);
 	if (!s->loop)
 		return -1;
 	for (int k = 0; k < s->nout; k++)
@@ -165,8 +165,8 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
 		 const struct array *x, int *out, struct err *e)
 {
-	int a = o->given & (1u << OPT_AXIS) ? o->axis[i] : 0, ndim = x->shape.ndim;
-	if ((o->given & (1u << OPT_AXIS)) && o->axis_name[i]) {
+	int a = option_given(o, OPT_AXIS) ? o->axis[i] : 0, ndim = x->shape.ndim;
+	if (option_given(o, OPT_AXIS) && o->axis_name[i]) {
 		*out = dims_axis(x->dims, o->axis_name[i]);
 		if (*out < 0)
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
@@ -187,7 +187,7 @@ static int reduced_axes(struct planner *pl, struct plan_step *s, const struct st
 			const struct array *x, struct err *e)
 {
 	const struct shape *X = &x->shape;
-	bool given = o->given & (1u << OPT_AXIS);
+	bool given = option_given(o, OPT_AXIS);
 	int naxes = 0;
 	if (given && o->axis_all) {
 		for (int i = 0; i < X->ndim; i++)
@@ -254,7 +254,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	if (!x)
 		return -1;
 	const struct shape *X = &x->shape;
-	bool given = o->given & (1u << OPT_AXIS);
+	bool given = option_given(o, OPT_AXIS);
 	memset(s->reduced, 0, sizeof s->reduced);
 	if (s->verb == VERB_ACCUMULATE) {
 		if (X->ndim == 0)
@@ -270,7 +270,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	} else {
 		if (reduced_axes(pl, s, o, x, e) < 0)
 			return -1;
-		s->keepdims = (o->given & (1u << OPT_KEEPDIMS)) && o->keepdims;
+		s->keepdims = option_given(o, OPT_KEEPDIMS) && o->keepdims;
 		s->dims = dims_reduce(x->dims, s->reduced, s->keepdims, pl->p->arena);
 		s->shape.ndim = 0;
 		for (int i = 0; i < X->ndim; i++)
@@ -280,7 +280,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 				s->shape.dim[s->shape.ndim++] = 1;
 	}
 	s->bshape[0] = *X;
-	if (resolve_reduction_loop(s, o, planner_where(pl, s, given && (o->given & (1u << OPT_DTYPE)) ?
+	if (resolve_reduction_loop(s, o, planner_where(pl, s, given && option_given(o, OPT_DTYPE) ?
 						   o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
 	enum dtype t = s->loop->types[0];
@@ -299,7 +299,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		ufunc_identity_exact(uf, t, s->rest_value);
 	s->init = s->rest_init;
 	memcpy(s->init_value, identity, sizeof identity);
-	if (o->given & (1u << OPT_INITIAL)) {
+	if (option_given(o, OPT_INITIAL)) {
 		const char *w = planner_where(pl, s, o->mark[OPT_INITIAL]);
 		struct literal lit;
 		if (literal_parse(o->initial, &lit) < 0)
@@ -394,7 +394,7 @@ static bool packs_nan(const struct array *y)
 static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e)
 {
-	bool given = o->given & (1u << OPT_FILL);
+	bool given = option_given(o, OPT_FILL);
 	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
 	const struct cf_missing *first = NULL;
 	if (s->masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
@@ -549,7 +549,7 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	bool folds = s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT;
 	if (masking && (folds ? plan_reduce_missing(pl, s, o, e) : lower_missing(pl, s, nin, o, e)) < 0)
 		return -1;
-	if ((rs->opts.given & (1u << OPT_FILL)) && !s->has_where && !masking)
+	if (option_given(&rs->opts, OPT_FILL) && !s->has_where && !masking)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
 			       "'fill' needs 'where' or a mask: without them every element is computed");
 	return 0;
@@ -559,7 +559,7 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 static int plan_created(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			struct err *e)
 {
-	for (int k = 0; k < s->nout && (o->given & (1u << OPT_PACK)); k++)
+	for (int k = 0; k < s->nout && option_given(o, OPT_PACK); k++)
 		if (outputs_pack(pl, s, k, o, e) < 0)
 			return -1;
 	for (int k = 0; k < s->nout; k++)
@@ -638,18 +638,21 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	for (int i = 0; i < OPT_COUNT; i++) {
 		if (option_applies(i, rs->verb))
 			continue;
-		if (rs->opts.given & (1u << i))
+		if (option_given(&rs->opts, i))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[i]),
 				       "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
-		o.given &= ~(1u << i);
+		option_forget(&o, i);
 	}
 	/* axis under defaults is meant for reductions: a ufunc step takes its own */
+	static const enum opt axes[] = { OPT_AXIS, OPT_AXES };
 	if (rs->verb == VERB_UFUNC)
-		o.given &= ~((1u << OPT_AXIS | 1u << OPT_AXES) & ~rs->opts.given);
-	s->casting = o.given & (1u << OPT_CASTING) ? o.casting : CAST_SAME_KIND;
-	enum missing_mode mode = o.given & (1u << OPT_MISSING) ? o.missing : MISSING_CF;
+		for (size_t i = 0; i < sizeof axes / sizeof *axes; i++)
+			if (!option_given(&rs->opts, axes[i]))
+				option_forget(&o, axes[i]);
+	s->casting = option_given(&o, OPT_CASTING) ? o.casting : CAST_SAME_KIND;
+	enum missing_mode mode = option_given(&o, OPT_MISSING) ? o.missing : MISSING_CF;
 	s->decoded = mode != MISSING_RAW && rs->verb != VERB_AT;   /* at: the stored numbers */
-	bool overwrite = pl->o->overwrite || ((o.given & (1u << OPT_OVERWRITE)) && o.overwrite);
+	bool overwrite = pl->o->overwrite || (option_given(&o, OPT_OVERWRITE) && o.overwrite);
 
 	int rc = reduction ? plan_reduction(pl, s, &o, e)
 	       : rs->verb == VERB_REDUCEAT ? plan_reduceat(pl, s, &o, e)
@@ -660,12 +663,12 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	if (rc < 0)
 		return -1;
 	step_desc(pl, s);
-	s->units_off = (o.given & (1u << OPT_UNITS)) && o.units_off;
-	bool strict = (o.given & (1u << OPT_UNITS)) && o.units_strict;
+	s->units_off = option_given(&o, OPT_UNITS) && o.units_off;
+	bool strict = option_given(&o, OPT_UNITS) && o.units_strict;
 	if (!s->units_off && step_units(pl, s, strict, e) < 0)
 		return -1;
 	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
-	if (o.given & (1u << OPT_WHERE)) {
+	if (option_given(&o, OPT_WHERE)) {
 		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);
 		if (rc < 0)
 			return -1;

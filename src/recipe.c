@@ -375,7 +375,7 @@ static int find_option(const char *key)
 /* Read the value of option OPT (the current node) into O. */
 static int read_option(struct parser *p, int opt, struct step_opts *o)
 {
-	o->given |= 1u << opt;
+	option_give(o, opt);
 	o->mark[opt] = reader_here(p);
 	return options[opt].read(p, &options[opt], o);
 }
@@ -422,7 +422,7 @@ static int read_defaults(struct parser *p, struct step_opts *o)
 		if (opt < 0)
 			return reader_fail(p, km, "unknown key '%s' in defaults (expected %s)",
 				    reader_shortened(p, key), option_list(p, NULL));
-		if (o->given & (1u << opt))
+		if (option_given(o, opt))
 			return reader_duplicate(p, key, km, first[opt]);
 		first[opt] = km;
 		if (read_option(p, opt, o))

@@ -59,7 +59,7 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 	bool integers = uf->flags & UF_TRUE_DIVIDE;
 	for (int k = 0; k < nin && integers; k++)
 		integers = strchr("biu", dtype_table[in[k]->dtype].kind) != NULL;
-	if (integers && !(o && (o->given & (1u << OPT_DTYPE)))) {
+	if (integers && !(o && option_given(o, OPT_DTYPE))) {
 		memset(&as_double, 0, sizeof as_double);
 		as_double.given = 1u << OPT_DTYPE;
 		as_double.dtype = DT_FLOAT64;
@@ -76,7 +76,7 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 		}
 	}
 	bool use_min_scalar = max_array >= 0 && max_array >= max_weak;
-	bool fixed = o && (o->given & (1u << OPT_DTYPE));
+	bool fixed = o && option_given(o, OPT_DTYPE);
 	/* NumPy 2 picks the loop by safe promotion, then checks casting=. */
 	enum casting in_casting = fixed ? casting : CAST_SAFE;
 	const struct ufunc_loop *with_out = NULL;
@@ -169,7 +169,7 @@ int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const
 			   struct err *e)
 {
 	const struct ufunc *uf = s->uf;
-	bool fixed = o->given & (1u << OPT_DTYPE);
+	bool fixed = option_given(o, OPT_DTYPE);
 	const struct array *in2[2] = { s->in[0], s->in[0] };
 	if (!fixed && refuse_bool(uf, 2, in2, w, e) < 0)
 		return -1;
