@@ -15,6 +15,7 @@
  *   lower.c     an expression -> the step's op program
  *   indexed.c   reduceat and at steps: their index arrays (indices.h),
  *               checked against the data before anything is written
+ *   plan_units.c  what each result is: its units and CF description
  *   outputs.c   where each result goes: in place, new, replacing, scratch,
  *               printed; chunks and compression
  *   elementwise.c  the elementwise memory model (elementwise.h)
@@ -63,6 +64,17 @@ int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts
  * errors for a ufunc that is not binary with one output, one input, a
  * dataset; into S->in[0].  NULL on error. */
 struct array *planner_fold_input(struct planner *pl, struct plan_step *s, struct err *e);
+
+/* ---- plan_units.c ---- */
+
+/* What S's results are (its verb planned, before where= and masks add
+ * ops): what CF says they are (cfdesc.h), and, unless O says units: off,
+ * their units, op by op; under units: strict, what unyt refuses is
+ * refused and its conversions become ops of S's program. */
+int step_describe(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
+/* Output K of S (planned) takes S's units and description, for later steps
+ * to read and the end of the run to write. */
+void output_describe(struct plan_step *s, int k);
 
 /* ---- files.c ---- */
 

@@ -1,10 +1,11 @@
 /* plan.c - recipe + files -> validated plan: the planner's driver.
  *
- * plan_build() binds the recipe's inputs, then plans each step in order:
- * its options merged with the recipe's defaults and checked against its
- * verb, its operands (arrays.c), its loop (resolve.c; lower.c for
- * expressions), its shapes (broadcasting, reduced axes), its outputs
- * (outputs.c) and its blocks (elementwise.h, reduce.h, scan.h).  Then the
+ * plan_build() binds the recipe's inputs, then plans each step in order,
+ * a phase function each (plan_step): its options merged with the recipe's
+ * defaults and checked against its verb, its operands (arrays.c), its loop
+ * (resolve.c; lower.c for expressions), its shapes (broadcasting, reduced
+ * axes), what its results are (plan_units.c), where= and masks, its
+ * outputs (outputs.c) and its blocks (elementwise.h, reduce.h, scan.h).  Then the
  * optimizer fuses steps into passes (fuse.c) and the temporary files are
  * placed (files.c).  See plan.h for the contract, planner.h for the stages.
  */
@@ -426,117 +427,6 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 	return 0;
 }
 
-/* The units of operand K of op J of S: an array's, or a weak literal's. */
-static struct units operand_units(const struct plan_step *s, const struct plan_op *op, int k,
-				  const struct units *res)
-{
-	struct op_src src = op->src[k];
-	if (src_is_result(src))
-		return res[src_slot(src)];
-	if (src_is_literal(src) || s->in[src.input]->kind == ARR_LITERAL) {
-		double v = 0;
-		dtype_cast(op->loop->types[k], op->lit[k], 0, DT_FLOAT64, &v, 0, 1);
-		return (struct units){ UK_NONE, NULL, true, v };
-	}
-	return s->in[src.input]->units;
-}
-
-/* How operand K of OP (of S) is named in messages: a dataset's display
- * name, a number, or the ufunc whose result it is; in BUF. */
-static const char *operand_name(const struct plan_step *s, const struct plan_op *op, int k,
-				struct units u, char *buf, size_t len)
-{
-	struct op_src src = op->src[k];
-	if (src_is_result(src))
-		snprintf(buf, len, "the result of %s", s->ops[src.op].uf->name);
-	else if (u.weak)
-		snprintf(buf, len, "%g", u.value);
-	else
-		snprintf(buf, len, "%s", s->in[src.input]->display);
-	return buf;
-}
-
-/* units: strict on op OP (of S) with operands IN: refused (-1), or the
- * factors its operands are converted by (FACTOR) and IN as converted;
- * NAME gets the operands' names. */
-static int op_strict(struct planner *pl, struct plan_step *s, const struct plan_op *op,
-		     struct units *in, double *factor, const char **name, struct err *e)
-{
-	struct arena *a = pl->p->arena;
-	char buf[RECIPE_MAXIN][512], msg[2048];
-	for (int k = 0; k < op->nin; k++)
-		name[k] = arena_strdup(a, operand_name(s, op, k, in[k], buf[k], sizeof buf[k]));
-	if (units_strict(op->uf, op->nin, in, name, factor, msg, sizeof msg) < 0)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark), "%s (units: strict)", msg);
-	return 0;
-}
-
-/* The units of S's results (units.h), op by op, or of its fold; under
- * units: strict (STRICT), what unyt refuses is refused and the
- * conversions it makes become ops of S's program (lower_convert). */
-static int step_units(struct planner *pl, struct plan_step *s, bool strict, struct err *e)
-{
-	struct arena *a = pl->p->arena;
-	if (s->verb == VERB_AT)
-		return 0;   /* in place: the target keeps its units */
-	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT) {
-		long long count = 1;
-		for (int i = 0; i < s->in[0]->shape.ndim; i++)
-			if (s->reduced[i])
-				count *= s->in[0]->shape.dim[i];
-		/* segments of many lengths fold as accumulate's running results do */
-		s->units[0] = units_fold(s->uf->units, s->verb != VERB_REDUCE, count, s->in[0]->units, a);
-		if (strict && s->units[0].kind == UK_UNKNOWN)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
-				       "the units of %s.%s of %s (%s) cannot be determined (units: strict)",
-				       s->uf->name, verb_name(s->verb), s->in[0]->display,
-				       s->in[0]->units.kind == UK_KNOWN ? s->in[0]->units.text : "dimensionless");
-		return 0;
-	}
-	if (s->verb == VERB_OUTER) {
-		struct units in[2] = { s->in[0]->units, s->in[1]->units };
-		if (strict) {
-			double factor[2];
-			const char *name[2] = { s->in[0]->display, s->in[1]->display };
-			char msg[2048];
-			if (units_strict(s->uf, 2, in, name, factor, msg, sizeof msg) < 0 || factor[0] != 1.0 ||
-			    factor[1] != 1.0)
-				return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark), "%s (units: strict)",
-					       factor[0] != 1.0 || factor[1] != 1.0 ?
-					       "outer steps do not convert units" : msg);
-		}
-		for (int k = 0; k < s->nout; k++)
-			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
-		return 0;
-	}
-	struct units *res = arena_alloc(a, sizeof *res * (size_t)src_slots(s->nops));
-	double *factor = arena_alloc(a, sizeof *factor * (size_t)s->nops * RECIPE_MAXIN);
-	const char **name = arena_alloc(a, sizeof *name * (size_t)s->nops * RECIPE_MAXIN);
-	bool convert = false;
-	for (int j = 0; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
-		struct units in[RECIPE_MAXIN];
-		for (int k = 0; k < op->nin; k++)
-			in[k] = operand_units(s, op, k, res);
-		if (strict && op->nout == 1) {
-			if (op_strict(pl, s, op, in, &factor[j * RECIPE_MAXIN], &name[j * RECIPE_MAXIN], e) < 0)
-				return -1;
-			for (int k = 0; k < op->nin; k++)
-				convert = convert || factor[j * RECIPE_MAXIN + k] != 1.0;
-		}
-		for (int k = 0; k < op->nout; k++)
-			res[src_slot(src_result(j, k))] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
-							op->nin, in, a);
-	}
-	for (int k = 0; k < s->nout; k++) {
-		s->units[k] = res[src_slot(s->out_src[k])];
-		if (strict && s->units[k].kind == UK_UNKNOWN)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
-				       "the units of the result cannot be determined (units: strict)");
-	}
-	return convert ? lower_convert(pl, s, factor, name, e) : 0;
-}
-
 /* Masked mode of S (numpy.ma's), as missing: (MODE) says: by default
  * where one of its first NIN inputs declares missing values. */
 static int plan_masks(struct planner *pl, struct plan_step *s, const struct step_opts *o,
@@ -568,53 +458,13 @@ static int plan_created(struct planner *pl, struct plan_step *s, const struct st
 	return 0;
 }
 
-/* What CF says S's results are (cfdesc.h), from its inputs and its ops as
- * the verb planned them (before units: strict's conversions and the ops
- * of where= and masks are added). */
-static void step_desc(struct planner *pl, struct plan_step *s)
-{
-	const struct array *x = s->in[0];
-	if (s->verb == VERB_ACCUMULATE || s->verb == VERB_AT) {
-		s->desc = (struct cfdesc){ 0 };   /* at: written in place, which keeps its own */
-	} else if (s->verb == VERB_REDUCE || s->verb == VERB_REDUCEAT) {
-		const char *names[H5U_MAXDIM];
-		int n = 0;
-		for (int i = 0; x->dims && i < x->shape.ndim; i++)
-			if (s->reduced[i])
-				names[n++] = x->dims->name[i];
-		s->desc = cfdesc_reduce(&x->desc, s->uf->cell_method, n, x->dims ? names : NULL,
-					pl->p->arena);
-	} else {
-		bool same = s->nops ? true : s->uf->units == UNITS_SAME;
-		for (int j = 0; j < s->nops; j++)
-			same = same && s->ops[j].uf->units == UNITS_SAME;
-		const struct cfdesc *in[RECIPE_MAXIN];
-		int n = 0;
-		for (int k = 0; k < s->nin; k++)
-			if (s->in[k]->kind == ARR_DATASET)
-				in[n++] = &s->in[k]->desc;
-		s->desc = cfdesc_elementwise(n, in, same && n > 0);
-	}
-}
+/* ---- a step's phases, in order ---- */
 
-/* What output K of S says of itself, for later steps to read and the end
- * of the run to write: its units, and, unless it is written in place
- * (which keeps its own, cfdesc.h), what CF says it is. */
-static void output_describe(struct plan_step *s, int k)
-{
-	struct array *x = s->out[k];
-	x->units = s->units_off ? (struct units){ UK_UNKNOWN, NULL, false, 0 } : s->units[k];
-	x->units_set = !s->units_off;
-	if (!x->in_place) {
-		x->desc = s->desc;
-		x->desc_set = x->create || x->replace;
-	}
-}
-
-static int plan_step(struct planner *pl, int index, struct err *e)
+/* S as step INDEX of the recipe: its verb, the name messages give it, and
+ * its ufunc (an expression has none of its own). */
+static int step_start(struct planner *pl, int index, struct plan_step *s, struct err *e)
 {
 	const struct recipe_step *rs = &pl->r->steps[index];
-	struct plan_step *s = &pl->p->steps[index];
 	s->index = index + 1;
 	s->src = rs;
 	s->verb = rs->verb;
@@ -630,9 +480,23 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	s->uf = rs->verb == VERB_EXPR ? NULL : ufunc_lookup(rs->fn);
 	if (!s->uf && rs->verb != VERB_EXPR)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
-	struct step_opts o;
-	option_merge(&pl->r->defaults, &rs->opts, &o);
-	bool reduction = rs->verb == VERB_REDUCE || rs->verb == VERB_ACCUMULATE;
+	return 0;
+}
+
+/* missing: as O says it, or its default. */
+static enum missing_mode missing_mode_of(const struct step_opts *o)
+{
+	return option_given(o, OPT_MISSING) ? o->missing : MISSING_CF;
+}
+
+/* S's options into *O: the recipe's defaults overridden by the step's own,
+ * less those that do not apply to its verb; then the casting and decoding
+ * they ask for. */
+static int step_options_of(struct planner *pl, struct plan_step *s, struct step_opts *o,
+			   struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	option_merge(&pl->r->defaults, &rs->opts, o);
 	/* Options for other verbs are errors on the step itself; under
 	 * defaults they are meant for other steps. */
 	for (int i = 0; i < OPT_COUNT; i++) {
@@ -641,40 +505,57 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (option_given(&rs->opts, i))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[i]),
 				       "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
-		option_forget(&o, i);
+		option_forget(o, i);
 	}
 	/* axis under defaults is meant for reductions: a ufunc step takes its own */
 	static const enum opt axes[] = { OPT_AXIS, OPT_AXES };
-	if (rs->verb == VERB_UFUNC)
-		for (size_t i = 0; i < sizeof axes / sizeof *axes; i++)
-			if (!option_given(&rs->opts, axes[i]))
-				option_forget(&o, axes[i]);
-	s->casting = option_given(&o, OPT_CASTING) ? o.casting : CAST_SAME_KIND;
-	enum missing_mode mode = option_given(&o, OPT_MISSING) ? o.missing : MISSING_CF;
-	s->decoded = mode != MISSING_RAW && rs->verb != VERB_AT;   /* at: the stored numbers */
-	bool overwrite = pl->o->overwrite || (option_given(&o, OPT_OVERWRITE) && o.overwrite);
+	for (size_t i = 0; i < sizeof axes / sizeof *axes && rs->verb == VERB_UFUNC; i++)
+		if (!option_given(&rs->opts, axes[i]))
+			option_forget(o, axes[i]);
+	s->casting = option_given(o, OPT_CASTING) ? o->casting : CAST_SAME_KIND;
+	s->decoded = missing_mode_of(o) != MISSING_RAW && rs->verb != VERB_AT;   /* at: the stored numbers */
+	return 0;
+}
 
-	int rc = reduction ? plan_reduction(pl, s, &o, e)
-	       : rs->verb == VERB_REDUCEAT ? plan_reduceat(pl, s, &o, e)
-	       : rs->verb == VERB_AT ? plan_at(pl, s, e)
-	       : rs->verb == VERB_EXPR ? lower_expression(pl, s, &o, e)
-	       : rs->verb == VERB_UFUNC && s->uf->signature ? gufunc_plan(pl, s, &o, e)
-	       : plan_elementwise(pl, s, &o, e);
-	if (rc < 0)
-		return -1;
-	step_desc(pl, s);
-	s->units_off = option_given(&o, OPT_UNITS) && o.units_off;
-	bool strict = option_given(&o, OPT_UNITS) && o.units_strict;
-	if (!s->units_off && step_units(pl, s, strict, e) < 0)
-		return -1;
-	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
-	if (option_given(&o, OPT_WHERE)) {
-		rc = rs->verb == VERB_REDUCE ? plan_reduce_where(pl, s, &o, e) : lower_where(pl, s, &o, e);
-		if (rc < 0)
-			return -1;
+/* S's operands, loop, shapes and program, as its verb plans them. */
+static int step_verb(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
+{
+	switch (s->verb) {
+	case VERB_REDUCE:
+	case VERB_ACCUMULATE:
+		return plan_reduction(pl, s, o, e);
+	case VERB_REDUCEAT:
+		return plan_reduceat(pl, s, o, e);
+	case VERB_AT:
+		return plan_at(pl, s, e);
+	case VERB_EXPR:
+		return lower_expression(pl, s, o, e);
+	default:
+		return s->verb == VERB_UFUNC && s->uf->signature ? gufunc_plan(pl, s, o, e)
+		       : plan_elementwise(pl, s, o, e);
 	}
-	if (plan_masks(pl, s, &o, mode, nin, e) < 0)
+}
+
+/* The elements S computes: where= (its own op, or a reduction's operand),
+ * then masked mode over its first NIN inputs (before where= added its
+ * own). */
+static int step_selection(struct planner *pl, struct plan_step *s, const struct step_opts *o, int nin,
+			  struct err *e)
+{
+	if (option_given(o, OPT_WHERE) &&
+	    (s->verb == VERB_REDUCE ? plan_reduce_where(pl, s, o, e) : lower_where(pl, s, o, e)) < 0)
 		return -1;
+	return plan_masks(pl, s, o, missing_mode_of(o), nin, e);
+}
+
+/* Where S's results go (printed when the step names no output), each one
+ * described, none written twice nor over what the step reads; then what
+ * the datasets it creates are like, and the fill values. */
+static int step_outputs(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	bool overwrite = pl->o->overwrite || (option_given(o, OPT_OVERWRITE) && o->overwrite);
 	if (rs->nout && rs->nout != s->nout)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
 			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
@@ -698,20 +579,34 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 					       y->display, x->display);
 		}
 	}
-	if (plan_created(pl, s, &o, e) < 0)
+	if (plan_created(pl, s, o, e) < 0)
 		return -1;
-	if ((s->has_where || s->masked) && (plan_fill(pl, s, &o, e) < 0 ||
+	if ((s->has_where || s->masked) && (plan_fill(pl, s, o, e) < 0 ||
 			     (s->print && outputs_mask(pl, s, e) < 0)))
 		return -1;
-	const char *w = planner_where(pl, s, rs->mark);
-	rc = rs->verb == VERB_REDUCE ? reduce_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
-	       : rs->verb == VERB_REDUCEAT ? reduceat_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
-	       : rs->verb == VERB_AT ? at_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
-	       : rs->verb == VERB_ACCUMULATE ? scan_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
-	       : s->contract ? contract_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e)
-	       : elementwise_layout(s, pl->o->nranks, (int64_t)pl->o->memory, w, e);
-	if (rc < 0)
-		return -1;
+	return 0;
+}
+
+/* S's boxes within --memory on the plan's ranks, as its kind of run
+ * lays them out. */
+static int step_layout(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const char *w = planner_where(pl, s, s->src->mark);
+	int nranks = pl->o->nranks;
+	int64_t memory = (int64_t)pl->o->memory;
+	return s->verb == VERB_REDUCE ? reduce_layout(s, nranks, memory, w, e)
+	       : s->verb == VERB_REDUCEAT ? reduceat_layout(s, nranks, memory, w, e)
+	       : s->verb == VERB_AT ? at_layout(s, nranks, memory, w, e)
+	       : s->verb == VERB_ACCUMULATE ? scan_layout(s, nranks, memory, w, e)
+	       : s->contract ? contract_layout(s, nranks, memory, w, e)
+	       : elementwise_layout(s, nranks, memory, w, e);
+}
+
+/* S's outputs written under names of the scratch file: the names bound,
+ * for later steps to read. */
+static int step_bind_outputs(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	const struct recipe_step *rs = s->src;
 	for (int k = 0; k < rs->nout; k++) {
 		struct operand op;
 		operand_parse(rs->out[k], pl->p->arena, &op, "", e);
@@ -719,7 +614,13 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		    array_bind(pl, op.name, s->out[k], planner_step_where(pl, s, k), e) < 0)
 			return -1;
 	}
-	/* Errors while running name the step where the recipe has it. */
+	return 0;
+}
+
+/* Errors while running S name the step where the recipe has it. */
+static void step_place(struct planner *pl, struct plan_step *s)
+{
+	const struct recipe_step *rs = s->src;
 	err_loc_set(&s->loc, NULL, 0, 0, s->where);
 	if (!pl->o->command && rs->mark.line > 0) {
 		err_loc_set(&s->loc, pl->r->path, rs->mark.line, rs->mark.col, s->where);
@@ -730,6 +631,21 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 		if (n > 0 && (size_t)n < sizeof s->where)
 			snprintf(s->where + n, sizeof s->where - (size_t)n, "%s", step);
 	}
+}
+
+/* Step INDEX of the recipe, phase by phase. */
+static int plan_step(struct planner *pl, int index, struct err *e)
+{
+	struct plan_step *s = &pl->p->steps[index];
+	struct step_opts o;
+	if (step_start(pl, index, s, e) < 0 || step_options_of(pl, s, &o, e) < 0 ||
+	    step_verb(pl, s, &o, e) < 0 || step_describe(pl, s, &o, e) < 0)
+		return -1;
+	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
+	if (step_selection(pl, s, &o, nin, e) < 0 || step_outputs(pl, s, &o, e) < 0 ||
+	    step_layout(pl, s, e) < 0 || step_bind_outputs(pl, s, e) < 0)
+		return -1;
+	step_place(pl, s);
 	return 0;
 }
 
