@@ -218,75 +218,9 @@ struct plan_op {
 	const char *where;                  /* its step, for faults raised from the data */
 };
 
-struct reduceat_plan;   /* reduceat.h */
-struct at_plan;         /* at.h */
-
-struct plan_step {
-	int index;                          /* 1-based */
-	const struct recipe_step *src;
-	char where[512];                    /* "r.yaml:6:5: step 2 (ufunc add)" or "call add" */
-	struct err_loc loc;                 /* ... as fields: the place of errors raised with WHERE */
-	enum verb verb;
-	const struct ufunc *uf;
-	const struct ufunc_loop *loop;
-	int nin, nout;
-	struct array *in[RECIPE_MAXIN];     /* datasets read (for expressions: the names used) */
-	int nops;                           /* elementwise and expression steps */
-	struct plan_op *ops;
-	struct array *out[PLAN_MAXOUT];     /* where the results go */
-	struct op_src out_src[PLAN_MAXOUT]; /* elementwise: the op result each one is */
-	int merged_into;                    /* >= 0: fused into that step (0-based); else -1 */
-	struct plan_step *host;             /* a reduction that shares its pass over its input
-					       with the next ones: the step that makes that pass */
-	int nred;                           /* reductions fused into this elementwise step ... */
-	struct plan_step *red[PLAN_MAXOUT];
-	struct op_src red_src[PLAN_MAXOUT]; /* ... and the op result or input each reads */
-	struct shape shape;                 /* of the result */
-	struct dims *dims;                  /* ... and the names of its axes, NULL: unnamed */
-	struct units units[PLAN_MAXOUT];    /* the results' units (units: propagate) */
-	struct cfdesc desc;                 /* ... and what CF says they are (cfdesc.h) */
-	bool units_off;                     /* units: off */
-	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
-	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
-	enum casting casting;
-	int prog_ops;                       /* elementwise where= and masks: the ops of the
-					       step's own program, before theirs */
-	bool has_where;                     /* elementwise where=: ... */
-	struct op_src where_src;            /* ... the op result (bool) that says
-					       which elements are computed */
-	bool decoded;                       /* reads (and writes) datasets through their
-					       CF coding: not missing: raw */
-	bool masked;                        /* missing: mask (numpy.ma): ... */
-	struct op_src valid_src;            /* ... the op result (bool) that says
-					       which results are not masked ... */
-	unsigned char mask_fill[PLAN_MAXOUT][16];  /* ... and what masked ones are written as,
-						      in each output's dtype */
-	struct op_src print_src;            /* where= and masks: the elements shown */
-	struct array *where_arr;            /* reduce where=: the operand, broadcast over
-					       the input; skipped elements are SKIP_VALUE */
-	unsigned char skip_value[16];
-	unsigned char mask_skip[16];        /* masked reduce and accumulate (after SKIP_VALUE:
-					       aligned for any dtype): what a masked element
-					       folds as (a reduce folds which results have a
-					       valid element beside them); ... */
-	const struct cf_missing *in_missing;  /* ... the input's missing-value
-					       attributes (NULL: none), ... */
-	bool mask_nan;                      /* ... NaN masked too (missing: mask-nan) */
-	bool skip_fold;                     /* reduce and accumulate: no value can stand in for
-					       the elements where= or a mask leaves out (no
-					       identity, not reorderable), so they leave the
-					       running value as it was; a masked result is one
-					       no element was taken into */
-	bool print;                         /* the outputs go to stdout ... */
-	struct array *mask_out;             /* ... with where=: which elements it set */
-	struct dist_stream stream;          /* REDUCE_STREAM, accumulate: boxes
-					       across the axes kept, walked along the others */
-	struct dist_layout split;           /* elementwise, REDUCE_CHAIN: the boxes of its
-					       index space */
-	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
-					       whole up to this many bytes, else read by boxes */
-	struct contract *contract;          /* a generalized ufunc's step (contract.h), else NULL */
-	/* reduce and accumulate */
+/* A reduction's or accumulation's fold: the axes it runs along, and how
+ * its accumulators start. */
+struct step_fold {
 	bool reduced[H5U_MAXDIM];           /* input axes reduced (accumulate: its axis) */
 	int axis;                           /* accumulate: the axis */
 	bool keepdims;
@@ -297,6 +231,100 @@ struct plan_step {
 	enum fold_init rest_init;           /* REDUCE_CHAIN: where later pieces start (a
 					       shared stream: later ranks' runs) */
 	unsigned char rest_value[16];
+};
+
+struct reduceat_plan;   /* reduceat.h */
+struct at_plan;         /* at.h */
+
+/* The program of an elementwise step (and of the passes fusion makes): its
+ * ops, in order, and the op result each output is. */
+struct step_program {
+	int nops;                           /* elementwise and expression steps */
+	struct plan_op *ops;
+	struct op_src out_src[PLAN_MAXOUT]; /* elementwise: the op result each output is */
+	int own_ops;                        /* where= and masks: the ops of the step's own
+					       program, before theirs */
+};
+
+/* What fusion made of a step (fuse.c). */
+struct step_fusion {
+	int merged_into;                    /* >= 0: fused into that step (0-based); else -1 */
+	struct plan_step *host;             /* a reduction that shares its pass over its input
+					       with the next ones: the step that makes that pass */
+	int nred;                           /* reductions fused into this elementwise step ... */
+	struct plan_step *red[PLAN_MAXOUT];
+	struct op_src red_src[PLAN_MAXOUT]; /* ... and the op result or input each reads */
+};
+
+/* The elements a step computes and writes: NumPy's where= and numpy.ma's
+ * masked mode (where.h). */
+struct step_mask {
+	bool has_where;                     /* elementwise where=: ... */
+	struct op_src where_src;            /* ... the op result (bool) that says
+					       which elements are computed */
+	bool masked;                        /* missing: mask (numpy.ma): ... */
+	struct op_src valid_src;            /* ... the op result (bool) that says
+					       which results are not masked ... */
+	_Alignas(16) unsigned char fill[PLAN_MAXOUT][16];  /* ... and what masked ones are
+							      written as, in each output's dtype */
+	struct op_src print_src;            /* where= and masks: the elements shown */
+	struct array *where_arr;            /* reduce where=: the operand, broadcast over
+					       the input; skipped elements are SKIP_VALUE */
+	_Alignas(16) unsigned char skip_value[16];
+	_Alignas(16) unsigned char skip[16];  /* masked reduce and accumulate: what a
+					       masked element folds as (a reduce folds which
+					       results have a valid element beside them); ... */
+	const struct cf_missing *in_missing;  /* ... the input's missing-value
+					       attributes (NULL: none), ... */
+	bool nan;                           /* ... NaN masked too (missing: mask-nan) */
+	bool skip_fold;                     /* reduce and accumulate: no value can stand in for
+					       the elements where= or a mask leaves out (no
+					       identity, not reorderable), so they leave the
+					       running value as it was; a masked result is one
+					       no element was taken into */
+	struct array *out;                  /* printed with where=: which elements it set */
+};
+
+/* How a step's index space is cut into boxes within --memory (dist.h). */
+struct step_blocks {
+	struct dist_stream stream;          /* REDUCE_STREAM, accumulate: boxes
+					       across the axes kept, walked along the others */
+	struct dist_layout split;           /* elementwise, REDUCE_CHAIN: the boxes of its
+					       index space */
+	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
+					       whole up to this many bytes, else read by boxes */
+};
+
+/* One step of the plan: the call (its ufunc, operands, results, where
+ * they go), then its parts, each read by the stages that need it. */
+struct plan_step {
+	int index;                          /* 1-based */
+	const struct recipe_step *src;
+	char where[512];                    /* "r.yaml:6:5: step 2 (ufunc add)" or "call add" */
+	struct err_loc loc;                 /* ... as fields: the place of errors raised with WHERE */
+	enum verb verb;
+	const struct ufunc *uf;
+	const struct ufunc_loop *loop;
+	int nin, nout;
+	struct array *in[RECIPE_MAXIN];     /* datasets read (for expressions: the names used) */
+	struct shape bshape[RECIPE_MAXIN];  /* each input's shape as it broadcasts */
+	struct array *out[PLAN_MAXOUT];     /* where the results go */
+	enum dtype out_dtype[PLAN_MAXOUT];  /* the result's dtypes */
+	enum casting casting;
+	bool decoded;                       /* reads (and writes) datasets through their
+					       CF coding: not missing: raw */
+	bool print;                         /* the outputs go to stdout */
+	struct shape shape;                 /* of the result */
+	struct dims *dims;                  /* ... and the names of its axes, NULL: unnamed */
+	struct units units[PLAN_MAXOUT];    /* the results' units (units: propagate) */
+	struct cfdesc desc;                 /* ... and what CF says they are (cfdesc.h) */
+	bool units_off;                     /* units: off */
+	struct step_program prog;           /* elementwise: its ops */
+	struct step_fusion fused;           /* what fusion made of it */
+	struct step_mask mask;              /* where= and masks */
+	struct step_blocks blocks;          /* its boxes */
+	struct step_fold fold;              /* reduce, accumulate, reduceat */
+	struct contract *contract;          /* a generalized ufunc's step (contract.h), else NULL */
 	struct reduceat_plan *reduceat;     /* reduceat: its segments and blocks */
 	struct at_plan *at;                 /* at: its indices and rounds */
 };

@@ -179,14 +179,14 @@ int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_op
 		   struct err *e);
 /* S's where= option (O's WHERE: an operand, or in an expr step an
  * expression) as more ops of S's program, whose last gives the boolean
- * mask (S->where_src); the step's shape grows to broadcast with it. */
+ * mask (S->mask.where_src); the step's shape grows to broadcast with it. */
 int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		struct err *e);
 /* Masked mode (O's missing: mask or mask-nan): S's first NIN inputs'
  * missing elements (their _FillValue, missing_value, valid_* attributes,
  * NaN for mask-nan) and the domain errors numpy.ma masks (its domains,
  * ufunc.h's ma_domain) as more ops, whose last says which results are valid
- * (S->valid_src).  Nothing to mask: S is left as it was. */
+ * (S->mask.valid_src).  Nothing to mask: S is left as it was. */
 int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct step_opts *o,
 		  struct err *e);
 

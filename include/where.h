@@ -53,7 +53,7 @@ const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
  * identity; for maximum-like and minimum-like ufuncs, the lowest or
  * highest value of the dtype (-inf, inf for floats); for the others
  * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
- * -1: none of these, so masked elements are skipped (plan_step.skip_fold). */
+ * -1: none of these, so masked elements are skipped (plan_step.mask.skip_fold). */
 int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
 /* Masked mode of a reduce or accumulate step S, on N elements of its input
  * just read: VALID = which are valid (cf_valid; STORED: them in the input's dtype),

@@ -293,7 +293,7 @@ static void state_new(struct plan_step *s, struct at_state *st)
 	st->bad_axis = -1;
 	update_bytes(s, &st->entry);
 	if (s->nin == 2 && a->literal_b)
-		memcpy(st->literal, s->ops[0].lit[1], sizeof st->literal);
+		memcpy(st->literal, s->prog.ops[0].lit[1], sizeof st->literal);
 	size_t tbox = (size_t)(a->target.lines_per_box * a->target.line);
 	size_t ubox = (size_t)(a->updates.lines_per_box * a->updates.line), n = ubox ? ubox : 1;
 	st->target = stage_alloc((tbox ? tbox : 1) * (size_t)dtype_size(s->in[0]->dtype));

@@ -72,7 +72,7 @@ static void fold_piece(const struct chain *c, int64_t k, const char *data, const
 		       int64_t n, char *part)
 {
 	const struct plan_step *s = c->s;
-	enum fold_init init = k == 0 ? s->init : s->rest_init;
+	enum fold_init init = k == 0 ? s->fold.init : s->fold.rest_init;
 	enum dtype dt = s->loop->types[1];
 	const char *src = data;
 	ptrdiff_t step = c->dsz;
@@ -139,7 +139,7 @@ static int64_t piece_len(const struct chain *c, int64_t k)
  * results (a run of groups), else FINAL. */
 static void emit(struct chain *c, int64_t g, const char *acc)
 {
-	if (c->s->kept_lead == 0) {
+	if (c->s->fold.kept_lead == 0) {
 		memcpy(c->final, acc, c->slot);
 		c->has_final = true;
 		return;
@@ -253,7 +253,7 @@ static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t 
 			ostart[i] = ocnt[i] = 0;
 		return;
 	}
-	int m = s->kept_lead;
+	int m = s->fold.kept_lead;
 	int64_t inner = 1;
 	int full = m;   /* axes from here on are whole */
 	while (full > 0 && n % (inner * X->dim[full - 1]) == 0 && g0 % (inner * X->dim[full - 1]) == 0)
@@ -270,10 +270,10 @@ static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t 
 		}
 	}
 	for (int i = m, j = m; i < X->ndim; i++) {
-		if (s->reduced[i] && !s->keepdims)
+		if (s->fold.reduced[i] && !s->fold.keepdims)
 			continue;
 		ostart[j] = 0;
-		ocnt[j++] = s->reduced[i] ? 1 : X->dim[i];
+		ocnt[j++] = s->fold.reduced[i] ? 1 : X->dim[i];
 	}
 	if (Y->ndim == 0)
 		ocnt[0] = 1;
@@ -291,7 +291,7 @@ static int write_results(struct chain *c, struct err *e)
 
 int chain_write_box(struct chain *c, struct err *e)
 {
-	return c->s->kept_lead > 0 ? write_results(c, e) : 0;
+	return c->s->fold.kept_lead > 0 ? write_results(c, e) : 0;
 }
 
 /* ---- groups split between ranks --------------------------------------- */
@@ -448,7 +448,7 @@ static void assemble(struct chain *c, struct finished *f)
 {
 	struct record own[2];
 	int n0 = records(c, own);
-	if (c->s->kept_lead == 0 && c->has_final) {   /* folded whole here */
+	if (c->s->fold.kept_lead == 0 && c->has_final) {   /* folded whole here */
 		c->group = 0;
 		memcpy(c->acc, c->final, c->slot);
 		finished_add(c, f);
@@ -464,7 +464,7 @@ static void assemble(struct chain *c, struct finished *f)
 			take_record(c, &r, rank, f);
 		}
 	}
-	if (c->s->kept_lead == 0 && f->n == 0) {   /* an empty reduction: its start */
+	if (c->s->fold.kept_lead == 0 && f->n == 0) {   /* an empty reduction: its start */
 		c->group = 0;
 		memcpy(c->acc, c->init_p, (size_t)c->psz);
 		if (c->masked)
@@ -514,7 +514,7 @@ static int64_t group_elems(const struct plan_step *s)
 {
 	const struct shape *X = &s->in[0]->shape;
 	int64_t group = 1;
-	for (int i = s->kept_lead; i < X->ndim; i++)
+	for (int i = s->fold.kept_lead; i < X->ndim; i++)
 		group *= X->dim[i];
 	return group;
 }
@@ -551,13 +551,13 @@ static int64_t held_most(const struct plan_step *s, int nranks)
 /* Bytes of a partial result of S. */
 static size_t slot_bytes(const struct plan_step *s)
 {
-	return (size_t)dtype_size(ufunc_partial_loop(s->uf, s->loop)->types[0]) + (s->masked ? 1 : 0);
+	return (size_t)dtype_size(ufunc_partial_loop(s->uf, s->loop)->types[0]) + (s->mask.masked ? 1 : 0);
 }
 
 int64_t chain_fixed_bytes(const struct plan_step *s, int nranks)
 {
 	const struct ufunc_loop *p = ufunc_partial_loop(s->uf, s->loop);
-	int64_t n = piece_elems(s), piece = n * (dtype_size(s->loop->types[1]) + (s->masked ? 1 : 0));
+	int64_t n = piece_elems(s), piece = n * (dtype_size(s->loop->types[1]) + (s->mask.masked ? 1 : 0));
 	if (p != s->loop)
 		piece += n * dtype_size(p->types[1]);   /* the scratch */
 	int64_t slot = (int64_t)slot_bytes(s);
@@ -578,18 +578,18 @@ struct chain *chain_new(struct plan_step *s, int64_t box_elems)
 {
 	struct chain *c = stage_alloc(sizeof *c);
 	memset(c, 0, sizeof *c);
-	assert(s->mode == REDUCE_CHAIN && !s->skip_fold);
+	assert(s->fold.mode == REDUCE_CHAIN && !s->mask.skip_fold);
 	c->s = s;
 	c->asz = dtype_size(s->loop->types[0]);
 	c->dsz = dtype_size(s->loop->types[1]);
-	c->masked = s->masked;
+	c->masked = s->mask.masked;
 	c->ploop = ufunc_partial_loop(s->uf, s->loop);
 	c->pt = c->ploop->types[0];
 	c->psz = dtype_size(c->pt);
 	if (c->ploop != s->loop)
 		c->scratch = stage_alloc((size_t)(piece_elems(s) * c->psz));
-	dtype_cast(s->loop->types[0], s->init_value, 0, c->pt, c->init_p, 0, 1);
-	dtype_cast(s->loop->types[0], s->rest_value, 0, c->pt, c->rest_p, 0, 1);
+	dtype_cast(s->loop->types[0], s->fold.init_value, 0, c->pt, c->init_p, 0, 1);
+	dtype_cast(s->loop->types[0], s->fold.rest_value, 0, c->pt, c->rest_p, 0, 1);
 	c->slot = slot_bytes(s);
 	c->group_len = group_elems(s);
 	c->pieces = (c->group_len + CHAIN_PIECE - 1) / CHAIN_PIECE;

@@ -106,8 +106,8 @@ struct box_bytes {
 static int64_t epilogue_bytes(const struct plan_step *s)
 {
 	int64_t n = s->out[0]->dtype != s->out_dtype[0] ? dtype_size(s->out[0]->dtype) : 0;
-	for (int j = 1; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 1; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		n += dtype_size(op->loop->types[op->nin]);
 		for (int k = 0; k < op->nin; k++)
 			n += !src_is_literal(op->src[k]) ? dtype_size(op->loop->types[k]) : 0;
@@ -434,13 +434,13 @@ static void run_alloc(struct plan_step *s, struct run *R)
 	R->result = stage_alloc(n * (size_t)dtype_size(c->gemm.t));
 	if (s->out[0]->dtype != s->out_dtype[0])
 		R->conv = stage_alloc(n * (size_t)dtype_size(s->out[0]->dtype));
-	R->ops = calloc((size_t)s->nops, sizeof *R->ops);
-	R->cast = calloc((size_t)s->nops * RECIPE_MAXIN, sizeof *R->cast);
+	R->ops = calloc((size_t)s->prog.nops, sizeof *R->ops);
+	R->cast = calloc((size_t)s->prog.nops * RECIPE_MAXIN, sizeof *R->cast);
 	if (!R->ops || !R->cast)
 		abort();
 	R->ops[0] = R->result;
-	for (int j = 1; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 1; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		R->ops[j] = stage_alloc(n * (size_t)dtype_size(op->loop->types[op->nin]));
 		for (int k = 0; k < op->nin; k++)
 			if (!src_is_literal(op->src[k]))
@@ -457,7 +457,7 @@ static void run_free(struct run *R)
 	for (int i = 0; i < R->nbuf; i++)
 		free(R->buf[i]);
 	free(R->conv);
-	for (int j = 0; j < R->s->nops; j++) {
+	for (int j = 0; j < R->s->prog.nops; j++) {
 		free(R->ops[j]);
 		for (int k = 0; k < RECIPE_MAXIN; k++)
 			free(R->cast[j * RECIPE_MAXIN + k]);
@@ -661,8 +661,8 @@ static void gather_sums(struct run *R)
 static char *run_epilogue(struct run *R, int64_t n, struct err *e)
 {
 	const struct plan_step *s = R->s;
-	for (int j = 1; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 1; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		char *args[UF_MAXARGS];
 		ptrdiff_t steps[UF_MAXARGS];
 		for (int k = 0; k < op->nin; k++) {
@@ -685,7 +685,7 @@ static char *run_epilogue(struct run *R, int64_t n, struct err *e)
 		if (f != UFERR_NONE)
 			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 	}
-	return R->ops[s->out_src[0].op];
+	return R->ops[s->prog.out_src[0].op];
 }
 
 /* The box's results (SUM, the tree's root; NULL: none here) into the
@@ -764,9 +764,9 @@ void contract_print(const struct plan_step *s, FILE *f)
 								 ? l->lines_per_box : l->dim[i]));
 	fprintf(f, ") cells, %lld box%s, %lld piece%s a read", (long long)l->total_boxes,
 		l->total_boxes == 1 ? "" : "es", (long long)c->step, c->step == 1 ? "" : "s");
-	for (int j = 1; j < s->nops; j++)
-		fprintf(f, "%s%s", j == 1 ? ", then " : " ", s->ops[j].uf->name);
-	if (s->nops > 1)
+	for (int j = 1; j < s->prog.nops; j++)
+		fprintf(f, "%s%s", j == 1 ? ", then " : " ", s->prog.ops[j].uf->name);
+	if (s->prog.nops > 1)
 		fprintf(f, " on each box");
 	if (c->shared)
 		fprintf(f, ", shared: each rank sums its shards, rank 0 finishes\n");

@@ -33,13 +33,13 @@ bool elementwise_reads_whole(const struct plan_step *s, int k)
 {
 	const struct array *x = s->in[k];
 	return x->kind != ARR_LITERAL && shape_size(&s->bshape[k]) < shape_size(&s->shape) &&
-	       shape_size(&x->shape) * dtype_size(x->dtype) <= s->whole_limit;
+	       shape_size(&x->shape) * dtype_size(x->dtype) <= s->blocks.whole_limit;
 }
 
 enum dtype elementwise_source_dtype(const struct plan_step *s, struct op_src src)
 {
 	if (src_is_result(src)) {
-		const struct plan_op *from = &s->ops[src.op];
+		const struct plan_op *from = &s->prog.ops[src.op];
 		return from->loop->types[from->nin + src.out];
 	}
 	return s->in[src.input]->dtype;
@@ -78,20 +78,20 @@ static const int64_t *pass_chunks(const struct plan_step *s)
 static bool whole_result(const struct plan_step *s, struct op_src src)
 {
 	for (int k = 0; k < s->nout; k++)
-		if (src_equal(s->out_src[k], src))
+		if (src_equal(s->prog.out_src[k], src))
 			return true;
-	for (int k = 0; k < s->nred; k++)
-		if (src_equal(s->red_src[k], src))
+	for (int k = 0; k < s->fused.nred; k++)
+		if (src_equal(s->fused.red_src[k], src))
 			return true;
-	return (s->has_where && src_equal(s->where_src, src)) ||
-	       (s->masked && src_equal(s->valid_src, src)) ||
-	       ((s->has_where || s->masked) && src_equal(s->print_src, src));
+	return (s->mask.has_where && src_equal(s->mask.where_src, src)) ||
+	       (s->mask.masked && src_equal(s->mask.valid_src, src)) ||
+	       ((s->mask.has_where || s->mask.masked) && src_equal(s->mask.print_src, src));
 }
 
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	int64_t fixed = 0, per_elem = 0, per_tile = 0, widest = 0;
-	s->whole_limit = memory / WHOLE_PART;
+	s->blocks.whole_limit = memory / WHOLE_PART;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
 		if (x->kind == ARR_LITERAL)
@@ -105,8 +105,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			widest = max64(widest, dtype_size(x->dtype));
 		}
 	}
-	for (int j = 0; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 0; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nout; k++) {
 			int64_t t = dtype_size(op->loop->types[op->nin + k]);
 			if (whole_result(s, src_result(j, k)))
@@ -125,13 +125,13 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 				fixed += shape_size(&s->in[src.input]->shape) * t;
 		}
 	}
-	for (int k = 0; k < s->nred; k++) {
-		const struct plan_step *r = s->red[k];
+	for (int k = 0; k < s->fused.nred; k++) {
+		const struct plan_step *r = s->fused.red[k];
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
-		if (r->mode == REDUCE_STREAM || r->kept_lead > 0)
+		if (r->fold.mode == REDUCE_STREAM || r->fold.kept_lead > 0)
 			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
 		fixed += reduce_fixed_bytes(r, nranks);
-		if (elementwise_source_dtype(s, s->red_src[k]) != t)
+		if (elementwise_source_dtype(s, s->fused.red_src[k]) != t)
 			per_elem += dtype_size(t);
 	}
 	bool compressed = false;
@@ -144,15 +144,15 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			per_elem += 2 * dtype_size(target);
 			compressed = true;
 		}
-		if (s->has_where && !s->out[k]->create)
+		if (s->mask.has_where && !s->out[k]->create)
 			per_elem += dtype_size(t);   /* what where= keeps of it */
 		widest = max64(widest, dtype_size(target));
 	}
 	/* boxes that every fused reduction can take */
 	int max_axis = H5U_MAXDIM;
-	for (int k = 0; k < s->nred; k++)
-		if (reducer_max_axis(s->red[k]) < max_axis)
-			max_axis = reducer_max_axis(s->red[k]);
+	for (int k = 0; k < s->fused.nred; k++)
+		if (reducer_max_axis(s->fused.red[k]) < max_axis)
+			max_axis = reducer_max_axis(s->fused.red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
 	/* Compressed chunks written by several ranks: every box is a round of
@@ -163,7 +163,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			       .per_tile = per_tile, .tile = TILE_ELEMS, .widest = widest,
 			       .target = compressed && nranks > 1 ? INT64_MAX / 2 : 0 };
 	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
-				&s->split);
+				&s->blocks.split);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -249,8 +249,8 @@ static void alloc_inputs(struct plan_step *s, struct buffers *B, const int64_t *
  * once, now. */
 static void alloc_ops(struct plan_step *s, struct buffers *B)
 {
-	for (int j = 0; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 0; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nout; k++) {
 			int slot = src_slot(src_result(j, k));
 			int64_t lines = B->whole_tmp[slot] ? B->box_lines : B->tile;
@@ -282,7 +282,7 @@ static void alloc_ops(struct plan_step *s, struct buffers *B)
 static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 {
 	memset(B, 0, sizeof *B);
-	const struct dist_layout *l = &s->split;
+	const struct dist_layout *l = &s->blocks.split;
 	B->l = l;
 	B->ndim = l->ndim;
 	B->line = l->line;
@@ -293,17 +293,17 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	int64_t boxmax[H5U_MAXDIM];
 	for (int i = 0; i < B->ndim; i++)
 		boxmax[i] = i < l->axis ? 1 : i == l->axis ? B->box_lines : l->dim[i];
-	B->ntmp = (size_t)src_slots(s->nops);
-	B->nconv = (size_t)s->nops * RECIPE_MAXIN;
+	B->ntmp = (size_t)src_slots(s->prog.nops);
+	B->nconv = (size_t)s->prog.nops * RECIPE_MAXIN;
 	B->tmp = stage_alloc(sizeof *B->tmp * B->ntmp);
-	B->faulted = stage_alloc(sizeof *B->faulted * (size_t)(s->nops ? s->nops : 1));
+	B->faulted = stage_alloc(sizeof *B->faulted * (size_t)(s->prog.nops ? s->prog.nops : 1));
 	B->whole_tmp = stage_alloc(sizeof *B->whole_tmp * B->ntmp);
 	B->conv = stage_alloc(sizeof *B->conv * B->nconv);
 	memset(B->tmp, 0, sizeof *B->tmp * B->ntmp);
 	memset(B->whole_tmp, 0, sizeof *B->whole_tmp * B->ntmp);
 	memset(B->conv, 0, sizeof *B->conv * B->nconv);
-	for (int j = 0; j < s->nops; j++)
-		for (int k = 0; k < s->ops[j].nout; k++)
+	for (int j = 0; j < s->prog.nops; j++)
+		for (int k = 0; k < s->prog.ops[j].nout; k++)
 			B->whole_tmp[src_slot(src_result(j, k))] = whole_result(s, src_result(j, k));
 	alloc_inputs(s, B, boxmax, e);
 	alloc_ops(s, B);
@@ -311,24 +311,24 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	for (int k = 0; k < s->nout; k++)
 		if (stage_scratch(s->out[k], s->out_dtype[k]))
 			B->outconv[k] = stage_alloc(box * (size_t)stage_scratch(s->out[k], s->out_dtype[k]));
-	for (int k = 0; k < s->nout && s->masked; k++)
-		dtype_cast(s->out[k]->dtype, s->mask_fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
-	for (int k = 0; k < s->nout && s->has_where; k++) {
+	for (int k = 0; k < s->nout && s->mask.masked; k++)
+		dtype_cast(s->out[k]->dtype, s->mask.fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
+	for (int k = 0; k < s->nout && s->mask.has_where; k++) {
 		const struct array *y = s->out[k];
 		size_t size = (size_t)dtype_size(s->out_dtype[k]);
 		B->keep[k] = stage_alloc(y->create ? size : box * size);
 		if (y->create)
 			dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
 	}
-	for (int k = 0; k < s->nred; k++) {
-		B->red[k] = reducer_new(s->red[k], B->box_lines, B->line);
-		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->red[k]->loop->types[1]));
+	for (int k = 0; k < s->fused.nred; k++) {
+		B->red[k] = reducer_new(s->fused.red[k], B->box_lines, B->line);
+		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->fused.red[k]->loop->types[1]));
 	}
 }
 
 static void free_buffers(struct plan_step *s, struct buffers *B)
 {
-	for (int k = 0; k < s->nred; k++) {
+	for (int k = 0; k < s->fused.nred; k++) {
 		reducer_free(B->red[k]);
 		free(B->redconv[k]);
 	}
@@ -387,7 +387,7 @@ static ptrdiff_t buffer_offset(int ndim, const int64_t *dims, const int64_t *ext
 static void op_operand(const struct plan_step *s, const struct buffers *B, int j, int k, int64_t r,
 		       const int64_t *p, const int64_t *tile, char **base, ptrdiff_t *st)
 {
-	const struct plan_op *op = &s->ops[j];
+	const struct plan_op *op = &s->prog.ops[j];
 	struct op_src src = op->src[k];
 	if (src_is_literal(src)) {
 		*base = (char *)op->lit[k];
@@ -433,7 +433,7 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 static void op_args(struct plan_step *s, struct buffers *B, int j, int64_t r, const int64_t *p,
 		    const int64_t *tile, char **base, iter_strides *st)
 {
-	const struct plan_op *op = &s->ops[j];
+	const struct plan_op *op = &s->prog.ops[j];
 	for (int k = 0; k < op->nin; k++)
 		op_operand(s, B, j, k, r, p, tile, &base[k], st[k]);
 	for (int k = 0; k < op->nout; k++) {
@@ -450,7 +450,7 @@ static enum ufunc_fault fault_where_selected(struct plan_step *s, struct buffers
 					     int64_t r, const int64_t *p, const int64_t *tile,
 					     const uint8_t *sel)
 {
-	const struct plan_op *op = &s->ops[j];
+	const struct plan_op *op = &s->prog.ops[j];
 	char *base[UF_MAXARGS], *args[UF_MAXARGS];
 	iter_strides st[UF_MAXARGS];
 	ptrdiff_t one[UF_MAXARGS] = {0};
@@ -481,28 +481,28 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 {
 	int64_t tile[H5U_MAXDIM], p[H5U_MAXDIM];
 	int axis = B->l->axis;
-	bool selective = s->has_where || s->masked, any = false;
+	bool selective = s->mask.has_where || s->mask.masked, any = false;
 	memcpy(tile, B->c, sizeof tile);
 	memcpy(p, B->o, sizeof p);
 	tile[axis] = n;
 	p[axis] += r;
-	for (int j = 0; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 0; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		char *base[UF_MAXARGS];
 		iter_strides st[UF_MAXARGS];
 		op_args(s, B, j, r, p, tile, base, st);
 		iter_loop(op->loop->fn, op->nin + op->nout, base, B->ndim, tile, st);
 		enum ufunc_fault f = ufunc_take_error();
-		B->faulted[j] = f != UFERR_NONE && selective && j < s->prog_ops;
+		B->faulted[j] = f != UFERR_NONE && selective && j < s->prog.own_ops;
 		any = any || B->faulted[j];
 		if (f != UFERR_NONE && !B->faulted[j])
 			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
 	}
-	const uint8_t *sel = any ? (const uint8_t *)B->tmp[src_slot(s->print_src)] + r * B->line : NULL;
-	for (int j = 0; any && j < s->nops; j++) {
+	const uint8_t *sel = any ? (const uint8_t *)B->tmp[src_slot(s->mask.print_src)] + r * B->line : NULL;
+	for (int j = 0; any && j < s->prog.nops; j++) {
 		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, r, p, tile, sel) : UFERR_NONE;
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, s->ops[j].where, "%s", ufunc_fault_message(f));
+			err_set(e, EXIT_RUN, s->prog.ops[j].where, "%s", ufunc_fault_message(f));
 	}
 }
 
@@ -512,9 +512,9 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 {
 	/* a box of rows with no elements still starts its rows' results */
 	int64_t count = stage_box_size(B->ndim, B->c);
-	for (int k = 0; k < s->nred && B->c[B->l->axis] > 0 && !e->status; k++) {
-		struct op_src src = s->red_src[k];
-		enum dtype t = s->red[k]->loop->types[1], from = elementwise_source_dtype(s, src);
+	for (int k = 0; k < s->fused.nred && B->c[B->l->axis] > 0 && !e->status; k++) {
+		struct op_src src = s->fused.red_src[k];
+		enum dtype t = s->fused.red[k]->loop->types[1], from = elementwise_source_dtype(s, src);
 		char *data = src_is_result(src) ? B->tmp[src_slot(src)] : B->in[src.input].data;
 		if (from != t) {
 			dtype_cast(from, data, dtype_size(from), t, B->redconv[k], dtype_size(t),
@@ -524,7 +524,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 		reducer_box(B->red[k], data, NULL, B->o, B->c);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));
+			err_set(e, EXIT_RUN, s->fused.red[k]->where, "%s", ufunc_fault_message(f));
 	}
 }
 
@@ -538,18 +538,19 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 {
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
-	char *data = B->tmp[src_slot(s->out_src[k])];
-	if (s->masked)
-		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->valid_src)],
+	char *data = B->tmp[src_slot(s->prog.out_src[k])];
+	if (s->mask.masked)
+		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.valid_src)],
 			     (const char *)B->masked[k], 0);
-	if (s->has_where) {
+	if (s->mask.has_where) {
 		ptrdiff_t step = 0;
 		if (!y->create) {
 			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
 				return;
 			step = dtype_size(t);
 		}
-		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->where_src)], B->keep[k], step);
+		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.where_src)], B->keep[k],
+			     step);
 	}
 }
 
@@ -562,23 +563,24 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		full[i] = B->l->dim[i];
 	for (int k = 0; k < s->nout; k++) {
 		array_box(&s->out[k]->shape, B->ndim, full, B->o, B->c, start, cnt);
-		if (s->has_where || s->masked)
+		if (s->mask.has_where || s->mask.masked)
 			keep_unselected(s, B, k, start, cnt, count, e);
 		stage_write(s->out[k], s->out_dtype[k], start, cnt,
-			    B->tmp[src_slot(s->out_src[k])], B->outconv[k], s->where, e);
+			    B->tmp[src_slot(s->prog.out_src[k])], B->outconv[k], s->where, e);
 	}
-	if ((s->has_where || s->masked) && !s->out[0]->dry) {
-		const uint8_t *shown = (const uint8_t *)B->tmp[src_slot(s->print_src)];
+	if ((s->mask.has_where || s->mask.masked) && !s->out[0]->dry) {
+		const uint8_t *shown = (const uint8_t *)B->tmp[src_slot(s->mask.print_src)];
 		int64_t n = 0;
 		for (int64_t i = 0; i < count; i++)
 			n += !shown[i];
 		report_masked(n);
 	}
-	if (s->mask_out) {
-		array_box(&s->mask_out->shape, B->ndim, full, B->o, B->c, start, cnt);
-		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[src_slot(s->print_src)], NULL, s->where, e);
+	if (s->mask.out) {
+		array_box(&s->mask.out->shape, B->ndim, full, B->o, B->c, start, cnt);
+		stage_write(s->mask.out, DT_BOOL, start, cnt, B->tmp[src_slot(s->mask.print_src)], NULL,
+			    s->where, e);
 	}
-	for (int k = 0; k < s->nred; k++)
+	for (int k = 0; k < s->fused.nred; k++)
 		reducer_write_box(B->red[k], B->o, B->c, e);
 }
 
@@ -587,8 +589,8 @@ int elementwise_run(struct plan_step *s, struct err *e)
 	struct buffers B;
 	alloc_buffers(s, &B, e);
 	struct dist_walk w;
-	dist_walk_start(&s->split, comm_rank(), &w);
-	for (int64_t b = 0; b < s->split.nboxes; b++) {
+	dist_walk_start(&s->blocks.split, comm_rank(), &w);
+	for (int64_t b = 0; b < s->blocks.split.nboxes; b++) {
 		bool any = dist_walk_next(&w, B.o, B.c);
 		int64_t n = any ? B.c[B.l->axis] : 0;
 		read_box(s, &B, e);
@@ -599,7 +601,7 @@ int elementwise_run(struct plan_step *s, struct err *e)
 			break;
 		write_box(s, &B, e);
 	}
-	for (int k = 0; k < s->nred && !e->status; k++)
+	for (int k = 0; k < s->fused.nred && !e->status; k++)
 		reducer_finish(B.red[k], e);
 	free_buffers(s, &B);
 	return comm_agree(e);

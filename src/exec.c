@@ -50,7 +50,7 @@ static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
 
 static int print_results(struct plan_step *s, struct err *e)
 {
-	uint8_t *mask = s->mask_out ? (uint8_t *)read_printed(s, s->mask_out, e) : NULL;
+	uint8_t *mask = s->mask.out ? (uint8_t *)read_printed(s, s->mask.out, e) : NULL;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
 		char *buf = read_printed(s, x, e);
@@ -80,17 +80,17 @@ static int print_step(struct plan_step *s, struct err *e)
 static void name_sites(struct plan_step *s, struct err *e)
 {
 	err_site(e, s->where, &s->loc);
-	for (int k = 0; k < s->nred; k++)
-		err_site(e, s->red[k]->where, &s->red[k]->loc);
-	if (s->host)
-		name_sites(s->host, e);
+	for (int k = 0; k < s->fused.nred; k++)
+		err_site(e, s->fused.red[k]->where, &s->fused.red[k]->loc);
+	if (s->fused.host)
+		name_sites(s->fused.host, e);
 }
 
 /* Run S through its driver. */
 static int run_driver(struct plan_step *s, struct err *e)
 {
-	if (s->host)
-		return elementwise_run(s->host, e);
+	if (s->fused.host)
+		return elementwise_run(s->fused.host, e);
 	if (s->verb == VERB_REDUCE)
 		return reduce_run(s, e);
 	if (s->verb == VERB_ACCUMULATE)
@@ -154,7 +154,7 @@ static int run_step(struct plan *p, int i, struct err *e)
 	int rc;
 	name_sites(s, e);
 	for (int j = i + 1; j < p->nsteps; j++)
-		if (p->steps[j].merged_into == i)
+		if (p->steps[j].fused.merged_into == i)
 			name_sites(&p->steps[j], e);
 	report_step_begin(s);
 	interrupt_where(s->where);   /* until the next step: a stop after it names it */
@@ -164,7 +164,7 @@ static int run_step(struct plan *p, int i, struct err *e)
 	if (rc == 0 && s->print)
 		rc = print_step(s, e);
 	for (int j = i + 1; j < p->nsteps && rc == 0; j++)
-		if (p->steps[j].merged_into == i && p->steps[j].print)
+		if (p->steps[j].fused.merged_into == i && p->steps[j].print)
 			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
 	err_sites_clear(e);
@@ -174,12 +174,12 @@ static int run_step(struct plan *p, int i, struct err *e)
 /* Make data written by a step visible to every rank's reads in later steps. */
 static void sync_written(const struct plan_step *s)
 {
-	const struct plan_step *h = s->host ? s->host : s;
+	const struct plan_step *h = s->fused.host ? s->fused.host : s;
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k])
 			H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
-	for (int k = 0; k < h->nred; k++)
-		H5Fflush(h->red[k]->out[0]->file->id, H5F_SCOPE_LOCAL);
+	for (int k = 0; k < h->fused.nred; k++)
+		H5Fflush(h->fused.red[k]->out[0]->file->id, H5F_SCOPE_LOCAL);
 	comm_barrier();
 }
 
@@ -520,7 +520,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	if (begin_journals(p, e) < 0 || open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {
-		if (p->steps[i].merged_into >= 0)
+		if (p->steps[i].fused.merged_into >= 0)
 			continue;
 		if (run_step(p, i, e) < 0)
 			goto fail;

@@ -22,8 +22,8 @@
 
 static bool fusable(const struct plan_step *s)
 {
-	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->has_where && !s->masked &&
-	       !plan_step_ranged(s) && !s->contract;
+	return (s->verb == VERB_UFUNC || s->verb == VERB_EXPR) && !s->print && !s->mask.has_where &&
+	       !s->mask.masked && !plan_step_ranged(s) && !s->contract;
 }
 
 static bool same_dataset(const struct array *a, const struct array *b)
@@ -57,7 +57,7 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 			if (a->out[j] == x) {
 				if (x->dtype != a->out_dtype[j] || x->coding)
 					return false;   /* B reads the cast (or packed) values back */
-				from[k] = a->out_src[j];
+				from[k] = a->prog.out_src[j];
 			} else if (same_dataset(a->out[j], x)) {
 				return false;           /* another view of what A writes */
 			}
@@ -84,27 +84,27 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 			if (same_dataset(a->out[j], b->out[k]))
 				return false;
 	struct plan_step saved = *a;
-	struct plan_op *ops = arena_alloc(pl->p->arena, sizeof *ops * (size_t)(a->nops + b->nops));
-	memcpy(ops, a->ops, sizeof *ops * (size_t)a->nops);
-	for (int j = 0; j < b->nops; j++) {
-		struct plan_op *op = &ops[a->nops + j];
-		*op = b->ops[j];
+	struct plan_op *ops = arena_alloc(pl->p->arena, sizeof *ops * (size_t)(a->prog.nops + b->prog.nops));
+	memcpy(ops, a->prog.ops, sizeof *ops * (size_t)a->prog.nops);
+	for (int j = 0; j < b->prog.nops; j++) {
+		struct plan_op *op = &ops[a->prog.nops + j];
+		*op = b->prog.ops[j];
 		for (int k = 0; k < op->nin; k++) {
 			struct op_src src = op->src[k];
 			if (src_is_result(src))
-				op->src[k] = src_result(src.op + a->nops, src.out);
+				op->src[k] = src_result(src.op + a->prog.nops, src.out);
 			else if (src_is_input(src))
 				op->src[k] = from[src.input];
 		}
 	}
 	for (int k = 0; k < b->nout; k++) {
-		struct op_src src = b->out_src[k];
+		struct op_src src = b->prog.out_src[k];
 		a->out[a->nout] = b->out[k];
 		a->out_dtype[a->nout] = b->out_dtype[k];
-		a->out_src[a->nout++] = src_result(src.op + a->nops, src.out);
+		a->prog.out_src[a->nout++] = src_result(src.op + a->prog.nops, src.out);
 	}
-	a->ops = ops;
-	a->nops += b->nops;
+	a->prog.ops = ops;
+	a->prog.nops += b->prog.nops;
 	a->nin = nleaf;
 	memcpy(a->in, leaves, sizeof leaves);
 	memcpy(a->bshape, bshapes, sizeof bshapes);
@@ -113,7 +113,7 @@ static bool fuse_into(struct planner *pl, struct plan_step *a, struct plan_step 
 		*a = saved;
 		return false;
 	}
-	b->merged_into = (int)(a - pl->p->steps);
+	b->fused.merged_into = (int)(a - pl->p->steps);
 	return true;
 }
 
@@ -132,7 +132,7 @@ static void drop_unused(struct plan *p)
 {
 	for (int i = 0; i < p->nsteps; i++) {
 		struct plan_step *h = &p->steps[i];
-		if (h->merged_into >= 0 || !fusable(h))
+		if (h->fused.merged_into >= 0 || !fusable(h))
 			continue;
 		for (int k = 0; k < h->nout; k++) {
 			struct array *y = h->out[k];
@@ -140,9 +140,9 @@ static void drop_unused(struct plan *p)
 				continue;
 			bool used = false;
 			for (int t = 0; t < p->nsteps && !used; t++) {
-				for (int j = 0; j < p->steps[t].nin && p->steps[t].merged_into < 0; j++)
+				for (int j = 0; j < p->steps[t].nin && p->steps[t].fused.merged_into < 0; j++)
 					used = used || p->steps[t].in[j] == y || p->steps[t].in[j]->base == y;
-				used = used || p->steps[t].where_arr == y;   /* never merged */
+				used = used || p->steps[t].mask.where_arr == y;   /* never merged */
 				used = used || reads_as_indices(&p->steps[t], y);
 			}
 			if (used)
@@ -151,7 +151,8 @@ static void drop_unused(struct plan *p)
 			h->nout--;
 			memmove(&h->out[k], &h->out[k + 1], sizeof h->out[0] * (size_t)(h->nout - k));
 			memmove(&h->out_dtype[k], &h->out_dtype[k + 1], sizeof h->out_dtype[0] * (size_t)(h->nout - k));
-			memmove(&h->out_src[k], &h->out_src[k + 1], sizeof h->out_src[0] * (size_t)(h->nout - k));
+			memmove(&h->prog.out_src[k], &h->prog.out_src[k + 1],
+				sizeof h->prog.out_src[0] * (size_t)(h->nout - k));
 			k--;
 		}
 	}
@@ -166,9 +167,10 @@ static void dedupe_inputs(struct plan_step *s)
 			j++;
 		if (j == k)
 			continue;
-		for (int o = 0; o <= s->nops; o++)
-			for (int i = 0; i < (o < s->nops ? s->ops[o].nin : s->nred); i++) {
-				struct op_src *src = o < s->nops ? &s->ops[o].src[i] : &s->red_src[i];
+		for (int o = 0; o <= s->prog.nops; o++)
+			for (int i = 0; i < (o < s->prog.nops ? s->prog.ops[o].nin : s->fused.nred); i++) {
+				struct op_src *src = o < s->prog.nops ? &s->prog.ops[o].src[i]
+								      : &s->fused.red_src[i];
 				if (src_is_input(*src) && src->input == k)
 					*src = src_input(j);
 				else if (src_is_input(*src) && src->input > k)
@@ -188,19 +190,19 @@ static bool fused_layout_fits(struct planner *pl, struct plan_step *a, int busy)
 {
 	struct err trial = {0};
 	return elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) == 0 &&
-	       a->split.ranks_with_work >= busy;
+	       a->blocks.split.ranks_with_work >= busy;
 }
 
 /* Ranks with work in pass A laid out with only its first NRED reductions
  * (-1: it does not fit); A keeps its reductions. */
 static int busy_ranks(struct planner *pl, struct plan_step *a, int nred)
 {
-	int keep = a->nred, busy = -1;
+	int keep = a->fused.nred, busy = -1;
 	struct err trial = {0};
-	a->nred = nred;
+	a->fused.nred = nred;
 	if (elementwise_layout(a, pl->o->nranks, (int64_t)pl->o->memory, "", &trial) == 0)
-		busy = a->split.ranks_with_work;
-	a->nred = keep;
+		busy = a->blocks.split.ranks_with_work;
+	a->fused.nred = keep;
 	return busy;
 }
 
@@ -209,7 +211,8 @@ static int busy_ranks(struct planner *pl, struct plan_step *a, int nred)
  * boxes of A's pass (reducer_max_axis) and they keep as many ranks busy. */
 static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_step *r)
 {
-	if (r->verb != VERB_REDUCE || r->print || r->where_arr || r->masked || a->nred == PLAN_MAXOUT ||
+	if (r->verb != VERB_REDUCE || r->print || r->mask.where_arr || r->mask.masked ||
+	    a->fused.nred == PLAN_MAXOUT ||
 	    plan_step_ranged(r) || reducer_max_axis(r) < 0)
 		return false;
 	struct array *x = r->in[0];
@@ -218,7 +221,7 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 	struct op_src src = src_none();
 	for (int j = 0; j < a->nout; j++)
 		if (a->out[j] == x && x->dtype == a->out_dtype[j] && !x->coding)
-			src = a->out_src[j];
+			src = a->prog.out_src[j];
 	for (int k = 0; k < a->nin && src_is_none(src); k++)
 		if (a->in[k] == x && !elementwise_reads_whole(a, k))
 			src = src_input(k);
@@ -230,22 +233,22 @@ static bool fuse_reduction(struct planner *pl, struct plan_step *a, struct plan_
 	for (int j = 0; j < a->nout; j++)
 		if (same_dataset(a->out[j], r->out[0]))
 			return false;
-	int busy = busy_ranks(pl, a, a->nred);
-	a->red[a->nred] = r;
-	a->red_src[a->nred++] = src;
+	int busy = busy_ranks(pl, a, a->fused.nred);
+	a->fused.red[a->fused.nred] = r;
+	a->fused.red_src[a->fused.nred++] = src;
 	if (!fused_layout_fits(pl, a, busy)) {
-		a->nred--;
-		busy_ranks(pl, a, a->nred);   /* A's layout as it was */
+		a->fused.nred--;
+		busy_ranks(pl, a, a->fused.nred);   /* A's layout as it was */
 		return false;
 	}
-	r->merged_into = (int)(a - pl->p->steps);
+	r->fused.merged_into = (int)(a - pl->p->steps);
 	return true;
 }
 
 /* Can reduction R be fed box by box from another step's pass? */
 static bool box_reduction(const struct plan_step *r)
 {
-	return r->verb == VERB_REDUCE && r->merged_into < 0 && !r->where_arr && !r->masked &&
+	return r->verb == VERB_REDUCE && r->fused.merged_into < 0 && !r->mask.where_arr && !r->mask.masked &&
 	       !plan_step_ranged(r) &&
 	       r->in[0]->kind == ARR_DATASET && reducer_max_axis(r) >= 0;
 }
@@ -273,22 +276,22 @@ static void group_reductions(struct planner *pl)
 		h->in[0] = x;
 		h->bshape[0] = x->shape;
 		h->shape = x->shape;
-		h->merged_into = -1;
-		h->red[0] = r;
-		h->red_src[0] = src_input(0);
-		h->nred = 1;
+		h->fused.merged_into = -1;
+		h->fused.red[0] = r;
+		h->fused.red_src[0] = src_input(0);
+		h->fused.nred = 1;
 		int j = i + 1;
-		while (j < p->nsteps && h->nred < PLAN_MAXOUT && box_reduction(&p->steps[j]) &&
+		while (j < p->nsteps && h->fused.nred < PLAN_MAXOUT && box_reduction(&p->steps[j]) &&
 		       p->steps[j].in[0] == x && !same_dataset(p->steps[j].out[0], x)) {
-			h->red[h->nred] = &p->steps[j];
-			h->red_src[h->nred++] = src_input(0);
+			h->fused.red[h->fused.nred] = &p->steps[j];
+			h->fused.red_src[h->fused.nred++] = src_input(0);
 			j++;
 		}
-		if (h->nred < 2 || !fused_layout_fits(pl, h, busy_ranks(pl, h, 0)))
+		if (h->fused.nred < 2 || !fused_layout_fits(pl, h, busy_ranks(pl, h, 0)))
 			continue;
-		r->host = h;
-		for (int k = 1; k < h->nred; k++)
-			h->red[k]->merged_into = i;
+		r->fused.host = h;
+		for (int k = 1; k < h->fused.nred; k++)
+			h->fused.red[k]->fused.merged_into = i;
 		i = j - 1;
 	}
 }
@@ -306,7 +309,7 @@ void fuse_plan(struct planner *pl)
 	}
 	drop_unused(p);
 	for (int i = 0; i < p->nsteps; i++)
-		if (p->steps[i].merged_into < 0 && p->steps[i].nops > 0 && !p->steps[i].contract)
+		if (p->steps[i].fused.merged_into < 0 && p->steps[i].prog.nops > 0 && !p->steps[i].contract)
 			dedupe_inputs(&p->steps[i]);
 	group_reductions(pl);
 }

@@ -511,9 +511,9 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 	op->where = s->where;
 	op->src[0] = src_input(0);
 	op->src[1] = src_input(1);
-	s->nops = 1;
-	s->ops = op;
-	s->out_src[0] = src_result(0, 0);
+	s->prog.nops = 1;
+	s->prog.ops = op;
+	s->prog.out_src[0] = src_result(0, 0);
 	return 0;
 }
 
@@ -583,7 +583,7 @@ int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts 
 	 * B (depth, columns) or transposed */
 	gemm_plan_make(t, c->grid.gn, c->grid.gm, c->grid.gk, core_order(&c->a, ROLE_ROW) > 0,
 		       core_order(&c->b, ROLE_COL) < 0, &c->gemm);
-	s->ops[0].shape = s->shape;
+	s->prog.ops[0].shape = s->shape;
 	s->contract = c;
 	return s->src->tree ? lower_epilogue(pl, s, &o, e) : 0;
 }

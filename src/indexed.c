@@ -100,13 +100,13 @@ int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opt
 	s->reduceat = r;
 	if (reduceat_axis(pl, s, o, x, &r->axis, e) < 0 || reduceat_indices(pl, s, r, x->shape.dim[r->axis], e) < 0)
 		return -1;
-	s->axis = r->axis;
-	s->reduced[r->axis] = true;
+	s->fold.axis = r->axis;
+	s->fold.reduced[r->axis] = true;
 	s->bshape[0] = x->shape;
 	s->shape = x->shape;
 	s->shape.dim[r->axis] = r->nseg;
 	/* the axis keeps its name, without a scale: as reduce's kept axes do */
-	s->dims = dims_reduce(x->dims, s->reduced, true, pl->p->arena);
+	s->dims = dims_reduce(x->dims, s->fold.reduced, true, pl->p->arena);
 	bool dtype = option_given(o, OPT_DTYPE);
 	if (resolve_reduction_loop(s, o, planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
@@ -220,8 +220,8 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 	op->nin = s->nin;
 	op->nout = 1;
 	op->where = s->where;
-	s->ops = op;
-	s->nops = 1;
+	s->prog.ops = op;
+	s->prog.nops = 1;
 	s->out_dtype[0] = s->loop->types[s->nin];
 	if (s->nin == 2 && s->in[1]->kind == ARR_LITERAL)
 		return resolve_literal(s->in[1], op, 1, planner_where(pl, s, rs->in_mark[1]), e);

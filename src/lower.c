@@ -131,8 +131,8 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	if (x->kind == EXPR_NAME && L->epilogue && !strcmp(x->name, CONTRACT_RESULT)) {
 		out->src = src_result(0, 0);
 		out->view.kind = ARR_DATASET;
-		out->view.dtype = s->ops[0].loop->types[s->ops[0].nin];
-		out->view.shape = s->ops[0].shape;
+		out->view.dtype = s->prog.ops[0].loop->types[s->prog.ops[0].nin];
+		out->view.shape = s->prog.ops[0].shape;
 		return 0;
 	}
 	if (x->kind == EXPR_NAME) {
@@ -206,10 +206,10 @@ static void collect(struct lowering *L, const struct expr *x)
 static void adopt_program(struct plan_step *s, const struct lowering *L)
 {
 	const struct plan_op *last = &L->ops[L->nops - 1];
-	s->ops = L->ops;
-	s->nops = L->nops;
+	s->prog.ops = L->ops;
+	s->prog.nops = L->nops;
 	s->out_dtype[0] = last->loop->types[last->nin];
-	s->out_src[0] = src_result(L->nops - 1, 0);
+	s->prog.out_src[0] = src_result(L->nops - 1, 0);
 }
 
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
@@ -250,7 +250,7 @@ int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_op
 	const struct expr *root = s->src->tree;
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root, .epilogue = true };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (EXPR_MAXOPS + 1));
-	L.ops[0] = s->ops[0];
+	L.ops[0] = s->prog.ops[0];
 	L.nops = 1;
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
@@ -297,10 +297,10 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	root->args[1] = zero;
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
 			      .where_mark = o->mark[OPT_WHERE] };
-	s->prog_ops = s->nops;
-	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
-	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
-	L.nops = s->nops;
+	s->prog.own_ops = s->prog.nops;
+	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->prog.nops + EXPR_MAXOPS));
+	memcpy(L.ops, s->prog.ops, sizeof *L.ops * (size_t)s->prog.nops);
+	L.nops = s->prog.nops;
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
 		return -1;
@@ -314,10 +314,10 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 			       shape_format_compact(shapes[1], y, sizeof y));
 	}
 	s->shape = b;
-	s->ops = L.ops;
-	s->nops = L.nops;
-	s->has_where = true;
-	s->where_src = s->print_src = result.src;
+	s->prog.ops = L.ops;
+	s->prog.nops = L.nops;
+	s->mask.has_where = true;
+	s->mask.where_src = s->mask.print_src = result.src;
 	return 0;
 }
 
@@ -348,10 +348,10 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 	struct arena *a = pl->p->arena;
 	const char *w = planner_where(pl, s, s->src->mark);
 	struct lowering L = { .pl = pl, .s = s, .where_mark = s->src->mark };
-	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)s->nops * (RECIPE_MAXIN + 1));
-	struct op_src *map = arena_alloc(a, sizeof *map * (size_t)src_slots(s->nops));
-	for (int j = 0; j < s->nops; j++) {
-		struct plan_op op = s->ops[j];
+	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)s->prog.nops * (RECIPE_MAXIN + 1));
+	struct op_src *map = arena_alloc(a, sizeof *map * (size_t)src_slots(s->prog.nops));
+	for (int j = 0; j < s->prog.nops; j++) {
+		struct plan_op op = s->prog.ops[j];
 		for (int k = 0; k < op.nin; k++) {
 			if (src_is_result(op.src[k]))
 				op.src[k] = map[src_slot(op.src[k])];
@@ -381,10 +381,10 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 		L.nops++;
 	}
 	for (int k = 0; k < s->nout; k++)
-		if (src_is_result(s->out_src[k]))
-			s->out_src[k] = map[src_slot(s->out_src[k])];
-	s->ops = L.ops;
-	s->nops = L.nops;
+		if (src_is_result(s->prog.out_src[k]))
+			s->prog.out_src[k] = map[src_slot(s->prog.out_src[k])];
+	s->prog.ops = L.ops;
+	s->prog.nops = L.nops;
 	return 0;
 }
 
@@ -574,10 +574,10 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 {
 	struct lowering L = { .pl = pl, .s = s, .o = o, .in_where = true,
 			      .where_mark = option_given(o, OPT_MISSING) ? o->mark[OPT_MISSING] : s->src->mark };
-	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (size_t)(s->nops + EXPR_MAXOPS));
-	memcpy(L.ops, s->ops, sizeof *L.ops * (size_t)s->nops);
-	L.nops = s->nops;
-	int nprog = s->nops;
+	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (size_t)(s->prog.nops + EXPR_MAXOPS));
+	memcpy(L.ops, s->prog.ops, sizeof *L.ops * (size_t)s->prog.nops);
+	L.nops = s->prog.nops;
+	int nprog = s->prog.nops;
 	struct operand_ref valid, miss, ok;
 	bool any = false;
 	for (int k = 0; k < nin; k++) {
@@ -600,27 +600,27 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 		if (masked_op(&L, "logical_and", &t, &t, &valid, e) < 0)
 			return -1;
 	}
-	s->masked = true;
-	if (!s->has_where)
-		s->prog_ops = nprog;
-	s->valid_src = s->print_src = valid.src;
-	if (s->has_where) {
+	s->mask.masked = true;
+	if (!s->mask.has_where)
+		s->prog.own_ops = nprog;
+	s->mask.valid_src = s->mask.print_src = valid.src;
+	if (s->mask.has_where) {
 		struct operand_ref w;
 		memset(&w, 0, sizeof w);
-		w.src = s->where_src;
+		w.src = s->mask.where_src;
 		w.view.kind = ARR_DATASET;
 		w.view.dtype = DT_BOOL;
-		w.view.shape = L.ops[s->where_src.op].shape;
+		w.view.shape = L.ops[s->mask.where_src.op].shape;
 		struct operand_ref both;
 		if (masked_op(&L, "logical_and", &w, &valid, &both, e) < 0)
 			return -1;
-		s->print_src = both.src;
+		s->mask.print_src = both.src;
 	}
-	const struct shape *shapes[2] = { &s->shape, &L.ops[s->valid_src.op].shape };
+	const struct shape *shapes[2] = { &s->shape, &L.ops[s->mask.valid_src.op].shape };
 	struct shape b;
 	if (shape_broadcast(2, shapes, &b) == 0)
 		s->shape = b;
-	s->ops = L.ops;
-	s->nops = L.nops;
+	s->prog.ops = L.ops;
+	s->prog.nops = L.nops;
 	return 0;
 }

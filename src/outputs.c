@@ -280,9 +280,9 @@ int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
 	struct plan_file *f = s->print ? s->out[0]->file : scratch_file(pl, false);
 	if (!f)
 		return err_set(e, EXIT_USAGE, s->where, "too many files (at most %d)", PLAN_MAXFILES);
-	s->mask_out = new_output(pl, s, 0, f, path, "(mask)", e);
-	if (!s->mask_out)
+	s->mask.out = new_output(pl, s, 0, f, path, "(mask)", e);
+	if (!s->mask.out)
 		return -1;
-	s->mask_out->dtype = DT_BOOL;
+	s->mask.out->dtype = DT_BOOL;
 	return 0;
 }

@@ -156,10 +156,10 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 		    resolve_literal(s->in[k], op, k, planner_where(pl, s, rs->in_mark[k]), e) < 0)
 			return -1;
 	}
-	s->nops = 1;
-	s->ops = op;
+	s->prog.nops = 1;
+	s->prog.ops = op;
 	for (int k = 0; k < s->nout; k++)
-		s->out_src[k] = src_result(0, k);
+		s->prog.out_src[k] = src_result(0, k);
 	return 0;
 }
 
@@ -192,7 +192,7 @@ static int reduced_axes(struct planner *pl, struct plan_step *s, const struct st
 	int naxes = 0;
 	if (given && o->axis_all) {
 		for (int i = 0; i < X->ndim; i++)
-			s->reduced[i] = true;
+			s->fold.reduced[i] = true;
 		naxes = X->ndim;
 	} else if (X->ndim == 0 && (!given || (o->naxis == 1 && !o->axis_name[0] &&
 						   (o->axis[0] == 0 || o->axis[0] == -1)))) {
@@ -203,10 +203,10 @@ static int reduced_axes(struct planner *pl, struct plan_step *s, const struct st
 			int a = 0;
 			if (planner_axis(pl, s, o, i, x, &a, e) < 0)
 				return -1;
-			if (s->reduced[a])
+			if (s->fold.reduced[a])
 				return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
 					       "duplicate value in 'axis'");
-			s->reduced[a] = true;
+			s->fold.reduced[a] = true;
 			naxes++;
 		}
 	}
@@ -256,28 +256,28 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 		return -1;
 	const struct shape *X = &x->shape;
 	bool given = option_given(o, OPT_AXIS);
-	memset(s->reduced, 0, sizeof s->reduced);
+	memset(s->fold.reduced, 0, sizeof s->fold.reduced);
 	if (s->verb == VERB_ACCUMULATE) {
 		if (X->ndim == 0)
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[0]), "cannot accumulate on a scalar");
 		if (given && (o->axis_all || o->naxis != 1))
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
 				       "accumulate does not allow multiple axes");
-		if (planner_axis(pl, s, o, 0, x, &s->axis, e) < 0)
+		if (planner_axis(pl, s, o, 0, x, &s->fold.axis, e) < 0)
 			return -1;
-		s->reduced[s->axis] = true;
+		s->fold.reduced[s->fold.axis] = true;
 		s->shape = *X;
 		s->dims = x->dims;
 	} else {
 		if (reduced_axes(pl, s, o, x, e) < 0)
 			return -1;
-		s->keepdims = option_given(o, OPT_KEEPDIMS) && o->keepdims;
-		s->dims = dims_reduce(x->dims, s->reduced, s->keepdims, pl->p->arena);
+		s->fold.keepdims = option_given(o, OPT_KEEPDIMS) && o->keepdims;
+		s->dims = dims_reduce(x->dims, s->fold.reduced, s->fold.keepdims, pl->p->arena);
 		s->shape.ndim = 0;
 		for (int i = 0; i < X->ndim; i++)
-			if (!s->reduced[i])
+			if (!s->fold.reduced[i])
 				s->shape.dim[s->shape.ndim++] = X->dim[i];
-			else if (s->keepdims)
+			else if (s->fold.keepdims)
 				s->shape.dim[s->shape.ndim++] = 1;
 	}
 	s->bshape[0] = *X;
@@ -287,31 +287,31 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	enum dtype t = s->loop->types[0];
 	s->out_dtype[0] = s->loop->types[2];
 	if (s->verb == VERB_ACCUMULATE) {
-		s->init = FOLD_FIRST_SKIP;
+		s->fold.init = FOLD_FIRST_SKIP;
 		return 0;
 	}
 	unsigned char identity[16];
 	bool has_identity = ufunc_identity_value(uf, t, identity) == 0;
 	bool empty = false;
 	for (int i = 0; i < X->ndim; i++)
-		empty = empty || (s->reduced[i] && X->dim[i] == 0);
-	s->rest_init = has_identity ? FOLD_VALUE : ufunc_reorderable(uf) ? FOLD_FIRST : FOLD_FIRST_SKIP;
+		empty = empty || (s->fold.reduced[i] && X->dim[i] == 0);
+	s->fold.rest_init = has_identity ? FOLD_VALUE : ufunc_reorderable(uf) ? FOLD_FIRST : FOLD_FIRST_SKIP;
 	if (has_identity)
-		ufunc_identity_exact(uf, t, s->rest_value);
-	s->init = s->rest_init;
-	memcpy(s->init_value, identity, sizeof identity);
+		ufunc_identity_exact(uf, t, s->fold.rest_value);
+	s->fold.init = s->fold.rest_init;
+	memcpy(s->fold.init_value, identity, sizeof identity);
 	if (option_given(o, OPT_INITIAL)) {
 		const char *w = planner_where(pl, s, o->mark[OPT_INITIAL]);
 		struct literal lit;
 		if (literal_parse(o->initial, &lit) < 0)
 			return err_set(e, EXIT_USAGE, w, "initial must be a number, got '%s'", o->initial);
 		if (lit.kind == LIT_BOOL)
-			dtype_cast(DT_BOOL, &lit.b, 0, t, s->init_value, 0, 1);
-		else if (literal_to_dtype(&lit, t, s->init_value, w, e) < 0)
+			dtype_cast(DT_BOOL, &lit.b, 0, t, s->fold.init_value, 0, 1);
+		else if (literal_to_dtype(&lit, t, s->fold.init_value, w, e) < 0)
 			return -1;
-		s->init = FOLD_VALUE;
+		s->fold.init = FOLD_VALUE;
 	}
-	if (empty && s->init != FOLD_VALUE)
+	if (empty && s->fold.init != FOLD_VALUE)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->mark),
 			       "zero-size array to reduction operation %s which has no identity", uf->name);
 	return 0;
@@ -327,7 +327,7 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 {
 	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
 	const struct ufunc *uf = s->uf;
-	if (s->init != FOLD_VALUE)
+	if (s->fold.init != FOLD_VALUE)
 		return err_set(e, EXIT_USAGE, w,
 			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
 			       uf->name);
@@ -342,10 +342,10 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 			       "where= with shape %s cannot be broadcast to the input's shape %s",
 			       shape_format_compact(&x->shape, a, sizeof a), shape_format_compact(X, c, sizeof c));
 	}
-	s->where_arr = x;
-	if (ufunc_identity_value(uf, s->loop->types[0], s->skip_value) != 0)
-		memcpy(s->skip_value, s->init_value, sizeof s->skip_value);
-	s->skip_fold = s->skip_fold || (!ufunc_reorderable(uf) && uf->identity == ID_NONE);
+	s->mask.where_arr = x;
+	if (ufunc_identity_value(uf, s->loop->types[0], s->mask.skip_value) != 0)
+		memcpy(s->mask.skip_value, s->fold.init_value, sizeof s->mask.skip_value);
+	s->mask.skip_fold = s->mask.skip_fold || (!ufunc_reorderable(uf) && uf->identity == ID_NONE);
 	return 0;
 }
 
@@ -373,12 +373,12 @@ static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const st
 			       struct err *e)
 {
 	const char *w = planner_where(pl, s, o->mark[OPT_MISSING]);
-	if (where_masked_skip(s->uf, s->loop, s->mask_skip) < 0)
-		s->skip_fold = true;
-	if (s->in[0]->kind == ARR_DATASET && !(s->in_missing = array_missing(pl, s->in[0], w, e)))
+	if (where_masked_skip(s->uf, s->loop, s->mask.skip) < 0)
+		s->mask.skip_fold = true;
+	if (s->in[0]->kind == ARR_DATASET && !(s->mask.in_missing = array_missing(pl, s->in[0], w, e)))
 		return -1;
-	s->masked = true;
-	s->mask_nan = o->missing == MISSING_MASK_NAN;
+	s->mask.masked = true;
+	s->mask.nan = o->missing == MISSING_MASK_NAN;
 	return 0;
 }
 
@@ -398,15 +398,15 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 	bool given = option_given(o, OPT_FILL);
 	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
 	const struct cf_missing *first = NULL;
-	if (s->masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
+	if (s->mask.masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
 		return -1;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *y = s->out[k];
 		const struct cf_missing *own = NULL;
-		if (s->masked && !y->create && !(own = array_missing(pl, y, w, e)))
+		if (s->mask.masked && !y->create && !(own = array_missing(pl, y, w, e)))
 			return -1;
-		unsigned char *fill = y->create ? y->fill : s->mask_fill[k];
-		if (given || (!s->masked && !packs_nan(y))) {
+		unsigned char *fill = y->create ? y->fill : s->mask.fill[k];
+		if (given || (!s->mask.masked && !packs_nan(y))) {
 			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w, e) < 0)
 				return -1;
 		} else if (packs_nan(y)) {   /* packed as the dataset's fill */
@@ -421,7 +421,7 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 		}
 		if (y->create) {
 			y->has_fill = true;
-			memcpy(s->mask_fill[k], y->fill, sizeof y->fill);
+			memcpy(s->mask.fill[k], y->fill, sizeof y->fill);
 		}
 	}
 	return 0;
@@ -439,7 +439,7 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	bool folds = s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT;
 	if (masking && (folds ? plan_reduce_missing(pl, s, o, e) : lower_missing(pl, s, nin, o, e)) < 0)
 		return -1;
-	if (option_given(&rs->opts, OPT_FILL) && !s->has_where && !masking)
+	if (option_given(&rs->opts, OPT_FILL) && !s->mask.has_where && !masking)
 		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
 			       "'fill' needs 'where' or a mask: without them every element is computed");
 	return 0;
@@ -468,7 +468,7 @@ static int step_start(struct planner *pl, int index, struct plan_step *s, struct
 	s->index = index + 1;
 	s->src = rs;
 	s->verb = rs->verb;
-	s->merged_into = -1;
+	s->fused.merged_into = -1;
 	bool expr = rs->verb == VERB_EXPR || rs->part;   /* a part of one is named as it */
 	if (pl->o->command)
 		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
@@ -581,7 +581,7 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
 	}
 	if (plan_created(pl, s, o, e) < 0)
 		return -1;
-	if ((s->has_where || s->masked) && (plan_fill(pl, s, o, e) < 0 ||
+	if ((s->mask.has_where || s->mask.masked) && (plan_fill(pl, s, o, e) < 0 ||
 			     (s->print && outputs_mask(pl, s, e) < 0)))
 		return -1;
 	return 0;

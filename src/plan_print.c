@@ -73,12 +73,12 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
  * across is dealt. */
 static void print_idle(FILE *f, const struct plan_step *s)
 {
-	const struct dist_stream *st = &s->stream;
+	const struct dist_stream *st = &s->blocks.stream;
 	int64_t across = st->across.lines * st->across.line;
 	if (st->shared || !dist_stream_uneven(st))
 		return;
 	char why[160];
-	if (s->skip_fold)
+	if (s->mask.skip_fold)
 		snprintf(why, sizeof why, "the elements left out keep the running value");
 	else if (s->verb == VERB_ACCUMULATE)
 		snprintf(why, sizeof why, "%s on %s accumulates in NumPy's order", s->uf->name,
@@ -94,7 +94,7 @@ static void print_idle(FILE *f, const struct plan_step *s)
  * when it is shared), then the boxes across them, and why ranks idle. */
 static void print_stream(FILE *f, const struct plan_step *s)
 {
-	const struct dist_stream *st = &s->stream;
+	const struct dist_stream *st = &s->blocks.stream;
 	const struct dist_layout *l = &st->along;
 	int nalong = l->ndim - 1;
 	fprintf(f, ", blocks of ");
@@ -132,10 +132,10 @@ void plan_print(const struct plan *p, FILE *f)
 			fprintf(f, "%s\n", p->files[i]->unfinished);
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		if (s->merged_into >= 0) {
+		if (s->fused.merged_into >= 0) {
 			fprintf(f, "step %d: %s %s, fused into step %d\n", step_number(s), verb_name(s->verb),
 				s->verb == VERB_EXPR ? "expression" : s->uf->name,
-				step_number(&p->steps[s->merged_into]));
+				step_number(&p->steps[s->fused.merged_into]));
 			continue;
 		}
 		char sig[64] = "";
@@ -148,11 +148,11 @@ void plan_print(const struct plan *p, FILE *f)
 		}
 		fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
 			s->uf->name, sig, casting_name(s->casting));
-		const struct plan_step *pass = s->host ? s->host : s;
-		if (s->verb == VERB_REDUCE && !s->host && s->mode == REDUCE_CHAIN) {
+		const struct plan_step *pass = s->fused.host ? s->fused.host : s;
+		if (s->verb == VERB_REDUCE && !s->fused.host && s->fold.mode == REDUCE_CHAIN) {
 			fprintf(f, ", pieces of %d elements chained in order", CHAIN_PIECE);
-			print_boxes(f, &s->split);
-		} else if ((s->verb == VERB_REDUCE && !s->host) || s->verb == VERB_ACCUMULATE) {
+			print_boxes(f, &s->blocks.split);
+		} else if ((s->verb == VERB_REDUCE && !s->fused.host) || s->verb == VERB_ACCUMULATE) {
 			print_stream(f, s);
 		} else if (s->verb == VERB_REDUCEAT) {
 			reduceat_print(s, f);
@@ -161,7 +161,7 @@ void plan_print(const struct plan *p, FILE *f)
 		} else if (s->contract) {
 			contract_print(s, f);
 		} else
-			print_boxes(f, &pass->split);
+			print_boxes(f, &pass->blocks.split);
 		for (int k = 0; k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);
 		for (int k = 0; k < s->nout; k++)

@@ -37,7 +37,7 @@ static const char *operand_name(const struct plan_step *s, const struct plan_op 
 {
 	struct op_src src = op->src[k];
 	if (src_is_result(src))
-		snprintf(buf, len, "the result of %s", s->ops[src.op].uf->name);
+		snprintf(buf, len, "the result of %s", s->prog.ops[src.op].uf->name);
 	else if (u.weak)
 		snprintf(buf, len, "%g", u.value);
 	else
@@ -71,7 +71,7 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 	if (s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT) {
 		long long count = 1;
 		for (int i = 0; i < s->in[0]->shape.ndim; i++)
-			if (s->reduced[i])
+			if (s->fold.reduced[i])
 				count *= s->in[0]->shape.dim[i];
 		/* segments of many lengths fold as accumulate's running results do */
 		s->units[0] = units_fold(s->uf->units, s->verb != VERB_REDUCE, count, s->in[0]->units, a);
@@ -98,12 +98,12 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
 		return 0;
 	}
-	struct units *res = arena_alloc(a, sizeof *res * (size_t)src_slots(s->nops));
-	double *factor = arena_alloc(a, sizeof *factor * (size_t)s->nops * RECIPE_MAXIN);
-	const char **name = arena_alloc(a, sizeof *name * (size_t)s->nops * RECIPE_MAXIN);
+	struct units *res = arena_alloc(a, sizeof *res * (size_t)src_slots(s->prog.nops));
+	double *factor = arena_alloc(a, sizeof *factor * (size_t)s->prog.nops * RECIPE_MAXIN);
+	const char **name = arena_alloc(a, sizeof *name * (size_t)s->prog.nops * RECIPE_MAXIN);
 	bool convert = false;
-	for (int j = 0; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
+	for (int j = 0; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
 		struct units in[RECIPE_MAXIN];
 		for (int k = 0; k < op->nin; k++)
 			in[k] = operand_units(s, op, k, res);
@@ -118,7 +118,7 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 							op->nin, in, a);
 	}
 	for (int k = 0; k < s->nout; k++) {
-		s->units[k] = res[src_slot(s->out_src[k])];
+		s->units[k] = res[src_slot(s->prog.out_src[k])];
 		if (strict && s->units[k].kind == UK_UNKNOWN)
 			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
 				       "the units of the result cannot be determined (units: strict)");
@@ -138,14 +138,14 @@ static void step_desc(struct planner *pl, struct plan_step *s)
 		const char *names[H5U_MAXDIM];
 		int n = 0;
 		for (int i = 0; x->dims && i < x->shape.ndim; i++)
-			if (s->reduced[i])
+			if (s->fold.reduced[i])
 				names[n++] = x->dims->name[i];
 		s->desc = cfdesc_reduce(&x->desc, s->uf->cell_method, n, x->dims ? names : NULL,
 					pl->p->arena);
 	} else {
-		bool same = s->nops ? true : s->uf->units == UNITS_SAME;
-		for (int j = 0; j < s->nops; j++)
-			same = same && s->ops[j].uf->units == UNITS_SAME;
+		bool same = s->prog.nops ? true : s->uf->units == UNITS_SAME;
+		for (int j = 0; j < s->prog.nops; j++)
+			same = same && s->prog.ops[j].uf->units == UNITS_SAME;
 		const struct cfdesc *in[RECIPE_MAXIN];
 		int n = 0;
 		for (int k = 0; k < s->nin; k++)

@@ -34,24 +34,24 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	stage_read(x, t, start, count, raw, data, s->where, e);
 	const char *stored = x->dtype != t ? raw : data;   /* the values in X's dtype */
-	if (s->masked && !e->status && s->skip_fold)
-		cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
-	else if (s->masked && !e->status)
+	if (s->mask.masked && !e->status && s->mask.skip_fold)
+		cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
+	else if (s->mask.masked && !e->status)
 		where_skip_missing(s, t, n, stored, data, valid);
-	else if (s->skip_fold)
+	else if (s->mask.skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)
 		return;
 	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
 	for (int64_t i = 0; mask && valid && !e->status && i < n; i++)
 		valid[i] &= mask[i];
-	if (mask && !e->status && !s->skip_fold)
-		where_select(t, n, data, mask, (const char *)s->skip_value, 0);
+	if (mask && !e->status && !s->mask.skip_fold)
+		where_select(t, n, data, mask, (const char *)s->mask.skip_value, 0);
 }
 
 int64_t reduce_fixed_bytes(const struct plan_step *s, int nranks)
 {
-	return s->mode == REDUCE_CHAIN ? chain_fixed_bytes(s, nranks) : 0;
+	return s->fold.mode == REDUCE_CHAIN ? chain_fixed_bytes(s, nranks) : 0;
 }
 
 /* REDUCE_CHAIN on its own: each rank's boxes of its share, a flat run, fed
@@ -60,14 +60,14 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 {
 	struct array *x = s->in[0];
 	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
-	const struct dist_layout *l = &s->split;
+	const struct dist_layout *l = &s->blocks.split;
 	int n = x->shape.ndim ? x->shape.ndim : 1;
 	int64_t most = l->lines_per_box * l->line;
 	char *raw = stage_scratch(x, t) ? stage_alloc((size_t)(most * stage_scratch(x, t))) : NULL;
 	char *data = stage_alloc((size_t)(most * dtype_size(t)));
 	struct reducer *r = reducer_new(s, l->lines_per_box, l->line);
-	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, most) : NULL;
-	uint8_t *valid = s->masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
+	struct where_mask *m = s->mask.where_arr ? where_mask_new(s->mask.where_arr, most) : NULL;
+	uint8_t *valid = s->mask.masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -83,7 +83,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		}
 		if (comm_agree(e) < 0)
 			break;
-		if (s->kept_lead > 0 && (reducer_write_box(r, start, cnt, e) < 0 || comm_agree(e) < 0))
+		if (s->fold.kept_lead > 0 && (reducer_write_box(r, start, cnt, e) < 0 || comm_agree(e) < 0))
 			break;
 	}
 	if (!e->status)
@@ -109,7 +109,7 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int size = dtype_size(t);
-	const struct dist_stream *st = &s->stream;
+	const struct dist_stream *st = &s->blocks.stream;
 	int n = st->ndim;
 	int64_t kmax = st->across.lines_per_box * st->across.line;
 	size_t box = (size_t)(kmax * dist_stream_along_elems(st));
@@ -117,15 +117,15 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	char *data = stage_alloc((box ? box : 1) * (size_t)dtype_size(dt));
 	char *acc = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
 	char *conv = stage_scratch(y, t) ? stage_alloc((size_t)((kmax > 0 ? kmax : 1) * stage_scratch(y, t))) : NULL;
-	struct where_mask *m = s->where_arr ? where_mask_new(s->where_arr, (int64_t)box) : NULL;
-	uint8_t *valid = s->masked || s->skip_fold ? stage_alloc(box ? box : 1) : NULL;
+	struct where_mask *m = s->mask.where_arr ? where_mask_new(s->mask.where_arr, (int64_t)box) : NULL;
+	uint8_t *valid = s->mask.masked || s->mask.skip_fold ? stage_alloc(box ? box : 1) : NULL;
 	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
 	/* where this rank's fold starts: NumPy's start, or a later piece's */
 	int64_t first = 0, mine = 1;
 	if (st->shared)
 		dist_layout_share(&st->along, comm_rank(), &first, &mine);
-	enum fold_init init = first == 0 ? s->init : s->rest_init;
-	const unsigned char *init_value = first == 0 ? s->init_value : s->rest_value;
+	enum fold_init init = first == 0 ? s->fold.init : s->fold.rest_init;
+	const unsigned char *init_value = first == 0 ? s->fold.init_value : s->fold.rest_value;
 	struct dist_walk w;
 	dist_stream_across_start(st, comm_rank(), &w);
 	for (int64_t b = 0; b < st->across.nboxes; b++) {
@@ -147,7 +147,7 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 			read_input(s, dt, start, cnt, raw, data, valid, m, e);
 			if (some && !e->status) {
 				ptrdiff_t ast[H5U_MAXDIM];
-				reducer_acc_strides(n, cnt, s->reduced, size, ast);
+				reducer_acc_strides(n, cnt, s->fold.reduced, size, ast);
 				reducer_fold(s, init, data, n, cnt, acc, ast, j == 0, valid, accv);
 				reducer_check_fault(s, e);
 			}
@@ -162,11 +162,11 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 		}
 		int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
 		for (int i = 0, a = 0, k = 0; i < n && y->shape.ndim > 0; i++) {
-			if (s->reduced[i] && !s->keepdims)
+			if (s->fold.reduced[i] && !s->fold.keepdims)
 				continue;
-			ostart[k] = s->reduced[i] || !any ? 0 : qo[a];
-			ocnt[k++] = !any ? 0 : s->reduced[i] ? 1 : qc[a];
-			a += !s->reduced[i];
+			ostart[k] = s->fold.reduced[i] || !any ? 0 : qo[a];
+			ocnt[k++] = !any ? 0 : s->fold.reduced[i] ? 1 : qc[a];
+			a += !s->fold.reduced[i];
 		}
 		if (y->shape.ndim == 0)
 			ocnt[0] = any;
@@ -194,12 +194,12 @@ out:
 static bool chain_group(const struct plan_step *s, int m)
 {
 	const struct shape *X = &s->in[0]->shape;
-	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->skip_fold)
+	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->mask.skip_fold)
 		return false;
 	for (int i = m + 1; i < X->ndim; i++)
-		if (!s->reduced[i] && X->dim[i] != 1)
+		if (!s->fold.reduced[i] && X->dim[i] != 1)
 			return false;
-	return m == 0 || reducer_extent(X, s->reduced, m, true) > 0;
+	return m == 0 || reducer_extent(X, s->fold.reduced, m, true) > 0;
 }
 
 /* May S's stream be shared (dist.h): does its loop fold exactly in any
@@ -207,7 +207,7 @@ static bool chain_group(const struct plan_step *s, int m)
  * element it leaves out fold as a value (not skip_fold)? */
 static bool may_share(const struct plan_step *s)
 {
-	return ufunc_fold_exact(s->uf, s->loop->types[0]) && !s->skip_fold;
+	return ufunc_fold_exact(s->uf, s->loop->types[0]) && !s->mask.skip_fold;
 }
 
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
@@ -217,38 +217,38 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + stage_scratch(x, t) + (s->masked || s->skip_fold ? 1 : 0) +
-			  (s->where_arr ? where_mask_element_bytes(s->where_arr) : 0);
-	int64_t out_elem = size + stage_scratch(s->out[0], t) + (s->masked || s->skip_fold ? 1 : 0);
+	int64_t in_elem = size + stage_scratch(x, t) + (s->mask.masked || s->mask.skip_fold ? 1 : 0) +
+			  (s->mask.where_arr ? where_mask_element_bytes(s->mask.where_arr) : 0);
+	int64_t out_elem = size + stage_scratch(s->out[0], t) + (s->mask.masked || s->mask.skip_fold ? 1 : 0);
 	int m = 0;   /* kept leading axes */
-	while (m < X->ndim && !s->reduced[m])
+	while (m < X->ndim && !s->fold.reduced[m])
 		m++;
 	if (chain_group(s, m)) {
-		s->mode = REDUCE_CHAIN;
-		s->kept_lead = m;
-		int64_t group = reducer_extent(X, s->reduced, m, true);
+		s->fold.mode = REDUCE_CHAIN;
+		s->fold.kept_lead = m;
+		int64_t group = reducer_extent(X, s->fold.reduced, m, true);
 		/* a box's results: a group per GROUP elements, and two it cuts */
 		int64_t fixed = chain_fixed_bytes(s, nranks) + 2 * out_elem;
 		int64_t per_elem = in_elem + (group > 0 ? (out_elem + group - 1) / group : out_elem);
 		return dist_layout_units(X->ndim, X->dim, stage_chunks(x), 1, memory, fixed, per_elem,
-					 xsize > size ? xsize : size, nranks, where, e, &s->split);
+					 xsize > size ? xsize : size, nranks, where, e, &s->blocks.split);
 	}
 	/* a sequential fold: NumPy's order along the reduced axes, in C order;
 	 * a last-axis run is folded in loop calls of NumPy's pieces from its
 	 * start (iter_fold), which a reorderable ufunc's loop may fold its own
 	 * way (add sums each pairwise) and a float16 one folds in float32, so
 	 * such a run is never cut */
-	s->mode = REDUCE_STREAM;
+	s->fold.mode = REDUCE_STREAM;
 	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
 	unsigned how = DIST_CHUNK_BOXES | (whole_last ? DIST_WHOLE_LAST : 0) |
 		       (may_share(s) ? DIST_MAY_SHARE : 0);
-	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, in_elem,
-				out_elem, xsize > size ? xsize : size, how, nranks, where, e, &s->stream);
+	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), memory, in_elem,
+				out_elem, xsize > size ? xsize : size, how, nranks, where, e, &s->blocks.stream);
 }
 
 int reduce_run(struct plan_step *s, struct err *e)
 {
-	switch (s->mode) {
+	switch (s->fold.mode) {
 	case REDUCE_CHAIN: return reduce_chain(s, e);
 	default: return reduce_stream(s, e);
 	}

@@ -99,7 +99,7 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 {
 	struct reduceat_plan *r = s->reduceat;
 	const struct array *x = s->in[0];
-	if (s->masked && s->skip_fold)
+	if (s->mask.masked && s->mask.skip_fold)
 		return err_set(e, EXIT_USAGE, where,
 			       "numpy.ma has no reduce of '%s' (nothing to fill its masked elements with), so no masked reduceat",
 			       s->uf->name);
@@ -107,8 +107,8 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int64_t xs = dtype_size(x->dtype), ds = dtype_size(dt), ts = dtype_size(t), ws = dtype_size(r->wide);
 	/* bytes of a block element, of a result, of what a streamed fold keeps per element across */
-	int64_t c = ds + stage_scratch(x, dt) + s->masked + (r->wide != t ? ws : 0);
-	int64_t o = ts + stage_scratch(s->out[0], t) + s->masked;
+	int64_t c = ds + stage_scratch(x, dt) + s->mask.masked + (r->wide != t ? ws : 0);
+	int64_t o = ts + stage_scratch(s->out[0], t) + s->mask.masked;
 	int64_t extra = (r->stream == STREAM_PAIRWISE ? r->depth + 1 : 1) * ws;
 	int64_t dim[H5U_MAXDIM], chunk[H5U_MAXDIM];
 	bool chunked;
@@ -191,7 +191,7 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	block_box(w, lo, hi, empty, start, count);
 	stage_read(x, w->dt, start, count, w->raw, w->data, s->where, e);
 	int64_t n = stage_box_size(x->shape.ndim, count);
-	if (s->masked && !e->status)
+	if (s->mask.masked && !e->status)
 		where_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
@@ -226,7 +226,7 @@ static int64_t at_result(const struct walk *w, int64_t q, int64_t j)
 /* In masked mode: results of segment J take the validity of rows [LO, HI). */
 static void or_valid(struct walk *w, int64_t j, int64_t lo, int64_t hi, bool first)
 {
-	if (!w->s->masked)
+	if (!w->s->mask.masked)
 		return;
 	for (int64_t q = 0; q < w->width; q++) {
 		uint8_t *v = &w->accv[at_result(w, q, j)];
@@ -476,10 +476,10 @@ static void walk_buffers(struct walk *w)
 	w->raw = stage_scratch(s->in[0], w->dt) ? stage_alloc(block * (size_t)stage_scratch(s->in[0], w->dt)) : NULL;
 	w->data = stage_alloc(block * (size_t)dtype_size(w->dt));
 	w->wdata = r->wide != w->t ? stage_alloc(block * (size_t)dtype_size(r->wide)) : NULL;
-	w->valid = s->masked ? stage_alloc(block) : NULL;
+	w->valid = s->mask.masked ? stage_alloc(block) : NULL;
 	w->out = stage_alloc(results * (size_t)dtype_size(w->t));
 	w->conv = stage_scratch(s->out[0], w->t) ? stage_alloc(results * (size_t)stage_scratch(s->out[0], w->t)) : NULL;
-	w->accv = s->masked ? stage_alloc(results) : NULL;
+	w->accv = s->mask.masked ? stage_alloc(results) : NULL;
 	w->acc = stage_alloc(cols * (size_t)dtype_size(r->wide));
 	w->stack = r->stream == STREAM_PAIRWISE ?
 		stage_alloc(cols * (size_t)r->depth * (size_t)dtype_size(r->wide)) : NULL;

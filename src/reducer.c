@@ -45,7 +45,7 @@ static void fold_taken(const struct plan_step *s, const char *data, int ndim, co
 	for (int64_t i = 0; i < n; i++) {
 		if (take[i]) {
 			char *a = acc + off, *x = (char *)data + i * dsize, *args[3] = { a, x, a };
-			if (accv[off / asize] || s->init == FOLD_VALUE)
+			if (accv[off / asize] || s->fold.init == FOLD_VALUE)
 				s->loop->fn(args, 1, steps);
 			else
 				dtype_cast(dt, x, 0, at, a, 0, 1);
@@ -74,7 +74,7 @@ static void fold_valid(const struct plan_step *s, const uint8_t *valid, int ndim
 	int64_t n = 1;
 	iter_strides st[3];
 	for (int i = 0; i < ndim; i++) {
-		n *= s->reduced[i] ? 1 : dims[i];
+		n *= s->fold.reduced[i] ? 1 : dims[i];
 		st[0][i] = st[2][i] = ast[i] / dtype_size(s->loop->types[0]);
 	}
 	if (start)
@@ -93,7 +93,7 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 		  const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start,
 		  const uint8_t *valid, uint8_t *accv)
 {
-	if (s->skip_fold) {
+	if (s->mask.skip_fold) {
 		fold_taken(s, data, ndim, dims, acc, ast, valid, accv);
 		return;
 	}
@@ -108,12 +108,12 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 	if (start && init != FOLD_VALUE) {
 		int64_t first[H5U_MAXDIM];
 		for (int i = 0; i < ndim; i++)
-			first[i] = s->reduced[i] && dims[i] ? 1 : dims[i];
+			first[i] = s->fold.reduced[i] && dims[i] ? 1 : dims[i];
 		iter_cast(dt, data, st[1], at, acc, ast, ndim, first);
 		if (init == FOLD_FIRST_SKIP) {
 			bool skipped = false;
 			for (int i = 0; i < ndim; i++)
-				if (s->reduced[i] && d[i] > 0) {
+				if (s->fold.reduced[i] && d[i] > 0) {
 					d[i]--;
 					src += st[1][i];
 					skipped = true;
@@ -173,10 +173,10 @@ int reducer_write_result(const struct plan_step *s, const int64_t *start, const 
 {
 	struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0];
-	if (s->masked) {
+	if (s->mask.masked) {
 		where_mask_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
-		if (s->mask_out &&
-		    stage_write(s->mask_out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
+		if (s->mask.out &&
+		    stage_write(s->mask.out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
 			return -1;
 	}
 	return stage_write(y, t, start, count, acc, conv, s->where, e);
@@ -221,17 +221,17 @@ struct reducer *reducer_new(struct plan_step *s, int64_t box_lines, int64_t line
 	memset(r, 0, sizeof *r);
 	int64_t lines = box_lines > 0 ? box_lines : 1;
 	r->s = s;
-	if (s->mode == REDUCE_CHAIN) {
+	if (s->fold.mode == REDUCE_CHAIN) {
 		r->chain = chain_new(s, lines * line);
 		return r;
 	}
 	/* whole rows */
 	const struct shape *X = &s->in[0]->shape;
 	enum dtype t = s->loop->types[0];
-	int64_t out = lines * reducer_extent(X, s->reduced, 1, false);
-	bool valid = s->masked || s->skip_fold;
+	int64_t out = lines * reducer_extent(X, s->fold.reduced, 1, false);
+	bool valid = s->mask.masked || s->mask.skip_fold;
 	r->size = dtype_size(t);
-	r->orow = reducer_extent(X, s->reduced, 1, false);
+	r->orow = reducer_extent(X, s->fold.reduced, 1, false);
 	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * r->size));
 	if (valid)
 		r->accv = stage_alloc((size_t)(out > 0 ? out : 1));
@@ -242,10 +242,10 @@ struct reducer *reducer_new(struct plan_step *s, int64_t box_lines, int64_t line
 
 int reducer_max_axis(const struct plan_step *s)
 {
-	if (s->mode == REDUCE_CHAIN)
+	if (s->fold.mode == REDUCE_CHAIN)
 		return H5U_MAXDIM;   /* any flat run */
 	/* a stream takes whole rows when it keeps them */
-	return s->in[0]->shape.ndim == 0 || !s->reduced[0] ? 0 : -1;
+	return s->in[0]->shape.ndim == 0 || !s->fold.reduced[0] ? 0 : -1;
 }
 
 void reducer_free(struct reducer *r)
@@ -274,12 +274,12 @@ void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int6
 		dims[i] = X->ndim ? X->dim[i] : 1;
 	ptrdiff_t ast[H5U_MAXDIM];
 	dims[0] = count[0];
-	reducer_acc_strides(ndim, dims, s->reduced, r->size, ast);
-	if (s->init == FOLD_VALUE)
-		iter_fill(r->size, r->acc, s->init_value, count[0] * r->orow);
+	reducer_acc_strides(ndim, dims, s->fold.reduced, r->size, ast);
+	if (s->fold.init == FOLD_VALUE)
+		iter_fill(r->size, r->acc, s->fold.init_value, count[0] * r->orow);
 	if (r->accv)
 		memset(r->accv, 0, (size_t)(count[0] * r->orow));
-	reducer_fold(s, s->init, data, ndim, dims, r->acc, ast, true, valid, r->accv);
+	reducer_fold(s, s->fold.init, data, ndim, dims, r->acc, ast, true, valid, r->accv);
 }
 
 int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e)

@@ -113,7 +113,7 @@ static int64_t step_estimate(const struct plan_step *s)
 		const struct shape *b = &s->bshape[k];
 		bool whole = elementwise && (b->ndim < s->shape.ndim ||
 			     (b->ndim > 0 && b->dim[0] == 1 && s->shape.dim[0] != 1));
-		bool twice = s->verb == VERB_ACCUMULATE && s->stream.shared;
+		bool twice = s->verb == VERB_ACCUMULATE && s->blocks.stream.shared;
 		n += array_bytes(x) * (whole ? comm_size() : twice ? 2 : 1);
 	}
 	for (int k = 0; k < s->nout; k++)
@@ -140,7 +140,7 @@ static int fused_count(const struct plan_step *s)
 {
 	int n = 0;
 	for (int i = 0; i < rep.plan->nsteps; i++)
-		n += rep.plan->steps[i].merged_into == s->index - 1;
+		n += rep.plan->steps[i].fused.merged_into == s->index - 1;
 	return n;
 }
 
@@ -559,12 +559,12 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 		}
 	}
 	int fused = fused_count(s);
-	if (s->merged_into >= 0) {
-		fprintf(f, ", \"fused_into\": %d", s->merged_into + 1);
+	if (s->fused.merged_into >= 0) {
+		fprintf(f, ", \"fused_into\": %d", s->fused.merged_into + 1);
 	} else if (fused) {
 		fputs(", \"fused\": [", f);
 		for (int i = 0, n = 0; i < rep.plan->nsteps; i++)
-			if (rep.plan->steps[i].merged_into == s->index - 1)
+			if (rep.plan->steps[i].fused.merged_into == s->index - 1)
 				fprintf(f, "%s%d", n++ ? ", " : "", i + 1);
 		fputc(']', f);
 	}
@@ -580,7 +580,7 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 		if (k)
 			fputs(", ", f);
 		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print,
-			     s->has_where || s->masked ? r->masked : -1);
+			     s->mask.has_where || s->mask.masked ? r->masked : -1);
 	}
 	fprintf(f, "],\n     \"bytes_read\": %lld, \"bytes_written\": %lld, \"seconds\": %.6f",
 		(long long)r->read, (long long)r->written, r->seconds);

@@ -143,7 +143,7 @@ struct scan_buffers {
 static void scan_step(const struct plan_step *s, struct scan_buffers *b, const int64_t *cnt,
 		      bool carried)
 {
-	int n = s->stream.ndim, a = s->axis, size = dtype_size(s->loop->types[0]);
+	int n = s->blocks.stream.ndim, a = s->fold.axis, size = dtype_size(s->loop->types[0]);
 	iter_strides ost, cst;
 	iter_contiguous(n, cnt, cnt, size, ost);
 	int64_t slice[H5U_MAXDIM];
@@ -156,7 +156,7 @@ static void scan_step(const struct plan_step *s, struct scan_buffers *b, const i
 		inner *= i > a ? cnt[i] : 1;
 	}
 	char *carry = carried ? b->carry : NULL;
-	if (s->skip_fold)
+	if (s->mask.skip_fold)
 		scan_taken(s, b->data, b->out, b->valid, b->run, outer, cnt[a], inner, carry,
 			   b->carry_run);
 	else if (a == n - 1)
@@ -182,7 +182,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 {
 	struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	const struct dist_stream *st = &s->stream;
+	const struct dist_stream *st = &s->blocks.stream;
 	int n = st->ndim;
 	struct dist_walk along;
 	dist_stream_along_start(st, comm_rank(), &along);
@@ -197,9 +197,9 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (!write)
 			report_read_again(nel);
 		const char *stored = x->dtype != dt ? b->raw : b->data;   /* in X's dtype */
-		if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
-			cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, nel, b->valid);
-		else if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
+		if (s->mask.masked && !e->status && s->mask.skip_fold)   /* skipped ... */
+			cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, nel, b->valid);
+		else if (s->mask.masked && !e->status)   /* numpy.ma: masked elements count as nothing */
 			where_skip_missing(s, dt, nel, stored, b->data, b->valid);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
@@ -209,10 +209,10 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 			return -1;
 		if (!write)
 			continue;
-		if (s->masked) {   /* ... and stay masked in the result */
+		if (s->mask.masked) {   /* ... and stay masked in the result */
 			where_mask_results(s, t, nel, b->out, b->valid);
-			if (s->mask_out)
-				stage_write(s->mask_out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e);
+			if (s->mask.out)
+				stage_write(s->mask.out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e);
 		}
 		stage_write(y, t, start, cnt, b->out, b->conv, s->where, e);
 	}
@@ -234,7 +234,7 @@ int scan_run(struct plan_step *s, struct err *e)
 	struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int size = dtype_size(t), dsize = dtype_size(dt);
-	const struct dist_stream *st = &s->stream;
+	const struct dist_stream *st = &s->blocks.stream;
 	int64_t qbox = st->across.lines_per_box * st->across.line;
 	size_t box = (size_t)(qbox * dist_stream_along_elems(st));
 	struct scan_buffers b = {
@@ -243,9 +243,9 @@ int scan_run(struct plan_step *s, struct err *e)
 		.out = stage_alloc(box * (size_t)size),
 		.carry = stage_alloc((size_t)qbox * (size_t)size),
 		.conv = stage_scratch(y, t) ? stage_alloc(box * (size_t)stage_scratch(y, t)) : NULL,
-		.valid = s->masked ? stage_alloc(box ? box : 1) : NULL,
-		.run = s->skip_fold ? stage_alloc(box ? box : 1) : NULL,
-		.carry_run = s->skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL,
+		.valid = s->mask.masked ? stage_alloc(box ? box : 1) : NULL,
+		.run = s->mask.skip_fold ? stage_alloc(box ? box : 1) : NULL,
+		.carry_run = s->mask.skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL,
 	};
 	bool carried = st->shared && comm_rank() > 0;   /* a run that NumPy's fold enters */
 	struct dist_walk w;
@@ -287,12 +287,12 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
 	enum dtype yt = s->out[0]->dtype;
 	int64_t elem = 2 * size + stage_scratch(x, t) + stage_scratch(s->out[0], t) +
-		       (s->masked ? 1 : 0) + (s->skip_fold ? 1 : 0);
+		       (s->mask.masked ? 1 : 0) + (s->mask.skip_fold ? 1 : 0);
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
-	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
-				size + s->skip_fold, widest,
-				ufunc_fold_exact(s->uf, t) && !s->skip_fold ? DIST_MAY_SHARE : 0, nranks,
-				where, e, &s->stream);
+	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), memory, elem,
+				size + s->mask.skip_fold, widest,
+				ufunc_fold_exact(s->uf, t) && !s->mask.skip_fold ? DIST_MAY_SHARE : 0, nranks,
+				where, e, &s->blocks.stream);
 }

@@ -156,15 +156,15 @@ int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
 			char *data, uint8_t *valid)
 {
-	cf_valid(s->in[0]->dtype, s->in_missing, s->mask_nan, stored, n, valid);
-	where_select(t, n, data, valid, (const char *)s->mask_skip, 0);
+	cf_valid(s->in[0]->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
+	where_select(t, n, data, valid, (const char *)s->mask.skip, 0);
 }
 
 void where_mask_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
 			const uint8_t *valid)
 {
 	unsigned char fill[16];
-	dtype_cast(s->out[0]->dtype, s->mask_fill[0], 0, t, fill, 0, 1);
+	dtype_cast(s->out[0]->dtype, s->mask.fill[0], 0, t, fill, 0, 1);
 	int64_t masked = 0;
 	for (int64_t i = 0; i < n; i++)
 		masked += !valid[i];
