@@ -12,6 +12,7 @@
 #ifndef H5UFUNC_PLAN_H
 #define H5UFUNC_PLAN_H
 
+#include <assert.h>
 #include <hdf5.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -193,7 +194,7 @@ static inline bool src_equal(struct op_src a, struct op_src b)
 }
 
 /* A table with an entry per result of a program of NOPS ops has
- * src_slots(NOPS) entries; result S's is at src_slot(S). */
+ * src_slots(NOPS) entries; result S's is at src_slot(S) (S a result). */
 static inline int src_slots(int nops)
 {
 	return nops * RECIPE_MAXOUT;
@@ -201,6 +202,7 @@ static inline int src_slots(int nops)
 
 static inline int src_slot(struct op_src s)
 {
+	assert(s.kind == SRC_RESULT);
 	return s.op * RECIPE_MAXOUT + s.out;
 }
 
