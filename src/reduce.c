@@ -15,6 +15,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
+#include "masked.h"
 #include "reduce.h"
 #include "reducer.h"
 #include "stage.h"
@@ -37,7 +38,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	if (s->masked && !e->status && s->skip_fold)
 		cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
 	else if (s->masked && !e->status)
-		where_skip_missing(s, t, n, stored, data, valid);
+		masked_skip_missing(s, t, n, stored, data, valid);
 	else if (s->skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)

@@ -12,10 +12,10 @@
 
 #include "comm.h"
 #include "iter.h"
+#include "masked.h"
 #include "reduceat.h"
 #include "reducer.h"
 #include "stage.h"
-#include "where.h"
 
 /* NumPy's pairwise sum adds blocks of at most 128 reals, summing a complex
  * array as its 2N reals: 64 complex numbers. */
@@ -192,7 +192,7 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	stage_read(x, w->dt, start, count, w->raw, w->data, s->where, e);
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (s->masked && !e->status)
-		where_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);
+		masked_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
 			   (size_t)n);
