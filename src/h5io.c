@@ -371,6 +371,21 @@ hid_t h5io_create_memory(const char *where, struct err *e)
 	return f;
 }
 
+hid_t h5io_open_alone(const char *path)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), id = -1;
+	H5E_BEGIN_TRY {
+		id = H5Fopen(path, H5F_ACC_RDWR, fapl);
+	} H5E_END_TRY;
+	H5Pclose(fapl);
+	return id;
+}
+
+void h5io_flush(hid_t file)
+{
+	H5Fflush(file, H5F_SCOPE_LOCAL);
+}
+
 /* The file driver of the file that holds OBJ: H5FD_MPIO when it is shared
  * by the ranks through MPI-IO, H5FD_CORE when in this process's memory. */
 static hid_t driver_of(hid_t obj)
@@ -550,6 +565,15 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());
 	}
+	return d;
+}
+
+hid_t h5io_dataset_open_quiet(hid_t file, const char *path)
+{
+	hid_t d = -1;
+	H5E_BEGIN_TRY {
+		d = H5Dopen2(file, path, H5P_DEFAULT);
+	} H5E_END_TRY;
 	return d;
 }
 
