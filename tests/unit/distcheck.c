@@ -299,6 +299,18 @@ static void check_layouts(void)
 	      l.axis, l.ranks_with_work);
 }
 
+/* What a box across of S costs within MEMORY (8 bytes an element, 8 an
+ * across element): its elements, each an along box and a carried value
+ * (shared: and a rank's partial). */
+static void check_stream_budget(const struct dist_stream *s, int64_t memory)
+{
+	int64_t per_across = dist_stream_along_elems(s) * 8 + (s->shared ? 16 : 8);
+	CHECK(s->across.cost.memory == memory && s->across.cost.per_elem == per_across &&
+	      dist_layout_bytes(&s->across) <= memory, "a box across holds %lld bytes of %lld (%lld each)",
+	      (long long)dist_layout_bytes(&s->across), (long long)memory,
+	      (long long)s->across.cost.per_elem);
+}
+
 /* Stream SHAPE along the axes ALONG for NRANKS within MEMORY (8 bytes an
  * element, 8 an across element) and walk it; small arrays are checked
  * element by element.  ALIGNED: each chunk must lie in one box. */
@@ -314,12 +326,7 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return;
 	}
-	/* what a box across costs: its elements, each an along box and a
-	   carried value (shared: and a rank's partial) */
-	int64_t per_across = dist_stream_along_elems(&s) * 8 + (s.shared ? 16 : 8);
-	CHECK(s.across.cost.memory == memory && s.across.cost.per_elem == per_across &&
-	      dist_layout_bytes(&s.across) <= memory, "a box across holds %lld bytes of %lld (%lld each)",
-	      (long long)dist_layout_bytes(&s.across), (long long)memory, (long long)s.across.cost.per_elem);
+	check_stream_budget(&s, memory);
 	int n = s.ndim;
 	int64_t d[H5U_MAXDIM], total = 1, stream = 1;
 	for (int i = 0; i < n; i++) {
