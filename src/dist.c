@@ -121,6 +121,12 @@ static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int
 			       "--memory %lld bytes is too small for one block "
 			       "(one row of every array needs %lld bytes)",
 			       (long long)c->memory, (long long)need);
+	if (c->unit > 0 && c->twin > 0)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one piece needs %lld bytes, and a rank whose share begins inside "
+			       "one needs %lld)",
+			       (long long)c->memory, (long long)(need - c->twin), (long long)need);
 	if (c->unit > 0)
 		return err_set(e, EXIT_USAGE, where,
 			       "--memory %lld bytes is too small for one block "

@@ -231,7 +231,8 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		struct dist_cost c = {
 			.memory = memory, .fixed = chain_fixed_bytes(s, nranks) + 2 * out_elem,
 			.per_elem = in_elem + (group > 0 ? (out_elem + group - 1) / group : out_elem),
-			.widest = xsize > size ? xsize : size, .unit = 1 };
+			.widest = xsize > size ? xsize : size, .unit = 1,
+			.twin = chain_head_bytes(s, nranks) };
 		return dist_layout_make(X->ndim, X->dim, stage_chunks(x), &c, H5U_MAXDIM, nranks, where, e,
 					&s->split);
 	}
