@@ -132,15 +132,16 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 	r->block_rows = rows;
 	r->batch = max64(min64(r->nseg, rows), 1);
 	/* the boxes across: each element a column of a block's rows */
-	int64_t per = rows * c + r->batch * o + extra;
-	if (dist_layout_units(n, dim, chunked ? chunk : NULL, rows, memory, 0, per, rows * widest, nranks,
-			      where, e, &r->across) < 0)
+	struct dist_cost cost = { .memory = memory, .per_elem = rows * c + r->batch * o + extra,
+				  .widest = rows * widest, .unit = rows };
+	if (dist_layout_make(n, dim, chunked ? chunk : NULL, &cost, H5U_MAXDIM, nranks, where, e,
+			     &r->across) < 0)
 		return -1;
 	/* boxes across that idle ranks: the segments are dealt instead */
 	r->by_segments = nranks > 1 && r->nseg > 1 && r->across.ranks_with_work < nranks;
 	if (r->by_segments)
-		return dist_layout_units(n, dim, chunked ? chunk : NULL, rows, memory, 0, per, rows * widest,
-					 1, where, e, &r->across);
+		return dist_layout_make(n, dim, chunked ? chunk : NULL, &cost, H5U_MAXDIM, 1, where, e,
+					&r->across);
 	return 0;
 }
 

@@ -291,8 +291,9 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
-	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
-				size + s->skip_fold, widest,
+	struct dist_cost c = { .memory = memory, .per_elem = elem, .per_across = size + s->skip_fold,
+			       .widest = widest };
+	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), &c,
 				ufunc_fold_exact(s->uf, t) && !s->skip_fold ? DIST_MAY_SHARE : 0, nranks,
 				where, e, &s->stream);
 }
