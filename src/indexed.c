@@ -105,8 +105,8 @@ int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opt
 	s->bshape[0] = x->shape;
 	s->shape = x->shape;
 	s->shape.dim[r->axis] = r->nseg;
-	/* the axis keeps its name, without a scale: as reduce's kept axes do */
-	s->dims = dims_reduce(x->dims, s->reduced, true, pl->p->arena);
+	/* the axis keeps its name, its coordinate taken at the segments' starts */
+	s->dims = dims_reduceat(x->dims, r->axis, r->start, r->nseg, r->extent, pl->p->arena);
 	bool dtype = o->given & (1u << OPT_DTYPE);
 	if (resolve_reduction_loop(s, o, planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
