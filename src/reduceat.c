@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "indexed.h"
 #include "iter.h"
 #include "masked.h"
 #include "reduceat.h"
@@ -165,6 +166,7 @@ struct walk {
 	uint8_t *accv;                     /* masked: which results have a valid element */
 	char *acc;                         /* a streamed fold: its values, wide ... */
 	char *stack;                       /* ... and a pairwise tree's partial sums */
+	struct indexed_buffers buffers;    /* all of the above that are allocated */
 };
 
 /* START/COUNT over the input of rows [LO, HI) of the box across (all 0
@@ -467,36 +469,25 @@ static int run_batch(struct walk *w, int64_t i, int64_t n, struct err *e)
 	return comm_agree(e);
 }
 
-/* The buffers of a walk, for the largest block and batch. */
+/* The buffers of a walk, for the largest block and batch (NULL: one it
+ * does not use). */
 static void walk_buffers(struct walk *w)
 {
 	const struct plan_step *s = w->s;
 	const struct reduceat_plan *r = w->r;
+	struct indexed_buffers *b = &w->buffers;
 	size_t cols = (size_t)max64(r->across.lines_per_box * r->across.line, 1);
 	size_t block = cols * (size_t)r->block_rows, results = cols * (size_t)r->batch;
-	w->raw = stage_scratch(s->in[0], w->dt) ? stage_alloc(block * (size_t)stage_scratch(s->in[0], w->dt)) : NULL;
-	w->data = stage_alloc(block * (size_t)dtype_size(w->dt));
-	w->wdata = r->wide != w->t ? stage_alloc(block * (size_t)dtype_size(r->wide)) : NULL;
-	w->valid = s->masked ? stage_alloc(block) : NULL;
-	w->out = stage_alloc(results * (size_t)dtype_size(w->t));
-	w->conv = stage_scratch(s->out[0], w->t) ? stage_alloc(results * (size_t)stage_scratch(s->out[0], w->t)) : NULL;
-	w->accv = s->masked ? stage_alloc(results) : NULL;
-	w->acc = stage_alloc(cols * (size_t)dtype_size(r->wide));
-	w->stack = r->stream == STREAM_PAIRWISE ?
-		stage_alloc(cols * (size_t)r->depth * (size_t)dtype_size(r->wide)) : NULL;
-}
-
-static void walk_free(struct walk *w)
-{
-	free(w->raw);
-	free(w->data);
-	free(w->wdata);
-	free(w->valid);
-	free(w->out);
-	free(w->conv);
-	free(w->accv);
-	free(w->acc);
-	free(w->stack);
+	w->raw = indexed_alloc(b, block * (size_t)stage_scratch(s->in[0], w->dt));
+	w->data = indexed_alloc(b, block * (size_t)dtype_size(w->dt));
+	w->wdata = indexed_alloc(b, r->wide != w->t ? block * (size_t)dtype_size(r->wide) : 0);
+	w->valid = indexed_alloc(b, s->masked ? block : 0);
+	w->out = indexed_alloc(b, results * (size_t)dtype_size(w->t));
+	w->conv = indexed_alloc(b, results * (size_t)stage_scratch(s->out[0], w->t));
+	w->accv = indexed_alloc(b, s->masked ? results : 0);
+	w->acc = indexed_alloc(b, cols * (size_t)dtype_size(r->wide));
+	w->stack = indexed_alloc(b, r->stream == STREAM_PAIRWISE ?
+				 cols * (size_t)r->depth * (size_t)dtype_size(r->wide) : 0);
 }
 
 int reduceat_run(struct plan_step *s, struct err *e)
@@ -521,7 +512,7 @@ int reduceat_run(struct plan_step *s, struct err *e)
 		int64_t i = lo + k * r->batch;
 		run_batch(&w, i, mine ? min64(r->batch, hi - i) : 0, e);
 	}
-	walk_free(&w);
+	indexed_free(&w.buffers);
 	return comm_agree(e);
 }
 
