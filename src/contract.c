@@ -22,6 +22,9 @@
 
 #define IO_LIMIT ((int64_t)1 << 31)   /* bytes no I/O call reaches */
 #define SMALL_CELLS 4096              /* elements of results too few to share out */
+#ifndef SUMS_CACHE
+#define SUMS_CACHE ((int64_t)2 << 20)   /* bytes of a box's partial sum that stay in cache */
+#endif
 #define FULL_STEP_GAIN 1.25           /* a box that reads its operands' whole rows may
 					 read this much more in all */
 
@@ -133,20 +136,26 @@ static void bytes_of(const struct plan_step *s, const struct box *b, int64_t ste
 	m->bpack = b->nj * g->gk * g->gm * psize;
 }
 
+/* The bytes of a box of LINES lines along AXIS (whole along the axes
+ * after it) that reads STEP pieces at once. */
+static void line_box(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
+		     int64_t step, struct box_bytes *m)
+{
+	int64_t start[H5U_MAXDIM + 2] = {0}, count[H5U_MAXDIM + 2];
+	for (int i = 0; i < c->boxes.ndim; i++)
+		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
+	struct box b;
+	box_of(c, start, count, &b);
+	bytes_of(s, &b, step, m);
+}
+
 /* The bytes a box of LINES lines along AXIS holds, reading STEP pieces
  * at once; more than MEMORY when an I/O call of it would reach 2 GiB. */
 static int64_t box_total(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
 			 int64_t step, int64_t memory)
 {
-	int64_t start[H5U_MAXDIM + 2], count[H5U_MAXDIM + 2];
-	for (int i = 0; i < c->boxes.ndim; i++) {
-		start[i] = 0;
-		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
-	}
-	struct box b;
 	struct box_bytes m;
-	box_of(c, start, count, &b);
-	bytes_of(s, &b, step, &m);
+	line_box(s, c, axis, lines, step, &m);
 	int64_t total = m.sums * (c->buffers + c->shared) + m.result + m.a + m.b + m.apack + m.bpack;
 	return m.a < IO_LIMIT && m.b < IO_LIMIT && m.result < IO_LIMIT ? total : memory + 1;
 }
@@ -162,14 +171,25 @@ static bool box_fits(const struct plan_step *s, const struct contract *c, int ax
 static double run_reads(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
 			int64_t most)
 {
-	int64_t start[H5U_MAXDIM + 2] = {0}, count[H5U_MAXDIM + 2];
-	for (int i = 0; i < c->boxes.ndim; i++)
-		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
-	struct box b;
 	struct box_bytes m;
-	box_of(c, start, count, &b);
-	bytes_of(s, &b, c->grid.pieces > 0 ? c->grid.pieces : 1, &m);
+	line_box(s, c, axis, lines, c->grid.pieces > 0 ? c->grid.pieces : 1, &m);
 	return (double)((most + lines - 1) / (lines > 0 ? lines : 1)) * (double)(m.a + m.b);
+}
+
+/* LINES lines along AXIS a box, or fewer where one partial sum of the box
+ * would pass SUMS_CACHE bytes and a rank's run of MOST lines reads at most
+ * FULL_STEP_GAIN times as much in the smaller boxes: every piece adds into
+ * all of a box's sums, which then stay in cache. */
+static int64_t cached_lines(const struct plan_step *s, const struct contract *c, int axis,
+			    int64_t lines, int64_t most)
+{
+	struct box_bytes m;
+	line_box(s, c, axis, 1, 1, &m);
+	int64_t fit = m.sums > 0 ? SUMS_CACHE / m.sums : lines;
+	fit = fit > 1 ? fit : 1;
+	if (fit >= lines || run_reads(s, c, axis, fit, most) > FULL_STEP_GAIN * run_reads(s, c, axis, lines, most))
+		return lines;
+	return fit;
 }
 
 /* The largest N in [LO, HI] for which a box fits MEMORY: of N lines
@@ -295,7 +315,7 @@ static int layout_try(const struct plan_step *s, struct contract *c, bool shared
 	int64_t one = largest(s, c, axis, true, 0, 1, 0, most, memory);
 	int64_t full = largest(s, c, axis, true, 0, run, 0, most, memory);
 	if (full > 0 && run_reads(s, c, axis, full, most) <= FULL_STEP_GAIN * run_reads(s, c, axis, one, most)) {
-		l->lines_per_box = full;
+		l->lines_per_box = cached_lines(s, c, axis, full, most);
 		c->step = run;
 	} else {
 		l->lines_per_box = one > 0 ? one : 1;
