@@ -239,7 +239,8 @@ static void alloc_inputs(struct plan_step *s, struct buffers *B, const int64_t *
 		if (!in->by_box) {
 			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 			stage_row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
-			stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e);
+			if (stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e) < 0)
+				err_place(e, &s->loc);
 		}
 	}
 }
@@ -360,7 +361,8 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 			in->ext[i] = in->dims[i] == 1 ? 1 : B->c[i];
 		}
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
-		stage_read(s->in[k], s->in[k]->dtype, start, cnt, in->raw, in->data, s->where, e);
+		if (stage_read(s->in[k], s->in[k]->dtype, start, cnt, in->raw, in->data, s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 }
 
@@ -492,13 +494,13 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 		B->faulted[j] = f != UFERR_NONE && selective && j < s->prog_ops;
 		any = any || B->faulted[j];
 		if (f != UFERR_NONE && !B->faulted[j])
-			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, op->loc, op->where, "%s", ufunc_fault_message(f));
 	}
 	const uint8_t *sel = any ? (const uint8_t *)B->tmp[s->print_src] + r * B->line : NULL;
 	for (int j = 0; any && j < s->nops; j++) {
 		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, r, p, tile, sel) : UFERR_NONE;
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, s->ops[j].where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, s->ops[j].loc, s->ops[j].where, "%s", ufunc_fault_message(f));
 	}
 }
 
@@ -520,7 +522,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 		reducer_box(B->red[k], data, NULL, B->o, B->c);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, s->red[k]->where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, &s->red[k]->loc, s->red[k]->where, "%s", ufunc_fault_message(f));
 	}
 }
 
@@ -541,8 +543,10 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 	if (s->has_where) {
 		ptrdiff_t step = 0;
 		if (!y->create) {
-			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
+			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0) {
+				err_place(e, &s->loc);
 				return;
+			}
 			step = dtype_size(t);
 		}
 		where_select(t, count, data, (const uint8_t *)B->tmp[s->where_src], B->keep[k], step);
@@ -560,8 +564,9 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		array_box(&s->out[k]->shape, B->ndim, full, B->o, B->c, start, cnt);
 		if (s->has_where || s->masked)
 			keep_unselected(s, B, k, start, cnt, count, e);
-		stage_write(s->out[k], s->out_dtype[k], start, cnt,
-			    B->tmp[s->out_src[k]], B->outconv[k], s->where, e);
+		if (stage_write(s->out[k], s->out_dtype[k], start, cnt,
+				B->tmp[s->out_src[k]], B->outconv[k], s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 	if ((s->has_where || s->masked) && !s->out[0]->dry) {
 		const uint8_t *shown = (const uint8_t *)B->tmp[s->print_src];
@@ -572,7 +577,8 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 	}
 	if (s->mask_out) {
 		array_box(&s->mask_out->shape, B->ndim, full, B->o, B->c, start, cnt);
-		stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->print_src], NULL, s->where, e);
+		if (stage_write(s->mask_out, DT_BOOL, start, cnt, B->tmp[s->print_src], NULL, s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 	for (int k = 0; k < s->nred; k++)
 		reducer_write_box(B->red[k], B->o, B->c, e);
