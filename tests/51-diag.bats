@@ -40,6 +40,19 @@ assert_context() {
 		fail "caret line: want '$want_caret', got '${stderr_lines[2]}'"
 }
 
+# assert_context_once LINE SOURCE CARET: under mpirun, among the launcher's
+# own lines, "    LINE | SOURCE" and the caret line with CARET spaces
+# before the '^' are on stderr once each.
+assert_context_once() {
+	local want_source want_caret n
+	printf -v want_source '%5s | %s' "$1" "$2"
+	printf -v want_caret '      | %*s^' "$3" ''
+	n=$(grep -cxF -- "$want_source" <<<"$stderr" || true)
+	assert_equal "$n" 1
+	n=$(grep -cxF -- "$want_caret" <<<"$stderr" || true)
+	assert_equal "$n" 1
+}
+
 @test "a recipe error shows the line and a caret under the column" {
 	cat >r.yaml <<-'EOF'
 		inputs:
@@ -154,11 +167,7 @@ assert all(c == "\n" or ord(c) >= 32 for c in t), repr(t)'
 	printf 'inputs:\n  u: f.h5:/x\nsteps:\n  - ufunc: add\n    in: [u, w]\n' >r.yaml
 	run --separate-stderr mpi 3 h5ufunc run r.yaml
 	assert_error_once 2 "r.yaml:5:13: step 1 (ufunc add): unknown name 'w'"
-	local n
-	n=$(grep -c '^    5 |     in: \[u, w\]$' <<<"$stderr" || true)
-	assert_equal "$n" 1
-	n=$(grep -c '^      | *\^$' <<<"$stderr" || true)
-	assert_equal "$n" 1
+	assert_context_once 5 '    in: [u, w]' 12
 }
 
 @test "errors raised below the planner, and while running, point at the recipe's node" {
@@ -182,11 +191,7 @@ assert all(c == "\n" or ord(c) >= 32 for c in t), repr(t)'
 	printf '  - ufunc: power\n    in: [t, f.h5:/neg]\n    out: o.h5:/y\n' >>r.yaml
 	run --separate-stderr mpi 3 h5ufunc run r.yaml
 	assert_error_once 1 "r.yaml:5:5: step 2 (ufunc power): Integers to negative integer powers are not allowed."
-	local n
-	n=$(grep -c '^    5 |   - ufunc: power$' <<<"$stderr" || true)
-	assert_equal "$n" 1
-	n=$(grep -c '^      |     \^$' <<<"$stderr" || true)
-	assert_equal "$n" 1
+	assert_context_once 5 '  - ufunc: power' 4
 	assert_file_not_exists o.h5
 }
 
