@@ -62,14 +62,6 @@ setup() {
 
 REF=where_ref.py
 
-# ok ARGS... -- h5ufunc ARGS succeeds with nothing on stderr.
-ok() {
-	run --separate-stderr h5u "$@"
-	[[ $status == 0 ]] || echo "$stderr"
-	assert_success
-	assert_stderr_empty
-}
-
 @test "call --where: a new output holds the default fill where it is false, as _FillValue" {
 	ok call sqrt f.h5:/x --where f.h5:/w -o o.h5:/sqrt
 	ref check o.h5:/sqrt 'np.sqrt(x, where=w, out=np.full(x.shape, fill("f8")))' --fill default

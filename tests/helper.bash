@@ -50,6 +50,8 @@
 #   assert_error_once_match STATUS REGEX
 #                        assert_error_once with an ERE.
 #   assert_stderr_empty  after `run --separate-stderr`: nothing on stderr.
+#   ok ARGS...           h5ufunc ARGS (through h5u) succeeds with nothing
+#                        on stderr; on failure its stderr is shown.
 #   numpy_errors RANKS   read "COMMAND|MESSAGE" lines from stdin: NumPy
 #                        raises MESSAGE for COMMAND (reduce_ref.py raises),
 #                        and h5ufunc COMMAND -o o.h5:/r fails with exit 2
@@ -191,6 +193,13 @@ assert_unchanged() {
 			batslib_decorate "the test directory changed (< before, > after)" |
 			fail
 	fi
+}
+
+ok() {
+	run --separate-stderr h5u "$@"
+	[[ $status == 0 ]] || echo "$stderr"
+	assert_success
+	assert_stderr_empty
 }
 
 assert_stderr_empty() {
