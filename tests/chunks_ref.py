@@ -7,8 +7,9 @@ a run made of a file from an strace log, and compares results with NumPy.
 What it is not: a timing tool (the counts are what it asserts; timings
 are tests/bench's).
 
-Usage: chunks_ref.py JOB ARGS...; exit 0 when the job passed, 1 when a
-check failed (reasons on stderr), 2 on a malformed job.
+Usage: chunks_ref.py JOB [:: JOB]...; exit 0 when every job passed, 1 when
+a check failed (reasons on stderr), 2 on a malformed job (tests/h5ref.py
+runs the jobs).
 
 Jobs:
   make DIR        write DIR/c.h5: float64 /t (4096, 256) in chunks
@@ -35,13 +36,14 @@ Jobs:
                   OUT.h5:PATH is chunked by CHUNKS (a,b) and stored with
                   FILTERS (gzip, or shuffle+gzip) at level 1
 """
-import collections
 import glob
 import re
-import sys
 
 import h5py
 import numpy as np
+
+import h5ref as ref
+from h5ref import Failure, Usage
 
 ARRAYS = {'t': ((4096, 256), (256, 16)), 's': ((1024, 1024), (256, 32)),
           'w': ((256, 4096), (256, 32))}
@@ -74,7 +76,7 @@ def reads(prefix, path, calls, nbytes):
     count, total = 0, 0
     logs = glob.glob(prefix + '.*')
     if not logs:
-        sys.exit(f'no strace logs {prefix}.*')
+        raise Failure(f'no strace logs {prefix}.*')
     for name in logs:
         fds = {}
         for line in open(name):
@@ -88,43 +90,45 @@ def reads(prefix, path, calls, nbytes):
                 count += 1
                 total += int(m.group(2))
     if count > int(calls) or total > int(nbytes):
-        sys.exit(f'{path}: {count} reads of {total} bytes, more than {calls} reads or {nbytes} bytes')
+        raise Failure(f'{prefix}: {path}: {count} reads of {total} bytes, '
+                      f'more than {calls} reads or {nbytes} bytes')
 
 
 def same(inp, out, *pairs):
     if not pairs or len(pairs) % 2:
-        sys.exit('same: PATH EXPR pairs wanted')
+        raise Usage('PATH EXPR pairs wanted')
     with h5py.File(inp) as f:
         env = {k: f[k][()] for k in f if f[k].ndim == 0 or f[k].size < 1 << 24}
     for path, expr in zip(pairs[0::2], pairs[1::2]):
         want = np.asarray(eval(expr, {'np': np}, env))
         got = h5py.File(out)[path][()]
         if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
-            sys.exit(f'{out}:{path}: not NumPy\'s {expr}')
+            raise Failure(f'{out}:{path}: not NumPy\'s {expr}')
 
 
 def filters(out, path, chunks, want):
     d = h5py.File(out)[path]
     got = ('shuffle+' if d.shuffle else '') + str(d.compression)
     if d.chunks != tuple(int(c) for c in chunks.split(',')) or got != want or d.compression_opts != 1:
-        sys.exit(f'{out}:{path}: chunks {d.chunks}, {got} at {d.compression_opts}, '
-                 f'not {chunks}, {want} at 1')
+        raise Failure(f'{out}:{path}: chunks {d.chunks}, {got} at {d.compression_opts}, '
+                      f'not {chunks}, {want} at 1')
 
 
 def stored(out, path):
     print(h5py.File(out)[path].id.get_storage_size())
 
 
-def main(argv):
-    jobs = {'make': (make, 1), 'reads': (reads, 4), 'same': (same, -4), 'filters': (filters, 4),
-            'stored': (stored, 2)}
-    n = jobs[argv[0]][1] if argv and argv[0] in jobs else 0
-    if not argv or argv[0] not in jobs or (len(argv) - 1 != n if n > 0 else len(argv) - 1 < -n):
-        print(__doc__, file=sys.stderr)
-        return 2
-    jobs[argv[0]][0](*argv[1:])
-    return 0
+def job(fn, n):
+    """FN as a job of N words (at least -N when N is negative)."""
+    def run(words):
+        if len(words) != n if n > 0 else len(words) < -n:
+            raise Usage(f'{"" if n > 0 else "at least "}{abs(n)} words wanted')
+        fn(*words)
+    return run
 
+
+JOBS = {'make': job(make, 1), 'reads': job(reads, 4), 'same': job(same, -4),
+        'filters': job(filters, 4), 'stored': job(stored, 2)}
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    ref.main(JOBS, 'chunks_ref.py')
