@@ -25,8 +25,7 @@ setup_file() {
 loops() {
 	local out=$BATS_FILE_TMPDIR/loops/$1
 	[[ -f $out.out ]] || fail "$1: no report (loopdump --list does not name it?)"
-	[[ -f $out.ok ]] || fail "$(cat "$out.out")"
-	cat "$out.out"
+	[[ -f $out.ok ]] || fail "$(<"$out.out")"
 }
 
 @test "catalogue: names, arity, identities, loops in NumPy's order, aliases" {
