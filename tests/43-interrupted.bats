@@ -133,15 +133,14 @@ child() {
 }
 
 # rank_pids MARK: the process ids of the MPI ranks of the run whose
-# environment holds H5U_MARK=MARK.
+# environment holds H5U_MARK=MARK (one grep reads every environment; a
+# process per /proc entry took a second on a busy machine).
 rank_pids() {
-	local env pid
-	for env in /proc/[0-9]*/environ; do
-		pid=${env#/proc/}
-		pid=${pid%/environ}
-		if tr '\0' '\n' 2>/dev/null <"$env" | grep -qx "H5U_MARK=$1" &&
-			tr '\0' '\n' 2>/dev/null <"$env" | grep -q "^OMPI_COMM_WORLD_RANK="; then
-			echo "$pid"
+	local env
+	for env in $(grep -lzx "H5U_MARK=$1" /proc/[0-9]*/environ 2>/dev/null); do
+		if grep -qz '^OMPI_COMM_WORLD_RANK=' "$env" 2>/dev/null; then
+			env=${env#/proc/}
+			echo "${env%/environ}"
 		fi
 	done
 }
