@@ -22,6 +22,9 @@ PREFIX ?= /usr/local
 OPT    ?= -O3
 CFLAGS ?= $(OPT) -g
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
+# include/: the modules' public headers.  A header that only its module's
+# own files read (planner.h, loops.h, reader.h, h5io_internal.h, ...) sits
+# beside them in src/, where #include "..." finds it first; -MMD tracks both.
 CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
 # -ludunits2: UDUNITS-2, for units (src/units.c)

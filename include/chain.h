@@ -57,5 +57,8 @@ int chain_finish(struct chain *c, struct err *e);
 /* Bytes a chain of S holds on each of NRANKS ranks whatever its boxes:
  * its piece buffers and the partial results it may hold for rank 0. */
 int64_t chain_fixed_bytes(const struct plan_step *s, int nranks);
+/* The part of it that is a second piece, the head of one a rank's share
+ * begins inside (several ranks; 0 when none). */
+int64_t chain_head_bytes(const struct plan_step *s, int nranks);
 
 #endif

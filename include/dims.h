@@ -20,6 +20,15 @@
 #include "err.h"
 #include "shape.h"
 
+/* The segments of a reduceat along an axis (dims_reduceat), for the
+ * coordinate its result gets: segment k starts at element AT[k] of the
+ * reduceat's input, which is element FIRST[k] of the axis's scale, and
+ * covers the scale's elements LO[k] to HI[k] (in the scale's order: the
+ * cells whose bounds bound it). */
+struct dims_segments {
+	const int64_t *at, *first, *lo, *hi;
+};
+
 struct dims {
 	int ndim;
 	const char *name[H5U_MAXDIM];    /* the dimension's name */
@@ -27,7 +36,9 @@ struct dims {
 	const char *scale[H5U_MAXDIM];   /* ... and its path there; NULL when the axis has
 					    none (a --keepdims axis of length one) */
 	int64_t start[H5U_MAXDIM];       /* the axis is elements START + STEP * j of the */
-	int64_t step[H5U_MAXDIM];        /* scale (0 and 1: the scale as it is) */
+	int64_t step[H5U_MAXDIM];        /* scale (0 and 1: the scale as it is) ... */
+	const struct dims_segments *seg[H5U_MAXDIM];   /* ... or, where not NULL, segments
+							  START + STEP * j of a reduceat */
 };
 
 /* The names of dataset D's axes (SHAPE) in FILE (its name as opened), or
@@ -46,6 +57,13 @@ struct dims *dims_select(const struct dims *x, const bool *dropped, const int64_
  * each reduced axis too (length one: its name, without a scale).  NULL for
  * NULL. */
 struct dims *dims_reduce(const struct dims *x, const bool *reduced, bool keepdims, struct arena *a);
+
+/* After a reduceat along AXIS whose N segments start at STARTS (checked,
+ * NumPy's rule: where one does not precede the next, the segment is its
+ * first element alone; the last runs to EXTENT): the axis keeps its name,
+ * its elements the segments (dims_segments).  NULL for NULL. */
+struct dims *dims_reduceat(const struct dims *x, int axis, const int64_t *starts, int64_t n,
+			   int64_t extent, struct arena *a);
 
 /* The axis named NAME, or -1. */
 int dims_axis(const struct dims *x, const char *name);
@@ -75,7 +93,11 @@ char *dims_format(const struct dims *x, char *buf, size_t len);
  * PATH's group): a copy of the scale sliced as the axis is, with its
  * attributes and its CF bounds variables (or without the attribute that
  * names them when they cannot be copied); for an axis without a scale, a
- * netCDF-4 dimension without a variable.  An axis whose name in PATH's
+ * netCDF-4 dimension without a variable.  A reduceat's axis (seg) takes
+ * its scale's elements at the segments' starts, and for bounds the hull
+ * of its segment's cells (the lower bound of the first cell in the
+ * scale's order, the upper of the last); an axis with no variable to take
+ * them from takes the segment starts themselves (int64).  An axis whose name in PATH's
  * group holds something else stays unnamed.  Not collective: one
  * process, with F open for it alone. */
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,

@@ -3,7 +3,7 @@
  * Pure arithmetic, no MPI: every rank can compute every rank's share, so
  * all ranks agree on how many collective calls a stage makes without
  * talking.  Every pass is cut into boxes: an elementwise pass's index
- * space, a tree reduction's space of pieces (dist_layout_make/_units), and
+ * space, a tree reduction's space of pieces (dist_layout_make), and
  * a scan's or a sequential reduction's array, as boxes across the axes it
  * keeps, each streamed along the axes it folds (dist_stream_make).
  */
@@ -19,6 +19,40 @@
 /* Bytes of the widest array at which blocks stop growing: larger ones only
  * cost page faults. */
 #define DIST_BLOCK_BYTES ((int64_t)4 << 20)
+
+/* ---- the budget: what a pass holds ----------------------------------------
+ *
+ * A pass lists the buffers it holds once, and both the sizing of its boxes
+ * and their allocation read that list: each buffer is held whole (FIXED
+ * bytes) or grows with the box, by its elements (PER_ELEM bytes each: the
+ * buffers of whole boxes) or by a tile's (PER_TILE each: the buffers a pass
+ * fills a tile at a time, TILE elements, or one line when a line is longer,
+ * never more than the box).  dist_cost_hold adds a buffer to the sum; the
+ * layout keeps the sum it was sized by, dist_held_elems says how many
+ * elements a buffer holds under it, and dist_layout_bytes what the pass
+ * holds in all, which is never more than MEMORY, the budget.
+ *
+ * Beside the buffers: PER_ACROSS is a stream's (dist_stream_make) cost of
+ * each element across (the value it carries); no array of a box (WIDEST
+ * bytes an element) reaches 2 GiB in one I/O call; TARGET is the bytes of
+ * the widest array a box stops growing at (0: about 1 MiB on one rank, 4
+ * MiB on several).  UNIT > 0: the space's elements are units of UNIT
+ * elements each, such as a reduction's pieces: a box holds at least one
+ * unit, not 64, boxes stop growing at about 4 MiB, and shares are even
+ * when within 25% or 4096 elements' worth of units.  TWIN: the bytes of
+ * FIXED a rank holds for a second unit (a piece where its share may begin
+ * inside one), which a budget too small names apart.
+ */
+struct dist_cost {
+	int64_t memory, fixed, per_elem, per_tile, tile, per_across, widest, target, unit, twin;
+};
+
+/* How a buffer grows with the box. */
+enum dist_hold { DIST_FIXED, DIST_PER_ELEM, DIST_PER_TILE };
+
+/* Add a buffer of BYTES (DIST_FIXED) or BYTES an element (of a box, of a
+ * tile) to C. */
+void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes);
 
 /* ---- boxes: an n-d index space cut over as many axes as needed ----------
  *
@@ -50,39 +84,29 @@ struct dist_layout {
 	int64_t nboxes;            /* boxes every rank steps through (the most any rank has) */
 	int64_t total_boxes;       /* boxes of all ranks */
 	int ranks_with_work;
+	struct dist_cost cost;     /* the budget the boxes were sized by */
 };
 
-/* What a pass's box costs, in bytes: MEMORY is the budget, FIXED what is
- * held whatever the box, PER_ELEM what each element of a box costs (the
- * buffers of whole boxes) and PER_TILE each element of a tile (the buffers
- * a pass fills a tile at a time: TILE elements, or one line when a line is
- * longer, never more than the box).  No array of a box (WIDEST bytes an
- * element) reaches 2 GiB in one I/O call.  TARGET: bytes of the widest
- * array a box stops growing at (0: about 1 MiB on one rank, 4 MiB on
- * several). */
-struct dist_cost {
-	int64_t memory, fixed, per_elem, per_tile, tile, widest, target;
-};
+/* Lines of a tile of L (its cost's TILE elements, or one line when a line
+ * is longer, never more than a box). */
+int64_t dist_tile_lines(const struct dist_layout *l);
+/* Elements of a buffer held HOW in a pass over L: 1 (DIST_FIXED: its bytes
+ * are the buffer's), a box's most, or a tile's. */
+int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how);
+/* Bytes a pass over L holds: every buffer of its cost at its size; at most
+ * the cost's memory. */
+int64_t dist_layout_bytes(const struct dist_layout *l);
 
-/* Lay out the space of NDIM extents DIM (an elementwise pass's) for
- * NRANKS ranks within the budget C; boxes stop growing at C's target, or
- * one chunk's run of lines when they follow the chunks.  The split axis is at most MAX_AXIS
- * (0 when something needs whole rows).  Errors (EXIT_USAGE, at WHERE) when
- * the budget does not hold a box of min(64, all) elements, or one line
- * when MAX_AXIS forces lines wider than that.  CHUNK (NULL: none) is the
- * chunk shape the boxes follow when they can. */
+/* Lay out the space of NDIM extents DIM (an elementwise pass's, or a space
+ * of units) for NRANKS ranks within the budget C; boxes stop growing at C's
+ * target, or one chunk's run of lines when they follow the chunks.  The
+ * split axis is at most MAX_AXIS (0 when something needs whole rows).
+ * Errors (EXIT_USAGE, at WHERE) when the budget does not hold a box of
+ * min(64, all) elements (one unit), or one line when MAX_AXIS forces
+ * lines wider than that.  CHUNK (NULL: none) is the chunk shape (in units)
+ * the boxes follow when they can. */
 int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
 		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l);
-
-/* The same for a space of NDIM extents DIM whose elements are units of
- * UNIT elements each, PER_UNIT bytes (WIDEST bytes of the widest array),
- * such as a reduction's fixed pieces: a box holds at least one unit, not
- * 64, boxes stop growing at about 4 MiB, and shares are even when within
- * 25% or 4096 elements' worth of units.  CHUNK (NULL: none) is a chunk
- * grid in units that the boxes follow when they can. */
-int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit, int64_t memory,
-		      int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
-		      const char *where, struct err *e, struct dist_layout *l);
 
 /* Rank RANK's walk through its boxes: dist_walk_start, then dist_walk_next
  * L->nboxes times; past the rank's end (or a rank with no lines) the box is
@@ -144,19 +168,18 @@ enum dist_stream_how {
 };
 
 /* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes
- * ALONG marks, for NRANKS ranks within MEMORY bytes: an array box element
- * costs PER_ELEM bytes, an across element PER_ACROSS (the carried value;
- * shared, twice: what the reduction between ranks receives beside), no
- * array of a box (WIDEST bytes an element) reaches 2 GiB in one I/O call
- * and boxes stop growing at about 4 MiB of it.  Boxes are as long along as
- * the space across allows (and a chunk's extent along at least: see
- * DIST_CHUNK_BOXES), then as wide across as the budget allows.  Errors (EXIT_USAGE, at WHERE)
- * when MEMORY does not hold a box of min(64, all) elements (or one
- * last-axis run). */
+ * ALONG marks, for NRANKS ranks within C's memory: an array box element
+ * costs C's PER_ELEM bytes, an across element its PER_ACROSS (the carried
+ * value; shared, twice: what the reduction between ranks receives
+ * beside), no array of a box (WIDEST bytes an element) reaches 2 GiB in
+ * one I/O call and boxes stop growing at about 4 MiB of it.  Boxes are as
+ * long along as the space across allows (and a chunk's extent along at
+ * least: see DIST_CHUNK_BOXES), then as wide across as the budget allows.
+ * Errors (EXIT_USAGE, at WHERE) when the memory does not hold a box of
+ * min(64, all) elements (or one last-axis run). */
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
-		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
-		     unsigned how, int nranks, const char *where, struct err *e,
-		     struct dist_stream *s);
+		     const struct dist_cost *c, unsigned how, int nranks, const char *where,
+		     struct err *e, struct dist_stream *s);
 
 /* Rank RANK's walks: through the boxes across (S->across.nboxes of them),
  * and for each, through the boxes along (S->along.nboxes); past the end

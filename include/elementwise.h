@@ -8,8 +8,10 @@
  * broadcast are read whole, once, while they take at most an eighth of the
  * budget; the others box by box.  Reductions fused into the step (reduce.h's
  * reducers) are fed each box, which then holds whole rows.
- * elementwise_layout() and elementwise_run() count the same buffers: the one
- * decides the box size that the other allocates.
+ * elementwise_layout() and elementwise_run() read one list of the buffers a
+ * run holds: the one sums it into the budget the boxes are sized by
+ * (dist.h), the other allocates it, each buffer at the size the layout
+ * says, and asserts that it holds no more than the boxes were sized by.
  */
 #ifndef H5UFUNC_ELEMENTWISE_H
 #define H5UFUNC_ELEMENTWISE_H

@@ -1,9 +1,10 @@
 /* gemm.h - the block products of a contraction (contract.h): one cell of
  * results from one piece of its operands, and the sums of partial results.
  *
- * A cell's operands are packed contiguous, in the packing dtype: A as rows
- * x depth, B as depth x cols, each transposed when its plan says so (a
- * BLAS product reads either way).  float32, float64, complex64 and
+ * A cell's operands are matrices in the packing dtype: A rows x depth, B
+ * depth x cols, each transposed when its plan says so (a BLAS product
+ * reads either way), row-major with a leading dimension: packed
+ * contiguous, or read in place where an operand's slab is stored so.  float32, float64, complex64 and
  * complex128 cells large enough to pay for a call go to OpenBLAS's gemm
  * (serial, through CBLAS); the others, and bool, the integers (NumPy's
  * wrap-around) and float16 (packed as float32, summed in float32 and
@@ -35,9 +36,12 @@ void gemm_plan_make(enum dtype t, int64_t gn, int64_t gm, int64_t gk, bool a_tra
 		    struct gemm_plan *p);
 
 /* C = A B, or C += A B when ACCUMULATE, for a cell of ROWS x COLS results
- * over DEPTH (A, B packed as P says; C rows x cols, row-major). */
+ * over DEPTH: A and B laid out as P says, LDA and LDB elements from one of
+ * their rows to the next (at least their rows' length: depth, or rows when
+ * A is transposed; cols, or depth when B is); C rows x cols, row-major.
+ * The result's bits do not depend on LDA and LDB. */
 void gemm_cell(const struct gemm_plan *p, int64_t rows, int64_t cols, int64_t depth,
-	       const char *a, const char *b, char *c, bool accumulate);
+	       const char *a, int64_t lda, const char *b, int64_t ldb, char *c, bool accumulate);
 
 /* LEFT[i] += RIGHT[i] for N results in the packing dtype PACK (bool: or). */
 void gemm_add(enum dtype pack, char *left, const char *right, int64_t n);

@@ -39,6 +39,14 @@ hid_t h5io_create(const char *path, bool private, const char *where, struct err 
  * ranks: under MPI each rank has its own, and data moves in and out of it
  * independently. */
 hid_t h5io_create_memory(const char *where, struct err *e);
+/* Open PATH for writing by this process alone, through HDF5's default
+ * driver, for calls that are not collective (rank 0 describing datasets
+ * once the run's files are closed).  Not collective.  A negative id when
+ * it cannot; nothing is recorded. */
+hid_t h5io_open_alone(const char *path);
+/* Write out what this process holds of FILE, so that other ranks read it
+ * after a barrier. */
+void h5io_flush(hid_t file);
 /* Close a file; F < 0 is fine. */
 void h5io_close(hid_t f);
 /* Close each of the N ids of IDS that is open (>= 0), whatever it is (a
@@ -58,6 +66,9 @@ enum h5io_object h5io_probe(hid_t file, const char *path);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
+/* Open dataset PATH of FILE as it is, its type and shape unasked; a
+ * negative id when it cannot, nothing recorded. */
+hid_t h5io_dataset_open_quiet(hid_t file, const char *path);
 /* Create dataset PATH (parent groups too, h5io_parents) of DT and SHAPE,
  * contiguous, or chunked by CHUNK (NCHUNK == SHAPE's rank) and compressed
  * as COMPRESSION says (NULL or not on: no filter).  FILL (one element of

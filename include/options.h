@@ -1,8 +1,8 @@
 /* options.h - the step options (dtype, casting, initial, ...) as one table,
  * expanded from options.def.
  *
- * Every place that lists options reads it: the recipe reader (recipe.c:
- * keys and the verbs that take them), the planner's check of options under
+ * Every place that lists options reads it: the recipe reader (recipe.c
+ * and recipe_opts.c: keys and the verbs that take them), the planner's check of options under
  * defaults: (plan.c), the one-liners' flags (cmd_call.c) and their help
  * (main.c).  It holds no state.
  */

@@ -9,6 +9,9 @@
  * it skips, so every layout of reduce.c, every rank count and every
  * --memory folds the same values.  The masks travel with the blocks: none
  * of this depends on how a block is cut.
+ *
+ * Not here: numpy.ma's masked mode, which tests missing values rather
+ * than reading a where= operand (masked.h).
  */
 #ifndef H5UFUNC_WHERE_H
 #define H5UFUNC_WHERE_H
@@ -16,10 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
 #include "err.h"
-#include "h5io.h"
-#include "plan.h"
-#include "ufunc.h"
+#include "shape.h"
+
+struct array;
 
 /* The default fill value of dtype T (include/fill.def) into OUT. */
 void where_default_fill(enum dtype t, void *out);
@@ -48,21 +52,5 @@ int64_t where_mask_element_bytes(const struct array *w);
 const uint8_t *where_mask_read(struct where_mask *m, const struct shape *target,
 			       const int64_t *start, const int64_t *count, const char *where,
 			       struct err *e);
-
-/* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
- * identity; for maximum-like and minimum-like ufuncs, the lowest or
- * highest value of the dtype (-inf, inf for floats); for the others
- * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
- * -1: none of these, so masked elements are skipped (plan_step.skip_fold). */
-int where_masked_skip(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
-/* Masked mode of a reduce or accumulate step S, on N elements of its input
- * just read: VALID = which are valid (cf_valid; STORED: them in the input's dtype),
- * and the others of DATA (in T) made S's MASK_SKIP. */
-void where_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
-			char *data, uint8_t *valid);
-/* ... and on N of its results (DATA, in T): the output's fill value where
- * VALID is 0, counted as masked (report.h). */
-void where_mask_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
-			const uint8_t *valid);
 
 #endif

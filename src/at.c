@@ -11,6 +11,7 @@
 
 #include "at.h"
 #include "comm.h"
+#include "indexed.h"
 #include "stage.h"
 
 #define EXCHANGE_LIMIT ((int64_t)1 << 30)   /* bytes a round may bring one rank (MPI's int counts) */
@@ -76,6 +77,7 @@ struct at_state {
 	char *send, *recv;
 	int64_t *counts, *sent, *got;
 	int64_t bad, bad_axis;   /* an index found out of range (bad_axis < 0: none) */
+	struct indexed_buffers buffers;   /* all of the above that are allocated */
 	_Alignas(16) unsigned char literal[16];   /* b as a number, in the loop's dtype */
 };
 
@@ -286,6 +288,7 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 static void state_new(struct plan_step *s, struct at_state *st)
 {
 	const struct at_plan *a = s->at;
+	struct indexed_buffers *bufs = &st->buffers;
 	memset(st, 0, sizeof *st);
 	st->s = s;
 	st->a = a;
@@ -296,26 +299,26 @@ static void state_new(struct plan_step *s, struct at_state *st)
 		memcpy(st->literal, s->ops[0].lit[1], sizeof st->literal);
 	size_t tbox = (size_t)(a->target.lines_per_box * a->target.line);
 	size_t ubox = (size_t)(a->updates.lines_per_box * a->updates.line), n = ubox ? ubox : 1;
-	st->target = stage_alloc((tbox ? tbox : 1) * (size_t)dtype_size(s->in[0]->dtype));
-	st->lo = stage_alloc(sizeof *st->lo * (size_t)st->nranks);
-	st->hi = stage_alloc(sizeof *st->hi * (size_t)st->nranks);
+	st->target = indexed_alloc(bufs, (tbox ? tbox : 1) * (size_t)dtype_size(s->in[0]->dtype));
+	st->lo = indexed_alloc(bufs, sizeof *st->lo * (size_t)st->nranks);
+	st->hi = indexed_alloc(bufs, sizeof *st->hi * (size_t)st->nranks);
 	for (int k = 0; k < a->nidx; k++) {
-		st->idx[k] = stage_alloc(n * sizeof *st->idx[k]);
+		st->idx[k] = indexed_alloc(bufs, n * sizeof *st->idx[k]);
 		indices_scratch_new(&a->idx[k], (int64_t)n, &st->scratch[k]);
 	}
 	if (!a->literal_b) {
 		const struct array *b = s->in[1];
 		size_t vs = (size_t)dtype_size(s->loop->types[1]);
-		st->braw = b->dtype != s->loop->types[1] ? stage_alloc(n * (size_t)dtype_size(b->dtype)) : NULL;
-		st->bown = stage_alloc(n * vs);
-		st->b = stage_alloc(n * vs);
+		st->braw = indexed_alloc(bufs, b->dtype != s->loop->types[1] ? n * (size_t)dtype_size(b->dtype) : 0);
+		st->bown = indexed_alloc(bufs, n * vs);
+		st->b = indexed_alloc(bufs, n * vs);
 	}
-	st->flat = stage_alloc(n * sizeof *st->flat);
-	st->owner = stage_alloc(n * sizeof *st->owner);
+	st->flat = indexed_alloc(bufs, n * sizeof *st->flat);
+	st->owner = indexed_alloc(bufs, n * sizeof *st->owner);
 	if (st->nranks > 1) {
-		st->send = stage_alloc(n * (size_t)st->entry);
-		st->recv = stage_alloc(n * (size_t)st->nranks * (size_t)st->entry);
-		st->counts = stage_alloc(sizeof *st->counts * 3 * (size_t)st->nranks);
+		st->send = indexed_alloc(bufs, n * (size_t)st->entry);
+		st->recv = indexed_alloc(bufs, n * (size_t)st->nranks * (size_t)st->entry);
+		st->counts = indexed_alloc(bufs, sizeof *st->counts * 3 * (size_t)st->nranks);
 		st->sent = st->counts + st->nranks;
 		st->got = st->sent + st->nranks;
 	}
@@ -323,21 +326,9 @@ static void state_new(struct plan_step *s, struct at_state *st)
 
 static void state_free(struct at_state *st)
 {
-	free(st->target);
-	free(st->lo);
-	free(st->hi);
-	for (int k = 0; k < st->a->nidx; k++) {
-		free(st->idx[k]);
+	for (int k = 0; k < st->a->nidx; k++)
 		indices_scratch_free(&st->scratch[k]);
-	}
-	free(st->braw);
-	free(st->bown);
-	free(st->b);
-	free(st->flat);
-	free(st->owner);
-	free(st->send);
-	free(st->recv);
-	free(st->counts);
+	indexed_free(&st->buffers);
 }
 
 /* Index datasets that an earlier step of the run wrote were not there to

@@ -554,16 +554,27 @@ static size_t slot_bytes(const struct plan_step *s)
 	return (size_t)dtype_size(ufunc_partial_loop(s->uf, s->loop)->types[0]) + (s->masked ? 1 : 0);
 }
 
-int64_t chain_fixed_bytes(const struct plan_step *s, int nranks)
+/* Bytes of a piece of S, its scratch included. */
+static int64_t piece_bytes(const struct plan_step *s)
 {
 	const struct ufunc_loop *p = ufunc_partial_loop(s->uf, s->loop);
 	int64_t n = piece_elems(s), piece = n * (dtype_size(s->loop->types[1]) + (s->masked ? 1 : 0));
 	if (p != s->loop)
 		piece += n * dtype_size(p->types[1]);   /* the scratch */
+	return piece;
+}
+
+int64_t chain_head_bytes(const struct plan_step *s, int nranks)
+{
+	return needs_head(s, nranks) ? piece_bytes(s) : 0;
+}
+
+int64_t chain_fixed_bytes(const struct plan_step *s, int nranks)
+{
 	int64_t slot = (int64_t)slot_bytes(s);
 	/* the cut piece, the head (a share after the first begins anywhere), the
 	 * partials held; rank 0's finished groups */
-	return (needs_head(s, nranks) ? 2 : 1) * piece +
+	return piece_bytes(s) + chain_head_bytes(s, nranks) +
 	       (held_most(s, nranks) + 4 + 2 * (int64_t)nranks) * slot;
 }
 

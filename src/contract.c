@@ -5,9 +5,11 @@
  * result cells in flight, the partial sums (cell_tree_buffers of them,
  * one more on a shared run for what rank 0 receives), the result box in
  * the loop's dtype and, when the output's differs, cast; each operand's
- * hyperslab of the box for one step of pieces, as stored; and one
- * piece of one loop index of each, packed (gemm.h).  Loops never
- * allocate: everything is allocated before the first box.
+ * hyperslab of the box for one step of pieces, as stored; and, for one
+ * loop index and one piece, a cell of A and the box's cells of B, packed
+ * as the block products read them (gemm.h) where the slab does not
+ * already hold them so.  Loops never allocate: everything is allocated
+ * before the first box.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,9 @@
 
 #define IO_LIMIT ((int64_t)1 << 31)   /* bytes no I/O call reaches */
 #define SMALL_CELLS 4096              /* elements of results too few to share out */
+#ifndef SUMS_CACHE
+#define SUMS_CACHE ((int64_t)2 << 20)   /* bytes of a box's partial sum that stay in cache */
+#endif
 #define FULL_STEP_GAIN 1.25           /* a box that reads its operands' whole rows may
 					 read this much more in all */
 
@@ -96,7 +101,7 @@ struct box_bytes {
 	int64_t sums;        /* one partial sum of the box's cells */
 	int64_t result;      /* the result box in the loop's dtype, and cast */
 	int64_t a, b;        /* the operands' hyperslabs of a step, as stored */
-	int64_t apack, bpack;   /* one piece of one loop index of each, packed */
+	int64_t apack, bpack;   /* one cell of A's piece and the box's cells of B's, packed */
 };
 
 /* Bytes an element of the result box costs beyond the loop's dtype: the
@@ -127,8 +132,21 @@ static void bytes_of(const struct plan_step *s, const struct box *b, int64_t ste
 	m->result = b->batch * b->nr * b->nc * (t + epilogue_bytes(s));
 	m->a = operand_slab(&c->a, b, 0, nk, start, count) * dtype_size(s->in[0]->dtype);
 	m->b = operand_slab(&c->b, b, 0, nk, start, count) * dtype_size(s->in[1]->dtype);
-	m->apack = b->ni * g->gn * g->gk * psize;
+	m->apack = g->gn * g->gk * psize;
 	m->bpack = b->nj * g->gk * g->gm * psize;
+}
+
+/* The bytes of a box of LINES lines along AXIS (whole along the axes
+ * after it) that reads STEP pieces at once. */
+static void line_box(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
+		     int64_t step, struct box_bytes *m)
+{
+	int64_t start[H5U_MAXDIM + 2] = {0}, count[H5U_MAXDIM + 2];
+	for (int i = 0; i < c->boxes.ndim; i++)
+		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
+	struct box b;
+	box_of(c, start, count, &b);
+	bytes_of(s, &b, step, m);
 }
 
 /* The bytes a box of LINES lines along AXIS holds, reading STEP pieces
@@ -136,15 +154,8 @@ static void bytes_of(const struct plan_step *s, const struct box *b, int64_t ste
 static int64_t box_total(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
 			 int64_t step, int64_t memory)
 {
-	int64_t start[H5U_MAXDIM + 2], count[H5U_MAXDIM + 2];
-	for (int i = 0; i < c->boxes.ndim; i++) {
-		start[i] = 0;
-		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
-	}
-	struct box b;
 	struct box_bytes m;
-	box_of(c, start, count, &b);
-	bytes_of(s, &b, step, &m);
+	line_box(s, c, axis, lines, step, &m);
 	int64_t total = m.sums * (c->buffers + c->shared) + m.result + m.a + m.b + m.apack + m.bpack;
 	return m.a < IO_LIMIT && m.b < IO_LIMIT && m.result < IO_LIMIT ? total : memory + 1;
 }
@@ -160,14 +171,25 @@ static bool box_fits(const struct plan_step *s, const struct contract *c, int ax
 static double run_reads(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
 			int64_t most)
 {
-	int64_t start[H5U_MAXDIM + 2] = {0}, count[H5U_MAXDIM + 2];
-	for (int i = 0; i < c->boxes.ndim; i++)
-		count[i] = i < axis ? 1 : i == axis ? lines : c->boxes.dim[i];
-	struct box b;
 	struct box_bytes m;
-	box_of(c, start, count, &b);
-	bytes_of(s, &b, c->grid.pieces > 0 ? c->grid.pieces : 1, &m);
+	line_box(s, c, axis, lines, c->grid.pieces > 0 ? c->grid.pieces : 1, &m);
 	return (double)((most + lines - 1) / (lines > 0 ? lines : 1)) * (double)(m.a + m.b);
+}
+
+/* LINES lines along AXIS a box, or fewer where one partial sum of the box
+ * would pass SUMS_CACHE bytes and a rank's run of MOST lines reads at most
+ * FULL_STEP_GAIN times as much in the smaller boxes: every piece adds into
+ * all of a box's sums, which then stay in cache. */
+static int64_t cached_lines(const struct plan_step *s, const struct contract *c, int axis,
+			    int64_t lines, int64_t most)
+{
+	struct box_bytes m;
+	line_box(s, c, axis, 1, 1, &m);
+	int64_t fit = m.sums > 0 ? SUMS_CACHE / m.sums : lines;
+	fit = fit > 1 ? fit : 1;
+	if (fit >= lines || run_reads(s, c, axis, fit, most) > FULL_STEP_GAIN * run_reads(s, c, axis, lines, most))
+		return lines;
+	return fit;
 }
 
 /* The largest N in [LO, HI] for which a box fits MEMORY: of N lines
@@ -293,7 +315,7 @@ static int layout_try(const struct plan_step *s, struct contract *c, bool shared
 	int64_t one = largest(s, c, axis, true, 0, 1, 0, most, memory);
 	int64_t full = largest(s, c, axis, true, 0, run, 0, most, memory);
 	if (full > 0 && run_reads(s, c, axis, full, most) <= FULL_STEP_GAIN * run_reads(s, c, axis, one, most)) {
-		l->lines_per_box = full;
+		l->lines_per_box = cached_lines(s, c, axis, full, most);
 		c->step = run;
 	} else {
 		l->lines_per_box = one > 0 ? one : 1;
@@ -506,27 +528,47 @@ static ptrdiff_t loop_offset(const struct contract_axes *axes, const struct slab
 	return off;
 }
 
-/* Pack cell CELL (rows, or columns for B, from FIRST, LEN of them) of
- * slab X over DEPTH elements from KOFF, into DST: (len, depth) row-major,
- * or (depth, len) when TRANS. */
-static void pack_cell(const struct run *R, int k, const struct slab *x, ptrdiff_t off, int64_t first,
-		      int64_t len, int64_t koff, int64_t depth, bool trans, char *dst)
+/* A cell's operand as gemm_cell takes it: row-major, LD elements from
+ * one row to the next. */
+struct cell_matrix {
+	const char *data;
+	int64_t ld;
+};
+
+/* Operand K's cell (rows of A, or columns of B: LEN of them from FIRST)
+ * over DEPTH elements from KOFF of slab X, laid out as the plan's gemm
+ * takes it: A (len, depth) or, transposed, (depth, len); B the other way
+ * round.  Read in place when the slab holds it so, in the packing dtype
+ * and not to be conjugated; else packed into PACK (when FILL; the same
+ * cell asked again without FILL finds it there). */
+static struct cell_matrix cell_operand(const struct run *R, int k, const struct slab *x, ptrdiff_t off,
+				       int64_t first, int64_t len, int64_t koff, int64_t depth,
+				       char *pack, bool fill)
 {
-	enum dtype from = R->s->in[k]->dtype, to = R->c->gemm.pack;
+	const struct contract *c = R->c;
+	enum dtype from = R->s->in[k]->dtype, to = c->gemm.pack;
+	bool conj = k == 0 && c->conj;
 	char *src = x->data + off + koff * x->stride[x->depth];
-	ptrdiff_t srow = 0, sst[2], dst_st[2];
+	ptrdiff_t srow = 0, psize = R->psize;
 	if (x->row >= 0) {
 		srow = x->stride[x->row];
 		src += first * srow;
 	}
 	/* B is (depth, columns): its natural order is the transpose of A's */
-	bool rows_outer = k == 0 ? !trans : trans;
+	bool rows_outer = k == 0 ? !c->gemm.a_trans : c->gemm.b_trans;
 	int64_t dims[2] = { rows_outer ? len : depth, rows_outer ? depth : len };
-	sst[0] = rows_outer ? srow : x->stride[x->depth];
-	sst[1] = rows_outer ? x->stride[x->depth] : srow;
-	dst_st[0] = dims[1] * R->psize;
-	dst_st[1] = R->psize;
-	iter_cast(from, src, sst, to, dst, dst_st, 2, dims);
+	ptrdiff_t sst[2] = { rows_outer ? srow : x->stride[x->depth], rows_outer ? x->stride[x->depth] : srow };
+	bool inner = dims[1] <= 1 || sst[1] == psize;
+	bool outer = dims[0] <= 1 || (sst[0] % psize == 0 && sst[0] / psize >= dims[1]);
+	if (from == to && !conj && inner && outer)
+		return (struct cell_matrix){ src, dims[0] > 1 ? sst[0] / psize : dims[1] > 1 ? dims[1] : 1 };
+	if (fill) {
+		ptrdiff_t dst_st[2] = { dims[1] * psize, psize };
+		iter_cast(from, src, sst, to, pack, dst_st, 2, dims);
+		if (conj)
+			gemm_conjugate(to, pack, len * depth);
+	}
+	return (struct cell_matrix){ pack, dims[1] > 1 ? dims[1] : 1 };
 }
 
 /* The extent of cell INDEX of SIZE along EXTENT (the last one shorter). */
@@ -538,7 +580,8 @@ static int64_t cell_extent(int64_t extent, int64_t size, int64_t index)
 }
 
 /* The cells of loop index BI of the box, over piece P (KOFF into the
- * step's slabs): packed, then multiplied into the partial sums SUM. */
+ * step's slabs), multiplied into the partial sums SUM: B's cells packed
+ * first where they must be, then each row of cells with its cell of A. */
 static void piece_products(struct run *R, const int64_t *bi, int64_t bflat, int64_t p, int64_t koff,
 			   char *sum, bool accumulate)
 {
@@ -547,23 +590,22 @@ static void piece_products(struct run *R, const int64_t *bi, int64_t bflat, int6
 	const struct box *b = &R->box;
 	int64_t depth = cell_extent(g->k, g->gk, p);
 	ptrdiff_t aoff = loop_offset(&c->a, &R->a, bi), boff = loop_offset(&c->b, &R->b, bi);
-	int64_t apiece = g->gn * g->gk * R->psize, bpiece = g->gk * g->gm * R->psize;
+	int64_t bpiece = g->gk * g->gm * R->psize;
+	for (int64_t j = 0; j < b->nj; j++)
+		cell_operand(R, 1, &R->b, boff, (b->j0 + j) * g->gm - b->c0, cell_extent(g->m, g->gm, b->j0 + j),
+			     koff, depth, R->bpack + j * bpiece, true);
+	char *cell = sum + bflat * b->ni * b->nj * R->slot * R->psize;
 	for (int64_t i = 0; i < b->ni; i++) {
 		int64_t rows = cell_extent(g->n, g->gn, b->i0 + i);
-		pack_cell(R, 0, &R->a, aoff, (b->i0 + i) * g->gn - b->r0, rows, koff, depth,
-			  c->gemm.a_trans, R->apack + i * apiece);
-		if (c->conj)
-			gemm_conjugate(c->gemm.pack, R->apack + i * apiece, rows * depth);
+		struct cell_matrix am = cell_operand(R, 0, &R->a, aoff, (b->i0 + i) * g->gn - b->r0, rows,
+						     koff, depth, R->apack, true);
+		for (int64_t j = 0; j < b->nj; j++, cell += R->slot * R->psize) {
+			int64_t cols = cell_extent(g->m, g->gm, b->j0 + j);
+			struct cell_matrix bm = cell_operand(R, 1, &R->b, boff, (b->j0 + j) * g->gm - b->c0,
+							     cols, koff, depth, R->bpack + j * bpiece, false);
+			gemm_cell(&c->gemm, rows, cols, depth, am.data, am.ld, bm.data, bm.ld, cell, accumulate);
+		}
 	}
-	for (int64_t j = 0; j < b->nj; j++)
-		pack_cell(R, 1, &R->b, boff, (b->j0 + j) * g->gm - b->c0, cell_extent(g->m, g->gm, b->j0 + j),
-			  koff, depth, c->gemm.b_trans, R->bpack + j * bpiece);
-	char *cell = sum + bflat * b->ni * b->nj * R->slot * R->psize;
-	for (int64_t i = 0; i < b->ni; i++)
-		for (int64_t j = 0; j < b->nj; j++, cell += R->slot * R->psize)
-			gemm_cell(&c->gemm, cell_extent(g->n, g->gn, b->i0 + i),
-				  cell_extent(g->m, g->gm, b->j0 + j), depth, R->apack + i * apiece,
-				  R->bpack + j * bpiece, cell, accumulate);
 }
 
 struct add_ctx {

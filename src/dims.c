@@ -95,6 +95,13 @@ static void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i)
 	y->scale[j] = x->scale[i];
 	y->start[j] = x->start[i];
 	y->step[j] = x->step[i];
+	y->seg[j] = x->seg[i];
+}
+
+/* Does axis I of X have values of its own (a scale, or reduceat's)? */
+static bool has_values(const struct dims *x, int i)
+{
+	return x->scale[i] || x->seg[i];
 }
 
 struct dims *dims_select(const struct dims *x, const bool *dropped, const int64_t *start,
@@ -126,10 +133,55 @@ struct dims *dims_reduce(const struct dims *x, const bool *reduced, bool keepdim
 		dims_copy_axis(y, j, x, i);
 		if (reduced[i]) {
 			y->file[j] = y->scale[j] = NULL;
+			y->seg[j] = NULL;
 			y->start[j] = 0;
 			y->step[j] = 1;
 		}
 	}
+	return y;
+}
+
+/* Element E of X's axis I as the scale's: the first, lowest and highest
+ * of the scale's elements it stands for (one, unless it is a segment). */
+static void scale_elements(const struct dims *x, int i, int64_t e, int64_t *first, int64_t *lo,
+			   int64_t *hi)
+{
+	int64_t k = x->start[i] + x->step[i] * e;
+	const struct dims_segments *g = x->seg[i];
+	*first = g ? g->first[k] : k;
+	*lo = g ? g->lo[k] : k;
+	*hi = g ? g->hi[k] : k;
+}
+
+static int64_t *int64s(struct arena *a, int64_t n)
+{
+	return arena_alloc(a, sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+}
+
+struct dims *dims_reduceat(const struct dims *x, int axis, const int64_t *starts, int64_t n,
+			   int64_t extent, struct arena *a)
+{
+	if (!x)
+		return NULL;
+	struct dims_segments *g = arena_alloc(a, sizeof *g);
+	int64_t *at = int64s(a, n), *first = int64s(a, n), *lo = int64s(a, n), *hi = int64s(a, n);
+	for (int64_t k = 0; k < n; k++) {
+		int64_t end = k + 1 < n ? starts[k + 1] : extent;
+		int64_t last = end > starts[k] + 1 ? end - 1 : starts[k];
+		int64_t f, l0, h0, f1, l1, h1;
+		scale_elements(x, axis, starts[k], &f, &l0, &h0);
+		scale_elements(x, axis, last, &f1, &l1, &h1);
+		at[k] = starts[k];
+		first[k] = f;
+		lo[k] = l0 < l1 ? l0 : l1;   /* a slice with a negative step runs backwards */
+		hi[k] = h0 > h1 ? h0 : h1;
+	}
+	*g = (struct dims_segments){ at, first, lo, hi };
+	struct dims *y = dims_new(a);
+	*y = *x;
+	y->start[axis] = 0;
+	y->step[axis] = 1;
+	y->seg[axis] = g;
 	return y;
 }
 
@@ -161,7 +213,7 @@ int dims_union(int n, const struct dims *const *in, const struct shape *const *s
 					*name = u->name[j];
 					return -1;
 				}
-				if (!u->scale[j] && in[k]->scale[i])
+				if (!has_values(u, j) && has_values(in[k], i))
 					dims_copy_axis(u, j, in[k], i);
 				continue;
 			}
@@ -314,34 +366,81 @@ static enum lookup find_dimension(hid_t f, const char *group, const char *name, 
 	}
 }
 
+/* The rows of a source that a copy takes: row j (j < COUNT) is the
+ * source's row START + STEP * j, or with PICK row PICK[START + STEP * j];
+ * with UPPER too, the last of two columns comes from row UPPER[...] (the
+ * upper bounds of a reduceat's segments). */
+struct rows {
+	int64_t start, step, count;
+	const int64_t *pick, *upper;
+};
+
+/* The source rows [*LO, *HI] that R takes (*HI < *LO: none). */
+static void rows_span(const struct rows *r, int64_t *lo, int64_t *hi)
+{
+	*lo = INT64_MAX;
+	*hi = -1;
+	for (int64_t j = 0; j < r->count; j++) {
+		if (!r->pick && j > 0 && j < r->count - 1)
+			j = r->count - 1;   /* a slice: its ends bound it */
+		int64_t k = r->start + r->step * j, a = r->pick ? r->pick[k] : k;
+		int64_t b = r->upper ? r->upper[k] : a;
+		*lo = a < *lo ? a : *lo;
+		*hi = b > *hi ? b : *hi;
+	}
+}
+
+/* R's rows of the ROW-byte rows of ALL (the source's rows from LO) into
+ * OUT, each a run of elements of ES bytes. */
+static void gather_rows(const struct rows *r, const char *all, int64_t lo, size_t row, size_t es,
+			char *out)
+{
+	for (int64_t j = 0; j < r->count; j++) {
+		int64_t k = r->start + r->step * j;
+		memcpy(out + (size_t)j * row, all + (size_t)(r->pick[k] - lo) * row, row);
+		if (r->upper)
+			memcpy(out + (size_t)j * row + row - es, all + (size_t)(r->upper[k] - lo) * row + row - es, es);
+	}
+}
+
 /* Create dataset PATH of F as a copy of SRC (a dataset of any file): its
- * type, its elements START + STEP * j (j < COUNT) along its first axis and
- * all along the others, and its attributes but own_attribute's.  The
- * copy is contiguous, with netCDF-4's creation properties. */
-static hid_t copy_sliced(hid_t f, const char *path, hid_t src, int64_t start, int64_t step,
-			 int64_t count)
+ * type, the rows R of its first axis and all of the others, and its
+ * attributes but own_attribute's.  A slice is read as one, picked rows
+ * as the span that holds them.  The copy is contiguous, with netCDF-4's
+ * creation properties. */
+static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *r)
 {
 	hid_t ftype = H5Dget_type(src), type = H5Tcopy(ftype);   /* a committed type: a copy */
 	hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT), sspace = H5Dget_space(src);
 	hid_t mspace = -1, tspace = -1, dcpl = -1, d = -1;
 	int n = H5Sget_simple_extent_ndims(sspace);
 	hsize_t dim[H5S_MAX_RANK], st[H5S_MAX_RANK] = { 0 }, stride[H5S_MAX_RANK], cnt[H5S_MAX_RANK];
-	void *buf = NULL;
+	char *buf = NULL, *all = NULL;
+	int64_t lo, hi;
+	rows_span(r, &lo, &hi);
 	if (n < 1 || n > H5S_MAX_RANK || H5Sget_simple_extent_dims(sspace, dim, NULL) < 0)
 		goto out;
-	size_t elements = 1;
+	size_t es = H5Tget_size(mtype), row = es, elements = (size_t)r->count, read;
 	for (int i = 0; i < n; i++) {
-		stride[i] = i ? 1 : (hsize_t)step;
-		cnt[i] = i ? dim[i] : (hsize_t)count;
-		elements *= cnt[i];
+		stride[i] = i || r->pick ? 1 : (hsize_t)r->step;
+		cnt[i] = i ? dim[i] : r->pick ? (hsize_t)(hi >= lo ? hi - lo + 1 : 0) : (hsize_t)r->count;
+		row *= i ? dim[i] : 1;
 	}
-	st[0] = (hsize_t)start;
+	st[0] = (hsize_t)(r->pick ? (hi >= lo ? lo : 0) : r->start);
+	elements *= row / es;
+	read = (size_t)cnt[0] * (row / es);
+	hsize_t tdim[H5S_MAX_RANK];
+	memcpy(tdim, cnt, sizeof tdim);
+	tdim[0] = (hsize_t)r->count;
 	mspace = H5Screate_simple(n, cnt, NULL);
-	tspace = H5Screate_simple(n, cnt, NULL);
-	buf = calloc(elements ? elements : 1, H5Tget_size(mtype));
-	if (!buf || H5Sselect_hyperslab(sspace, H5S_SELECT_SET, st, stride, cnt, NULL) < 0 ||
-	    (elements && H5Dread(src, mtype, mspace, sspace, H5P_DEFAULT, buf) < 0))
+	tspace = H5Screate_simple(n, tdim, NULL);
+	all = calloc(read ? read : 1, es);
+	buf = r->pick ? calloc(elements ? elements : 1, es) : all;
+	if (!all || !buf || H5Sselect_hyperslab(sspace, H5S_SELECT_SET, st, stride, cnt, NULL) < 0 ||
+	    (read && H5Dread(src, mtype, mspace, sspace, H5P_DEFAULT, all) < 0))
 		goto out;
+	if (r->pick)
+		gather_rows(r, all, lo, row, es, buf);
 	dcpl = h5io_dataset_plist();
 	d = H5Dcreate2(f, path, type, tspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	if (d >= 0 && ((elements && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
@@ -350,13 +449,18 @@ static hid_t copy_sliced(hid_t f, const char *path, hid_t src, int64_t start, in
 		H5Ldelete(f, path, H5P_DEFAULT);
 		d = -1;
 	}
-	if (elements && (H5Tdetect_class(mtype, H5T_VLEN) > 0 || H5Tis_variable_str(mtype) > 0))
-		H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, buf);
+	if (read && (H5Tdetect_class(mtype, H5T_VLEN) > 0 || H5Tis_variable_str(mtype) > 0))
+		H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, all);   /* BUF holds ALL's pointers */
 out:
-	free(buf);
+	if (buf != all)
+		free(buf);
+	free(all);
 	h5io_close_ids(7, (hid_t[]){ dcpl, tspace, mspace, sspace, mtype, type, ftype });
 	return d;
 }
+
+/* netCDF-4's NAME of a dimension that has no variable (dimension_only). */
+#define DIMENSION_ONLY "This is a netCDF dimension but not a netCDF variable"
 
 /* A netCDF-4 dimension without a variable, of length LEN, at PATH of F:
  * netCDF-4's own form for it (float, no data, a NAME that says so). */
@@ -368,7 +472,7 @@ static hid_t dimension_only(hid_t f, const char *path, int64_t len)
 	H5Pclose(dcpl);
 	H5Sclose(sp);
 	char name[128];
-	snprintf(name, sizeof name, "This is a netCDF dimension but not a netCDF variable. %10lld",
+	snprintf(name, sizeof name, DIMENSION_ONLY ". %10lld",
 		 (long long)len);
 	if (d >= 0 && H5DSset_scale(d, name) < 0) {
 		H5Dclose(d);
@@ -378,11 +482,21 @@ static hid_t dimension_only(hid_t f, const char *path, int64_t len)
 }
 
 /* Where axis of a new variable comes from: NAME, and the scale SCALE of
- * FILE (NULL: none), its elements START + STEP * j for j < LEN. */
+ * FILE (NULL: none), its elements START + STEP * j for j < LEN, or (SEG)
+ * a reduceat's segments START + STEP * j. */
 struct axis_source {
 	const char *name, *file, *scale;
 	int64_t start, step, len;
+	const struct dims_segments *seg;
 };
+
+/* The rows of A's scale its coordinate takes (BOUNDS: of its bounds). */
+static struct rows rows_of(const struct axis_source *a, bool bounds)
+{
+	const struct dims_segments *g = a->seg;
+	return (struct rows){ a->start, a->step, a->len, !g ? NULL : bounds ? g->lo : g->first,
+			      g && bounds ? g->hi : NULL };
+}
 
 static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, bool bounds);
 
@@ -421,10 +535,13 @@ static bool bounds_copied(hid_t f, hid_t d, const char *path, hid_t sf,
 	hid_t bd = find_variable(sf, sgroup, name), sp = bd >= 0 ? H5Dget_space(bd) : -1;
 	hsize_t dim[H5S_MAX_RANK];
 	int n = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+	struct rows rows = rows_of(a, true);
+	int64_t lo, hi;
+	rows_span(&rows, &lo, &hi);
 	bool ok = n >= 2 && n <= H5U_MAXDIM && H5Sget_simple_extent_dims(sp, dim, NULL) == n &&
-		  (int64_t)dim[0] > a->start + a->step * (a->len - 1) &&
+		  (int64_t)dim[0] > hi && (!a->seg || (n == 2 && dim[1] == 2)) &&
 		  H5Lexists(f, bpath, H5P_DEFAULT) == 0;
-	hid_t bt = ok ? copy_sliced(f, bpath, bd, a->start, a->step, a->len) : -1;
+	hid_t bt = ok ? copy_rows(f, bpath, bd, &rows) : -1;
 	ok = bt >= 0 && H5DSattach_scale(bt, d, 0) >= 0;
 	struct arena ar = { 0 };
 	struct shape shape = { .ndim = n };
@@ -432,7 +549,7 @@ static bool bounds_copied(hid_t f, hid_t d, const char *path, hid_t sf,
 		shape.dim[i] = (int64_t)dim[i];
 	const struct dims *x = ok ? dims_read(bd, a->file, &shape, &ar) : NULL;
 	for (int i = 1; x && i < n && ok; i++) {
-		struct axis_source b = { x->name[i], x->file[i], x->scale[i], 0, 1, shape.dim[i] };
+		struct axis_source b = { x->name[i], x->file[i], x->scale[i], 0, 1, shape.dim[i], NULL };
 		hid_t sd = scale_for(f, group, &b, false);
 		ok = sd >= 0 && H5DSattach_scale(bt, sd, (unsigned)i) >= 0;
 		if (sd >= 0)
@@ -462,23 +579,48 @@ static void copy_bounds(hid_t f, hid_t d, const char *path, hid_t sf, hid_t sd,
 	}
 }
 
-/* The coordinate variable of axis A made at PATH of F: a copy of its
- * scale, sliced as the axis is, with its attributes and (BOUNDS) its
- * bounds; a dimension without a variable when it has none or it cannot
- * be read. */
-static hid_t make_coordinate(hid_t f, const char *path, const struct axis_source *a, bool bounds)
+/* The starts of reduceat's segments A->seg as the coordinate of axis A,
+ * at PATH of F: int64, no attributes. */
+static hid_t segment_starts(hid_t f, const char *path, const struct axis_source *a)
 {
-	hid_t sf = a->scale ? H5Fopen(a->file, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-	hid_t sd = sf >= 0 ? H5Dopen2(sf, a->scale, H5P_DEFAULT) : -1;
-	hid_t d = sd >= 0 ? copy_sliced(f, path, sd, a->start, a->step, a->len) : -1;
-	char name[256];
-	ssize_t n = d >= 0 ? H5DSget_scale_name(sd, name, sizeof name) : -1;
-	if (d >= 0 && H5DSset_scale(d, n > 0 && (size_t)n < sizeof name ? name : a->name) < 0) {
+	hsize_t n = (hsize_t)a->len;
+	int64_t *v = malloc(sizeof *v * (n ? n : 1));
+	hid_t sp = H5Screate_simple(1, &n, NULL), dcpl = h5io_dataset_plist();
+	hid_t d = v ? H5Dcreate2(f, path, H5T_STD_I64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
+	for (hsize_t j = 0; v && j < n; j++)
+		v[j] = a->seg->at[a->start + a->step * (int64_t)j];
+	if (d >= 0 && n && H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
 		H5Dclose(d);
 		H5Ldelete(f, path, H5P_DEFAULT);
 		d = -1;
 	}
-	if (d >= 0 && bounds)
+	free(v);
+	h5io_close_ids(2, (hid_t[]){ dcpl, sp });
+	return d;
+}
+
+/* The coordinate variable of axis A made at PATH of F: a copy of its
+ * scale, sliced as the axis is (or at its segments' starts), with its
+ * attributes and (BOUNDS) its bounds; for a reduceat's axis without a
+ * variable, its segments' starts; otherwise a dimension without a
+ * variable when it has none or it cannot be read. */
+static hid_t make_coordinate(hid_t f, const char *path, const struct axis_source *a, bool bounds)
+{
+	hid_t sf = a->scale ? H5Fopen(a->file, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	hid_t sd = sf >= 0 ? H5Dopen2(sf, a->scale, H5P_DEFAULT) : -1;
+	char name[256];
+	ssize_t n = sd >= 0 ? H5DSget_scale_name(sd, name, sizeof name) : -1;
+	const char *scale_name = n > 0 && (size_t)n < sizeof name ? name : a->name;
+	bool variable = sd >= 0 && strncmp(scale_name, DIMENSION_ONLY, strlen(DIMENSION_ONLY)) != 0;
+	struct rows rows = rows_of(a, false);
+	hid_t d = a->seg && !variable ? segment_starts(f, path, a)
+		: sd >= 0 ? copy_rows(f, path, sd, &rows) : -1;
+	if (d >= 0 && H5DSset_scale(d, a->seg && !variable ? a->name : scale_name) < 0) {
+		H5Dclose(d);
+		H5Ldelete(f, path, H5P_DEFAULT);
+		d = -1;
+	}
+	if (d >= 0 && bounds && variable)
 		copy_bounds(f, d, path, sf, sd, a);
 	h5io_close_ids(2, (hid_t[]){ sd, sf });
 	return d >= 0 ? d : dimension_only(f, path, a->len);
@@ -525,7 +667,7 @@ int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct
 		hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
 		for (int i = 0; d >= 0 && i < dims->ndim && rc == 0; i++) {
 			struct axis_source a = { dims->name[i], dims->file[i], dims->scale[i],
-						 dims->start[i], dims->step[i], shape->dim[i] };
+						 dims->start[i], dims->step[i], shape->dim[i], dims->seg[i] };
 			hid_t sd = scale_for(f, group, &a, true);
 			if (sd < 0)
 				continue;   /* its name holds something else: the axis stays unnamed */

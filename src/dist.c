@@ -106,10 +106,10 @@ static int64_t box_cap(const struct dist_cost *c, int64_t line)
 }
 
 /* The error of a budget C whose boxes cannot hold LEAST elements of lines
- * of LINE elements (FLOOR the fewest a box may hold, LEAST_ELEMS 1 for a
- * space of units): a line over the I/O cap, or the budget too small. */
+ * of LINE elements (FLOOR the fewest a box may hold): a line over the I/O
+ * cap, or the budget too small. */
 static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
-		     int64_t least_elems, const char *where, struct err *e)
+		     const char *where, struct err *e)
 {
 	int64_t need = box_cost(c, least, line);
 	if (c->widest > 0 && least > (IO_LIMIT - 1) / c->widest)
@@ -121,7 +121,13 @@ static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int
 			       "--memory %lld bytes is too small for one block "
 			       "(one row of every array needs %lld bytes)",
 			       (long long)c->memory, (long long)need);
-	if (least_elems == 1)
+	if (c->unit > 0 && c->twin > 0)
+		return err_set(e, EXIT_USAGE, where,
+			       "--memory %lld bytes is too small for one block "
+			       "(one piece needs %lld bytes, and a rank whose share begins inside "
+			       "one needs %lld)",
+			       (long long)c->memory, (long long)(need - c->twin), (long long)need);
+	if (c->unit > 0)
 		return err_set(e, EXIT_USAGE, where,
 			       "--memory %lld bytes is too small for one block "
 			       "(one piece needs %lld bytes)",
@@ -132,17 +138,70 @@ static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int
 		       (long long)c->memory, (long long)floor, (long long)need);
 }
 
-/* The layout of dist_layout_make, dist_layout_units and the streams, in
- * boxes of at least LEAST_ELEMS elements (or all), shares even within
- * SMALL elements, boxes that stop growing at TARGET_BYTES of the widest
- * array. */
-static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
-			int max_axis, int nranks, int64_t least_elems, int64_t small, int64_t target_bytes,
-			const char *where, struct err *e, struct dist_layout *l)
+void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes)
+{
+	switch (how) {
+	case DIST_FIXED: c->fixed += bytes; break;
+	case DIST_PER_ELEM: c->per_elem += bytes; break;
+	case DIST_PER_TILE: c->per_tile += bytes; break;
+	}
+}
+
+int64_t dist_tile_lines(const struct dist_layout *l)
+{
+	int64_t tile = l->line > 0 && l->line < l->cost.tile ? l->cost.tile / l->line : 1;
+	return tile < l->lines_per_box ? tile : l->lines_per_box;
+}
+
+int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how)
+{
+	switch (how) {
+	case DIST_PER_ELEM: return l->lines_per_box * l->line;
+	case DIST_PER_TILE: return dist_tile_lines(l) * l->line;
+	default: return 1;
+	}
+}
+
+int64_t dist_layout_bytes(const struct dist_layout *l)
+{
+	const struct dist_cost *c = &l->cost;
+	return c->fixed + c->per_elem * dist_held_elems(l, DIST_PER_ELEM) +
+	       c->per_tile * dist_held_elems(l, DIST_PER_TILE);
+}
+
+/* L's boxes follow the chunk grid CHUNK when it costs nothing: whole runs
+ * of a chunk's lines when the budget holds them (CAP elements a box) and
+ * the shares stay even (TOTAL elements). */
+static void follow_chunks(struct dist_layout *l, const int64_t *chunk, int64_t cap, int64_t total)
+{
+	bool ones = true;
+	for (int i = 0; i < l->axis; i++)
+		ones = ones && chunk[i] == 1;
+	int64_t a = chunk[l->axis] < l->dim[l->axis] ? chunk[l->axis] : l->dim[l->axis];
+	/* the budget, not the target, decides whether a run fits */
+	if (ones && a > 1 && l->line > 0 && cap / l->line >= a) {
+		l->align = a;
+		if (shares_even(l, total, SMALL_SHARE))
+			l->lines_per_box = l->lines_per_box < a ? a : l->lines_per_box / a * a;
+		else
+			l->align = 1;
+	}
+}
+
+/* Boxes of at least 64 elements (or all; one unit in a space of units),
+ * shares even within SMALL_SHARE elements (of units' elements), boxes that
+ * stop growing at C's target of the widest array. */
+int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
+		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l)
 {
 	memset(l, 0, sizeof *l);
 	l->ndim = ndim > 0 ? ndim : 1;
 	l->nranks = nranks;
+	l->cost = *c;
+	int64_t least_elems = c->unit > 0 ? 1 : FLOOR_ELEMS;
+	int64_t small = c->unit > 0 ? SMALL_SHARE / c->unit : SMALL_SHARE;
+	int64_t target_bytes = c->target ? c->target
+		: c->unit > 0 || nranks > 1 ? BLOCK_TARGET : PASS_TARGET;
 	int64_t total = 1, widest = c->widest;
 	for (int i = 0; i < l->ndim; i++) {
 		l->dim[i] = ndim > 0 ? dim[i] : 1;
@@ -175,7 +234,7 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, cons
 	}
 	int64_t least = whole ? total : line > floor ? line : floor;
 	if (total > 0 && cap < least)
-		return too_small(c, least, line, floor, least_elems, where, e);
+		return too_small(c, least, line, floor, where, e);
 	l->axis = axis;
 	l->line = line;
 	l->lines = 1;
@@ -192,21 +251,8 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, cons
 		lpb = l->dim[axis];
 	l->lines_per_box = lpb > 0 ? lpb : 1;
 	l->align = whole ? l->dim[axis] : 1;   /* whole: one run of lines, rank 0's */
-	if (chunk && total > 0 && !whole) {   /* follow the chunk grid when it costs nothing */
-		bool ones = true;
-		for (int i = 0; i < axis; i++)
-			ones = ones && chunk[i] == 1;
-		int64_t a = chunk[axis] < l->dim[axis] ? chunk[axis] : l->dim[axis];
-		/* the budget, not the target, decides whether a run fits */
-		if (ones && a > 1 && line > 0 && cap / line >= a) {
-			l->align = a;
-			if (shares_even(l, total, SMALL_SHARE)) {
-				l->lines_per_box = l->lines_per_box < a ? a : l->lines_per_box / a * a;
-			} else {
-				l->align = 1;
-			}
-		}
-	}
+	if (chunk && total > 0 && !whole)
+		follow_chunks(l, chunk, cap, total);
 	for (int r = 0; r < nranks; r++) {
 		int64_t first, count;
 		dist_layout_share(l, r, &first, &count);
@@ -217,35 +263,6 @@ static int layout_sized(int ndim, const int64_t *dim, const int64_t *chunk, cons
 		l->ranks_with_work += count > 0 && line > 0;
 	}
 	return 0;
-}
-
-/* A layout of boxes whose every element costs PER_ELEM bytes (no tiles),
- * that stop growing at TARGET bytes of the widest array. */
-static int layout_make(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory,
-		       int64_t fixed, int64_t per_elem, int64_t widest, int max_axis, int nranks,
-		       int64_t least_elems, int64_t small, int64_t target, const char *where,
-		       struct err *e, struct dist_layout *l)
-{
-	struct dist_cost c = { .memory = memory, .fixed = fixed, .per_elem = per_elem, .widest = widest };
-	return layout_sized(ndim, dim, chunk, &c, max_axis, nranks, least_elems, small, target, where, e,
-			    l);
-}
-
-int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
-		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l)
-{
-	int64_t target = c->target ? c->target : nranks == 1 ? PASS_TARGET : BLOCK_TARGET;
-	return layout_sized(ndim, dim, chunk, c, max_axis, nranks, FLOOR_ELEMS, SMALL_SHARE, target,
-			    where, e, l);
-}
-
-int dist_layout_units(int ndim, const int64_t *dim, const int64_t *chunk, int64_t unit,
-		      int64_t memory, int64_t fixed, int64_t per_unit, int64_t widest, int nranks,
-		      const char *where, struct err *e, struct dist_layout *l)
-{
-	int64_t small = unit > 0 ? SMALL_SHARE / unit : SMALL_SHARE;
-	return layout_make(ndim, dim, chunk, memory, fixed, per_unit, widest, H5U_MAXDIM, nranks, 1,
-			   small, BLOCK_TARGET, where, e, l);
 }
 
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)
@@ -300,8 +317,8 @@ struct stream_spaces {
 	int64_t rd[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1];      /* along */
 	bool chunked;
 	int64_t across, stream, least;   /* elements across, along; the shortest along box */
-	int64_t memory, per_elem, per_across, widest;
-	int64_t target;              /* bytes of the widest array boxes stop growing at */
+	struct dist_cost c;          /* the stream's (its target: bytes of the widest array
+					boxes stop growing at) */
 	int along_max;               /* the last axis along that may be cut */
 	int64_t small_unit;          /* a line across holds this many elements */
 };
@@ -314,17 +331,21 @@ struct stream_spaces {
 static int stream_try(const struct stream_spaces *sp, int64_t g, int across_max, bool shared,
 		      int nranks, const char *where, struct err *e, struct dist_stream *s)
 {
-	int64_t per_across = shared ? 2 * sp->per_across : sp->per_across;   /* and a rank's partial */
+	int64_t per_across = shared ? 2 * sp->c.per_across : sp->c.per_across;   /* and a rank's partial */
 	for (;;) {
 		struct err trial = {0};
-		layout_make(sp->nr, sp->rd, sp->chunked ? sp->rc : NULL, g, 0, 1, 0, sp->along_max,
-			    shared ? nranks : 1, 1, SMALL_SHARE, BLOCK_TARGET, where, &trial, &s->along);
+		/* the along boxes count elements; the across ones are units of
+		   an along box's elements */
+		struct dist_cost ac = { .memory = g, .per_elem = 1, .unit = 1 };
+		dist_layout_make(sp->nr, sp->rd, sp->chunked ? sp->rc : NULL, &ac, sp->along_max,
+			     shared ? nranks : 1, where, &trial, &s->along);
 		int64_t box = dist_stream_along_elems(s);
 		bool last = g <= sp->least || g <= 1;
-		if (layout_make(sp->na, sp->ad, sp->chunked ? sp->ac : NULL, sp->memory, 0,
-				box * sp->per_elem + per_across, box * sp->widest, across_max,
-				shared ? 1 : nranks, 1, SMALL_SHARE / sp->small_unit, sp->target,
-				where, last ? e : &trial, &s->across) == 0) {
+		struct dist_cost qc = { .memory = sp->c.memory, .per_elem = box * sp->c.per_elem + per_across,
+					.widest = box * sp->c.widest, .target = sp->c.target,
+					.unit = sp->small_unit };
+		if (dist_layout_make(sp->na, sp->ad, sp->chunked ? sp->ac : NULL, &qc, across_max,
+				 shared ? 1 : nranks, where, last ? e : &trial, &s->across) == 0) {
 			s->shared = shared;
 			return 0;
 		}
@@ -363,26 +384,26 @@ bool dist_stream_uneven(const struct dist_stream *s)
 static int stream_floor(const struct stream_spaces *sp, int64_t total, const char *where,
 			struct err *e)
 {
-	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS, per = sp->per_elem + sp->per_across;
+	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS, per = sp->c.per_elem + sp->c.per_across;
 	if (floor < sp->least)
 		floor = sp->least;
 	if (floor < 1)
 		floor = 1;
-	if (sp->widest > 0 && floor > (IO_LIMIT - 1) / sp->widest)
+	if (sp->c.widest > 0 && floor > (IO_LIMIT - 1) / sp->c.widest)
 		return err_set(e, EXIT_USAGE, where,
 			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)(floor * sp->widest));
-	if (sp->memory >= floor * per)
+			       (long long)(floor * sp->c.widest));
+	if (sp->c.memory >= floor * per)
 		return 0;
 	if (floor > FLOOR_ELEMS)
 		return err_set(e, EXIT_USAGE, where,
 			       "--memory %lld bytes is too small for one block "
 			       "(one row of every array needs %lld bytes)",
-			       (long long)sp->memory, (long long)(floor * per));
+			       (long long)sp->c.memory, (long long)(floor * per));
 	return err_set(e, EXIT_USAGE, where,
 		       "--memory %lld bytes is too small for one block "
 		       "(%lld elements of every array need %lld bytes)",
-		       (long long)sp->memory, (long long)floor, (long long)(floor * per));
+		       (long long)sp->c.memory, (long long)floor, (long long)(floor * per));
 }
 
 /* The elements an along box of SP holds at most: as many as the budget
@@ -393,17 +414,17 @@ static int stream_floor(const struct stream_spaces *sp, int64_t total, const cha
  * target raised), when the budget holds it. */
 static int64_t along_length(struct stream_spaces *sp, int64_t width, unsigned how)
 {
-	int64_t per = sp->per_elem + sp->per_across, cap = sp->memory / per;
-	if (sp->widest > 0 && cap > BLOCK_TARGET / sp->widest)
-		cap = BLOCK_TARGET / sp->widest;
+	int64_t per = sp->c.per_elem + sp->c.per_across, cap = sp->c.memory / per;
+	if (sp->c.widest > 0 && cap > BLOCK_TARGET / sp->c.widest)
+		cap = BLOCK_TARGET / sp->c.widest;
 	int64_t g = width > 0 ? cap / width : sp->stream, chunk_along = 1;
 	for (int i = 1; sp->chunked && i < sp->nr; i++)
 		chunk_along *= sp->rc[i] < sp->rd[i] ? sp->rc[i] : sp->rd[i];
 	if (g < chunk_along && (how & DIST_CHUNK_BOXES) && chunk_along <= cap) {
 		g = chunk_along;
-	} else if (g < chunk_along && chunk_along * width <= sp->memory / per) {
+	} else if (g < chunk_along && chunk_along * width <= sp->c.memory / per) {
 		g = chunk_along;
-		sp->target = chunk_along * width * (sp->widest > 0 ? sp->widest : 1);
+		sp->c.target = chunk_along * width * (sp->c.widest > 0 ? sp->c.widest : 1);
 	}
 	if (g > sp->stream)
 		g = sp->stream;
@@ -413,32 +434,30 @@ static int64_t along_length(struct stream_spaces *sp, int64_t width, unsigned ho
 }
 
 int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
-		     int64_t memory, int64_t per_elem, int64_t per_across, int64_t widest,
-		     unsigned how, int nranks, const char *where, struct err *e,
-		     struct dist_stream *s)
+		     const struct dist_cost *c, unsigned how, int nranks, const char *where,
+		     struct err *e, struct dist_stream *s)
 {
 	bool whole_last = how & DIST_WHOLE_LAST, may_share = how & DIST_MAY_SHARE;
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
 	/* the two spaces, and the chunk grid over each */
-	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL,
-				    .memory = memory, .per_elem = per_elem,
-				    .per_across = per_across, .widest = widest, .target = BLOCK_TARGET };
+	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL, .c = *c };
+	sp.c.target = BLOCK_TARGET;
 	int64_t total = 1, inner = 1;   /* INNER: across extent after the last axis along */
 	int inner_axes = 0;
 	sp.across = 1;
 	for (int i = 0; i < s->ndim; i++) {
-		int64_t d = ndim > 0 ? dim[i] : 1, c = chunk ? chunk[i] : 1;
+		int64_t d = ndim > 0 ? dim[i] : 1, ch = chunk ? chunk[i] : 1;
 		s->axis_along[i] = ndim > 0 && along[i];
 		total *= d;
 		if (s->axis_along[i]) {
 			sp.rd[sp.nr] = d;
-			sp.rc[sp.nr++] = c;
+			sp.rc[sp.nr++] = ch;
 			inner = 1;
 			inner_axes = 0;
 		} else {
 			sp.ad[sp.na] = d;
-			sp.ac[sp.na++] = c;
+			sp.ac[sp.na++] = ch;
 			sp.across *= d;
 			inner *= d;
 			inner_axes++;
@@ -461,7 +480,7 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	 * those axes is under NARROW_RUN bytes they are not cut: the axes
 	 * before them are, or the whole space across is one box. */
 	int across_max = H5U_MAXDIM;
-	if (inner_axes > 0 && nranks > 1 && inner * (widest > 0 ? widest : 1) < NARROW_RUN * (int64_t)nranks)
+	if (inner_axes > 0 && nranks > 1 && inner * (c->widest > 0 ? c->widest : 1) < NARROW_RUN * (int64_t)nranks)
 		across_max = sp.na - inner_axes - 1 >= 0 ? sp.na - inner_axes - 1 : LAYOUT_WHOLE;
 	if (stream_try(&sp, g, across_max, false, nranks, where, e, s) < 0) {
 		if (across_max == H5U_MAXDIM)

@@ -1,8 +1,9 @@
 /* elementwise.c - an elementwise step's memory model and its loop.  See
  * elementwise.h.
  *
- * What a run holds (struct buffers), and what elementwise_layout counts:
- * each input's buffer (its part of a box, or the whole input when it
+ * What a run holds (struct buffers), listed once (each_buffer) for both
+ * elementwise_layout, which counts it, and alloc_buffers, which allocates
+ * it: each input's buffer (its part of a box, or the whole input when it
  * broadcasts and is small); each op output's buffer (a box when the step
  * writes or reduces it, a tile otherwise); each op input cast to the loop's
  * dtype (a tile, or the whole cast input once); each output cast to its
@@ -10,6 +11,7 @@
  * input.  Loops never allocate: everything is allocated before the first
  * box.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,85 +89,7 @@ static bool whole_result(const struct plan_step *s, int src)
 	       ((s->has_where || s->masked) && s->print_src == src);
 }
 
-int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
-{
-	int64_t fixed = 0, per_elem = 0, per_tile = 0, widest = 0;
-	s->whole_limit = memory / WHOLE_PART;
-	for (int k = 0; k < s->nin; k++) {
-		const struct array *x = s->in[k];
-		if (x->kind == ARR_LITERAL)
-			continue;
-		if (elementwise_reads_whole(s, k)) {
-			fixed += shape_size(&x->shape) * (dtype_size(x->dtype) + stage_scratch(x, x->dtype));
-		} else {
-			/* read with its axes moved (stage.c): once more, as read;
-			   unpacked through scratch */
-			per_elem += (x->base ? 2 : 1) * dtype_size(x->dtype) + stage_scratch(x, x->dtype);
-			widest = max64(widest, dtype_size(x->dtype));
-		}
-	}
-	for (int j = 0; j < s->nops; j++) {
-		const struct plan_op *op = &s->ops[j];
-		for (int k = 0; k < op->nout; k++) {
-			int64_t t = dtype_size(op->loop->types[op->nin + k]);
-			if (whole_result(s, OP_REF(j, k)))
-				per_elem += t;
-			else
-				per_tile += t;
-		}
-		for (int k = 0; k < op->nin; k++) {
-			if (op->src[k] == OP_LITERAL || elementwise_source_dtype(s, op->src[k]) == op->loop->types[k])
-				continue;
-			int src = op->src[k];
-			int64_t t = dtype_size(op->loop->types[k]);
-			if (src >= 0 || !elementwise_reads_whole(s, -1 - src))
-				per_tile += t;
-			else
-				fixed += shape_size(&s->in[-1 - src]->shape) * t;
-		}
-	}
-	for (int k = 0; k < s->nred; k++) {
-		const struct plan_step *r = s->red[k];
-		enum dtype t = r->loop->types[0], target = r->out[0]->dtype;
-		if (r->mode == REDUCE_STREAM || r->kept_lead > 0)
-			per_elem += dtype_size(t) + (target != t ? dtype_size(target) : 0);
-		fixed += reduce_fixed_bytes(r, nranks);
-		if (elementwise_source_dtype(s, s->red_src[k]) != t)
-			per_elem += dtype_size(t);
-	}
-	bool compressed = false;
-	for (int k = 0; k < s->nout; k++) {
-		enum dtype t = s->out_dtype[k], target = s->out[k]->dtype;
-		per_elem += stage_scratch(s->out[k], t);
-		if (s->out[k]->create ? s->out[k]->compression.on : s->out[k]->stored_filtered) {
-			/* HDF5's copies of the chunks a box writes: as they are,
-			 * and compressed (in buffers of their own size) */
-			per_elem += 2 * dtype_size(target);
-			compressed = true;
-		}
-		if (s->has_where && !s->out[k]->create)
-			per_elem += dtype_size(t);   /* what where= keeps of it */
-		widest = max64(widest, dtype_size(target));
-	}
-	/* boxes that every fused reduction can take */
-	int max_axis = H5U_MAXDIM;
-	for (int k = 0; k < s->nred; k++)
-		if (reducer_max_axis(s->red[k]) < max_axis)
-			max_axis = reducer_max_axis(s->red[k]);
-	if (max_axis < 0)
-		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
-	/* Compressed chunks written by several ranks: every box is a round of
-	 * HDF5's collective calls (the chunks' owners, their new sizes, the
-	 * index), so boxes as large as the budget allows, each rank's share in
-	 * as few rounds as it can. */
-	struct dist_cost c = { .memory = memory, .fixed = fixed, .per_elem = per_elem,
-			       .per_tile = per_tile, .tile = TILE_ELEMS, .widest = widest,
-			       .target = compressed && nranks > 1 ? INT64_MAX / 2 : 0 };
-	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
-				&s->split);
-}
-
-/* ---- the loop --------------------------------------------------------- */
+/* ---- what a run holds ------------------------------------------------- */
 
 struct input_buf {
 	char *data;                 /* in its dtype */
@@ -194,9 +118,139 @@ struct buffers {
 	char *keep[PLAN_MAXOUT];         /* where=: output k's values where it is false:
 					    an existing dataset's block, or its fill */
 	unsigned char masked[PLAN_MAXOUT][16];   /* masks: output k's fill, in its loop dtype */
+	unsigned char fill[PLAN_MAXOUT][16];     /* where=: a new output k's fill, its keep */
 	struct reducer *red[PLAN_MAXOUT];
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
+	char **owned;                    /* every buffer above that the run allocated */
+	size_t nowned;
+	int64_t held;                    /* bytes the run holds (its reducers', stage.c's
+					    and HDF5's included) */
 };
+
+
+/* One buffer a run of a step holds: HOW it grows with the box and BYTES
+ * (dist.h: whole, or an element's), and SLOT, where struct buffers keeps
+ * it (NULL: held for the run elsewhere, by stage.c, HDF5 or a fused
+ * reduction's reducer, or no run to keep it: the budget counted). */
+typedef void held_fn(void *ctx, enum dist_hold how, int64_t bytes, char **slot);
+
+/* B's field F, or NULL without a B. */
+#define SLOT(B, f) ((B) ? &(B)->f : NULL)
+
+/* The inputs' buffers: each held whole, or its part of a box. */
+static void input_buffers(const struct plan_step *s, struct buffers *B, held_fn *fn, void *ctx)
+{
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		int64_t size = dtype_size(x->dtype), raw = stage_scratch(x, x->dtype);
+		if (x->kind == ARR_LITERAL)
+			continue;
+		if (elementwise_reads_whole(s, k)) {
+			int64_t n = shape_size(&x->shape);
+			fn(ctx, DIST_FIXED, n * size, SLOT(B, in[k].data));
+			if (raw)   /* unpacked through scratch */
+				fn(ctx, DIST_FIXED, n * raw, SLOT(B, in[k].raw));
+			continue;
+		}
+		fn(ctx, DIST_PER_ELEM, size, SLOT(B, in[k].data));
+		if (raw)
+			fn(ctx, DIST_PER_ELEM, raw, SLOT(B, in[k].raw));
+		if (x->base)   /* read with its axes moved (stage.c): once more, as read */
+			fn(ctx, DIST_PER_ELEM, size, NULL);
+	}
+}
+
+/* The ops' results (a box when the step writes or reduces one, a tile
+ * otherwise) and their inputs cast to the loops' dtypes (a tile, or an
+ * input held whole cast whole, once). */
+static void op_buffers(const struct plan_step *s, struct buffers *B, held_fn *fn, void *ctx)
+{
+	for (int j = 0; j < s->nops; j++) {
+		const struct plan_op *op = &s->ops[j];
+		for (int k = 0; k < op->nout; k++)
+			fn(ctx, whole_result(s, OP_REF(j, k)) ? DIST_PER_ELEM : DIST_PER_TILE,
+			   dtype_size(op->loop->types[op->nin + k]), SLOT(B, tmp[OP_REF(j, k)]));
+		for (int k = 0; k < op->nin; k++) {
+			int src = op->src[k];
+			if (src == OP_LITERAL || elementwise_source_dtype(s, src) == op->loop->types[k])
+				continue;
+			int64_t t = dtype_size(op->loop->types[k]);
+			char **slot = SLOT(B, conv[j * RECIPE_MAXIN + k]);
+			if (src >= 0 || !elementwise_reads_whole(s, -1 - src))
+				fn(ctx, DIST_PER_TILE, t, slot);
+			else
+				fn(ctx, DIST_FIXED, shape_size(&s->in[-1 - src]->shape) * t, slot);
+		}
+	}
+}
+
+/* Every buffer a run of S on NRANKS ranks holds, into FN (CTX), with B's
+ * slots for those the run allocates (B NULL: counting). */
+static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B, held_fn *fn,
+			void *ctx)
+{
+	input_buffers(s, B, fn, ctx);
+	op_buffers(s, B, fn, ctx);
+	for (int k = 0; k < s->nred; k++) {
+		const struct plan_step *r = s->red[k];
+		enum dtype t = r->loop->types[0], target = r->out[0]->dtype, in = r->loop->types[1];
+		if (r->mode == REDUCE_STREAM || r->kept_lead > 0)   /* the reducer's results */
+			fn(ctx, DIST_PER_ELEM, dtype_size(t) + (target != t ? dtype_size(target) : 0), NULL);
+		fn(ctx, DIST_FIXED, reduce_fixed_bytes(r, nranks), NULL);
+		if (elementwise_source_dtype(s, s->red_src[k]) != in)
+			fn(ctx, DIST_PER_ELEM, dtype_size(in), SLOT(B, redconv[k]));
+	}
+	for (int k = 0; k < s->nout; k++) {
+		const struct array *y = s->out[k];
+		enum dtype t = s->out_dtype[k];
+		if (stage_scratch(y, t))
+			fn(ctx, DIST_PER_ELEM, stage_scratch(y, t), SLOT(B, outconv[k]));
+		/* HDF5's copies of the chunks a box writes: as they are, and
+		 * compressed (in buffers of their own size) */
+		if (y->create ? y->compression.on : y->stored_filtered)
+			fn(ctx, DIST_PER_ELEM, 2 * dtype_size(y->dtype), NULL);
+		if (s->has_where && !y->create)   /* what where= keeps of it */
+			fn(ctx, DIST_PER_ELEM, dtype_size(t), SLOT(B, keep[k]));
+	}
+}
+
+static void count_buffer(void *ctx, enum dist_hold how, int64_t bytes, char **slot)
+{
+	(void)slot;
+	dist_cost_hold(ctx, how, bytes);
+}
+
+int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
+{
+	s->whole_limit = memory / WHOLE_PART;
+	/* Compressed chunks written by several ranks: every box is a round of
+	 * HDF5's collective calls (the chunks' owners, their new sizes, the
+	 * index), so boxes as large as the budget allows, each rank's share in
+	 * as few rounds as it can. */
+	bool compressed = false;
+	struct dist_cost c = { .memory = memory, .tile = TILE_ELEMS };
+	each_buffer(s, nranks, NULL, count_buffer, &c);
+	for (int k = 0; k < s->nin; k++)
+		if (s->in[k]->kind != ARR_LITERAL && !elementwise_reads_whole(s, k))
+			c.widest = max64(c.widest, dtype_size(s->in[k]->dtype));
+	for (int k = 0; k < s->nout; k++) {
+		const struct array *y = s->out[k];
+		compressed = compressed || (y->create ? y->compression.on : y->stored_filtered);
+		c.widest = max64(c.widest, dtype_size(y->dtype));
+	}
+	c.target = compressed && nranks > 1 ? INT64_MAX / 2 : 0;
+	/* boxes that every fused reduction can take */
+	int max_axis = H5U_MAXDIM;
+	for (int k = 0; k < s->nred; k++)
+		if (reducer_max_axis(s->red[k]) < max_axis)
+			max_axis = reducer_max_axis(s->red[k]);
+	if (max_axis < 0)
+		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
+	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
+				&s->split);
+}
+
+/* ---- the loop --------------------------------------------------------- */
 
 /* The box O/C of the step's index space (NDIM axes) as a box of an array of
  * shape X that broadcasts as DIMS (padded to NDIM): START/CNT over X's own
@@ -216,14 +270,26 @@ static void array_box(const struct shape *x, int ndim, const int64_t *dims, cons
 	}
 }
 
-/* The inputs' buffers; those held whole are read now. */
-static void alloc_inputs(struct plan_step *s, struct buffers *B, const int64_t *boxmax,
-			 struct err *e)
+/* Allocate a buffer of the run of B (CTX) in its SLOT, as big as the
+ * layout says, and count what the run holds. */
+static void alloc_buffer(void *ctx, enum dist_hold how, int64_t bytes, char **slot)
+{
+	struct buffers *B = ctx;
+	int64_t n = bytes * dist_held_elems(B->l, how);
+	B->held += n;
+	if (!slot)
+		return;
+	*slot = stage_alloc((size_t)n);
+	B->owned = stage_realloc(B->owned, (B->nowned + 1) * sizeof *B->owned);
+	B->owned[B->nowned++] = *slot;
+}
+
+/* The inputs' extents: each read by boxes (of at most BOXMAX) or whole. */
+static void input_extents(struct plan_step *s, struct buffers *B, const int64_t *boxmax)
 {
 	for (int k = 0; k < s->nin; k++) {
-		struct array *x = s->in[k];
 		struct input_buf *in = &B->in[k];
-		if (x->kind == ARR_LITERAL)
+		if (s->in[k]->kind == ARR_LITERAL)
 			continue;
 		in->by_box = !elementwise_reads_whole(s, k);
 		int pad = B->ndim - s->bshape[k].ndim;
@@ -232,50 +298,37 @@ static void alloc_inputs(struct plan_step *s, struct buffers *B, const int64_t *
 			in->ext[i] = in->by_box && in->dims[i] != 1 ? boxmax[i] : in->dims[i];
 			in->origin[i] = 0;
 		}
-		size_t n = (size_t)stage_box_size(B->ndim, in->ext);
-		in->data = stage_alloc(n * (size_t)dtype_size(x->dtype));
-		if (stage_scratch(x, x->dtype))
-			in->raw = stage_alloc(n * (size_t)stage_scratch(x, x->dtype));
-		if (!in->by_box) {
-			int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-			stage_row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
-			stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e);
-		}
 	}
 }
 
-/* The ops' output buffers and cast inputs; inputs held whole are cast
- * once, now. */
-static void alloc_ops(struct plan_step *s, struct buffers *B)
+/* The inputs held whole, read, and cast once for the ops that take them
+ * in another dtype. */
+static void read_whole_inputs(struct plan_step *s, struct buffers *B, struct err *e)
 {
+	for (int k = 0; k < s->nin; k++) {
+		struct array *x = s->in[k];
+		if (x->kind == ARR_LITERAL || B->in[k].by_box)
+			continue;
+		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		stage_row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
+		stage_read(x, x->dtype, start, cnt, B->in[k].raw, B->in[k].data, s->where, e);
+	}
 	for (int j = 0; j < s->nops; j++) {
 		const struct plan_op *op = &s->ops[j];
-		for (int k = 0; k < op->nout; k++) {
-			int64_t lines = B->whole_tmp[j * RECIPE_MAXOUT + k] ? B->box_lines : B->tile;
-			B->tmp[j * RECIPE_MAXOUT + k] =
-				stage_alloc((size_t)(lines * B->line) * (size_t)dtype_size(op->loop->types[op->nin + k]));
-		}
 		for (int k = 0; k < op->nin; k++) {
 			int src = op->src[k];
-			if (src == OP_LITERAL)
+			char *c = B->conv[j * RECIPE_MAXIN + k];
+			if (src == OP_LITERAL || src >= 0 || !c || B->in[-1 - src].by_box)
 				continue;
 			enum dtype from = elementwise_source_dtype(s, src), t = op->loop->types[k];
-			if (from == t)
-				continue;
-			char **c = &B->conv[j * RECIPE_MAXIN + k];
-			if (src < 0 && !B->in[-1 - src].by_box) {
-				/* held whole: cast once, here */
-				size_t n = (size_t)stage_box_size(B->ndim, B->in[-1 - src].ext);
-				*c = stage_alloc(n * (size_t)dtype_size(t));
-				dtype_cast(from, B->in[-1 - src].data, dtype_size(from), t, *c, dtype_size(t), n);
-			} else {
-				*c = stage_alloc((size_t)(B->tile * B->line) * (size_t)dtype_size(t));
-			}
+			dtype_cast(from, B->in[-1 - src].data, dtype_size(from), t, c, dtype_size(t),
+				   (size_t)stage_box_size(B->ndim, B->in[-1 - src].ext));
 		}
 	}
 }
 
-/* Every buffer of a run of S over its layout. */
+/* Every buffer of a run of S over its layout: what each_buffer lists, as
+ * the layout was sized by. */
 static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 {
 	memset(B, 0, sizeof *B);
@@ -284,9 +337,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	B->ndim = l->ndim;
 	B->line = l->line;
 	B->box_lines = l->lines_per_box;
-	B->tile = B->line > 0 && B->line < TILE_ELEMS ? TILE_ELEMS / B->line : 1;
-	if (B->tile > B->box_lines)
-		B->tile = B->box_lines;
+	B->tile = dist_tile_lines(l);
 	int64_t boxmax[H5U_MAXDIM];
 	for (int i = 0; i < B->ndim; i++)
 		boxmax[i] = i < l->axis ? 1 : i == l->axis ? B->box_lines : l->dim[i];
@@ -302,49 +353,37 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	for (int j = 0; j < s->nops; j++)
 		for (int k = 0; k < s->ops[j].nout; k++)
 			B->whole_tmp[OP_REF(j, k)] = whole_result(s, OP_REF(j, k));
-	alloc_inputs(s, B, boxmax, e);
-	alloc_ops(s, B);
-	size_t box = (size_t)(B->box_lines * B->line);
-	for (int k = 0; k < s->nout; k++)
-		if (stage_scratch(s->out[k], s->out_dtype[k]))
-			B->outconv[k] = stage_alloc(box * (size_t)stage_scratch(s->out[k], s->out_dtype[k]));
+	input_extents(s, B, boxmax);
+	each_buffer(s, l->nranks, B, alloc_buffer, B);
+	/* the run holds no more than the boxes were sized by (the optimizer
+	 * drops outputs no step reads and repeated inputs after the last
+	 * layout, and adds nothing) */
+	assert(B->held <= dist_layout_bytes(l));
+	read_whole_inputs(s, B, e);
 	for (int k = 0; k < s->nout && s->masked; k++)
 		dtype_cast(s->out[k]->dtype, s->mask_fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
 	for (int k = 0; k < s->nout && s->has_where; k++) {
 		const struct array *y = s->out[k];
-		size_t size = (size_t)dtype_size(s->out_dtype[k]);
-		B->keep[k] = stage_alloc(y->create ? size : box * size);
-		if (y->create)
-			dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
+		if (!y->create)
+			continue;
+		B->keep[k] = (char *)B->fill[k];
+		dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
 	}
-	for (int k = 0; k < s->nred; k++) {
+	for (int k = 0; k < s->nred; k++)
 		B->red[k] = reducer_new(s->red[k], B->box_lines, B->line);
-		B->redconv[k] = stage_alloc(box * (size_t)dtype_size(s->red[k]->loop->types[1]));
-	}
 }
 
 static void free_buffers(struct plan_step *s, struct buffers *B)
 {
-	for (int k = 0; k < s->nred; k++) {
+	for (int k = 0; k < s->nred; k++)
 		reducer_free(B->red[k]);
-		free(B->redconv[k]);
-	}
-	for (int k = 0; k < s->nin; k++) {
-		free(B->in[k].data);
-		free(B->in[k].raw);
-	}
-	for (size_t j = 0; j < B->ntmp; j++)
-		free(B->tmp[j]);
-	for (size_t j = 0; j < B->nconv; j++)
-		free(B->conv[j]);
-	free(B->faulted);
-	for (int k = 0; k < PLAN_MAXOUT; k++) {
-		free(B->outconv[k]);
-		free(B->keep[k]);
-	}
+	for (size_t j = 0; j < B->nowned; j++)
+		free(B->owned[j]);
+	free(B->owned);
 	free(B->tmp);
 	free(B->whole_tmp);
 	free(B->conv);
+	free(B->faulted);
 }
 
 /* The inputs read by boxes: their parts of the current box. */

@@ -70,7 +70,7 @@ static int print_results(struct plan_step *s, struct err *e)
 static int print_step(struct plan_step *s, struct err *e)
 {
 	for (int k = 0; k < s->nout; k++)
-		H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
+		h5io_flush(s->out[k]->file->id);
 	comm_barrier();
 	return print_results(s, e);
 }
@@ -177,9 +177,9 @@ static void sync_written(const struct plan_step *s)
 	const struct plan_step *h = s->host ? s->host : s;
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k])
-			H5Fflush(s->out[k]->file->id, H5F_SCOPE_LOCAL);
+			h5io_flush(s->out[k]->file->id);
 	for (int k = 0; k < h->nred; k++)
-		H5Fflush(h->red[k]->out[0]->file->id, H5F_SCOPE_LOCAL);
+		h5io_flush(h->red[k]->out[0]->file->id);
 	comm_barrier();
 }
 
@@ -478,11 +478,7 @@ static int describe_all(struct plan *p, struct err *e)
 			any = described(p->arrays[j], f);
 		if (!any || f->scratch || f->memory)
 			continue;
-		hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), id = -1;
-		H5E_BEGIN_TRY {
-			id = H5Fopen(f->open_path, H5F_ACC_RDWR, fapl);
-		} H5E_END_TRY;
-		H5Pclose(fapl);
+		hid_t id = h5io_open_alone(f->open_path);
 		if (id < 0) {
 			err_set(e, EXIT_RUN, f->name, "cannot open the file again to describe its datasets");
 			break;
@@ -495,18 +491,14 @@ static int describe_all(struct plan *p, struct err *e)
 				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
 			if (e->status)
 				continue;
-			hid_t d = -1;
-			H5E_BEGIN_TRY {
-				d = H5Dopen2(id, x->path, H5P_DEFAULT);
-			} H5E_END_TRY;
+			hid_t d = h5io_dataset_open_quiet(id, x->path);
 			if (d < 0 || (x->units_set && cf_units_write(d, x->units) < 0))
 				err_set(e, EXIT_RUN, x->display, "cannot write its units attribute");
 			else if (x->desc_set && cfdesc_write(d, &x->desc) < 0)
 				err_set(e, EXIT_RUN, x->display, "cannot write its CF attributes");
-			if (d >= 0)
-				H5Dclose(d);
+			h5io_dataset_close(d);
 		}
-		H5Fclose(id);
+		h5io_close(id);
 	}
 	return comm_agree(e);
 }

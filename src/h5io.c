@@ -1,13 +1,13 @@
 /* h5io.c - the HDF5 boundary, serial or MPI-IO; see h5io.h.
  *
  * What it holds, in sections marked "---- NAME" in this order: set-up
- * (MPI-IO hints, HDF5's own state, memory types for dtypes); errors (HDF5
- * error stacks folded into the error record); files (access properties,
- * open, create, in memory, close, probe); datasets (HDF5 types as dtypes,
- * chunk caches, open, create with fill value and reserved space, chunks,
- * unlink, move); boxes read and written (hyperslabs, injected faults).
- * Attributes, the `history` one included, are h5attr.c's; what both files
- * need is in h5io_internal.h.
+ * (MPI-IO hints, HDF5's own state); errors (HDF5 error stacks folded into
+ * the error record); files (access properties, open, create, in memory,
+ * close, probe); datasets (chunk caches, open, create with fill value and
+ * reserved space, chunks, unlink, move); boxes read and written
+ * (hyperslabs, injected faults).  HDF5 types as dtypes are h5io_types.c's;
+ * attributes, the `history` one included, are h5attr.c's; what these files
+ * share is in h5io_internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +27,6 @@
 #include "h5io_internal.h"
 #include "iostat.h"
 
-static hid_t bool_type = -1, half_type = -1;
-
 /* Bytes of chunk cache per dataset.  A compressed chunk that two boxes
  * share is decompressed once while it stays in the cache, so filtered
  * datasets get room for a row of typical chunks.  Raw chunks are copied
@@ -38,7 +36,7 @@ static hid_t bool_type = -1, half_type = -1;
 #define CHUNK_CACHE_FILTERED ((size_t)16 << 20)
 #define CHUNK_CACHE_RAW ((size_t)1 << 20)
 
-/* ---- set-up: MPI-IO hints, HDF5 state, memory types -------------------- */
+/* ---- set-up: MPI-IO hints, HDF5 state ---------------------------------- */
 
 #define MAX_HINTS 32
 static int nhints;
@@ -62,59 +60,10 @@ void h5io_init(void)
 	 * would close the file again at exit and crash. */
 	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	/* h5py's bool: an enum of int8, FALSE = 0, TRUE = 1. */
-	bool_type = H5Tenum_create(H5T_NATIVE_INT8);
-	int8_t v = 0;
-	H5Tenum_insert(bool_type, "FALSE", &v);
-	v = 1;
-	H5Tenum_insert(bool_type, "TRUE", &v);
-	/* h5py's float16: IEEE binary16, little-endian. */
-	half_type = H5Tcopy(H5T_IEEE_F32LE);
-	H5Tset_fields(half_type, 15, 10, 5, 0, 10);
-	H5Tset_size(half_type, 2);
-	H5Tset_ebias(half_type, 15);
-	H5Tlock(bool_type);
-	H5Tlock(half_type);
+	h5io_types_init();
 	filter_init();
 	/* gzip chunks through libdeflate: the same format, faster */
 	deflate_register();
-}
-
-hid_t h5io_mem_type(enum dtype dt)
-{
-	static hid_t complex_type[2] = { -1, -1 };
-	switch (dt) {
-	case DT_BOOL: return bool_type;
-	case DT_INT8: return H5T_NATIVE_INT8;
-	case DT_UINT8: return H5T_NATIVE_UINT8;
-	case DT_INT16: return H5T_NATIVE_INT16;
-	case DT_UINT16: return H5T_NATIVE_UINT16;
-	case DT_INT32: return H5T_NATIVE_INT32;
-	case DT_UINT32: return H5T_NATIVE_UINT32;
-	case DT_INT64: return H5T_NATIVE_INT64;
-	case DT_UINT64: return H5T_NATIVE_UINT64;
-	case DT_FLOAT16: return half_type;
-	case DT_FLOAT32: return H5T_NATIVE_FLOAT;
-	case DT_FLOAT64: return H5T_NATIVE_DOUBLE;
-	case DT_COMPLEX64:
-	case DT_COMPLEX128: {
-		int k = dt == DT_COMPLEX128;
-		if (complex_type[k] < 0) {
-			hid_t part = k ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
-			size_t size = H5Tget_size(part);
-			hid_t t = H5Tcreate(H5T_COMPOUND, 2 * size);
-			if (t < 0 || H5Tinsert(t, "r", 0, part) < 0 ||
-			    H5Tinsert(t, "i", size, part) < 0 || H5Tlock(t) < 0) {
-				if (t >= 0)
-					H5Tclose(t);
-				return -1;
-			}
-			complex_type[k] = t;
-		}
-		return complex_type[k];
-	}
-	default: return -1;
-	}
 }
 
 /* ---- errors: HDF5 error stacks folded into the error record ------------ */
@@ -371,6 +320,21 @@ hid_t h5io_create_memory(const char *where, struct err *e)
 	return f;
 }
 
+hid_t h5io_open_alone(const char *path)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), id = -1;
+	H5E_BEGIN_TRY {
+		id = H5Fopen(path, H5F_ACC_RDWR, fapl);
+	} H5E_END_TRY;
+	H5Pclose(fapl);
+	return id;
+}
+
+void h5io_flush(hid_t file)
+{
+	H5Fflush(file, H5F_SCOPE_LOCAL);
+}
+
 /* The file driver of the file that holds OBJ: H5FD_MPIO when it is shared
  * by the ranks through MPI-IO, H5FD_CORE when in this process's memory. */
 static hid_t driver_of(hid_t obj)
@@ -426,87 +390,7 @@ enum h5io_object h5io_probe(hid_t file, const char *path)
 	     : info.type == H5O_TYPE_GROUP ? H5IO_GROUP : H5IO_OTHER;
 }
 
-/* ---- datasets: dtypes, access, open, create, chunks, unlink, move ------ */
-
-enum dtype h5io_type_dtype(hid_t t, char *name, size_t len)
-{
-	size_t size = H5Tget_size(t);
-	switch (H5Tget_class(t)) {
-	case H5T_INTEGER: {
-		bool sign = H5Tget_sign(t) == H5T_SGN_2;
-		switch (size) {
-		case 1: return sign ? DT_INT8 : DT_UINT8;
-		case 2: return sign ? DT_INT16 : DT_UINT16;
-		case 4: return sign ? DT_INT32 : DT_UINT32;
-		case 8: return sign ? DT_INT64 : DT_UINT64;
-		}
-		snprintf(name, len, "%zu-byte integer", size);
-		return DT_NONE;
-	}
-	case H5T_FLOAT:
-		if (size == 2)
-			return DT_FLOAT16;
-		if (size == 4)
-			return DT_FLOAT32;
-		if (size == 8)
-			return DT_FLOAT64;
-		snprintf(name, len, "%zu-byte float", size);
-		return DT_NONE;
-	case H5T_ENUM: {
-		int n = H5Tget_nmembers(t);
-		hid_t base = H5Tget_super(t);
-		bool ok = n == 2 && H5Tget_size(base) == 1 && H5Tget_class(base) == H5T_INTEGER;
-		H5Tclose(base);
-		for (int i = 0; ok && i < 2; i++) {
-			char *m = H5Tget_member_name(t, (unsigned)i);
-			int8_t v = -1;
-			H5Tget_member_value(t, (unsigned)i, &v);
-			ok = m && ((v == 0 && !strcmp(m, "FALSE")) || (v == 1 && !strcmp(m, "TRUE")));
-			H5free_memory(m);
-		}
-		if (ok)
-			return DT_BOOL;
-		snprintf(name, len, "enum");
-		return DT_NONE;
-	}
-	case H5T_COMPOUND: {
-		/* h5py's complex: exactly the fields r then i, two floats of
-		 * one size (4 or 8 bytes) and one byte order */
-		bool ok = H5Tget_nmembers(t) == 2;
-		size_t part = 0;
-		H5T_order_t order = H5T_ORDER_ERROR;
-		for (unsigned i = 0; ok && i < 2; i++) {
-			char *m = H5Tget_member_name(t, i);
-			hid_t mt = H5Tget_member_type(t, i);
-			ok = m && !strcmp(m, i == 0 ? "r" : "i") && mt >= 0 &&
-			     H5Tget_class(mt) == H5T_FLOAT &&
-			     (i == 0 || (H5Tget_size(mt) == part && H5Tget_order(mt) == order));
-			if (ok && i == 0) {
-				part = H5Tget_size(mt);
-				order = H5Tget_order(mt);
-			}
-			if (mt >= 0)
-				H5Tclose(mt);
-			H5free_memory(m);
-		}
-		if (ok && part == 4)
-			return DT_COMPLEX64;
-		if (ok && part == 8)
-			return DT_COMPLEX128;
-		snprintf(name, len, "compound");
-		return DT_NONE;
-	}
-	case H5T_STRING: snprintf(name, len, "string"); break;
-	case H5T_VLEN: snprintf(name, len, "variable-length"); break;
-	case H5T_ARRAY: snprintf(name, len, "array"); break;
-	case H5T_OPAQUE: snprintf(name, len, "opaque"); break;
-	case H5T_BITFIELD: snprintf(name, len, "bitfield"); break;
-	case H5T_REFERENCE: snprintf(name, len, "reference"); break;
-	case H5T_TIME: snprintf(name, len, "time"); break;
-	default: snprintf(name, len, "unknown"); break;
-	}
-	return DT_NONE;
-}
+/* ---- datasets: access, open, create, chunks, unlink, move -------------- */
 
 /* Access properties of every dataset opened or created: a chunk cache of
  * BYTES. */
@@ -550,6 +434,15 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());
 	}
+	return d;
+}
+
+hid_t h5io_dataset_open_quiet(hid_t file, const char *path)
+{
+	hid_t d = -1;
+	H5E_BEGIN_TRY {
+		d = H5Dopen2(file, path, H5P_DEFAULT);
+	} H5E_END_TRY;
 	return d;
 }
 

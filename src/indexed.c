@@ -7,15 +7,19 @@
  * index datasets once, each rank a share (`h5ufunc check` leaves that
  * out).  An index dataset that an earlier step of the run writes cannot
  * be read now: reduceat refuses it, at checks it while running.  Part of
- * the planner (planner.h); the runs are reduceat.c's and at.c's.
+ * the planner (planner.h); the runs are reduceat.c's and at.c's, which
+ * hold their buffers through indexed.h's, last below.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "at.h"
+#include "indexed.h"
 #include "planner.h"
 #include "reduceat.h"
 #include "resolve.h"
+#include "stage.h"
 
 /* Entry K of S's indices: a literal, or an integer dataset (a name or
  * FILE:/PATH) that RULE accepts, into IX. */
@@ -105,8 +109,8 @@ int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opt
 	s->bshape[0] = x->shape;
 	s->shape = x->shape;
 	s->shape.dim[r->axis] = r->nseg;
-	/* the axis keeps its name, without a scale: as reduce's kept axes do */
-	s->dims = dims_reduce(x->dims, s->reduced, true, pl->p->arena);
+	/* the axis keeps its name, its coordinate taken at the segments' starts */
+	s->dims = dims_reduceat(x->dims, r->axis, r->start, r->nseg, r->extent, pl->p->arena);
 	bool dtype = o->given & (1u << OPT_DTYPE);
 	if (resolve_reduction_loop(s, o, planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
@@ -238,4 +242,20 @@ int plan_at(struct planner *pl, struct plan_step *s, struct err *e)
 	s->shape = s->in[0]->shape;
 	s->dims = s->in[0]->dims;
 	return 0;
+}
+
+/* ---- the buffers of their runs (indexed.h) ----------------------------- */
+
+void *indexed_alloc(struct indexed_buffers *b, size_t bytes)
+{
+	if (!bytes)
+		return NULL;
+	assert(b->n < INDEXED_BUFFERS);
+	return b->p[b->n++] = stage_alloc(bytes);
+}
+
+void indexed_free(struct indexed_buffers *b)
+{
+	while (b->n > 0)
+		free(b->p[--b->n]);
 }

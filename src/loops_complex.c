@@ -75,15 +75,21 @@
 /* OP applied to the parts of A and B. */
 #define C_ORDER(OP, a, b) OP(RE(a), IM(a), RE(b), IM(b))
 
-/* ---- element operations that need statements: per tag T ---- */
+/* ---- element operations that need statements: per tag T ----
+ * In groups, each instantiated for both tags where it is defined:
+ * multiply; divide and cdiv; reciprocal and sign; power (on multiply and
+ * cdiv); exp2, expm1, log1p, log2 and log10. */
 
-#define DEFINE_COMPLEX_OPS(T, _)                                              \
+#define DEFINE_COMPLEX_PRODUCT(T, _)                                          \
 /* a * b, as NumPy's loop and npy_math's cmul. */                            \
 static inline ct_##T multiply_##T(ct_##T a, ct_##T b)                        \
 {                                                                             \
 	const pt_##T ar = RE(a), ai = IM(a), br = RE(b), bi = IM(b);          \
 	return CPLX(T, ar * br - ai * bi, ar * bi + ai * br);                 \
-}                                                                             \
+}
+FOR_COMPLEX(DEFINE_COMPLEX_PRODUCT, _)
+
+#define DEFINE_COMPLEX_DIVIDE(T, _)                                           \
 /* a / b: Smith's algorithm; a NaN dividend with an infinite part, or     \
  * over two infinite parts, is NaN in both parts; 0/0 keeps the NaN of   \
  * the dividend (NumPy 2's divide). */                                        \
@@ -129,7 +135,10 @@ static inline ct_##T cdiv_##T(ct_##T a, ct_##T b)                            \
 	const pt_##T rat = br / bi;                                           \
 	const pt_##T scl = (pt_##T)1 / (bi + br * rat);                       \
 	return CPLX(T, (ar * rat + ai) * scl, (ai * rat - ar) * scl);         \
-}                                                                             \
+}
+FOR_COMPLEX(DEFINE_COMPLEX_DIVIDE, _)
+
+#define DEFINE_COMPLEX_RECIPROCAL_SIGN(T, _)                                  \
 static inline ct_##T reciprocal_##T(ct_##T a)                                \
 {                                                                             \
 	const pt_##T ar = RE(a), ai = IM(a);                                  \
@@ -161,7 +170,10 @@ static inline ct_##T sign_##T(ct_##T a)                                      \
 	if (abs == 0)                                                         \
 		return CPLX(T, (pt_##T)0, (pt_##T)0);                         \
 	return CPLX(T, ar / abs, ai / abs);                                   \
-}                                                                             \
+}
+FOR_COMPLEX(DEFINE_COMPLEX_RECIPROCAL_SIGN, _)
+
+#define DEFINE_COMPLEX_POWER(T, _)                                            \
 /* npy_cpow. */                                                               \
 static inline ct_##T power_##T(ct_##T a, ct_##T b)                           \
 {                                                                             \
@@ -196,7 +208,10 @@ static inline ct_##T power_##T(ct_##T a, ct_##T b)                           \
 		return acc;                                                   \
 	}                                                                     \
 	return CLIBM(cpow, a)(a, b);                                          \
-}                                                                             \
+}
+FOR_COMPLEX(DEFINE_COMPLEX_POWER, _)
+
+#define DEFINE_COMPLEX_EXP_LOG(T, _)                                          \
 /* NumPy's nc_exp2: exp(z * ln 2). */                                         \
 static inline ct_##T exp2_##T(ct_##T a)                                      \
 {                                                                             \
@@ -231,7 +246,7 @@ static inline ct_##T log10_##T(ct_##T a)                                     \
 	const pt_##T k = LOG10E_##T;                                          \
 	return CPLX(T, RE(l) * k, IM(l) * k);                                 \
 }
-FOR_COMPLEX(DEFINE_COMPLEX_OPS, _)
+FOR_COMPLEX(DEFINE_COMPLEX_EXP_LOG, _)
 
 /* NumPy's pairwise summation of complex numbers (reduce of add): each part
  * summed as NumPy sums the array seen as 2N reals, blocks of 64 elements

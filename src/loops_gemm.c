@@ -18,11 +18,12 @@
 
 /* ---- the own loop ---- */
 
-/* C (ROWS x COLS) = (or +=) A (ROWS x DEPTH) B (DEPTH x COLS), elements of
- * dtype TAG, each term added by MULADD(TAG, c, a, b). */
+/* C (ROWS x COLS) = (or +=) A (ROWS x DEPTH, rows LDA apart) B (DEPTH x
+ * COLS, rows LDB apart), elements of dtype TAG, each term added by
+ * MULADD(TAG, c, a, b). */
 #define OWN_GEMM(TAG, MULADD)                                                 \
 static void own_##TAG(int64_t rows, int64_t cols, int64_t depth, const char *ap, \
-		      const char *bp, char *cp, bool accumulate)              \
+		      int64_t lda, const char *bp, int64_t ldb, char *cp, bool accumulate) \
 {                                                                             \
 	const ct_##TAG *a = (const ct_##TAG *)ap, *b = (const ct_##TAG *)bp;  \
 	ct_##TAG *c = (ct_##TAG *)cp;                                         \
@@ -31,8 +32,8 @@ static void own_##TAG(int64_t rows, int64_t cols, int64_t depth, const char *ap,
 	for (int64_t i = 0; i < rows; i++) {                                  \
 		ct_##TAG *ci = c + i * cols;                                  \
 		for (int64_t k = 0; k < depth; k++) {                         \
-			const ct_##TAG x = a[i * depth + k];                  \
-			const ct_##TAG *bk = b + k * cols;                    \
+			const ct_##TAG x = a[i * lda + k];                    \
+			const ct_##TAG *bk = b + k * ldb;                     \
 			for (int64_t j = 0; j < cols; j++)                    \
 				ci[j] = MULADD(TAG, ci[j], x, bk[j]);         \
 		}                                                             \
@@ -53,7 +54,7 @@ OWN_GEMM(BOOL, MULADD_BOOL)
  * computes it. */
 #define OWN_COMPLEX(TAG, _)                                                   \
 static void own_##TAG(int64_t rows, int64_t cols, int64_t depth, const char *ap, \
-		      const char *bp, char *cp, bool accumulate)              \
+		      int64_t lda, const char *bp, int64_t ldb, char *cp, bool accumulate) \
 {                                                                             \
 	typedef pt_##TAG P;                                                   \
 	const P *a = (const P *)ap, *b = (const P *)bp;                       \
@@ -63,8 +64,8 @@ static void own_##TAG(int64_t rows, int64_t cols, int64_t depth, const char *ap,
 	for (int64_t i = 0; i < rows; i++) {                                  \
 		P *ci = c + 2 * i * cols;                                     \
 		for (int64_t k = 0; k < depth; k++) {                         \
-			const P xr = a[2 * (i * depth + k)], xi = a[2 * (i * depth + k) + 1]; \
-			const P *bk = b + 2 * k * cols;                       \
+			const P xr = a[2 * (i * lda + k)], xi = a[2 * (i * lda + k) + 1]; \
+			const P *bk = b + 2 * k * ldb;                        \
 			for (int64_t j = 0; j < cols; j++) {                  \
 				const P yr = bk[2 * j], yi = bk[2 * j + 1];   \
 				ci[2 * j] = ci[2 * j] + (xr * yr - xi * yi);  \
@@ -75,8 +76,8 @@ static void own_##TAG(int64_t rows, int64_t cols, int64_t depth, const char *ap,
 }
 FOR_COMPLEX(OWN_COMPLEX, _)
 
-typedef void own_fn(int64_t rows, int64_t cols, int64_t depth, const char *a, const char *b,
-		    char *c, bool accumulate);
+typedef void own_fn(int64_t rows, int64_t cols, int64_t depth, const char *a, int64_t lda,
+		    const char *b, int64_t ldb, char *c, bool accumulate);
 
 static own_fn *own_loop(enum dtype pack)
 {
@@ -94,12 +95,12 @@ static own_fn *own_loop(enum dtype pack)
 /* ---- BLAS ---- */
 
 static void blas_cell(const struct gemm_plan *p, int64_t rows, int64_t cols, int64_t depth,
-		      const char *a, const char *b, char *c, bool accumulate)
+		      const char *a, int64_t a_ld, const char *b, int64_t b_ld, char *c, bool accumulate)
 {
 	enum CBLAS_TRANSPOSE ta = p->a_trans ? CblasTrans : CblasNoTrans;
 	enum CBLAS_TRANSPOSE tb = p->b_trans ? CblasTrans : CblasNoTrans;
 	blasint M = (blasint)rows, N = (blasint)cols, K = (blasint)depth;
-	blasint lda = p->a_trans ? M : K, ldb = p->b_trans ? K : N;
+	blasint lda = (blasint)a_ld, ldb = (blasint)b_ld;
 	switch (p->pack) {
 	case DT_FLOAT32:
 		cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, (const float *)a, lda,
@@ -141,12 +142,12 @@ void gemm_plan_make(enum dtype t, int64_t gn, int64_t gm, int64_t gk, bool a_tra
 }
 
 void gemm_cell(const struct gemm_plan *p, int64_t rows, int64_t cols, int64_t depth,
-	       const char *a, const char *b, char *c, bool accumulate)
+	       const char *a, int64_t lda, const char *b, int64_t ldb, char *c, bool accumulate)
 {
 	if (p->blas && rows > 0 && cols > 0 && depth > 0)
-		blas_cell(p, rows, cols, depth, a, b, c, accumulate);
+		blas_cell(p, rows, cols, depth, a, lda, b, ldb, c, accumulate);
 	else
-		own_loop(p->pack)(rows, cols, depth, a, b, c, accumulate);
+		own_loop(p->pack)(rows, cols, depth, a, lda, b, ldb, c, accumulate);
 }
 
 #define ADD_WRAP(TAG, _)                                                      \

@@ -66,6 +66,74 @@ static struct array *in_place(struct planner *pl, struct plan_step *s, int k, st
 	return x && check_in_place(pl, s, k, x, e) == 0 ? x : NULL;
 }
 
+/* Output K of S written to NAME, a name of the recipe (W, E: where and
+ * how it fails): in place into the dataset NAME is bound to, else a new
+ * dataset in the scratch file, bound to NAME after the step (its inputs
+ * see the old value). */
+static int output_named(struct planner *pl, struct plan_step *s, int k, const char *name,
+			const char *w, struct err *e)
+{
+	struct array *x = array_bound(pl, name);
+	if (x && x->kind == ARR_DATASET && !x->file->scratch) {
+		if (!(x = in_place(pl, s, k, x, e)))
+			return -1;
+		if (!x->create) {
+			if (file_check_writable(x->file->name, true, w, e) < 0)
+				return -1;
+			x->in_place = true;
+		}
+		x->file->write = true;
+		s->out[k] = x;
+		return 0;
+	}
+	struct plan_file *f = scratch_file(pl, false);
+	if (!f)
+		return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+	char path[64];
+	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
+	x = new_output(pl, s, k, f, path, name, e);
+	if (!x)
+		return -1;
+	s->out[k] = x;
+	return 0;
+}
+
+/* What stands at PATH of F, open (TEXT: the output as written): nothing,
+ * or a dataset that OVERWRITE lets the output replace (*REPLACE set);
+ * anything else is an error. */
+static int check_replace(const struct plan_file *f, const char *path, const char *text,
+			 bool overwrite, bool *replace, const char *w, struct err *e)
+{
+	*replace = false;
+	if (f->id < 0)
+		return 0;
+	switch (h5io_probe(f->id, path)) {
+	case H5IO_NONE:
+		return 0;
+	case H5IO_DATASET:
+		if (!overwrite)
+			return err_set(e, EXIT_USAGE, w,
+				       "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
+				       text);
+		*replace = true;
+		return 0;
+	default:
+		return err_set(e, EXIT_USAGE, w, "'%s' exists and is not a dataset", text);
+	}
+}
+
+/* The name a dataset replacing PATH is written under until the run ends:
+ * "/g/.y.h5ufunc-TOKEN.tmp" next to "/g/y". */
+static const char *replacement_path(struct planner *pl, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t n = strlen(path) + strlen(pl->o->token) + 16;
+	char *tmp = arena_alloc(pl->p->arena, n);
+	snprintf(tmp, n, "%.*s.%s.h5ufunc-%s.tmp", (int)dir, path, path + dir, pl->o->token);
+	return tmp;
+}
+
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		       struct err *e)
 {
@@ -76,35 +144,12 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		return -1;
 	if (op.kind == OPERAND_LITERAL)
 		return err_set(e, EXIT_USAGE, w, "cannot write a result to the number '%s'", text);
-	struct array *x;
-	if (op.kind == OPERAND_NAME) {
-		x = array_bound(pl, op.name);
-		if (x && x->kind == ARR_DATASET && !x->file->scratch) {
-			if (!(x = in_place(pl, s, k, x, e)))
-				return -1;
-			if (!x->create) {
-				if (file_check_writable(x->file->name, true, w, e) < 0)
-					return -1;
-				x->in_place = true;
-			}
-			x->file->write = true;
-			s->out[k] = x;
-			return 0;
-		}
-		struct plan_file *f = scratch_file(pl, false);
-		if (!f)
-			return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
-		char path[64];
-		snprintf(path, sizeof path, "/t%d", pl->p->narrays);
-		x = new_output(pl, s, k, f, path, op.name, e);
-		if (!x)
-			return -1;
-		s->out[k] = x;
-		return 0;   /* bound after the step: its inputs see the old value */
-	}
+	if (op.kind == OPERAND_NAME)
+		return output_named(pl, s, k, op.name, w, e);
 	struct plan_file *f = file_for_write(pl, op.file, w, e);
 	if (!f)
 		return -1;
+	struct array *x;
 	if (op.selected) {   /* into part of an existing dataset */
 		x = array_dataset(pl, &op, text, w, e);
 		if (!x || !(x = in_place(pl, s, k, x, e)))
@@ -122,35 +167,15 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		s->out[k] = x;
 		return 0;
 	}
-	bool replace = false;
-	if (f->id >= 0) {
-		switch (h5io_probe(f->id, op.path)) {
-		case H5IO_NONE:
-			break;
-		case H5IO_DATASET:
-			if (!overwrite)
-				return err_set(e, EXIT_USAGE, w,
-					       "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
-					       text);
-			replace = true;
-			break;
-		default:
-			return err_set(e, EXIT_USAGE, w, "'%s' exists and is not a dataset", text);
-		}
-	}
+	bool replace;
+	if (check_replace(f, op.path, text, overwrite, &replace, w, e) < 0)
+		return -1;
 	x = new_output(pl, s, k, f, op.path, text, e);
 	if (!x)
 		return -1;
 	x->replace = replace;
-	if (replace) {
-		/* "/g/.y.h5ufunc-TOKEN.tmp" next to "/g/y" */
-		const char *slash = strrchr(op.path, '/');
-		size_t dir = slash ? (size_t)(slash - op.path) + 1 : 0;
-		size_t n = strlen(op.path) + strlen(pl->o->token) + 16;
-		char *tmp = arena_alloc(pl->p->arena, n);
-		snprintf(tmp, n, "%.*s.%s.h5ufunc-%s.tmp", (int)dir, op.path, op.path + dir, pl->o->token);
-		x->new_path = tmp;
-	}
+	if (replace)
+		x->new_path = replacement_path(pl, op.path);
 	s->out[k] = x;
 	return 0;
 }

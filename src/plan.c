@@ -18,6 +18,7 @@
 #include "contract.h"
 #include "elementwise.h"
 #include "h5io.h"
+#include "masked.h"
 #include "options.h"
 #include "planner.h"
 #include "reduce.h"
@@ -372,7 +373,7 @@ static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const st
 			       struct err *e)
 {
 	const char *w = planner_where(pl, s, o->mark[OPT_MISSING]);
-	if (where_masked_skip(s->uf, s->loop, s->mask_skip) < 0)
+	if (masked_skip_value(s->uf, s->loop, s->mask_skip) < 0)
 		s->skip_fold = true;
 	if (s->in[0]->kind == ARR_DATASET && !(s->in_missing = array_missing(pl, s->in[0], w, e)))
 		return -1;

@@ -15,6 +15,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
+#include "masked.h"
 #include "reduce.h"
 #include "reducer.h"
 #include "stage.h"
@@ -37,7 +38,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	if (s->masked && !e->status && s->skip_fold)
 		cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, n, valid);
 	else if (s->masked && !e->status)
-		where_skip_missing(s, t, n, stored, data, valid);
+		masked_skip_missing(s, t, n, stored, data, valid);
 	else if (s->skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)
@@ -228,10 +229,13 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		s->kept_lead = m;
 		int64_t group = reducer_extent(X, s->reduced, m, true);
 		/* a box's results: a group per GROUP elements, and two it cuts */
-		int64_t fixed = chain_fixed_bytes(s, nranks) + 2 * out_elem;
-		int64_t per_elem = in_elem + (group > 0 ? (out_elem + group - 1) / group : out_elem);
-		return dist_layout_units(X->ndim, X->dim, stage_chunks(x), 1, memory, fixed, per_elem,
-					 xsize > size ? xsize : size, nranks, where, e, &s->split);
+		struct dist_cost c = {
+			.memory = memory, .fixed = chain_fixed_bytes(s, nranks) + 2 * out_elem,
+			.per_elem = in_elem + (group > 0 ? (out_elem + group - 1) / group : out_elem),
+			.widest = xsize > size ? xsize : size, .unit = 1,
+			.twin = chain_head_bytes(s, nranks) };
+		return dist_layout_make(X->ndim, X->dim, stage_chunks(x), &c, H5U_MAXDIM, nranks, where, e,
+					&s->split);
 	}
 	/* a sequential fold: NumPy's order along the reduced axes, in C order;
 	 * a last-axis run is folded in loop calls of NumPy's pieces from its
@@ -242,8 +246,10 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
 	unsigned how = DIST_CHUNK_BOXES | (whole_last ? DIST_WHOLE_LAST : 0) |
 		       (may_share(s) ? DIST_MAY_SHARE : 0);
-	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, in_elem,
-				out_elem, xsize > size ? xsize : size, how, nranks, where, e, &s->stream);
+	struct dist_cost c = { .memory = memory, .per_elem = in_elem, .per_across = out_elem,
+			       .widest = xsize > size ? xsize : size };
+	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), &c, how, nranks, where, e,
+				&s->stream);
 }
 
 int reduce_run(struct plan_step *s, struct err *e)

@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "comm.h"
+#include "indexed.h"
 #include "iter.h"
+#include "masked.h"
 #include "reduceat.h"
 #include "reducer.h"
 #include "stage.h"
-#include "where.h"
 
 /* NumPy's pairwise sum adds blocks of at most 128 reals, summing a complex
  * array as its 2N reals: 64 complex numbers. */
@@ -132,15 +133,16 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 	r->block_rows = rows;
 	r->batch = max64(min64(r->nseg, rows), 1);
 	/* the boxes across: each element a column of a block's rows */
-	int64_t per = rows * c + r->batch * o + extra;
-	if (dist_layout_units(n, dim, chunked ? chunk : NULL, rows, memory, 0, per, rows * widest, nranks,
-			      where, e, &r->across) < 0)
+	struct dist_cost cost = { .memory = memory, .per_elem = rows * c + r->batch * o + extra,
+				  .widest = rows * widest, .unit = rows };
+	if (dist_layout_make(n, dim, chunked ? chunk : NULL, &cost, H5U_MAXDIM, nranks, where, e,
+			     &r->across) < 0)
 		return -1;
 	/* boxes across that idle ranks: the segments are dealt instead */
 	r->by_segments = nranks > 1 && r->nseg > 1 && r->across.ranks_with_work < nranks;
 	if (r->by_segments)
-		return dist_layout_units(n, dim, chunked ? chunk : NULL, rows, memory, 0, per, rows * widest,
-					 1, where, e, &r->across);
+		return dist_layout_make(n, dim, chunked ? chunk : NULL, &cost, H5U_MAXDIM, 1, where, e,
+					&r->across);
 	return 0;
 }
 
@@ -164,6 +166,7 @@ struct walk {
 	uint8_t *accv;                     /* masked: which results have a valid element */
 	char *acc;                         /* a streamed fold: its values, wide ... */
 	char *stack;                       /* ... and a pairwise tree's partial sums */
+	struct indexed_buffers buffers;    /* all of the above that are allocated */
 };
 
 /* START/COUNT over the input of rows [LO, HI) of the box across (all 0
@@ -192,7 +195,7 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	stage_read(x, w->dt, start, count, w->raw, w->data, s->where, e);
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (s->masked && !e->status)
-		where_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);
+		masked_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
 			   (size_t)n);
@@ -466,36 +469,25 @@ static int run_batch(struct walk *w, int64_t i, int64_t n, struct err *e)
 	return comm_agree(e);
 }
 
-/* The buffers of a walk, for the largest block and batch. */
+/* The buffers of a walk, for the largest block and batch (NULL: one it
+ * does not use). */
 static void walk_buffers(struct walk *w)
 {
 	const struct plan_step *s = w->s;
 	const struct reduceat_plan *r = w->r;
+	struct indexed_buffers *b = &w->buffers;
 	size_t cols = (size_t)max64(r->across.lines_per_box * r->across.line, 1);
 	size_t block = cols * (size_t)r->block_rows, results = cols * (size_t)r->batch;
-	w->raw = stage_scratch(s->in[0], w->dt) ? stage_alloc(block * (size_t)stage_scratch(s->in[0], w->dt)) : NULL;
-	w->data = stage_alloc(block * (size_t)dtype_size(w->dt));
-	w->wdata = r->wide != w->t ? stage_alloc(block * (size_t)dtype_size(r->wide)) : NULL;
-	w->valid = s->masked ? stage_alloc(block) : NULL;
-	w->out = stage_alloc(results * (size_t)dtype_size(w->t));
-	w->conv = stage_scratch(s->out[0], w->t) ? stage_alloc(results * (size_t)stage_scratch(s->out[0], w->t)) : NULL;
-	w->accv = s->masked ? stage_alloc(results) : NULL;
-	w->acc = stage_alloc(cols * (size_t)dtype_size(r->wide));
-	w->stack = r->stream == STREAM_PAIRWISE ?
-		stage_alloc(cols * (size_t)r->depth * (size_t)dtype_size(r->wide)) : NULL;
-}
-
-static void walk_free(struct walk *w)
-{
-	free(w->raw);
-	free(w->data);
-	free(w->wdata);
-	free(w->valid);
-	free(w->out);
-	free(w->conv);
-	free(w->accv);
-	free(w->acc);
-	free(w->stack);
+	w->raw = indexed_alloc(b, block * (size_t)stage_scratch(s->in[0], w->dt));
+	w->data = indexed_alloc(b, block * (size_t)dtype_size(w->dt));
+	w->wdata = indexed_alloc(b, r->wide != w->t ? block * (size_t)dtype_size(r->wide) : 0);
+	w->valid = indexed_alloc(b, s->masked ? block : 0);
+	w->out = indexed_alloc(b, results * (size_t)dtype_size(w->t));
+	w->conv = indexed_alloc(b, results * (size_t)stage_scratch(s->out[0], w->t));
+	w->accv = indexed_alloc(b, s->masked ? results : 0);
+	w->acc = indexed_alloc(b, cols * (size_t)dtype_size(r->wide));
+	w->stack = indexed_alloc(b, r->stream == STREAM_PAIRWISE ?
+				 cols * (size_t)r->depth * (size_t)dtype_size(r->wide) : 0);
 }
 
 int reduceat_run(struct plan_step *s, struct err *e)
@@ -520,7 +512,7 @@ int reduceat_run(struct plan_step *s, struct err *e)
 		int64_t i = lo + k * r->batch;
 		run_batch(&w, i, mine ? min64(r->batch, hi - i) : 0, e);
 	}
-	walk_free(&w);
+	indexed_free(&w.buffers);
 	return comm_agree(e);
 }
 

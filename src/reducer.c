@@ -12,9 +12,9 @@
 #include "chain.h"
 #include "comm.h"
 #include "iter.h"
+#include "masked.h"
 #include "reducer.h"
 #include "stage.h"
-#include "where.h"
 
 /* Strides of an accumulator over the index space DIMS: 0 along reduced
  * axes, C-contiguous over the others. */
@@ -174,7 +174,7 @@ int reducer_write_result(const struct plan_step *s, const int64_t *start, const 
 	struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0];
 	if (s->masked) {
-		where_mask_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
+		masked_fill_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
 		if (s->mask_out &&
 		    stage_write(s->mask_out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
 			return -1;

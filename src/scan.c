@@ -5,11 +5,11 @@
 #include "comm.h"
 #include "dist.h"
 #include "iter.h"
+#include "masked.h"
 #include "reducer.h"
 #include "report.h"
 #include "scan.h"
 #include "stage.h"
-#include "where.h"
 
 #define TILE_BYTES ((int64_t)256 << 10)
 
@@ -200,7 +200,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (s->masked && !e->status && s->skip_fold)   /* skipped ... */
 			cf_valid(x->dtype, s->in_missing, s->mask_nan, stored, nel, b->valid);
 		else if (s->masked && !e->status)   /* numpy.ma: masked elements count as nothing */
-			where_skip_missing(s, dt, nel, stored, b->data, b->valid);
+			masked_skip_missing(s, dt, nel, stored, b->data, b->valid);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
 			check_fault(s, e);
@@ -210,7 +210,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (!write)
 			continue;
 		if (s->masked) {   /* ... and stay masked in the result */
-			where_mask_results(s, t, nel, b->out, b->valid);
+			masked_fill_results(s, t, nel, b->out, b->valid);
 			if (s->mask_out)
 				stage_write(s->mask_out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e);
 		}
@@ -291,8 +291,9 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
-	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), memory, elem,
-				size + s->skip_fold, widest,
+	struct dist_cost c = { .memory = memory, .per_elem = elem, .per_across = size + s->skip_fold,
+			       .widest = widest };
+	return dist_stream_make(X->ndim, X->dim, s->reduced, stage_chunks(x), &c,
 				ufunc_fold_exact(s->uf, t) && !s->skip_fold ? DIST_MAY_SHARE : 0, nranks,
 				where, e, &s->stream);
 }

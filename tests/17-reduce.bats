@@ -511,3 +511,17 @@ sys.exit(1 if bad else 0)'
 	assert_unchanged
 }
 
+@test "on several ranks a sum over all axes needs two pieces, and the refusal says what one needs" {
+	fixture big.h5
+	snapshot
+	# 100K holds one piece: one rank sums in it, but a rank whose share
+	# begins inside a piece holds that one beside the piece it cuts
+	run --separate-stderr mpi 4 h5ufunc reduce add big.h5:/x --axis all -o c.h5:/s --memory 100K
+	assert_error_once 2 "reduce add: --memory 102400 bytes is too small for one block (one piece needs 65689 bytes, and a rank whose share begins inside one needs 131225)"
+	assert_unchanged
+	h5u reduce add big.h5:/x --axis all -o c.h5:/s --memory 100K
+	mpi 4 h5ufunc reduce add big.h5:/x --axis all -o d.h5:/s --memory 129K
+	run ref same c.h5 d.h5
+	assert_success
+}
+

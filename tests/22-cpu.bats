@@ -174,7 +174,7 @@ levels() {
 	done
 	run /usr/bin/python3 - $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
-		from h5ref import ulps
+		from h5ref import ulps, worst, differs, done
 		x = h5py.File("x.h5", "r")["x"][...]
 		bad = []
 		with np.errstate(all="ignore"):
@@ -183,16 +183,10 @@ levels() {
 		for level in sys.argv[1:]:
 		    for f, (w, ulp) in want.items():
 		        g = h5py.File("o-%s.h5" % level, "r")[f][...]
-		        if g.tobytes() != h5py.File("o-%s.h5" % sys.argv[1], "r")[f][...].tobytes():
-		            bad.append("%s at %s: not the bits of %s" % (f, level, sys.argv[1]))
-		        nan = np.isnan(w) & np.isnan(g)
-		        d = np.where(nan, 0, ulps(w, g))
-		        if d.max() > ulp:
-		            i = int(d.argmax())
-		            bad.append("%s at %s: %r gives %r, want %r (%d ULP)"
-		                       % (f, level, x[i], g[i], w[i], d[i]))
-		print("\n".join(bad))
-		sys.exit(1 if bad else 0)
+		        differs(bad, f"{f} at {level}", x, g, h5py.File("o-%s.h5" % sys.argv[1], "r")[f][...],
+		                sys.argv[1])
+		        worst(bad, f"{f} at {level}", x, g, w, np.where(np.isnan(w) & np.isnan(g), 0, ulps(w, g)), ulp)
+		done(bad)
 	EOF
 	assert_success
 }
@@ -223,11 +217,12 @@ levels() {
 	done
 	run /usr/bin/python3 - $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
-		from h5ref import ulps
+		from h5ref import ulps, worst, differs, done
 		x = h5py.File("x.h5", "r")["x"][...]
 		g = {l: h5py.File("o-%s.h5" % l, "r")["y"][...] for l in sys.argv[1:]}
-		bad = ["at %s: not the bits of %s" % (l, sys.argv[1])
-		       for l in g if g[l].tobytes() != g[sys.argv[1]].tobytes()]
+		bad = []
+		for l in g:
+		    differs(bad, f"at {l}", x, g[l], g[sys.argv[1]], sys.argv[1])
 		y = g[sys.argv[1]]
 		with np.errstate(all="ignore"):
 		    want = np.log1p(x)
@@ -238,16 +233,10 @@ levels() {
 		        np.array_equal(yo[~np.isnan(yo)].view(np.int64), wo[~np.isnan(wo)].view(np.int64))):
 		    bad.append("special values: %r give %r, want %r" % (x[odd], yo, wo))
 		f = ~odd
-		d = ulps(y[f], want[f])
-		if d.max() > 2:
-		    i = int(d.argmax())
-		    bad.append("%r gives %r, NumPy %r (%d ULP)" % (x[f][i], y[f][i], want[f][i], d[i]))
+		worst(bad, "NumPy", x[f], y[f], want[f], ulps(y[f], want[f]), 2)
 		err = np.abs((y[f].astype(np.longdouble) - exact[f]) / np.spacing(np.abs(y[f])))
-		if err.max() >= 1:
-		    i = int(err.argmax())
-		    bad.append("%r gives %r, exactly %r (%.2f ULP)" % (x[f][i], y[f][i], exact[f][i], err[i]))
-		print("\n".join(bad))
-		sys.exit(1 if bad else 0)
+		worst(bad, "exactly", x[f], y[f], exact[f], np.where(err >= 1, err, 0), 0)
+		done(bad)
 	EOF
 	assert_success
 }
@@ -276,7 +265,7 @@ levels() {
 	done
 	run /usr/bin/python3 - $(levels) <<-'EOF'
 		import sys, h5py, numpy as np
-		from h5ref import ulps
+		from h5ref import ulps, worst, differs, done
 		src = h5py.File("big.h5", "r")
 		first = h5py.File("o-%s.h5" % sys.argv[1], "r")
 		bad = []
@@ -285,18 +274,10 @@ levels() {
 		    for k in out:
 		        f, d = k.split("-")
 		        x, g = src[d][...], out[k][...]
-		        same = g == first[k][...]
-		        if not same.all():
-		            i = int(np.argmin(same))
-		            bad.append("%s at %s: %r gives %r, at %s %r" % (k, level, x[i], g[i],
-		                       sys.argv[1], first[k][i]))
+		        differs(bad, f"{k} at {level}", x, g, first[k][...], f"at {sys.argv[1]}")
 		        want = getattr(np, f)(x)
-		        u = ulps(want, g)
-		        if u.max() > 4:
-		            i = int(u.argmax())
-		            bad.append("%s at %s: %r gives %r, NumPy %r" % (k, level, x[i], g[i], want[i]))
-		print("\n".join(bad))
-		sys.exit(1 if bad else 0)
+		        worst(bad, f"{k} at {level}", x, g, want, ulps(want, g), 4)
+		done(bad)
 	EOF
 	assert_success
 }

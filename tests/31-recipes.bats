@@ -146,6 +146,8 @@ assert (f["tmax"][4, 7], f["tmin"][4, 7], f["tmax"].attrs["_FillValue"]) == (-99
 	assert_success
 	assert_line --partial "time = 3 ;"
 	assert_line --partial "double t2m(time, lat, lon) ;"
+	run ncdump -v time one/monthly.nc   # time at the months' first days
+	assert_output --partial " time = 0, 31, 60 ;"
 	data r3
 	run --separate-stderr mpi 3 h5ufunc run --memory 8K --set DATA=r3 "$REPO/recipes/monthly-means.yaml"
 	assert_success

@@ -28,6 +28,13 @@ fails() {
 	assert_output "h5ufunc: r.yaml:$pos: $msg"
 }
 
+# dumps: recipedump r.yaml succeeds and prints exactly the header
+# "recipe 'r.yaml'", "version 1", "defaults" and then stdin.
+dumps() {
+	run -0 "$RECIPEDUMP" r.yaml
+	assert_output "recipe 'r.yaml'"$'\nversion 1\ndefaults\n'"$(cat)"
+}
+
 # A step that is valid, for recipes whose fault is elsewhere.
 STEP=$'steps:\n  - ufunc: add\n    in: [a, b]\n'
 
@@ -59,11 +66,7 @@ steps:
     in: x
     out:
 EOF
-	run -0 "$RECIPEDUMP" r.yaml
-	assert_output - <<'EOF'
-recipe 'r.yaml'
-version 1
-defaults
+	dumps <<'EOF'
 step 1 @2:5
   accumulate 'multiply' @2:17
   in 'data.h5:/x' @3:9
@@ -88,11 +91,7 @@ steps:
     missing: off
     pack: int16:0.5:-3
 EOF
-	run -0 "$RECIPEDUMP" r.yaml
-	assert_output - <<'EOF'
-recipe 'r.yaml'
-version 1
-defaults
+	dumps <<'EOF'
   missing mask-nan @2:12
 step 1 @4:5
   expr 'x + 1' @4:11
@@ -112,11 +111,7 @@ steps:
     in: [a, b, -3, 2.50, 1e-3, nan, -inf, true]
     out: [q, "r.h5:/g/r"]
 EOF
-	run -0 "$RECIPEDUMP" r.yaml
-	assert_output - <<'EOF'
-recipe 'r.yaml'
-version 1
-defaults
+	dumps <<'EOF'
 step 1 @2:5
   ufunc 'f' @2:12
   in 'a' @3:10
@@ -147,11 +142,7 @@ steps:
   - reduce: add
     in: a
 EOF
-	run -0 "$RECIPEDUMP" r.yaml
-	assert_output - <<'EOF'
-recipe 'r.yaml'
-version 1
-defaults
+	dumps <<'EOF'
   dtype int64 @2:10
   casting no @3:12
   initial '0' @4:12
@@ -294,11 +285,7 @@ EOF
 
 @test "comments, CRLF line ends, a byte-order mark, standard tags, a final ..." {
 	printf '\xef\xbb\xbf# c\r\nversion: !!int 1\r\nsteps: !!seq\r\n  - ufunc: !!str add\r\n    in: [a, !!str 2]   # two\r\n...\r\n' > r.yaml
-	run -0 "$RECIPEDUMP" r.yaml
-	assert_output - <<'EOF'
-recipe 'r.yaml'
-version 1
-defaults
+	dumps <<'EOF'
 step 1 @4:5
   ufunc 'add' @4:12
   in 'a' @5:10

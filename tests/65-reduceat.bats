@@ -9,7 +9,9 @@
 # (pairwise sums, float16 in float32, sequential folds); one-liners,
 # printed results and --json; NumPy's errors with exit 2 and nothing
 # written; masked mode (numpy.ma's reduce of each segment); dimension
-# names.  NumPy folds each segment in one loop call, and every result is
+# names, and the coordinate of the reduced axis at the segments' starts
+# with CF bounds spanning each segment (the random cases include named
+# axes, sliced and not, and one without a coordinate variable).  NumPy folds each segment in one loop call, and every result is
 # compared bit for bit, floats included (tests/methods_ref.py).
 
 load helper
@@ -44,17 +46,7 @@ setup_file() {
 
 @test "random shapes, dtypes, ufuncs, axes and indices: NumPy's bits on one process and on 1-4 ranks at --memory 32K" {
 	cp "$BATS_FILE_TMPDIR"/{f.h5,r.yaml,cases.jsonl} .
-	run --separate-stderr h5u run r.yaml
-	assert_success
-	local n jobs=(reduceat-check cases.jsonl f.h5 out.h5)
-	for n in 1 2 3 4; do
-		sed "s/out\.h5/out$n.h5/" r.yaml >"r$n.yaml"
-		run --separate-stderr mpi "$n" h5ufunc run --memory 32K "r$n.yaml"
-		assert_success
-		jobs+=(:: reduceat-check cases.jsonl f.h5 "out$n.h5")
-	done
-	run ref "${jobs[@]}"
-	assert_success
+	on_ranks 32K r.yaml out.h5 -- reduceat-check cases.jsonl f.h5 out.h5
 }
 
 @test "segments longer than memory stream: pairwise sums, float16 in float32, sequential folds, NumPy's bits on 1 and 3 ranks" {
@@ -198,7 +190,7 @@ setup_file() {
 	assert_success
 }
 
-@test "a named axis keeps its name and its length becomes the segments'; units as reduce carries them" {
+@test "a named axis keeps its name, its length the segments' and its coordinate at their starts (ncdump); units as reduce carries them" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
 		with netCDF4.Dataset("d.nc", "w") as d:
@@ -217,6 +209,8 @@ setup_file() {
 	assert_output --partial "time = 3 ;"
 	assert_output --partial "float t2m(time, lat) ;"
 	assert_output --partial 't2m:units = "K" ;'
+	run ncdump -v time m.nc
+	assert_output --partial " time = 0, 31, 59 ;"
 	run --separate-stderr h5u reduceat add d.nc:/t2m --indices 0,31,59 --axis latitude
 	assert_error 2 "reduceat add: 'd.nc:/t2m' has no dimension 'latitude'"
 }

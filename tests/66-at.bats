@@ -48,18 +48,7 @@ setup_file() {
 @test "random targets, indices and values: NumPy's bits on one process and on 1-4 ranks at --memory 16K" {
 	cp "$BATS_FILE_TMPDIR"/{f.h5,r.yaml,cases.jsonl} .
 	cp f.h5 before.h5
-	run --separate-stderr h5u run r.yaml
-	assert_success
-	local n jobs=(at-check cases.jsonl before.h5 f.h5)
-	for n in 1 2 3 4; do
-		cp before.h5 "f$n.h5"
-		sed "s/f\.h5/f$n.h5/g" r.yaml >"r$n.yaml"
-		run --separate-stderr mpi "$n" h5ufunc run --memory 16K "r$n.yaml"
-		assert_success
-		jobs+=(:: at-check cases.jsonl before.h5 "f$n.h5")
-	done
-	run ref "${jobs[@]}"
-	assert_success
+	on_ranks 16K r.yaml f.h5 before.h5 -- at-check cases.jsonl before.h5 f.h5
 }
 
 @test "index and value datasets many times the budget, a target larger than it: passes and rounds, NumPy's bits on 1 and 3 ranks" {
@@ -162,20 +151,18 @@ setup_file() {
 	assert_unchanged
 }
 
+# indices_made UFUNC=U B=B OUT=O VALUE=V: a recipe whose first step writes
+# O, U(g.h5:/iy, B), and whose second adds V into g.h5:/grid at (O, g.h5:/ix).
+indices_made() {
+	local "$@"
+	printf 'inputs:\n  iy: g.h5:/iy\nsteps:\n  - ufunc: %s\n    in: [iy, %s]\n    out: %s\n' "$UFUNC" "$B" "$OUT"
+	printf '  - at: add\n    in: [g.h5:/grid, %s]\n    indices: [%s, g.h5:/ix]\n' "$VALUE" "$OUT"
+}
+
 @test "indices an earlier step writes: out of range, exit 1 and the target as it was; a named intermediate, NumPy's bits" {
 	fixture g.h5
 	cp g.h5 before.h5
-	cat >r.yaml <<-'EOF'
-		inputs:
-		  iy: g.h5:/iy
-		steps:
-		  - ufunc: add
-		    in: [iy, 2]
-		    out: iy
-		  - at: add
-		    in: [g.h5:/grid, 1]
-		    indices: [iy, g.h5:/ix]
-	EOF
+	indices_made UFUNC=add B=2 OUT=iy VALUE=1 >r.yaml
 	run --separate-stderr h5u run r.yaml
 	assert_failure 1
 	[[ ${stderr_lines[0]} == "h5ufunc: r.yaml:7:5: step 2 (at add): index 5 is out of bounds for axis 0 with size 4;"* ]] ||
@@ -190,17 +177,7 @@ setup_file() {
 	assert_success
 	# an index array that an earlier step makes, as a named intermediate
 	cp before.h5 g.h5
-	cat >r2.yaml <<-'EOF'
-		inputs:
-		  iy: g.h5:/iy
-		steps:
-		  - ufunc: subtract
-		    in: [iy, 0]
-		    out: j
-		  - at: add
-		    in: [g.h5:/grid, g.h5:/w]
-		    indices: [j, g.h5:/ix]
-	EOF
+	indices_made UFUNC=subtract B=0 OUT=j VALUE=g.h5:/w >r2.yaml
 	run --separate-stderr h5u run r2.yaml
 	assert_success
 	run ref at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix

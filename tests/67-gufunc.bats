@@ -6,7 +6,8 @@
 # for bit with their wrap-around and floats within 4 * k * eps * (|A| @
 # |B|); the same bytes on 1 to 4 ranks and under --memory 1M, with a
 # contraction and a result each larger than that budget, ranks without
-# cells, and contractions shared between the ranks; NumPy's errors with exit
+# cells, contractions shared between the ranks, and operands that the
+# block products read in place in boxes of several cells; NumPy's errors with exit
 # 2 and nothing written; loop axes broadcast by name; `@` in expressions.
 # tests/gufunc_ref.py holds the cases and NumPy's side; cellscheck asserts
 # the grid and the tree over shards that make the bits independent of the
@@ -95,6 +96,33 @@ setup_file() {
 	assert_output --regexp "step [0-9]+: ufunc matmul, loop dd->d, casting same_kind, cells \(24, 24\) over pieces of 128, 16 shards, OpenBLAS; .*shared: each rank sums its shards, rank 0 finishes"
 	assert_output --regexp "loop qq->q, casting same_kind, cells \(2, 2\) over pieces of 2, 1 shard, own loop; boxes of \(1, 1\) cells, 1 box, 1 piece a read, 1 of 3 ranks with work"
 	assert_output --regexp "loop ff->f, casting same_kind, cells \(63, 60\) over pieces of 16, 1 shard, OpenBLAS; boxes of \([0-9]+, [0-9]+\) cells, [0-9]+ boxes, 1 piece a read, 3 of 3 ranks with work"
+	# the operands read in place: a row of cells a box, a piece a read
+	# here; one box of every cell reading the whole contraction at once on
+	# one process at the default budget
+	assert_output --regexp "loop dd->d, casting same_kind, cells \(61, 51\) over pieces of 125, 2 shards, OpenBLAS; boxes of \(1, 4\) cells, [0-9]+ boxes, 1 piece a read, 3 of 3 ranks with work"
+	run --separate-stderr h5u check cases.yaml --set OUT=plan.h5
+	assert_success
+	assert_output --regexp "loop dd->d, casting same_kind, cells \(61, 51\) over pieces of 125, 2 shards, OpenBLAS; boxes of \(5, 4\) cells, 1 box, 8 pieces a read, 1 of 1 ranks with work"
+}
+
+@test "boxes: at most 2 MiB of one partial sum where the smaller boxes read little more, else as large as the budget allows" {
+	# shapes alone (check reads no data): (4096, 1024) @ (1024, 128) has 4
+	# MiB of sums, 2 boxes of them read A once and B (1 MiB) twice;
+	# (4096, 128) @ (128, 1024) would read its B 16 times as often as A
+	/usr/bin/python3 -c "
+import h5py
+with h5py.File('shapes.h5', 'w') as f:
+    for n, shape in [('a', (4096, 1024)), ('b', (1024, 128)), ('w', (4096, 128)), ('v', (128, 1024))]:
+        f.create_dataset(n, shape, 'f8')"
+	printf 'steps:\n  - ufunc: matmul\n    in: [shapes.h5:/a, shapes.h5:/b]\n    out: c.h5:/c\n  - ufunc: matmul\n    in: [shapes.h5:/w, shapes.h5:/v]\n    out: c.h5:/d\n' >r.yaml
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	assert_line --regexp "^step 1: .*, cells \(64, 64\) over pieces of 128, 2 shards, OpenBLAS; boxes of \(32, 2\) cells, 2 boxes, 8 pieces a read, 1 of 1 ranks with work$"
+	assert_line --regexp "^step 2: .*, cells \(64, 64\) over pieces of 128, 1 shard, OpenBLAS; boxes of \(64, 16\) cells, 1 box, 1 piece a read, 1 of 1 ranks with work$"
+	# two ranks: a box each, whose sums are 2 MiB
+	run --separate-stderr mpi 2 h5ufunc check r.yaml
+	assert_success
+	assert_line --regexp "^step 1: .*; boxes of \(32, 2\) cells, 2 boxes, 8 pieces a read, 2 of 2 ranks with work$"
 }
 
 @test "NumPy's errors: core dimensions, 0-d operands, axes= and axis=, broadcasting; exit 2, nothing written" {

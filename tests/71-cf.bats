@@ -11,7 +11,8 @@
 # NumPy, which is netCDF4-python's own result, and within float32's
 # rounding of xarray's (whose dtype is float32: h5ufunc(1), CF DECODING);
 # a CMIP-style float32 file's 1e20 fill values are skipped, and summed
-# with --missing raw; _Unsigned bytes, an int32 with a float32 scale (the
+# with --missing raw, and its reduceat keeps time at the segments' starts
+# with time_bnds spanning each (as xarray reads them); _Unsigned bytes, an int32 with a float32 scale (the
 # User Guide's float32, where netCDF4-python gives float64), valid_range on
 # packed values, a packed float; the same bytes on 1 to 4 ranks and a small
 # --memory; a file without CF attributes gives exactly the bytes of
@@ -150,6 +151,32 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	EOF
 	run h5dump -d /raw -m %g o.nc
 	assert_output --partial 'e+20'
+}
+
+@test "reduceat of a CF time series: sums of its valid values, time at the segment starts and time_bnds spanning each, as xarray decodes them" {
+	ok reduceat add cmip.nc:/tas --indices 0,2,5 --axis time -o o.nc:/s
+	ref jobs "$BATS_FILE_TMPDIR" <<-'EOF'
+		o.nc:/s = ma.masked_array(np.add.reduceat(V('cmip.nc:/tas').filled(0), [0, 2, 5], axis=0), np.logical_and.reduceat(ma.getmaskarray(V('cmip.nc:/tas')), [0, 2, 5], axis=0))
+	EOF
+	run /usr/bin/python3 - "$BATS_FILE_TMPDIR/cmip.nc" <<-'EOF'
+		import sys, numpy as np, xarray as xr
+		src, out = xr.open_dataset(sys.argv[1]), xr.open_dataset("o.nc")
+		idx, ends = [0, 2, 5], [1, 4, 5]   # each segment's first and last month
+		assert out.time.dtype == src.time.dtype and (out.time.values == src.time.values[idx]).all(), out.time
+		assert out.time.attrs == src.time.attrs, out.time.attrs   # bounds, calendar
+		want = np.stack([src.time_bnds.values[idx, 0], src.time_bnds.values[ends, 1]], axis=1)
+		assert (out.time_bnds.values == want).all(), out.time_bnds.values
+		assert out.s.attrs["cell_methods"] == "time: sum" and out.s.dims == ("time", "lat", "lon")
+	EOF
+	assert_success
+	run ncap2 -h -A -s 'nco_variable=7' o.nc o.nc
+	assert_success
+	REF=netcdf_ref.py run ref appendable o.nc
+	assert_success
+	run ncdump -v time_bnds o.nc   # netCDF-C reads the bounds, and what NCO and netCDF4-python added
+	assert_output --partial "$(printf ' time_bnds =\n  0, 60,\n  60, 150,\n  150, 180 ;')"
+	assert_output --partial "nco_variable"
+	assert_output --partial "appended_var"
 }
 
 @test "_Unsigned bytes, an int32 with a float32 scale, valid_range on packed values, a packed float" {

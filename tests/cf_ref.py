@@ -70,6 +70,7 @@ import numpy as np
 import numpy.ma as ma
 
 import h5ref
+from h5ref import Failure
 import where_ref   # fill: netCDF's default fill value of a dtype
 
 h5ref.numpy2()   # NumPy 2's weak literals
@@ -88,11 +89,6 @@ def _weak_getdata(a, subok=True):
 
 
 ma.core.getdata = _weak_getdata
-
-
-def fail(msg):
-    print(f"cf_ref.py: {msg}", file=sys.stderr)
-    sys.exit(1)
 
 
 # ---- fixtures ---------------------------------------------------------------
@@ -236,9 +232,9 @@ def nug_decode(raw, attrs):
 
 
 def read(ref, base=None):
-    fname, path = ref.split(':/', 1)
+    fname, path, _ = h5ref.split_ref(ref)
     with h5py.File(os.path.join(base, fname) if base else fname, 'r') as f:
-        ds = f['/' + path]
+        ds = f[path]
         return ds[()], {k: v for k, v in ds.attrs.items()}
 
 
@@ -283,21 +279,11 @@ def names():
 def compare(label, got, want, ulp=0):
     got, want = ma.asarray(got), ma.asarray(want)
     if got.dtype != want.dtype or got.shape != want.shape:
-        fail(f"{label}: {got.dtype}{got.shape}, expected {want.dtype}{want.shape}")
+        raise Failure(f"{label}: {got.dtype}{got.shape}, expected {want.dtype}{want.shape}")
     gm, wm = ma.getmaskarray(got), ma.getmaskarray(want)
     if not np.array_equal(gm, wm):
-        fail(f"{label}: masked at {np.argwhere(gm).tolist()}, expected {np.argwhere(wm).tolist()}")
-    g, w = ma.getdata(got)[~gm], ma.getdata(want)[~wm]
-    if want.dtype.kind == 'f':
-        same = (g.view(np.uint8).reshape(g.shape + (-1,)) == w.view(np.uint8).reshape(w.shape + (-1,))).all(-1)
-        same |= np.isnan(g) & np.isnan(w)
-        if ulp:
-            same |= h5ref.ulps(g, w) <= ulp
-    else:
-        same = g == w
-    if not np.all(same):
-        i = np.argmin(same)
-        fail(f"{label}: {np.count_nonzero(~same)} values differ, e.g. {g[i]!r} where {w[i]!r} is expected")
+        raise Failure(f"{label}: masked at {np.argwhere(gm).tolist()}, expected {np.argwhere(wm).tolist()}")
+    h5ref.compare_arrays(label, ma.getdata(want)[~wm], ma.getdata(got)[~gm], ulp)
 
 
 def job_check(out, expr, opts):
@@ -310,7 +296,7 @@ def job_xarray(out, expr, opts):
     ours = nug_decode(*read(out))
     missing = ma.getmaskarray(ours)
     if ours.shape != theirs.shape or not np.array_equal(missing, np.isnan(theirs)):
-        fail(f"{out}: masked at {np.argwhere(missing).tolist()}, xarray's NaN at "
+        raise Failure(f"{out}: masked at {np.argwhere(missing).tolist()}, xarray's NaN at "
              f"{np.argwhere(np.isnan(theirs)).tolist()}")
     rtol, atol = float(opts.get('rtol', 2.0 ** -22)), float(opts.get('atol', 0))
     g = ma.getdata(ours)[~missing].astype(np.float64)
@@ -318,7 +304,7 @@ def job_xarray(out, expr, opts):
     scale = max(np.max(np.abs(w), initial=0.0), 1e-300)
     worst = np.max(np.abs(g - w), initial=0.0)
     if worst > rtol * scale + atol:
-        fail(f"{out}: differs from xarray ({theirs.dtype}) by {worst:.3g}, more than "
+        raise Failure(f"{out}: differs from xarray ({theirs.dtype}) by {worst:.3g}, more than "
              f"{rtol:.3g} of the largest value ({scale:.6g}) and {atol:.3g}")
 
 
@@ -345,7 +331,7 @@ def job_nc4(refs):
         eps = np.finfo(ours.dtype).eps
         if not np.array_equal(ma.getmaskarray(mine), ma.getmaskarray(theirs)) or \
            np.any(near > 2 * eps * np.abs(wide) + np.finfo(ours.dtype).tiny):
-            fail(f"{ref}: netCDF4-python ({theirs.dtype}) differs from the unpacked {ours.dtype} "
+            raise Failure(f"{ref}: netCDF4-python ({theirs.dtype}) differs from the unpacked {ours.dtype} "
                  f"by more than its rounding")
 
 
@@ -354,7 +340,7 @@ def job_printed(expr, text):
     mask = ~ma.getmaskarray(want)
     expected = h5ref.fmt_array(np.asarray(ma.getdata(want)), mask)
     if text.rstrip('\n') != expected:
-        fail(f"printed text differs:\n{text}\nexpected:\n{expected}")
+        raise Failure(f"printed text differs:\n{text}\nexpected:\n{expected}")
 
 
 def _coding(attrs):
@@ -366,11 +352,11 @@ def job_same_packing(out, ref):
     (a, aa), (b, ba) = read(out), read(ref)
     taken = a != aa['_FillValue']   # NCO packs a float fill it cannot hold as it likes
     if a.dtype != b.dtype or a.shape != b.shape or not np.array_equal(a[taken], b[taken]):
-        fail(f"{out}: stored {a.dtype} {a[taken][:8]}..., {ref} {b.dtype} {b[taken][:8]}...")
+        raise Failure(f"{out}: stored {a.dtype} {a[taken][:8]}..., {ref} {b.dtype} {b[taken][:8]}...")
     ours, nco = _coding(aa), _coding(ba)
     for k in ('scale_factor', 'add_offset'):
         if ours.get(k) != nco.get(k):
-            fail(f"{out}: {k} {ours.get(k)}, NCO's {nco.get(k)}")
+            raise Failure(f"{out}: {k} {ours.get(k)}, NCO's {nco.get(k)}")
 
 
 def job_repack(out, orig, expr):
@@ -386,13 +372,13 @@ def job_repack(out, orig, expr):
     got, gattrs = read(out)
     if got.dtype != want.dtype or not np.array_equal(got, want):
         bad = np.argwhere(got != want)[:4].tolist()
-        fail(f"{out}: stored values differ from netCDF4-python's at {bad}")
+        raise Failure(f"{out}: stored values differ from netCDF4-python's at {bad}")
     for k, v in wattrs.items():
         if np.asarray(v).dtype == object:
             continue   # references (dimension scales): of another file
         if k not in gattrs or np.asarray(gattrs[k]).dtype != np.asarray(v).dtype or \
            not np.array_equal(np.asarray(gattrs[k]), np.asarray(v)):
-            fail(f"{out}: attribute {k} is {gattrs.get(k)!r}, was {v!r}")
+            raise Failure(f"{out}: attribute {k} is {gattrs.get(k)!r}, was {v!r}")
 
 
 def run_jobs(lines):
@@ -427,4 +413,8 @@ if __name__ == '__main__':
         make(sys.argv[2])
     else:
         FIXTURES = sys.argv[2]
-        run_jobs(sys.stdin.read().splitlines(keepends=True))
+        try:
+            run_jobs(sys.stdin.read().splitlines(keepends=True))
+        except Failure as exc:
+            print(f"cf_ref.py: {exc}", file=sys.stderr)
+            sys.exit(1)

@@ -7,9 +7,9 @@ a run made of a file from an strace log, and compares results with NumPy.
 What it is not: a timing tool (the counts are what it asserts; timings
 are tests/bench's).
 
-Usage: chunks_ref.py JOB [:: JOB]...; exit 0 when every job passed, 1 when
-a check failed (reasons on stderr), 2 on a malformed job (tests/h5ref.py
-runs the jobs).
+Usage: chunks_ref.py JOB [:: JOB]... (h5ref's job runner); exit 0 when
+every job passed, 1 when a check failed (reasons on stderr), 2 on a
+malformed job.
 
 Jobs:
   make DIR        write DIR/c.h5: float64 /t (4096, 256) in chunks
@@ -42,7 +42,7 @@ import re
 import h5py
 import numpy as np
 
-import h5ref as ref
+import h5ref
 from h5ref import Failure, Usage
 
 ARRAYS = {'t': ((4096, 256), (256, 16)), 's': ((1024, 1024), (256, 32)),
@@ -100,10 +100,8 @@ def same(inp, out, *pairs):
     with h5py.File(inp) as f:
         env = {k: f[k][()] for k in f if f[k].ndim == 0 or f[k].size < 1 << 24}
     for path, expr in zip(pairs[0::2], pairs[1::2]):
-        want = np.asarray(eval(expr, {'np': np}, env))
-        got = h5py.File(out)[path][()]
-        if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
-            raise Failure(f'{out}:{path}: not NumPy\'s {expr}')
+        h5ref.compare_arrays(f"{out}:{path} (NumPy's {expr})", np.asarray(eval(expr, {'np': np}, env)),
+                             h5ref.read_ref(f"{out}:{path}"))
 
 
 def filters(out, path, chunks, want):
@@ -111,24 +109,17 @@ def filters(out, path, chunks, want):
     got = ('shuffle+' if d.shuffle else '') + str(d.compression)
     if d.chunks != tuple(int(c) for c in chunks.split(',')) or got != want or d.compression_opts != 1:
         raise Failure(f'{out}:{path}: chunks {d.chunks}, {got} at {d.compression_opts}, '
-                      f'not {chunks}, {want} at 1')
+                 f'not {chunks}, {want} at 1')
 
 
 def stored(out, path):
     print(h5py.File(out)[path].id.get_storage_size())
 
 
-def job(fn, n):
-    """FN as a job of N words (at least -N when N is negative)."""
-    def run(words):
-        if len(words) != n if n > 0 else len(words) < -n:
-            raise Usage(f'{"" if n > 0 else "at least "}{abs(n)} words wanted')
-        fn(*words)
-    return run
+def words(fn):
+    """FN(*ARGS) as a job of h5ref's runner, which hands a job its words."""
+    return lambda args: fn(*args)
 
-
-JOBS = {'make': job(make, 1), 'reads': job(reads, 4), 'same': job(same, -4),
-        'filters': job(filters, 4), 'stored': job(stored, 2)}
 
 if __name__ == '__main__':
-    ref.main(JOBS, 'chunks_ref.py')
+    h5ref.main({f.__name__: words(f) for f in (make, reads, same, filters, stored)}, 'chunks_ref.py')

@@ -89,6 +89,10 @@ def _cases():
         ('big_out', 'matmul', 'wide_a', 'wide_b', {}),
         # smaller than the ranks: ranks without cells
         ('tiny', 'matmul', 'a2', 'a2', {}),
+        # boxes of several cells with shorter last ones, read in place by
+        # the block products, B also stored transposed
+        ('in_place', 'matmul', 'ip_a', 'ip_b', {}),
+        ('in_place_t', 'matmul', 'ip_a', 'ip_bt', {'axes': [[0, 1], [1, 0], [0, 1]]}),
     ]
     return c
 
@@ -126,6 +130,8 @@ def _inputs():
     d['long_a'], d['long_b'] = rand('float32', (3, 200000)), rand('float32', (200000, 2))
     d['wide_a'], d['wide_b'] = rand('float32', (1000, 16)), rand('float32', (16, 600))
     d['a2'] = rand('int64', (2, 2))
+    d['ip_a'], d['ip_b'] = rand('float64', (301, 1000)), rand('float64', (1000, 203))
+    d['ip_bt'] = rand('float64', (203, 1000))
     d['odd_a'], d['odd_b'] = rand('float64', (2, 2, 3)), rand('float64', (3, 3, 4))   # errors
     d['odd_c'] = rand('float64', (3, 4, 7, 2))
     return d

@@ -258,6 +258,28 @@ def ulps(a, b):
     return np.abs(ordered(a) - ordered(np.asarray(b, a.dtype)))
 
 
+def worst(bad, what, x, got, want, err, limit):
+    """Add to BAD the worst element of ERR (per element, ULP) when it passes
+    LIMIT: its input X, GOT and WANT there."""
+    if err.size and err.max() > limit:
+        i = int(err.argmax())
+        bad.append(f"{what}: {x[i]!r} gives {got[i]!r}, want {want[i]!r} ({float(err[i]):.2f} ULP)")
+
+
+def differs(bad, what, x, got, first, where):
+    """Add to BAD the first element where GOT's bits are not FIRST's (what
+    WHERE, another CPU level or rank count, wrote)."""
+    if got.tobytes() != first.tobytes():
+        i = int(np.argmax(bits_of(got) != bits_of(first)))
+        bad.append(f"{what}: {x[i]!r} gives {got[i]!r}, {where} {first[i]!r}")
+
+
+def done(bad):
+    """Print BAD's lines and exit 1 when there are any (an inline check's end)."""
+    print("\n".join(bad))
+    sys.exit(1 if bad else 0)
+
+
 def bits_of(arr):
     """The elements of ARR as unsigned integers of their size (Python ints
     for the 16 bytes of a complex128; bool as 0 and 1)."""

@@ -62,6 +62,15 @@
 #                        on one process, writing OUT:/ID (VERB outer: `call
 #                        UFUNC.outer`); fails naming the cases that fail and
 #                        their messages.
+#   on_ranks MEMORY YAML FILE [FROM] -- JOB...
+#                        run the recipe YAML on one process, then on 1, 2, 3
+#                        and 4 ranks at --memory MEMORY, run n with FILE
+#                        (x.h5) renamed FILEn (x1.h5) in a copy of YAML
+#                        (rn.yaml), FILEn copied from FROM first when given;
+#                        each run must succeed, and then `ref JOB` for each
+#                        of the five, the word FILE in JOB its own file.
+#                        Uneven splits and ranks with no rows: the recipe's
+#                        shapes choose them.
 #   unit_program VAR NAME
 #                        in setup_file: export VAR as the unit program
 #                        build/unit/NAME (VAR's own value when it is set: a
@@ -123,6 +132,31 @@ fi
 
 h5u() {
 	timeout 120 h5ufunc "$@"
+}
+
+on_ranks() {
+	local memory=$1 yaml=$2 file=$3 from= n out w jobs=()
+	shift 3
+	[[ $1 == -- ]] || { from=$1; shift; }
+	shift
+	run --separate-stderr h5u run "$yaml"
+	assert_success
+	for n in '' 1 2 3 4; do
+		out=${file%.*}$n.${file##*.}
+		if [[ -n $n ]]; then
+			[[ -z $from ]] || cp "$from" "$out"
+			sed "s/${file//./\\.}/$out/g" "$yaml" >"r$n.yaml"
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$memory" "r$n.yaml"
+			assert_success
+		fi
+		for w in "$@"; do
+			[[ $w != "$file" ]] || w=$out
+			jobs+=("$w")
+		done
+		jobs+=(::)
+	done
+	run ref "${jobs[@]}"
+	assert_success
 }
 
 mpi() {

@@ -118,8 +118,60 @@ def write_cases(path, cases):
 
 # ------------------------------------------------------------ reduceat
 
+# Cases along a named axis with a coordinate: (id, axis, selection along
+# it, what names the axis).  The result's axis keeps the name, with the
+# coordinate at the segments' starts (dtype and attributes kept) and CF
+# bounds that span each segment's cells; an axis named by a dimension
+# without a variable takes the segments' starts (int64).
+COORD_CASES = [
+    ('coord_days', 0, '', 'coordinate'),
+    ('coord_every_other', 1, '3:110:2', 'coordinate'),
+    ('coord_sliced', 0, '10:115:3', 'coordinate'),
+    ('coord_none', 1, '', 'dimension'),
+]
+DIMENSION_ONLY = "This is a netCDF dimension but not a netCDF variable %10d"
+
+
+def coord_fixture(f, rng, ident, axis, select, named_by):
+    """x_IDENT (3 x 120, the 120 along AXIS) named (lat3, t_IDENT): t_IDENT
+    an increasing time coordinate with CF attributes and time bounds, or a
+    dimension without a variable."""
+    n = 120
+    if 'lat3' not in f:
+        f['lat3'] = np.array([-30.0, 0.0, 30.0])
+        f['lat3'].make_scale('lat3')
+        f['nv'] = np.zeros(2, np.float32)
+        f['nv'].make_scale(DIMENSION_ONLY % 2)
+    x = f.create_dataset(f"x_{ident}", data=values(rng, 'float64', (n, 3) if axis == 0 else (3, n)))
+    name = f"t_{ident}"
+    if named_by == 'dimension':
+        f[name] = np.zeros(n, np.float32)
+        f[name].make_scale(DIMENSION_ONLY % n)
+    else:
+        edges = np.cumsum(rng.uniform(0.5, 2.0, n + 1))
+        t = f.create_dataset(name, data=(edges[:-1] + edges[1:]) / 2)
+        t.make_scale(name)
+        for key, v in (('units', 'days since 2000-01-01'), ('calendar', 'noleap'),
+                       ('long_name', 'time'), ('bounds', f"{name}_bnds")):
+            t.attrs[key] = np.bytes_(v)
+        b = f.create_dataset(f"{name}_bnds", data=np.stack([edges[:-1], edges[1:]], axis=1))
+        b.dims[0].attach_scale(t)
+        b.dims[1].attach_scale(f['nv'])
+    x.dims[axis].attach_scale(f[name])
+    x.dims[1 - axis].attach_scale(f['lat3'])
+    extent = len(range(n)[ref.parse_selection(select)[0]]) if select else n
+    return {'id': ident, 'ufunc': 'add', 'input': f"x_{ident}", 'axis': axis,
+            'select': (':,' if axis else '') + select if select else '',
+            'indices': random_indices(rng, extent), 'coord': name, 'named_by': named_by}
+
+
+def along(c):
+    """The selection of a case's input (all of it when it has none)."""
+    return ref.parse_selection(c['select']) if c.get('select') else ()
+
+
 def reduceat_expected(f, c):
-    x = f[c['input']][()]
+    x = f[c['input']][()][along(c)]
     idx = f[c['indices']][()] if isinstance(c['indices'], str) else c['indices']
     uf = getattr(np, c['ufunc'])
     kw = {'axis': c['axis']}
@@ -157,14 +209,41 @@ def job_reduceat_cases(args):
                 if uname in ('add', 'multiply') and dt in ('int8', 'float32') and rng.random() < 0.7:
                     case['dtype'] = 'float64' if dt == 'float32' else 'int16'
                 cases.append(case)
+        cases += [coord_fixture(f, rng, *c) for c in COORD_CASES]
     write_cases(cases_path, cases)
     print("steps:")
     for c in cases:
         ind = f"{fname}:/{c['indices']}" if isinstance(c['indices'], str) else json.dumps(c['indices'])
-        print(f"  - reduceat: {c['ufunc']}\n    in: {fname}:/{c['input']}\n    indices: {ind}\n"
+        sel = f"[{c['select']}]" if c.get('select') else ''
+        print(f"  - reduceat: {c['ufunc']}\n    in: {fname}:/{c['input']}{sel}\n    indices: {ind}\n"
               f"    axis: {c['axis']}\n    out: {out}:/{c['id']}")
         if c.get('dtype'):
             print(f"    dtype: {c['dtype']}")
+
+
+def check_coordinate(f, o, c):
+    """The result's reduceat axis: named as the input's, its coordinate the
+    input's at the segments' starts (dtype, attributes), its bounds each
+    segment's hull; or the starts, for a dimension without a variable."""
+    label = f"{c['id']}: coordinate"
+    scales = o[c['id']].dims[c['axis']]
+    if len(scales) != 1 or scales[0].name != '/' + c['coord']:
+        raise Failure(f"{label}: the axis is named by {[s.name for s in scales]}, not /{c['coord']}")
+    got, idx = scales[0], np.asarray(c['indices'])
+    if c['named_by'] == 'dimension':
+        ref.compare_arrays(label, idx.astype(np.int64), got[()])
+        return
+    sel = along(c)[c['axis']:][:1]
+    want = f[c['coord']]
+    ref.compare_arrays(label, want[()][sel][idx], got[()])
+    for key in ('units', 'calendar', 'long_name'):
+        if got.attrs[key] != want.attrs[key]:
+            raise Failure(f"{label}: {key} {got.attrs[key]!r}, not {want.attrs[key]!r}")
+    cells = f[want.attrs['bounds'].decode()][()][sel]
+    n = len(cells)
+    ends = [b if b > a + 1 else a + 1 for a, b in zip(idx, list(idx[1:]) + [n])]
+    hull = np.array([[cells[a:e].min(), cells[a:e].max()] for a, e in zip(idx, ends)])
+    ref.compare_arrays(f"{label} bounds", hull, o[got.attrs['bounds'].decode()][()])
 
 
 def job_reduceat_check(args):
@@ -178,6 +257,8 @@ def job_reduceat_check(args):
                 if c['id'] not in o:
                     raise Failure(f"{c['id']}: not written")
                 ref.compare_arrays(c['id'], reduceat_expected(f, c), o[c['id']][()])
+                if c.get('coord'):
+                    check_coordinate(f, o, c)
             except Failure as exc:
                 failures.append(str(exc))
     if failures:

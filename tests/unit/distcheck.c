@@ -37,12 +37,50 @@ static int layout(int ndim, const int64_t *dim, const int64_t *chunk, int64_t me
 	return dist_layout_make(ndim, dim, chunk, &c, max_axis, nranks, where, e, l);
 }
 
+/* dist_layout_make over a space of units of UNIT elements, PER bytes each
+ * (the widest array as wide). */
+static int units_layout(int ndim, const int64_t *dim, int64_t unit, int64_t memory, int64_t per,
+			int nranks, struct err *e, struct dist_layout *l)
+{
+	struct dist_cost c = { .memory = memory, .per_elem = per, .widest = per, .unit = unit };
+	return dist_layout_make(ndim, dim, NULL, &c, H5U_MAXDIM, nranks, "w", e, l);
+}
+
+/* dist_stream_make with 8 bytes an element, 8 an across element, 8 the
+ * widest. */
+static int stream(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
+		  int64_t memory, unsigned how, int nranks, struct err *e, struct dist_stream *s)
+{
+	struct dist_cost c = { .memory = memory, .per_elem = 8, .per_across = 8, .widest = 8 };
+	return dist_stream_make(ndim, dim, along, chunk, &c, how, nranks, "w", e, s);
+}
+
 static int64_t volume(int ndim, const int64_t *d)
 {
 	int64_t n = 1;
 	for (int i = 0; i < ndim; i++)
 		n *= d[i];
 	return n;
+}
+
+/* The budget L was sized by holds what a pass over it holds: the largest
+ * box MOST (elements) within its box buffers, a tile within the box and
+ * within a tile's elements (or one line), all of it within the memory. */
+static void check_budget(const struct dist_layout *l, int64_t most)
+{
+	int64_t box = dist_held_elems(l, DIST_PER_ELEM), tile = dist_held_elems(l, DIST_PER_TILE);
+	int64_t tiles = l->line > l->cost.tile ? l->line : l->cost.tile;
+	CHECK(most <= box, "a box of %lld elements, buffers of %lld", (long long)most, (long long)box);
+	CHECK(dist_tile_lines(l) >= 1 && dist_tile_lines(l) <= l->lines_per_box && tile <= box &&
+	      (tile <= tiles || tile == l->line), "a tile of %lld elements, a box of %lld, lines of %lld",
+	      (long long)tile, (long long)box, (long long)l->line);
+	CHECK(dist_held_elems(l, DIST_FIXED) == 1, "a fixed buffer of %lld elements",
+	      (long long)dist_held_elems(l, DIST_FIXED));
+	CHECK(dist_layout_bytes(l) <= l->cost.memory || volume(l->ndim, l->dim) == 0,
+	      "a pass holds %lld bytes of a budget of %lld", (long long)dist_layout_bytes(l),
+	      (long long)l->cost.memory);
+	CHECK(dist_layout_bytes(l) == l->cost.fixed + box * l->cost.per_elem + tile * l->cost.per_tile,
+	      "dist_layout_bytes %lld", (long long)dist_layout_bytes(l));
 }
 
 /* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element) and walk
@@ -61,7 +99,7 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 	bool small = total <= (int64_t)sizeof seen;
 	if (small)
 		memset(seen, 0, (size_t)total);
-	int64_t covered = 0, boxes = 0;
+	int64_t covered = 0, boxes = 0, most = 0;
 	int with_work = 0;
 	for (int rank = 0; rank < nranks; rank++) {
 		struct dist_walk w;
@@ -78,6 +116,7 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 			}
 			boxes++;
 			int64_t n = volume(l.ndim, count), at = 0;
+			most = n > most ? n : most;
 			CHECK(n <= cap || l.line > cap, "box of %lld elements over a cap of %lld", (long long)n,
 			      (long long)cap);
 			for (int i = 0; i < l.ndim; i++) {
@@ -115,6 +154,44 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 	      (long long)l.total_boxes, l.ranks_with_work);
 	for (int64_t k = 0; small && k < total; k++)
 		CHECK(seen[k], "element %lld in no box", (long long)k);
+	check_budget(&l, most);
+}
+
+/* A pass that lists its buffers (dist_cost_hold) -- two inputs and a result
+ * of a box, two intermediates of a tile, an input held whole -- laid out
+ * over SHAPE within MEMORY: the sum is the list's, and the budget holds
+ * every box it walks. */
+static void check_held(int ndim, const int64_t *dim, int nranks, int64_t memory)
+{
+	struct dist_cost c = { .memory = memory, .tile = 8192, .widest = 8 };
+	static const struct { enum dist_hold how; int64_t bytes; } list[] = {
+		{ DIST_PER_ELEM, 8 }, { DIST_PER_ELEM, 4 }, { DIST_PER_ELEM, 8 },
+		{ DIST_PER_TILE, 8 }, { DIST_PER_TILE, 1 }, { DIST_FIXED, 3000 },
+	};
+	for (size_t i = 0; i < sizeof list / sizeof *list; i++)
+		dist_cost_hold(&c, list[i].how, list[i].bytes);
+	CHECK(c.fixed == 3000 && c.per_elem == 20 && c.per_tile == 9, "the sum of the list: %lld %lld %lld",
+	      (long long)c.fixed, (long long)c.per_elem, (long long)c.per_tile);
+	struct dist_layout l;
+	struct err e = {0};
+	if (dist_layout_make(ndim, dim, NULL, &c, H5U_MAXDIM, nranks, "w", &e, &l) < 0) {
+		CHECK(memory < 3000 + 64 * 29, "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
+		return;
+	}
+	CHECK(!memcmp(&l.cost, &c, sizeof c), "the layout keeps another budget than it was given");
+	int64_t most = 0, held = 0;
+	for (int rank = 0; rank < nranks; rank++) {
+		struct dist_walk w;
+		int64_t start[H5U_MAXDIM], count[H5U_MAXDIM];
+		dist_walk_start(&l, rank, &w);
+		while (dist_walk_next(&w, start, count))
+			most = volume(l.ndim, count) > most ? volume(l.ndim, count) : most;
+	}
+	for (size_t i = 0; i < sizeof list / sizeof *list; i++)
+		held += list[i].bytes * dist_held_elems(&l, list[i].how);
+	CHECK(held == dist_layout_bytes(&l), "the list holds %lld bytes, the layout says %lld",
+	      (long long)held, (long long)dist_layout_bytes(&l));
+	check_budget(&l, most);
 }
 
 static void check_layouts(void)
@@ -132,6 +209,7 @@ static void check_layouts(void)
 				if (total / memories[m] > 4000)
 					continue;   /* too many boxes to walk here */
 				check_layout((int)shapes[i][0], shapes[i] + 1, NULL, nranks, memories[m]);
+				check_held((int)shapes[i][0], shapes[i] + 1, nranks, memories[m]);
 			}
 	/* chunked: the boxes follow the chunk grid */
 	static const int64_t chunked[][2][4] = {
@@ -182,8 +260,8 @@ static void check_layouts(void)
 	      !strcmp(ae.msg, "w: --memory 3071 bytes is too small for one block "
 			      "(64 elements of every array need 3072 bytes)"), "tiles' floor: %s", ae.msg);
 	int64_t units[] = { 100000 };
-	CHECK(dist_layout_units(1, units, NULL, 1024, (int64_t)256 << 20, 0, 8 * 1024, 8 * 1024, 1, "w",
-				&ae, &al) == 0 && al.lines_per_box == 512,
+	CHECK(units_layout(1, units, 1024, (int64_t)256 << 20, 8 * 1024, 1, &ae, &al) == 0 &&
+	      al.lines_per_box == 512,
 	      "100000 units of 1024 float64: %lld a box", (long long)al.lines_per_box);
 	/* chunks over two indices of an axis before the split one: not followed */
 	int64_t f3[] = { 10, 40, 3000 }, c3[] = { 2, 8, 3000 };
@@ -210,15 +288,27 @@ static void check_layouts(void)
 	/* a space of units (a reduction's fixed pieces of 1024 elements): one
 	 * unit is the floor, and shares are even by units' elements */
 	int64_t pieces[] = { 2, 16384 }, few[] = { 1, 400 };
-	CHECK(dist_layout_units(2, pieces, NULL, 1024, 8 * 1024, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) == 0 &&
+	CHECK(units_layout(2, pieces, 1024, 8 * 1024, 8 * 1024, 3, &e, &l) == 0 &&
 	      l.axis == 1 && l.lines_per_box == 1 && l.ranks_with_work == 3,
 	      "(2, 16384) pieces at one piece of budget: axis %d, %lld a box, %d with work", l.axis,
 	      (long long)l.lines_per_box, l.ranks_with_work);
-	CHECK(dist_layout_units(2, pieces, NULL, 1024, 8 * 1024 - 1, 0, 8 * 1024, 8 * 1024, 3, "w", &e, &l) < 0,
+	CHECK(units_layout(2, pieces, 1024, 8 * 1024 - 1, 8 * 1024, 3, &e, &l) < 0,
 	      "less than one piece of budget accepted");
-	CHECK(dist_layout_units(2, few, NULL, 600, (int64_t)256 << 20, 0, 8 * 600, 8 * 600, 3, "w", &e2, &l) == 0 &&
+	CHECK(units_layout(2, few, 600, (int64_t)256 << 20, 8 * 600, 3, &e2, &l) == 0 &&
 	      l.axis == 1 && l.ranks_with_work == 3, "(1, 400) pieces of 600 on 3 ranks: axis %d, %d with work",
 	      l.axis, l.ranks_with_work);
+}
+
+/* What a box across of S costs within MEMORY (8 bytes an element, 8 an
+ * across element): its elements, each an along box and a carried value
+ * (shared: and a rank's partial). */
+static void check_stream_budget(const struct dist_stream *s, int64_t memory)
+{
+	int64_t per_across = dist_stream_along_elems(s) * 8 + (s->shared ? 16 : 8);
+	CHECK(s->across.cost.memory == memory && s->across.cost.per_elem == per_across &&
+	      dist_layout_bytes(&s->across) <= memory, "a box across holds %lld bytes of %lld (%lld each)",
+	      (long long)dist_layout_bytes(&s->across), (long long)memory,
+	      (long long)s->across.cost.per_elem);
 }
 
 /* Stream SHAPE along the axes ALONG for NRANKS within MEMORY (8 bytes an
@@ -229,13 +319,14 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 {
 	struct dist_stream s;
 	struct err e = {0};
-	if (dist_stream_make(ndim, dim, along, chunk, memory, 8, 8, 8,
-			     (whole_last ? DIST_WHOLE_LAST : 0) | (may_share ? DIST_MAY_SHARE : 0), nranks,
-			     "w", &e, &s) < 0) {
+	if (stream(ndim, dim, along, chunk, memory,
+		   (whole_last ? DIST_WHOLE_LAST : 0) | (may_share ? DIST_MAY_SHARE : 0), nranks, &e,
+		   &s) < 0) {
 		CHECK(memory < 16 * 64 || (whole_last && along[ndim - 1] && memory < 16 * dim[ndim - 1]),
 		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return;
 	}
+	check_stream_budget(&s, memory);
 	int n = s.ndim;
 	int64_t d[H5U_MAXDIM], total = 1, stream = 1;
 	for (int i = 0; i < n; i++) {
@@ -388,10 +479,10 @@ static void check_streams(void)
 	struct err e = {0}, e2 = {0};
 	int64_t wide[] = { 3, 400000 };
 	bool last[] = { false, true };
-	CHECK(dist_stream_make(2, wide, last, NULL, 16 * 64 - 1, 8, 8, 8, 0, 2, "w", &e, &s) < 0 &&
+	CHECK(stream(2, wide, last, NULL, 16 * 64 - 1, 0, 2, &e, &s) < 0 &&
 	      !strcmp(e.msg, "w: --memory 1023 bytes is too small for one block "
 			     "(64 elements of every array need 1024 bytes)"), "floor: %s", e.msg);
-	CHECK(dist_stream_make(2, wide, last, NULL, 1 << 20, 8, 8, 8, DIST_WHOLE_LAST, 2, "w", &e2, &s) < 0 &&
+	CHECK(stream(2, wide, last, NULL, 1 << 20, DIST_WHOLE_LAST, 2, &e2, &s) < 0 &&
 	      !strcmp(e2.msg, "w: --memory 1048576 bytes is too small for one block "
 			      "(one row of every array needs 6400000 bytes)"), "whole rows: %s", e2.msg);
 	/* (200000, 3) along axis 0 at 1 MiB on 4 ranks: the 3 columns are not
@@ -400,13 +491,13 @@ static void check_streams(void)
 	int64_t tall[] = { 200000, 3 };
 	bool first[] = { true, false };
 	struct err e3 = {0};
-	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, 0, 4, "w", &e3, &s) == 0 &&
+	CHECK(stream(2, tall, first, NULL, 1 << 20, 0, 4, &e3, &s) == 0 &&
 	      !s.shared && dist_stream_ranks_with_work(&s) == 1 && s.across.total_boxes == 1 &&
 	      dist_stream_along_elems(&s) >= 10000,
 	      "(200000, 3) along axis 0: %d with work, %lld boxes, blocks of %lld",
 	      dist_stream_ranks_with_work(&s), (long long)s.across.total_boxes,
 	      (long long)dist_stream_along_elems(&s));
-	CHECK(dist_stream_make(2, tall, first, NULL, 1 << 20, 8, 8, 8, DIST_MAY_SHARE, 4, "w", &e3, &s) == 0 &&
+	CHECK(stream(2, tall, first, NULL, 1 << 20, DIST_MAY_SHARE, 4, &e3, &s) == 0 &&
 	      s.shared && dist_stream_ranks_with_work(&s) == 4 && s.across.total_boxes == 1,
 	      "(200000, 3) along axis 0, shared: %d with work, %lld boxes across",
 	      dist_stream_ranks_with_work(&s), (long long)s.across.total_boxes);
@@ -414,33 +505,32 @@ static void check_streams(void)
 	 * 2, 1 and 1 of them; shared, every rank within 25% */
 	int64_t cube[] = { 4, 300000, 3 };
 	bool mid1[] = { false, true, false };
-	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, DIST_WHOLE_LAST, 3, "w", &e3, &s) == 0 &&
+	CHECK(stream(3, cube, mid1, NULL, 1 << 20, DIST_WHOLE_LAST, 3, &e3, &s) == 0 &&
 	      !s.shared && s.across.axis == 0 && dist_stream_ranks_with_work(&s) == 3,
 	      "(4, 300000, 3) along axis 1: split across axis %d, %d with work", s.across.axis,
 	      dist_stream_ranks_with_work(&s));
-	CHECK(dist_stream_make(3, cube, mid1, NULL, 1 << 20, 8, 8, 8, DIST_WHOLE_LAST | DIST_MAY_SHARE, 3,
-			       "w", &e3, &s) == 0 &&
+	CHECK(stream(3, cube, mid1, NULL, 1 << 20, DIST_WHOLE_LAST | DIST_MAY_SHARE, 3, &e3, &s) == 0 &&
 	      s.shared && dist_stream_ranks_with_work(&s) == 3,
 	      "(4, 300000, 3) along axis 1, shared: %d with work", dist_stream_ranks_with_work(&s));
 	/* wide enough rows across are still cut: (1000, 300) on 4 ranks */
 	int64_t rows[] = { 1000, 300 };
-	CHECK(dist_stream_make(2, rows, first, NULL, 1 << 20, 8, 8, 8, DIST_MAY_SHARE, 4, "w", &e3, &s) == 0 &&
+	CHECK(stream(2, rows, first, NULL, 1 << 20, DIST_MAY_SHARE, 4, &e3, &s) == 0 &&
 	      !s.shared && dist_stream_ranks_with_work(&s) == 4,
 	      "(1000, 300) along axis 0: shared %d, %d with work", s.shared, dist_stream_ranks_with_work(&s));
 	/* a reduction of (8192, 32768) in chunks (256, 64) along axis 0: blocks
 	 * of a chunk's 256 rows, boxes across of whole chunk columns, where
 	 * 4 MiB of rows would cut every chunk in 16 */
 	int64_t big[] = { 8192, 32768 }, bigc[] = { 256, 64 };
-	CHECK(dist_stream_make(2, big, first, bigc, (int64_t)256 << 20, 8, 8, 8, DIST_CHUNK_BOXES, 1, "w",
-			       &e3, &s) == 0 && dist_stream_along_elems(&s) == 256 &&
+	CHECK(stream(2, big, first, bigc, (int64_t)256 << 20, DIST_CHUNK_BOXES, 1, &e3, &s) == 0 &&
+	      dist_stream_along_elems(&s) == 256 &&
 	      s.across.lines_per_box % 64 == 0,
 	      "(8192, 32768) in (256, 64) along axis 0: blocks of %lld, boxes of %lld across",
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
-	CHECK(dist_stream_make(2, big, first, bigc, (int64_t)256 << 20, 8, 8, 8, 0, 1, "w", &e3, &s) == 0 &&
+	CHECK(stream(2, big, first, bigc, (int64_t)256 << 20, 0, 1, &e3, &s) == 0 &&
 	      dist_stream_along_elems(&s) == 256 && s.across.lines_per_box == 32768,
 	      "a scan keeps its rows wide: blocks of %lld, %lld across",
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
-	CHECK(dist_stream_make(2, big, first, bigc, (int64_t)64 << 20, 8, 8, 8, 0, 1, "w", &e3, &s) == 0 &&
+	CHECK(stream(2, big, first, bigc, (int64_t)64 << 20, 0, 1, &e3, &s) == 0 &&
 	      dist_stream_along_elems(&s) == 16 && s.across.lines_per_box == 32768,
 	      "a scan whose budget does not hold whole chunk rows: blocks of %lld, %lld across",
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);

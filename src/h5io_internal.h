@@ -1,6 +1,7 @@
-/* h5io_internal.h - what h5io.c, h5attr.c and filter.c share, and nothing
- * else may use: the HDF5 memory types of dtypes and the folding of HDF5's
- * error stacks into the error record.  Both are defined in h5io.c.
+/* h5io_internal.h - what h5io.c, h5io_types.c, h5attr.c and filter.c
+ * share, and nothing else may use: the HDF5 memory types of dtypes
+ * (h5io_types.c) and the folding of HDF5's error stacks into the error
+ * record (h5io.c).
  */
 #ifndef H5UFUNC_H5IO_INTERNAL_H
 #define H5UFUNC_H5IO_INTERNAL_H
@@ -10,6 +11,8 @@
 #include "dtype.h"
 #include "err.h"
 
+/* Make the types of h5py's bool and float16 (h5io_init calls it once). */
+void h5io_types_init(void);
 /* The memory (native) type of DT; also what new datasets are stored as.
  * Complex is h5py's: a compound of two native floats named r and i, made
  * on first use and kept, like the other types, until HDF5 closes. */

@@ -1,7 +1,8 @@
 /* reader.h - the recipe reader's lower layer: libyaml events, marks and
  * messages, scalar values with ${NAME} filled in.
  *
- * recipe.c reads the recipe's nodes with these; nothing else includes it.
+ * recipe.c and recipe_opts.c read the recipe's nodes with these; nothing
+ * else includes it.
  * The reader keeps one event current (p->ev); every function that takes a
  * node leaves the event after it current.  Functions returning int give 0,
  * or -1 with the error recorded in p->e (status EXIT_USAGE, at the

@@ -1,0 +1,41 @@
+/* masked.h - numpy.ma's masked mode in reductions and accumulations.
+ *
+ * An input's missing values (its fill value, missing_value, valid range,
+ * or NaN for a CF-unpacked dataset: cf_valid) are masked; a reduction or
+ * scan folds a masked element as numpy.ma's fill for its ufunc and keeps,
+ * beside each accumulator, a byte saying whether any valid element
+ * reached it; results none reached are written as the output's fill.
+ * The step carries what these read (in_missing, mask_nan, mask_skip,
+ * mask_fill), set while planning.
+ *
+ * Not here: NumPy's where= operand and the select that applies a mask
+ * (where.h); masked mode of elementwise steps, which lower.c lowers into
+ * ops of the step's program.
+ */
+#ifndef H5UFUNC_MASKED_H
+#define H5UFUNC_MASKED_H
+
+#include <stdint.h>
+
+#include "dtype.h"
+#include "ufunc.h"
+
+struct plan_step;
+
+/* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
+ * identity; for maximum-like and minimum-like ufuncs, the lowest or
+ * highest value of the dtype (-inf, inf for floats); for the others
+ * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
+ * -1: none of these, so masked elements are skipped (plan_step.skip_fold). */
+int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
+/* Masked mode of a reduce or accumulate step S, on N elements of its input
+ * just read: VALID = which are valid (cf_valid; STORED: them in the input's dtype),
+ * and the others of DATA (in T) made S's MASK_SKIP. */
+void masked_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
+			 char *data, uint8_t *valid);
+/* ... and on N of its results (DATA, in T): the output's fill value where
+ * VALID is 0, counted as masked (report.h). */
+void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			 const uint8_t *valid);
+
+#endif

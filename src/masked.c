@@ -1,0 +1,75 @@
+/* masked.c - numpy.ma's masked mode in reductions and scans: what a masked
+ * element folds as, the missing values of an input skipped, the results
+ * with no valid element filled.  See masked.h. */
+#include <math.h>
+#include <string.h>
+
+#include "cf.h"
+#include "masked.h"
+#include "plan.h"
+#include "report.h"
+#include "where.h"
+
+/* The lowest (HIGH false) or highest value of T: -inf/inf for floats. */
+static void extreme(enum dtype t, bool high, unsigned char *out)
+{
+	memset(out, 0, 16);
+	char kind = dtype_table[t].kind;
+	int size = dtype_size(t);
+	if (kind == 'f' || kind == 'c') {
+		double v = high ? INFINITY : -INFINITY;
+		dtype_cast(DT_FLOAT64, &v, 0, kind == 'c' ? (size == 8 ? DT_FLOAT32 : DT_FLOAT64) : t, out, 0, 1);
+	} else if (kind == 'b') {
+		out[0] = high;
+	} else if (high) {   /* two's complement, little-endian */
+		memset(out, 0xff, (size_t)size);
+		if (kind == 'i')
+			out[size - 1] = 0x7f;
+	} else if (kind == 'i') {
+		out[size - 1] = 0x80;
+	}
+}
+
+int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out)
+{
+	enum dtype t = loop->types[0];
+	if (ufunc_identity_value(uf, t, out) == 0)
+		return 0;
+	if (uf->flags & (UF_MA_FILL_ZERO | UF_MA_FILL_ONE)) {   /* numpy.ma's filly */
+		int64_t filly = (uf->flags & UF_MA_FILL_ONE) != 0;
+		memset(out, 0, 16);
+		dtype_cast(DT_INT64, &filly, 0, t, out, 0, 1);
+		return 0;
+	}
+	if (uf->identity != ID_NONE_REORDER)
+		return -1;
+	/* maximum-like or minimum-like: whichever extreme the loop lets pass */
+	unsigned char low[16], high[16], r[16];
+	extreme(t, false, low);
+	extreme(t, true, high);
+	ptrdiff_t size = dtype_size(t), steps[3] = { size, size, size };
+	char *args[3] = { (char *)low, (char *)high, (char *)r };
+	loop->fn(args, 1, steps);
+	memcpy(out, memcmp(r, high, (size_t)size) ? high : low, 16);
+	return 0;
+}
+
+void masked_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
+			 char *data, uint8_t *valid)
+{
+	cf_valid(s->in[0]->dtype, s->in_missing, s->mask_nan, stored, n, valid);
+	where_select(t, n, data, valid, (const char *)s->mask_skip, 0);
+}
+
+void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			 const uint8_t *valid)
+{
+	unsigned char fill[16];
+	dtype_cast(s->out[0]->dtype, s->mask_fill[0], 0, t, fill, 0, 1);
+	int64_t masked = 0;
+	for (int64_t i = 0; i < n; i++)
+		masked += !valid[i];
+	where_select(t, n, data, valid, (const char *)fill, 0);
+	if (!s->out[0]->dry)
+		report_masked(masked);
+}
