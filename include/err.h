@@ -7,12 +7,14 @@
  *
  * Where an error points is kept as fields, never parsed back out of the
  * text: the source (a recipe's path, or "<expression>"), its line and
- * column, and the step.  They are set when the error is raised: by
- * err_set_at() from the raiser's own place, or, for a function that only
- * takes a WHERE text (h5io, literal, operand, dist, ...), from the place its
- * caller named for that text with err_site().  The record holds no pointer
- * that matters after the error is raised, so it can be copied between
- * ranks as bytes.
+ * column, and the step.  They are set when the error is raised, from the
+ * place the raiser holds: a site (a WHERE text and its place, made by the
+ * planner's locate.c) through err_at(), a text and a place side by side
+ * through err_set_at().  A function that only takes a WHERE text (h5io,
+ * literal, operand, dist, ...) raises with the text alone; its caller,
+ * which holds the text's place, adds it with err_place() when the call
+ * fails.  The record holds no pointer, so it can be copied between ranks
+ * as bytes.
  */
 #ifndef H5UFUNC_ERR_H
 #define H5UFUNC_ERR_H
@@ -23,7 +25,6 @@
 enum { EXIT_OK = 0, EXIT_RUN = 1, EXIT_USAGE = 2 };
 
 #define ERR_EXPRESSION "<expression>"   /* the source of a one-liner's expression */
-#define ERR_MAXSITES 64
 
 /* A place an error can point at. */
 struct err_loc {
@@ -34,23 +35,22 @@ struct err_loc {
 	char step[160];     /* "step 2 (ufunc add)", "call add", or "" */
 };
 
-/* A WHERE text handed to functions that raise errors with it, and its place. */
-struct err_site {
-	const char *where;
-	const struct err_loc *loc;
+/* A WHERE text and the place it names: what a raiser holds when it has a
+ * place.  A value: copy it, keep it, no other storage behind it. */
+struct site {
+	char text[1200];      /* "r.yaml:3:5: step 2 (ufunc add)", "call add", or "" */
+	struct err_loc loc;   /* where an error raised at it points */
 };
 
-struct err {   /* comm_agree() sends the fields before nsites to other ranks */
+struct err {   /* plain bytes: comm_agree() sends it to other ranks */
 	int status;        /* 0 while no error */
 	char msg[2048];    /* "WHERE: WHAT", without the program name */
 	struct err_loc loc;   /* where the error points, when it does */
-	int nsites;           /* the WHERE texts in use and their places (err_site) */
-	struct err_site site[ERR_MAXSITES];
 };
 
 /* Record "WHERE: WHAT" with STATUS unless an error is already recorded.
- * WHERE may be NULL or "" (then the message is WHAT alone).  When WHERE is
- * a text named by err_site(), its place is recorded too.  Returns -1. */
+ * WHERE may be NULL or "" (then the message is WHAT alone); the error
+ * points nowhere.  Returns -1. */
 int err_set(struct err *e, int status, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int err_vset(struct err *e, int status, const char *where, const char *fmt, va_list ap);
@@ -59,12 +59,15 @@ int err_set_at(struct err *e, int status, const struct err_loc *loc, const char 
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int err_vset_at(struct err *e, int status, const struct err_loc *loc, const char *where,
 		const char *fmt, va_list ap);
-/* Name the place LOC of the WHERE text W (this very pointer): an error
- * raised with W records LOC.  LOC must live while W is in use; naming W
- * again replaces its place. */
-void err_site(struct err *e, const char *w, const struct err_loc *loc);
-/* Forget every named WHERE text (their places may be freed after this). */
-void err_sites_clear(struct err *e);
+/* The same at site W: its text, pointing at its place. */
+int err_at(struct err *e, int status, const struct site *w, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A function given only the WHERE text of a place LOC has failed: its
+ * error, raised with that text, points at LOC, unless it points somewhere
+ * already.  Call it right after such a call fails, and only then (an
+ * error recorded earlier, pointing nowhere, would take LOC too).
+ * Returns -1. */
+int err_place(struct err *e, const struct err_loc *loc);
 /* Fill LOC: SOURCE (NULL: none) at LINE:COL, in STEP (NULL: none). */
 void err_loc_set(struct err_loc *loc, const char *source, int line, int col, const char *step);
 /* Append text to the recorded message (a hint, a folded HDF5 stack). */

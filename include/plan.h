@@ -217,7 +217,8 @@ struct plan_op {
 					       an earlier op's) */
 	unsigned char lit[RECIPE_MAXIN][16]; /* literal operands in the loop's dtype (up to complex128) */
 	struct shape shape;                 /* of its result */
-	const char *where;                  /* its step, for faults raised from the data */
+	const char *where;                  /* its step, for faults raised from the data ... */
+	const struct err_loc *loc;          /* ... and its place */
 };
 
 /* A reduction's or accumulation's fold: the axes it runs along, and how
@@ -303,7 +304,7 @@ struct plan_step {
 	int index;                          /* 1-based */
 	const struct recipe_step *src;
 	char where[512];                    /* "r.yaml:6:5: step 2 (ufunc add)" or "call add" */
-	struct err_loc loc;                 /* ... as fields: the place of errors raised with WHERE */
+	struct err_loc loc;                 /* ... as fields: the place of errors raised at WHERE */
 	enum verb verb;
 	const struct ufunc *uf;
 	const struct ufunc_loop *loop;

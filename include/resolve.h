@@ -19,19 +19,19 @@
 
 /* The loop of UF for the NIN operands IN (arrays or literals) with the
  * options O (dtype= when given; O may be NULL) and CASTING; NULL with E set
- * (EXIT_USAGE, at W, NumPy's message) when there is none. */
+ * (EXIT_USAGE, at site W, NumPy's message) when there is none. */
 const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 				      const struct array *const *in,
 				      const struct step_opts *o, enum casting casting,
-				      const char *w, struct err *e);
+				      const struct site *w, struct err *e);
 /* Literal X, operand K of OP (whose loop is resolved), converted to the
  * loop's dtype into OP's literal slot K.  Errors when a weak literal does
  * not fit (NEP 50). */
-int resolve_literal(const struct array *x, struct plan_op *op, int k, const char *w,
+int resolve_literal(const struct array *x, struct plan_op *op, int k, const struct site *w,
 		    struct err *e);
 /* The loop of S's reduce or accumulate (S's ufunc, verb and input set): the
  * accumulator's dtype is NumPy's (dtype= when given in O). */
-int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const char *w,
+int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const struct site *w,
 			   struct err *e);
 
 #endif

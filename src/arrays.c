@@ -46,17 +46,17 @@ struct array *array_bound(struct planner *pl, const char *name)
 	return NULL;
 }
 
-int array_bind(struct planner *pl, const char *name, struct array *x, const char *w, struct err *e)
+int array_bind(struct planner *pl, const char *name, struct array *x, const struct site *w, struct err *e)
 {
 	if (pl->nbind == PLAN_MAXARRAYS)
-		return err_set(e, EXIT_USAGE, w, "too many names (at most %d)", PLAN_MAXARRAYS);
+		return err_at(e, EXIT_USAGE, w, "too many names (at most %d)", PLAN_MAXARRAYS);
 	pl->bind[pl->nbind].name = name;
 	pl->bind[pl->nbind].array = x;
 	pl->nbind++;
 	return 0;
 }
 
-const struct cf_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+const struct cf_missing *array_missing(struct planner *pl, struct array *x, const struct site *w,
 					 struct err *e)
 {
 	if (x->missing)
@@ -68,14 +68,16 @@ const struct cf_missing *array_missing(struct planner *pl, struct array *x, cons
 	if (x->create || x->file->id < 0) {
 		m->nvalues = m->fill_value = x->has_fill;
 		memcpy(m->value[0], x->fill, sizeof m->value[0]);
-	} else if (cf_missing_read(x->file->id, x->path, x->dtype, x->cf_present, m, w, x->display, e) < 0) {
+	} else if (cf_missing_read(x->file->id, x->path, x->dtype, x->cf_present, m, w->text, x->display,
+				   e) < 0) {
+		err_place(e, &w->loc);
 		return NULL;
 	}
 	x->missing = m;
 	return m;
 }
 
-struct array *array_decoded(struct planner *pl, struct array *x, const char *w, struct err *e)
+struct array *array_decoded(struct planner *pl, struct array *x, const struct site *w, struct err *e)
 {
 	if (x->kind != ARR_DATASET || x->coding || x->base || x->raw)
 		return x;   /* a literal, decoded already, or made of a decoded array */
@@ -83,9 +85,11 @@ struct array *array_decoded(struct planner *pl, struct array *x, const char *w, 
 		return x->decoded;
 	const struct cf_coding *c = NULL;
 	if (!x->create && x->file->id >= 0 &&
-	    cf_coding_read(x->file->id, x->path, x->dtype, x->cf_present, pl->p->arena, &c, w,
-			   x->display, e) < 0)
+	    cf_coding_read(x->file->id, x->path, x->dtype, x->cf_present, pl->p->arena, &c, w->text,
+			   x->display, e) < 0) {
+		err_place(e, &w->loc);
 		return NULL;
+	}
 	x->decoded = x;
 	if (!cf_coding_transforms(c)) {   /* its values are its stored numbers */
 		if (c && !x->missing)
@@ -94,7 +98,7 @@ struct array *array_decoded(struct planner *pl, struct array *x, const char *w, 
 	}
 	struct array *y = array_new(pl, ARR_DATASET, x->display);
 	if (!y) {
-		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
 		return NULL;
 	}
 	*y = *x;
@@ -114,7 +118,7 @@ struct array *array_decoded(struct planner *pl, struct array *x, const char *w, 
 /* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
  * in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op,
-				     const char *text, const char *w, struct err *e)
+				     const char *text, const struct site *w, struct err *e)
 {
 	struct plan_file *f = file_for_read(pl, op->file, w, e);
 	if (!f)
@@ -122,34 +126,36 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	struct array *x = array_find(pl->p, f, op->path);
 	if (!x) {
 		if (f->id < 0) {   /* a file the run creates: only its created datasets exist */
-			err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+			err_at(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
 			return NULL;
 		}
 		switch (h5io_probe(f->id, op->path)) {
 		case H5IO_DATASET:
 			break;
 		case H5IO_GROUP:
-			err_set(e, EXIT_USAGE, w, "'%s' is a group, not a dataset", text);
+			err_at(e, EXIT_USAGE, w, "'%s' is a group, not a dataset", text);
 			return NULL;
 		case H5IO_OTHER:
-			err_set(e, EXIT_USAGE, w, "'%s' is not a dataset", text);
+			err_at(e, EXIT_USAGE, w, "'%s' is not a dataset", text);
 			return NULL;
 		default:
-			err_set(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
+			err_at(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
 			return NULL;
 		}
 		char display[4096];
 		snprintf(display, sizeof display, "%s:%s", op->file, op->path);
 		x = array_new(pl, ARR_DATASET, op->selected ? display : text);
 		if (!x) {
-			err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+			err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
 			return NULL;
 		}
 		x->file = f;
 		x->path = arena_strdup(pl->p->arena, op->path);
-		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w, text, e);
-		if (d < 0)
+		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w->text, text, e);
+		if (d < 0) {
+			err_place(e, &w->loc);
 			return NULL;
+		}
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		x->stored_filtered = h5io_dataset_filtered(d);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
@@ -162,8 +168,10 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		return x;
 	struct array_view v;
 	struct shape vshape;
-	if (select_view(op, &x->shape, &v, &vshape, text, w, e) < 0)
+	if (select_view(op, &x->shape, &v, &vshape, text, w->text, e) < 0) {
+		err_place(e, &w->loc);
 		return NULL;
+	}
 	for (int i = 0; i < pl->p->narrays; i++) {
 		struct array *y = pl->p->arrays[i];
 		if (y->kind == ARR_DATASET && y->selected && !y->raw && y->file == f &&
@@ -172,7 +180,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	}
 	struct array *y = array_new(pl, ARR_DATASET, text);
 	if (!y) {
-		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
 		return NULL;
 	}
 	y->file = f;
@@ -218,7 +226,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 }
 
 int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
-		   bool by_position, const char *w, struct err *e)
+		   bool by_position, const struct site *w, struct err *e)
 {
 	s->dims = NULL;
 	int named = 0, arrays = 0;
@@ -253,10 +261,10 @@ int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array 
 	const char *name;
 	if (dims_union(n, d, shapes, pl->p->arena, &u, &shape, &a, &b, &name) < 0) {
 		if (!name)
-			return err_set(e, EXIT_USAGE, w, "the operands name more than %d dimensions", H5U_MAXDIM);
-		return err_set(e, EXIT_USAGE, w, "dimension '%s' is %lld in %s and %lld in %s", name,
-			       (long long)shapes[a]->dim[dims_axis(d[a], name)], in[a]->display,
-			       (long long)shapes[b]->dim[dims_axis(d[b], name)], in[b]->display);
+			return err_at(e, EXIT_USAGE, w, "the operands name more than %d dimensions", H5U_MAXDIM);
+		return err_at(e, EXIT_USAGE, w, "dimension '%s' is %lld in %s and %lld in %s", name,
+			      (long long)shapes[a]->dim[dims_axis(d[a], name)], in[a]->display,
+			      (long long)shapes[b]->dim[dims_axis(d[b], name)], in[b]->display);
 	}
 	s->dims = u;
 	for (int k = 0; k < n; k++) {
@@ -265,30 +273,32 @@ int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array 
 			continue;
 		struct array *y = axes_view(pl, in[k], u, &shape, from);
 		if (!y)
-			return err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+			return err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
 		in[k] = y;
 	}
 	return 0;
 }
 
 /* An operand that a step reads: a name, a dataset or a literal. */
-struct array *array_operand(struct planner *pl, const char *text, const char *w,
+struct array *array_operand(struct planner *pl, const char *text, const struct site *w,
 				   struct err *e)
 {
 	struct operand op;
-	if (operand_parse(text, pl->p->arena, &op, w, e) < 0)
+	if (operand_parse(text, pl->p->arena, &op, w->text, e) < 0) {
+		err_place(e, &w->loc);
 		return NULL;
+	}
 	if (op.kind == OPERAND_NAME) {
 		struct array *x = array_bound(pl, op.name);
 		if (!x)
-			err_set(e, EXIT_USAGE, w, "unknown name '%s'", op.name);
+			err_at(e, EXIT_USAGE, w, "unknown name '%s'", op.name);
 		return x;
 	}
 	if (op.kind == OPERAND_DATASET)
 		return array_dataset(pl, &op, text, w, e);
 	struct array *x = array_new(pl, ARR_LITERAL, text);
 	if (!x) {
-		err_set(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
 		return NULL;
 	}
 	x->lit = op.lit;

@@ -89,10 +89,13 @@ static void read_updates(struct at_state *st, const int64_t *start, const int64_
 	const struct at_plan *a = st->a;
 	const struct plan_step *s = st->s;
 	for (int k = 0; k < a->nidx && !e->status; k++)
-		indices_read(&a->idx[k], &a->space, start, count, &st->scratch[k], st->idx[k], s->where, e);
-	if (!a->literal_b && !e->status)
-		stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, count, st->braw, st->bown,
-				     st->b, s->where, e);
+		if (indices_read(&a->idx[k], &a->space, start, count, &st->scratch[k], st->idx[k], s->where,
+				 e) < 0)
+			err_place(e, &s->loc);
+	if (!a->literal_b && !e->status &&
+	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, count, st->braw, st->bown,
+				 st->b, s->where, e) < 0)
+		err_place(e, &s->loc);
 }
 
 /* The target element of each of the N updates read (a negative index
@@ -250,7 +253,9 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 			memcpy(count, rc, sizeof count);
 		}
 	}
-	if (stage_read(t, t->dtype, start, count, NULL, st->target, st->s->where, e) < 0 || comm_agree(e) < 0)
+	if (stage_read(t, t->dtype, start, count, NULL, st->target, st->s->where, e) < 0)
+		err_place(e, &st->s->loc);
+	if (comm_agree(e) < 0)
 		return -1;
 	int64_t rounds = (a->updates.total_boxes + st->nranks - 1) / st->nranks;
 	struct dist_walk w;
@@ -276,11 +281,12 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 			exchange_apply(st, n);
 	}
 	if (st->bad_axis >= 0 && !e->status)
-		err_set(e, EXIT_RUN, st->s->where, "index %lld is out of bounds for axis %lld with size %lld",
+		err_set_at(e, EXIT_RUN, &st->s->loc, st->s->where, "index %lld is out of bounds for axis %lld with size %lld",
 			(long long)st->bad, (long long)st->bad_axis, (long long)t->shape.dim[st->bad_axis]);
 	if (comm_agree(e) < 0)   /* nothing of this pass is written */
 		return -1;
-	stage_write(t, t->dtype, start, count, st->target, NULL, st->s->where, e);
+	if (stage_write(t, t->dtype, start, count, st->target, NULL, st->s->where, e) < 0)
+		err_place(e, &st->s->loc);
 	return comm_agree(e);
 }
 
@@ -344,7 +350,7 @@ static int check_written_indices(struct plan_step *s, struct err *e)
 		if (indices_check(ix, INDEX_WRAPS, s->in[0]->shape.dim[k], s->uf->name, k, a->memory, s->where,
 				  e) < 0) {
 			e->status = EXIT_RUN;
-			return -1;
+			return err_place(e, &s->loc);
 		}
 	}
 	return 0;

@@ -280,9 +280,8 @@ int comm_agree(struct err *e)
 	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == n_ranks)
 		return 0;
-	/* The record up to its sites: status, message and place.  The sites
-	 * are each rank's own pointers and stay as they are. */
-	MPI_Bcast(e, (int)offsetof(struct err, nsites), MPI_BYTE, first, MPI_COMM_WORLD);
+	/* The record is plain bytes: status, message and place. */
+	MPI_Bcast(e, (int)sizeof *e, MPI_BYTE, first, MPI_COMM_WORLD);
 	return -1;
 }
 

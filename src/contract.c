@@ -516,7 +516,8 @@ static void read_slab(struct run *R, int k, int64_t p0, int64_t np, struct err *
 	strides_of(axes->ndim, x->count, dtype_size(in->dtype), x->stride);
 	x->data = k && same_slab(R) ? R->a.data : x->own;
 	if (x->data == x->own)
-		stage_read(in, in->dtype, x->start, x->count, NULL, x->data, R->s->where, e);
+		if (stage_read(in, in->dtype, x->start, x->count, NULL, x->data, R->s->where, e) < 0)
+			err_place(e, &R->s->loc);
 }
 
 /* Byte offset in slab X of loop index BI (relative to the box). */
@@ -725,7 +726,7 @@ static char *run_epilogue(struct run *R, int64_t n, struct err *e)
 		op->loop->fn(args, (size_t)n, steps);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, op->loc, op->where, "%s", ufunc_fault_message(f));
 	}
 	return R->ops[s->prog.out_src[0].op];
 }
@@ -766,7 +767,8 @@ static void write_box(struct run *R, const char *sum, struct err *e)
 			bi[j] = 0;
 	}
 	char *data = run_epilogue(R, b->batch * b->nr * b->nc, e);
-	stage_write(y, R->s->out_dtype[0], start, count, data, R->conv, R->s->where, e);
+	if (stage_write(y, R->s->out_dtype[0], start, count, data, R->conv, R->s->where, e) < 0)
+		err_place(e, &R->s->loc);
 }
 
 int contract_run(struct plan_step *s, struct err *e)

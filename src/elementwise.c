@@ -312,7 +312,8 @@ static void read_whole_inputs(struct plan_step *s, struct buffers *B, struct err
 			continue;
 		int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 		stage_row_box(&x->shape, 0, shape_rows(&x->shape), start, cnt);
-		stage_read(x, x->dtype, start, cnt, B->in[k].raw, B->in[k].data, s->where, e);
+		if (stage_read(x, x->dtype, start, cnt, B->in[k].raw, B->in[k].data, s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 	for (int j = 0; j < s->prog.nops; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
@@ -401,7 +402,8 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 			in->ext[i] = in->dims[i] == 1 ? 1 : B->c[i];
 		}
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
-		stage_read(s->in[k], s->in[k]->dtype, start, cnt, in->raw, in->data, s->where, e);
+		if (stage_read(s->in[k], s->in[k]->dtype, start, cnt, in->raw, in->data, s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 }
 
@@ -534,13 +536,14 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 		B->faulted[j] = f != UFERR_NONE && selective && j < s->prog.own_ops;
 		any = any || B->faulted[j];
 		if (f != UFERR_NONE && !B->faulted[j])
-			err_set(e, EXIT_RUN, op->where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, op->loc, op->where, "%s", ufunc_fault_message(f));
 	}
 	const uint8_t *sel = any ? (const uint8_t *)B->tmp[src_slot(s->mask.print_src)] + r * B->line : NULL;
 	for (int j = 0; any && j < s->prog.nops; j++) {
 		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, r, p, tile, sel) : UFERR_NONE;
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, s->prog.ops[j].where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, s->prog.ops[j].loc, s->prog.ops[j].where, "%s",
+				   ufunc_fault_message(f));
 	}
 }
 
@@ -562,7 +565,8 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 		reducer_box(B->red[k], data, NULL, B->o, B->c);
 		enum ufunc_fault f = ufunc_take_error();
 		if (f != UFERR_NONE)
-			err_set(e, EXIT_RUN, s->fused.red[k]->where, "%s", ufunc_fault_message(f));
+			err_set_at(e, EXIT_RUN, &s->fused.red[k]->loc, s->fused.red[k]->where, "%s",
+				   ufunc_fault_message(f));
 	}
 }
 
@@ -583,8 +587,10 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 	if (s->mask.has_where) {
 		ptrdiff_t step = 0;
 		if (!y->create) {
-			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0)
+			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0) {
+				err_place(e, &s->loc);
 				return;
+			}
 			step = dtype_size(t);
 		}
 		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.where_src)], B->keep[k],
@@ -603,8 +609,9 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		array_box(&s->out[k]->shape, B->ndim, full, B->o, B->c, start, cnt);
 		if (s->mask.has_where || s->mask.masked)
 			keep_unselected(s, B, k, start, cnt, count, e);
-		stage_write(s->out[k], s->out_dtype[k], start, cnt,
-			    B->tmp[src_slot(s->prog.out_src[k])], B->outconv[k], s->where, e);
+		if (stage_write(s->out[k], s->out_dtype[k], start, cnt,
+				B->tmp[src_slot(s->prog.out_src[k])], B->outconv[k], s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 	if ((s->mask.has_where || s->mask.masked) && !s->out[0]->dry) {
 		const uint8_t *shown = (const uint8_t *)B->tmp[src_slot(s->mask.print_src)];
@@ -615,8 +622,9 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 	}
 	if (s->mask.out) {
 		array_box(&s->mask.out->shape, B->ndim, full, B->o, B->c, start, cnt);
-		stage_write(s->mask.out, DT_BOOL, start, cnt, B->tmp[src_slot(s->mask.print_src)], NULL,
-			    s->where, e);
+		if (stage_write(s->mask.out, DT_BOOL, start, cnt, B->tmp[src_slot(s->mask.print_src)], NULL,
+				s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 	for (int k = 0; k < s->fused.nred; k++)
 		reducer_write_box(B->red[k], B->o, B->c, e);

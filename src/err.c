@@ -24,11 +24,7 @@ int err_vset_at(struct err *e, int status, const struct err_loc *loc, const char
 
 int err_vset(struct err *e, int status, const char *where, const char *fmt, va_list ap)
 {
-	const struct err_loc *loc = NULL;
-	for (int i = 0; i < e->nsites && where && !loc; i++)
-		if (e->site[i].where == where)
-			loc = e->site[i].loc;
-	return err_vset_at(e, status, loc, where, fmt, ap);
+	return err_vset_at(e, status, NULL, where, fmt, ap);
 }
 
 int err_set(struct err *e, int status, const char *where, const char *fmt, ...)
@@ -50,23 +46,21 @@ int err_set_at(struct err *e, int status, const struct err_loc *loc, const char 
 	return -1;
 }
 
-void err_site(struct err *e, const char *w, const struct err_loc *loc)
+int err_at(struct err *e, int status, const struct site *w, const char *fmt, ...)
 {
-	int i = 0;
-	while (i < e->nsites && e->site[i].where != w)
-		i++;
-	if (i == ERR_MAXSITES) {   /* full: forget the oldest */
-		memmove(e->site, e->site + 1, sizeof e->site[0] * (ERR_MAXSITES - 1));
-		i--;
-	} else if (i == e->nsites) {
-		e->nsites++;
-	}
-	e->site[i] = (struct err_site){ w, loc };
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset_at(e, status, &w->loc, w->text, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
-void err_sites_clear(struct err *e)
+int err_place(struct err *e, const struct err_loc *loc)
 {
-	e->nsites = 0;
+	static const struct err_loc nowhere;
+	if (e->status && !memcmp(&e->loc, &nowhere, sizeof nowhere))
+		e->loc = *loc;
+	return -1;
 }
 
 void err_loc_set(struct err_loc *loc, const char *source, int line, int col, const char *step)

@@ -39,10 +39,13 @@ static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
 	stage_row_box(&x->shape, 0, comm_rank() == 0 || gather ? shape_rows(&x->shape) : 0, start, cnt);
 	size_t bytes = (size_t)shape_size(&x->shape) * (size_t)dtype_size(x->dtype);
 	char *buf = stage_alloc(bytes);
+	int rc;
 	if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
-		h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
+		rc = h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
 	else
-		stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
+		rc = stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
+	if (rc < 0)
+		err_place(e, &s->loc);
 	if (gather && comm_agree(e) == 0)
 		comm_or_to_root(buf, bytes);
 	return buf;
@@ -73,17 +76,6 @@ static int print_step(struct plan_step *s, struct err *e)
 		h5io_flush(s->out[k]->file->id);
 	comm_barrier();
 	return print_results(s, e);
-}
-
-/* Name the WHERE of S (and of a host step's reductions) in E: errors
- * raised with it point at S in the recipe. */
-static void name_sites(struct plan_step *s, struct err *e)
-{
-	err_site(e, s->where, &s->loc);
-	for (int k = 0; k < s->fused.nred; k++)
-		err_site(e, s->fused.red[k]->where, &s->fused.red[k]->loc);
-	if (s->fused.host)
-		name_sites(s->fused.host, e);
 }
 
 /* Run S through its driver. */
@@ -152,12 +144,8 @@ static int run_step(struct plan *p, int i, struct err *e)
 {
 	struct plan_step *s = &p->steps[i];
 	int rc;
-	name_sites(s, e);
-	for (int j = i + 1; j < p->nsteps; j++)
-		if (p->steps[j].fused.merged_into == i)
-			name_sites(&p->steps[j], e);
 	report_step_begin(s);
-	interrupt_where(s->where);   /* until the next step: a stop after it names it */
+	interrupt_where(s->where, &s->loc);   /* a stop while it runs names it, at its line */
 	rc = plan_step_ranged(s) ? find_ranges(s, e) : 0;
 	if (rc == 0)
 		rc = run_driver(s, e);
@@ -167,7 +155,7 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].fused.merged_into == i && p->steps[j].print)
 			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
-	err_sites_clear(e);
+	interrupt_where(s->where, NULL);   /* until the next step: a stop after it names it */
 	return rc;
 }
 
@@ -549,13 +537,13 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	if (comm_agree(e) < 0)
 		goto fail;
 	interrupt_hold(false);
-	interrupt_where(NULL);
+	interrupt_where(NULL, NULL);
 	report_end(0);
 	return 0;
 fail:
 	clean_up(p, e);
 	interrupt_hold(false);
-	interrupt_where(NULL);
+	interrupt_where(NULL, NULL);
 	report_end(e->status);
 	return -1;
 }

@@ -74,11 +74,11 @@ struct plan_file *file_add(struct planner *pl, const char *name,
 /* What an interrupted run left in F, before F is opened: rolled back
  * (said on stderr, unless quiet); `check`, which writes nothing, keeps
  * what it found for the plan.  A live run writing F is an error. */
-static int settle(struct planner *pl, struct plan_file *f, const char *w, struct err *e)
+static int settle(struct planner *pl, struct plan_file *f, const struct site *w, struct err *e)
 {
 	struct replay_report r;
-	if (replay_settle(f->canon, f->name, !pl->o->check_only, w, &r, e) < 0)
-		return -1;
+	if (replay_settle(f->canon, f->name, !pl->o->check_only, w->text, &r, e) < 0)
+		return err_place(e, &w->loc);
 	if (!r.found)
 		return 0;
 	char text[1024];
@@ -92,7 +92,7 @@ static int settle(struct planner *pl, struct plan_file *f, const char *w, struct
 
 /* The plan's file for an operand that is read: it must exist, on disk or
  * as a file an earlier step creates. */
-struct plan_file *file_for_read(struct planner *pl, const char *name, const char *w,
+struct plan_file *file_for_read(struct planner *pl, const char *name, const struct site *w,
 				       struct err *e)
 {
 	bool exists;
@@ -101,25 +101,29 @@ struct plan_file *file_for_read(struct planner *pl, const char *name, const char
 	if (f)
 		return f;
 	if (!exists) {
-		err_set(e, EXIT_USAGE, w, "cannot open '%s': No such file or directory", name);
+		err_at(e, EXIT_USAGE, w, "cannot open '%s': No such file or directory", name);
 		return NULL;
 	}
 	f = file_add(pl, name, canon, true);
 	if (!f) {
-		err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		err_at(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 		return NULL;
 	}
 	if (settle(pl, f, w, e) < 0)
 		return NULL;
-	f->id = h5io_open(name, false, w, e);
-	return f->id < 0 ? NULL : f;
+	f->id = h5io_open(name, false, w->text, e);
+	if (f->id < 0) {
+		err_place(e, &w->loc);
+		return NULL;
+	}
+	return f;
 }
 
-int file_check_writable(const char *path, bool exists, const char *w, struct err *e)
+int file_check_writable(const char *path, bool exists, const struct site *w, struct err *e)
 {
 	if (exists) {
 		if (access(path, W_OK) != 0)
-			return err_set(e, EXIT_USAGE, w, "cannot write '%s': %s", path, strerror(errno));
+			return err_at(e, EXIT_USAGE, w, "cannot write '%s': %s", path, strerror(errno));
 		return 0;
 	}
 	char *copy = strdup(path);
@@ -129,22 +133,22 @@ int file_check_writable(const char *path, bool exists, const char *w, struct err
 	int r = 0;
 	struct stat st;
 	if (stat(dir, &st) != 0)
-		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': directory '%s' does not exist", path, dir);
+		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': directory '%s' does not exist", path, dir);
 	else if (!S_ISDIR(st.st_mode))
-		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': '%s' is not a directory", path, dir);
+		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': '%s' is not a directory", path, dir);
 	else if (access(dir, W_OK | X_OK) != 0)
-		r = err_set(e, EXIT_USAGE, w, "cannot create '%s': directory '%s': %s", path, dir, strerror(errno));
+		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': directory '%s': %s", path, dir, strerror(errno));
 	free(copy);
 	return r;
 }
 
 /* The file an output FILE:/PATH goes to, created by the run when new. */
-struct plan_file *file_for_write(struct planner *pl, const char *name, const char *w,
+struct plan_file *file_for_write(struct planner *pl, const char *name, const struct site *w,
 					struct err *e)
 {
 	struct stat st;
 	if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
-		err_set(e, EXIT_USAGE, w, "'%s' is a directory, not an HDF5 file", name);
+		err_at(e, EXIT_USAGE, w, "'%s' is a directory, not an HDF5 file", name);
 		return NULL;
 	}
 	bool exists;
@@ -160,7 +164,7 @@ struct plan_file *file_for_write(struct planner *pl, const char *name, const cha
 		} else {
 			f = file_add(pl, name, canon, false);
 			if (!f)
-				err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+				err_at(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 		}
 		if (!f)
 			return NULL;

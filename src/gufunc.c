@@ -103,7 +103,7 @@ static void sig_read(const struct ufunc *uf, struct signature *sig)
  * an operand with fewer axes than the signature's, and from the result
  * when the operand it comes from lacks it.  NumPy's error for an operand
  * with too few axes. */
-static int core_present(struct gu_args *g, const char *w, struct err *e)
+static int core_present(struct gu_args *g, const struct site *w, struct err *e)
 {
 	const struct signature *sig = &g->sig;
 	for (int k = 0; k < 3; k++) {
@@ -122,10 +122,10 @@ static int core_present(struct gu_args *g, const char *w, struct err *e)
 			required += !sig->optional[k][i];
 		}
 		if (k < 2 && g->ndim[k] < g->ncore[k])
-			return err_set(e, EXIT_USAGE, w,
-				       "%s: Input operand %d does not have enough dimensions (has %d, gufunc core "
-				       "with signature %s requires %d)", g->uf->name, k, g->ndim[k],
-				       g->uf->signature, required);
+			return err_at(e, EXIT_USAGE, w,
+				      "%s: Input operand %d does not have enough dimensions (has %d, gufunc core "
+				      "with signature %s requires %d)", g->uf->name, k, g->ndim[k],
+				      g->uf->signature, required);
 	}
 	return 0;
 }
@@ -134,25 +134,25 @@ static int core_present(struct gu_args *g, const char *w, struct err *e)
 
 /* Entry K of axes= (LEN axes, or -1: one integer) against argument K's
  * core, normalised into G's core_axis[K]; NumPy's errors. */
-static int axes_entry(struct gu_args *g, int k, int len, const int *axes, const char *w,
+static int axes_entry(struct gu_args *g, int k, int len, const int *axes, const struct site *w,
 		      struct err *e)
 {
 	int ncore = g->ncore[k], ndim = g->ndim[k];
 	if (len < 0 && ncore != 1)
-		return err_set(e, EXIT_USAGE, w, "axes item %d should be a tuple", k);
+		return err_at(e, EXIT_USAGE, w, "axes item %d should be a tuple", k);
 	if (len >= 0 && len != ncore)
 		return ncore == 1
-		       ? err_set(e, EXIT_USAGE, w, "axes item %d should be a tuple with a single element, or an integer", k)
-		       : err_set(e, EXIT_USAGE, w, "axes item %d should be a tuple with %d elements", k, ncore);
+		       ? err_at(e, EXIT_USAGE, w, "axes item %d should be a tuple with a single element, or an integer", k)
+		       : err_at(e, EXIT_USAGE, w, "axes item %d should be a tuple with %d elements", k, ncore);
 	for (int i = 0; i < ncore; i++) {
 		int a = axes[i];
 		if (a < -ndim || a >= ndim)
-			return err_set(e, EXIT_USAGE, w, "axis %d is out of bounds for array of dimension %d", a,
-				       ndim);
+			return err_at(e, EXIT_USAGE, w, "axis %d is out of bounds for array of dimension %d", a,
+				      ndim);
 		a = a < 0 ? a + ndim : a;
 		for (int j = 0; j < i; j++)
 			if (g->core_axis[k][j] == a)
-				return err_set(e, EXIT_USAGE, w, "axes item %d has value %d repeated", k, a);
+				return err_at(e, EXIT_USAGE, w, "axes item %d has value %d repeated", k, a);
 		g->core_axis[k][i] = a;
 	}
 	return 0;
@@ -160,23 +160,23 @@ static int axes_entry(struct gu_args *g, int k, int len, const int *axes, const 
 
 /* The core axes of every argument: the last ones, or where axes= (O)
  * puts them, or axis=.  The result's rank is LOOP + its core's. */
-static int core_axes(struct gu_args *g, const struct step_opts *o, int loop, const char *w,
+static int core_axes(struct gu_args *g, const struct step_opts *o, int loop, const struct site *w,
 		     struct err *e)
 {
 	bool axes = option_given(o, OPT_AXES), axis = option_given(o, OPT_AXIS);
 	g->ndim[2] = loop + g->ncore[2];
 	if (axes && axis)
-		return err_set(e, EXIT_USAGE, w, "cannot specify both 'axis' and 'axes'");
+		return err_at(e, EXIT_USAGE, w, "cannot specify both 'axis' and 'axes'");
 	if (axis && g->sig.distinct != 1)
-		return err_set(e, EXIT_USAGE, w,
-			       "%s: axis can only be used with a single shared core dimension, not with the %d "
-			       "distinct ones implied by signature %s.", g->uf->name, g->sig.distinct,
-			       g->uf->signature);
+		return err_at(e, EXIT_USAGE, w,
+			      "%s: axis can only be used with a single shared core dimension, not with the %d "
+			      "distinct ones implied by signature %s.", g->uf->name, g->sig.distinct,
+			      g->uf->signature);
 	int sig_out = g->sig.ncore[2];
 	if (axes && o->naxes != 3 && !(o->naxes == 2 && sig_out == 0))
-		return err_set(e, EXIT_USAGE, w,
-			       "axes should be a list with an entry for all 3 inputs and outputs; entries for "
-			       "outputs can only be omitted if none of them has core axes.");
+		return err_at(e, EXIT_USAGE, w,
+			      "axes should be a list with an entry for all 3 inputs and outputs; entries for "
+			      "outputs can only be omitted if none of them has core axes.");
 	for (int k = 0; k < 3; k++) {
 		int def[RECIPE_CORE], len = g->ncore[k];
 		const int *list = def;
@@ -196,22 +196,22 @@ static int core_axes(struct gu_args *g, const struct step_opts *o, int loop, con
 
 /* axis= as a generalized ufunc takes it: one integer, or the name of a
  * dimension that both operands have at the same position. */
-static int axis_number(struct step_opts *o, struct array *const *in, const char *w, struct err *e)
+static int axis_number(struct step_opts *o, struct array *const *in, const struct site *w, struct err *e)
 {
 	if (!option_given(o, OPT_AXIS))
 		return 0;
 	if (o->axis_all || o->naxis != 1)
-		return err_set(e, EXIT_USAGE, w, "axis must be one integer for a generalized ufunc");
+		return err_at(e, EXIT_USAGE, w, "axis must be one integer for a generalized ufunc");
 	if (!o->axis_name[0])
 		return 0;
 	int a = dims_axis(in[0]->dims, o->axis_name[0]), b = dims_axis(in[1]->dims, o->axis_name[0]);
 	if (a < 0 || b < 0)
-		return err_set(e, EXIT_USAGE, w, "'%s' has no dimension '%s'", in[a < 0 ? 0 : 1]->display,
-			       o->axis_name[0]);
+		return err_at(e, EXIT_USAGE, w, "'%s' has no dimension '%s'", in[a < 0 ? 0 : 1]->display,
+			      o->axis_name[0]);
 	if (a - in[0]->shape.ndim != b - in[1]->shape.ndim)
-		return err_set(e, EXIT_USAGE, w,
-			       "dimension '%s' is axis %d of '%s' and %d of '%s': give axes= instead",
-			       o->axis_name[0], a, in[0]->display, b, in[1]->display);
+		return err_at(e, EXIT_USAGE, w,
+			      "dimension '%s' is axis %d of '%s' and %d of '%s': give axes= instead",
+			      o->axis_name[0], a, in[0]->display, b, in[1]->display);
 	o->axis[0] = a - in[0]->shape.ndim;
 	o->axis_name[0] = NULL;
 	return 0;
@@ -221,7 +221,7 @@ static int axis_number(struct step_opts *o, struct array *const *in, const char 
 
 /* The extent of each core dimension, by role (1 for a role no argument
  * has); NumPy's error when the operands disagree. */
-static int core_sizes(struct gu_args *g, struct array *const *in, const char *w, struct err *e)
+static int core_sizes(struct gu_args *g, struct array *const *in, const struct site *w, struct err *e)
 {
 	const struct signature *sig = &g->sig;
 	g->size[ROLE_ROW - 1] = g->size[ROLE_DEPTH - 1] = g->size[ROLE_COL - 1] = 1;
@@ -233,10 +233,10 @@ static int core_sizes(struct gu_args *g, struct array *const *in, const char *w,
 			int r = sig->role[k][i] - 1;
 			int64_t d = in[k]->shape.dim[g->core_axis[k][c++]];
 			if (known[r] && d != g->size[r])
-				return err_set(e, EXIT_USAGE, w,
-					       "%s: Input operand %d has a mismatch in its core dimension %d, with "
-					       "gufunc signature %s (size %lld is different from %lld)", g->uf->name, k,
-					       i, g->uf->signature, (long long)d, (long long)g->size[r]);
+				return err_at(e, EXIT_USAGE, w,
+					      "%s: Input operand %d has a mismatch in its core dimension %d, with "
+					      "gufunc signature %s (size %lld is different from %lld)", g->uf->name, k,
+					      i, g->uf->signature, (long long)d, (long long)g->size[r]);
 			known[r] = true;
 			g->size[r] = d;
 		}
@@ -274,7 +274,7 @@ static bool is_core(const struct gu_args *g, int k, int i)
 }
 
 /* NumPy's message for loop axes that do not broadcast (LOOP of them). */
-static int broadcast_error(const struct gu_args *g, struct array *const *in, int loop, const char *w,
+static int broadcast_error(const struct gu_args *g, struct array *const *in, int loop, const struct site *w,
 			   struct err *e)
 {
 	char msg[1600] = "", orig[400], rem[400];
@@ -299,14 +299,14 @@ static int broadcast_error(const struct gu_args *g, struct array *const *in, int
 		if (g->present[2][i])
 			req[c++] = g->size[g->sig.role[2][i] - 1];
 	iterator_shape(rem, sizeof rem, g->ncore[2], req);
-	return err_set(e, EXIT_USAGE, w, "operands could not be broadcast together with remapped shapes "
-		       "[original->remapped]: %s and requested shape %s", msg, rem);
+	return err_at(e, EXIT_USAGE, w, "operands could not be broadcast together with remapped shapes "
+		      "[original->remapped]: %s and requested shape %s", msg, rem);
 }
 
 /* Loop axes by position, as NumPy broadcasts them: each operand's loop
  * axes aligned on the right of the loop shape C->loop. */
 static int loop_by_position(struct gu_args *g, struct array *const *in, struct contract *c,
-			    const char *w, struct err *e)
+			    const struct site *w, struct err *e)
 {
 	c->nloop = 0;
 	for (int k = 0; k < 2; k++)
@@ -358,7 +358,7 @@ static void loop_names(const struct gu_args *g, const struct array *x, int k, st
  * axes in order of first appearance, lengths agreeing by name.  Into
  * *LOOP the union's names. */
 static int loop_by_name(struct planner *pl, struct gu_args *g, struct array *const *in,
-			struct contract *c, struct dims **loop, const char *w, struct err *e)
+			struct contract *c, struct dims **loop, const struct site *w, struct err *e)
 {
 	struct dims d[2];
 	struct shape shape[2], u;
@@ -370,10 +370,10 @@ static int loop_by_name(struct planner *pl, struct gu_args *g, struct array *con
 		loop_names(g, in[k], k, &d[k], &shape[k]);
 	if (dims_union(2, dp, sp, pl->p->arena, loop, &u, &a, &b, &name) < 0) {
 		if (!name)
-			return err_set(e, EXIT_USAGE, w, "the operands name more than %d dimensions", H5U_MAXDIM);
-		return err_set(e, EXIT_USAGE, w, "dimension '%s' is %lld in %s and %lld in %s", name,
-			       (long long)shape[a].dim[dims_axis(&d[a], name)], in[a]->display,
-			       (long long)shape[b].dim[dims_axis(&d[b], name)], in[b]->display);
+			return err_at(e, EXIT_USAGE, w, "the operands name more than %d dimensions", H5U_MAXDIM);
+		return err_at(e, EXIT_USAGE, w, "dimension '%s' is %lld in %s and %lld in %s", name,
+			      (long long)shape[a].dim[dims_axis(&d[a], name)], in[a]->display,
+			      (long long)shape[b].dim[dims_axis(&d[b], name)], in[b]->display);
 	}
 	c->nloop = u.ndim;
 	memcpy(c->loop, u.dim, sizeof u.dim);
@@ -467,10 +467,10 @@ static int refuse_options(struct planner *pl, struct plan_step *s, const struct 
 		int opt = refused[i];
 		if (!option_given(o, opt) || (opt == OPT_MISSING && o->missing == MISSING_RAW))
 			continue;
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[opt]),
-			       opt == OPT_WHERE ? "%s() got an unexpected keyword argument '%s'"
-			       : "%s: '%s' does not apply to generalized ufuncs", s->uf->name,
-			       step_options[opt].name);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[opt]),
+			      opt == OPT_WHERE ? "%s() got an unexpected keyword argument '%s'"
+			      : "%s: '%s' does not apply to generalized ufuncs", s->uf->name,
+			      step_options[opt].name);
 	}
 	return 0;
 }
@@ -481,25 +481,25 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 {
 	const struct recipe_step *rs = s->src;
 	if (rs->nin != 2)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
-			       "ufunc '%s' takes 2 inputs, got %d", s->uf->name, rs->nin);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+			      "ufunc '%s' takes 2 inputs, got %d", s->uf->name, rs->nin);
 	s->nin = 2;
 	s->nout = 1;
 	bool raw = option_given(o, OPT_MISSING) && o->missing == MISSING_RAW;
 	for (int k = 0; k < 2; k++) {
-		s->in[k] = array_operand(pl, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
+		s->in[k] = array_operand(pl, rs->in[k], LOCATE(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
 			return -1;
 		if (!raw && s->in[k]->kind == ARR_DATASET && s->in[k]->cf_present)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[k]),
-				       "%s: '%s' has CF attributes (packing or missing values), which "
-				       "generalized ufuncs do not decode: compute on its stored numbers "
-				       "with --missing raw", s->uf->name, s->in[k]->display);
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->in_mark[k]),
+				      "%s: '%s' has CF attributes (packing or missing values), which "
+				      "generalized ufuncs do not decode: compute on its stored numbers "
+				      "with --missing raw", s->uf->name, s->in[k]->display);
 		s->bshape[k] = s->in[k]->shape;
 	}
 	bool dtype = option_given(o, OPT_DTYPE);
 	s->loop = resolve_loop(s->uf, 2, (const struct array *const *)s->in, o, s->casting,
-			       planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->mark), e);
+			       LOCATE(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->mark), e);
 	if (!s->loop)
 		return -1;
 	s->out_dtype[0] = s->loop->types[2];
@@ -509,6 +509,7 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 	op->nin = 2;
 	op->nout = 1;
 	op->where = s->where;
+	op->loc = &s->loc;
 	op->src[0] = src_input(0);
 	op->src[1] = src_input(1);
 	s->prog.nops = 1;
@@ -522,13 +523,13 @@ static int shapes(struct planner *pl, struct plan_step *s, struct step_opts *o, 
 		  struct contract *c, struct err *e)
 {
 	const struct recipe_step *rs = s->src;
-	const char *w = planner_where(pl, s, rs->in_mark[0]);
+	const struct site *w = LOCATE(pl, s, rs->in_mark[0]);
 	for (int k = 0; k < 2; k++)
 		g->ndim[k] = s->in[k]->shape.ndim;
 	if (core_present(g, w, e) < 0)
 		return -1;
 	int opt = option_given(o, OPT_AXES) ? OPT_AXES : OPT_AXIS;
-	const char *wa = option_given(o, opt) ? planner_where(pl, s, o->mark[opt]) : w;
+	const struct site *wa = option_given(o, opt) ? LOCATE(pl, s, o->mark[opt]) : w;
 	int loop = 0;
 	for (int k = 0; k < 2; k++)
 		if (g->ndim[k] - g->ncore[k] > loop)

@@ -27,16 +27,18 @@ static int index_entry(struct planner *pl, struct plan_step *s, int k, enum inde
 		       struct index_array *ix, struct err *e)
 {
 	const struct recipe_step *rs = s->src;
-	const char *w = planner_where(pl, s, rs->idx_mark[k]);
-	int lit = indices_literal(rs->idx[k], pl->p->arena, ix, w, e);
+	const struct site *w = LOCATE(pl, s, rs->idx_mark[k]);
+	int lit = indices_literal(rs->idx[k], pl->p->arena, ix, w->text, e);
 	if (lit != 0)
-		return lit < 0 ? -1 : 0;
+		return lit < 0 ? err_place(e, &w->loc) : 0;
 	struct array *x = array_operand(pl, rs->idx[k], w, e);
 	if (!x)
 		return -1;
 	ix->x = x;
 	ix->shape = x->shape;
-	return indices_dtype(x->dtype, rule, x->display, w, e);
+	if (indices_dtype(x->dtype, rule, x->display, w->text, e) < 0)
+		return err_place(e, &w->loc);
+	return 0;
 }
 
 /* Is X written by an earlier step of the run (so not there to read yet)? */
@@ -52,8 +54,8 @@ static int reduceat_axis(struct planner *pl, struct plan_step *s, const struct s
 			 const struct array *x, int *axis, struct err *e)
 {
 	if (option_given(o, OPT_AXIS) && (o->axis_all || o->naxis != 1))
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
-			       "reduceat does not allow multiple axes");
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
+			      "reduceat does not allow multiple axes");
 	return planner_axis(pl, s, o, 0, x, axis, e);
 }
 
@@ -63,30 +65,30 @@ static int reduceat_indices(struct planner *pl, struct plan_step *s, struct redu
 			    int64_t extent, struct err *e)
 {
 	const struct recipe_step *rs = s->src;
-	const char *w = planner_where(pl, s, rs->nidx ? rs->idx_mark[0] : rs->idx_key);
+	const struct site *w = LOCATE(pl, s, rs->nidx ? rs->idx_mark[0] : rs->idx_key);
 	if (rs->nidx != 1)
-		return err_set(e, EXIT_USAGE, w, "reduceat takes one index array, got %d", rs->nidx);
+		return err_at(e, EXIT_USAGE, w, "reduceat takes one index array, got %d", rs->nidx);
 	struct index_array ix;
 	if (index_entry(pl, s, 0, INDEX_SEGMENTS, &ix, e) < 0)
 		return -1;
 	if (ix.shape.ndim != 1)
-		return err_set(e, EXIT_USAGE, w, ix.shape.ndim ? "object too deep for desired array"
-			       : "object of too small depth for desired array");
+		return err_at(e, EXIT_USAGE, w, ix.shape.ndim ? "object too deep for desired array"
+			      : "object of too small depth for desired array");
 	if (written_by_run(&ix))
-		return err_set(e, EXIT_USAGE, w,
-			       "reduceat reads its indices before the run: '%s' is written by an earlier step",
-			       ix.x->display);
-	int64_t *all = indices_read_all(&ix, w, e);
+		return err_at(e, EXIT_USAGE, w,
+			      "reduceat reads its indices before the run: '%s' is written by an earlier step",
+			      ix.x->display);
+	int64_t *all = indices_read_all(&ix, w->text, e);
 	if (!all)
-		return -1;
+		return err_place(e, &w->loc);
 	int64_t n = ix.shape.dim[0];
 	int64_t *kept = arena_alloc(pl->p->arena, sizeof *kept * (size_t)(n > 0 ? n : 1));
 	memcpy(kept, all, sizeof *kept * (size_t)n);
 	free(all);
 	ix.x = NULL;   /* now a literal: checked in memory */
 	ix.values = kept;
-	if (indices_check(&ix, INDEX_SEGMENTS, extent, s->uf->name, r->axis, 0, w, e) < 0)
-		return -1;
+	if (indices_check(&ix, INDEX_SEGMENTS, extent, s->uf->name, r->axis, 0, w->text, e) < 0)
+		return err_place(e, &w->loc);
 	reduceat_segments(r, kept, n, extent);
 	return 0;
 }
@@ -98,7 +100,7 @@ int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opt
 	if (!x)
 		return -1;
 	if (x->shape.ndim == 0)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[0]), "cannot reduceat on a scalar");
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->in_mark[0]), "cannot reduceat on a scalar");
 	struct reduceat_plan *r = arena_alloc(pl->p->arena, sizeof *r);
 	memset(r, 0, sizeof *r);
 	s->reduceat = r;
@@ -112,7 +114,7 @@ int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opt
 	/* the axis keeps its name, its coordinate taken at the segments' starts */
 	s->dims = dims_reduceat(x->dims, r->axis, r->start, r->nseg, r->extent, pl->p->arena);
 	bool dtype = option_given(o, OPT_DTYPE);
-	if (resolve_reduction_loop(s, o, planner_where(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
+	if (resolve_reduction_loop(s, o, LOCATE(pl, s, dtype ? o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
 	s->out_dtype[0] = s->loop->types[2];
 	return 0;
@@ -126,35 +128,35 @@ static int at_operands(struct planner *pl, struct plan_step *s, struct err *e)
 {
 	const struct recipe_step *rs = s->src;
 	const struct ufunc *uf = s->uf;
-	const char *w = planner_where(pl, s, rs->fn_mark);
+	const struct site *w = LOCATE(pl, s, rs->fn_mark);
 	if (uf->signature)
-		return err_set(e, EXIT_USAGE, w, "%s.at does not support ufunc with non-trivial signature: "
-			       "%s has signature %s.", uf->name, uf->name, uf->signature);
+		return err_at(e, EXIT_USAGE, w, "%s.at does not support ufunc with non-trivial signature: "
+			      "%s has signature %s.", uf->name, uf->name, uf->signature);
 	if (uf->nin > 2)
-		return err_set(e, EXIT_USAGE, w, "Only unary and binary ufuncs supported at this time");
+		return err_at(e, EXIT_USAGE, w, "Only unary and binary ufuncs supported at this time");
 	if (uf->nout != 1)
-		return err_set(e, EXIT_USAGE, w, "Only single output ufuncs supported at this time");
-	w = planner_where(pl, s, rs->in_mark[rs->nin - 1]);
+		return err_at(e, EXIT_USAGE, w, "Only single output ufuncs supported at this time");
+	w = LOCATE(pl, s, rs->in_mark[rs->nin - 1]);
 	if (rs->nin > 2)
-		return err_set(e, EXIT_USAGE, w, "at takes a dataset and at most one operand, got %d operands",
-			       rs->nin);
+		return err_at(e, EXIT_USAGE, w, "at takes a dataset and at most one operand, got %d operands",
+			      rs->nin);
 	if (uf->nin == 2 && rs->nin == 1)
-		return err_set(e, EXIT_USAGE, w, "second operand needed for ufunc");
+		return err_at(e, EXIT_USAGE, w, "second operand needed for ufunc");
 	if (uf->nin == 1 && rs->nin == 2)
-		return err_set(e, EXIT_USAGE, w, "second operand provided when ufunc is unary");
+		return err_at(e, EXIT_USAGE, w, "second operand provided when ufunc is unary");
 	s->nin = rs->nin;
 	for (int k = 0; k < s->nin; k++) {
-		s->in[k] = array_operand(pl, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
+		s->in[k] = array_operand(pl, rs->in[k], LOCATE(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
 			return -1;
 	}
-	w = planner_where(pl, s, rs->in_mark[0]);
+	w = LOCATE(pl, s, rs->in_mark[0]);
 	if (s->in[0]->kind == ARR_LITERAL)
-		return err_set(e, EXIT_USAGE, w, "at writes in place into a dataset, not the number '%s'",
-			       s->in[0]->display);
+		return err_at(e, EXIT_USAGE, w, "at writes in place into a dataset, not the number '%s'",
+			      s->in[0]->display);
 	if (s->in[0]->shape.ndim == 0)
-		return err_set(e, EXIT_USAGE, w, "at needs a dataset with at least one axis: '%s' is 0-d",
-			       s->in[0]->display);
+		return err_at(e, EXIT_USAGE, w, "at needs a dataset with at least one axis: '%s' is 0-d",
+			      s->in[0]->display);
 	return outputs_in_place(pl, s, s->in[0], w, e);
 }
 
@@ -165,13 +167,13 @@ static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a
 {
 	const struct recipe_step *rs = s->src;
 	const struct array *t = s->in[0];
-	const char *w = planner_where(pl, s, rs->idx_key);
+	const struct site *w = LOCATE(pl, s, rs->idx_key);
 	if (rs->nidx > t->shape.ndim)
-		return err_set(e, EXIT_USAGE, w, "too many indices for array: array is %d-dimensional, but %d were indexed",
-			       t->shape.ndim, rs->nidx);
+		return err_at(e, EXIT_USAGE, w, "too many indices for array: array is %d-dimensional, but %d were indexed",
+			      t->shape.ndim, rs->nidx);
 	if (rs->nidx < t->shape.ndim)
-		return err_set(e, EXIT_USAGE, w, "at takes one index array per axis of '%s' (%d), got %d",
-			       t->display, t->shape.ndim, rs->nidx);
+		return err_at(e, EXIT_USAGE, w, "at takes one index array per axis of '%s' (%d), got %d",
+			      t->display, t->shape.ndim, rs->nidx);
 	const struct shape *shapes[H5U_MAXDIM];
 	a->nidx = rs->nidx;
 	for (int k = 0; k < a->nidx; k++) {
@@ -185,16 +187,17 @@ static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a
 			size_t n = strlen(msg);
 			snprintf(msg + n, sizeof msg - n, "%s ", shape_format_compact(shapes[k], buf, sizeof buf));
 		}
-		return err_set(e, EXIT_USAGE, w,
-			       "shape mismatch: indexing arrays could not be broadcast together with shapes %s", msg);
+		return err_at(e, EXIT_USAGE, w,
+			      "shape mismatch: indexing arrays could not be broadcast together with shapes %s", msg);
 	}
 	for (int k = 0; k < a->nidx; k++) {
 		const struct index_array *ix = &a->idx[k];
 		if ((pl->o->check_only && ix->x) || written_by_run(ix))
 			continue;
+		const struct site *wk = LOCATE(pl, s, rs->idx_mark[k]);
 		if (indices_check(ix, INDEX_WRAPS, t->shape.dim[k], s->uf->name, k, (int64_t)pl->o->memory,
-				  planner_where(pl, s, rs->idx_mark[k]), e) < 0)
-			return -1;
+				  wk->text, e) < 0)
+			return err_place(e, &wk->loc);
 	}
 	return 0;
 }
@@ -208,13 +211,13 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 		const struct shape *shapes[2] = { &s->in[1]->shape, &a->space };
 		struct shape b;
 		if (shape_broadcast(2, shapes, &b) < 0 || !shape_equal(&b, &a->space))
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[1]),
-				       "array is not broadcastable to correct shape");
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->in_mark[1]),
+				      "array is not broadcastable to correct shape");
 	}
 	a->literal_b = s->nin == 1 || s->in[1]->kind == ARR_LITERAL;
 	s->casting = CAST_UNSAFE;
 	s->loop = resolve_loop(s->uf, s->nin, (const struct array *const *)s->in, NULL, CAST_UNSAFE,
-			       planner_where(pl, s, rs->mark), e);
+			       LOCATE(pl, s, rs->mark), e);
 	if (!s->loop)
 		return -1;
 	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
@@ -224,11 +227,12 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 	op->nin = s->nin;
 	op->nout = 1;
 	op->where = s->where;
+	op->loc = &s->loc;
 	s->prog.ops = op;
 	s->prog.nops = 1;
 	s->out_dtype[0] = s->loop->types[s->nin];
 	if (s->nin == 2 && s->in[1]->kind == ARR_LITERAL)
-		return resolve_literal(s->in[1], op, 1, planner_where(pl, s, rs->in_mark[1]), e);
+		return resolve_literal(s->in[1], op, 1, LOCATE(pl, s, rs->in_mark[1]), e);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 static volatile sig_atomic_t noted;
 static bool held;
 static const char *where;
+static const struct err_loc *place;
 
 static const struct {
 	int sig;
@@ -44,7 +45,7 @@ static void on_signal(int sig)
 static void report_noted(struct err *e)
 {
 	if (noted && !held && !e->status)
-		err_set(e, EXIT_RUN, where, "interrupted by %s", interrupt_name(noted));
+		err_set_at(e, EXIT_RUN, place, where, "interrupted by %s", interrupt_name(noted));
 }
 
 void interrupt_init(void)
@@ -68,5 +69,9 @@ void interrupt_init(void)
 }
 
 int interrupt_signal(void) { return noted; }
-void interrupt_where(const char *w) { where = w; }
+void interrupt_where(const char *w, const struct err_loc *loc)
+{
+	where = w;
+	place = loc;
+}
 void interrupt_hold(bool h) { held = h; }

@@ -20,6 +20,8 @@
 
 #include <stdbool.h>
 
+struct err_loc;   /* err.h */
+
 /* Install the handlers (a signal ignored by whoever started us stays
  * ignored) and make comm_agree() report a noted signal; once, when a run
  * starts to write (exec.c).  Before, a signal ends the process as it
@@ -29,9 +31,9 @@ void interrupt_init(void);
 int interrupt_signal(void);
 /* "SIGTERM", ... */
 const char *interrupt_name(int sig);
-/* WHERE (a text named in the error record by err_site, or NULL) is where
- * an interruption noted from now on is reported. */
-void interrupt_where(const char *where);
+/* WHERE (or NULL) is where an interruption noted from now on is reported,
+ * pointing at LOC (NULL: nowhere).  Both must live while they are in use. */
+void interrupt_where(const char *where, const struct err_loc *loc);
 /* While HELD, a noted signal is not reported: the run is past its point
  * of no return and finishes (a second signal still ends it). */
 void interrupt_hold(bool held);

@@ -38,46 +38,19 @@ struct operand_ref {
 	struct array view;
 };
 
-/* Where column COL (1-based, in the expression's text) is for the user: a
- * column of the one-liner's argument, or a line and column of the recipe. */
-static const char *expr_where(struct planner *pl, struct plan_step *s, int col)
-{
-	const struct recipe_step *rs = s->src;
-	if (pl->o->command) {
-		snprintf(pl->where, sizeof pl->where, "%s: column %d", s->where, col + rs->fn_offset);
-		err_loc_set(&pl->loc, ERR_EXPRESSION, 1, col + rs->fn_offset, s->where);
-		err_site(pl->e, pl->where, &pl->loc);
-		return pl->where;
-	}
-	struct mark m = rs->fn_text.line > 0 ? rs->fn_text : rs->fn_mark;
-	const char *text = rs->text ? rs->text : rs->fn;
-	if (m.line > 0) {
-		int start = m.col;
-		for (int i = 0; i < col - 1 && text[i]; i++) {
-			if (text[i] == '\n') {
-				m.line++;
-				m.col = start;
-			} else {
-				m.col++;
-			}
-		}
-	}
-	return planner_where(pl, s, m);
-}
-
-/* Where column COL of the text being lowered is: the step's expression,
- * or its where= option. */
-static const char *node_where(struct lowering *L, int col)
+/* Where column COL of the text being lowered is, into *OUT: the step's
+ * expression, or its where= option.  Returns OUT. */
+static const struct site *node_where(struct site *out, const struct lowering *L, int col)
 {
 	if (L->in_where)
-		return planner_where(L->pl, L->s, L->where_mark);
-	return expr_where(L->pl, L->s, col);
+		return locate_mark(out, L->pl, L->s, L->where_mark);
+	return locate_column(out, L->pl, L->s, col);
 }
 
 /* One more op of L's program: UF of ARGS (typed with O's dtype=, when
  * given), its result in *OUT.  Errors at W. */
 static int lower_op(struct lowering *L, const struct ufunc *uf, const struct operand_ref *args,
-		    const struct step_opts *o, const char *w, struct operand_ref *out, struct err *e)
+		    const struct step_opts *o, const struct site *w, struct operand_ref *out, struct err *e)
 {
 	struct plan_step *s = L->s;
 	const struct array *views[RECIPE_MAXIN];
@@ -91,6 +64,7 @@ static int lower_op(struct lowering *L, const struct ufunc *uf, const struct ope
 	op->nin = uf->nin;
 	op->nout = 1;
 	op->where = s->where;
+	op->loc = &s->loc;
 	if (shape_broadcast(uf->nin, shapes, &op->shape) < 0) {
 		char msg[1024] = "", buf[800];
 		for (int k = 0; k < uf->nin; k++) {
@@ -98,7 +72,7 @@ static int lower_op(struct lowering *L, const struct ufunc *uf, const struct ope
 			snprintf(msg + n, sizeof msg - n, "%s%s", k ? " " : "",
 				 shape_format_compact(shapes[k], buf, sizeof buf));
 		}
-		return err_set(e, EXIT_USAGE, w, "operands could not be broadcast together with shapes %s", msg);
+		return err_at(e, EXIT_USAGE, w, "operands could not be broadcast together with shapes %s", msg);
 	}
 	op->loop = resolve_loop(uf, uf->nin, views, o, s->casting, w, e);
 	if (!op->loop)
@@ -135,14 +109,16 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		out->view.shape = s->prog.ops[0].shape;
 		return 0;
 	}
+	struct site w;
+	node_where(&w, L, x->col);
 	if (x->kind == EXPR_NAME) {
 		struct array *a = array_bound(pl, x->name);
 		if (!a)
-			return err_set(e, EXIT_USAGE, node_where(L, x->col), "unknown name '%s'", x->name);
+			return err_at(e, EXIT_USAGE, &w, "unknown name '%s'", x->name);
 		for (int k = 0; k < L->nread; k++)
 			if (L->read[k] == a)
 				a = L->as[k];
-		if (s->decoded && !(a = array_decoded(pl, a, node_where(L, x->col), e)))
+		if (s->decoded && !(a = array_decoded(pl, a, &w, e)))
 			return -1;
 		out->view = *a;
 		if (a->kind == ARR_LITERAL) {
@@ -153,8 +129,8 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		while (k < s->nin && s->in[k] != a)
 			k++;
 		if (k == RECIPE_MAXIN)
-			return err_set(e, EXIT_USAGE, node_where(L, x->col),
-				       "an expression reads at most %d arrays", RECIPE_MAXIN);
+			return err_at(e, EXIT_USAGE, &w,
+				      "an expression reads at most %d arrays", RECIPE_MAXIN);
 		if (k == s->nin) {
 			s->in[k] = a;
 			s->bshape[k] = a->shape;
@@ -163,25 +139,24 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 		out->src = src_input(k);
 		return 0;
 	}
-	const char *w = node_where(L, x->col);
 	const struct ufunc *uf = ufunc_lookup(x->name);
 	if (!uf)
-		return err_set(e, EXIT_USAGE, w, "unknown ufunc '%s'", x->name);
+		return err_at(e, EXIT_USAGE, &w, "unknown ufunc '%s'", x->name);
 	if (uf->signature)   /* an expr step's are split off before (gufunc_split): where='s */
-		return err_set(e, EXIT_USAGE, w, "%s is a generalized ufunc: not in where=", uf->name);
+		return err_at(e, EXIT_USAGE, &w, "%s is a generalized ufunc: not in where=", uf->name);
 	if (uf->nout != 1)
-		return err_set(e, EXIT_USAGE, w, "ufunc '%s' gives %d outputs: call it in a ufunc step",
-			       uf->name, uf->nout);
+		return err_at(e, EXIT_USAGE, &w, "ufunc '%s' gives %d outputs: call it in a ufunc step",
+			      uf->name, uf->nout);
 	if (x->nargs != uf->nin)
-		return err_set(e, EXIT_USAGE, w, "ufunc '%s' takes %d input%s, got %d", uf->name,
-			       uf->nin, uf->nin == 1 ? "" : "s", x->nargs);
+		return err_at(e, EXIT_USAGE, &w, "ufunc '%s' takes %d input%s, got %d", uf->name,
+			      uf->nin, uf->nin == 1 ? "" : "s", x->nargs);
 	if (L->nops == EXPR_MAXOPS)
-		return err_set(e, EXIT_USAGE, w, "an expression has at most %d operations", EXPR_MAXOPS);
+		return err_at(e, EXIT_USAGE, &w, "an expression has at most %d operations", EXPR_MAXOPS);
 	struct operand_ref args[RECIPE_MAXIN];
 	for (int k = 0; k < x->nargs; k++)
 		if (lower(L, x->args[k], &args[k], e) < 0)
 			return -1;
-	return lower_op(L, uf, args, x == L->root ? L->o : NULL, node_where(L, x->col), out, e);
+	return lower_op(L, uf, args, x == L->root ? L->o : NULL, &w, out, e);
 }
 
 /* The arrays X reads, each once, in the order they appear. */
@@ -220,18 +195,18 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	const struct expr *root = s->src->tree ? s->src->tree
 				  : expr_parse(s->src->fn, pl->p->arena, &col, msg, sizeof msg);
 	if (!root)
-		return err_set(e, EXIT_USAGE, expr_where(pl, s, col), "%s", msg);
+		return err_at(e, EXIT_USAGE, LOCATE_COLUMN(pl, s, col), "%s", msg);
 	if (root->kind != EXPR_CALL)
-		return err_set(e, EXIT_USAGE, expr_where(pl, s, root->col),
-			       "an expression needs at least one operation (an operator or a ufunc call)");
+		return err_at(e, EXIT_USAGE, LOCATE_COLUMN(pl, s, root->col),
+			      "an expression needs at least one operation (an operator or a ufunc call)");
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
 	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
 	collect(&L, root);
 	for (int k = 0; k < L.nread && s->decoded; k++)
-		if (!(L.as[k] = array_decoded(pl, L.as[k], expr_where(pl, s, root->col), e)))
+		if (!(L.as[k] = array_decoded(pl, L.as[k], LOCATE_COLUMN(pl, s, root->col), e)))
 			return -1;
 	if (arrays_by_name(pl, s, L.nread, L.as, option_given(o, OPT_BROADCAST) && o->by_position,
-			   expr_where(pl, s, root->col), e) < 0)
+			   LOCATE_COLUMN(pl, s, root->col), e) < 0)
 		return -1;
 	struct operand_ref result;
 	if (lower(&L, root, &result, e) < 0)
@@ -262,7 +237,7 @@ int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_op
 int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
 {
 	struct arena *a = pl->p->arena;
-	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	const struct site *w = LOCATE(pl, s, o->mark[OPT_WHERE]);
 	struct expr *cond = NULL;
 	struct operand op;
 	struct err quiet = {0};
@@ -282,7 +257,7 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 		char msg[256];
 		cond = expr_parse(o->where, a, &col, msg, sizeof msg);
 		if (!cond)
-			return err_set(e, EXIT_USAGE, w, "where: %s", msg);
+			return err_at(e, EXIT_USAGE, w, "where: %s", msg);
 	}
 	/* NumPy takes where= as bool: not_equal(WHERE, 0) */
 	struct expr *zero = arena_alloc(a, sizeof *zero), *root = arena_alloc(a, sizeof *root);
@@ -308,10 +283,10 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	struct shape b;
 	if (shape_broadcast(2, shapes, &b) < 0) {
 		char x[800], y[800];
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_WHERE]),
-			       "operands could not be broadcast together with shapes %s %s",
-			       shape_format_compact(shapes[0], x, sizeof x),
-			       shape_format_compact(shapes[1], y, sizeof y));
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_WHERE]),
+			      "operands could not be broadcast together with shapes %s %s",
+			      shape_format_compact(shapes[0], x, sizeof x),
+			      shape_format_compact(shapes[1], y, sizeof y));
 	}
 	s->shape = b;
 	s->prog.ops = L.ops;
@@ -346,7 +321,7 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 		  const char *const *name, struct err *e)
 {
 	struct arena *a = pl->p->arena;
-	const char *w = planner_where(pl, s, s->src->mark);
+	const struct site *w = LOCATE(pl, s, s->src->mark);
 	struct lowering L = { .pl = pl, .s = s, .where_mark = s->src->mark };
 	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)s->prog.nops * (RECIPE_MAXIN + 1));
 	struct op_src *map = arena_alloc(a, sizeof *map * (size_t)src_slots(s->prog.nops));
@@ -361,10 +336,10 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 			struct operand_ref args[2] = { source_ref(&L, op.src[k], &op.shape) }, out;
 			char kind = dtype_table[args[0].view.dtype].kind;
 			if (kind != 'f' && kind != 'c')
-				return err_set(e, EXIT_USAGE, w,
-					       "%s is %s: converting its units needs a floating-point operand "
-					       "(units: strict)", name[j * RECIPE_MAXIN + k],
-					       dtype_table[args[0].view.dtype].name);
+				return err_at(e, EXIT_USAGE, w,
+					      "%s is %s: converting its units needs a floating-point operand "
+					      "(units: strict)", name[j * RECIPE_MAXIN + k],
+					      dtype_table[args[0].view.dtype].name);
 			char text[64];
 			snprintf(text, sizeof text, "%.17g", f);
 			args[1].src = src_literal();
@@ -397,7 +372,7 @@ static int masked_op(struct lowering *L, const char *name, const struct operand_
 	struct operand_ref args[2] = { *a };
 	if (b)
 		args[1] = *b;
-	return lower_op(L, ufunc_lookup(name), args, NULL, planner_where(L->pl, L->s, L->where_mark),
+	return lower_op(L, ufunc_lookup(name), args, NULL, LOCATE(L->pl, L->s, L->where_mark),
 			out, e);
 }
 
@@ -452,7 +427,7 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 			 bool *any, struct err *e)
 {
 	struct array *x = L->s->in[k];
-	const struct cf_missing *m = array_missing(L->pl, x, planner_where(L->pl, L->s, L->where_mark), e);
+	const struct cf_missing *m = array_missing(L->pl, x, LOCATE(L->pl, L->s, L->where_mark), e);
 	if (!m)
 		return -1;
 	struct operand_ref xr, t;

@@ -21,7 +21,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 {
 	struct array *x = array_new(pl, ARR_DATASET, display);
 	if (!x) {
-		err_set(e, EXIT_USAGE, planner_step_where(pl, s, k), "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		err_at(e, EXIT_USAGE, LOCATE_OUTPUT(pl, s, k), "too many arrays (at most %d)", PLAN_MAXARRAYS);
 		return NULL;
 	}
 	x->file = f;
@@ -37,19 +37,19 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct array *x,
 			  struct err *e)
 {
-	const char *w = planner_step_where(pl, s, k);
+	const struct site *w = LOCATE_OUTPUT(pl, s, k);
 	char a[800], b[800];
 	if (!shape_equal(&x->shape, &s->shape))
-		return err_set(e, EXIT_USAGE, w,
-			       "non-broadcastable output operand with shape %s doesn't match the broadcast shape %s",
-			       shape_format_compact(&x->shape, a, sizeof a),
-			       shape_format_compact(&s->shape, b, sizeof b));
+		return err_at(e, EXIT_USAGE, w,
+			      "non-broadcastable output operand with shape %s doesn't match the broadcast shape %s",
+			      shape_format_compact(&x->shape, a, sizeof a),
+			      shape_format_compact(&s->shape, b, sizeof b));
 	enum dtype from = s->out_dtype[k];
 	if (!dtype_can_cast(from, x->dtype, s->casting))
-		return err_set(e, EXIT_USAGE, w,
-			       "Cannot cast ufunc '%s' output from %s to %s with casting rule '%s'",
-			       s->uf->name, dtype_name(from), dtype_name(x->dtype),
-			       casting_name(s->casting));
+		return err_at(e, EXIT_USAGE, w,
+			      "Cannot cast ufunc '%s' output from %s to %s with casting rule '%s'",
+			      s->uf->name, dtype_name(from), dtype_name(x->dtype),
+			      casting_name(s->casting));
 	return 0;
 }
 
@@ -60,7 +60,7 @@ static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct
 static struct array *in_place(struct planner *pl, struct plan_step *s, int k, struct array *x,
 			      struct err *e)
 {
-	const char *w = planner_step_where(pl, s, k);
+	const struct site *w = LOCATE_OUTPUT(pl, s, k);
 	if (x && s->decoded)
 		x = array_decoded(pl, x, w, e);
 	return x && check_in_place(pl, s, k, x, e) == 0 ? x : NULL;
@@ -71,7 +71,7 @@ static struct array *in_place(struct planner *pl, struct plan_step *s, int k, st
  * dataset in the scratch file, bound to NAME after the step (its inputs
  * see the old value). */
 static int output_named(struct planner *pl, struct plan_step *s, int k, const char *name,
-			const char *w, struct err *e)
+			const struct site *w, struct err *e)
 {
 	struct array *x = array_bound(pl, name);
 	if (x && x->kind == ARR_DATASET && !x->file->scratch) {
@@ -88,7 +88,7 @@ static int output_named(struct planner *pl, struct plan_step *s, int k, const ch
 	}
 	struct plan_file *f = scratch_file(pl, false);
 	if (!f)
-		return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		return err_at(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 	char path[64];
 	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
 	x = new_output(pl, s, k, f, path, name, e);
@@ -102,7 +102,7 @@ static int output_named(struct planner *pl, struct plan_step *s, int k, const ch
  * or a dataset that OVERWRITE lets the output replace (*REPLACE set);
  * anything else is an error. */
 static int check_replace(const struct plan_file *f, const char *path, const char *text,
-			 bool overwrite, bool *replace, const char *w, struct err *e)
+			 bool overwrite, bool *replace, const struct site *w, struct err *e)
 {
 	*replace = false;
 	if (f->id < 0)
@@ -112,13 +112,13 @@ static int check_replace(const struct plan_file *f, const char *path, const char
 		return 0;
 	case H5IO_DATASET:
 		if (!overwrite)
-			return err_set(e, EXIT_USAGE, w,
-				       "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
-				       text);
+			return err_at(e, EXIT_USAGE, w,
+				      "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
+				      text);
 		*replace = true;
 		return 0;
 	default:
-		return err_set(e, EXIT_USAGE, w, "'%s' exists and is not a dataset", text);
+		return err_at(e, EXIT_USAGE, w, "'%s' exists and is not a dataset", text);
 	}
 }
 
@@ -138,12 +138,12 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		       struct err *e)
 {
 	const char *text = s->src->out[k];
-	const char *w = planner_step_where(pl, s, k);
+	const struct site *w = LOCATE_OUTPUT(pl, s, k);
 	struct operand op;
-	if (operand_parse(text, pl->p->arena, &op, w, e) < 0)
-		return -1;
+	if (operand_parse(text, pl->p->arena, &op, w->text, e) < 0)
+		return err_place(e, &w->loc);
 	if (op.kind == OPERAND_LITERAL)
-		return err_set(e, EXIT_USAGE, w, "cannot write a result to the number '%s'", text);
+		return err_at(e, EXIT_USAGE, w, "cannot write a result to the number '%s'", text);
 	if (op.kind == OPERAND_NAME)
 		return output_named(pl, s, k, op.name, w, e);
 	struct plan_file *f = file_for_write(pl, op.file, w, e);
@@ -183,21 +183,21 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 int outputs_pack(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		 struct err *e)
 {
-	const char *w = planner_where(pl, s, o->mark[OPT_PACK]);
+	const struct site *w = LOCATE(pl, s, o->mark[OPT_PACK]);
 	struct array *y = s->out[k];
 	if (s->print)
-		return err_set(e, EXIT_USAGE, w, "pack: a printed result is not packed (write it to FILE:/PATH)");
+		return err_at(e, EXIT_USAGE, w, "pack: a printed result is not packed (write it to FILE:/PATH)");
 	if (y->file->scratch)
-		return err_set(e, EXIT_USAGE, w, "pack: the named intermediate '%s' is not packed (write it to FILE:/PATH)",
-			       y->display);
+		return err_at(e, EXIT_USAGE, w, "pack: the named intermediate '%s' is not packed (write it to FILE:/PATH)",
+			      y->display);
 	if (!y->create)
-		return err_set(e, EXIT_USAGE, w,
-			       "pack: '%s' is written in place, so it is packed with its own attributes", y->display);
+		return err_at(e, EXIT_USAGE, w,
+			      "pack: '%s' is written in place, so it is packed with its own attributes", y->display);
 	enum dtype t = s->out_dtype[k];
 	char kind = dtype_table[t].kind;
 	if (kind == 'c' || kind == 'b')
-		return err_set(e, EXIT_USAGE, w, "pack: the result is %s: only real numbers are packed",
-			       dtype_name(t));
+		return err_at(e, EXIT_USAGE, w, "pack: the result is %s: only real numbers are packed",
+			      dtype_name(t));
 	/* the unpacked dtype, that of scale_factor and add_offset: NCO's float or double */
 	enum dtype d = kind == 'f' && dtype_size(t) <= 4 ? DT_FLOAT32 : DT_FLOAT64;
 	y->coding = cf_coding_new(o->pack, d, o->pack_values > 0 ? &o->pack_scale : NULL,
@@ -210,12 +210,12 @@ int outputs_pack(struct planner *pl, struct plan_step *s, int k, const struct st
 	return 0;
 }
 
-int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, const char *w,
+int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, const struct site *w,
 		     struct err *e)
 {
 	if (x->kind != ARR_DATASET || x->file->scratch || x->create)
-		return err_set(e, EXIT_USAGE, w, "%s writes in place into an existing dataset: '%s' is not one",
-			       verb_name(s->verb), x->display);
+		return err_at(e, EXIT_USAGE, w, "%s writes in place into an existing dataset: '%s' is not one",
+			      verb_name(s->verb), x->display);
 	if (file_check_writable(x->file->name, true, w, e) < 0)
 		return -1;
 	x->in_place = true;
@@ -234,25 +234,25 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 	x->compression = compress ? o->compression : (struct compression){ .on = false };
 	if (!chunks && !compress)
 		return 0;
-	if (compress &&
-	    filter_check(&x->compression, planner_where(pl, s, o->mark[OPT_COMPRESSION]), e) < 0)
-		return -1;
-	const char *w = planner_where(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
+	const struct site *wc = LOCATE(pl, s, o->mark[OPT_COMPRESSION]);
+	if (compress && filter_check(&x->compression, wc->text, e) < 0)
+		return err_place(e, &wc->loc);
+	const struct site *w = LOCATE(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
 	const struct shape *sh = &x->shape;
 	if (sh->ndim == 0)
-		return err_set(e, EXIT_USAGE, w, "'%s' is a scalar (0-d): it cannot be chunked or compressed",
-			       x->display);
+		return err_at(e, EXIT_USAGE, w, "'%s' is a scalar (0-d): it cannot be chunked or compressed",
+			      x->display);
 	x->nchunk = sh->ndim;
 	if (chunks && !o->chunks_auto) {
 		if (o->nchunks != sh->ndim)
-			return err_set(e, EXIT_USAGE, w, "chunks has %d entr%s, '%s' has %d dimension%s",
-				       o->nchunks, o->nchunks == 1 ? "y" : "ies", x->display, sh->ndim,
-				       sh->ndim == 1 ? "" : "s");
+			return err_at(e, EXIT_USAGE, w, "chunks has %d entr%s, '%s' has %d dimension%s",
+				      o->nchunks, o->nchunks == 1 ? "y" : "ies", x->display, sh->ndim,
+				      sh->ndim == 1 ? "" : "s");
 		for (int i = 0; i < sh->ndim; i++) {
 			if (o->chunks[i] < 1 || (o->chunks[i] > sh->dim[i] && sh->dim[i] > 0))
-				return err_set(e, EXIT_USAGE, w,
-					       "chunk extent %lld does not fit axis %d of '%s' (extent %lld)",
-					       (long long)o->chunks[i], i, x->display, (long long)sh->dim[i]);
+				return err_at(e, EXIT_USAGE, w,
+					      "chunk extent %lld does not fit axis %d of '%s' (extent %lld)",
+					      (long long)o->chunks[i], i, x->display, (long long)sh->dim[i]);
 			x->chunk[i] = o->chunks[i];
 		}
 		return 0;
@@ -279,14 +279,14 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 /* Outputs of S that print: scratch datasets read back after the step. */
 int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 {
-	const char *w = planner_where(pl, s, s->src->mark);
+	const struct site *w = LOCATE(pl, s, s->src->mark);
 	if (shape_size(&s->shape) > PLAN_PRINT_LIMIT)
-		return err_set(e, EXIT_USAGE, w,
-			       "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
-			       (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
+		return err_at(e, EXIT_USAGE, w,
+			      "the result has %lld elements, too many to print (at most %d): write it with out: or -o",
+			      (long long)shape_size(&s->shape), PLAN_PRINT_LIMIT);
 	struct plan_file *f = scratch_file(pl, true);
 	if (!f)
-		return err_set(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
+		return err_at(e, EXIT_USAGE, w, "too many files (at most %d)", PLAN_MAXFILES);
 	for (int k = 0; k < s->nout; k++) {
 		char path[64];
 		snprintf(path, sizeof path, "/t%d", pl->p->narrays);

@@ -29,32 +29,6 @@
 #include "select.h"
 #include "where.h"
 
-const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m)
-{
-	char *w = pl->where;
-	size_t n = sizeof pl->where;
-	const char *step = s ? s->where : NULL;
-	err_loc_set(&pl->loc, NULL, 0, 0, step);
-	if (pl->o->command) {
-		snprintf(w, n, "%s", s ? s->where : pl->o->command);
-	} else if (m.line > 0 && s) {
-		snprintf(w, n, "%s:%d:%d: %s", pl->r->path, m.line, m.col, s->where);
-		err_loc_set(&pl->loc, pl->r->path, m.line, m.col, step);
-	} else if (m.line > 0) {
-		snprintf(w, n, "%s:%d:%d", pl->r->path, m.line, m.col);
-		err_loc_set(&pl->loc, pl->r->path, m.line, m.col, step);
-	} else {
-		snprintf(w, n, "%s", s ? s->where : pl->r->path ? pl->r->path : "");
-	}
-	err_site(pl->e, w, &pl->loc);
-	return w;
-}
-
-const char *planner_step_where(struct planner *pl, struct plan_step *s, int k)
-{
-	return planner_where(pl, s, s->src->out_mark[k]);
-}
-
 /* Broadcast the inputs' shapes (bshape) into S's result shape. */
 static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
 {
@@ -70,14 +44,14 @@ static int broadcast(struct planner *pl, struct plan_step *s, struct err *e)
 			 shape_format_compact(shapes[k], buf, sizeof buf));
 	}
 	struct mark m = s->src->nin ? s->src->in_mark[0] : s->src->mark;
-	return err_set(e, EXIT_USAGE, planner_where(pl, s, m),
-		       "operands could not be broadcast together with shapes %s", msg);
+	return err_at(e, EXIT_USAGE, LOCATE(pl, s, m),
+		      "operands could not be broadcast together with shapes %s", msg);
 }
 
 /* The operand TEXT of S as it reads it: through its dataset's CF coding
  * unless S reads the stored numbers (missing: raw). */
 static struct array *step_operand(struct planner *pl, const struct plan_step *s, const char *text,
-				  const char *w, struct err *e)
+				  const struct site *w, struct err *e)
 {
 	struct array *x = array_operand(pl, text, w, e);
 	return x && s->decoded ? array_decoded(pl, x, w, e) : x;
@@ -97,31 +71,31 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 {
 	const struct recipe_step *rs = s->src;
 	if (s->verb == VERB_OUTER && s->uf->signature)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
-			       "method outer is not allowed in ufunc with non-trivial signature");
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->fn_mark),
+			      "method outer is not allowed in ufunc with non-trivial signature");
 	static const int core_options[] = { OPT_AXIS, OPT_AXES };   /* a generalized ufunc's */
 	for (size_t i = 0; i < sizeof core_options / sizeof *core_options && s->verb == VERB_UFUNC; i++)
 		if (option_given(o, core_options[i]))
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[core_options[i]]),
-				       "%s() got an unexpected keyword argument '%s'", s->uf->name,
-				       step_options[core_options[i]].name);
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[core_options[i]]),
+				      "%s() got an unexpected keyword argument '%s'", s->uf->name,
+				      step_options[core_options[i]].name);
 	if (s->verb == VERB_OUTER && s->uf->nin != 2)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark),
-			       "outer product only supported for binary functions");
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->fn_mark),
+			      "outer product only supported for binary functions");
 	if (rs->nin != s->uf->nin)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
-			       "ufunc '%s' takes %d input%s, got %d", s->uf->name, s->uf->nin,
-			       s->uf->nin == 1 ? "" : "s", rs->nin);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+			      "ufunc '%s' takes %d input%s, got %d", s->uf->name, s->uf->nin,
+			      s->uf->nin == 1 ? "" : "s", rs->nin);
 	s->nin = rs->nin;
 	s->nout = s->uf->nout;
 	for (int k = 0; k < s->nin; k++) {
-		s->in[k] = step_operand(pl, s, rs->in[k], planner_where(pl, s, rs->in_mark[k]), e);
+		s->in[k] = step_operand(pl, s, rs->in[k], LOCATE(pl, s, rs->in_mark[k]), e);
 		if (!s->in[k])
 			return -1;
 	}
 	if (s->verb == VERB_UFUNC &&
 	    arrays_by_name(pl, s, s->nin, s->in, option_given(o, OPT_BROADCAST) && o->by_position,
-			   planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark), e) < 0)
+			   LOCATE(pl, s, rs->nin ? rs->in_mark[0] : rs->mark), e) < 0)
 		return -1;
 	for (int k = 0; k < s->nin; k++)
 		s->bshape[k] = s->in[k]->shape;
@@ -131,15 +105,15 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 				s->in[k]->strong = true;   /* NumPy makes arrays of them first */
 		struct shape *a = &s->bshape[0];
 		if (a->ndim + s->bshape[1].ndim > H5U_MAXDIM)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->mark),
-				       "the outer product has more than %d dimensions", H5U_MAXDIM);
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->mark),
+				      "the outer product has more than %d dimensions", H5U_MAXDIM);
 		for (int i = 0; i < s->bshape[1].ndim; i++)
 			a->dim[a->ndim++] = 1;
 	}
 	if (broadcast(pl, s, e) < 0)
 		return -1;
 	s->loop = resolve_loop(s->uf, s->nin, (const struct array *const *)s->in, o, s->casting,
-			       planner_where(pl, s, option_given(o, OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e);
+			       LOCATE(pl, s, option_given(o, OPT_DTYPE) ? o->mark[OPT_DTYPE] : rs->mark), e);
 	if (!s->loop)
 		return -1;
 	for (int k = 0; k < s->nout; k++)
@@ -151,10 +125,11 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	op->nout = s->nout;
 	op->shape = s->shape;
 	op->where = s->where;
+	op->loc = &s->loc;
 	for (int k = 0; k < s->nin; k++) {
 		op->src[k] = src_input(k);
 		if (s->in[k]->kind == ARR_LITERAL &&
-		    resolve_literal(s->in[k], op, k, planner_where(pl, s, rs->in_mark[k]), e) < 0)
+		    resolve_literal(s->in[k], op, k, LOCATE(pl, s, rs->in_mark[k]), e) < 0)
 			return -1;
 	}
 	s->prog.nops = 1;
@@ -171,15 +146,15 @@ int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts
 	if (option_given(o, OPT_AXIS) && o->axis_name[i]) {
 		*out = dims_axis(x->dims, o->axis_name[i]);
 		if (*out < 0)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
-				       x->dims ? "'%s' has no dimension '%s'" :
-				       "'%s' has no dimension names (no dimension scales), so no dimension '%s'",
-				       x->display, o->axis_name[i]);
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
+				      x->dims ? "'%s' has no dimension '%s'" :
+				      "'%s' has no dimension names (no dimension scales), so no dimension '%s'",
+				      x->display, o->axis_name[i]);
 		return 0;
 	}
 	if (a < -ndim || a >= ndim)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->opts.mark[OPT_AXIS]),
-			       "axis %d is out of bounds for array of dimension %d", a, ndim);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->opts.mark[OPT_AXIS]),
+			      "axis %d is out of bounds for array of dimension %d", a, ndim);
 	*out = a < 0 ? a + ndim : a;
 	return 0;
 }
@@ -205,16 +180,16 @@ static int reduced_axes(struct planner *pl, struct plan_step *s, const struct st
 			if (planner_axis(pl, s, o, i, x, &a, e) < 0)
 				return -1;
 			if (s->fold.reduced[a])
-				return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
-					       "duplicate value in 'axis'");
+				return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
+					      "duplicate value in 'axis'");
 			s->fold.reduced[a] = true;
 			naxes++;
 		}
 	}
 	if (naxes > 1 && !ufunc_reorderable(s->uf))
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
-			       "reduction operation '%s' is not reorderable, so at most one axis may be specified",
-			       s->uf->name);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
+			      "reduction operation '%s' is not reorderable, so at most one axis may be specified",
+			      s->uf->name);
 	return 0;
 }
 
@@ -224,22 +199,22 @@ struct array *planner_fold_input(struct planner *pl, struct plan_step *s, struct
 	const char *verb = verb_name(s->verb);
 	struct mark m = rs->fn_mark;
 	if (s->uf->signature) {
-		err_set(e, EXIT_USAGE, planner_where(pl, s, m), "Reduction not defined on ufunc with signature");
+		err_at(e, EXIT_USAGE, LOCATE(pl, s, m), "Reduction not defined on ufunc with signature");
 	} else if (s->uf->nin != 2) {
-		err_set(e, EXIT_USAGE, planner_where(pl, s, m), "%s only supported for binary functions", verb);
+		err_at(e, EXIT_USAGE, LOCATE(pl, s, m), "%s only supported for binary functions", verb);
 	} else if (s->uf->nout != 1) {
-		err_set(e, EXIT_USAGE, planner_where(pl, s, m),
+		err_at(e, EXIT_USAGE, LOCATE(pl, s, m),
 			"%s only supported for functions returning a single value", verb);
 	} else if (rs->nin != 1) {
-		err_set(e, EXIT_USAGE, planner_where(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
+		err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->nin ? rs->in_mark[0] : rs->mark),
 			"%s takes one input, got %d", verb, rs->nin);
 	}
 	if (e->status)
 		return NULL;
 	s->nin = s->nout = 1;
-	struct array *x = s->in[0] = step_operand(pl, s, rs->in[0], planner_where(pl, s, rs->in_mark[0]), e);
+	struct array *x = s->in[0] = step_operand(pl, s, rs->in[0], LOCATE(pl, s, rs->in_mark[0]), e);
 	if (x && x->kind == ARR_LITERAL) {
-		err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[0]), "%s needs a dataset, not the number '%s'",
+		err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->in_mark[0]), "%s needs a dataset, not the number '%s'",
 			verb, x->display);
 		return NULL;
 	}
@@ -260,10 +235,10 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	memset(s->fold.reduced, 0, sizeof s->fold.reduced);
 	if (s->verb == VERB_ACCUMULATE) {
 		if (X->ndim == 0)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->in_mark[0]), "cannot accumulate on a scalar");
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->in_mark[0]), "cannot accumulate on a scalar");
 		if (given && (o->axis_all || o->naxis != 1))
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, o->mark[OPT_AXIS]),
-				       "accumulate does not allow multiple axes");
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
+				      "accumulate does not allow multiple axes");
 		if (planner_axis(pl, s, o, 0, x, &s->fold.axis, e) < 0)
 			return -1;
 		s->fold.reduced[s->fold.axis] = true;
@@ -282,7 +257,7 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 				s->shape.dim[s->shape.ndim++] = 1;
 	}
 	s->bshape[0] = *X;
-	if (resolve_reduction_loop(s, o, planner_where(pl, s, given && option_given(o, OPT_DTYPE) ?
+	if (resolve_reduction_loop(s, o, LOCATE(pl, s, given && option_given(o, OPT_DTYPE) ?
 						   o->mark[OPT_DTYPE] : rs->fn_mark), e) < 0)
 		return -1;
 	enum dtype t = s->loop->types[0];
@@ -302,19 +277,19 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 	s->fold.init = s->fold.rest_init;
 	memcpy(s->fold.init_value, identity, sizeof identity);
 	if (option_given(o, OPT_INITIAL)) {
-		const char *w = planner_where(pl, s, o->mark[OPT_INITIAL]);
+		const struct site *w = LOCATE(pl, s, o->mark[OPT_INITIAL]);
 		struct literal lit;
 		if (literal_parse(o->initial, &lit) < 0)
-			return err_set(e, EXIT_USAGE, w, "initial must be a number, got '%s'", o->initial);
+			return err_at(e, EXIT_USAGE, w, "initial must be a number, got '%s'", o->initial);
 		if (lit.kind == LIT_BOOL)
 			dtype_cast(DT_BOOL, &lit.b, 0, t, s->fold.init_value, 0, 1);
-		else if (literal_to_dtype(&lit, t, s->fold.init_value, w, e) < 0)
-			return -1;
+		else if (literal_to_dtype(&lit, t, s->fold.init_value, w->text, e) < 0)
+			return err_place(e, &w->loc);
 		s->fold.init = FOLD_VALUE;
 	}
 	if (empty && s->fold.init != FOLD_VALUE)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->mark),
-			       "zero-size array to reduction operation %s which has no identity", uf->name);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->mark),
+			      "zero-size array to reduction operation %s which has no identity", uf->name);
 	return 0;
 }
 
@@ -326,12 +301,12 @@ static int plan_reduction(struct planner *pl, struct plan_step *s, const struct 
 static int plan_reduce_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			     struct err *e)
 {
-	const char *w = planner_where(pl, s, o->mark[OPT_WHERE]);
+	const struct site *w = LOCATE(pl, s, o->mark[OPT_WHERE]);
 	const struct ufunc *uf = s->uf;
 	if (s->fold.init != FOLD_VALUE)
-		return err_set(e, EXIT_USAGE, w,
-			       "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
-			       uf->name);
+		return err_at(e, EXIT_USAGE, w,
+			      "reduction operation '%s' does not have an identity, so to use a where mask one has to specify 'initial'",
+			      uf->name);
 	struct array *x = step_operand(pl, s, o->where, w, e);
 	if (!x)
 		return -1;
@@ -339,9 +314,9 @@ static int plan_reduce_where(struct planner *pl, struct plan_step *s, const stru
 	struct shape b;
 	if (shape_broadcast(2, shapes, &b) < 0 || !shape_equal(&b, X)) {
 		char a[800], c[800];
-		return err_set(e, EXIT_USAGE, w,
-			       "where= with shape %s cannot be broadcast to the input's shape %s",
-			       shape_format_compact(&x->shape, a, sizeof a), shape_format_compact(X, c, sizeof c));
+		return err_at(e, EXIT_USAGE, w,
+			      "where= with shape %s cannot be broadcast to the input's shape %s",
+			      shape_format_compact(&x->shape, a, sizeof a), shape_format_compact(X, c, sizeof c));
 	}
 	s->mask.where_arr = x;
 	if (ufunc_identity_value(uf, s->loop->types[0], s->mask.skip_value) != 0)
@@ -358,7 +333,7 @@ static bool declares_missing(struct planner *pl, struct plan_step *s, int nin, s
 		struct array *x = s->in[k];
 		if (x->kind != ARR_DATASET)
 			continue;
-		const struct cf_missing *m = array_missing(pl, x, planner_where(pl, s, s->src->mark), e);
+		const struct cf_missing *m = array_missing(pl, x, LOCATE(pl, s, s->src->mark), e);
 		if (!m || cf_missing_any(m))
 			return m != NULL;
 	}
@@ -373,7 +348,7 @@ static bool declares_missing(struct planner *pl, struct plan_step *s, int nin, s
 static int plan_reduce_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			       struct err *e)
 {
-	const char *w = planner_where(pl, s, o->mark[OPT_MISSING]);
+	const struct site *w = LOCATE(pl, s, o->mark[OPT_MISSING]);
 	if (masked_skip_value(s->uf, s->loop, s->mask.skip) < 0)
 		s->mask.skip_fold = true;
 	if (s->in[0]->kind == ARR_DATASET && !(s->mask.in_missing = array_missing(pl, s->in[0], w, e)))
@@ -397,7 +372,7 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 		     struct err *e)
 {
 	bool given = option_given(o, OPT_FILL);
-	const char *w = planner_where(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
+	const struct site *w = LOCATE(pl, s, given ? o->mark[OPT_FILL] : s->src->mark);
 	const struct cf_missing *first = NULL;
 	if (s->mask.masked && s->in[0]->kind == ARR_DATASET && !(first = array_missing(pl, s->in[0], w, e)))
 		return -1;
@@ -408,8 +383,8 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 			return -1;
 		unsigned char *fill = y->create ? y->fill : s->mask.fill[k];
 		if (given || (!s->mask.masked && !packs_nan(y))) {
-			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w, e) < 0)
-				return -1;
+			if (where_fill_value(given ? o->fill : NULL, y->dtype, fill, w->text, e) < 0)
+				return err_place(e, &w->loc);
 		} else if (packs_nan(y)) {   /* packed as the dataset's fill */
 			double nan = NAN;
 			dtype_cast(DT_FLOAT64, &nan, 0, y->dtype, fill, 0, 1);
@@ -441,8 +416,8 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	if (masking && (folds ? plan_reduce_missing(pl, s, o, e) : lower_missing(pl, s, nin, o, e)) < 0)
 		return -1;
 	if (option_given(&rs->opts, OPT_FILL) && !s->mask.has_where && !masking)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[OPT_FILL]),
-			       "'fill' needs 'where' or a mask: without them every element is computed");
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->opts.mark[OPT_FILL]),
+			      "'fill' needs 'where' or a mask: without them every element is computed");
 	return 0;
 }
 
@@ -470,17 +445,10 @@ static int step_start(struct planner *pl, int index, struct plan_step *s, struct
 	s->src = rs;
 	s->verb = rs->verb;
 	s->fused.merged_into = -1;
-	bool expr = rs->verb == VERB_EXPR || rs->part;   /* a part of one is named as it */
-	if (pl->o->command)
-		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
-	else
-		snprintf(s->where, sizeof s->where, "step %d (%s %s)", rs->number ? rs->number : s->index,
-			 expr ? "expr" : verb_name(rs->verb), expr ? "expression" : rs->fn);
-	if (pl->o->command && expr)
-		snprintf(s->where, sizeof s->where, "%s", pl->o->command);
+	locate_name_step(pl, s);
 	s->uf = rs->verb == VERB_EXPR ? NULL : ufunc_lookup(rs->fn);
 	if (!s->uf && rs->verb != VERB_EXPR)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
 	return 0;
 }
 
@@ -504,8 +472,8 @@ static int step_options_of(struct planner *pl, struct plan_step *s, struct step_
 		if (option_applies(i, rs->verb))
 			continue;
 		if (option_given(&rs->opts, i))
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->opts.mark[i]),
-				       "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->opts.mark[i]),
+				      "'%s' does not apply to %s steps", step_options[i].name, verb_name(rs->verb));
 		option_forget(o, i);
 	}
 	/* axis under defaults is meant for reductions: a ufunc step takes its own */
@@ -558,9 +526,9 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
 	const struct recipe_step *rs = s->src;
 	bool overwrite = pl->o->overwrite || (option_given(o, OPT_OVERWRITE) && o->overwrite);
 	if (rs->nout && rs->nout != s->nout)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, rs->out_mark[0]),
-			       "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
-			       s->nout == 1 ? "" : "s", rs->nout);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->out_mark[0]),
+			      "ufunc '%s' gives %d output%s, got %d", s->uf->name, s->nout,
+			      s->nout == 1 ? "" : "s", rs->nout);
 	if (!rs->nout && rs->verb != VERB_AT && outputs_printed(pl, s, e) < 0)
 		return -1;
 	for (int k = 0; k < rs->nout; k++) {
@@ -569,15 +537,15 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
 		output_describe(s, k);
 		for (int j = 0; j < k; j++)
 			if (s->out[j] == s->out[k])
-				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),
-					       "both outputs go to '%s'", rs->out[k]);
+				return err_at(e, EXIT_USAGE, LOCATE_OUTPUT(pl, s, k),
+					      "both outputs go to '%s'", rs->out[k]);
 		for (int j = 0; j < s->nin; j++) {
 			const struct array *x = s->in[j], *y = s->out[k];
 			if (x != y && x->kind == ARR_DATASET && x->file == y->file &&
 			    !strcmp(x->path, y->path) && select_may_overlap(x, y))
-				return err_set(e, EXIT_USAGE, planner_step_where(pl, s, k),
-					       "'%s' overlaps '%s', which the step reads: write to another dataset",
-					       y->display, x->display);
+				return err_at(e, EXIT_USAGE, LOCATE_OUTPUT(pl, s, k),
+					      "'%s' overlaps '%s', which the step reads: write to another dataset",
+					      y->display, x->display);
 		}
 	}
 	if (plan_created(pl, s, o, e) < 0)
@@ -592,15 +560,19 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
  * lays them out. */
 static int step_layout(struct planner *pl, struct plan_step *s, struct err *e)
 {
-	const char *w = planner_where(pl, s, s->src->mark);
+	const struct site *site = LOCATE(pl, s, s->src->mark);
+	const char *w = site->text;
 	int nranks = pl->o->nranks;
 	int64_t memory = (int64_t)pl->o->memory;
-	return s->verb == VERB_REDUCE ? reduce_layout(s, nranks, memory, w, e)
-	       : s->verb == VERB_REDUCEAT ? reduceat_layout(s, nranks, memory, w, e)
-	       : s->verb == VERB_AT ? at_layout(s, nranks, memory, w, e)
-	       : s->verb == VERB_ACCUMULATE ? scan_layout(s, nranks, memory, w, e)
-	       : s->contract ? contract_layout(s, nranks, memory, w, e)
-	       : elementwise_layout(s, nranks, memory, w, e);
+	int rc = s->verb == VERB_REDUCE ? reduce_layout(s, nranks, memory, w, e)
+		 : s->verb == VERB_REDUCEAT ? reduceat_layout(s, nranks, memory, w, e)
+		 : s->verb == VERB_AT ? at_layout(s, nranks, memory, w, e)
+		 : s->verb == VERB_ACCUMULATE ? scan_layout(s, nranks, memory, w, e)
+		 : s->contract ? contract_layout(s, nranks, memory, w, e)
+		 : elementwise_layout(s, nranks, memory, w, e);
+	if (rc < 0)
+		return err_place(e, &site->loc);
+	return 0;
 }
 
 /* S's outputs written under names of the scratch file: the names bound,
@@ -612,26 +584,10 @@ static int step_bind_outputs(struct planner *pl, struct plan_step *s, struct err
 		struct operand op;
 		operand_parse(rs->out[k], pl->p->arena, &op, "", e);
 		if (op.kind == OPERAND_NAME && s->out[k]->file->scratch &&
-		    array_bind(pl, op.name, s->out[k], planner_step_where(pl, s, k), e) < 0)
+		    array_bind(pl, op.name, s->out[k], LOCATE_OUTPUT(pl, s, k), e) < 0)
 			return -1;
 	}
 	return 0;
-}
-
-/* Errors while running S name the step where the recipe has it. */
-static void step_place(struct planner *pl, struct plan_step *s)
-{
-	const struct recipe_step *rs = s->src;
-	err_loc_set(&s->loc, NULL, 0, 0, s->where);
-	if (!pl->o->command && rs->mark.line > 0) {
-		err_loc_set(&s->loc, pl->r->path, rs->mark.line, rs->mark.col, s->where);
-		char step[sizeof s->where];
-		memcpy(step, s->where, sizeof step);
-		int n = snprintf(s->where, sizeof s->where, "%s:%d:%d: ", pl->r->path, rs->mark.line,
-				 rs->mark.col);
-		if (n > 0 && (size_t)n < sizeof s->where)
-			snprintf(s->where + n, sizeof s->where - (size_t)n, "%s", step);
-	}
 }
 
 /* Step INDEX of the recipe, phase by phase. */
@@ -646,7 +602,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	if (step_selection(pl, s, &o, nin, e) < 0 || step_outputs(pl, s, &o, e) < 0 ||
 	    step_layout(pl, s, e) < 0 || step_bind_outputs(pl, s, e) < 0)
 		return -1;
-	step_place(pl, s);
+	/* Errors while running name the step where the recipe has it. */
+	locate_place_step(pl, s);
 	return 0;
 }
 
@@ -666,16 +623,17 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	pl->p = p;
 	pl->r = r;
 	pl->o = o;
-	pl->e = e;
 	int rc = -1;
 	for (int i = 0; i < r->ninputs; i++) {
 		const struct recipe_input *in = &r->inputs[i];
-		const char *w = planner_where(pl, NULL, in->ref_mark);
+		const struct site *w = LOCATE(pl, NULL, in->ref_mark);
 		struct operand op;
-		if (operand_parse(in->ref, a, &op, w, e) < 0)
+		if (operand_parse(in->ref, a, &op, w->text, e) < 0) {
+			err_place(e, &w->loc);
 			goto out;
+		}
 		if (op.kind == OPERAND_NAME) {
-			err_set(e, EXIT_USAGE, w, "input '%s' must be a FILE:/PATH dataset or a number, not a name",
+			err_at(e, EXIT_USAGE, w, "input '%s' must be a FILE:/PATH dataset or a number, not a name",
 				in->name);
 			goto out;
 		}
@@ -697,7 +655,6 @@ out:
 		h5io_close(p->files[i]->id);
 		p->files[i]->id = -1;
 	}
-	err_sites_clear(e);   /* PL's WHERE goes */
 	free(pl);
 	return rc;
 }

@@ -56,7 +56,7 @@ static int op_strict(struct planner *pl, struct plan_step *s, const struct plan_
 	for (int k = 0; k < op->nin; k++)
 		name[k] = arena_strdup(a, operand_name(s, op, k, in[k], buf[k], sizeof buf[k]));
 	if (units_strict(op->uf, op->nin, in, name, factor, msg, sizeof msg) < 0)
-		return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark), "%s (units: strict)", msg);
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->mark), "%s (units: strict)", msg);
 	return 0;
 }
 
@@ -76,10 +76,10 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 		/* segments of many lengths fold as accumulate's running results do */
 		s->units[0] = units_fold(s->uf->units, s->verb != VERB_REDUCE, count, s->in[0]->units, a);
 		if (strict && s->units[0].kind == UK_UNKNOWN)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
-				       "the units of %s.%s of %s (%s) cannot be determined (units: strict)",
-				       s->uf->name, verb_name(s->verb), s->in[0]->display,
-				       s->in[0]->units.kind == UK_KNOWN ? s->in[0]->units.text : "dimensionless");
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->mark),
+				      "the units of %s.%s of %s (%s) cannot be determined (units: strict)",
+				      s->uf->name, verb_name(s->verb), s->in[0]->display,
+				      s->in[0]->units.kind == UK_KNOWN ? s->in[0]->units.text : "dimensionless");
 		return 0;
 	}
 	if (s->verb == VERB_OUTER) {
@@ -90,9 +90,9 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 			char msg[2048];
 			if (units_strict(s->uf, 2, in, name, factor, msg, sizeof msg) < 0 || factor[0] != 1.0 ||
 			    factor[1] != 1.0)
-				return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark), "%s (units: strict)",
-					       factor[0] != 1.0 || factor[1] != 1.0 ?
-					       "outer steps do not convert units" : msg);
+				return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->mark), "%s (units: strict)",
+					      factor[0] != 1.0 || factor[1] != 1.0 ?
+					      "outer steps do not convert units" : msg);
 		}
 		for (int k = 0; k < s->nout; k++)
 			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
@@ -120,8 +120,8 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 	for (int k = 0; k < s->nout; k++) {
 		s->units[k] = res[src_slot(s->prog.out_src[k])];
 		if (strict && s->units[k].kind == UK_UNKNOWN)
-			return err_set(e, EXIT_USAGE, planner_where(pl, s, s->src->mark),
-				       "the units of the result cannot be determined (units: strict)");
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->mark),
+				      "the units of the result cannot be determined (units: strict)");
 	}
 	return convert ? lower_convert(pl, s, factor, name, e) : 0;
 }

@@ -6,6 +6,8 @@
  * places the temporary files.  The stages it calls live one per file, in
  * the order a step flows through them:
  *
+ *   locate.c    the places errors point at (locate.h): sites made from
+ *               a step and a mark of the recipe or the expression
  *   files.c     the plan's file table: files read, written, created; the
  *               scratch file; temporary names once the outputs are known
  *   arrays.c    what an operand stands for: the array table, names bound
@@ -22,12 +24,13 @@
  *   fuse.c      the optimizer: steps fused into passes
  *
  * This header is not a module's public face: only those files include it.
- * Every function here reports errors at the location it is given, with
- * status EXIT_USAGE, and returns -1 (or NULL); see err.h.
+ * Every function here reports errors at the site it is given (W, made by
+ * locate.h), with status EXIT_USAGE, and returns -1 (or NULL); see err.h.
  */
 #ifndef H5UFUNC_PLANNER_H
 #define H5UFUNC_PLANNER_H
 
+#include "locate.h"
 #include "operand.h"
 #include "plan.h"
 
@@ -43,19 +46,9 @@ struct planner {
 	const struct plan_options *o;
 	int nbind;
 	struct binding bind[PLAN_MAXARRAYS];
-	struct err *e;                      /* plan_build's: WHERE below is named in it */
-	char where[1200];                   /* the last location handed out ... */
-	struct err_loc loc;                 /* ... and its place (err_site) */
 };
 
-/* ---- plan.c: locations ---- */
-
-/* "r.yaml:3:5: step 2 (ufunc add)", "r.yaml:3:5", "step 2 (ufunc add)",
- * or "call add", as the context allows (S may be NULL, M unset).  The text
- * lives in PL until the next call; errors raised with it point at M. */
-const char *planner_where(struct planner *pl, const struct plan_step *s, struct mark m);
-/* Where output K of S is written in the recipe. */
-const char *planner_step_where(struct planner *pl, struct plan_step *s, int k);
+/* ---- plan.c ---- */
 /* Axis I of axis: (O) of X, given by number or by name (NumPy's range
  * check), into *OUT. */
 int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
@@ -83,14 +76,14 @@ struct plan_file *file_find(struct plan *p, const char *canon);
 struct plan_file *file_add(struct planner *pl, const char *name, const char *canon, bool exists);
 /* The file of an operand that is read: on disk (opened), or one an earlier
  * step creates. */
-struct plan_file *file_for_read(struct planner *pl, const char *name, const char *w,
+struct plan_file *file_for_read(struct planner *pl, const char *name, const struct site *w,
 				struct err *e);
 /* The file an output goes to, created by the run when new; checked
  * writable. */
-struct plan_file *file_for_write(struct planner *pl, const char *name, const char *w,
+struct plan_file *file_for_write(struct planner *pl, const char *name, const struct site *w,
 				 struct err *e);
 /* Can PATH (an existing file, or one to create) be written? */
-int file_check_writable(const char *path, bool exists, const char *w, struct err *e);
+int file_check_writable(const char *path, bool exists, const struct site *w, struct err *e);
 /* The run's scratch file of printed results (PRINTED) or of named
  * intermediates, added on first use; NULL when the table is full. */
 struct plan_file *scratch_file(struct planner *pl, bool printed);
@@ -105,23 +98,23 @@ struct array *array_new(struct planner *pl, enum array_kind kind, const char *di
 struct array *array_find(struct plan *p, const struct plan_file *f, const char *path);
 /* The array NAME is bound to, the latest binding first; NULL if none. */
 struct array *array_bound(struct planner *pl, const char *name);
-int array_bind(struct planner *pl, const char *name, struct array *x, const char *w, struct err *e);
+int array_bind(struct planner *pl, const char *name, struct array *x, const struct site *w, struct err *e);
 /* The dataset FILE:/PATH[SELECTION] of OP (written as TEXT), as an operand
  * that is read (or written in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
-			    const char *w, struct err *e);
+			    const struct site *w, struct err *e);
 /* X's missing-value attributes (cf.h), read once: a dataset the run
  * creates has its fill value only.  NULL on error. */
-const struct cf_missing *array_missing(struct planner *pl, struct array *x, const char *w,
+const struct cf_missing *array_missing(struct planner *pl, struct array *x, const struct site *w,
 					 struct err *e);
 /* X as CF decoding reads it (cf.h): X itself when its dataset's values are
  * its stored numbers (no coding, or missing-value attributes only), else
  * its twin read through the coding (made once, the attributes read once):
  * its dtype the unpacked one, its missing values NaN.  A literal, a twin
  * or a view made of one: itself.  NULL on error. */
-struct array *array_decoded(struct planner *pl, struct array *x, const char *w, struct err *e);
+struct array *array_decoded(struct planner *pl, struct array *x, const struct site *w, struct err *e);
 /* An operand that a step reads: a name, a dataset or a literal. */
-struct array *array_operand(struct planner *pl, const char *text, const char *w, struct err *e);
+struct array *array_operand(struct planner *pl, const char *text, const struct site *w, struct err *e);
 /* The names of the result of elementwise step S over its N operands IN
  * (dims.h), into S->dims.  When every array operand names all its axes
  * (and not BY_POSITION), xarray's rule: the union of the names, lengths
@@ -131,7 +124,7 @@ struct array *array_operand(struct planner *pl, const char *text, const char *w,
  * up.  Otherwise nothing moves, and the result keeps the names of an
  * operand of the result's shape, if any. */
 int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
-		   bool by_position, const char *w, struct err *e);
+		   bool by_position, const struct site *w, struct err *e);
 
 /* ---- indexed.c ---- */
 
@@ -145,7 +138,7 @@ int plan_at(struct planner *pl, struct plan_step *s, struct err *e);
 /* ---- outputs.c ---- */
 
 /* X, a dataset S reads, is also where S writes, in place (at). */
-int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, const char *w,
+int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, const struct site *w,
 		     struct err *e);
 
 /* Decide output K of S (its out: entry): in place, a new or replacing

@@ -33,7 +33,8 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 {
 	const struct array *x = s->in[0];
 	int64_t n = stage_box_size(x->shape.ndim, count);
-	stage_read(x, t, start, count, raw, data, s->where, e);
+	if (stage_read(x, t, start, count, raw, data, s->where, e) < 0)
+		err_place(e, &s->loc);
 	const char *stored = x->dtype != t ? raw : data;   /* the values in X's dtype */
 	if (s->mask.masked && !e->status && s->mask.skip_fold)
 		cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
@@ -44,6 +45,8 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	if (!m)
 		return;
 	const uint8_t *mask = where_mask_read(m, &x->shape, start, count, s->where, e);
+	if (!mask)
+		err_place(e, &s->loc);
 	for (int64_t i = 0; mask && valid && !e->status && i < n; i++)
 		valid[i] &= mask[i];
 	if (mask && !e->status && !s->mask.skip_fold)

@@ -192,7 +192,8 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	const struct array *x = s->in[0];
 	int64_t start[H5U_MAXDIM], count[H5U_MAXDIM];
 	block_box(w, lo, hi, empty, start, count);
-	stage_read(x, w->dt, start, count, w->raw, w->data, s->where, e);
+	if (stage_read(x, w->dt, start, count, w->raw, w->data, s->where, e) < 0)
+		err_place(e, &s->loc);
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (s->mask.masked && !e->status)
 		masked_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);

@@ -177,16 +177,18 @@ int reducer_write_result(const struct plan_step *s, const int64_t *start, const 
 		masked_fill_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
 		if (s->mask.out &&
 		    stage_write(s->mask.out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
-			return -1;
+			return err_place(e, &s->loc);
 	}
-	return stage_write(y, t, start, count, acc, conv, s->where, e);
+	if (stage_write(y, t, start, count, acc, conv, s->where, e) < 0)
+		return err_place(e, &s->loc);
+	return 0;
 }
 
 void reducer_check_fault(const struct plan_step *s, struct err *e)
 {
 	enum ufunc_fault f = ufunc_take_error();
 	if (f != UFERR_NONE)
-		err_set(e, EXIT_RUN, s->where, "%s", ufunc_fault_message(f));
+		err_set_at(e, EXIT_RUN, &s->loc, s->where, "%s", ufunc_fault_message(f));
 }
 
 /* Product of X's extents from axis FROM on, counting reduced axes as 1 when

@@ -27,21 +27,21 @@ static bool input_fits(const struct array *x, enum dtype t, enum casting casting
 /* Ufuncs whose NumPy type resolvers refuse bool inputs rather than cast
  * them to int8, with NumPy's messages. */
 static int refuse_bool(const struct ufunc *uf, int nin, const struct array *const *in,
-		       const char *w, struct err *e)
+		       const struct site *w, struct err *e)
 {
 	for (int k = 0; k < nin; k++)
 		if (in[k]->dtype != DT_BOOL)
 			return 0;
 	if (uf->flags & UF_BOOL_MINUS)
-		return err_set(e, EXIT_USAGE, w, "%s", uf->nin == 2
-			       ? "numpy boolean subtract, the `-` operator, is not supported, "
-				 "use the bitwise_xor, the `^` operator, or the logical_xor function instead."
-			       : "The numpy boolean negative, the `-` operator, is not supported, "
-				 "use the `~` operator or the logical_not function instead.");
+		return err_at(e, EXIT_USAGE, w, "%s", uf->nin == 2
+			      ? "numpy boolean subtract, the `-` operator, is not supported, "
+				"use the bitwise_xor, the `^` operator, or the logical_xor function instead."
+			      : "The numpy boolean negative, the `-` operator, is not supported, "
+				"use the `~` operator or the logical_not function instead.");
 	if (uf->flags & UF_NO_BOOL)
-		return err_set(e, EXIT_USAGE, w,
-			       "ufunc '%s' did not contain a loop with signature matching types (%s)",
-			       uf->name, nin == 1 ? "bool" : "bool, bool");
+		return err_at(e, EXIT_USAGE, w,
+			      "ufunc '%s' did not contain a loop with signature matching types (%s)",
+			      uf->name, nin == 1 ? "bool" : "bool, bool");
 	return 0;
 }
 
@@ -50,7 +50,7 @@ static int refuse_bool(const struct ufunc *uf, int nin, const struct array *cons
 const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 					     const struct array *const *in,
 					     const struct step_opts *o, enum casting casting,
-					     const char *w, struct err *e)
+					     const struct site *w, struct err *e)
 {
 	if (refuse_bool(uf, nin, in, w, e) < 0)
 		return NULL;
@@ -98,7 +98,7 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 			continue;
 		for (int k = 0; k < nin && !fixed && casting < CAST_SAFE; k++)
 			if (!input_fits(in[k], loop->types[k], casting, use_min_scalar)) {
-				err_set(e, EXIT_USAGE, w,
+				err_at(e, EXIT_USAGE, w,
 					"Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
 					uf->name, k, dtype_name(in[k]->dtype), dtype_name(loop->types[k]),
 					casting_name(casting));
@@ -109,7 +109,7 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 	if (fixed && with_out) {
 		for (int k = 0; k < nin; k++)
 			if (!input_fits(in[k], with_out->types[k], in_casting, use_min_scalar)) {
-				err_set(e, EXIT_USAGE, w,
+				err_at(e, EXIT_USAGE, w,
 					"Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
 					uf->name, k, dtype_name(in[k]->dtype),
 					dtype_name(with_out->types[k]), casting_name(in_casting));
@@ -117,11 +117,11 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 			}
 	}
 	if (fixed) {
-		err_set(e, EXIT_USAGE, w, "ufunc '%s' has no loop that gives %s", uf->name,
+		err_at(e, EXIT_USAGE, w, "ufunc '%s' has no loop that gives %s", uf->name,
 			dtype_name(o->dtype));
 		return NULL;
 	}
-	err_set(e, EXIT_USAGE, w,
+	err_at(e, EXIT_USAGE, w,
 		"ufunc '%s' not supported for the input types, and the inputs could not "
 		"be safely coerced to any supported types according to the casting rule ''%s''",
 		uf->name, casting_name(in_casting));
@@ -129,19 +129,19 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 }
 
 /* Literal operand K of OP, converted to the loop's dtype. */
-int resolve_literal(const struct array *x, struct plan_op *op, int k, const char *w,
+int resolve_literal(const struct array *x, struct plan_op *op, int k, const struct site *w,
 			   struct err *e)
 {
 	enum dtype t = op->loop->types[k];
 	op->src[k] = src_literal();
 	if (is_weak(x))
-		return literal_to_dtype(&x->lit, t, op->lit[k], w, e);
+		return literal_to_dtype(&x->lit, t, op->lit[k], w->text, e) < 0 ? err_place(e, &w->loc) : 0;
 	/* a strong literal: its default dtype's value, then cast */
 	unsigned char v[8];
 	if (x->lit.kind == LIT_BOOL)
 		memcpy(v, &x->lit.b, 1);
-	else if (literal_to_dtype(&x->lit, x->dtype, v, w, e) < 0)
-		return -1;
+	else if (literal_to_dtype(&x->lit, x->dtype, v, w->text, e) < 0)
+		return err_place(e, &w->loc);
 	dtype_cast(x->dtype, v, 0, t, op->lit[k], 0, 1);
 	return 0;
 }
@@ -165,7 +165,7 @@ static enum dtype reduction_dtype(const struct ufunc *uf, enum dtype dt)
 	return dt;
 }
 
-int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const char *w,
+int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const struct site *w,
 			   struct err *e)
 {
 	const struct ufunc *uf = s->uf;
@@ -182,11 +182,11 @@ int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const
 			continue;
 		if (s->verb == VERB_ACCUMULATE && loop->types[1] != loop->types[0] &&
 		    (fixed ? loop->types[0] == want : dtype_can_cast(want, loop->types[1], CAST_SAFE)))
-			return err_set(e, EXIT_USAGE, w,
-				       "the resolved dtypes are not compatible with %s.accumulate. "
-				       "Resolved (dtype('%s'), dtype('%s'), dtype('%s'))", uf->name,
-				       dtype_name(loop->types[0]), dtype_name(loop->types[1]),
-				       dtype_name(loop->types[2]));
+			return err_at(e, EXIT_USAGE, w,
+				      "the resolved dtypes are not compatible with %s.accumulate. "
+				      "Resolved (dtype('%s'), dtype('%s'), dtype('%s'))", uf->name,
+				      dtype_name(loop->types[0]), dtype_name(loop->types[1]),
+				      dtype_name(loop->types[2]));
 		if (fixed ? loop->types[0] == want
 			  : dtype_can_cast(want, loop->types[0], CAST_SAFE) &&
 			    dtype_can_cast(want, loop->types[1], CAST_SAFE)) {
@@ -195,8 +195,8 @@ int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const
 		}
 	}
 	if (fixed)
-		return err_set(e, EXIT_USAGE, w, "ufunc '%s' has no loop to %s with dtype=%s",
-			       uf->name, verb_name(s->verb), dtype_name(want));
-	return err_set(e, EXIT_USAGE, w, "ufunc '%s' cannot %s %s data", uf->name,
-		       verb_name(s->verb), dtype_name(s->in[0]->dtype));
+		return err_at(e, EXIT_USAGE, w, "ufunc '%s' has no loop to %s with dtype=%s",
+			      uf->name, verb_name(s->verb), dtype_name(want));
+	return err_at(e, EXIT_USAGE, w, "ufunc '%s' cannot %s %s data", uf->name,
+		      verb_name(s->verb), dtype_name(s->in[0]->dtype));
 }

@@ -17,7 +17,7 @@ static void check_fault(const struct plan_step *s, struct err *e)
 {
 	enum ufunc_fault f = ufunc_take_error();
 	if (f != UFERR_NONE)
-		err_set(e, EXIT_RUN, s->where, "%s", ufunc_fault_message(f));
+		err_set_at(e, EXIT_RUN, &s->loc, s->where, "%s", ufunc_fault_message(f));
 }
 
 /* OUT = running fold of DATA along axis K of the C-ordered index space
@@ -192,7 +192,8 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		dist_stream_box(st, qo, qc, ro, rc, start, cnt);
 		if (!any)
 			memset(cnt, 0, sizeof cnt);
-		stage_read(x, dt, start, cnt, b->raw, b->data, s->where, e);
+		if (stage_read(x, dt, start, cnt, b->raw, b->data, s->where, e) < 0)
+			err_place(e, &s->loc);
 		int64_t nel = stage_box_size(n, cnt);
 		if (!write)
 			report_read_again(nel);
@@ -211,10 +212,12 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 			continue;
 		if (s->mask.masked) {   /* ... and stay masked in the result */
 			masked_fill_results(s, t, nel, b->out, b->valid);
-			if (s->mask.out)
-				stage_write(s->mask.out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e);
+			if (s->mask.out &&
+			    stage_write(s->mask.out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e) < 0)
+				err_place(e, &s->loc);
 		}
-		stage_write(y, t, start, cnt, b->out, b->conv, s->where, e);
+		if (stage_write(y, t, start, cnt, b->out, b->conv, s->where, e) < 0)
+			err_place(e, &s->loc);
 	}
 	return 0;
 }

@@ -44,13 +44,11 @@ new_files() {
 # rank_pid MARK RANK: the process id of MPI rank RANK of the run whose
 # environment holds H5U_FAULT_MARK=MARK (empty until it has started).
 rank_pid() {
-	local env pid
-	for env in /proc/[0-9]*/environ; do
-		pid=${env#/proc/}
-		pid=${pid%/environ}
-		if tr '\0' '\n' <"$env" 2>/dev/null | grep -qx "H5U_FAULT_MARK=$1" &&
-			tr '\0' '\n' <"$env" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
-			echo "$pid"
+	local env
+	for env in $(grep -lzx "H5U_FAULT_MARK=$1" /proc/[0-9]*/environ 2>/dev/null); do
+		if grep -qzx "OMPI_COMM_WORLD_RANK=$2" "$env" 2>/dev/null; then
+			env=${env#/proc/}
+			echo "${env%/environ}"
 			return 0
 		fi
 	done

@@ -16,6 +16,9 @@ DIAGPRINT="${DIAGPRINT:-$REPO/build/unit/diagprint}"
 setup_file() {
 	fixtures <<-'EOF'
 		make f.h5:/x float64 4 data=[1,2,3,4]
+		make f.h5:/i8 int8 4 data=[1,-2,3,100]
+		make f.h5:/base int16 4 data=[2,3,4,5]
+		make f.h5:/neg int16 4 data=[2,1,-1,3]
 	EOF
 }
 
@@ -35,6 +38,19 @@ assert_context() {
 		fail "source line: want '$want_source', got '${stderr_lines[1]}'"
 	[[ ${stderr_lines[2]} == "$want_caret" ]] ||
 		fail "caret line: want '$want_caret', got '${stderr_lines[2]}'"
+}
+
+# assert_context_once LINE SOURCE CARET: under mpirun, among the launcher's
+# own lines, "    LINE | SOURCE" and the caret line with CARET spaces
+# before the '^' are on stderr once each.
+assert_context_once() {
+	local want_source want_caret n
+	printf -v want_source '%5s | %s' "$1" "$2"
+	printf -v want_caret '      | %*s^' "$3" ''
+	n=$(grep -cxF -- "$want_source" <<<"$stderr" || true)
+	assert_equal "$n" 1
+	n=$(grep -cxF -- "$want_caret" <<<"$stderr" || true)
+	assert_equal "$n" 1
 }
 
 @test "a recipe error shows the line and a caret under the column" {
@@ -151,11 +167,32 @@ assert all(c == "\n" or ord(c) >= 32 for c in t), repr(t)'
 	printf 'inputs:\n  u: f.h5:/x\nsteps:\n  - ufunc: add\n    in: [u, w]\n' >r.yaml
 	run --separate-stderr mpi 3 h5ufunc run r.yaml
 	assert_error_once 2 "r.yaml:5:13: step 1 (ufunc add): unknown name 'w'"
-	local n
-	n=$(grep -c '^    5 |     in: \[u, w\]$' <<<"$stderr" || true)
-	assert_equal "$n" 1
-	n=$(grep -c '^      | *\^$' <<<"$stderr" || true)
-	assert_equal "$n" 1
+	assert_context_once 5 '    in: [u, w]' 12
+}
+
+@test "errors raised below the planner, and while running, point at the recipe's node" {
+	# a literal that literal.c refuses for the loop resolve.c chose (NEP 50)
+	printf 'steps:\n  - ufunc: add\n    in: [f.h5:/i8, 300]\n    out: o.h5:/y\n' >r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_equal "$status" 2
+	assert_equal "${stderr_lines[0]}" \
+		"h5ufunc: r.yaml:3:20: step 1 (ufunc add): Python integer 300 out of bounds for int8"
+	assert_context 3 '    in: [f.h5:/i8, 300]' 19
+	# a file h5io.c cannot open
+	printf 'not HDF5\n' >bad.h5
+	printf 'steps:\n  - ufunc: add\n    in: [bad.h5:/x, 1]\n    out: o.h5:/y\n' >r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_equal "$status" 2
+	assert_equal "${stderr_lines[0]}" "h5ufunc: r.yaml:3:10: step 1 (ufunc add): 'bad.h5' is not an HDF5 file"
+	assert_context 3 '    in: [bad.h5:/x, 1]' 9
+	# a data fault of a step fused into the one before it, raised on a
+	# rank other than 0 (the -1 is the third of four rows on three ranks)
+	printf 'steps:\n  - ufunc: add\n    in: [f.h5:/base, 1]\n    out: t\n' >r.yaml
+	printf '  - ufunc: power\n    in: [t, f.h5:/neg]\n    out: o.h5:/y\n' >>r.yaml
+	run --separate-stderr mpi 3 h5ufunc run r.yaml
+	assert_error_once 1 "r.yaml:5:5: step 2 (ufunc power): Integers to negative integer powers are not allowed."
+	assert_context_once 5 '  - ufunc: power' 4
+	assert_file_not_exists o.h5
 }
 
 # ---- diag.c driven directly -------------------------------------------

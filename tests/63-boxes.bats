@@ -35,18 +35,21 @@ load helper
 REF=boxes_ref.py
 
 # every_launch JOB IN RECIPE: run RECIPE under --memory 1M on one process
-# and on 1 to 4 ranks; after each, `ref JOB IN out.h5` must pass.
+# and on 1 to 4 ranks, keeping each out.h5 as out-1-process.h5,
+# out-N-ranks.h5; then `ref JOB IN OUT` must pass for every one of them
+# (one reference process; its messages name the file).
 every_launch() {
-	local job=$1 in=$2 recipe=$3 n
+	local job=$1 in=$2 recipe=$3 n jobs=()
 	h5u run --memory 1M "$recipe" || fail "one process: exit status $?"
-	run ref "$job" "$in" out.h5
-	assert_success
+	mv out.h5 out-1-process.h5
+	jobs+=(:: "$job" "$in" out-1-process.h5)
 	for n in 1 2 3 4; do
-		rm -f out.h5
 		mpi "$n" h5ufunc run --memory 1M "$recipe" || fail "$n ranks: exit status $?"
-		run ref "$job" "$in" out.h5
-		[[ $status == 0 ]] || fail "$n ranks: $output"
+		mv out.h5 "out-$n-ranks.h5"
+		jobs+=(:: "$job" "$in" "out-$n-ranks.h5")
 	done
+	run ref "${jobs[@]:1}"
+	assert_success
 }
 
 setup_file() {
@@ -82,16 +85,15 @@ setup_file() {
 		steps:
 		  - {ufunc: negative, in: sh.h5:/g, out: c.h5:/y}
 	EOF
-	local n d size
+	local n d size shares=() checks=()
 	for n in 2 3 4; do
 		for d in g:240000 r:600000; do
 			size=${d#*:}
 			d=${d%%:*}
-			mpi "$n" h5ufunc call negative "sh.h5:/$d" -o "o$n$d.h5:/y" --json >run.json ||
+			mpi "$n" h5ufunc call negative "sh.h5:/$d" -o "o$n$d.h5:/y" --json >"call-$n$d.json" ||
 				fail "$n ranks, /$d: exit status $?"
-			run ref shares run.json "$size"
-			[[ $status == 0 ]] || fail "$output"
-			np check negative "sh.h5:/$d" -o "o$n$d.h5:/y"
+			shares+=(:: shares "call-$n$d.json" "$size")
+			checks+=(:: check negative "sh.h5:/$d" -o "o$n$d.h5:/y")
 		done
 		run --separate-stderr mpi "$n" h5ufunc check c.yaml
 		assert_success
@@ -99,12 +101,14 @@ setup_file() {
 		for d in g:240000 r:600000; do
 			size=${d#*:}
 			d=${d%%:*}
-			mpi "$n" h5ufunc reduce add "sh.h5:/$d" --axis all -o "s$n$d.h5:/s" --json >run.json ||
+			mpi "$n" h5ufunc reduce add "sh.h5:/$d" --axis all -o "s$n$d.h5:/s" --json >"reduce-$n$d.json" ||
 				fail "$n ranks, reduce /$d: exit status $?"
-			run ref shares run.json "$size"
-			[[ $status == 0 ]] || fail "reduce: $output"
+			shares+=(:: shares "reduce-$n$d.json" "$size")
 		done
 	done
+	run ref "${shares[@]:1}"
+	assert_success
+	np "${checks[@]:1}"
 }
 
 @test "check prints each pass's boxes: shape, count and the ranks with work" {
@@ -167,18 +171,19 @@ setup_file() {
 @test "sequential reductions streamed under --memory 1M along any axes, 1 to 4 ranks: NumPy's bits, even shares on 3 and 4" {
 	cp "$BATS_FILE_TMPDIR/st.h5" "$BATS_FILE_TMPDIR/st.yaml" .
 	every_launch streamed st.h5 st.yaml
-	local n what uf d size
+	local n what uf d size shares=()
 	# every rank busy where the kept axes allow it or the fold is exact in
 	# any grouping (the reduced axis dealt), its share within 25%
 	for n in 3 4; do
 		for what in "subtract c 0 1200000" "maximum a 1 3600000" "minimum b 0 600000" "add k 0 600000"; do
 			read -r uf d axis size <<<"$what"
 			mpi "$n" h5ufunc reduce "$uf" "st.h5:/$d" --axis "$axis" -o "o$n$d.h5:/s" --memory 1M \
-				--json >run.json || fail "$n ranks, $what: exit status $?"
-			run ref shares run.json "$size"
-			[[ $status == 0 ]] || fail "$what: $output"
+				--json >"$uf-$d-$n.json" || fail "$n ranks, $what: exit status $?"
+			shares+=(:: shares "$uf-$d-$n.json" "$size")
 		done
 	done
+	run ref "${shares[@]:1}"
+	assert_success
 }
 
 @test "folds exact in any grouping over narrow kept axes with where= and masks: the reduced axis dealt, NumPy's bits on 1 to 4 ranks" {
@@ -194,27 +199,32 @@ setup_file() {
 		    d.attrs['_FillValue'] = -9999.0
 	PY
 	local n
-	for n in 0 1 2 3 4; do
-		rm -f o.h5
+	for n in 0 1 2 3 4; do   # 0: one process, no launcher
 		if ((n == 0)); then
-			h5u reduce add x.h5:/k --axis 0 --where x.h5:/w -o o.h5:/add --memory 1M
-			h5u reduce maximum x.h5:/x --axis 0 --missing mask -o o.h5:/max --memory 1M
+			h5u reduce add x.h5:/k --axis 0 --where x.h5:/w -o o0.h5:/add --memory 1M
+			h5u reduce maximum x.h5:/x --axis 0 --missing mask -o o0.h5:/max --memory 1M
 		else
-			mpi "$n" h5ufunc reduce add x.h5:/k --axis 0 --where x.h5:/w -o o.h5:/add --memory 1M ||
+			mpi "$n" h5ufunc reduce add x.h5:/k --axis 0 --where x.h5:/w -o "o$n.h5:/add" --memory 1M ||
 				fail "$n ranks: where=: exit status $?"
-			mpi "$n" h5ufunc reduce maximum x.h5:/x --axis 0 --missing mask -o o.h5:/max --memory 1M ||
+			mpi "$n" h5ufunc reduce maximum x.h5:/x --axis 0 --missing mask -o "o$n.h5:/max" --memory 1M ||
 				fail "$n ranks: masked: exit status $?"
 		fi
-		/usr/bin/python3 - <<-'PY' || fail "$n ranks: not NumPy's result"
-			import sys, h5py, numpy as np
-			f, o = h5py.File('x.h5'), h5py.File('o.h5')
-			add = np.add.reduce(f['k'][()], axis=0, where=f['w'][()])
-			mx = np.maximum.reduce(np.ma.masked_equal(f['x'][()], -9999), axis=0)
-			bad = o['add'][()].dtype != add.dtype or o['add'][()].tobytes() != add.tobytes()
-			bad |= np.ma.getmaskarray(mx).any() or o['max'][()].tobytes() != mx.filled().tobytes()
-			sys.exit(bad)
-		PY
 	done
+	/usr/bin/python3 - o0.h5 o1.h5 o2.h5 o3.h5 o4.h5 <<-'PY' || fail "not NumPy's result"
+		import sys, h5py, numpy as np
+		f = h5py.File('x.h5')
+		add = np.add.reduce(f['k'][()], axis=0, where=f['w'][()])
+		mx = np.maximum.reduce(np.ma.masked_equal(f['x'][()], -9999), axis=0)
+		assert not np.ma.getmaskarray(mx).any()
+		bad = []
+		for name in sys.argv[1:]:
+		    o = h5py.File(name)
+		    if o['add'][()].dtype != add.dtype or o['add'][()].tobytes() != add.tobytes():
+		        bad.append(f'{name}:/add')
+		    if o['max'][()].tobytes() != mx.filled().tobytes():
+		        bad.append(f'{name}:/max')
+		sys.exit(f'not NumPy\'s bits: {bad}' if bad else None)
+	PY
 	run --separate-stderr mpi 3 h5ufunc check - <<-'EOF'
 		steps:
 		  - reduce: add
@@ -233,19 +243,17 @@ setup_file() {
 
 @test "accumulates exact in any grouping over narrow kept axes (wrap-around add and multiply, maximum over ties and a nan, bitwise_or, logical_and, masked): the axis dealt, NumPy's bits and even shares on 1 to 4 ranks" {
 	cp "$BATS_FILE_TMPDIR/sc.h5" "$BATS_FILE_TMPDIR/sc.yaml" .
-	local how n
+	local how n jobs=()
 	for how in 1:1M 2:256M 3:1M 4:1M; do
 		n=${how%:*}
-		rm -f out.h5
-		mpi "$n" h5ufunc run --memory "${how#*:}" --json sc.yaml >run.json || fail "$n ranks: exit status $?"
-		run ref scanned sc.h5 out.h5
-		[[ $status == 0 ]] || fail "$n ranks: $output"
+		mpi "$n" h5ufunc run --memory "${how#*:}" --json sc.yaml >"run-$n.json" || fail "$n ranks: exit status $?"
+		mv out.h5 "out-$n-ranks.h5"
+		jobs+=(:: scanned sc.h5 "out-$n-ranks.h5")
 		# every element computed once: 6300006 of them, in all the steps
-		if ((n > 1)); then
-			run ref shares run.json 6300006
-			[[ $status == 0 ]] || fail "$output"
-		fi
+		((n == 1)) || jobs+=(:: shares "run-$n.json" 6300006)
 	done
+	run ref "${jobs[@]:1}"
+	assert_success
 	run --separate-stderr mpi 4 h5ufunc check --memory 1M - <<-'EOF'
 		steps:
 		  - {accumulate: add, in: sc.h5:/a, out: c.h5:/a}
@@ -309,30 +317,34 @@ setup_file() {
 
 @test "a gzip-chunked input reduced and accumulated along each axis: blocks and boxes of whole chunks, each read by one rank, on 2 or 4 ranks" {
 	fixture ch.h5
-	local n verb uf axis what box
+	local n verb uf axis what box cases=()
 	for what in "2 reduce subtract 0" "4 reduce add 1" "4 accumulate add 0" "2 accumulate add 1"; do
 		read -r n verb uf axis <<<"$what"
-		rm -f o.h5
-		run --separate-stderr mpi "$n" h5ufunc "$verb" "$uf" ch.h5:/x --axis "$axis" -o o.h5:/y --memory 1M --json
+		run --separate-stderr mpi "$n" h5ufunc "$verb" "$uf" ch.h5:/x --axis "$axis" -o "$verb-$uf-$axis.h5:/y" --memory 1M --json
 		assert_success
-		printf '%s\n' "$output" >run.json
-		/usr/bin/python3 - "$verb" "$uf" "$axis" <<-'PY' || fail "$n ranks, $what: not NumPy's result"
-			import sys, h5py, numpy as np
-			verb, uf, axis = sys.argv[1], sys.argv[2], int(sys.argv[3])
-			want = getattr(getattr(np, uf), verb)(h5py.File('ch.h5')['x'][()], axis=axis)
-			got = h5py.File('o.h5')['y'][()]
-			sys.exit(got.dtype != want.dtype or got.tobytes() != want.tobytes())
-		PY
-		# every rank's bytes read are whole chunks, and every chunk is read once
-		/usr/bin/python3 - "$n" <<-'PY' || fail "$n ranks, $what"
-			import json, sys
-			n, chunk = int(sys.argv[1]), 100 * 64 * 8
-			per = json.load(open('run.json'))['per_rank']
-			got = [c['bytes_read'] for c in per]
-			if any(b % chunk for b in got) or sum(got) != 2000 * 640 * 8 or sum(b > 0 for b in got) < 2:
-			    sys.exit(f'bytes read per rank {got}: not whole chunks of {chunk} bytes read once')
-		PY
+		printf '%s\n' "$output" >"$verb-$uf-$axis.json"
+		cases+=("$n $verb $uf $axis")
 	done
+	# NumPy's result, and every rank's bytes read are whole chunks, every
+	# chunk read once
+	/usr/bin/python3 - "${cases[@]}" <<-'PY' || fail "not NumPy's result, or chunks not read whole once"
+		import json, sys, h5py, numpy as np
+		x = h5py.File('ch.h5')['x'][()]
+		chunk = 100 * 64 * 8
+		bad = []
+		for case in sys.argv[1:]:
+		    n, verb, uf, axis = case.split()
+		    name = f'{verb}-{uf}-{axis}'
+		    want = getattr(getattr(np, uf), verb)(x, axis=int(axis))
+		    got = h5py.File(name + '.h5')['y'][()]
+		    if got.dtype != want.dtype or got.tobytes() != want.tobytes():
+		        bad.append(f'{n} ranks, {case}: not NumPy\'s result')
+		    per = json.load(open(name + '.json'))['per_rank']
+		    read = [c['bytes_read'] for c in per]
+		    if len(read) != int(n) or any(b % chunk for b in read) or sum(read) != 2000 * 640 * 8 or sum(b > 0 for b in read) < 2:
+		        bad.append(f'{n} ranks, {case}: bytes read per rank {read}: not whole chunks of {chunk} bytes read once')
+		sys.exit("\n".join(bad) or None)
+	PY
 	run --separate-stderr mpi 4 h5ufunc check --memory 1M - <<-'EOF'
 		steps:
 		  - reduce: subtract
@@ -376,9 +388,7 @@ setup_file() {
 		mpi "$n" h5ufunc run fz.yaml || fail "$n ranks: exit status $?"
 		cp fo.h5 "fo$n.h5"
 	done
-	run ref same fo1.h5 fo3.h5
-	assert_success
-	run ref same fo1.h5 fo4.h5
+	run ref same fo1.h5 fo3.h5 :: same fo1.h5 fo4.h5
 	assert_success
 	/usr/bin/python3 - <<-'PY' || fail "not NumPy's results"
 		import sys, h5py, numpy as np

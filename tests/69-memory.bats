@@ -80,79 +80,88 @@ peak_rss() {
 	done
 }
 
-# bounded_run N DSET ARGS...: h5ufunc ARGS -o ref.h5:DSET with the default
-# budget, then ARGS -o out.h5:DSET through peak_rss on N ranks; the two must
-# hold the same bytes.
+# bounded_run DSET ARGS...: h5ufunc ARGS -o refK.h5:DSET with the default
+# budget, then ARGS -o outK-N.h5:DSET through peak_rss on one process (N
+# 0) and on 2 ranks (K counting the test's commands); the checks that each
+# holds the bytes of refK.h5 are added to SAME, for same_bytes.
 bounded_run() {
-	local n=$1 dset=$2
-	shift 2
-	rm -f ref.h5 out.h5
-	h5u "$@" -o "ref.h5:$dset"
-	peak_rss "$n" "$@" -o "out.h5:$dset"
-	np same "ref.h5:$dset" "out.h5:$dset"
+	local dset=$1 k n
+	shift
+	k=$((${#SAME[@]} / 8 + 1))
+	h5u "$@" -o "ref$k.h5:$dset"
+	for n in 0 2; do
+		peak_rss "$n" "$@" -o "out$k-$n.h5:$dset"
+		SAME+=(:: same "ref$k.h5:$dset" "out$k-$n.h5:$dset")
+	done
+}
+
+# same_bytes: every check of SAME, in one reference process; the files
+# compared are removed after.
+same_bytes() {
+	np "${SAME[@]:1}"
+	rm -f ref*.h5 out*.h5
+}
+
+# inputs: the file fixtures big.h5 and wide.h5, linked, not copied (the
+# runs that read them write elsewhere).
+inputs() {
+	ln -s "$BATS_FILE_TMPDIR/big.h5" "$BATS_FILE_TMPDIR/wide.h5" .
 }
 
 @test "an expression over two inputs 8x the budget: peak RSS within the fixed cost + 2 x --memory, 1 and 2 ranks" {
-	fixture big.h5 tiny.h5
+	inputs
 	h5u eval -i a=big.h5:/a -i b=big.h5:/ca 'ref.h5:/c = sqrt(a*a + b*b)'
 	local n
 	for n in 0 2; do
-		rm -f w.h5
-		peak_rss "$n" eval -i a=big.h5:/a -i b=big.h5:/ca 'w.h5:/c = sqrt(a*a + b*b)'
-		np same ref.h5:/c w.h5:/c
+		peak_rss "$n" eval -i a=big.h5:/a -i b=big.h5:/ca "w$n.h5:/c = sqrt(a*a + b*b)"
 	done
+	np same ref.h5:/c w0.h5:/c :: same ref.h5:/c w2.h5:/c
 }
 
 @test "reductions along axis 1, axis 0 and all axes, 8x the budget: within the fixed cost + 2 x --memory" {
-	fixture big.h5 tiny.h5
-	local n axis
-	for n in 0 2; do
-		for axis in 1 0 all; do
-			bounded_run "$n" /s reduce add big.h5:/ca --axis "$axis"
-		done
+	inputs
+	local axis SAME=()
+	for axis in 1 0 all; do
+		bounded_run /s reduce add big.h5:/ca --axis "$axis"
 	done
+	same_bytes
 }
 
 @test "accumulate along axis 1 and axis 0, 8x the budget: within the fixed cost + 2 x --memory" {
-	fixture big.h5 tiny.h5
-	local n axis
-	for n in 0 2; do
-		for axis in 1 0; do
-			bounded_run "$n" /c accumulate add big.h5:/a --axis "$axis"
-		done
+	inputs
+	local axis SAME=()
+	for axis in 1 0; do
+		bounded_run /c accumulate add big.h5:/a --axis "$axis"
 	done
+	same_bytes
 }
 
 @test "an in-place update of a chunked dataset 8x the budget: within the fixed cost + 2 x --memory" {
-	fixture big.h5 tiny.h5
+	fixture big.h5
 	cp big.h5 ref.h5
 	h5u eval -i a=ref.h5:/ca 'a = a*2 + 1'
 	local n
 	for n in 0 2; do
-		cp "$BATS_FILE_TMPDIR/big.h5" big.h5
-		peak_rss "$n" eval -i a=big.h5:/ca 'a = a*2 + 1'
-		np same ref.h5:/ca big.h5:/ca
+		cp "$BATS_FILE_TMPDIR/big.h5" "big$n.h5"
+		peak_rss "$n" eval -i "a=big$n.h5:/ca" 'a = a*2 + 1'
 	done
+	np same ref.h5:/ca big0.h5:/ca :: same ref.h5:/ca big2.h5:/ca
 }
 
 @test "rows of 32 MiB, wider than the budget, 8x it in all: a call and scans along both axes within the fixed cost + 2 x --memory" {
-	fixture tiny.h5
-	cp "$BATS_FILE_TMPDIR/wide.h5" .
-	local n axis
-	for n in 0 2; do
-		bounded_run "$n" /c call hypot wide.h5:/w wide.h5:/w
-		for axis in 1 0; do
-			bounded_run "$n" /c accumulate add wide.h5:/w --axis "$axis"
-		done
+	inputs
+	local axis SAME=()
+	bounded_run /c call hypot wide.h5:/w wide.h5:/w
+	for axis in 1 0; do
+		bounded_run /c accumulate add wide.h5:/w --axis "$axis"
 	done
+	same_bytes
 }
 
 @test "rows of 32 MiB, wider than the budget: a column reduction and a sequential row reduction within the fixed cost + 2 x --memory" {
-	fixture tiny.h5
-	cp "$BATS_FILE_TMPDIR/wide.h5" .
-	local n
-	for n in 0 2; do
-		bounded_run "$n" /s reduce add wide.h5:/w --axis 0
-		bounded_run "$n" /s reduce subtract wide.h5:/w --axis 1
-	done
+	inputs
+	local SAME=()
+	bounded_run /s reduce add wide.h5:/w --axis 0
+	bounded_run /s reduce subtract wide.h5:/w --axis 1
+	same_bytes
 }

@@ -36,14 +36,6 @@ setup() {
 
 REF=cf_ref.py
 
-# ok ARGS... -- h5ufunc ARGS succeeds with nothing on stderr.
-ok() {
-	run --separate-stderr h5u "$@"
-	[[ $status == 0 ]] || echo "$stderr"
-	assert_success
-	assert_stderr_empty
-}
-
 # near VALUE EXPECTED -- |VALUE - EXPECTED| <= 1e-9 |EXPECTED|
 near() {
 	awk -v v="$1" -v w="$2" 'BEGIN { d = v - w; if (d < 0) d = -d; s = w < 0 ? -w : w; exit !(d <= 1e-9 * s) }' ||

@@ -34,75 +34,71 @@ chunks() {
 }
 
 # traced N ARRAYS SHAPE CMD...: run h5ufunc CMD on one process (N 0) or
-# N ranks under strace, with --memory $mem (40M by default), then fail
-# unless it read each chunk of its ARRAYS inputs of c.h5 (of SHAPE: t, s
-# or w) in one call, and no more than their bytes.
+# N ranks under strace, with --memory $mem (40M by default), its logs
+# trK.* (K counting the test's traced runs, named in traces.txt); the
+# check that it read each chunk of its ARRAYS inputs of c.h5 (of SHAPE: t,
+# s or w) in one call, and no more than their bytes, is added to READS.
 traced() {
-	local n=$1 arrays=$2 shape=$3 mem=${mem:-40M}
+	local n=$1 arrays=$2 shape=$3 mem=${mem:-40M} tr
 	shift 3
-	rm -f tr.*
+	tr=tr$((${#READS[@]} / 6 + 1))
+	echo "$tr: $n ranks (0: one process), h5ufunc $* --memory $mem" >>traces.txt
 	# the leak checker does not work under ptrace: off for the traced runs
 	if ((n == 0)); then
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,read -o tr h5ufunc "$@" --memory "$mem" ||
+			-e trace=openat,open,pread64,read -o "$tr" h5ufunc "$@" --memory "$mem" ||
 			fail "h5ufunc $*: exit status $?"
 	else
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,read -o tr \
+			-e trace=openat,open,pread64,read -o "$tr" \
 			timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@" --memory "$mem" ||
 			fail "$n ranks, h5ufunc $*: exit status $?"
 	fi
 	local calls=$((arrays * $(chunks "$shape") + 64 * (n + 1)))
 	local bytes=$((arrays * 8388608 * 102 / 100 + 1048576))
-	run ref reads tr c.h5 "$calls" "$bytes"
-	[[ $status == 0 ]] || fail "$n ranks, h5ufunc $*: $output"
+	READS+=(:: reads "$tr" c.h5 "$calls" "$bytes")
+}
+
+# check_reads JOB...: the READS of every traced run, and the other
+# chunks_ref.py JOBs given (each starting with ::), in one process.
+check_reads() {
+	run ref "${READS[@]:1}" "$@"
+	[[ $status == 0 ]] || fail "$output"$'\n'"$(cat traces.txt)"
 }
 
 @test "elementwise passes read each chunk once: tall, square, wide, a new output on one process and 3 ranks, in place on one process" {
 	cp "$BATS_FILE_TMPDIR/c.h5" .
-	local d n
+	local d n READS=() same=()
 	for d in t s w; do
 		for n in 0 3; do
-			rm -f o.h5
-			traced "$n" 2 "$d" eval -i "a=c.h5:/$d" -i "b=c.h5:/${d}b" 'o.h5:/c = sqrt(a*a + b*b)'
-			run ref same c.h5 o.h5 /c "np.sqrt($d*$d + ${d}b*${d}b)"
-			assert_success
+			traced "$n" 2 "$d" eval -i "a=c.h5:/$d" -i "b=c.h5:/${d}b" "o$d$n.h5:/c = sqrt(a*a + b*b)"
+			same+=(:: same "$BATS_FILE_TMPDIR/c.h5" "o$d$n.h5" /c "np.sqrt($d*$d + ${d}b*${d}b)")
 		done
 	done
-	cp "$BATS_FILE_TMPDIR/c.h5" .
 	# the journal reads the bytes it saves before the pass: the pass alone
 	traced 0 1 w eval -i a=c.h5:/w 'a = a * 2 + 1' --risk-partial-writes
-	run ref same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
-	assert_success
+	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
 	cp "$BATS_FILE_TMPDIR/c.h5" .
-	local d n
+	local d n READS=() same=()
 	for d in t s w; do
-		rm -f o.h5
-		traced 0 1 "$d" reduce add "c.h5:/$d" --axis 1 -o o.h5:/r1
-		traced 0 1 "$d" reduce add "c.h5:/$d" --axis 0 -o o.h5:/r0
-		traced 0 1 "$d" reduce add "c.h5:/$d" --axis all -o o.h5:/ra
-		traced 0 1 "$d" accumulate add "c.h5:/$d" --axis 0 -o o.h5:/c0
-		traced 0 1 "$d" accumulate add "c.h5:/$d" --axis 1 -o o.h5:/c1
-		run ref same c.h5 o.h5 /r1 "np.add.reduce($d, axis=1)" /r0 "np.add.reduce($d, axis=0)" \
-			/ra "np.add.reduce($d, axis=None)" /c0 "np.add.accumulate($d, axis=0)" \
-			/c1 "np.add.accumulate($d, axis=1)"
-		assert_success
+		traced 0 1 "$d" reduce add "c.h5:/$d" --axis 1 -o "o$d.h5:/r1"
+		traced 0 1 "$d" reduce add "c.h5:/$d" --axis 0 -o "o$d.h5:/r0"
+		traced 0 1 "$d" reduce add "c.h5:/$d" --axis all -o "o$d.h5:/ra"
+		traced 0 1 "$d" accumulate add "c.h5:/$d" --axis 0 -o "o$d.h5:/c0"
+		traced 0 1 "$d" accumulate add "c.h5:/$d" --axis 1 -o "o$d.h5:/c1"
+		same+=(:: same c.h5 "o$d.h5" /r1 "np.add.reduce($d, axis=1)" /r0 "np.add.reduce($d, axis=0)"
+			/ra "np.add.reduce($d, axis=None)" /c0 "np.add.accumulate($d, axis=0)"
+			/c1 "np.add.accumulate($d, axis=1)")
 	done
 	# a budget that holds no whole chunk row: boxes of chunk columns
-	rm -f o.h5
-	mem=6M traced 0 1 w reduce add c.h5:/w --axis 0 -o o.h5:/r0
-	run ref same c.h5 o.h5 /r0 "np.add.reduce(w, axis=0)"
-	assert_success
-	rm -f o.h5
+	mem=6M traced 0 1 w reduce add c.h5:/w --axis 0 -o o6M.h5:/r0
 	traced 2 1 t reduce add c.h5:/t --axis 0 -o o.h5:/r0
 	traced 3 1 s accumulate add c.h5:/s --axis 1 -o o.h5:/c1
-	run ref same c.h5 o.h5 /r0 "np.add.reduce(t, axis=0)"
-	assert_success
-	run ref same c.h5 o.h5 /c1 "np.add.accumulate(s, axis=1)"
-	assert_success
+	check_reads "${same[@]}" :: same c.h5 o6M.h5 /r0 "np.add.reduce(w, axis=0)" \
+		:: same c.h5 o.h5 /r0 "np.add.reduce(t, axis=0)" /c1 "np.add.accumulate(s, axis=1)"
 }
 
 @test "gzip chunks through libdeflate: h5py reads what h5ufunc writes, new and in place into shuffle+deflate, h5ufunc reads h5py's; one process and 2-4 ranks; H5UFUNC_DEFLATE=zlib" {
@@ -130,14 +126,11 @@ traced() {
 		else
 			mpi "$n" h5ufunc run w6.yaml || fail "$n ranks: exit status $?"
 		fi
-		run ref same z.h5 o.h5 /w "np.sqrt(a*a + b*b)" /r "np.add.reduce(g, axis=1)"
-		assert_success
-		run ref same z.h5 zs.h5 /c "a * 2 - b"
-		assert_success
-		run ref filters o.h5 /w 64,1024 gzip
-		assert_success
-		run ref filters zs.h5 /c 64,1024 shuffle+gzip
-		assert_success
+		run ref same z.h5 o.h5 /w "np.sqrt(a*a + b*b)" /r "np.add.reduce(g, axis=1)" :: \
+			same z.h5 zs.h5 /c "a * 2 - b" :: \
+			filters o.h5 /w 64,1024 gzip :: \
+			filters zs.h5 /c 64,1024 shuffle+gzip
+		[[ $status == 0 ]] || fail "$n ranks (0: one process): $output"
 	done
 	# each rank's share of the compressed outputs (the two steps' one
 	# pass) in one box: one round of HDF5's collective calls for its chunks

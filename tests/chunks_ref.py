@@ -90,7 +90,8 @@ def reads(prefix, path, calls, nbytes):
                 count += 1
                 total += int(m.group(2))
     if count > int(calls) or total > int(nbytes):
-        raise Failure(f'{path}: {count} reads of {total} bytes, more than {calls} reads or {nbytes} bytes')
+        raise Failure(f'{prefix}: {path}: {count} reads of {total} bytes, '
+                      f'more than {calls} reads or {nbytes} bytes')
 
 
 def same(inp, out, *pairs):

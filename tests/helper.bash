@@ -28,7 +28,8 @@
 #   fixtures             like `np` with jobs on stdin, run in BATS_FILE_TMPDIR:
 #                        call it in setup_file to make a file's fixtures once.
 #   fixture NAME...      copy fixture files made by `fixtures` into the
-#                        test's directory.
+#                        test's directory (one cp; NAMEs without a
+#                        directory).
 #   snapshot             remember a checksum of every file and directory in
 #                        the test's directory (hidden ones included).
 #   assert_unchanged     fail unless the test's directory is exactly as at
@@ -49,6 +50,8 @@
 #   assert_error_once_match STATUS REGEX
 #                        assert_error_once with an ERE.
 #   assert_stderr_empty  after `run --separate-stderr`: nothing on stderr.
+#   ok ARGS...           h5ufunc ARGS (through h5u) succeeds with nothing
+#                        on stderr; on failure its stderr is shown.
 #   numpy_errors RANKS   read "COMMAND|MESSAGE" lines from stdin: NumPy
 #                        raises MESSAGE for COMMAND (reduce_ref.py raises),
 #                        and h5ufunc COMMAND -o o.h5:/r fails with exit 2
@@ -175,10 +178,8 @@ fixtures() {
 }
 
 fixture() {
-	local name
-	for name in "$@"; do
-		cp "$BATS_FILE_TMPDIR/$name" "./$name" || return 1
-	done
+	(($# > 0)) || return 0
+	cp "${@/#/$BATS_FILE_TMPDIR/}" . || return 1
 }
 
 now() {
@@ -204,13 +205,13 @@ kill_background() {
 
 # The state of the test directory: a line with the type and path of every
 # entry, and the checksum of every file (a link to a file: its target's),
-# whatever their number in six processes.  Bats' own files for
-# `run --separate-stderr` are left out.
+# whatever their number in four processes (a subshell, find, its sha256sum,
+# sort).  Bats' own files for `run --separate-stderr` are left out.
 h5u_dir_state() {
 	(
 		cd "$BATS_TEST_TMPDIR" || exit 1
-		find . -mindepth 1 ! -name 'separate-stderr-*' -printf '%y %p\n'
-		find . -mindepth 1 ! -name 'separate-stderr-*' -xtype f -print0 | xargs -0 -r sha256sum
+		find . -mindepth 1 ! -name 'separate-stderr-*' -printf '%y %p\n' \
+			\( -xtype f -exec sha256sum {} + \)
 	) | LC_ALL=C sort
 }
 
@@ -226,6 +227,13 @@ assert_unchanged() {
 			batslib_decorate "the test directory changed (< before, > after)" |
 			fail
 	fi
+}
+
+ok() {
+	run --separate-stderr h5u "$@"
+	[[ $status == 0 ]] || echo "$stderr"
+	assert_success
+	assert_stderr_empty
 }
 
 assert_stderr_empty() {

@@ -2,6 +2,10 @@
 """loops_ref.py - NumPy's side of the type loop tests (tests/20-loops.bats).
 
     loops_ref.py LOOPDUMP UFUNC...     every loop of each UFUNC
+    loops_ref.py LOOPDUMP --into DIR UFUNC...
+                                       the same, each UFUNC's report in
+                                       DIR/UFUNC.out and DIR/UFUNC.ok made
+                                       where it passed (exit 0 either way)
     loops_ref.py LOOPDUMP --catalogue  the catalogue: names, arity, loops,
                                        identities, aliases
 
@@ -32,6 +36,7 @@ Exit status 0 when everything matches, 1 otherwise (the differences on
 stdout), 2 on a usage error.
 """
 import math
+import os
 import subprocess
 import sys
 
@@ -261,28 +266,46 @@ def check_loop(name, sig, rows, reduces, report):
     return bad
 
 
-def check_ufuncs(loopdump, names):
+def check_ufunc(loopdump, name, say):
+    """The loops of NAME against NumPy, the report given line by line to
+    SAY; the number of failures."""
+    proc = subprocess.run([loopdump, name], capture_output=True, text=True)
+    if proc.returncode != 0:
+        say(f"{name}: loopdump failed ({proc.returncode}): {proc.stderr.strip()}")
+        return 1
     failed = 0
-    for name in names:
-        proc = subprocess.run([loopdump, name], capture_output=True, text=True)
-        if proc.returncode != 0:
-            print(f"{name}: loopdump failed ({proc.returncode}): {proc.stderr.strip()}")
-            failed += 1
-            continue
-        loops = parse_dump(proc.stdout)
-        if not loops:
-            print(f"{name}: loopdump printed no loop")
-            failed += 1
-        lines = []
-        for lname, sig, rows, reduces in loops:
-            failed += check_loop(lname, sig, rows, reduces, lines.append)
-        for line in lines[:40]:
-            print(line)
-        if len(lines) > 40:
-            print(f"... {len(lines) - 40} more")
-        if not lines:
-            print(f"{name}: {len(loops)} loops agree with NumPy")
+    loops = parse_dump(proc.stdout)
+    if not loops:
+        say(f"{name}: loopdump printed no loop")
+        failed += 1
+    lines = []
+    for lname, sig, rows, reduces in loops:
+        failed += check_loop(lname, sig, rows, reduces, lines.append)
+    for line in lines[:40]:
+        say(line)
+    if len(lines) > 40:
+        say(f"... {len(lines) - 40} more")
+    if not lines:
+        say(f"{name}: {len(loops)} loops agree with NumPy")
     return failed
+
+
+def check_ufuncs(loopdump, names):
+    return sum(check_ufunc(loopdump, name, print) for name in names)
+
+
+def check_into(loopdump, directory, names):
+    """Each UFUNC's report in DIRECTORY/UFUNC.out, and DIRECTORY/UFUNC.ok
+    beside it where every loop agrees: one process for many tests."""
+    os.makedirs(directory, exist_ok=True)
+    for name in names:
+        lines = []
+        failed = check_ufunc(loopdump, name, lines.append)
+        with open(os.path.join(directory, name + ".out"), "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+        if not failed:
+            open(os.path.join(directory, name + ".ok"), "w").close()
+    return 0
 
 
 # ---- the catalogue ----
@@ -414,6 +437,11 @@ def main(argv):
     loopdump = argv[1]
     if argv[2] == "--catalogue":
         return 1 if check_catalogue(loopdump) else 0
+    if argv[2] == "--into":
+        if len(argv) < 5:
+            print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+            return 2
+        return check_into(loopdump, argv[3], argv[4:])
     return 1 if check_ufuncs(loopdump, argv[2:]) else 0
 
 

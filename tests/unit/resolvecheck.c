@@ -11,6 +11,15 @@
 #include "literal.h"
 #include "resolve.h"
 
+/* The site errors are raised at: its text starts the message, its place
+ * is recorded (a literal's error through err_place, the others by err_at). */
+static const struct site at = { "w", { "r.yaml", 3, 5, "step 1 (ufunc add)" } };
+
+static bool placed(const struct err *e)
+{
+	return !memcmp(&e->loc, &at.loc, sizeof at.loc);
+}
+
 static struct array array_of(enum dtype dt)
 {
 	struct array x = { .kind = ARR_DATASET, .dtype = dt, .display = "x" };
@@ -38,7 +47,7 @@ static const struct ufunc_loop *loop_of(const char *name, const struct array *a,
 		o.given = 1u << OPT_DTYPE;
 		o.dtype = dtype;
 	}
-	return resolve_loop(uf, b ? 2 : 1, in, &o, casting, "w", e);
+	return resolve_loop(uf, b ? 2 : 1, in, &o, casting, &at, e);
 }
 
 /* NAME(A, B) runs the loop IN1, IN2 -> OUT. */
@@ -113,14 +122,15 @@ static void check_literals(void)
 	const struct ufunc_loop *l = loop_of("add", &i8, &big, DT_NONE, CAST_SAME_KIND, &e);
 	CHECK(l && l->types[1] == DT_INT8, "add(int8, 300) picks the int8 loop: %s", e.msg);
 	struct plan_op op = { .loop = l, .nin = 2, .nout = 1 };
-	int rc = l ? resolve_literal(&big, &op, 1, "w", &e) : -1;
+	int rc = l ? resolve_literal(&big, &op, 1, &at, &e) : -1;
 	CHECK(rc < 0 && !strcmp(e.msg, "w: Python integer 300 out of bounds for int8"), "300 to int8: %s", e.msg);
+	CHECK(placed(&e), "300 to int8 points at its site: %s:%d:%d", e.loc.source, e.loc.line, e.loc.col);
 	struct err e2 = {0};
-	rc = l ? resolve_literal(&two, &op, 1, "w", &e2) : -1;
+	rc = l ? resolve_literal(&two, &op, 1, &at, &e2) : -1;
 	CHECK(rc == 0 && src_is_literal(op.src[1]) && *(signed char *)op.lit[1] == 2, "2 to int8: %s", e2.msg);
 	l = loop_of("add", &f16, &huge, DT_NONE, CAST_SAME_KIND, &e2);
 	struct plan_op op16 = { .loop = l, .nin = 2, .nout = 1 };
-	rc = l && l->types[1] == DT_FLOAT16 ? resolve_literal(&huge, &op16, 1, "w", &e2) : -1;
+	rc = l && l->types[1] == DT_FLOAT16 ? resolve_literal(&huge, &op16, 1, &at, &e2) : -1;
 	CHECK(rc == 0, "1e300 to float16 overflows to inf, no error: %s", e2.msg);
 }
 
@@ -131,7 +141,7 @@ static void check_reduction(const char *name, enum verb verb, enum dtype in, enu
 	struct plan_step s = { .verb = verb, .uf = ufunc_lookup(name), .nin = 1, .in = { &x } };
 	struct step_opts o = {0};
 	struct err e = {0};
-	int rc = resolve_reduction_loop(&s, &o, "w", &e);
+	int rc = resolve_reduction_loop(&s, &o, &at, &e);
 	CHECK(rc == 0 && s.loop->types[0] == acc, "%s.%s(%s): %s, want %s", name, verb_name(verb),
 	      dtype_name(in), rc ? e.msg : dtype_name(s.loop->types[0]), dtype_name(acc));
 }
@@ -152,16 +162,18 @@ static void check_reductions(void)
 	struct plan_step s = { .verb = VERB_REDUCE, .uf = ufunc_lookup("subtract"), .nin = 1, .in = { &b } };
 	struct step_opts o = {0};
 	struct err e = {0};
-	int rc = resolve_reduction_loop(&s, &o, "w", &e);
+	int rc = resolve_reduction_loop(&s, &o, &at, &e);
 	CHECK(rc < 0 && !strncmp(e.msg, "w: numpy boolean subtract", 25),
 	      "subtract.reduce(bool): %s", e.msg);
 	struct err e2 = {0};
 	o.given = 1u << OPT_DTYPE;
 	o.dtype = DT_BOOL;
 	s.uf = ufunc_lookup("power");
-	rc = resolve_reduction_loop(&s, &o, "w", &e2);
+	rc = resolve_reduction_loop(&s, &o, &at, &e2);
 	CHECK(rc < 0 && !strcmp(e2.msg, "w: ufunc 'power' has no loop to reduce with dtype=bool"), "power dtype=bool: %s",
 	      e2.msg);
+	CHECK(placed(&e2), "power dtype=bool points at its site: %s:%d:%d", e2.loc.source, e2.loc.line,
+	      e2.loc.col);
 }
 
 /* Each flag is set on exactly the ufuncs NumPy gives that behaviour. */
