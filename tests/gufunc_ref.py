@@ -247,6 +247,8 @@ def check_values(cid, uf, a, b, opts, got):
 COORD_CASES = [
     ('sliced', 'matmul', '{nc}:/A[1:5:2,::2]', '{nc}:/B', {},
      [('time', '1:5:2'), ('ens', ':'), ('lat', '::2'), ('m', ':')]),
+    ('out_axes', 'matmul', '{nc}:/A', '{nc}:/B', {'axes': [[-2, -1], [-2, -1], [0, 1]]},
+     [('lat', ':'), ('m', ':'), ('time', ':'), ('ens', ':')]),
     ('matvec', 'matvec', '{nc}:/A[::2]', '{nc}:/v', {}, [('time', '::2'), ('lat', ':')]),
     ('cores', 'matmul', '{nc}:/X[1:,1:]', '{nc}:/Y[1:]', {'axes': [[1, 0], [0, 1], [0, 1]]},
      [('lat', '1:'), ('ens', ':')]),
@@ -259,8 +261,8 @@ COORD_CASES = [
 
 
 # The views NumPy takes of A to broadcast as the names do (B's loop axis
-# ens is new to A: it comes after A's time).
-COORD_NUMPY_A = {'sliced': (slice(None), None)}
+# ens is new to A: it comes after A's time, and the result has both).
+COORD_NUMPY_A = {'sliced': (slice(None), None), 'out_axes': (slice(None), None)}
 
 
 def job_coord_inputs(args):
