@@ -464,8 +464,8 @@ static void result_axes(struct planner *pl, struct plan_step *s, const struct gu
 	if (d)
 		d->ndim = x->ndim;
 	for (int i = 0; d && i < x->ndim; i++)
-		for (int j = 0; j < i && d; j++)
-			if (!d->name[i] || !strcmp(d->name[i], d->name[j]))
+		for (int j = -1; j < i && d; j++)
+			if (!d->name[i] || (j >= 0 && !strcmp(d->name[i], d->name[j])))
 				d = NULL;
 	s->dims = d;
 }

@@ -623,9 +623,12 @@ static void json_summary(FILE *f, const struct rank_counts *all)
 	const struct plan *p = rep.plan;
 	bool one_liner = p->command != NULL;
 	fputs("{", f);
-	if (one_liner && p->nsteps == 1 && p->steps[0].print) {
+	/* A one-liner prints one step's result, the last step's: an eval
+	 * whose `@` was split off into steps of its own included. */
+	int last = p->nsteps - 1;
+	if (one_liner && last >= 0 && p->steps[last].print) {
 		fputs("\"result\": ", f);
-		json_result(f, &p->steps[0], &rep.steps[0]);
+		json_result(f, &p->steps[last], &rep.steps[last]);
 		fputs(",\n ", f);
 	}
 	fputs("\"h5ufunc\": \"" H5UFUNC_VERSION "\", \"command\": ", f);

@@ -307,6 +307,11 @@ with h5py.File('shapes.h5', 'w') as f:
 		    assert ok or name == 'sign' and (got != w).mean() < 1e-3, name
 	EOF2
 	assert_success
+	# a chain of products, unnamed 1-D ones between them: --json holds the result
+	run --separate-stderr h5u eval --json -i a=in.h5:/a_float64 -i u=in.h5:/u_float64 '2 * a @ u @ a'
+	assert_success
+	run /usr/bin/python3 -c "import sys, json, h5py, numpy as np; f = h5py.File('in.h5'); a, u = f['a_float64'][()], f['u_float64'][()]; got = np.array(json.loads(sys.argv[1])['result']); w = 2 * a @ u @ a; assert got.shape == w.shape and np.allclose(got, w, rtol=1e-12, atol=1e-12)" "$output"
+	assert_success
 	run --separate-stderr h5u eval -i a=in.h5:/a_float64 'a @ 2'
 	assert_error 2 "eval: matmul: Input operand 1 does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)"
 	run --separate-stderr h5u eval -i a=in.h5:/a_float64 -i b=in.h5:/b_float64 'a @ b' --where 'a > 0'
