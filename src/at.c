@@ -10,12 +10,22 @@
 #include <string.h>
 
 #include "at.h"
+#include "cf.h"
 #include "comm.h"
 #include "indexed.h"
 #include "stage.h"
 
 #define EXCHANGE_LIMIT ((int64_t)1 << 30)   /* bytes a round may bring one rank (MPI's int counts) */
 #define IO_LIMIT (((int64_t)1 << 31) - 1)   /* bytes one read or write of a target box moves */
+
+/* The missing-value tests of S's target, read through its CF coding, when
+ * it declares any: its missing elements stay as they are (numpy.ma's
+ * ufunc.at changes the data under the mask, and the mask is kept). */
+static const struct cf_missing *at_missing(const struct plan_step *s)
+{
+	const struct cf_missing *m = s->decoded ? s->in[0]->missing : NULL;
+	return cf_missing_any(m) ? m : NULL;
+}
 
 /* Bytes an update costs while its box is read and sent (INDICES: the
  * index arrays' own values, as stored and as int64), and as it is received. */
@@ -27,7 +37,7 @@ static int64_t update_bytes(const struct plan_step *s, int64_t *entry)
 	for (int k = 0; k < a->nidx; k++)
 		read += 8 + 8 + (a->idx[k].x ? dtype_size(a->idx[k].x->dtype) : 0);
 	if (!a->literal_b)
-		read += 2 * value + dtype_size(s->in[1]->dtype);
+		read += 2 * value + stage_scratch(s->in[1], s->loop->types[1]);
 	*entry = 8 + (value + 7) / 8 * 8;   /* the element's offset in its box, and b (aligned) */
 	return read + 8 + 4 + *entry;   /* the target element, its rank, the entry sent */
 }
@@ -36,7 +46,10 @@ int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where
 {
 	struct at_plan *a = s->at;
 	const struct array *t = s->in[0];
+	/* an element of the target box, its stored form (CF coding) and, where
+	 * the target declares missing values, its mask and its value kept */
 	int64_t ts = dtype_size(t->dtype), entry, updates = shape_size(&a->space);
+	ts += stage_scratch(t, t->dtype) + (at_missing(s) ? ts + 1 : 0);
 	int64_t per = update_bytes(s, &entry) + nranks * entry;   /* a round may bring all to one rank */
 	/* the target's boxes take half the budget, or what the smallest update
 	 * box leaves, as large as that allows (every pass reads every update) */
@@ -66,7 +79,9 @@ struct at_state {
 	struct plan_step *s;
 	const struct at_plan *a;
 	int nranks;
-	char *target;
+	char *target, *traw;
+	uint8_t *valid;   /* the target box's elements that are not missing */
+	char *kept;       /* the values of those that are, as read */
 	int64_t *lo, *hi;
 	int64_t *idx[H5U_MAXDIM];
 	struct index_scratch scratch[H5U_MAXDIM];
@@ -237,6 +252,23 @@ static bool target_box(const struct at_plan *a, int r, int64_t p, int64_t *start
 	return true;
 }
 
+/* Keep (RESTORE false) the values of the missing elements among the N of
+ * the target box, or put them back (RESTORE true). */
+static void keep_missing(struct at_state *st, int64_t n, bool restore)
+{
+	const struct cf_missing *m = at_missing(st->s);
+	if (!m)
+		return;
+	size_t size = (size_t)dtype_size(st->s->in[0]->dtype);
+	if (!restore)
+		cf_valid(st->s->in[0]->dtype, m, false, st->target, n, st->valid);
+	for (int64_t i = 0, j = 0; i < n; i++)
+		if (!st->valid[i]) {
+			char *elem = st->target + (size_t)i * size, *kept = st->kept + (size_t)j++ * size;
+			memcpy(restore ? elem : kept, restore ? kept : elem, size);
+		}
+}
+
 /* Pass P: the target boxes read, every round of updates applied, the
  * boxes written.  Collective. */
 static int run_pass(struct at_state *st, int64_t p, struct err *e)
@@ -253,8 +285,10 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 			memcpy(count, rc, sizeof count);
 		}
 	}
-	if (stage_read(t, t->dtype, start, count, NULL, st->target, st->s->where, e) < 0)
+	if (stage_read(t, t->dtype, start, count, st->traw, st->target, st->s->where, e) < 0)
 		err_place(e, &st->s->loc);
+	int64_t size = stage_box_size(t->shape.ndim, count);
+	keep_missing(st, size, false);
 	if (comm_agree(e) < 0)
 		return -1;
 	int64_t rounds = (a->updates.total_boxes + st->nranks - 1) / st->nranks;
@@ -285,7 +319,8 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 			(long long)st->bad, (long long)st->bad_axis, (long long)t->shape.dim[st->bad_axis]);
 	if (comm_agree(e) < 0)   /* nothing of this pass is written */
 		return -1;
-	if (stage_write(t, t->dtype, start, count, st->target, NULL, st->s->where, e) < 0)
+	keep_missing(st, size, true);
+	if (stage_write(t, t->dtype, start, count, st->target, st->traw, st->s->where, e) < 0)
 		err_place(e, &st->s->loc);
 	return comm_agree(e);
 }
@@ -305,7 +340,14 @@ static void state_new(struct plan_step *s, struct at_state *st)
 		memcpy(st->literal, s->prog.ops[0].lit[1], sizeof st->literal);
 	size_t tbox = (size_t)(a->target.lines_per_box * a->target.line);
 	size_t ubox = (size_t)(a->updates.lines_per_box * a->updates.line), n = ubox ? ubox : 1;
-	st->target = indexed_alloc(bufs, (tbox ? tbox : 1) * (size_t)dtype_size(s->in[0]->dtype));
+	const struct array *t = s->in[0];
+	tbox = tbox ? tbox : 1;
+	st->target = indexed_alloc(bufs, tbox * (size_t)dtype_size(t->dtype));
+	st->traw = indexed_alloc(bufs, tbox * (size_t)stage_scratch(t, t->dtype));
+	if (at_missing(s)) {
+		st->valid = indexed_alloc(bufs, tbox);
+		st->kept = indexed_alloc(bufs, tbox * (size_t)dtype_size(t->dtype));
+	}
 	st->lo = indexed_alloc(bufs, sizeof *st->lo * (size_t)st->nranks);
 	st->hi = indexed_alloc(bufs, sizeof *st->hi * (size_t)st->nranks);
 	for (int k = 0; k < a->nidx; k++) {
@@ -315,7 +357,7 @@ static void state_new(struct plan_step *s, struct at_state *st)
 	if (!a->literal_b) {
 		const struct array *b = s->in[1];
 		size_t vs = (size_t)dtype_size(s->loop->types[1]);
-		st->braw = indexed_alloc(bufs, b->dtype != s->loop->types[1] ? n * (size_t)dtype_size(b->dtype) : 0);
+		st->braw = indexed_alloc(bufs, n * (size_t)stage_scratch(b, s->loop->types[1]));
 		st->bown = indexed_alloc(bufs, n * vs);
 		st->b = indexed_alloc(bufs, n * vs);
 	}

@@ -145,8 +145,11 @@ static int at_operands(struct planner *pl, struct plan_step *s, struct err *e)
 	if (uf->nin == 1 && rs->nin == 2)
 		return err_at(e, EXIT_USAGE, w, "second operand provided when ufunc is unary");
 	s->nin = rs->nin;
-	for (int k = 0; k < s->nin; k++) {
-		s->in[k] = array_operand(pl, rs->in[k], LOCATE(pl, s, rs->in_mark[k]), e);
+	for (int k = 0; k < s->nin; k++) {   /* read, and the target written, through CF coding */
+		const struct site *wk = LOCATE(pl, s, rs->in_mark[k]);
+		s->in[k] = array_operand(pl, rs->in[k], wk, e);
+		if (s->in[k] && s->decoded)
+			s->in[k] = array_decoded(pl, s->in[k], wk, e);
 		if (!s->in[k])
 			return -1;
 	}

@@ -482,7 +482,7 @@ static int step_options_of(struct planner *pl, struct plan_step *s, struct step_
 		if (!option_given(&rs->opts, axes[i]))
 			option_forget(o, axes[i]);
 	s->casting = option_given(o, OPT_CASTING) ? o->casting : CAST_SAME_KIND;
-	s->decoded = missing_mode_of(o) != MISSING_RAW && rs->verb != VERB_AT;   /* at: the stored numbers */
+	s->decoded = missing_mode_of(o) != MISSING_RAW;
 	return 0;
 }
 

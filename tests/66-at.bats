@@ -183,3 +183,49 @@ indices_made() {
 	run ref at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
 	assert_success
 }
+
+@test "CF-coded targets: unpacked, updated and packed again; missing elements stay missing; as netCDF4-python on 1 and 3 ranks" {
+	/usr/bin/python3 - <<-'EOF2'
+		import netCDF4, numpy as np
+		d = netCDF4.Dataset("cf.nc", "w")
+		d.createDimension("t", 40); d.createDimension("x", 3)
+		p = d.createVariable("p", "i2", ("t", "x"), fill_value=-999)
+		p.scale_factor, p.add_offset = np.float32(0.1), np.float32(5.0)
+		p.set_auto_maskandscale(False)
+		raw = (np.arange(120) % 97).astype("i2").reshape(40, 3)
+		raw[1, 0] = raw[7, 2] = -999
+		p[:] = raw
+		q = d.createVariable("q", "f8", ("t", "x"))
+		q.missing_value = -1.0; q.valid_range = np.array([0.0, 100.0])
+		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = -1; v[5, 1] = 200
+		q[:] = v
+		d.close()
+	EOF2
+	local n
+	for n in 1 3; do
+		cp cf.nc "r$n.nc"
+		run --separate-stderr mpi "$n" h5ufunc at add "r$n.nc:/p" --indices '[0,0,1,7,39,-1],[0,0,0,2,1,1]' 1 --memory 16K
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc at fmax "r$n.nc:/q" --indices '[0,0,5,5,9],[2,2,1,0,0]' 50 --memory 16K
+		assert_success
+	done
+	/usr/bin/python3 - <<-'EOF2'
+		import shutil, netCDF4, h5py, numpy as np
+		shutil.copy("cf.nc", "want.nc")
+		d = netCDF4.Dataset("want.nc", "a")
+		p, q = d["p"][:], d["q"][:]
+		np.add.at(p, ([0, 0, 1, 7, 39, -1], [0, 0, 0, 2, 1, 1]), np.float32(1))
+		np.fmax.at(q, ([0, 0, 5, 5, 9], [2, 2, 1, 0, 0]), 50.0)
+		d["p"][:], d["q"][:] = p, q
+		d.close()
+		# p packed as netCDF4-python packs it, bit for bit; q as it reads
+		# back, its missing elements kept as they were stored
+		w, before = h5py.File("want.nc"), h5py.File("cf.nc")
+		for n in "13":
+		    g = h5py.File(f"r{n}.nc")
+		    assert g["p"].dtype == w["p"].dtype and np.array_equal(g["p"][()], w["p"][()]), (n, g["p"][()])
+		    got, want = netCDF4.Dataset(f"r{n}.nc")["q"][:], netCDF4.Dataset("want.nc")["q"][:]
+		    assert np.array_equal(got.mask, want.mask) and np.array_equal(got.filled(0), want.filled(0)), n
+		    assert np.array_equal(g["q"][()][got.mask], before["q"][()][got.mask]), n
+	EOF2
+}
