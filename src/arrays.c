@@ -307,3 +307,12 @@ struct array *array_operand(struct planner *pl, const char *text, const struct s
 	x->shape.ndim = 0;
 	return x;
 }
+
+/* The operand TEXT as a step reads it: through its dataset's CF coding when
+ * DECODED (not missing: raw). */
+struct array *array_read_operand(struct planner *pl, const char *text, bool decoded,
+				 const struct site *w, struct err *e)
+{
+	struct array *x = array_operand(pl, text, w, e);
+	return x && decoded ? array_decoded(pl, x, w, e) : x;
+}
