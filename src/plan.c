@@ -77,7 +77,7 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 			return -1;
 	}
 	if (s->verb == VERB_UFUNC &&
-	    arrays_by_name(pl, s, s->nin, s->in, option_given(o, OPT_BROADCAST) && o->by_position,
+	    arrays_by_name(pl, s->nin, s->in, option_given(o, OPT_BROADCAST) && o->by_position, &s->dims,
 			   LOCATE(pl, s, rs->nin ? rs->in_mark[0] : rs->mark), e) < 0)
 		return -1;
 	for (int k = 0; k < s->nin; k++)

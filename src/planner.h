@@ -133,16 +133,16 @@ struct array *array_operand(struct planner *pl, const char *text, const struct s
  * (array_decoded), else its stored numbers. */
 struct array *array_read_operand(struct planner *pl, const char *text, bool decoded,
 				 const struct site *w, struct err *e);
-/* The names of the result of elementwise step S over its N operands IN
- * (dims.h), into S->dims.  When every array operand names all its axes
+/* The names of the result of an elementwise step over its N operands IN
+ * (dims.h), into *DIMS (NULL: unnamed).  When every array operand names all its axes
  * (and not BY_POSITION), xarray's rule: the union of the names, lengths
  * agreeing by name, and each operand whose axes are not the union's
  * trailing ones in order replaced in IN by a view with the union's axes
  * (inserted, permuted), so that NumPy's positional rule then lines them
  * up.  Otherwise nothing moves, and the result keeps the names of an
  * operand of the result's shape, if any. */
-int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
-		   bool by_position, const struct site *w, struct err *e);
+int arrays_by_name(struct planner *pl, int n, struct array **in, bool by_position,
+		   struct dims **dims, const struct site *w, struct err *e);
 
 /* ---- indexed.c ---- */
 
