@@ -37,6 +37,11 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 		const int64_t *count, const char *data, char *conv,
 		const char *where, struct err *e);
 
+/* The box START/COUNT of X is going to be written (stage_write): when X
+ * is an existing dataset written in place, announce the file's bytes it
+ * overwrites to the journal (h5io_expect_box). */
+void stage_expect(const struct array *x, const int64_t *start, const int64_t *count);
+
 /* Read the box START/COUNT of an index space SPACE from X, which
  * broadcasts into it as NumPy broadcasts (its axes aligned on the right),
  * as T into OUT (C order over COUNT): X's own box is read into OWN (as T;

@@ -117,6 +117,20 @@ static int box_io(bool write, const struct array *x, const int64_t *start, const
 		     : h5io_read_box(x->id, &fshape, dt, fstart, fstep, fcount, buf, where, e);
 }
 
+void stage_expect(const struct array *x, const int64_t *start, const int64_t *count)
+{
+	if (!x->in_place || x->id < 0)
+		return;
+	if (!x->selected) {
+		h5io_expect_box(x->id, &x->shape, start, NULL, count);
+		return;
+	}
+	struct shape fshape;
+	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
+	file_box(x, start, count, &fshape, fstart, fstep, fcount);
+	h5io_expect_box(x->id, &fshape, fstart, fstep, fcount);
+}
+
 /* Read the box START/COUNT of X as X's dtype into OUT: through SCRATCH
  * (element_bytes per element; it may be OUT) when X has a coding that
  * transforms, unpacked there, in the same pass. */
