@@ -229,7 +229,8 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 	}
 	x->written = x->written || count != none;
 	report_written(stage_box_size(x->shape.ndim, count), dtype_size(stored_dtype(x)));
-	return box_io(true, x, start, count, (char *)buf, where, e);
+	int rc = box_io(true, x, start, count, (char *)buf, where, e);
+	return count == none ? -1 : rc;   /* failed either way: the caller places it */
 }
 
 int stage_read_broadcast(const struct array *x, const struct shape *space, enum dtype t,
