@@ -87,8 +87,11 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		}
 		if (comm_agree(e) < 0)
 			break;
-		if (s->fold.kept_lead > 0 && (reducer_write_box(r, start, cnt, e) < 0 || comm_agree(e) < 0))
-			break;
+		if (s->fold.kept_lead > 0) {
+			reducer_write_box(r, start, cnt, e);   /* failed or not, every rank agrees */
+			if (comm_agree(e) < 0)
+				break;
+		}
 	}
 	if (!e->status)
 		reducer_finish(r, e);
