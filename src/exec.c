@@ -57,7 +57,7 @@ static int print_results(struct plan_step *s, struct err *e)
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
 		char *buf = read_printed(s, x, e);
-		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf, mask)) {
+		if (!e->status && comm_rank() == 0 && !report_result(s->index, k, x, buf, mask)) {
 			if (k > 0)
 				fputc('\n', stdout);
 			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim, mask);

@@ -39,7 +39,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	if (s->mask.masked && !e->status && s->mask.skip_fold)
 		cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
 	else if (s->mask.masked && !e->status)
-		masked_skip_missing(s, t, n, stored, data, valid);
+		masked_skip_missing(&s->mask, x->dtype, t, n, stored, data, valid);
 	else if (s->mask.skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)
