@@ -145,7 +145,9 @@ static int run_step(struct plan *p, int i, struct err *e)
 	struct plan_step *s = &p->steps[i];
 	int rc;
 	report_step_begin(s);
-	interrupt_where(s->where, &s->loc);   /* a stop while it runs names it, at its line */
+	/* A stop while it runs, or after it until the next step begins, names
+	 * it, at its line. */
+	interrupt_where(s->where, &s->loc);
 	rc = plan_step_ranged(s) ? find_ranges(s, e) : 0;
 	if (rc == 0)
 		rc = run_driver(s, e);
@@ -155,7 +157,6 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].fused.merged_into == i && p->steps[j].print)
 			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
-	interrupt_where(s->where, NULL);   /* until the next step: a stop after it names it */
 	return rc;
 }
 
