@@ -712,7 +712,8 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		reducer_write_box(B->red[k], B->o, B->c, e);
 }
 
-/* Slice J of B's box its current one, and what its whole results hold. */
+/* Make slice J of B's box the current one, and say what the whole results
+ * hold: the slice, or the box when they are written a box at a time. */
 static void slice_of(struct buffers *B, int64_t j)
 {
 	if (B->slices > 1) {
