@@ -126,7 +126,8 @@ DEB_PKGS += libdeflate-dev
 # xarray and unyt as references.
 DEB_PKGS += netcdf-bin python3-netcdf4 python3-xarray python3-unyt libudunits2-dev
 # OpenBLAS, serial, for the generalized ufuncs' block products; dask for
-# their benchmark (tests/bench).
+# make bench's peers (xarray with dask beside the matrix products and the
+# CF reductions, tests/bench).
 DEB_PKGS += libopenblas-dev libopenblas0-serial python3-dask
 # Compression filters read and written through Debian's plugins (src/filter.c;
 # hdf5-plugin-lzf's plugin needs liblzf1 but does not depend on it), and NCO,
@@ -134,8 +135,7 @@ DEB_PKGS += libopenblas-dev libopenblas0-serial python3-dask
 DEB_PKGS += hdf5-plugin-lzf liblzf1 hdf5-filter-plugin hdf5-filter-plugin-blosc-serial \
 	hdf5-filter-plugin-zfp-serial nco
 # CF decoding and packing: NCO's ncpdq as a reference (tests/71-cf.bats);
-# NCO's ncap2 and ncwa, and xarray with dask, as peers in make bench.
-DEB_PKGS += python3-dask
+# NCO's ncap2 and ncwa as peers in make bench (nco and python3-dask above).
 
 deps:
 	$(Q)tools/install-deps $(DEB_PKGS)

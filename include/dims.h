@@ -65,6 +65,11 @@ struct dims *dims_reduce(const struct dims *x, const bool *reduced, bool keepdim
 struct dims *dims_reduceat(const struct dims *x, int axis, const int64_t *starts, int64_t n,
 			   int64_t extent, struct arena *a);
 
+/* Axis I of X as axis J of Y: its name, its scale and which of the
+ * scale's elements (or a reduceat's segments) it is, so that an output
+ * with this axis gets the coordinate values X's axis has. */
+void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i);
+
 /* The axis named NAME, or -1. */
 int dims_axis(const struct dims *x, const char *name);
 

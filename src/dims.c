@@ -87,8 +87,7 @@ static struct dims *dims_new(struct arena *a)
 	return x;
 }
 
-/* Axis I of X as axis J of Y. */
-static void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i)
+void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i)
 {
 	y->name[j] = x->name[i];
 	y->file[j] = x->file[i];

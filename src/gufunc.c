@@ -339,6 +339,29 @@ static int loop_by_position(struct gu_args *g, struct array *const *in, struct c
 	return 0;
 }
 
+/* The names of the loop axes when they broadcast by position: each
+ * axis's from the first operand that names it with its full length (not
+ * one broadcast from 1), with its coordinate; NULL unless every loop axis
+ * has one, as an elementwise result keeps the names of an operand with
+ * all its axes. */
+static struct dims *loop_named(struct planner *pl, const struct gu_args *g, struct array *const *in,
+			       const struct contract *c)
+{
+	struct dims *u = arena_alloc(pl->p->arena, sizeof *u);
+	memset(u, 0, sizeof *u);
+	u->ndim = c->nloop;
+	for (int k = 0; k < 2; k++) {
+		const struct contract_axes *x = k ? &c->b : &c->a;
+		for (int i = 0; in[k]->dims && i < g->ndim[k]; i++)
+			if (!is_core(g, k, i) && x->loop[i] >= 0 && !u->name[x->loop[i]])
+				dims_copy_axis(u, x->loop[i], in[k]->dims, i);
+	}
+	for (int j = 0; j < u->ndim; j++)
+		if (!u->name[j])
+			return NULL;
+	return u;
+}
+
 /* The loop axes of operand K as a named array of their own. */
 static void loop_names(const struct gu_args *g, const struct array *x, int k, struct dims *d,
 		       struct shape *shape)
@@ -347,9 +370,7 @@ static void loop_names(const struct gu_args *g, const struct array *x, int k, st
 	shape->ndim = 0;
 	for (int i = 0; i < g->ndim[k]; i++)
 		if (!is_core(g, k, i)) {
-			d->name[d->ndim] = x->dims->name[i];
-			d->file[d->ndim] = x->dims->file[i];
-			d->scale[d->ndim++] = x->dims->scale[i];
+			dims_copy_axis(d, d->ndim++, x->dims, i);
 			shape->dim[shape->ndim++] = x->shape.dim[i];
 		}
 }
@@ -429,21 +450,15 @@ static void result_axes(struct planner *pl, struct plan_step *s, const struct gu
 			x->role[a] = g->sig.role[2][i];
 			s->shape.dim[a] = g->size[x->role[a] - 1];
 			const struct dims *from = role_name(g, s->in, x->role[a] == ROLE_ROW ? 0 : 1, x->role[a], &at);
-			if (d && from) {
-				d->name[a] = from->name[at];
-				d->file[a] = from->file[at];
-				d->scale[a] = from->scale[at];
-			}
+			if (d && from)
+				dims_copy_axis(d, a, from, at);
 		}
 	for (int i = 0, j = 0; i < x->ndim; i++)
 		if (x->role[i] == ROLE_LOOP) {
 			x->loop[i] = j;
 			s->shape.dim[i] = c->loop[j];
-			if (d) {
-				d->name[i] = loop->name[j];
-				d->file[i] = loop->file[j];
-				d->scale[i] = loop->scale[j];
-			}
+			if (d)
+				dims_copy_axis(d, i, loop, j);
 			j++;
 		}
 	if (d)
@@ -538,9 +553,15 @@ static int shapes(struct planner *pl, struct plan_step *s, struct step_opts *o, 
 	    core_sizes(g, s->in, w, e) < 0)
 		return -1;
 	struct dims *names = NULL;
-	bool by_name = s->in[0]->dims && s->in[1]->dims &&
-		       !(option_given(o, OPT_BROADCAST) && o->by_position);
+	bool position = option_given(o, OPT_BROADCAST) && o->by_position;
+	bool by_name = s->in[0]->dims && s->in[1]->dims && !position;
 	if ((by_name ? loop_by_name(pl, g, s->in, c, &names, w, e) : loop_by_position(g, s->in, c, w, e)) < 0)
+		return -1;
+	if (!by_name && !position)
+		names = loop_named(pl, g, s->in, c);
+	/* by name the loop axes may outnumber either operand's: the result's
+	 * rank, and where axes= puts its core axes, follow */
+	if (c->nloop != loop && core_axes(g, o, c->nloop, wa, e) < 0)
 		return -1;
 	operand_roles(g, 0, &c->a);
 	operand_roles(g, 1, &c->b);

@@ -8,7 +8,9 @@
 # contraction and a result each larger than that budget, ranks without
 # cells, contractions shared between the ranks, and operands that the
 # block products read in place in boxes of several cells; NumPy's errors with exit
-# 2 and nothing written; loop axes broadcast by name; `@` in expressions.
+# 2 and nothing written; loop axes broadcast by name; the result's axes
+# with the coordinate variables of the axes they come from (sliced, with
+# their bounds), as netCDF-C and xarray read them; `@` in expressions.
 # tests/gufunc_ref.py holds the cases and NumPy's side; cellscheck asserts
 # the grid and the tree over shards that make the bits independent of the
 # ranks (cells.h).
@@ -241,6 +243,19 @@ with h5py.File('shapes.h5', 'w') as f:
 	# by position the loop axes (4, 3) and (3, 4) do not broadcast
 	run --separate-stderr h5u call matmul named.h5:/a named.h5:/b --broadcast position -o out.h5:/d
 	assert_error 2 "call matmul: operands could not be broadcast together with remapped shapes [original->remapped]: (4,3,5,6)->(4,3,newaxis,newaxis) (3,4,6,2)->(3,4,newaxis,newaxis)  and requested shape (5,2)"
+}
+
+@test "the result's axes carry the coordinates of the axes they come from: sliced, broadcast by name or position, core axes; 1-4 ranks; ncdump and netCDF4 'a'" {
+	run ref coord_inputs in.nc plain.h5
+	assert_success
+	ref coord_recipe in.nc plain.h5 out.nc >c.yaml
+	on_ranks 1M c.yaml out.nc -- coord_check in.nc plain.h5 out.nc
+	run ref same out.nc out1.nc out2.nc out3.nc out4.nc :: appendable out.nc
+	assert_success
+	run ncdump -v time,lat_bnds out.nc
+	assert_success
+	assert_output --partial $'group: sliced {\n  variables:\n  \tdouble r(time, ens, lat, m) ;'
+	assert_output --partial $' time = 45, 105 ;\n\n lat_bnds =\n  -80, -40,\n  0, 40 ;'
 }
 
 @test "@ in eval and expr: Python's precedence, operands computed first, numbers applied to each box, the same bytes on 3 ranks" {

@@ -30,6 +30,13 @@ Jobs:
   ids                print the case ids
   raises FILE A B [axes=L] [axis=N] [dtype=T] -- MESSAGE
                      np.matmul of FILE's datasets A and B raises MESSAGE
+  coord_inputs NC H5 write the operands of the coordinate cases (COORD_CASES)
+  coord_recipe NC H5 OUT
+                     print their recipe: each case writes OUT:/ID/r
+  coord_check NC H5 OUT
+                     each case's values against NumPy, its dimensions and
+                     their coordinate variables against the inputs'
+  appendable FILE... netCDF4-python appends to each FILE (netcdf_ref.py)
 Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
 """
 import ast
@@ -205,7 +212,12 @@ def _exact(uf, a, b, opts):
 
 def check_case(case, inp, got):
     cid, uf, an, bn, opts = case
-    a, b = inp[an][()], inp[bn][()]
+    check_values(cid, uf, inp[an][()], inp[bn][()], opts, got)
+
+
+def check_values(cid, uf, a, b, opts, got):
+    """GOT is NumPy's UF(A, B, **OPTS): integers bit for bit, floats within
+    the bound."""
     want = numpy_result(uf, a, b, opts)
     if got.dtype != want.dtype or got.shape != want.shape:
         raise ref.Failure(f"{cid}: {got.dtype} {got.shape}, NumPy {want.dtype} {want.shape}")
@@ -220,6 +232,126 @@ def check_case(case, inp, got):
         bad = tuple(np.argwhere(~(err <= bound))[0])
         raise ref.Failure(f"{cid}: at {bad} {got[bad]} is {float(err[bad]):.3g} off, "
                           f"over the bound {float(bound[bad]):.3g}")
+
+
+# ---- the coordinates of a result's axes ----
+
+# (id, ufunc, a, b, options, the result's dimensions as (name, the slice
+# of the input's coordinate it carries), or None: no names).  {nc} is a
+# netCDF-4 file whose variables name their axes, {h5} an HDF5 file whose
+# datasets name none.  Named operands broadcast their loop axes by name
+# (an axis only one has is taken from it), an unnamed one by position (a
+# loop axis named by the operand that has its whole length, broadcast
+# or not in the other); core axes are named after the operand's core
+# axis they come from.
+COORD_CASES = [
+    ('sliced', 'matmul', '{nc}:/A[1:5:2,::2]', '{nc}:/B', {},
+     [('time', '1:5:2'), ('ens', ':'), ('lat', '::2'), ('m', ':')]),
+    ('out_axes', 'matmul', '{nc}:/A', '{nc}:/B', {'axes': [[-2, -1], [-2, -1], [0, 1]]},
+     [('lat', ':'), ('m', ':'), ('time', ':'), ('ens', ':')]),
+    ('matvec', 'matvec', '{nc}:/A[::2]', '{nc}:/v', {}, [('time', '::2'), ('lat', ':')]),
+    ('cores', 'matmul', '{nc}:/X[1:,1:]', '{nc}:/Y[1:]', {'axes': [[1, 0], [0, 1], [0, 1]]},
+     [('lat', '1:'), ('ens', ':')]),
+    ('pos_vec', 'matmul', '{nc}:/A', '{h5}:/u', {}, [('time', ':'), ('lat', ':')]),
+    ('pos_bcast', 'vecdot', '{nc}:/A[:,1:]', '{h5}:/P', {}, [('time', ':'), ('lat', '1:')]),
+    ('unnamed_core', 'matmul', '{nc}:/A', '{h5}:/M', {}, None),
+    ('one', 'vecdot', '{nc}:/C', '{h5}:/W', {}, None),
+    ('position', 'matvec', '{nc}:/A', '{nc}:/v', {'broadcast': 'position'}, None),
+]
+
+
+# The views NumPy takes of A to broadcast as the names do (B's loop axis
+# ens is new to A: it comes after A's time, and the result has both).
+COORD_NUMPY_A = {'sliced': (slice(None), None), 'out_axes': (slice(None), None)}
+
+
+def job_coord_inputs(args):
+    """NC (netCDF4-python: noleap time with bounds, lat with bounds, ens,
+    k, m, one; A(time, lat, k), B(ens, k, m), v(k), X(time, lat), Y(time,
+    ens), C(one, k)) and H5 (h5py, no scales: u, M, W, P)."""
+    import netCDF4
+    nc, h5 = args
+    rng = np.random.default_rng(27)
+    with netCDF4.Dataset(nc, 'w') as f:
+        coords = {'time': np.arange(6) * 30 + 15.0, 'lat': np.array([-60, -20, 20, 60], 'f4'),
+                  'ens': np.array([1, 2, 3], 'i4'), 'k': np.array([1000, 850, 500, 250, 100.0]),
+                  'm': np.array([7, 9], 'i2'), 'one': np.array([0.5])}
+        for name, x in coords.items():
+            f.createDimension(name, x.size)
+            f.createVariable(name, x.dtype, (name,))[:] = x
+        f.createDimension('nv', 2)
+        t, lat = f['time'], f['lat']
+        t.setncatts({'units': 'days since 2000-01-01', 'calendar': 'noleap', 'bounds': 'time_bnds'})
+        lat.setncatts({'units': 'degrees_north', 'long_name': 'latitude', 'bounds': 'lat_bnds'})
+        f['ens'].long_name = 'member'
+        f.createVariable('time_bnds', 'f8', ('time', 'nv'))[:] = np.stack([t[:] - 15, t[:] + 15], 1)
+        f.createVariable('lat_bnds', 'f4', ('lat', 'nv'))[:] = np.stack([lat[:] - 20, lat[:] + 20], 1)
+        for name, dims in [('A', ('time', 'lat', 'k')), ('B', ('ens', 'k', 'm')), ('v', ('k',)),
+                           ('X', ('time', 'lat')), ('Y', ('time', 'ens')), ('C', ('one', 'k'))]:
+            shape = tuple(f.dimensions[d].size for d in dims)
+            f.createVariable(name, 'f8', dims)[:] = rng.standard_normal(shape)
+    with h5py.File(h5, 'w') as f:
+        for name, shape in [('u', (5,)), ('M', (5, 2)), ('W', (6, 5)), ('P', (1, 5))]:
+            f[name] = rng.standard_normal(shape)
+
+
+def job_coord_recipe(args):
+    nc, h5, out = args
+    lines = ['steps:']
+    for cid, uf, a, b, opts, _ in COORD_CASES:
+        a, b = (x.format(nc=nc, h5=h5) for x in (a, b))
+        lines += [f'  - ufunc: {uf}', f"    in: ['{a}', '{b}']", f'    out: {out}:/{cid}/r']
+        lines += [f'    {k}: {_yaml(v)}' for k, v in opts.items()]
+    print('\n'.join(lines))
+
+
+def _coordinate_like(label, co, fr, cr, idx):
+    """Coordinate variable CO is CR (of FR) at IDX: dtype, values,
+    attributes, and its bounds sliced alike."""
+    import netcdf_ref
+    assert co is not None, f"{label}: no coordinate variable"
+    assert co.dtype == cr.dtype, f"{label}: {co.dtype}, the input's {cr.dtype}"
+    assert np.array_equal(co[:], cr[idx]), f"{label}: {co[:]}, want {cr[idx]}"
+    netcdf_ref.same_attrs(label, co, cr)
+    if 'bounds' in cr.ncattrs():
+        bo, br = netcdf_ref.lookup(co.group(), co.bounds), fr[cr.bounds]
+        assert bo is not None and np.array_equal(bo[:], br[idx]), f"{label}: bounds"
+
+
+def job_coord_check(args):
+    """Every case's values against NumPy; its dimensions and their
+    coordinates against the inputs' (netCDF4-python), time decoded alike
+    by xarray; the unnamed ones without scales (h5py)."""
+    import netCDF4
+    import xarray as xr
+    import netcdf_ref
+    nc, h5, out = args
+    with netCDF4.Dataset(out) as fo, netCDF4.Dataset(nc) as fr, h5py.File(out, 'r') as ho:
+        for cid, uf, a, b, opts, dims in COORD_CASES:
+            got = ho[f'{cid}/r']
+            x, y = (ref.read_ref(z.format(nc=nc, h5=h5)) for z in (a, b))
+            check_values(cid, uf, x[COORD_NUMPY_A.get(cid, ())], y, opts, got[()])
+            if dims is None:
+                names = [[s.name for s in d.values()] for d in got.dims]
+                assert not any(names), f"{cid}: named {names}, want no names"
+                continue
+            v = fo[f'{cid}/r']
+            assert list(v.dimensions) == [d for d, _ in dims], f"{cid}: {v.dimensions}"
+            for d, sel in dims:
+                co = netcdf_ref.lookup(v.group(), d)
+                _coordinate_like(f"{cid}: {d}", co, fr, fr[d], netcdf_ref.parse_index(sel, 1))
+    with xr.open_dataset(out, group='matvec') as o, xr.open_dataset(nc) as r:
+        want, bounds = r.time.values[::2], r.time_bnds.values[::2]
+        assert o.time.values.tolist() == want.tolist(), f"xarray: time {o.time.values}, want {want}"
+        assert o[o.time.attrs['bounds']].values.tolist() == bounds.tolist(), "xarray: time bounds"
+        dot = xr.dot(r.A[::2], r.v, dims='k').transpose('time', 'lat')
+        assert np.allclose(o.r.values, dot.values, rtol=1e-12, atol=1e-12), "xarray: values"
+
+
+def job_appendable(args):
+    """netcdf_ref.py's appendable: netCDF4-python appends to each file."""
+    import netcdf_ref
+    netcdf_ref.appendable(args)
 
 
 # ---- jobs ----
@@ -259,13 +391,9 @@ def job_check(args):
 
 
 def job_same(args):
-    with h5py.File(args[0], 'r') as first:
-        for other in args[1:]:
-            with h5py.File(other, 'r') as f:
-                for name in first:
-                    x, y = first[name][()], f[name][()]
-                    if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
-                        raise ref.Failure(f"{other}:/{name} differs from {args[0]}:/{name}")
+    bad = [p for other in args[1:] for p in ref.same_datasets(args[0], other)]
+    if bad:
+        raise ref.Failure("\n".join(bad))
 
 
 def job_ids(args):
@@ -296,7 +424,9 @@ def job_raises(args):
 
 
 JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': job_same,
-        'ids': job_ids, 'raises': job_raises}
+        'ids': job_ids, 'raises': job_raises, 'coord_inputs': job_coord_inputs,
+        'coord_recipe': job_coord_recipe, 'coord_check': job_coord_check,
+        'appendable': job_appendable}
 
 if __name__ == '__main__':
     ref.main(JOBS, "gufunc_ref.py")

@@ -55,10 +55,14 @@ static int set_element_hex(enum dtype dt, void *p, const char *hex)
  * 2 * MAXSIZE + 1 bytes). */
 static const char *hex(enum dtype dt, const void *p, char *buf)
 {
+	static const char digits[] = "0123456789abcdef";
 	const unsigned char *b = p;
 	int size = dtype_size(dt);
-	for (int k = 0; k < size; k++)
-		sprintf(buf + 2 * k, "%02x", b[size - 1 - k]);
+	for (int k = 0; k < size; k++) {   /* two digits a byte, written as such */
+		buf[2 * k] = digits[b[size - 1 - k] >> 4];
+		buf[2 * k + 1] = digits[b[size - 1 - k] & 15];
+	}
+	buf[2 * size] = '\0';
 	return buf;
 }
 
