@@ -100,6 +100,15 @@ void h5io_unlink(hid_t file, const char *path);
 /* Move the link FROM to TO (which must not exist) in FILE.  Collective. */
 int h5io_move(hid_t file, const char *from, const char *to, const char *where, struct err *e);
 
+/* The box START/STEP/COUNT of dataset D of SHAPE (as h5io_write_box takes
+ * it) is going to be written: announce the file's bytes it overwrites to
+ * the journal (journal.h), when they are known (h5io_extent.c says
+ * which).  h5io_write_box announces each box itself; a pass announces
+ * all of its boxes first, so that a few records save them.  Not
+ * collective: no I/O under MPI-IO. */
+void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
+		     const int64_t *step, const int64_t *count);
+
 /* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
  * of a dataset of SHAPE; C order in BUF.  STEP may be NULL (all 1).  Any
  * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective. */

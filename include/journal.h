@@ -28,9 +28,11 @@
  * ranks, collective buffering, several steps writing in place): replay
  * applies the records in descending sequence, so each byte ends as the
  * record with the smallest number left it, and no write can have come
- * before that record's read.  A record may hold more than the write needs
- * (windows that grow along a run of writes, so that one fsync covers
- * many); that stays true under the same order.  A torn record fails its
+ * before that record's read.  A record holds exactly the bytes a write
+ * overwrites, or, where the rank announced that it overwrites a whole
+ * range (journal_expect: the boxes it writes), the rest of that range, so
+ * that one fsync covers many writes; either way only bytes the rank
+ * overwrites, and the order stays right for them.  A torn record fails its
  * checksum and ends its journal: the write it would protect never began.
  * While a run lives, each of its ranks holds a lock on the master
  * (tmpfiles.h), so a journal whose lock anyone can take is a dead run's.
@@ -70,6 +72,13 @@ int journal_rollback(int j, char *why, size_t len);
  * and then the write must not happen.  Cheap when nothing is journaled. */
 int journal_before_write(int fd, int64_t offset, uint64_t len);
 int journal_before_truncate(int fd, uint64_t len);
+/* Before writes: this rank is about to overwrite each of the N byte
+ * ranges RANGES ([lo, hi)) of the file at PATH, whole (the bytes of the
+ * boxes it writes).  A write that begins in one of them saves the rest of
+ * it in the same record.  Nothing when PATH is not journaled. */
+void journal_expect(const char *path, const uint64_t (*ranges)[2], int n);
+/* Is any file journaled now? */
+bool journal_active(void);
 /* Is FD a journaled file's? */
 bool journal_covers(int fd);
 

@@ -20,7 +20,8 @@
 #include "dtype.h"
 #include "ufunc.h"
 
-struct plan_step;
+struct array;
+struct step_mask;
 
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
  * identity; for maximum-like and minimum-like ufuncs, the lowest or
@@ -28,14 +29,16 @@ struct plan_step;
  * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
  * -1: none of these, so masked elements are skipped (plan_step.mask.skip_fold). */
 int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
-/* Masked mode of a reduce or accumulate step S, on N elements of its input
- * just read: VALID = which are valid (cf_valid; STORED: them in the input's dtype),
- * and the others of DATA (in T) made S's mask.skip. */
-void masked_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
-			 char *data, uint8_t *valid);
-/* ... and on N of its results (DATA, in T): the output's fill value where
- * VALID is 0, counted as masked (report.h). */
-void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
-			 const uint8_t *valid);
+/* Masked mode of a reduce or accumulate step (M, its mask part), on N
+ * elements of its input just read: VALID = which are valid (cf_valid;
+ * STORED: them in the input's dtype STORED_T), and the others of DATA (in
+ * T) made M->skip. */
+void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
+			 const char *stored, char *data, uint8_t *valid);
+/* ... and on N of its results (DATA, in T): FILL (the fill value of its
+ * output Y, in Y's dtype) where VALID is 0, counted as masked (report.h)
+ * unless Y is dry. */
+void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
+			 char *data, const uint8_t *valid);
 
 #endif

@@ -367,7 +367,13 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 /* Does S write a packed output whose scale_factor and add_offset come
  * from its results' range (pack: TYPE)?  Such a step runs twice, the first
  * time writing nothing (exec.c), and is fused with no other. */
-bool plan_step_ranged(const struct plan_step *s);
+static inline bool plan_step_ranged(const struct plan_step *s)
+{
+	for (int k = 0; k < s->nout; k++)
+		if (s->out[k] && s->out[k]->coding && s->out[k]->coding->from_range)
+			return true;
+	return false;
+}
 
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);

@@ -39,9 +39,6 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 		  const int64_t *dims, char *acc, const ptrdiff_t *ast, bool start,
 		  const uint8_t *valid, uint8_t *accv);
 
-/* LEFT = LEFT op RIGHT over N accumulators of S. */
-void reducer_combine(const struct plan_step *s, char *left, const char *right, int64_t n);
-
 /* Collective, for a shared stream (dist.h): on rank 0, ACC (N
  * accumulators of S) becomes every rank's ACC combined in rank order,
  * which is the order along, and ACCV (or NULL) the OR of every rank's; a

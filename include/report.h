@@ -35,11 +35,12 @@ void report_read_again(int64_t elements);
 /* ELEMENTS of every output of the running step that this rank wrote
  * masked: where= false, or a masked result (--json's "masked"). */
 void report_masked(int64_t elements);
-/* A printed result of step S, K-th output: with --json it is kept for the
- * summary (under "result") instead of printed as text.  Returns true when
- * the report took it, false when the caller prints it as text.  MASK as
- * print_json takes it. */
-bool report_result(const struct plan_step *s, int k, const void *data, const uint8_t *mask);
+/* A printed result of step STEP (1-based), its K-th output X: with --json
+ * it is kept for the summary (under "result") instead of printed as text.
+ * Returns true when the report took it, false when the caller prints it
+ * as text.  MASK as print_json takes it. */
+bool report_result(int step, int k, const struct array *x, const void *data,
+		   const uint8_t *mask);
 /* The run ended with STATUS (0 success).  Collective. */
 void report_end(int status);
 

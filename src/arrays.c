@@ -225,10 +225,10 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	return y;
 }
 
-int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
-		   bool by_position, const struct site *w, struct err *e)
+int arrays_by_name(struct planner *pl, int n, struct array **in, bool by_position,
+		   struct dims **dims, const struct site *w, struct err *e)
 {
-	s->dims = NULL;
+	*dims = NULL;
 	int named = 0, arrays = 0;
 	for (int k = 0; k < n; k++) {
 		if (in[k]->kind == ARR_LITERAL)
@@ -244,9 +244,9 @@ int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array 
 			shapes[k] = &in[k]->shape;
 		if (by_position || shape_broadcast(n, shapes, &out) < 0)
 			return 0;
-		for (int k = 0; k < n && !s->dims; k++)
+		for (int k = 0; k < n && !*dims; k++)
 			if (in[k]->dims && shape_equal(&in[k]->shape, &out))
-				s->dims = in[k]->dims;
+				*dims = in[k]->dims;
 		return 0;
 	}
 	const struct dims *d[RECIPE_MAXIN];
@@ -266,7 +266,7 @@ int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array 
 			      (long long)shapes[a]->dim[dims_axis(d[a], name)], in[a]->display,
 			      (long long)shapes[b]->dim[dims_axis(d[b], name)], in[b]->display);
 	}
-	s->dims = u;
+	*dims = u;
 	for (int k = 0; k < n; k++) {
 		int from[H5U_MAXDIM];
 		if (!d[k] || dims_map(u, d[k], from))
@@ -306,4 +306,13 @@ struct array *array_operand(struct planner *pl, const char *text, const struct s
 	x->dtype = literal_default_dtype(&op.lit);
 	x->shape.ndim = 0;
 	return x;
+}
+
+/* The operand TEXT as a step reads it: through its dataset's CF coding when
+ * DECODED (not missing: raw). */
+struct array *array_read_operand(struct planner *pl, const char *text, bool decoded,
+				 const struct site *w, struct err *e)
+{
+	struct array *x = array_operand(pl, text, w, e);
+	return x && decoded ? array_decoded(pl, x, w, e) : x;
 }

@@ -712,6 +712,27 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		reducer_write_box(B->red[k], B->o, B->c, e);
 }
 
+/* Announce every box this rank writes into a dataset in place before the
+ * first, so that the journal saves them in a few records (journal.h). */
+static void announce_writes(struct plan_step *s, const struct buffers *B)
+{
+	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM], full[H5U_MAXDIM];
+	bool any = false;
+	for (int k = 0; k < s->nout; k++)
+		any |= s->out[k]->in_place;
+	if (!any)
+		return;
+	for (int i = 0; i < B->ndim; i++)
+		full[i] = B->l->dim[i];
+	struct dist_walk w;
+	dist_walk_start(&s->blocks.split, comm_rank(), &w);
+	for (int64_t b = 0; b < s->blocks.split.nboxes && dist_walk_next(&w, o, c); b++)
+		for (int k = 0; k < s->nout; k++) {
+			array_box(&s->out[k]->shape, B->ndim, full, o, c, start, cnt);
+			stage_expect(s->out[k], start, cnt);
+		}
+}
+
 /* Make slice J of B's box the current one, and say what the whole results
  * hold: the slice, or the box when they are written a box at a time. */
 static void slice_of(struct buffers *B, int64_t j)
@@ -749,6 +770,7 @@ int elementwise_run(struct plan_step *s, struct err *e)
 {
 	struct buffers B;
 	alloc_buffers(s, &B, e);
+	announce_writes(s, &B);
 	const struct dist_layout *l = &s->blocks.split;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);

@@ -57,7 +57,7 @@ static int print_results(struct plan_step *s, struct err *e)
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
 		char *buf = read_printed(s, x, e);
-		if (!e->status && comm_rank() == 0 && !report_result(s, k, buf, mask)) {
+		if (!e->status && comm_rank() == 0 && !report_result(s->index, k, x, buf, mask)) {
 			if (k > 0)
 				fputc('\n', stdout);
 			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim, mask);
@@ -145,7 +145,9 @@ static int run_step(struct plan *p, int i, struct err *e)
 	struct plan_step *s = &p->steps[i];
 	int rc;
 	report_step_begin(s);
-	interrupt_where(s->where, &s->loc);   /* a stop while it runs names it, at its line */
+	/* A stop while it runs, or after it until the next step begins, names
+	 * it, at its line. */
+	interrupt_where(s->where, &s->loc);
 	rc = plan_step_ranged(s) ? find_ranges(s, e) : 0;
 	if (rc == 0)
 		rc = run_driver(s, e);
@@ -155,7 +157,6 @@ static int run_step(struct plan *p, int i, struct err *e)
 		if (p->steps[j].fused.merged_into == i && p->steps[j].print)
 			rc = print_step(&p->steps[j], e);
 	report_step_end(s);
-	interrupt_where(s->where, NULL);   /* until the next step: a stop after it names it */
 	return rc;
 }
 

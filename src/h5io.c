@@ -712,9 +712,10 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
 	if (comm_mpi() && driver_of(d) == H5FD_MPIO)
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-	if (write)
+	if (write) {
+		h5io_expect_box(d, shape, start, step, count);
 		iostat.h5_writes++;
-	else
+	} else
 		iostat.h5_reads++;
 	herr_t r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
 			 : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);

@@ -56,7 +56,7 @@ static int reduceat_axis(struct planner *pl, struct plan_step *s, const struct s
 	if (option_given(o, OPT_AXIS) && (o->axis_all || o->naxis != 1))
 		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
 			      "reduceat does not allow multiple axes");
-	return planner_axis(pl, s, o, 0, x, axis, e);
+	return fold_axis(pl, s, o, 0, x, axis, e);
 }
 
 /* reduceat's one index array, 1-d, read whole and checked against the
@@ -96,7 +96,7 @@ static int reduceat_indices(struct planner *pl, struct plan_step *s, struct redu
 int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
 {
 	const struct recipe_step *rs = s->src;
-	struct array *x = planner_fold_input(pl, s, e);
+	struct array *x = fold_input(pl, s, e);
 	if (!x)
 		return -1;
 	if (x->shape.ndim == 0)

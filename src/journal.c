@@ -1,7 +1,8 @@
 /* journal.c - the rollback journal of a file's bytes; see journal.h.
  *
  * In sections: injected faults; the files being journaled; saving old
- * bytes (windows, records, the ranks' sequence); begin, commit, roll back.
+ * bytes (announced ranges, records, the ranks' sequence); begin, commit,
+ * roll back.
  * The files' formats are journal_disk.h's; putting old bytes back is
  * replay.h's.
  */
@@ -23,8 +24,8 @@
 #include "replay.h"
 #include "tmpfiles.h"
 
-#define WINDOW_MIN ((uint64_t)64 << 10)
-#define WINDOW_MAX ((uint64_t)16 << 20)
+/* The most old bytes of an announced range one record saves. */
+#define RECORD_MAX ((uint64_t)16 << 20)
 
 /* ---- injected faults ------------------------------------------------------ */
 
@@ -65,6 +66,11 @@ struct span {
 	uint64_t lo, hi;
 };
 
+struct spans {   /* sorted, apart, none touching */
+	struct span *v;
+	int n, cap;
+};
+
 struct target {
 	char path[PATH_MAX], dir[PATH_MAX], base[PATH_MAX];
 	char display[PATH_MAX];       /* the file as the user named it */
@@ -75,9 +81,8 @@ struct target {
 	uint64_t size;                /* the file's size at journal_begin */
 	int master_fd, read_fd, own_fd;   /* own_fd: -1 until the first record */
 	uint64_t own_end;             /* where the next record goes */
-	struct span *saved;           /* ranges this rank has saved: sorted, apart */
-	int nsaved, cap;
-	uint64_t next_lo, window;     /* where the last record ended, and its window */
+	struct spans saved;           /* the ranges this rank has saved */
+	struct spans ahead;           /* ... and those it announced it overwrites */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
 	bool dirty;                   /* this rank wrote into the file */
 };
@@ -96,7 +101,8 @@ static void target_free(struct target *t)
 		close(t->read_fd);
 	if (t->own_fd >= 0)
 		close(t->own_fd);
-	free(t->saved);
+	free(t->saved.v);
+	free(t->ahead.v);
 	free(t);
 }
 
@@ -119,16 +125,27 @@ static struct target *target_new(const char *path, const char *display, const ch
 	return t;
 }
 
+/* The journaled file that ST describes, or NULL. */
+static struct target *target_at(const struct stat *st)
+{
+	for (int i = 0; i < JOURNAL_MAX; i++)
+		if (targets[i] && targets[i]->ino == st->st_ino && targets[i]->dev == st->st_dev)
+			return targets[i];
+	return NULL;
+}
+
 /* The journaled file FD writes into, or NULL. */
 static struct target *target_of(int fd)
 {
 	struct stat st;
 	if (!ntargets || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	for (int i = 0; i < JOURNAL_MAX; i++)
-		if (targets[i] && targets[i]->ino == st.st_ino && targets[i]->dev == st.st_dev)
-			return targets[i];
-	return NULL;
+	return target_at(&st);
+}
+
+bool journal_active(void)
+{
+	return ntargets > 0;
 }
 
 bool journal_covers(int fd)
@@ -229,13 +246,13 @@ static int record(struct target *t, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/* The first saved range that ends after LO (T->nsaved when none). */
-static int saved_after(const struct target *t, uint64_t lo)
+/* The first range of L that ends after LO (L->n when none). */
+static int spans_after(const struct spans *l, uint64_t lo)
 {
-	int a = 0, b = t->nsaved;
+	int a = 0, b = l->n;
 	while (a < b) {
 		int m = (a + b) / 2;
-		if (t->saved[m].hi <= lo)
+		if (l->v[m].hi <= lo)
 			a = m + 1;
 		else
 			b = m;
@@ -243,61 +260,53 @@ static int saved_after(const struct target *t, uint64_t lo)
 	return a;
 }
 
-/* [LO, HI), apart from every saved range, joins them at index I. */
-static void saved_insert(struct target *t, int i, uint64_t lo, uint64_t hi)
+/* [LO, HI) joins L: the ranges it meets or touches become one. */
+static void spans_add(struct spans *l, uint64_t lo, uint64_t hi)
 {
-	if (i > 0 && t->saved[i - 1].hi == lo) {
-		t->saved[i - 1].hi = hi;
-		if (i < t->nsaved && t->saved[i].lo == hi) {
-			t->saved[i - 1].hi = t->saved[i].hi;
-			memmove(&t->saved[i], &t->saved[i + 1], sizeof *t->saved * (size_t)(t->nsaved - i - 1));
-			t->nsaved--;
-		}
+	int i = spans_after(l, lo ? lo - 1 : 0), j = i;
+	while (j < l->n && l->v[j].lo <= hi)
+		j++;
+	if (i < j) {   /* V[I..J) meet [LO, HI): merged into V[I] */
+		l->v[i].lo = l->v[i].lo < lo ? l->v[i].lo : lo;
+		l->v[i].hi = l->v[j - 1].hi > hi ? l->v[j - 1].hi : hi;
+		memmove(&l->v[i + 1], &l->v[j], sizeof *l->v * (size_t)(l->n - j));
+		l->n -= j - i - 1;
 		return;
 	}
-	if (i < t->nsaved && t->saved[i].lo == hi) {
-		t->saved[i].lo = lo;
-		return;
-	}
-	t->saved = disk_room(t->saved, t->nsaved, &t->cap, sizeof *t->saved);
-	memmove(&t->saved[i + 1], &t->saved[i], sizeof *t->saved * (size_t)(t->nsaved - i));
-	t->saved[i] = (struct span){ lo, hi };
-	t->nsaved++;
+	l->v = disk_room(l->v, l->n, &l->cap, sizeof *l->v);
+	memmove(&l->v[i + 1], &l->v[i], sizeof *l->v * (size_t)(l->n - i));
+	l->v[i] = (struct span){ lo, hi };
+	l->n++;
 }
 
-/* Save whatever of [LO, HI) this rank has not saved yet.  Each gap is
- * saved in a window from the 64 KiB boundary below it: 64 KiB at first,
- * twice the last record when the gap begins where that record ended (a
- * run of writes), up to 16 MiB, never past the old size or into a
- * range saved already.  So a stream of writes costs a few fsyncs, and a
- * scattered write of metadata one small record. */
+/* Save whatever of [LO, HI) this rank has not saved yet, each gap in one
+ * record, never past the old size or into a range saved already.  A gap
+ * that begins inside a range this rank announced (journal_expect) is
+ * saved on to that range's end, up to RECORD_MAX: the writes that follow
+ * there then need no record of their own, so a stream of writes costs a
+ * few fsyncs.  Elsewhere (HDF5's metadata, an aggregator's writes for
+ * other ranks, a compressed chunk where it moves) exactly the bytes the
+ * write overwrites are saved: nothing a rank does not overwrite. */
 static int save(struct target *t, uint64_t lo, uint64_t hi)
 {
 	while (lo < hi) {
-		int i = saved_after(t, lo);
-		if (i < t->nsaved && t->saved[i].lo <= lo) {
-			lo = t->saved[i].hi;
+		int i = spans_after(&t->saved, lo);
+		if (i < t->saved.n && t->saved.v[i].lo <= lo) {
+			lo = t->saved.v[i].hi;
 			continue;
 		}
-		uint64_t floor = i > 0 ? t->saved[i - 1].hi : 0;
-		uint64_t ceil = i < t->nsaved ? t->saved[i].lo : t->size;
-		t->window = lo == t->next_lo && t->window ? 2 * t->window : WINDOW_MIN;
-		if (t->window > WINDOW_MAX)
-			t->window = WINDOW_MAX;
-		uint64_t wlo = lo / WINDOW_MIN * WINDOW_MIN;
-		if (wlo < floor)
-			wlo = floor;
+		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
 		uint64_t end = hi < ceil ? hi : ceil;
-		uint64_t whi = wlo + t->window > end ? wlo + t->window : end;
-		whi = (whi + WINDOW_MIN - 1) / WINDOW_MIN * WINDOW_MIN;
-		if (whi > ceil)
-			whi = ceil;
-		if (record(t, wlo, whi) < 0)
+		int k = spans_after(&t->ahead, lo);
+		if (k < t->ahead.n && t->ahead.v[k].lo <= lo) {
+			uint64_t most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
+			if (end < most)
+				end = most < ceil ? most : ceil;
+		}
+		if (record(t, lo, end) < 0)
 			return -1;
-		saved_insert(t, i, wlo, whi);
-		t->next_lo = whi;
-		t->window = whi - wlo;
-		lo = whi;
+		spans_add(&t->saved, lo, end);
+		lo = end;
 	}
 	return 0;
 }
@@ -353,6 +362,15 @@ int journal_before_write(int fd, int64_t offset, uint64_t len)
 	if (!fail)
 		journal_fault("write", iostat.journal_writes);
 	return fail ? -1 : 0;
+}
+
+void journal_expect(const char *path, const uint64_t (*ranges)[2], int n)
+{
+	struct stat st;
+	struct target *t = ntargets && stat(path, &st) == 0 ? target_at(&st) : NULL;
+	for (int i = 0; t && i < n; i++)
+		if (ranges[i][0] < ranges[i][1])
+			spans_add(&t->ahead, ranges[i][0], ranges[i][1]);
 }
 
 int journal_before_truncate(int fd, uint64_t len)

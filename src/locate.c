@@ -14,19 +14,15 @@ const struct site *locate_mark(struct site *out, const struct planner *pl,
 {
 	char *w = out->text;
 	size_t n = sizeof out->text;
-	const char *step = s ? s->where : NULL;
-	err_loc_set(&out->loc, NULL, 0, 0, step);
-	if (pl->o->command) {
+	bool at_mark = !pl->o->command && m.line > 0;   /* the recipe's line and column */
+	err_loc_set(&out->loc, at_mark ? pl->r->path : NULL, at_mark ? m.line : 0, at_mark ? m.col : 0,
+		    s ? s->where : NULL);
+	if (pl->o->command)
 		snprintf(w, n, "%s", s ? s->where : pl->o->command);
-	} else if (m.line > 0 && s) {
-		snprintf(w, n, "%s:%d:%d: %s", pl->r->path, m.line, m.col, s->where);
-		err_loc_set(&out->loc, pl->r->path, m.line, m.col, step);
-	} else if (m.line > 0) {
-		snprintf(w, n, "%s:%d:%d", pl->r->path, m.line, m.col);
-		err_loc_set(&out->loc, pl->r->path, m.line, m.col, step);
-	} else {
+	else if (at_mark)
+		snprintf(w, n, "%s:%d:%d%s%s", pl->r->path, m.line, m.col, s ? ": " : "", s ? s->where : "");
+	else
 		snprintf(w, n, "%s", s ? s->where : pl->r->path ? pl->r->path : "");
-	}
 	return out;
 }
 
@@ -76,15 +72,10 @@ void locate_name_step(const struct planner *pl, struct plan_step *s)
 
 void locate_place_step(const struct planner *pl, struct plan_step *s)
 {
-	const struct recipe_step *rs = s->src;
-	err_loc_set(&s->loc, NULL, 0, 0, s->where);
-	if (pl->o->command || rs->mark.line <= 0)
-		return;
-	err_loc_set(&s->loc, pl->r->path, rs->mark.line, rs->mark.col, s->where);
-	char step[sizeof s->where];
-	memcpy(step, s->where, sizeof step);
-	int n = snprintf(s->where, sizeof s->where, "%s:%d:%d: ", pl->r->path, rs->mark.line,
-			 rs->mark.col);
-	if (n > 0 && (size_t)n < sizeof s->where)
-		snprintf(s->where + n, sizeof s->where - (size_t)n, "%s", step);
+	struct site w;
+	locate_mark(&w, pl, s, s->src->mark);
+	s->loc = w.loc;
+	size_t n = strnlen(w.text, sizeof s->where - 1);   /* cut as WHERE holds it */
+	memcpy(s->where, w.text, n);
+	s->where[n] = '\0';
 }

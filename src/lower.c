@@ -205,7 +205,7 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 	for (int k = 0; k < L.nread && s->decoded; k++)
 		if (!(L.as[k] = array_decoded(pl, L.as[k], LOCATE_COLUMN(pl, s, root->col), e)))
 			return -1;
-	if (arrays_by_name(pl, s, L.nread, L.as, option_given(o, OPT_BROADCAST) && o->by_position,
+	if (arrays_by_name(pl, L.nread, L.as, option_given(o, OPT_BROADCAST) && o->by_position, &s->dims,
 			   LOCATE_COLUMN(pl, s, root->col), e) < 0)
 		return -1;
 	struct operand_ref result;

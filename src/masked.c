@@ -54,22 +54,22 @@ int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	return 0;
 }
 
-void masked_skip_missing(const struct plan_step *s, enum dtype t, int64_t n, const char *stored,
-			 char *data, uint8_t *valid)
+void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
+			 const char *stored, char *data, uint8_t *valid)
 {
-	cf_valid(s->in[0]->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
-	where_select(t, n, data, valid, (const char *)s->mask.skip, 0);
+	cf_valid(stored_t, m->in_missing, m->nan, stored, n, valid);
+	where_select(t, n, data, valid, (const char *)m->skip, 0);
 }
 
-void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
-			 const uint8_t *valid)
+void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
+			 char *data, const uint8_t *valid)
 {
-	unsigned char fill[16];
-	dtype_cast(s->out[0]->dtype, s->mask.fill[0], 0, t, fill, 0, 1);
+	unsigned char as_t[16];
+	dtype_cast(y->dtype, fill, 0, t, as_t, 0, 1);
 	int64_t masked = 0;
 	for (int64_t i = 0; i < n; i++)
 		masked += !valid[i];
-	where_select(t, n, data, valid, (const char *)fill, 0);
-	if (!s->out[0]->dry)
+	where_select(t, n, data, valid, (const char *)as_t, 0);
+	if (!y->dry)
 		report_masked(masked);
 }

@@ -15,6 +15,8 @@
  *               literals
  *   resolve.c   type resolution (resolve.h: pure, no HDF5)
  *   lower.c     an expression -> the step's op program
+ *   plan_fold.c  reduce and accumulate steps: input, axes, loop, where
+ *               their accumulators start; a fold's where= and masks
  *   indexed.c   reduceat and at steps: their index arrays (indices.h),
  *               checked against the data before anything is written
  *   plan_units.c  what each result is: its units and CF description
@@ -48,15 +50,27 @@ struct planner {
 	struct binding bind[PLAN_MAXARRAYS];
 };
 
-/* ---- plan.c ---- */
+/* ---- plan_fold.c ---- */
+
 /* Axis I of axis: (O) of X, given by number or by name (NumPy's range
  * check), into *OUT. */
-int planner_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
-		 const struct array *x, int *out, struct err *e);
+int fold_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o, int i,
+	      const struct array *x, int *out, struct err *e);
 /* The one input of a fold (reduce, accumulate, reduceat) of S: NumPy's
  * errors for a ufunc that is not binary with one output, one input, a
  * dataset; into S->in[0].  NULL on error. */
-struct array *planner_fold_input(struct planner *pl, struct plan_step *s, struct err *e);
+struct array *fold_input(struct planner *pl, struct plan_step *s, struct err *e);
+/* A reduce or accumulate step: its input, axes, loop, result shape and
+ * where its accumulators start (S->fold). */
+int plan_reduction(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
+/* A reduction's where= (O's WHERE): the operand, broadcast over the input,
+ * and what the elements it skips fold as (S->mask). */
+int plan_reduce_where(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+		      struct err *e);
+/* Masked mode (numpy.ma's) of a fold S: what its masked elements fold as,
+ * and its input's missing-value attributes (S->mask). */
+int plan_reduce_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			struct err *e);
 
 /* ---- plan_units.c ---- */
 
@@ -115,16 +129,20 @@ const struct cf_missing *array_missing(struct planner *pl, struct array *x, cons
 struct array *array_decoded(struct planner *pl, struct array *x, const struct site *w, struct err *e);
 /* An operand that a step reads: a name, a dataset or a literal. */
 struct array *array_operand(struct planner *pl, const char *text, const struct site *w, struct err *e);
-/* The names of the result of elementwise step S over its N operands IN
- * (dims.h), into S->dims.  When every array operand names all its axes
+/* ... as the step reads it: through its dataset's CF coding when DECODED
+ * (array_decoded), else its stored numbers. */
+struct array *array_read_operand(struct planner *pl, const char *text, bool decoded,
+				 const struct site *w, struct err *e);
+/* The names of the result of an elementwise step over its N operands IN
+ * (dims.h), into *DIMS (NULL: unnamed).  When every array operand names all its axes
  * (and not BY_POSITION), xarray's rule: the union of the names, lengths
  * agreeing by name, and each operand whose axes are not the union's
  * trailing ones in order replaced in IN by a view with the union's axes
  * (inserted, permuted), so that NumPy's positional rule then lines them
  * up.  Otherwise nothing moves, and the result keeps the names of an
  * operand of the result's shape, if any. */
-int arrays_by_name(struct planner *pl, struct plan_step *s, int n, struct array **in,
-		   bool by_position, const struct site *w, struct err *e);
+int arrays_by_name(struct planner *pl, int n, struct array **in, bool by_position,
+		   struct dims **dims, const struct site *w, struct err *e);
 
 /* ---- indexed.c ---- */
 

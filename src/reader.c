@@ -76,6 +76,16 @@ const char *reader_found_value(struct parser *p, const struct value *v)
 	return q;
 }
 
+/* What the current node is, for "found ...": a scalar's value (taken), or
+ * what a collection event starts.  NULL on a read error. */
+const char *reader_found_node(struct parser *p)
+{
+	if (p->ev.type != YAML_SCALAR_EVENT)
+		return reader_found_event(p);
+	struct value v;
+	return reader_take_value(p, &v) ? NULL : reader_found_value(p, &v);
+}
+
 /* NAMES joined as "a, b, c or d", TAIL (if any) taking the place of the
  * last one's "or" (arena-owned). */
 const char *reader_joined(struct parser *p, const char *const *names, int n, const char *tail)

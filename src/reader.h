@@ -63,6 +63,10 @@ const char *reader_shortened(struct parser *p, const char *text);
 const char *reader_found_event(const struct parser *p);
 /* A scalar value as "found ..." shows it: null, or its text quoted. */
 const char *reader_found_value(struct parser *p, const struct value *v);
+/* What the current node is, for "found ...": a scalar's value (taken), as
+ * reader_found_value shows it, or what a collection event starts, as
+ * reader_found_event says.  NULL on a read error. */
+const char *reader_found_node(struct parser *p);
 /* The N NAMES joined as "a, b, c or d", TAIL (if any) taking the place of
  * the last one's "or". */
 const char *reader_joined(struct parser *p, const char *const *names, int n, const char *tail);

@@ -340,14 +340,10 @@ static int check_step_keys(struct parser *p, int verb, const bool *seen, const s
 static int read_step(struct parser *p, struct recipe_step *s)
 {
 	if (p->ev.type != YAML_MAPPING_START_EVENT) {
-		const char *found = reader_found_event(p);
 		struct mark m = reader_here(p);
-		if (p->ev.type == YAML_SCALAR_EVENT) {
-			struct value v;
-			if (reader_take_value(p, &v))
-				return -1;
-			found = reader_found_value(p, &v);
-		}
+		const char *found = reader_found_node(p);
+		if (!found)
+			return -1;
 		return reader_fail(p, m, "a step must be a mapping with a verb (%s), found %s",
 			    reader_joined(p, verb_names, VERB_COUNT, NULL), found);
 	}
@@ -409,15 +405,11 @@ static int read_step(struct parser *p, struct recipe_step *s)
 static int read_steps(struct parser *p)
 {
 	const char *expect = "a non-empty list of steps";
-	if (p->ev.type == YAML_SCALAR_EVENT) {
-		struct value v;
-		if (reader_take_value(p, &v))
-			return -1;
-		return reader_fail(p, v.mark, "'steps' must be %s, found %s", expect, reader_found_value(p, &v));
-	}
-	if (p->ev.type != YAML_SEQUENCE_START_EVENT)
-		return reader_fail(p, reader_here(p), "'steps' must be %s, found %s", expect, reader_found_event(p));
 	struct mark list = reader_here(p);
+	if (p->ev.type != YAML_SEQUENCE_START_EVENT) {
+		const char *found = reader_found_node(p);
+		return found ? reader_fail(p, list, "'steps' must be %s, found %s", expect, found) : -1;
+	}
 	if (reader_advance(p))
 		return -1;
 	while (p->ev.type != YAML_SEQUENCE_END_EVENT) {
@@ -464,14 +456,10 @@ static int read_version(struct parser *p, struct recipe *r)
 static int read_recipe(struct parser *p, struct recipe *r)
 {
 	if (p->ev.type != YAML_MAPPING_START_EVENT) {
-		const char *found = reader_found_event(p);
 		struct mark m = reader_here(p);
-		if (p->ev.type == YAML_SCALAR_EVENT) {
-			struct value v;
-			if (reader_take_value(p, &v))
-				return -1;
-			found = reader_found_value(p, &v);
-		}
+		const char *found = reader_found_node(p);
+		if (!found)
+			return -1;
 		return reader_fail(p, m, "a recipe must be a mapping with 'steps', found %s", found);
 	}
 	struct mark top = reader_here(p);

@@ -1,11 +1,13 @@
 /* recipe_opts.c - the step options of a recipe (dtype, casting, initial,
- * ...), read by the recipe reader: one reader a row of options.def, each
+ * ...), read by the recipe reader: one reader a row of options.def (the
+ * rows of one scalar value share one, driven by a table), each
  * entered on its key's value and left on the event after it, checking
  * form only (which kind of value, dtype and casting names, axes, chunks,
  * compression); what the planner reads later is kept as text.  See
  * recipe_opts.h.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "options.h"
@@ -21,6 +23,17 @@ struct option {
 	const char *expect;       /* for "'NAME' must be EXPECT, found ..." */
 	option_reader *read;
 };
+
+/* The options whose value is one scalar kept in a field (initial, where,
+ * fill, keepdims, overwrite, missing, pack) are all read by read_scalar,
+ * as the table scalars says. */
+#define read_initial read_scalar
+#define read_where read_scalar
+#define read_fill read_scalar
+#define read_keepdims read_scalar
+#define read_overwrite read_scalar
+#define read_missing read_scalar
+#define read_pack read_scalar
 
 #define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) static option_reader read_##NAME;
 #include "options.def"
@@ -45,71 +58,6 @@ static int mismatch(struct parser *p, const struct option *opt, struct mark m, c
 	return reader_fail(p, m, "'%s' must be %s, found %s", opt->name, opt->expect, found);
 }
 
-static int read_dtype(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
-		return -1;
-	if (dtype_from_name(v.text, &o->dtype))
-		return reader_fail(p, v.mark, "unknown dtype %s", reader_found_value(p, &v));
-	return 0;
-}
-
-static int read_casting(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
-		return -1;
-	if (casting_from_name(v.text, &o->casting))
-		return reader_fail(p, v.mark, "unknown casting %s (expected %s)", reader_found_value(p, &v), opt->expect);
-	return 0;
-}
-
-/* An option kept as its text (read later, by the planner): *OUT. */
-static int read_text(struct parser *p, const struct option *opt, const char **out)
-{
-	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
-		return -1;
-	*out = v.text;
-	return 0;
-}
-
-static int read_initial(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	return read_text(p, opt, &o->initial);
-}
-
-static int read_where(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	return read_text(p, opt, &o->where);
-}
-
-static int read_missing(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
-		return -1;
-	if (missing_from_name(v.text, &o->missing) < 0)
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
-	return 0;
-}
-
-static int read_pack(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
-		return -1;
-	if (pack_from_text(v.text, o) < 0)
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
-	return 0;
-}
-
-static int read_fill(struct parser *p, const struct option *opt, struct step_opts *o)
-{
-	return read_text(p, opt, &o->fill);
-}
-
 /* A YAML 1.2 core boolean, in any of its three spellings each. */
 static int read_bool(struct parser *p, const struct option *opt, bool *out)
 {
@@ -130,15 +78,65 @@ static int read_bool(struct parser *p, const struct option *opt, bool *out)
 	return mismatch(p, opt, v.mark, reader_found_value(p, &v));
 }
 
-static int read_keepdims(struct parser *p, const struct option *opt, struct step_opts *o)
+/* missing: by its name into O. */
+static int parse_missing(const char *text, struct step_opts *o)
 {
-	return read_bool(p, opt, &o->keepdims);
+	return missing_from_name(text, &o->missing);
 }
 
-static int read_overwrite(struct parser *p, const struct option *opt, struct step_opts *o)
+/* How an option of one scalar value is kept: its text (read later, by the
+ * planner), a boolean, or what a parser of options.h makes of the text
+ * (refused: < 0), at FIELD of struct step_opts. */
+static const struct scalar {
+	enum { SCALAR_TEXT, SCALAR_BOOL, SCALAR_PARSED } kind;
+	size_t field;
+	int (*parse)(const char *text, struct step_opts *o);
+} scalars[OPT_COUNT] = {
+	[OPT_INITIAL] = { SCALAR_TEXT, offsetof(struct step_opts, initial), NULL },
+	[OPT_WHERE] = { SCALAR_TEXT, offsetof(struct step_opts, where), NULL },
+	[OPT_FILL] = { SCALAR_TEXT, offsetof(struct step_opts, fill), NULL },
+	[OPT_KEEPDIMS] = { SCALAR_BOOL, offsetof(struct step_opts, keepdims), NULL },
+	[OPT_OVERWRITE] = { SCALAR_BOOL, offsetof(struct step_opts, overwrite), NULL },
+	[OPT_MISSING] = { SCALAR_PARSED, 0, parse_missing },
+	[OPT_PACK] = { SCALAR_PARSED, 0, pack_from_text },
+};
+
+static int read_scalar(struct parser *p, const struct option *opt, struct step_opts *o)
 {
-	return read_bool(p, opt, &o->overwrite);
+	const struct scalar *sc = &scalars[opt - options];
+	char *field = (char *)o + sc->field;
+	if (sc->kind == SCALAR_BOOL)
+		return read_bool(p, opt, (bool *)field);
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (sc->kind == SCALAR_TEXT)
+		memcpy(field, &v.text, sizeof v.text);
+	else if (sc->parse(v.text, o) < 0)
+		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	return 0;
 }
+
+static int read_dtype(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (dtype_from_name(v.text, &o->dtype))
+		return reader_fail(p, v.mark, "unknown dtype %s", reader_found_value(p, &v));
+	return 0;
+}
+
+static int read_casting(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+		return -1;
+	if (casting_from_name(v.text, &o->casting))
+		return reader_fail(p, v.mark, "unknown casting %s (expected %s)", reader_found_value(p, &v), opt->expect);
+	return 0;
+}
+
 
 static int read_chunks(struct parser *p, const struct option *opt, struct step_opts *o)
 {

@@ -39,7 +39,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	if (s->mask.masked && !e->status && s->mask.skip_fold)
 		cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
 	else if (s->mask.masked && !e->status)
-		masked_skip_missing(s, t, n, stored, data, valid);
+		masked_skip_missing(&s->mask, x->dtype, t, n, stored, data, valid);
 	else if (s->mask.skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)
@@ -87,8 +87,11 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		}
 		if (comm_agree(e) < 0)
 			break;
-		if (s->fold.kept_lead > 0 && (reducer_write_box(r, start, cnt, e) < 0 || comm_agree(e) < 0))
-			break;
+		if (s->fold.kept_lead > 0) {
+			reducer_write_box(r, start, cnt, e);   /* failed or not, every rank agrees */
+			if (comm_agree(e) < 0)
+				break;
+		}
 	}
 	if (!e->status)
 		reducer_finish(r, e);

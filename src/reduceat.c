@@ -196,7 +196,8 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 		err_place(e, &s->loc);
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (s->mask.masked && !e->status)
-		masked_skip_missing(s, w->dt, n, x->dtype != w->dt ? w->raw : w->data, w->data, w->valid);
+		masked_skip_missing(&s->mask, x->dtype, w->dt, n, x->dtype != w->dt ? w->raw : w->data,
+				    w->data, w->valid);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
 			   (size_t)n);

@@ -1,7 +1,7 @@
 /* reducer.c - a reduction's input folded into its results; see reducer.h.
  *
  * In order: the fold of one box (reducer_fold, with fold_taken /
- * fold_valid for where= and masks; reducer_combine), a shared stream's
+ * fold_valid for where= and masks), a shared stream's
  * partial results combined across ranks (reducer_combine_ranks,
  * reducer_carry_in), writing results; the reducer: a stream's rows
  * folded and written box by box, or a chain's runs handed to chain.c.
@@ -29,14 +29,16 @@ void reducer_acc_strides(int ndim, const int64_t *dims, const bool *reduced, int
 	}
 }
 
-/* The fold of a skip_fold reduction: the elements of DATA that TAKE says
- * (one byte each, laid out as DATA) fold into ACC in order, each copied in
- * where nothing was taken before it (ACCV, one byte per accumulator, 0)
- * unless the fold started from a value; ACCV says which took any. */
-static void fold_taken(const struct plan_step *s, const char *data, int ndim, const int64_t *dims,
-		       char *acc, const ptrdiff_t *ast, const uint8_t *take, uint8_t *accv)
+/* The fold of a skip_fold reduction through LOOP: the elements of DATA
+ * that TAKE says (one byte each, laid out as DATA) fold into ACC in order,
+ * each copied in where nothing was taken before it (ACCV, one byte per
+ * accumulator, 0) unless the fold started from a value (INIT); ACCV says
+ * which took any. */
+static void fold_taken(const struct ufunc_loop *loop, enum fold_init init, const char *data,
+		       int ndim, const int64_t *dims, char *acc, const ptrdiff_t *ast,
+		       const uint8_t *take, uint8_t *accv)
 {
-	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
+	enum dtype at = loop->types[0], dt = loop->types[1];
 	ptrdiff_t asize = dtype_size(at), dsize = dtype_size(dt), steps[3] = { 0, 0, 0 };
 	int64_t idx[H5U_MAXDIM] = {0}, n = 1;
 	for (int i = 0; i < ndim; i++)
@@ -45,8 +47,8 @@ static void fold_taken(const struct plan_step *s, const char *data, int ndim, co
 	for (int64_t i = 0; i < n; i++) {
 		if (take[i]) {
 			char *a = acc + off, *x = (char *)data + i * dsize, *args[3] = { a, x, a };
-			if (accv[off / asize] || s->fold.init == FOLD_VALUE)
-				s->loop->fn(args, 1, steps);
+			if (accv[off / asize] || init == FOLD_VALUE)
+				loop->fn(args, 1, steps);
 			else
 				dtype_cast(dt, x, 0, at, a, 0, 1);
 			accv[off / asize] = 1;
@@ -62,8 +64,9 @@ static void fold_taken(const struct plan_step *s, const char *data, int ndim, co
 }
 
 /* ACCV |= VALID: which results have a valid element, folded beside their
- * values (a masked reduce's one pass; START: ACCV begins at none). */
-static void fold_valid(const struct plan_step *s, const uint8_t *valid, int ndim,
+ * values (a masked reduce's one pass; START: ACCV begins at none), the
+ * REDUCED axes folded; AST: the accumulators' strides, ASIZE bytes each. */
+static void fold_valid(const bool *reduced, int asize, const uint8_t *valid, int ndim,
 		       const int64_t *dims, uint8_t *accv, const ptrdiff_t *ast, bool start)
 {
 	static const struct ufunc_loop *or_loop;
@@ -74,8 +77,8 @@ static void fold_valid(const struct plan_step *s, const uint8_t *valid, int ndim
 	int64_t n = 1;
 	iter_strides st[3];
 	for (int i = 0; i < ndim; i++) {
-		n *= s->fold.reduced[i] ? 1 : dims[i];
-		st[0][i] = st[2][i] = ast[i] / dtype_size(s->loop->types[0]);
+		n *= reduced[i] ? 1 : dims[i];
+		st[0][i] = st[2][i] = ast[i] / asize;
 	}
 	if (start)
 		memset(accv, 0, (size_t)n);
@@ -94,11 +97,12 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 		  const uint8_t *valid, uint8_t *accv)
 {
 	if (s->mask.skip_fold) {
-		fold_taken(s, data, ndim, dims, acc, ast, valid, accv);
+		fold_taken(s->loop, s->fold.init, data, ndim, dims, acc, ast, valid, accv);
 		return;
 	}
 	if (accv)
-		fold_valid(s, valid, ndim, dims, accv, ast, start);
+		fold_valid(s->fold.reduced, dtype_size(s->loop->types[0]), valid, ndim, dims, accv, ast,
+			   start);
 	enum dtype at = s->loop->types[0], dt = s->loop->types[1];
 	iter_strides st[3];
 	iter_contiguous(ndim, dims, dims, dtype_size(dt), st[1]);
@@ -128,31 +132,21 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 	iter_fold(s->loop->fn, 3, base, ndim, d, st);
 }
 
-/* LEFT = LEFT op RIGHT over N elements. */
-void reducer_combine(const struct plan_step *s, char *left, const char *right, int64_t n)
-{
-	ptrdiff_t size = dtype_size(s->loop->types[0]);
-	ptrdiff_t steps[3] = { size, size, size };
-	char *args[3] = { left, (char *)right, left };
-	if (n > 0)
-		s->loop->fn(args, (size_t)n, steps);
-}
-
-/* comm_fold_fn over S's accumulators (CTX): RIGHT = LEFT op RIGHT, the
- * loop's output aliased to its second input. */
+/* comm_fold_fn over accumulators of the loop CTX: RIGHT = LEFT op RIGHT,
+ * the loop's output aliased to its second input. */
 static void fold_ranks(const void *left, void *right, size_t n, const void *ctx)
 {
-	const struct plan_step *s = ctx;
-	ptrdiff_t size = dtype_size(s->loop->types[0]);
+	const struct ufunc_loop *loop = ctx;
+	ptrdiff_t size = dtype_size(loop->types[0]);
 	ptrdiff_t steps[3] = { size, size, size };
 	char *args[3] = { (char *)left, right, right };
-	s->loop->fn(args, n, steps);
+	loop->fn(args, n, steps);
 }
 
 void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, int64_t n,
 			   struct err *e)
 {
-	comm_fold_to_root(acc, n, dtype_size(s->loop->types[0]), fold_ranks, s);
+	comm_fold_to_root(acc, n, dtype_size(s->loop->types[0]), fold_ranks, s->loop);
 	if (accv)
 		comm_or_to_root(accv, (size_t)n);
 	reducer_check_fault(s, e);
@@ -160,7 +154,7 @@ void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, 
 
 void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e)
 {
-	comm_fold_before(carry, n, dtype_size(s->loop->types[0]), fold_ranks, s);
+	comm_fold_before(carry, n, dtype_size(s->loop->types[0]), fold_ranks, s->loop);
 	reducer_check_fault(s, e);
 }
 
@@ -174,7 +168,8 @@ int reducer_write_result(const struct plan_step *s, const int64_t *start, const 
 	struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0];
 	if (s->mask.masked) {
-		masked_fill_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv);
+		masked_fill_results(y, s->mask.fill[0], t, stage_box_size(y->shape.ndim, count), acc,
+				    accv);
 		if (s->mask.out &&
 		    stage_write(s->mask.out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
 			return err_place(e, &s->loc);

@@ -122,10 +122,11 @@ static int64_t step_estimate(const struct plan_step *s)
 	return n;
 }
 
-/* The text of expression step S without surrounding blanks: *LEN bytes. */
-static const char *expr_text(const struct plan_step *s, size_t *len)
+/* The text of the expression of recipe step RS (or NULL) without
+ * surrounding blanks: *LEN bytes. */
+static const char *expr_text(const struct recipe_step *rs, size_t *len)
 {
-	const char *t = s->src && s->src->fn ? s->src->fn : "";
+	const char *t = rs && rs->fn ? rs->fn : "";
 	while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r')
 		t++;
 	size_t n = strlen(t);
@@ -135,12 +136,12 @@ static const char *expr_text(const struct plan_step *s, size_t *len)
 	return t;
 }
 
-/* How many steps were fused into step S (they run in S's pass). */
-static int fused_count(const struct plan_step *s)
+/* How many steps were fused into step STEP (1-based; they run in its pass). */
+static int fused_count(int step)
 {
 	int n = 0;
 	for (int i = 0; i < rep.plan->nsteps; i++)
-		n += rep.plan->steps[i].fused.merged_into == s->index - 1;
+		n += rep.plan->steps[i].fused.merged_into == step - 1;
 	return n;
 }
 
@@ -180,7 +181,7 @@ static char *format_duration(double t, char *buf, size_t len)
 static void step_name(const struct plan_step *s, char *buf, size_t len)
 {
 	size_t m;
-	const char *fn = s->verb == VERB_EXPR ? expr_text(s, &m) : s->uf ? s->uf->name : "?";
+	const char *fn = s->verb == VERB_EXPR ? expr_text(s->src, &m) : s->uf ? s->uf->name : "?";
 	if (s->verb != VERB_EXPR)
 		m = strlen(fn);
 	size_t n = (size_t)snprintf(buf, len, "%s ", verb_name(s->verb));
@@ -199,7 +200,7 @@ static void step_name(const struct plan_step *s, char *buf, size_t len)
 	buf[n + m] = '\0';
 	if (cut && n + m + 3 < len)
 		strcat(buf, "...");
-	int fused = fused_count(s);
+	int fused = fused_count(s->index);
 	n = strlen(buf);
 	if (fused && n < len)
 		snprintf(buf + n, len - n, " (+%d fused)", fused);
@@ -387,7 +388,7 @@ void report_step_end(const struct plan_step *s)
 		meter_step_done(s, r);
 }
 
-bool report_result(const struct plan_step *s, int k, const void *data, const uint8_t *mask)
+bool report_result(int step, int k, const struct array *x, const void *data, const uint8_t *mask)
 {
 	if (!rep.active || !rep.opt.json) {
 		if (rep.active)
@@ -396,8 +397,7 @@ bool report_result(const struct plan_step *s, int k, const void *data, const uin
 	}
 	if (k < 0 || k >= RECIPE_MAXOUT)
 		return false;   /* printed steps have at most two outputs */
-	const struct array *x = s->out[k];
-	struct step_record *r = &rep.steps[s->index - 1];
+	struct step_record *r = &rep.steps[step - 1];
 	size_t len;
 	free(r->result[k]);
 	FILE *f = open_memstream(&r->result[k], &len);
@@ -511,17 +511,18 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 	fputc('}', f);
 }
 
-/* The printed results of S: one value, or a list of both outputs. */
-static void json_result(FILE *f, const struct plan_step *s, const struct step_record *r)
+/* The printed results of a step of NOUT outputs (R): one value, or a list
+ * of both outputs. */
+static void json_result(FILE *f, int nout, const struct step_record *r)
 {
-	if (s->nout > 1)
+	if (nout > 1)
 		fputc('[', f);
-	for (int k = 0; k < s->nout; k++) {
+	for (int k = 0; k < nout; k++) {
 		if (k)
 			fputs(", ", f);
 		fputs(r->result[k] ? r->result[k] : "null", f);
 	}
-	if (s->nout > 1)
+	if (nout > 1)
 		fputc(']', f);
 }
 
@@ -544,7 +545,7 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 	fprintf(f, "    {\"step\": %d, \"verb\": \"%s\", ", s->index, verb_name(s->verb));
 	if (s->verb == VERB_EXPR) {
 		size_t n;
-		const char *t = expr_text(s, &n);
+		const char *t = expr_text(s->src, &n);
 		fputs("\"expr\": ", f);
 		json_string_n(f, t, n);
 	} else {
@@ -558,7 +559,7 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 			fputc('"', f);
 		}
 	}
-	int fused = fused_count(s);
+	int fused = fused_count(s->index);
 	if (s->fused.merged_into >= 0) {
 		fprintf(f, ", \"fused_into\": %d", s->fused.merged_into + 1);
 	} else if (fused) {
@@ -586,7 +587,7 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 		(long long)r->read, (long long)r->written, r->seconds);
 	if (with_result && s->print) {
 		fputs(",\n     \"result\": ", f);
-		json_result(f, s, r);
+		json_result(f, s->nout, r);
 	}
 	fputc('}', f);
 }
@@ -625,7 +626,7 @@ static void json_summary(FILE *f, const struct rank_counts *all)
 	fputs("{", f);
 	if (one_liner && p->nsteps == 1 && p->steps[0].print) {
 		fputs("\"result\": ", f);
-		json_result(f, &p->steps[0], &rep.steps[0]);
+		json_result(f, p->steps[0].nout, &rep.steps[0]);
 		fputs(",\n ", f);
 	}
 	fputs("\"h5ufunc\": \"" H5UFUNC_VERSION "\", \"command\": ", f);

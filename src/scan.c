@@ -13,13 +13,6 @@
 
 #define TILE_BYTES ((int64_t)256 << 10)
 
-static void check_fault(const struct plan_step *s, struct err *e)
-{
-	enum ufunc_fault f = ufunc_take_error();
-	if (f != UFERR_NONE)
-		err_set_at(e, EXIT_RUN, &s->loc, s->where, "%s", ufunc_fault_message(f));
-}
-
 /* OUT = running fold of DATA along axis K of the C-ordered index space
  * DIMS; with CARRY, the first slice folds onto it, else is copied.  DATA is
  * in the loop's second dtype, OUT and CARRY in its first (they differ only
@@ -201,17 +194,17 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (s->mask.masked && !e->status && s->mask.skip_fold)   /* skipped ... */
 			cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, nel, b->valid);
 		else if (s->mask.masked && !e->status)   /* numpy.ma: masked elements count as nothing */
-			masked_skip_missing(s, dt, nel, stored, b->data, b->valid);
+			masked_skip_missing(&s->mask, x->dtype, dt, nel, stored, b->data, b->valid);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
-			check_fault(s, e);
+			reducer_check_fault(s, e);
 		}
 		if (comm_agree(e) < 0)
 			return -1;
 		if (!write)
 			continue;
 		if (s->mask.masked) {   /* ... and stay masked in the result */
-			masked_fill_results(s, t, nel, b->out, b->valid);
+			masked_fill_results(y, s->mask.fill[0], t, nel, b->out, b->valid);
 			if (s->mask.out &&
 			    stage_write(s->mask.out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e) < 0)
 				err_place(e, &s->loc);

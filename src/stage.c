@@ -117,6 +117,20 @@ static int box_io(bool write, const struct array *x, const int64_t *start, const
 		     : h5io_read_box(x->id, &fshape, dt, fstart, fstep, fcount, buf, where, e);
 }
 
+void stage_expect(const struct array *x, const int64_t *start, const int64_t *count)
+{
+	if (!x->in_place || x->id < 0)
+		return;
+	if (!x->selected) {
+		h5io_expect_box(x->id, &x->shape, start, NULL, count);
+		return;
+	}
+	struct shape fshape;
+	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
+	file_box(x, start, count, &fshape, fstart, fstep, fcount);
+	h5io_expect_box(x->id, &fshape, fstart, fstep, fcount);
+}
+
 /* Read the box START/COUNT of X as X's dtype into OUT: through SCRATCH
  * (element_bytes per element; it may be OUT) when X has a coding that
  * transforms, unpacked there, in the same pass. */
@@ -215,7 +229,8 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 	}
 	x->written = x->written || count != none;
 	report_written(stage_box_size(x->shape.ndim, count), dtype_size(stored_dtype(x)));
-	return box_io(true, x, start, count, (char *)buf, where, e);
+	int rc = box_io(true, x, start, count, (char *)buf, where, e);
+	return count == none ? -1 : rc;   /* failed either way: the caller places it */
 }
 
 int stage_read_broadcast(const struct array *x, const struct shape *space, enum dtype t,

@@ -25,6 +25,8 @@ REF=interrupted_ref.py
 setup_file() {
 	fixtures <<-'EOF'
 		make big.h5:/x float64 1000000,4 fill=range
+		make s.h5:/c float64 1001,130
+		make s.h5:/k float64 1001,130 chunks=77,130
 	EOF
 	cd "$BATS_FILE_TMPDIR" || return 1
 	ref make t.h5 || return 1
@@ -191,6 +193,24 @@ rank_pids() {
 	assert_success
 	assert_output 499500
 	verify after-c "${cases[@]}" z-r2=old
+}
+
+@test "the journal saves what each rank overwrites, no more: contiguous and chunked, 1 to 4 ranks" {
+	# 1001 rows: no number of ranks from 2 to 4 splits them evenly; chunks
+	# of 77 rows, which the shares may cut.
+	cat >s.yaml <<-'EOF'
+		inputs: {c: s.h5:/c, k: s.h5:/k}
+		steps:
+		  - {expr: c * 2 + 1, out: c}
+		  - {expr: k * 2 + 1, out: k}
+	EOF
+	local n
+	for n in 1 2 3 4; do
+		fixture s.h5
+		h5 "$n" run s.yaml --memory 64K --json >"$n.json"
+	done
+	run ref saved "$BATS_FILE_TMPDIR/s.h5" c,k {1,2,3,4}.json
+	assert_success
 }
 
 @test "kill -9 from outside: a single process, and one rank of 3, while they write in place" {

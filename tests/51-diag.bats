@@ -20,6 +20,13 @@ setup_file() {
 		make f.h5:/base int16 4 data=[2,3,4,5]
 		make f.h5:/neg int16 4 data=[2,1,-1,3]
 	EOF
+	# a packed dataset (CF's scale_factor) whose third value, on rank 1 of
+	# 3, leaves int16's range once 10000 is added
+	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("p.h5", "w") as f:
+    f.create_dataset("p", data=np.array([2, 4, 16383, 8], np.int16)).attrs["scale_factor"] = 0.5
+')
 }
 
 setup() {
@@ -193,6 +200,21 @@ assert all(c == "\n" or ord(c) >= 32 for c in t), repr(t)'
 	assert_error_once 1 "r.yaml:5:5: step 2 (ufunc power): Integers to negative integer powers are not allowed."
 	assert_context_once 5 '  - ufunc: power' 4
 	assert_file_not_exists o.h5
+}
+
+@test "an error found as a step writes, after its values are computed, points at the step" {
+	fixture p.h5
+	printf 'steps:\n  - ufunc: add\n    in: [p.h5:/p, 10000]\n    out: p.h5:/p\n' >r.yaml
+	local msg="r.yaml:2:5: step 1 (ufunc add): 18191.5 cannot be packed into 'p.h5:/p' (int16, scale_factor 0.5): out of range; 'p.h5:/p' is as it was before the run"
+	run --separate-stderr h5u run r.yaml
+	assert_equal "$status" 1
+	assert_equal "${stderr_lines[0]}" "h5ufunc: $msg"
+	assert_context 2 '  - ufunc: add' 4
+	cmp p.h5 "$BATS_FILE_TMPDIR/p.h5"
+	run --separate-stderr mpi 3 h5ufunc run r.yaml
+	assert_error_once 1 "$msg"
+	assert_context_once 2 '  - ufunc: add' 4
+	cmp p.h5 "$BATS_FILE_TMPDIR/p.h5"
 }
 
 # ---- diag.c driven directly -------------------------------------------

@@ -8,7 +8,8 @@
 # foldcheck (comm.h's folds in rank order, under mpirun on 1 to 7 ranks:
 # an exclusive scan and a reduction with a fold that is not commutative).  Each asserts and ends
 # "N checks, 0 failed"; selectcheck's grid is compared with NumPy's own
-# indexing of the same extents.
+# indexing of the same extents.  tools/module-calls checks the layering:
+# the planner's stages never call back up into plan.c.
 
 load helper
 
@@ -98,4 +99,14 @@ run_unit() {
 		assert bad == 0, f"{bad} of {len(cases)} selections differ from NumPy"
 		assert sum(1 for line in got if line != "error") > 300, "too few valid selections"
 	PY
+}
+
+@test "layering: the planner's stages never call back up into plan.c: only the run command calls it" {
+	local build callers
+	build="$(cd "$H5U_TESTS/.." && pwd)/build"
+	run "$H5U_TESTS/../tools/module-calls" "$build"
+	[[ $status -eq 0 ]] || fail "module-calls: exit $status: $output"
+	grep -q '^plan_fold: .*\barrays\b' <<<"$output" || fail "module-calls read no calls: $output"
+	callers=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "plan") { sub(":", "", $1); print $1 } }' <<<"$output")
+	[[ $callers == cmd_run ]] || fail "plan.c called by: $callers"
 }

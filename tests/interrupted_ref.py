@@ -24,8 +24,17 @@ Jobs:
       references by the names they point to; history lines without their
       times); either: one of the two.  Every object of FILE is read whole.
       Fails naming each FILE that fails and why.
+  saved FILE DATASETS REPORT...
+      each REPORT is the --json of an uninterrupted run (on any number of
+      ranks) that wrote the comma-separated DATASETS of (a copy of) FILE in
+      place, whole: on every rank the journal saved exactly the bytes the
+      rank wrote (bytes_written) plus the few bytes of HDF5's metadata it
+      rewrote (under METADATA in all), the ranks' bytes written add up to
+      the datasets' storage in FILE, and the journal of every REPORT holds
+      as many bytes in all as the first's (the metadata saved once)
 """
 import hashlib
+import json
 import re
 
 import h5py
@@ -143,6 +152,31 @@ def verify(before, after, *cases):
     return failed
 
 
+METADATA = 512   # HDF5's superblock and the like, rewritten at the end
+
+
+def saved(path, datasets, *reports):
+    with h5py.File(path, "r") as f:
+        storage = sum(f[d].id.get_storage_size() for d in datasets.split(","))
+    failed, first = [], None
+    for report in reports:
+        ranks = json.load(open(report))["per_rank"]
+        total = sum(r["journal_bytes"] for r in ranks)
+        first = total if first is None else first
+        for r in ranks:
+            extra = r["journal_bytes"] - r["bytes_written"]
+            if not 0 <= extra < METADATA:
+                failed.append(f"{report}: rank {r['rank']} of {len(ranks)} saved "
+                              f"{r['journal_bytes']} bytes, wrote {r['bytes_written']}")
+        written = sum(r["bytes_written"] for r in ranks)
+        if written != storage:
+            failed.append(f"{report}: the ranks wrote {written} bytes, the datasets hold {storage}")
+        if not storage <= total < storage + METADATA or total != first:
+            failed.append(f"{report}: the journal saved {total} bytes on {len(ranks)} ranks, "
+                          f"{first} on the first run's, for {storage} bytes of data")
+    return failed
+
+
 def job_make(args):
     if len(args) != 1:
         raise Usage("want FILE")
@@ -155,7 +189,13 @@ def job_verify(args):
     ref.checks(verify)(args)
 
 
-JOBS = {'make': job_make, 'verify': job_verify}
+def job_saved(args):
+    if len(args) < 3:
+        raise Usage("want FILE DATASETS REPORT...")
+    ref.checks(saved)(args)
+
+
+JOBS = {'make': job_make, 'verify': job_verify, 'saved': job_saved}
 
 if __name__ == "__main__":
     ref.main(JOBS, "interrupted_ref.py")

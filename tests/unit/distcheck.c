@@ -225,7 +225,9 @@ static void check_held(int ndim, const int64_t *dim, int nranks, int64_t memory)
 	check_budget(&l, most);
 }
 
-static void check_layouts(void)
+/* Layouts over a grid of shapes, rank counts and budgets, unchunked and
+ * chunked. */
+static void check_layouts_grid(void)
 {
 	static const int64_t shapes[][4] = {
 		{ 0 }, { 1, 1 }, { 1, 7 }, { 1, 70001 }, { 2, 5, 0 }, { 2, 0, 5 }, { 2, 2, 300000 },
@@ -255,6 +257,12 @@ static void check_layouts(void)
 			for (size_t m = 0; m < sizeof memories / sizeof *memories; m++)
 				check_layout((int)chunked[i][0][0], chunked[i][0] + 1, chunked[i][1] + 1, nranks,
 					     memories[m]);
+}
+
+/* W1's and W5's boxes: about 1 MiB of the widest array on one rank, 4 MiB
+ * on several, whole chunk runs; the ops' intermediates a tile at a time. */
+static void check_layouts_sized(void)
+{
 	int64_t w1[] = { 32768, 4096 }, c1[] = { 256, 64 };
 	struct dist_layout al;
 	struct err ae = {0};
@@ -309,6 +317,12 @@ static void check_layouts(void)
 	int64_t f3[] = { 10, 40, 3000 }, c3[] = { 2, 8, 3000 };
 	CHECK(layout(3, f3, c3, 8 * 10000, 0, 8, 8, 32, 2, "w", &ae, &al) == 0 && al.align == 1,
 	      "chunks (2, 8, 3000) split along axis %d: align %lld", al.axis, (long long)al.align);
+}
+
+/* The floor (64 elements of every array, or whole rows) and its messages;
+ * a space of units. */
+static void check_layouts_floor(void)
+{
 	/* the floor: 64 elements of every array, whatever the shape */
 	struct dist_layout l;
 	struct err e = {0};
@@ -353,6 +367,115 @@ static void check_stream_budget(const struct dist_stream *s, int64_t memory)
 	      (long long)s->across.cost.per_elem);
 }
 
+/* One stream being walked by check_stream: the array's extents, what the
+ * boxes are checked against, and where the walk is. */
+struct walk {
+	const struct dist_stream *s;
+	int n;                       /* the stream's axes */
+	int64_t d[H5U_MAXDIM];       /* ... and extents */
+	int64_t memory;
+	bool whole_last;
+	bool small;                  /* checked element by element (owner) */
+	int64_t id;                  /* the next box's number */
+	int64_t along_end;           /* shared: where the last rank's run along ended */
+};
+
+static int32_t owner[1 << 16];   /* a small array's elements: the box each is in, or -1 */
+
+/* The NB elements of the box START/CNT are box W->id's, and in no other. */
+static void own_box(const struct walk *w, const int64_t *start, const int64_t *cnt, int64_t nb)
+{
+	int64_t idx[H5U_MAXDIM] = {0};
+	for (int64_t k = 0; k < nb; k++) {
+		int64_t off = 0;
+		for (int i = 0; i < w->n; i++)
+			off = off * w->d[i] + start[i] + idx[i];
+		CHECK(owner[off] < 0, "element %lld in two boxes", (long long)off);
+		owner[off] = (int32_t)w->id;
+		for (int i = w->n - 1; i >= 0 && ++idx[i] == cnt[i]; i--)
+			idx[i] = 0;
+	}
+}
+
+/* RANK's along boxes of the box across QO/QC, from FIRST on (COUNT of the
+ * along space's elements, STREAM of it in all): in C order, each within
+ * the budget.  Returns the elements they hold. */
+static int64_t walk_along(struct walk *w, int rank, const int64_t *qo, const int64_t *qc,
+			  int64_t first, int64_t count, int64_t stream)
+{
+	const struct dist_stream *s = w->s;
+	struct dist_walk rw;
+	dist_stream_along_start(s, rank, &rw);
+	int64_t next = first, mine = 0;   /* the along space's next element, in C order */
+	for (int64_t j = 0; j < s->along.nboxes; j++, w->id++) {
+		int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+		if (!dist_walk_next(&rw, ro, rc)) {
+			CHECK(s->shared, "along box %lld of %lld empty", (long long)j, (long long)s->along.nboxes);
+			continue;
+		}
+		int64_t at = 0;
+		for (int i = 0; i < s->along.ndim; i++)
+			at = at * s->along.dim[i] + ro[i];
+		CHECK(at == next, "along boxes out of C order: %lld, want %lld", (long long)at, (long long)next);
+		next = at + volume(s->along.ndim, rc);
+		dist_stream_box(s, qo, qc, ro, rc, start, cnt);
+		int64_t nb = volume(w->n, cnt);
+		int64_t bytes = 8 * nb + 8 * volume(s->across.ndim, qc);
+		CHECK(bytes <= w->memory || nb <= 64 || (w->whole_last && nb <= w->d[w->n - 1]),
+		      "box of %lld bytes over a budget of %lld", (long long)bytes, (long long)w->memory);
+		if (w->whole_last && s->axis_along[w->n - 1])
+			CHECK(start[w->n - 1] == 0 && cnt[w->n - 1] == w->d[w->n - 1], "the last axis cut");
+		mine += nb;
+		if (w->small && nb > 0)
+			own_box(w, start, cnt, nb);
+	}
+	CHECK(next == first + count || stream == 0, "along boxes cover %lld of %lld",
+	      (long long)(next - first), (long long)count);
+	return mine;
+}
+
+/* RANK's boxes of the stream (STREAM elements along): a shared stream's
+ * run along follows the last rank's.  Returns the elements they hold. */
+static int64_t walk_rank(struct walk *w, int rank, int64_t stream)
+{
+	const struct dist_stream *s = w->s;
+	struct dist_walk aw;
+	dist_stream_across_start(s, rank, &aw);
+	int64_t mine = 0, first = 0, count = volume(s->along.ndim, s->along.dim);
+	if (s->shared) {
+		dist_layout_share(&s->along, rank, &first, &count);
+		first *= s->along.line;
+		count *= s->along.line;
+		CHECK(first == w->along_end, "rank %d's run along starts at %lld, not %lld", rank,
+		      (long long)first, (long long)w->along_end);
+		w->along_end = first + count;
+	}
+	for (int64_t b = 0; b < s->across.nboxes; b++) {
+		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
+		if (dist_walk_next(&aw, qo, qc))
+			mine += walk_along(w, rank, qo, qc, first, count, stream);
+	}
+	return mine;
+}
+
+/* Each chunk (CHUNK's extents) of the TOTAL elements in one box: every
+ * element has its chunk's first one's box. */
+static void check_chunk_boxes(const struct walk *w, const int64_t *chunk, int64_t total)
+{
+	int64_t idx[H5U_MAXDIM] = {0};
+	for (int64_t k = 0; k < total; k++) {
+		int64_t off = 0, first = 0;
+		for (int i = 0; i < w->n; i++) {
+			off = off * w->d[i] + idx[i];
+			first = first * w->d[i] + idx[i] / chunk[i] * chunk[i];
+		}
+		CHECK(owner[off] == owner[first], "element %lld and its chunk's first in different boxes",
+		      (long long)off);
+		for (int i = w->n - 1; i >= 0 && ++idx[i] == w->d[i]; i--)
+			idx[i] = 0;
+	}
+}
+
 /* Stream SHAPE along the axes ALONG for NRANKS within MEMORY (8 bytes an
  * element, 8 an across element) and walk it; small arrays are checked
  * element by element.  ALIGNED: each chunk must lie in one box. */
@@ -369,79 +492,22 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 		return;
 	}
 	check_stream_budget(&s, memory);
-	int n = s.ndim;
-	int64_t d[H5U_MAXDIM], total = 1, stream = 1;
-	for (int i = 0; i < n; i++) {
-		d[i] = ndim ? dim[i] : 1;
-		total *= d[i];
+	struct walk w = { .s = &s, .n = s.ndim, .memory = memory, .whole_last = whole_last };
+	int64_t total = 1, stream = 1;
+	for (int i = 0; i < w.n; i++) {
+		w.d[i] = ndim ? dim[i] : 1;
+		total *= w.d[i];
 		if (s.axis_along[i])
-			stream *= d[i];
+			stream *= w.d[i];
 	}
-	static int32_t owner[1 << 16];
-	bool small = total <= (int64_t)(sizeof owner / sizeof *owner);
-	if (small)
+	w.small = total <= (int64_t)(sizeof owner / sizeof *owner);
+	if (w.small)
 		for (int64_t k = 0; k < total; k++)
 			owner[k] = -1;
-	int64_t covered = 0, id = 0, across_total = volume(s.across.ndim, s.across.dim);
+	int64_t covered = 0, across_total = volume(s.across.ndim, s.across.dim);
 	CHECK(may_share || !s.shared, "shared without may_share");
-	int64_t along_end = 0;   /* shared: where the last rank's run along ended */
 	for (int rank = 0; rank < nranks; rank++) {
-		struct dist_walk w;
-		dist_stream_across_start(&s, rank, &w);
-		int64_t mine = 0, first = 0, count = volume(s.along.ndim, s.along.dim);
-		if (s.shared) {
-			dist_layout_share(&s.along, rank, &first, &count);
-			first *= s.along.line;
-			count *= s.along.line;
-			CHECK(first == along_end, "rank %d's run along starts at %lld, not %lld", rank,
-			      (long long)first, (long long)along_end);
-			along_end = first + count;
-		}
-		for (int64_t b = 0; b < s.across.nboxes; b++) {
-			int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
-			bool any = dist_walk_next(&w, qo, qc);
-			if (!any)
-				continue;
-			struct dist_walk rw;
-			dist_stream_along_start(&s, rank, &rw);
-			int64_t next = first;   /* the along space's next element, in C order */
-			for (int64_t j = 0; j < s.along.nboxes; j++, id++) {
-				int64_t ro[H5U_MAXDIM + 1], rc[H5U_MAXDIM + 1], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
-				if (!dist_walk_next(&rw, ro, rc)) {
-					CHECK(s.shared, "along box %lld of %lld empty", (long long)j,
-					      (long long)s.along.nboxes);
-					continue;
-				}
-				int64_t at = 0;
-				for (int i = 0; i < s.along.ndim; i++)
-					at = at * s.along.dim[i] + ro[i];
-				CHECK(at == next, "along boxes out of C order: %lld, want %lld", (long long)at,
-				      (long long)next);
-				next = at + volume(s.along.ndim, rc);
-				dist_stream_box(&s, qo, qc, ro, rc, start, cnt);
-				int64_t nb = volume(n, cnt);
-				int64_t bytes = 8 * nb + 8 * volume(s.across.ndim, qc);
-				CHECK(bytes <= memory || nb <= 64 || (whole_last && nb <= d[n - 1]),
-				      "box of %lld bytes over a budget of %lld", (long long)bytes, (long long)memory);
-				if (whole_last && s.axis_along[n - 1])
-					CHECK(start[n - 1] == 0 && cnt[n - 1] == d[n - 1], "the last axis cut");
-				mine += nb;
-				if (!small || nb == 0)
-					continue;
-				int64_t idx[H5U_MAXDIM] = {0};
-				for (int64_t k = 0; k < nb; k++) {
-					int64_t off = 0;
-					for (int i = 0; i < n; i++)
-						off = off * d[i] + start[i] + idx[i];
-					CHECK(owner[off] < 0, "element %lld in two boxes", (long long)off);
-					owner[off] = (int32_t)id;
-					for (int i = n - 1; i >= 0 && ++idx[i] == cnt[i]; i--)
-						idx[i] = 0;
-				}
-			}
-			CHECK(next == first + count || stream == 0,
-			      "along boxes cover %lld of %lld", (long long)(next - first), (long long)count);
-		}
+		int64_t mine = walk_rank(&w, rank, stream);
 		covered += mine;
 		double fair = (double)total / nranks, off = mine - fair;
 		off = off < 0 ? -off : off;
@@ -454,26 +520,15 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 	}
 	CHECK(covered == total, "%d-d: boxes cover %lld of %lld elements", ndim, (long long)covered,
 	      (long long)total);
-	for (int64_t k = 0; small && k < total; k++)
+	for (int64_t k = 0; w.small && k < total; k++)
 		CHECK(owner[k] >= 0, "element %lld in no box", (long long)k);
-	if (!aligned || !small)
-		return;
-	/* each chunk in one box: every element has its chunk's first one's box */
-	int64_t idx[H5U_MAXDIM] = {0};
-	for (int64_t k = 0; k < total; k++) {
-		int64_t off = 0, first = 0;
-		for (int i = 0; i < n; i++) {
-			off = off * d[i] + idx[i];
-			first = first * d[i] + idx[i] / chunk[i] * chunk[i];
-		}
-		CHECK(owner[off] == owner[first], "element %lld and its chunk's first in different boxes",
-		      (long long)off);
-		for (int i = n - 1; i >= 0 && ++idx[i] == d[i]; i--)
-			idx[i] = 0;
-	}
+	if (aligned && w.small)
+		check_chunk_boxes(&w, chunk, total);
 }
 
-static void check_streams(void)
+/* Streams over a grid of shapes, axes along, rank counts and budgets;
+ * the most axes; chunked. */
+static void check_streams_grid(void)
 {
 	static const int64_t shapes[][5] = {
 		{ 0 }, { 1, 7 }, { 1, 100003 }, { 2, 200000, 3 }, { 2, 3, 400000 }, { 3, 2, 1, 600000 },
@@ -516,6 +571,11 @@ static void check_streams(void)
 	for (int nranks = 1; nranks <= 4; nranks++)
 		for (int share = 0; share < 2; share++)
 			check_stream(3, f3, mid, c3, false, share, nranks, 1 << 20, true);
+}
+
+/* The floor of a stream and its messages. */
+static void check_streams_floor(void)
+{
 	/* the floor and its messages */
 	struct dist_stream s;
 	struct err e = {0}, e2 = {0};
@@ -527,11 +587,18 @@ static void check_streams(void)
 	CHECK(stream(2, wide, last, NULL, 1 << 20, DIST_WHOLE_LAST, 2, &e2, &s) < 0 &&
 	      !strcmp(e2.msg, "w: --memory 1048576 bytes is too small for one block "
 			      "(one row of every array needs 6400000 bytes)"), "whole rows: %s", e2.msg);
+}
+
+/* Narrow runs across never cut, and shared where dealing across would idle
+ * ranks; wide rows across still cut. */
+static void check_streams_narrow(void)
+{
+	struct dist_stream s;
+	bool first[] = { true, false };
 	/* (200000, 3) along axis 0 at 1 MiB on 4 ranks: the 3 columns are not
 	 * cut (one rank reads whole rows, long blocks); shared, the rows are
 	 * dealt to all 4 */
 	int64_t tall[] = { 200000, 3 };
-	bool first[] = { true, false };
 	struct err e3 = {0};
 	CHECK(stream(2, tall, first, NULL, 1 << 20, 0, 4, &e3, &s) == 0 &&
 	      !s.shared && dist_stream_ranks_with_work(&s) == 1 && s.across.total_boxes == 1 &&
@@ -559,6 +626,15 @@ static void check_streams(void)
 	CHECK(stream(2, rows, first, NULL, 1 << 20, DIST_MAY_SHARE, 4, &e3, &s) == 0 &&
 	      !s.shared && dist_stream_ranks_with_work(&s) == 4,
 	      "(1000, 300) along axis 0: shared %d, %d with work", s.shared, dist_stream_ranks_with_work(&s));
+}
+
+/* Chunked streams: a reduction's boxes of whole chunk columns, a scan's of
+ * whole rows. */
+static void check_streams_chunked(void)
+{
+	struct dist_stream s;
+	struct err e3 = {0};
+	bool first[] = { true, false };
 	/* a reduction of (8192, 32768) in chunks (256, 64) along axis 0: blocks
 	 * of a chunk's 256 rows, boxes across of whole chunk columns, where
 	 * 4 MiB of rows would cut every chunk in 16 */
@@ -580,7 +656,12 @@ static void check_streams(void)
 
 int main(void)
 {
-	check_layouts();
-	check_streams();
+	check_layouts_grid();
+	check_layouts_sized();
+	check_layouts_floor();
+	check_streams_grid();
+	check_streams_floor();
+	check_streams_narrow();
+	check_streams_chunked();
 	return check_done();
 }

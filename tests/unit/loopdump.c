@@ -101,69 +101,67 @@ static void grid_add_int(struct grid *g, enum dtype dt, uint64_t v)
 	grid_add(g, dt, b);
 }
 
-static void make_grid(enum dtype dt, struct grid *g)
+/* Values every float loop meets, then each width's own extremes. */
+static void float_grid(enum dtype dt, struct grid *g)
 {
-	g->n = 0;
-	if (dt == DT_BOOL) {
-		grid_add_int(g, dt, 0);
-		grid_add_int(g, dt, 1);
-		return;
-	}
-	if (dtype_table[dt].kind == 'f') {
-		static const double common[] = {
-			0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
-			3.0, -3.0, 2.0, -2.0, 7.0, -7.0, 10.0, 0.1, -0.1,
-			1.0 / 3.0, 0.75, 100.0, -100.0, 1e-3, 45.0, 90.0, 180.0,
-			M_PI, -M_PI / 2, M_E, 0.49999999999999994, 0.9999, -0.9999,
-			1.0001, 5.5, -5.5, 12.0, 1e10, -1e10, 1e30, 1e300, -1e300,
-			65504.0, 65520.0, 16777217.0, 9007199254740993.0,
-			709.8, -745.2, 88.8, -103.9, 11.1, -17.4, 1e-5, 6e-8,
-			INFINITY, -INFINITY, NAN, -NAN,
+	static const double common[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
+		3.0, -3.0, 2.0, -2.0, 7.0, -7.0, 10.0, 0.1, -0.1,
+		1.0 / 3.0, 0.75, 100.0, -100.0, 1e-3, 45.0, 90.0, 180.0,
+		M_PI, -M_PI / 2, M_E, 0.49999999999999994, 0.9999, -0.9999,
+		1.0001, 5.5, -5.5, 12.0, 1e10, -1e10, 1e30, 1e300, -1e300,
+		65504.0, 65520.0, 16777217.0, 9007199254740993.0,
+		709.8, -745.2, 88.8, -103.9, 11.1, -17.4, 1e-5, 6e-8,
+		INFINITY, -INFINITY, NAN, -NAN,
+	};
+	for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
+		grid_add_double(g, dt, common[k]);
+	if (dt == DT_FLOAT16) {
+		static const uint16_t bits[] = {
+			0x7bff, 0xfbff, 0x0400, 0x8400, 0x0001, 0x8001,
+			0x03ff, 0x3c01, 0x3bff, 0x4b80,
 		};
-		for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
-			grid_add_double(g, dt, common[k]);
-		if (dt == DT_FLOAT16) {
-			static const uint16_t bits[] = {
-				0x7bff, 0xfbff, 0x0400, 0x8400, 0x0001, 0x8001,
-				0x03ff, 0x3c01, 0x3bff, 0x4b80,
-			};
-			for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
-				grid_add(g, dt, &bits[k]);
-		} else if (dt == DT_FLOAT32) {
-			const float v[] = { FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN,
-					    FLT_TRUE_MIN, -FLT_TRUE_MIN, nextafterf(1, 2),
-					    nextafterf(1, 0), 8388609.0f };
-			for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-				grid_add(g, dt, &v[k]);
-		} else {
-			const double v[] = { DBL_MAX, -DBL_MAX, DBL_MIN, -DBL_MIN,
-					     DBL_TRUE_MIN, -DBL_TRUE_MIN, nextafter(1, 2),
-					     nextafter(1, 0), 4503599627370497.0 };
-			for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-				grid_add(g, dt, &v[k]);
-		}
-		return;
+		for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
+			grid_add(g, dt, &bits[k]);
+	} else if (dt == DT_FLOAT32) {
+		const float v[] = { FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN,
+				    FLT_TRUE_MIN, -FLT_TRUE_MIN, nextafterf(1, 2),
+				    nextafterf(1, 0), 8388609.0f };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			grid_add(g, dt, &v[k]);
+	} else {
+		const double v[] = { DBL_MAX, -DBL_MAX, DBL_MIN, -DBL_MIN,
+				     DBL_TRUE_MIN, -DBL_TRUE_MIN, nextafter(1, 2),
+				     nextafter(1, 0), 4503599627370497.0 };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			grid_add(g, dt, &v[k]);
 	}
-	if (dtype_table[dt].kind == 'c') {
-		/* every pair of some parts, then values that reach the special
-		 * paths: integer powers, |z| near 1, overflow, subnormals */
-		bool wide = dt == DT_COMPLEX128;
-		const double big = wide ? 1e300 : 1e30, tiny = wide ? 1e-310 : 1e-40;
-		const double parts[] = { 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, big,
-					 INFINITY, -INFINITY, NAN };
-		const size_t np = sizeof parts / sizeof parts[0];
-		for (size_t k = 0; k < np * np; k++)
-			grid_add_complex(g, dt, parts[k / np], parts[k % np]);
-		const double extra[][2] = {
-			{ 2, 0 }, { -2, 0 }, { 7, 0 }, { -4, 0 }, { 100, 0 }, { 99, 0 },
-			{ -99, 0 }, { 0.1, 0.2 }, { -0.9999, 1e-4 }, { 0.75, -0.25 },
-			{ 0.6, 0.8 }, { 1e-20, 1e-20 }, { 20, 1 }, { wide ? 700 : 80, 3 },
-			{ tiny, -tiny }, { -1e10, 1e10 }, { 1.5, -1.25 }, { -0.5, 2 },
-		};
-		for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++)
-			grid_add_complex(g, dt, extra[k][0], extra[k][1]);
-		return;
-	}
+}
+
+/* Every pair of some parts, then values that reach the special paths:
+ * integer powers, |z| near 1, overflow, subnormals. */
+static void complex_grid(enum dtype dt, struct grid *g)
+{
+	bool wide = dt == DT_COMPLEX128;
+	const double big = wide ? 1e300 : 1e30, tiny = wide ? 1e-310 : 1e-40;
+	const double parts[] = { 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, big,
+				 INFINITY, -INFINITY, NAN };
+	const size_t np = sizeof parts / sizeof parts[0];
+	for (size_t k = 0; k < np * np; k++)
+		grid_add_complex(g, dt, parts[k / np], parts[k % np]);
+	const double extra[][2] = {
+		{ 2, 0 }, { -2, 0 }, { 7, 0 }, { -4, 0 }, { 100, 0 }, { 99, 0 },
+		{ -99, 0 }, { 0.1, 0.2 }, { -0.9999, 1e-4 }, { 0.75, -0.25 },
+		{ 0.6, 0.8 }, { 1e-20, 1e-20 }, { 20, 1 }, { wide ? 700 : 80, 3 },
+		{ tiny, -tiny }, { -1e10, 1e10 }, { 1.5, -1.25 }, { -0.5, 2 },
+	};
+	for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++)
+		grid_add_complex(g, dt, extra[k][0], extra[k][1]);
+}
+
+/* Small and special integers, then each width's extremes, wrapped to it. */
+static void integer_grid(enum dtype dt, struct grid *g)
+{
 	static const int64_t ints[] = {
 		0, 1, -1, 2, -2, 3, -3, 5, -5, 7, -7, 8, 10, -10, 15, 16, 17, 31,
 		32, 33, 63, 64, 65, 100, -100, 127, -128, 128, 255, 256, 1000,
@@ -184,6 +182,21 @@ static void make_grid(enum dtype dt, struct grid *g)
 		grid_add_int(g, dt, (uint64_t)ints[k] & mask);
 	for (size_t k = 0; k < sizeof extremes / sizeof extremes[0]; k++)
 		grid_add_int(g, dt, extremes[k] & mask);
+}
+
+static void make_grid(enum dtype dt, struct grid *g)
+{
+	g->n = 0;
+	if (dt == DT_BOOL) {
+		grid_add_int(g, dt, 0);
+		grid_add_int(g, dt, 1);
+	} else if (dtype_table[dt].kind == 'f') {
+		float_grid(dt, g);
+	} else if (dtype_table[dt].kind == 'c') {
+		complex_grid(dt, g);
+	} else {
+		integer_grid(dt, g);
+	}
 }
 
 /* ---- printing ---- */
