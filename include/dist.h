@@ -22,21 +22,22 @@
 
 /* ---- the budget: what a pass holds ----------------------------------------
  *
- * A pass lists the buffers it holds once, and both the sizing of its boxes
- * and their allocation read that list: each buffer is held whole (FIXED
- * bytes) or grows with the box, by its elements (PER_ELEM bytes each: the
- * buffers of whole boxes) or by a tile's (PER_TILE each: the buffers a pass
- * fills a tile at a time, TILE elements, or one line when a line is longer,
- * never more than the box).  dist_cost_hold adds a buffer to the sum; the
- * layout keeps the sum it was sized by, dist_held_elems says how many
- * elements a buffer holds under it, and dist_layout_bytes what the pass
- * holds in all, which is never more than MEMORY, the budget.
+ * A pass lists the buffers it holds once (hold.h), and both the sizing of
+ * its boxes and their allocation read that list: each buffer is held whole
+ * (FIXED bytes) or grows with the box, by its elements (PER_ELEM bytes
+ * each: the buffers of whole boxes), by a tile's (PER_TILE each: the
+ * buffers a pass fills a tile at a time, TILE elements, or one line when a
+ * line is longer, never more than the box) or, in a stream
+ * (dist_stream_make), by its box across's (PER_ACROSS each: the values it
+ * carries).  dist_cost_hold adds a buffer to the sum; the layout (the
+ * stream) keeps the sum it was sized by, dist_held_elems
+ * (dist_stream_held_elems) says how many elements a buffer holds under it,
+ * and dist_layout_bytes (dist_stream_bytes) what the pass holds in all,
+ * which is never more than MEMORY, the budget.
  *
- * Beside the buffers: PER_ACROSS is a stream's (dist_stream_make) cost of
- * each element across (the value it carries); no array of a box (WIDEST
- * bytes an element) reaches 2 GiB in one I/O call; TARGET is the bytes of
- * the widest array a box stops growing at (0: about 1 MiB on one rank, 4
- * MiB on several).  UNIT > 0: the space's elements are units of UNIT
+ * Beside the buffers: no array of a box (WIDEST bytes an element) reaches
+ * 2 GiB in one I/O call; TARGET is the bytes of the widest array a box
+ * stops growing at (0: about 1 MiB on one rank, 4 MiB on several).  UNIT > 0: the space's elements are units of UNIT
  * elements each, such as a reduction's pieces: a box holds at least one
  * unit, not 64, boxes stop growing at about 4 MiB, and shares are even
  * when within 25% or 4096 elements' worth of units.  TWIN: the bytes of
@@ -47,11 +48,12 @@ struct dist_cost {
 	int64_t memory, fixed, per_elem, per_tile, tile, per_across, widest, target, unit, twin;
 };
 
-/* How a buffer grows with the box. */
-enum dist_hold { DIST_FIXED, DIST_PER_ELEM, DIST_PER_TILE };
+/* How a buffer grows with the box: held whole, by the box's elements, by
+ * a tile's, or (a stream's) by the elements of its box across. */
+enum dist_hold { DIST_FIXED, DIST_PER_ELEM, DIST_PER_TILE, DIST_PER_ACROSS, DIST_HOLDS };
 
 /* Add a buffer of BYTES (DIST_FIXED) or BYTES an element (of a box, of a
- * tile) to C. */
+ * tile, across) to C. */
 void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes);
 
 /* ---- boxes: an n-d index space cut over as many axes as needed ----------
@@ -102,7 +104,8 @@ struct dist_layout {
  * is longer, never more than a box). */
 int64_t dist_tile_lines(const struct dist_layout *l);
 /* Elements of a buffer held HOW in a pass over L: 1 (DIST_FIXED: its bytes
- * are the buffer's), a box's most, or a tile's. */
+ * are the buffer's), a box's most, or a tile's (none across: a layout
+ * carries nothing). */
 int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how);
 /* Bytes a pass over L holds: every buffer of its cost at its size; at most
  * the cost's memory. */
@@ -171,6 +174,7 @@ struct dist_stream {
 	bool shared;               /* the space along is dealt, the space across walked by all */
 	struct dist_layout across; /* the axes not along, dealt to the ranks (shared: to one) */
 	struct dist_layout along;  /* (1, the axes along), walked by every rank (shared: dealt) */
+	struct dist_cost cost;     /* the budget the boxes were sized by */
 };
 
 /* How a stream may be laid out (dist_stream_make's HOW, or'ed). */
@@ -186,7 +190,8 @@ enum dist_stream_how {
 };
 
 /* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes
- * ALONG marks, for NRANKS ranks within C's memory: an array box element
+ * ALONG marks, for NRANKS ranks within C's memory: C's FIXED bytes are
+ * held beside the boxes (a stream has no tiles), an array box element
  * costs C's PER_ELEM bytes, an across element its PER_ACROSS (the carried
  * value; shared, twice: what the reduction between ranks receives
  * beside), no array of a box (WIDEST bytes an element) reaches 2 GiB in
@@ -220,5 +225,13 @@ void dist_stream_box(const struct dist_stream *s, const int64_t *qo, const int64
 
 /* The most elements an along box holds. */
 int64_t dist_stream_along_elems(const struct dist_stream *s);
+/* Elements of a buffer held HOW in a pass over S: 1 (DIST_FIXED), an
+ * array box's most (DIST_PER_ELEM), a box across's (DIST_PER_ACROSS); no
+ * tile. */
+int64_t dist_stream_held_elems(const struct dist_stream *s, enum dist_hold how);
+/* Bytes a pass over S holds: every buffer of its cost at its size, and a
+ * shared stream's partials received beside its values across (once
+ * more); at most the cost's memory. */
+int64_t dist_stream_bytes(const struct dist_stream *s);
 
 #endif

@@ -11,50 +11,11 @@
 
 #include "at.h"
 #include "comm.h"
-#include "indexed.h"
+#include "hold.h"
 #include "stage.h"
 
 #define EXCHANGE_LIMIT ((int64_t)1 << 30)   /* bytes a round may bring one rank (MPI's int counts) */
 #define IO_LIMIT (((int64_t)1 << 31) - 1)   /* bytes one read or write of a target box moves */
-
-/* Bytes an update costs while its box is read and sent (INDICES: the
- * index arrays' own values, as stored and as int64), and as it is received. */
-static int64_t update_bytes(const struct plan_step *s, int64_t *entry)
-{
-	const struct at_plan *a = s->at;
-	int64_t value = a->literal_b ? 0 : dtype_size(s->loop->types[1]);
-	int64_t read = 0;
-	for (int k = 0; k < a->nidx; k++)
-		read += 8 + 8 + (a->idx[k].x ? dtype_size(a->idx[k].x->dtype) : 0);
-	if (!a->literal_b)
-		read += 2 * value + dtype_size(s->in[1]->dtype);
-	*entry = 8 + (value + 7) / 8 * 8;   /* the element's offset in its box, and b (aligned) */
-	return read + 8 + 4 + *entry;   /* the target element, its rank, the entry sent */
-}
-
-int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where, struct err *e)
-{
-	struct at_plan *a = s->at;
-	const struct array *t = s->in[0];
-	int64_t ts = dtype_size(t->dtype), entry, updates = shape_size(&a->space);
-	int64_t per = update_bytes(s, &entry) + nranks * entry;   /* a round may bring all to one rank */
-	/* the target's boxes take half the budget, or what the smallest update
-	 * box leaves, as large as that allows (every pass reads every update) */
-	int64_t least = (updates < 64 ? (updates > 0 ? updates : 1) : 64) * per;
-	int64_t fixed = least > memory / 2 ? least : memory / 2;
-	int64_t budget = memory - fixed > IO_LIMIT ? fixed + IO_LIMIT : memory;
-	struct dist_cost tc = { .memory = budget, .fixed = fixed, .per_elem = ts };
-	if (dist_layout_make(t->shape.ndim, t->shape.dim, stage_chunks(t), &tc, H5U_MAXDIM, nranks,
-			     where, e, &a->target) < 0)
-		return -1;
-	a->passes = a->target.nboxes;
-	a->memory = memory;
-	int64_t left = memory - a->target.lines_per_box * a->target.line * ts;
-	struct dist_cost uc = { .memory = left < EXCHANGE_LIMIT ? left : EXCHANGE_LIMIT, .per_elem = per,
-				.widest = entry };
-	return dist_layout_make(a->space.ndim, a->space.dim, NULL, &uc, H5U_MAXDIM, 1, where, e,
-				&a->updates);
-}
 
 /* ---- a round ------------------------------------------------------------ */
 
@@ -77,9 +38,85 @@ struct at_state {
 	char *send, *recv;
 	int64_t *counts, *sent, *got;
 	int64_t bad, bad_axis;   /* an index found out of range (bad_axis < 0: none) */
-	struct indexed_buffers buffers;   /* all of the above that are allocated */
+	struct hold hold[2];              /* all of the above that are allocated: the
+					     target's box, a round's buffers */
 	_Alignas(16) unsigned char literal[16];   /* b as a number, in the loop's dtype */
 };
+
+/* Bytes of an entry sent: the element's offset in its box, and b's value
+ * (aligned). */
+static int64_t entry_bytes(const struct plan_step *s)
+{
+	int64_t value = s->at->literal_b ? 0 : dtype_size(s->loop->types[1]);
+	return 8 + (value + 7) / 8 * 8;
+}
+
+/* The target's buffer: a box of it, beside the updates' share (FIXED
+ * bytes), into H with ST's slot (ST NULL: counting). */
+static void target_buffers(const struct plan_step *s, int64_t fixed, struct at_state *st,
+			   struct hold *h)
+{
+	hold_buffer(h, DIST_FIXED, fixed, NULL);
+	hold_buffer(h, DIST_PER_ELEM, dtype_size(s->in[0]->dtype), HOLD_SLOT(st, target));
+}
+
+/* The buffers of a round on NRANKS ranks, each an update box's (its index
+ * values, as stored and as int64; b's, as stored, as read and in the
+ * loop's dtype; each update's target element and rank; the entries sent
+ * and those received, all to one rank at most), and the ranks' ranges
+ * and counts; into H with ST's slots (ST NULL: counting). */
+static void update_buffers(const struct plan_step *s, int nranks, struct at_state *st, struct hold *h)
+{
+	const struct at_plan *a = s->at;
+	for (int k = 0; k < a->nidx; k++) {
+		const struct array *x = a->idx[k].x;
+		hold_buffer(h, DIST_PER_ELEM, 8, HOLD_SLOT(st, idx[k]));
+		hold_buffer(h, DIST_PER_ELEM, 8 + (x && x->dtype != DT_INT64 ? dtype_size(x->dtype) : 0),
+			    NULL);   /* indices_scratch_new's */
+	}
+	if (!a->literal_b) {
+		enum dtype vt = s->loop->types[1], bt = s->in[1]->dtype;
+		hold_buffer(h, DIST_PER_ELEM, bt != vt ? dtype_size(bt) : 0, HOLD_SLOT(st, braw));
+		hold_buffer(h, DIST_PER_ELEM, dtype_size(vt), HOLD_SLOT(st, bown));
+		hold_buffer(h, DIST_PER_ELEM, dtype_size(vt), HOLD_SLOT(st, b));
+	}
+	hold_buffer(h, DIST_PER_ELEM, sizeof *st->flat, HOLD_SLOT(st, flat));
+	hold_buffer(h, DIST_PER_ELEM, sizeof *st->owner, HOLD_SLOT(st, owner));
+	hold_buffer(h, DIST_FIXED, nranks * (int64_t)sizeof *st->lo, HOLD_SLOT(st, lo));
+	hold_buffer(h, DIST_FIXED, nranks * (int64_t)sizeof *st->hi, HOLD_SLOT(st, hi));
+	if (nranks < 2)
+		return;
+	hold_buffer(h, DIST_PER_ELEM, entry_bytes(s), HOLD_SLOT(st, send));
+	hold_buffer(h, DIST_PER_ELEM, nranks * entry_bytes(s), HOLD_SLOT(st, recv));
+	hold_buffer(h, DIST_FIXED, 3 * nranks * (int64_t)sizeof *st->counts, HOLD_SLOT(st, counts));
+}
+
+int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where, struct err *e)
+{
+	struct at_plan *a = s->at;
+	const struct array *t = s->in[0];
+	int64_t updates = shape_size(&a->space);
+	struct dist_cost uc = { .widest = entry_bytes(s) }, tc = {0};
+	struct hold h;
+	hold_count(&h, &uc);
+	update_buffers(s, nranks, NULL, &h);
+	/* the target's boxes take half the budget, or what the smallest update
+	 * box leaves, as large as that allows (every pass reads every update) */
+	int64_t least = uc.fixed + (updates < 64 ? (updates > 0 ? updates : 1) : 64) * uc.per_elem;
+	int64_t fixed = least > memory / 2 ? least : memory / 2;
+	tc.memory = memory - fixed > IO_LIMIT ? fixed + IO_LIMIT : memory;
+	hold_count(&h, &tc);
+	target_buffers(s, fixed, NULL, &h);
+	if (dist_layout_make(t->shape.ndim, t->shape.dim, stage_chunks(t), &tc, H5U_MAXDIM, nranks,
+			     where, e, &a->target) < 0)
+		return -1;
+	a->passes = a->target.nboxes;
+	a->memory = memory;
+	int64_t left = memory - (dist_layout_bytes(&a->target) - fixed);
+	uc.memory = left < EXCHANGE_LIMIT ? left : EXCHANGE_LIMIT;
+	return dist_layout_make(a->space.ndim, a->space.dim, NULL, &uc, H5U_MAXDIM, 1, where, e,
+				&a->updates);
+}
 
 /* Read update box START/COUNT (empty: none) of the index space: the
  * index values and b.  Collective. */
@@ -294,37 +331,24 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 static void state_new(struct plan_step *s, struct at_state *st)
 {
 	const struct at_plan *a = s->at;
-	struct indexed_buffers *bufs = &st->buffers;
 	memset(st, 0, sizeof *st);
 	st->s = s;
 	st->a = a;
 	st->nranks = comm_size();
 	st->bad_axis = -1;
-	update_bytes(s, &st->entry);
+	st->entry = entry_bytes(s);
 	if (s->nin == 2 && a->literal_b)
 		memcpy(st->literal, s->prog.ops[0].lit[1], sizeof st->literal);
-	size_t tbox = (size_t)(a->target.lines_per_box * a->target.line);
-	size_t ubox = (size_t)(a->updates.lines_per_box * a->updates.line), n = ubox ? ubox : 1;
-	st->target = indexed_alloc(bufs, (tbox ? tbox : 1) * (size_t)dtype_size(s->in[0]->dtype));
-	st->lo = indexed_alloc(bufs, sizeof *st->lo * (size_t)st->nranks);
-	st->hi = indexed_alloc(bufs, sizeof *st->hi * (size_t)st->nranks);
-	for (int k = 0; k < a->nidx; k++) {
-		st->idx[k] = indexed_alloc(bufs, n * sizeof *st->idx[k]);
-		indices_scratch_new(&a->idx[k], (int64_t)n, &st->scratch[k]);
-	}
-	if (!a->literal_b) {
-		const struct array *b = s->in[1];
-		size_t vs = (size_t)dtype_size(s->loop->types[1]);
-		st->braw = indexed_alloc(bufs, b->dtype != s->loop->types[1] ? n * (size_t)dtype_size(b->dtype) : 0);
-		st->bown = indexed_alloc(bufs, n * vs);
-		st->b = indexed_alloc(bufs, n * vs);
-	}
-	st->flat = indexed_alloc(bufs, n * sizeof *st->flat);
-	st->owner = indexed_alloc(bufs, n * sizeof *st->owner);
-	if (st->nranks > 1) {
-		st->send = indexed_alloc(bufs, n * (size_t)st->entry);
-		st->recv = indexed_alloc(bufs, n * (size_t)st->nranks * (size_t)st->entry);
-		st->counts = indexed_alloc(bufs, sizeof *st->counts * 3 * (size_t)st->nranks);
+	hold_layout(&st->hold[0], &a->target);
+	target_buffers(s, a->target.cost.fixed, st, &st->hold[0]);
+	hold_end(&st->hold[0]);
+	hold_layout(&st->hold[1], &a->updates);
+	update_buffers(s, st->nranks, st, &st->hold[1]);
+	hold_end(&st->hold[1]);
+	int64_t n = dist_held_elems(&a->updates, DIST_PER_ELEM);
+	for (int k = 0; k < a->nidx; k++)
+		indices_scratch_new(&a->idx[k], n, &st->scratch[k]);
+	if (st->counts) {
 		st->sent = st->counts + st->nranks;
 		st->got = st->sent + st->nranks;
 	}
@@ -334,7 +358,8 @@ static void state_free(struct at_state *st)
 {
 	for (int k = 0; k < st->a->nidx; k++)
 		indices_scratch_free(&st->scratch[k]);
-	indexed_free(&st->buffers);
+	hold_free(&st->hold[0]);
+	hold_free(&st->hold[1]);
 }
 
 /* Index datasets that an earlier step of the run wrote were not there to

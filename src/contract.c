@@ -8,7 +8,8 @@
  * hyperslab of the box for one step of pieces, as stored; and, for one
  * loop index and one piece, a cell of A and the box's cells of B, packed
  * as the block products read them (gemm.h) where the slab does not
- * already hold them so.  Loops never allocate: everything is allocated
+ * already hold them so.  One list of them (each_buffer, hold.h) is what
+ * both count and allocate.  Loops never allocate: everything is allocated
  * before the first box.
  */
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "comm.h"
 #include "contract.h"
 #include "elementwise.h"
+#include "hold.h"
 #include "iter.h"
 #include "report.h"
 #include "stage.h"
@@ -96,41 +98,26 @@ static int64_t operand_slab(const struct contract_axes *x, const struct box *b, 
 
 /* ---- the memory model ---- */
 
-/* What a box holds: the sizes contract_layout weighs and contract_run
- * allocates. */
+/* What a box holds: the sizes of the buffers that contract_layout weighs
+ * and contract_run allocates (each_buffer). */
 struct box_bytes {
 	int64_t sums;        /* one partial sum of the box's cells */
-	int64_t result;      /* the result box in the loop's dtype, and cast */
+	int64_t results;     /* elements of the result box */
 	int64_t a, b;        /* the operands' hyperslabs of a step, as stored */
 	int64_t apack, bpack;   /* one cell of A's piece and the box's cells of B's, packed */
 };
-
-/* Bytes an element of the result box costs beyond the loop's dtype: the
- * epilogue's results and operands cast to its loops, and the cast to the
- * output's dtype. */
-static int64_t epilogue_bytes(const struct plan_step *s)
-{
-	int64_t n = s->out[0]->dtype != s->out_dtype[0] ? dtype_size(s->out[0]->dtype) : 0;
-	for (int j = 1; j < s->prog.nops; j++) {
-		const struct plan_op *op = &s->prog.ops[j];
-		n += dtype_size(op->loop->types[op->nin]);
-		for (int k = 0; k < op->nin; k++)
-			n += !src_is_literal(op->src[k]) ? dtype_size(op->loop->types[k]) : 0;
-	}
-	return n;
-}
 
 static void bytes_of(const struct plan_step *s, const struct box *b, int64_t step,
 		     struct box_bytes *m)
 {
 	const struct contract *c = s->contract;
 	const struct cell_grid *g = &c->grid;
-	int psize = dtype_size(c->gemm.pack), t = dtype_size(c->gemm.t);
+	int psize = dtype_size(c->gemm.pack);
 	int64_t start[H5U_MAXDIM], count[H5U_MAXDIM], nk = step * g->gk;
 	if (nk > g->k)
 		nk = g->k;
 	m->sums = b->cells * g->gn * g->gm * psize;
-	m->result = b->batch * b->nr * b->nc * (t + epilogue_bytes(s));
+	m->results = b->batch * b->nr * b->nc;
 	m->a = operand_slab(&c->a, b, 0, nk, start, count) * dtype_size(s->in[0]->dtype);
 	m->b = operand_slab(&c->b, b, 0, nk, start, count) * dtype_size(s->in[1]->dtype);
 	m->apack = g->gn * g->gk * psize;
@@ -150,15 +137,26 @@ static void line_box(const struct plan_step *s, const struct contract *c, int ax
 	bytes_of(s, &b, step, m);
 }
 
+struct run;
+static void result_buffers(const struct plan_step *s, const struct contract *c, int64_t n,
+			   struct run *R, struct hold *h);
+static void each_buffer(const struct plan_step *s, const struct contract *c, const struct box_bytes *m,
+			struct run *R, struct hold *h);
+
 /* The bytes a box of LINES lines along AXIS holds, reading STEP pieces
  * at once; more than MEMORY when an I/O call of it would reach 2 GiB. */
 static int64_t box_total(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
 			 int64_t step, int64_t memory)
 {
 	struct box_bytes m;
+	struct dist_cost all = {0}, results = {0};
+	struct hold h;
 	line_box(s, c, axis, lines, step, &m);
-	int64_t total = m.sums * (c->buffers + c->shared) + m.result + m.a + m.b + m.apack + m.bpack;
-	return m.a < IO_LIMIT && m.b < IO_LIMIT && m.result < IO_LIMIT ? total : memory + 1;
+	hold_count(&h, &results);
+	result_buffers(s, c, m.results, NULL, &h);
+	hold_count(&h, &all);
+	each_buffer(s, c, &m, NULL, &h);
+	return m.a < IO_LIMIT && m.b < IO_LIMIT && results.fixed < IO_LIMIT ? all.fixed : memory + 1;
 }
 
 static bool box_fits(const struct plan_step *s, const struct contract *c, int axis, int64_t lines,
@@ -322,6 +320,9 @@ static int layout_try(const struct plan_step *s, struct contract *c, bool shared
 		l->lines_per_box = one > 0 ? one : 1;
 		c->step = largest(s, c, axis, false, l->lines_per_box, 0, 1, run, memory);
 	}
+	/* what its largest box holds, the run's allocation (dist_layout_bytes) */
+	l->cost = (struct dist_cost){ .memory = memory,
+				      .fixed = box_total(s, c, axis, l->lines_per_box, c->step, memory) };
 	count_boxes(c);
 	return 0;
 }
@@ -393,6 +394,7 @@ struct run {
 	char **ops;                     /* the epilogue: op J's result (op 0's: RESULT) ... */
 	char **cast;                    /* ... and its operand K cast, at J * RECIPE_MAXIN + K */
 	struct box box;                 /* the box at hand */
+	struct hold hold;               /* every buffer above that the run allocated */
 };
 
 static int role_axis(const struct contract_axes *x, enum core_role r)
@@ -422,11 +424,38 @@ static void largest_box(const struct contract *c, struct box *b)
 	box_of(c, start, count, b);
 }
 
-static char *zeroed(int64_t bytes)
+/* The result box's buffers of S laid out as C, of N elements: in the
+ * loop's dtype, cast to the output's, and the epilogue's results and
+ * operands cast to its loops; into H with R's slots (R NULL: counting). */
+static void result_buffers(const struct plan_step *s, const struct contract *c, int64_t n,
+			   struct run *R, struct hold *h)
 {
-	char *p = stage_alloc((size_t)bytes);
-	memset(p, 0, (size_t)bytes);
-	return p;
+	enum dtype y = s->out[0]->dtype;
+	hold_buffer(h, DIST_FIXED, n * dtype_size(c->gemm.t), HOLD_SLOT(R, result));
+	hold_buffer(h, DIST_FIXED, y != s->out_dtype[0] ? n * dtype_size(y) : 0, HOLD_SLOT(R, conv));
+	for (int j = 1; j < s->prog.nops; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
+		hold_buffer(h, DIST_FIXED, n * dtype_size(op->loop->types[op->nin]), HOLD_SLOT(R, ops[j]));
+		for (int k = 0; k < op->nin; k++)
+			if (!src_is_literal(op->src[k]))
+				hold_buffer(h, DIST_FIXED, n * dtype_size(op->loop->types[k]),
+					    HOLD_SLOT(R, cast[j * RECIPE_MAXIN + k]));
+	}
+}
+
+/* Every buffer a run of S laid out as C holds for a box of M's sizes: the
+ * partial sums, the result box's, the operands' slabs and the packed
+ * cells; into H with R's slots (R NULL: counting). */
+static void each_buffer(const struct plan_step *s, const struct contract *c, const struct box_bytes *m,
+			struct run *R, struct hold *h)
+{
+	for (int i = 0; i < c->buffers + c->shared; i++)
+		hold_buffer(h, DIST_FIXED, m->sums, HOLD_SLOT(R, buf[i]));
+	result_buffers(s, c, m->results, R, h);
+	hold_buffer(h, DIST_FIXED, m->a, HOLD_SLOT(R, a.own));
+	hold_buffer(h, DIST_FIXED, m->b, HOLD_SLOT(R, b.own));
+	hold_buffer(h, DIST_FIXED, m->apack, HOLD_SLOT(R, apack));
+	hold_buffer(h, DIST_FIXED, m->bpack, HOLD_SLOT(R, bpack));
 }
 
 static void run_alloc(struct plan_step *s, struct run *R)
@@ -439,51 +468,30 @@ static void run_alloc(struct plan_step *s, struct run *R)
 	R->c = c;
 	R->psize = dtype_size(c->gemm.pack);
 	R->slot = c->grid.gn * c->grid.gm;
-	largest_box(c, &b);
-	bytes_of(s, &b, c->step, &m);
-	R->a.data = R->a.own = stage_alloc((size_t)m.a);
-	R->b.data = R->b.own = stage_alloc((size_t)m.b);
-	R->a.row = role_axis(&c->a, ROLE_ROW);
-	R->a.depth = role_axis(&c->a, ROLE_DEPTH);
-	R->b.row = role_axis(&c->b, ROLE_COL);
-	R->b.depth = role_axis(&c->b, ROLE_DEPTH);
-	R->apack = stage_alloc((size_t)m.apack);
-	R->bpack = stage_alloc((size_t)m.bpack);
 	R->nbuf = c->buffers + c->shared;
-	for (int i = 0; i < R->nbuf; i++)
-		R->buf[i] = zeroed(m.sums);
-	size_t n = (size_t)(b.batch * b.nr * b.nc);
-	R->result = stage_alloc(n * (size_t)dtype_size(c->gemm.t));
-	if (s->out[0]->dtype != s->out_dtype[0])
-		R->conv = stage_alloc(n * (size_t)dtype_size(s->out[0]->dtype));
 	R->ops = calloc((size_t)s->prog.nops, sizeof *R->ops);
 	R->cast = calloc((size_t)s->prog.nops * RECIPE_MAXIN, sizeof *R->cast);
 	if (!R->ops || !R->cast)
 		abort();
+	largest_box(c, &b);
+	bytes_of(s, &b, c->step, &m);
+	hold_layout(&R->hold, &c->boxes);
+	each_buffer(s, c, &m, R, &R->hold);
+	hold_end(&R->hold);
+	for (int i = 0; i < R->nbuf; i++)
+		memset(R->buf[i], 0, (size_t)m.sums);
+	R->a.data = R->a.own;
+	R->b.data = R->b.own;
+	R->a.row = role_axis(&c->a, ROLE_ROW);
+	R->a.depth = role_axis(&c->a, ROLE_DEPTH);
+	R->b.row = role_axis(&c->b, ROLE_COL);
+	R->b.depth = role_axis(&c->b, ROLE_DEPTH);
 	R->ops[0] = R->result;
-	for (int j = 1; j < s->prog.nops; j++) {
-		const struct plan_op *op = &s->prog.ops[j];
-		R->ops[j] = stage_alloc(n * (size_t)dtype_size(op->loop->types[op->nin]));
-		for (int k = 0; k < op->nin; k++)
-			if (!src_is_literal(op->src[k]))
-				R->cast[j * RECIPE_MAXIN + k] = stage_alloc(n * (size_t)dtype_size(op->loop->types[k]));
-	}
 }
 
 static void run_free(struct run *R)
 {
-	free(R->a.own);
-	free(R->b.own);
-	free(R->apack);
-	free(R->bpack);
-	for (int i = 0; i < R->nbuf; i++)
-		free(R->buf[i]);
-	free(R->conv);
-	for (int j = 0; j < R->s->prog.nops; j++) {
-		free(R->ops[j]);
-		for (int k = 0; k < RECIPE_MAXIN; k++)
-			free(R->cast[j * RECIPE_MAXIN + k]);
-	}
+	hold_free(&R->hold);
 	free(R->ops);
 	free(R->cast);
 }

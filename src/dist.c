@@ -144,6 +144,8 @@ void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes)
 	case DIST_FIXED: c->fixed += bytes; break;
 	case DIST_PER_ELEM: c->per_elem += bytes; break;
 	case DIST_PER_TILE: c->per_tile += bytes; break;
+	case DIST_PER_ACROSS: c->per_across += bytes; break;
+	default: break;
 	}
 }
 
@@ -158,6 +160,7 @@ int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how)
 	switch (how) {
 	case DIST_PER_ELEM: return l->lines_per_box * l->line;
 	case DIST_PER_TILE: return dist_tile_lines(l) * l->line;
+	case DIST_PER_ACROSS: return 0;
 	default: return 1;
 	}
 }
@@ -378,7 +381,7 @@ static int stream_try(const struct stream_spaces *sp, int64_t g, int across_max,
 			     shared ? nranks : 1, where, &trial, &s->along);
 		int64_t box = dist_stream_along_elems(s);
 		bool last = g <= sp->least || g <= 1;
-		struct dist_cost qc = { .memory = sp->c.memory, .per_elem = box * sp->c.per_elem + per_across,
+		struct dist_cost qc = { .memory = sp->c.memory, .fixed = sp->c.fixed, .per_elem = box * sp->c.per_elem + per_across,
 					.widest = box * sp->c.widest, .target = sp->c.target,
 					.unit = sp->small_unit };
 		if (dist_layout_make(sp->na, sp->ad, sp->chunked ? sp->ac : NULL, &qc, across_max,
@@ -430,17 +433,18 @@ static int stream_floor(const struct stream_spaces *sp, int64_t total, const cha
 		return err_set(e, EXIT_USAGE, where,
 			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)(floor * sp->c.widest));
-	if (sp->c.memory >= floor * per)
+	int64_t need = sp->c.fixed + floor * per;
+	if (sp->c.memory >= need)
 		return 0;
 	if (floor > FLOOR_ELEMS)
 		return err_set(e, EXIT_USAGE, where,
 			       "--memory %lld bytes is too small for one block "
 			       "(one row of every array needs %lld bytes)",
-			       (long long)sp->c.memory, (long long)(floor * per));
+			       (long long)sp->c.memory, (long long)need);
 	return err_set(e, EXIT_USAGE, where,
 		       "--memory %lld bytes is too small for one block "
 		       "(%lld elements of every array need %lld bytes)",
-		       (long long)sp->c.memory, (long long)floor, (long long)(floor * per));
+		       (long long)sp->c.memory, (long long)floor, (long long)need);
 }
 
 /* The elements an along box of SP holds at most: as many as the budget
@@ -451,7 +455,7 @@ static int stream_floor(const struct stream_spaces *sp, int64_t total, const cha
  * target raised), when the budget holds it. */
 static int64_t along_length(struct stream_spaces *sp, int64_t width, unsigned how)
 {
-	int64_t per = sp->c.per_elem + sp->c.per_across, cap = sp->c.memory / per;
+	int64_t per = sp->c.per_elem + sp->c.per_across, room = sp->c.memory - sp->c.fixed, cap = room / per;
 	if (sp->c.widest > 0 && cap > BLOCK_TARGET / sp->c.widest)
 		cap = BLOCK_TARGET / sp->c.widest;
 	int64_t g = width > 0 ? cap / width : sp->stream, chunk_along = 1;
@@ -459,7 +463,7 @@ static int64_t along_length(struct stream_spaces *sp, int64_t width, unsigned ho
 		chunk_along *= sp->rc[i] < sp->rd[i] ? sp->rc[i] : sp->rd[i];
 	if (g < chunk_along && (how & DIST_CHUNK_BOXES) && chunk_along <= cap) {
 		g = chunk_along;
-	} else if (g < chunk_along && chunk_along * width <= sp->c.memory / per) {
+	} else if (g < chunk_along && chunk_along * width <= room / per) {
 		g = chunk_along;
 		sp->c.target = chunk_along * width * (sp->c.widest > 0 ? sp->c.widest : 1);
 	}
@@ -477,6 +481,7 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	bool whole_last = how & DIST_WHOLE_LAST, may_share = how & DIST_MAY_SHARE;
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
+	s->cost = *c;
 	/* the two spaces, and the chunk grid over each */
 	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL, .c = *c };
 	sp.c.target = BLOCK_TARGET;
@@ -547,6 +552,24 @@ int64_t dist_stream_along_elems(const struct dist_stream *s)
 {
 	const struct dist_layout *l = &s->along;
 	return l->lines_per_box * l->line;
+}
+
+int64_t dist_stream_held_elems(const struct dist_stream *s, enum dist_hold how)
+{
+	int64_t across = s->across.lines_per_box * s->across.line;
+	switch (how) {
+	case DIST_PER_ELEM: return across * dist_stream_along_elems(s);
+	case DIST_PER_ACROSS: return across;
+	case DIST_PER_TILE: return 0;
+	default: return 1;
+	}
+}
+
+int64_t dist_stream_bytes(const struct dist_stream *s)
+{
+	const struct dist_cost *c = &s->cost;
+	return c->fixed + c->per_elem * dist_stream_held_elems(s, DIST_PER_ELEM) +
+	       (s->shared ? 2 : 1) * c->per_across * dist_stream_held_elems(s, DIST_PER_ACROSS);
 }
 
 void dist_stream_across_start(const struct dist_stream *s, int rank, struct dist_walk *w)

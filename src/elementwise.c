@@ -1,9 +1,9 @@
 /* elementwise.c - an elementwise step's memory model and its loop.  See
  * elementwise.h.
  *
- * What a run holds (struct buffers), listed once (each_buffer) for both
- * elementwise_layout, which counts it, and alloc_buffers, which allocates
- * it: each input's buffer (its part of a box, or the whole input when it
+ * What a run holds (struct buffers), listed once (each_buffer, hold.h) for
+ * both elementwise_layout, which counts it, and alloc_buffers, which
+ * allocates it: each input's buffer (its part of a box, or the whole input when it
  * broadcasts and is small); each op output's buffer (a box when the step
  * writes or reduces it, a tile otherwise); each op input cast to the loop's
  * dtype (a tile, or the whole cast input once); each output cast to its
@@ -11,13 +11,13 @@
  * input.  Loops never allocate: everything is allocated before the first
  * box.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
 #include "dist.h"
 #include "elementwise.h"
+#include "hold.h"
 #include "iter.h"
 #include "reduce.h"
 #include "reducer.h"
@@ -185,24 +185,16 @@ struct buffers {
 	unsigned char fill[PLAN_MAXOUT][16];     /* where=: a new output k's fill, its keep */
 	struct reducer *red[PLAN_MAXOUT];
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
-	char **owned;                    /* every buffer above that the run allocated */
-	size_t nowned;
-	int64_t held;                    /* bytes the run holds (its reducers', stage.c's
-					    and HDF5's included) */
+	struct hold hold;                /* every buffer above that the run allocated */
 };
 
-
-/* One buffer a run of a step holds: HOW it grows with the box and BYTES
- * (dist.h: whole, or an element's), and SLOT, where struct buffers keeps
- * it (NULL: held for the run elsewhere, by stage.c, HDF5 or a fused
- * reduction's reducer, or no run to keep it: the budget counted). */
-typedef void held_fn(void *ctx, enum dist_hold how, int64_t bytes, char **slot);
-
-/* B's field F, or NULL without a B. */
-#define SLOT(B, f) ((B) ? &(B)->f : NULL)
+/* B's field F, or NULL without a B (counting); a slot of hold.h (NULL in
+ * a list: held for the run elsewhere, by stage.c, HDF5 or a fused
+ * reduction's reducer). */
+#define SLOT(B, f) HOLD_SLOT(B, f)
 
 /* The inputs' buffers: each held whole, or its part of a box. */
-static void input_buffers(const struct plan_step *s, struct buffers *B, held_fn *fn, void *ctx)
+static void input_buffers(const struct plan_step *s, struct buffers *B, struct hold *h)
 {
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
@@ -211,28 +203,28 @@ static void input_buffers(const struct plan_step *s, struct buffers *B, held_fn 
 			continue;
 		if (elementwise_reads_whole(s, k)) {
 			int64_t n = shape_size(&x->shape);
-			fn(ctx, DIST_FIXED, n * size, SLOT(B, in[k].data));
+			hold_buffer(h, DIST_FIXED, n * size, SLOT(B, in[k].data));
 			if (raw)   /* unpacked through scratch */
-				fn(ctx, DIST_FIXED, n * raw, SLOT(B, in[k].raw));
+				hold_buffer(h, DIST_FIXED, n * raw, SLOT(B, in[k].raw));
 			continue;
 		}
-		fn(ctx, DIST_PER_ELEM, size, SLOT(B, in[k].data));
+		hold_buffer(h, DIST_PER_ELEM, size, SLOT(B, in[k].data));
 		if (raw)
-			fn(ctx, DIST_PER_ELEM, raw, SLOT(B, in[k].raw));
+			hold_buffer(h, DIST_PER_ELEM, raw, SLOT(B, in[k].raw));
 		if (x->base)   /* read with its axes moved (stage.c): once more, as read */
-			fn(ctx, DIST_PER_ELEM, size, NULL);
+			hold_buffer(h, DIST_PER_ELEM, size, NULL);
 	}
 }
 
 /* The ops' results (a box when the step writes or reduces one, a tile
  * otherwise) and their inputs cast to the loops' dtypes (a tile, or an
  * input held whole cast whole, once). */
-static void op_buffers(const struct plan_step *s, struct buffers *B, held_fn *fn, void *ctx)
+static void op_buffers(const struct plan_step *s, struct buffers *B, struct hold *h)
 {
 	for (int j = 0; j < s->prog.nops; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nout; k++)
-			fn(ctx, whole_result(s, src_result(j, k)) ? DIST_PER_ELEM : DIST_PER_TILE,
+			hold_buffer(h, whole_result(s, src_result(j, k)) ? DIST_PER_ELEM : DIST_PER_TILE,
 			   dtype_size(op->loop->types[op->nin + k]), SLOT(B, tmp[src_slot(src_result(j, k))]));
 		for (int k = 0; k < op->nin; k++) {
 			struct op_src src = op->src[k];
@@ -241,47 +233,40 @@ static void op_buffers(const struct plan_step *s, struct buffers *B, held_fn *fn
 			int64_t t = dtype_size(op->loop->types[k]);
 			char **slot = SLOT(B, conv[j * RECIPE_MAXIN + k]);
 			if (src_is_result(src) || !elementwise_reads_whole(s, src.input))
-				fn(ctx, DIST_PER_TILE, t, slot);
+				hold_buffer(h, DIST_PER_TILE, t, slot);
 			else
-				fn(ctx, DIST_FIXED, shape_size(&s->in[src.input]->shape) * t, slot);
+				hold_buffer(h, DIST_FIXED, shape_size(&s->in[src.input]->shape) * t, slot);
 		}
 	}
 }
 
-/* Every buffer a run of S on NRANKS ranks holds, into FN (CTX), with B's
- * slots for those the run allocates (B NULL: counting). */
-static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B, held_fn *fn,
-			void *ctx)
+/* Every buffer a run of S on NRANKS ranks holds, into H, with B's slots
+ * for those the run allocates (B NULL: counting). */
+static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B, struct hold *h)
 {
-	input_buffers(s, B, fn, ctx);
-	op_buffers(s, B, fn, ctx);
+	input_buffers(s, B, h);
+	op_buffers(s, B, h);
 	for (int k = 0; k < s->fused.nred; k++) {
 		const struct plan_step *r = s->fused.red[k];
 		enum dtype t = r->loop->types[0], target = r->out[0]->dtype, in = r->loop->types[1];
 		if (r->fold.mode == REDUCE_STREAM || r->fold.kept_lead > 0)   /* the reducer's results */
-			fn(ctx, DIST_PER_ELEM, dtype_size(t) + (target != t ? dtype_size(target) : 0), NULL);
-		fn(ctx, DIST_FIXED, reduce_fixed_bytes(r, nranks), NULL);
+			hold_buffer(h, DIST_PER_ELEM, dtype_size(t) + (target != t ? dtype_size(target) : 0), NULL);
+		hold_buffer(h, DIST_FIXED, reduce_fixed_bytes(r, nranks), NULL);
 		if (elementwise_source_dtype(s, s->fused.red_src[k]) != in)
-			fn(ctx, DIST_PER_ELEM, dtype_size(in), SLOT(B, redconv[k]));
+			hold_buffer(h, DIST_PER_ELEM, dtype_size(in), SLOT(B, redconv[k]));
 	}
 	for (int k = 0; k < s->nout; k++) {
 		const struct array *y = s->out[k];
 		enum dtype t = s->out_dtype[k];
 		if (stage_scratch(y, t))
-			fn(ctx, DIST_PER_ELEM, stage_scratch(y, t), SLOT(B, outconv[k]));
+			hold_buffer(h, DIST_PER_ELEM, stage_scratch(y, t), SLOT(B, outconv[k]));
 		/* HDF5's copies of the chunks a box writes: as they are, and
 		 * compressed (in buffers of their own size) */
 		if (y->create ? y->compression.on : y->stored_filtered)
-			fn(ctx, DIST_PER_ELEM, 2 * dtype_size(y->dtype), NULL);
+			hold_buffer(h, DIST_PER_ELEM, 2 * dtype_size(y->dtype), NULL);
 		if (s->mask.has_where && !y->create)   /* what where= keeps of it */
-			fn(ctx, DIST_PER_ELEM, dtype_size(t), SLOT(B, keep[k]));
+			hold_buffer(h, DIST_PER_ELEM, dtype_size(t), SLOT(B, keep[k]));
 	}
-}
-
-static void count_buffer(void *ctx, enum dist_hold how, int64_t bytes, char **slot)
-{
-	(void)slot;
-	dist_cost_hold(ctx, how, bytes);
 }
 
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
@@ -293,7 +278,9 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	 * as few rounds as it can. */
 	bool compressed = false;
 	struct dist_cost c = { .memory = memory, .tile = TILE_ELEMS };
-	each_buffer(s, nranks, NULL, count_buffer, &c);
+	struct hold h;
+	hold_count(&h, &c);
+	each_buffer(s, nranks, NULL, &h);
 	for (int k = 0; k < s->nin; k++)
 		if (s->in[k]->kind != ARR_LITERAL && !elementwise_reads_whole(s, k))
 			c.widest = max64(c.widest, dtype_size(s->in[k]->dtype));
@@ -332,20 +319,6 @@ static void array_box(const struct shape *x, int ndim, const int64_t *dims, cons
 		start[0] = 0;
 		cnt[0] = any;
 	}
-}
-
-/* Allocate a buffer of the run of B (CTX) in its SLOT, as big as the
- * layout says, and count what the run holds. */
-static void alloc_buffer(void *ctx, enum dist_hold how, int64_t bytes, char **slot)
-{
-	struct buffers *B = ctx;
-	int64_t n = bytes * dist_held_elems(B->l, how);
-	B->held += n;
-	if (!slot)
-		return;
-	*slot = stage_alloc((size_t)n);
-	B->owned = stage_realloc(B->owned, (B->nowned + 1) * sizeof *B->owned);
-	B->owned[B->nowned++] = *slot;
 }
 
 /* The inputs' extents: each read by boxes (of at most BOXMAX) or whole. */
@@ -424,11 +397,12 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 		for (int k = 0; k < s->prog.ops[j].nout; k++)
 			B->whole_tmp[src_slot(src_result(j, k))] = whole_result(s, src_result(j, k));
 	input_extents(s, B, boxmax);
-	each_buffer(s, l->nranks, B, alloc_buffer, B);
+	hold_layout(&B->hold, l);
+	each_buffer(s, l->nranks, B, &B->hold);
 	/* the run holds no more than the boxes were sized by (the optimizer
 	 * drops outputs no step reads and repeated inputs after the last
 	 * layout, and adds nothing) */
-	assert(B->held <= dist_layout_bytes(l));
+	hold_end(&B->hold);
 	read_whole_inputs(s, B, e);
 	for (int k = 0; k < s->nout && s->mask.masked; k++)
 		dtype_cast(s->out[k]->dtype, s->mask.fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
@@ -447,9 +421,7 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 {
 	for (int k = 0; k < s->fused.nred; k++)
 		reducer_free(B->red[k]);
-	for (size_t j = 0; j < B->nowned; j++)
-		free(B->owned[j]);
-	free(B->owned);
+	hold_free(&B->hold);
 	free(B->tmp);
 	free(B->whole_tmp);
 	free(B->conv);

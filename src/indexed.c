@@ -7,19 +7,15 @@
  * index datasets once, each rank a share (`h5ufunc check` leaves that
  * out).  An index dataset that an earlier step of the run writes cannot
  * be read now: reduceat refuses it, at checks it while running.  Part of
- * the planner (planner.h); the runs are reduceat.c's and at.c's, which
- * hold their buffers through indexed.h's, last below.
+ * the planner (planner.h); the runs are reduceat.c's and at.c's.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "at.h"
-#include "indexed.h"
 #include "planner.h"
 #include "reduceat.h"
 #include "resolve.h"
-#include "stage.h"
 
 /* Entry K of S's indices: a literal, or an integer dataset (a name or
  * FILE:/PATH) that RULE accepts, into IX. */
@@ -246,20 +242,4 @@ int plan_at(struct planner *pl, struct plan_step *s, struct err *e)
 	s->shape = s->in[0]->shape;
 	s->dims = s->in[0]->dims;
 	return 0;
-}
-
-/* ---- the buffers of their runs (indexed.h) ----------------------------- */
-
-void *indexed_alloc(struct indexed_buffers *b, size_t bytes)
-{
-	if (!bytes)
-		return NULL;
-	assert(b->n < INDEXED_BUFFERS);
-	return b->p[b->n++] = stage_alloc(bytes);
-}
-
-void indexed_free(struct indexed_buffers *b)
-{
-	while (b->n > 0)
-		free(b->p[--b->n]);
 }

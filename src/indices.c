@@ -6,6 +6,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "h5io.h"
+#include "hold.h"
 #include "indices.h"
 #include "stage.h"
 
@@ -135,6 +136,22 @@ static void close_dataset(const struct index_array *ix, bool opened)
 	ix->x->id = -1;
 }
 
+/* What a check of an index dataset holds: a box of its values, as read
+ * and as int64. */
+struct check_buffers {
+	char *raw;
+	int64_t *v;
+	struct hold hold;
+};
+
+/* Every buffer a check of X holds, into H with B's slots (B NULL:
+ * counting). */
+static void each_buffer(const struct array *x, struct check_buffers *B, struct hold *h)
+{
+	hold_buffer(h, DIST_PER_ELEM, dtype_size(x->dtype), HOLD_SLOT(B, raw));
+	hold_buffer(h, DIST_PER_ELEM, sizeof *B->v, HOLD_SLOT(B, v));
+}
+
 int indices_check(const struct index_array *ix, enum index_rule rule, int64_t extent,
 		  const char *ufunc, int axis, int64_t memory, const char *w, struct err *e)
 {
@@ -144,17 +161,19 @@ int indices_check(const struct index_array *ix, enum index_rule rule, int64_t ex
 	}
 	const struct array *x = ix->x;
 	struct dist_layout l;
-	int64_t size = dtype_size(x->dtype);
-	struct dist_cost c = { .memory = memory, .per_elem = 8 + size, .widest = size };
+	struct dist_cost c = { .memory = memory, .widest = dtype_size(x->dtype) };
+	struct check_buffers B = {0};
+	hold_count(&B.hold, &c);
+	each_buffer(x, NULL, &B.hold);
 	if (dist_layout_make(x->shape.ndim, x->shape.dim, stage_chunks(x), &c, H5U_MAXDIM, comm_size(),
 			     w, e, &l) < 0)
 		return -1;
 	bool opened;
 	if (comm_agree(e) < 0 || open_dataset(ix, &opened, w, e) < 0)
 		return comm_agree(e);
-	int64_t most = l.lines_per_box * l.line;
-	char *raw = stage_alloc((size_t)(most > 0 ? most : 1) * (size_t)size);
-	int64_t *v = stage_alloc(sizeof *v * (size_t)(most > 0 ? most : 1));
+	hold_layout(&B.hold, &l);
+	each_buffer(x, &B, &B.hold);
+	hold_end(&B.hold);
 	struct dist_walk walk;
 	dist_walk_start(&l, comm_rank(), &walk);
 	bool found = false;   /* the rest of this rank's share comes after it */
@@ -163,18 +182,17 @@ int indices_check(const struct index_array *ix, enum index_rule rule, int64_t ex
 		int64_t start[H5U_MAXDIM + 1], count[H5U_MAXDIM + 1];
 		if (!dist_walk_next(&walk, start, count) || found)
 			memset(count, 0, sizeof count);
-		if (stage_read(x, DT_INT64, start, count, raw, (char *)v, w, e) < 0)
+		if (stage_read(x, DT_INT64, start, count, B.raw, (char *)B.v, w, e) < 0)
 			break;
-		int64_t bad = first_bad(v, stage_box_size(x->shape.ndim, count), rule, extent);
+		int64_t bad = first_bad(B.v, stage_box_size(x->shape.ndim, count), rule, extent);
 		if (bad >= 0) {
 			found = true;
-			value = v[bad];
+			value = B.v[bad];
 		}
 	}
 	if (found && !e->status)
 		bad_index(value, rule, extent, ufunc, axis, w, e);
-	free(raw);
-	free(v);
+	hold_free(&B.hold);
 	close_dataset(ix, opened);
 	return comm_agree(e);
 }

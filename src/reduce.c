@@ -14,6 +14,7 @@
 #include "chain.h"
 #include "comm.h"
 #include "dist.h"
+#include "hold.h"
 #include "iter.h"
 #include "masked.h"
 #include "reduce.h"
@@ -58,6 +59,43 @@ int64_t reduce_fixed_bytes(const struct plan_step *s, int nranks)
 	return s->fold.mode == REDUCE_CHAIN ? chain_fixed_bytes(s, nranks) : 0;
 }
 
+/* What a run of a reduction holds, allocated before the first box. */
+struct reduce_buffers {
+	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype */
+	uint8_t *valid;       /* masked, skip_fold: which of its elements fold */
+	char *acc, *conv;     /* REDUCE_STREAM: a box across's results, in the loop's
+				 first dtype and (to write) the output's */
+	uint8_t *accv;        /* ... which of them took an element */
+	struct hold hold;     /* every buffer above that the run allocated */
+};
+
+/* Every buffer a run of S (its fold.mode chosen) on NRANKS ranks holds,
+ * into H, with B's slots (B NULL: counting). */
+static void each_buffer(const struct plan_step *s, int nranks, struct reduce_buffers *B,
+			struct hold *h)
+{
+	const struct array *x = s->in[0], *y = s->out[0];
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
+	int64_t valid = s->mask.masked || s->mask.skip_fold;
+	hold_buffer(h, DIST_PER_ELEM, dtype_size(dt), HOLD_SLOT(B, data));
+	hold_buffer(h, DIST_PER_ELEM, stage_scratch(x, dt), HOLD_SLOT(B, raw));
+	hold_buffer(h, DIST_PER_ELEM, valid, HOLD_SLOT(B, valid));
+	if (s->mask.where_arr)   /* where_mask_new's */
+		hold_buffer(h, DIST_PER_ELEM, where_mask_element_bytes(s->mask.where_arr), NULL);
+	if (s->fold.mode == REDUCE_STREAM) {
+		hold_buffer(h, DIST_PER_ACROSS, dtype_size(t), HOLD_SLOT(B, acc));
+		hold_buffer(h, DIST_PER_ACROSS, stage_scratch(y, t), HOLD_SLOT(B, conv));
+		hold_buffer(h, DIST_PER_ACROSS, valid, HOLD_SLOT(B, accv));
+		return;
+	}
+	/* the chain's (reducer_new): its pieces and partials, and a box's
+	 * results, a group's per GROUP elements and two that it cuts */
+	int64_t out = dtype_size(t) + stage_scratch(y, t) + valid;
+	int64_t group = reducer_extent(&x->shape, s->fold.reduced, s->fold.kept_lead, true);
+	hold_buffer(h, DIST_FIXED, chain_fixed_bytes(s, nranks) + 2 * out, NULL);
+	hold_buffer(h, DIST_PER_ELEM, group > 0 ? (out + group - 1) / group : out, NULL);
+}
+
 /* REDUCE_CHAIN on its own: each rank's boxes of its share, a flat run, fed
  * to the chain in order. */
 static int reduce_chain(struct plan_step *s, struct err *e)
@@ -67,11 +105,12 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	const struct dist_layout *l = &s->blocks.split;
 	int n = x->shape.ndim ? x->shape.ndim : 1;
 	int64_t most = l->lines_per_box * l->line;
-	char *raw = stage_scratch(x, t) ? stage_alloc((size_t)(most * stage_scratch(x, t))) : NULL;
-	char *data = stage_alloc((size_t)(most * dtype_size(t)));
+	struct reduce_buffers B = {0};
+	hold_layout(&B.hold, l);
+	each_buffer(s, l->nranks, &B, &B.hold);
+	hold_end(&B.hold);
 	struct reducer *r = reducer_new(s, l->lines_per_box, l->line);
 	struct where_mask *m = s->mask.where_arr ? where_mask_new(s->mask.where_arr, most) : NULL;
-	uint8_t *valid = s->mask.masked ? stage_alloc((size_t)(most > 0 ? most : 1)) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -80,9 +119,9 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		read_input(s, t, start, cnt, raw, data, valid, m, e);
+		read_input(s, t, start, cnt, B.raw, B.data, B.valid, m, e);
 		if (any && !e->status) {
-			reducer_box(r, data, valid, start, cnt);
+			reducer_box(r, B.data, B.valid, start, cnt);
 			reducer_check_fault(s, e);
 		}
 		if (comm_agree(e) < 0)
@@ -97,9 +136,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		reducer_finish(r, e);
 	reducer_free(r);
 	where_mask_free(m);
-	free(valid);
-	free(raw);
-	free(data);
+	hold_free(&B.hold);
 	return comm_agree(e);
 }
 
@@ -113,20 +150,17 @@ static int reduce_chain(struct plan_step *s, struct err *e)
  * onto rank 0 (reducer_combine_ranks: log P steps), which writes them. */
 static int reduce_stream(struct plan_step *s, struct err *e)
 {
-	struct array *x = s->in[0], *y = s->out[0];
+	const struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int size = dtype_size(t);
 	const struct dist_stream *st = &s->blocks.stream;
 	int n = st->ndim;
-	int64_t kmax = st->across.lines_per_box * st->across.line;
-	size_t box = (size_t)(kmax * dist_stream_along_elems(st));
-	char *raw = stage_scratch(x, dt) ? stage_alloc((box ? box : 1) * (size_t)stage_scratch(x, dt)) : NULL;
-	char *data = stage_alloc((box ? box : 1) * (size_t)dtype_size(dt));
-	char *acc = stage_alloc((size_t)((kmax > 0 ? kmax : 1) * size));
-	char *conv = stage_scratch(y, t) ? stage_alloc((size_t)((kmax > 0 ? kmax : 1) * stage_scratch(y, t))) : NULL;
-	struct where_mask *m = s->mask.where_arr ? where_mask_new(s->mask.where_arr, (int64_t)box) : NULL;
-	uint8_t *valid = s->mask.masked || s->mask.skip_fold ? stage_alloc(box ? box : 1) : NULL;
-	uint8_t *accv = valid ? stage_alloc((size_t)(kmax > 0 ? kmax : 1)) : NULL;
+	struct reduce_buffers B = {0};
+	hold_stream(&B.hold, st);
+	each_buffer(s, dist_stream_nranks(st), &B, &B.hold);
+	hold_end(&B.hold);
+	struct where_mask *m = s->mask.where_arr
+		? where_mask_new(s->mask.where_arr, dist_stream_held_elems(st, DIST_PER_ELEM)) : NULL;
 	/* where this rank's fold starts: NumPy's start, or a later piece's */
 	int64_t first = 0, mine = 1;
 	if (st->shared)
@@ -140,9 +174,9 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 		bool any = dist_walk_next(&w, qo, qc) && mine > 0;
 		int64_t nq = stage_box_size(st->across.ndim, qc);
 		if (any && init == FOLD_VALUE)
-			iter_fill(size, acc, init_value, nq);
-		if (any && accv)   /* nothing taken yet */
-			memset(accv, 0, (size_t)nq);
+			iter_fill(size, B.acc, init_value, nq);
+		if (any && B.accv)   /* nothing taken yet */
+			memset(B.accv, 0, (size_t)nq);
 		struct dist_walk along;
 		dist_stream_along_start(st, comm_rank(), &along);
 		for (int64_t j = 0; j < st->along.nboxes; j++) {
@@ -151,18 +185,18 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
 			if (!some)
 				memset(cnt, 0, sizeof cnt);
-			read_input(s, dt, start, cnt, raw, data, valid, m, e);
+			read_input(s, dt, start, cnt, B.raw, B.data, B.valid, m, e);
 			if (some && !e->status) {
 				ptrdiff_t ast[H5U_MAXDIM];
 				reducer_acc_strides(n, cnt, s->fold.reduced, size, ast);
-				reducer_fold(s, init, data, n, cnt, acc, ast, j == 0, valid, accv);
+				reducer_fold(s, init, B.data, n, cnt, B.acc, ast, j == 0, B.valid, B.accv);
 				reducer_check_fault(s, e);
 			}
 			if (comm_agree(e) < 0)
 				goto out;
 		}
 		if (st->shared) {   /* rank 0 holds the results, and writes them */
-			reducer_combine_ranks(s, acc, accv, nq, e);
+			reducer_combine_ranks(s, B.acc, B.accv, nq, e);
 			if (comm_agree(e) < 0)
 				goto out;
 			any = any && comm_rank() == 0;
@@ -177,18 +211,13 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 		}
 		if (y->shape.ndim == 0)
 			ocnt[0] = any;
-		reducer_write_result(s, ostart, ocnt, acc, accv, conv, e);
+		reducer_write_result(s, ostart, ocnt, B.acc, B.accv, B.conv, e);
 		if (comm_agree(e) < 0)
 			goto out;
 	}
 out:
 	where_mask_free(m);
-	free(valid);
-	free(accv);
-	free(raw);
-	free(data);
-	free(acc);
-	free(conv);
+	hold_free(&B.hold);
 	return comm_agree(e);
 }
 
@@ -224,22 +253,18 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	const struct shape *X = &x->shape;
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
-	int64_t in_elem = size + stage_scratch(x, t) + (s->mask.masked || s->mask.skip_fold ? 1 : 0) +
-			  (s->mask.where_arr ? where_mask_element_bytes(s->mask.where_arr) : 0);
-	int64_t out_elem = size + stage_scratch(s->out[0], t) + (s->mask.masked || s->mask.skip_fold ? 1 : 0);
+	struct dist_cost c = { .memory = memory, .widest = xsize > size ? xsize : size };
+	struct hold h;
+	hold_count(&h, &c);
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->fold.reduced[m])
 		m++;
 	if (chain_group(s, m)) {
 		s->fold.mode = REDUCE_CHAIN;
 		s->fold.kept_lead = m;
-		int64_t group = reducer_extent(X, s->fold.reduced, m, true);
-		/* a box's results: a group per GROUP elements, and two it cuts */
-		struct dist_cost c = {
-			.memory = memory, .fixed = chain_fixed_bytes(s, nranks) + 2 * out_elem,
-			.per_elem = in_elem + (group > 0 ? (out_elem + group - 1) / group : out_elem),
-			.widest = xsize > size ? xsize : size, .unit = 1,
-			.twin = chain_head_bytes(s, nranks) };
+		c.unit = 1;
+		c.twin = chain_head_bytes(s, nranks);
+		each_buffer(s, nranks, NULL, &h);
 		return dist_layout_make(X->ndim, X->dim, stage_chunks(x), &c, H5U_MAXDIM, nranks, where, e,
 					&s->blocks.split);
 	}
@@ -252,8 +277,7 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
 	unsigned how = DIST_CHUNK_BOXES | (whole_last ? DIST_WHOLE_LAST : 0) |
 		       (may_share(s) ? DIST_MAY_SHARE : 0);
-	struct dist_cost c = { .memory = memory, .per_elem = in_elem, .per_across = out_elem,
-			       .widest = xsize > size ? xsize : size };
+	each_buffer(s, nranks, NULL, &h);
 	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), &c, how, nranks, where, e,
 				&s->blocks.stream);
 }

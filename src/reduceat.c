@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "comm.h"
-#include "indexed.h"
+#include "hold.h"
 #include "iter.h"
 #include "masked.h"
 #include "reduceat.h"
@@ -95,6 +95,21 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+struct walk;
+static void each_buffer(const struct plan_step *s, int64_t rows, int64_t batch, struct walk *w,
+			struct hold *h);
+
+/* The bytes a column across holds with ROWS rows a block and BATCH results
+ * a batch: the sum of S's buffer list. */
+static int64_t column_bytes(const struct plan_step *s, int64_t rows, int64_t batch)
+{
+	struct dist_cost c = {0};
+	struct hold h;
+	hold_count(&h, &c);
+	each_buffer(s, rows, batch, NULL, &h);
+	return c.per_elem;
+}
+
 int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		    struct err *e)
 {
@@ -105,12 +120,10 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 			       "numpy.ma has no reduce of '%s' (nothing to fill its masked elements with), so no masked reduceat",
 			       s->uf->name);
 	stream_kind(s, r);
-	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	int64_t xs = dtype_size(x->dtype), ds = dtype_size(dt), ts = dtype_size(t), ws = dtype_size(r->wide);
-	/* bytes of a block element, of a result, of what a streamed fold keeps per element across */
-	int64_t c = ds + stage_scratch(x, dt) + s->mask.masked + (r->wide != t ? ws : 0);
-	int64_t o = ts + stage_scratch(s->out[0], t) + s->mask.masked;
-	int64_t extra = (r->stream == STREAM_PAIRWISE ? r->depth + 1 : 1) * ws;
+	int64_t xs = dtype_size(x->dtype), ds = dtype_size(s->loop->types[1]);
+	/* bytes of a column's row and result, of what a streamed fold keeps
+	 * per column */
+	int64_t extra = column_bytes(s, 0, 0), c = column_bytes(s, 1, 1) - extra;
 	int64_t dim[H5U_MAXDIM], chunk[H5U_MAXDIM];
 	bool chunked;
 	int n = across_space(x, r->axis, dim, chunk, &chunked);
@@ -120,7 +133,7 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 	/* rows a block holds: the longest segment and a few MiB across, as
 	 * the budget allows (a block may be one element across); fewer,
 	 * streamed, when the longest does not fit */
-	int64_t fit = (memory - extra) / (c + o);
+	int64_t fit = (memory - extra) / c;
 	int64_t rows = max64(r->longest, DIST_BLOCK_BYTES / (max64(across, 1) * widest));
 	rows = min64(min64(rows, fit), max64(r->extent, 1));
 	int64_t least = r->longest <= rows ? 1 : r->stream == STREAM_PAIRWISE ? r->pairwise_block : 1;
@@ -129,12 +142,14 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 			       "--memory %lld bytes is too small for one block "
 			       "(%lld rows of one element need %lld bytes)",
 			       (long long)memory, (long long)max64(least, 1),
-			       (long long)(max64(least, 1) * (c + o) + extra));
+			       (long long)(max64(least, 1) * c + extra));
 	r->block_rows = rows;
 	r->batch = max64(min64(r->nseg, rows), 1);
 	/* the boxes across: each element a column of a block's rows */
-	struct dist_cost cost = { .memory = memory, .per_elem = rows * c + r->batch * o + extra,
-				  .widest = rows * widest, .unit = rows };
+	struct dist_cost cost = { .memory = memory, .widest = rows * widest, .unit = rows };
+	struct hold h;
+	hold_count(&h, &cost);
+	each_buffer(s, rows, r->batch, NULL, &h);
 	if (dist_layout_make(n, dim, chunked ? chunk : NULL, &cost, H5U_MAXDIM, nranks, where, e,
 			     &r->across) < 0)
 		return -1;
@@ -166,7 +181,7 @@ struct walk {
 	uint8_t *accv;                     /* masked: which results have a valid element */
 	char *acc;                         /* a streamed fold: its values, wide ... */
 	char *stack;                       /* ... and a pairwise tree's partial sums */
-	struct indexed_buffers buffers;    /* all of the above that are allocated */
+	struct hold hold;                  /* all of the above that are allocated */
 };
 
 /* START/COUNT over the input of rows [LO, HI) of the box across (all 0
@@ -471,32 +486,33 @@ static int run_batch(struct walk *w, int64_t i, int64_t n, struct err *e)
 	return comm_agree(e);
 }
 
-/* The buffers of a walk, for the largest block and batch (NULL: one it
- * does not use). */
-static void walk_buffers(struct walk *w)
+/* Every buffer a walk of S holds, a column across's: a block of ROWS
+ * rows, a batch of BATCH results, a streamed fold's values; into H, with
+ * W's slots (W NULL: counting; a slot NULL: one it does not use). */
+static void each_buffer(const struct plan_step *s, int64_t rows, int64_t batch, struct walk *w,
+			struct hold *h)
 {
-	const struct plan_step *s = w->s;
-	const struct reduceat_plan *r = w->r;
-	struct indexed_buffers *b = &w->buffers;
-	size_t cols = (size_t)max64(r->across.lines_per_box * r->across.line, 1);
-	size_t block = cols * (size_t)r->block_rows, results = cols * (size_t)r->batch;
-	w->raw = indexed_alloc(b, block * (size_t)stage_scratch(s->in[0], w->dt));
-	w->data = indexed_alloc(b, block * (size_t)dtype_size(w->dt));
-	w->wdata = indexed_alloc(b, r->wide != w->t ? block * (size_t)dtype_size(r->wide) : 0);
-	w->valid = indexed_alloc(b, s->mask.masked ? block : 0);
-	w->out = indexed_alloc(b, results * (size_t)dtype_size(w->t));
-	w->conv = indexed_alloc(b, results * (size_t)stage_scratch(s->out[0], w->t));
-	w->accv = indexed_alloc(b, s->mask.masked ? results : 0);
-	w->acc = indexed_alloc(b, cols * (size_t)dtype_size(r->wide));
-	w->stack = indexed_alloc(b, r->stream == STREAM_PAIRWISE ?
-				 cols * (size_t)r->depth * (size_t)dtype_size(r->wide) : 0);
+	const struct reduceat_plan *r = s->reduceat;
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
+	int64_t ws = dtype_size(r->wide);
+	hold_buffer(h, DIST_PER_ELEM, rows * stage_scratch(s->in[0], dt), HOLD_SLOT(w, raw));
+	hold_buffer(h, DIST_PER_ELEM, rows * dtype_size(dt), HOLD_SLOT(w, data));
+	hold_buffer(h, DIST_PER_ELEM, r->wide != t ? rows * ws : 0, HOLD_SLOT(w, wdata));
+	hold_buffer(h, DIST_PER_ELEM, rows * s->mask.masked, HOLD_SLOT(w, valid));
+	hold_buffer(h, DIST_PER_ELEM, batch * dtype_size(t), HOLD_SLOT(w, out));
+	hold_buffer(h, DIST_PER_ELEM, batch * stage_scratch(s->out[0], t), HOLD_SLOT(w, conv));
+	hold_buffer(h, DIST_PER_ELEM, batch * s->mask.masked, HOLD_SLOT(w, accv));
+	hold_buffer(h, DIST_PER_ELEM, ws, HOLD_SLOT(w, acc));
+	hold_buffer(h, DIST_PER_ELEM, r->stream == STREAM_PAIRWISE ? r->depth * ws : 0, HOLD_SLOT(w, stack));
 }
 
 int reduceat_run(struct plan_step *s, struct err *e)
 {
 	const struct reduceat_plan *r = s->reduceat;
 	struct walk w = { .s = s, .r = r, .t = s->loop->types[0], .dt = s->loop->types[1] };
-	walk_buffers(&w);
+	hold_layout(&w.hold, &r->across);
+	each_buffer(s, r->block_rows, r->batch, &w, &w.hold);
+	hold_end(&w.hold);
 	int64_t lo, hi;
 	my_segments(r, &lo, &hi);
 	int64_t per_box = (hi - lo + r->batch - 1) / r->batch;
@@ -514,7 +530,7 @@ int reduceat_run(struct plan_step *s, struct err *e)
 		int64_t i = lo + k * r->batch;
 		run_batch(&w, i, mine ? min64(r->batch, hi - i) : 0, e);
 	}
-	indexed_free(&w.buffers);
+	hold_free(&w.hold);
 	return comm_agree(e);
 }
 

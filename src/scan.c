@@ -4,6 +4,7 @@
 
 #include "comm.h"
 #include "dist.h"
+#include "hold.h"
 #include "iter.h"
 #include "masked.h"
 #include "reducer.h"
@@ -126,10 +127,31 @@ static void scan_tiles(const struct plan_step *s, char *data, char *out, int ndi
  * its elements (VALID, masked) and of their running values (RUN,
  * skip_fold), and the last slice carried into the next block (CARRY,
  * CARRY_RUN). */
+/* What a run of an accumulation holds, allocated before the first box. */
 struct scan_buffers {
-	char *raw, *data, *out, *carry, *conv;
-	uint8_t *valid, *run, *carry_run;
+	char *raw, *data;      /* a block of the input: as stored, in the loop's second dtype */
+	char *out, *conv;      /* its results: in the loop's first dtype, and (to write) the output's */
+	uint8_t *valid;        /* masked: which of them are valid */
+	uint8_t *run;          /* skip_fold: which have taken an element */
+	char *carry;           /* the last slice of a block, carried into the next */
+	uint8_t *carry_run;    /* skip_fold: which of it have taken one */
+	struct hold hold;      /* every buffer above that the run allocated */
 };
+
+/* Every buffer a run of S holds, into H, with B's slots (B NULL:
+ * counting). */
+static void each_buffer(const struct plan_step *s, struct scan_buffers *B, struct hold *h)
+{
+	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
+	hold_buffer(h, DIST_PER_ELEM, stage_scratch(s->in[0], dt), HOLD_SLOT(B, raw));
+	hold_buffer(h, DIST_PER_ELEM, dtype_size(dt), HOLD_SLOT(B, data));
+	hold_buffer(h, DIST_PER_ELEM, dtype_size(t), HOLD_SLOT(B, out));
+	hold_buffer(h, DIST_PER_ELEM, stage_scratch(s->out[0], t), HOLD_SLOT(B, conv));
+	hold_buffer(h, DIST_PER_ELEM, s->mask.masked, HOLD_SLOT(B, valid));
+	hold_buffer(h, DIST_PER_ELEM, s->mask.skip_fold, HOLD_SLOT(B, run));
+	hold_buffer(h, DIST_PER_ACROSS, dtype_size(t), HOLD_SLOT(B, carry));
+	hold_buffer(h, DIST_PER_ACROSS, s->mask.skip_fold, HOLD_SLOT(B, carry_run));
+}
 
 /* Scan the block CNT of B->data into B->out, its first slice onto the
  * carry when CARRIED, else copied; then the carry is its last slice. */
@@ -227,22 +249,11 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
  * the bits NumPy's sequential fold has there. */
 int scan_run(struct plan_step *s, struct err *e)
 {
-	struct array *x = s->in[0], *y = s->out[0];
-	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
-	int size = dtype_size(t), dsize = dtype_size(dt);
 	const struct dist_stream *st = &s->blocks.stream;
-	int64_t qbox = st->across.lines_per_box * st->across.line;
-	size_t box = (size_t)(qbox * dist_stream_along_elems(st));
-	struct scan_buffers b = {
-		.raw = stage_scratch(x, dt) ? stage_alloc(box * (size_t)stage_scratch(x, dt)) : NULL,
-		.data = stage_alloc(box * (size_t)dsize),
-		.out = stage_alloc(box * (size_t)size),
-		.carry = stage_alloc((size_t)qbox * (size_t)size),
-		.conv = stage_scratch(y, t) ? stage_alloc(box * (size_t)stage_scratch(y, t)) : NULL,
-		.valid = s->mask.masked ? stage_alloc(box ? box : 1) : NULL,
-		.run = s->mask.skip_fold ? stage_alloc(box ? box : 1) : NULL,
-		.carry_run = s->mask.skip_fold ? stage_alloc(qbox ? (size_t)qbox : 1) : NULL,
-	};
+	struct scan_buffers b = {0};
+	hold_stream(&b.hold, st);
+	each_buffer(s, &b, &b.hold);
+	hold_end(&b.hold);
 	bool carried = st->shared && comm_rank() > 0;   /* a run that NumPy's fold enters */
 	struct dist_walk w;
 	dist_stream_across_start(st, comm_rank(), &w);
@@ -259,14 +270,7 @@ int scan_run(struct plan_step *s, struct err *e)
 		if (scan_walk(s, &b, qo, qc, any, carried, true, e) < 0)
 			break;
 	}
-	free(b.raw);
-	free(b.data);
-	free(b.out);
-	free(b.carry);
-	free(b.conv);
-	free(b.valid);
-	free(b.run);
-	free(b.carry_run);
+	hold_free(&b.hold);
 	return comm_agree(e);
 }
 
@@ -282,13 +286,13 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	enum dtype t = s->loop->types[0];
 	int64_t size = dtype_size(t), xsize = dtype_size(x->dtype);
 	enum dtype yt = s->out[0]->dtype;
-	int64_t elem = 2 * size + stage_scratch(x, t) + stage_scratch(s->out[0], t) +
-		       (s->mask.masked ? 1 : 0) + (s->mask.skip_fold ? 1 : 0);
 	int64_t widest = xsize > size ? xsize : size;
 	if (dtype_size(yt) > widest)
 		widest = dtype_size(yt);
-	struct dist_cost c = { .memory = memory, .per_elem = elem, .per_across = size + s->mask.skip_fold,
-			       .widest = widest };
+	struct dist_cost c = { .memory = memory, .widest = widest };
+	struct hold h;
+	hold_count(&h, &c);
+	each_buffer(s, NULL, &h);
 	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), &c,
 				ufunc_fold_exact(s->uf, t) && !s->mask.skip_fold ? DIST_MAY_SHARE : 0, nranks,
 				where, e, &s->blocks.stream);

@@ -400,3 +400,26 @@ setup_file() {
 		sys.exit(bad)
 	PY
 }
+
+@test "a reduction that reads its input in another dtype than it folds into (ldexp over int8: int32 read, float16 results) sizes its boxes by what it reads" {
+	np make ld.h5:/x int8 40,300
+	# an element of a box: 4 bytes as read and 1 as stored; a result, 2:
+	# 6000 bytes hold 3 rows of 300 (6000 / 1502), not the 6 that counting
+	# each element at the 2 bytes of a result and 1 stored made
+	run --separate-stderr h5ufunc check --memory 6000 - <<-'EOF'
+		steps:
+		  - {reduce: ldexp, in: ld.h5:/x, axis: 1, out: r.h5:/r}
+	EOF
+	assert_success
+	assert_line 'step 1: reduce ldexp, loop ei->e, casting same_kind, blocks of 300 along axis 1; across it, boxes (3,), 14 boxes, 1 of 1 ranks with work'
+	run --separate-stderr h5ufunc reduce ldexp ld.h5:/x --axis 1 --memory 2000 -o r.h5:/r
+	assert_error_once 2 'reduce ldexp: --memory 2000 bytes is too small for one block (one row of every array needs 2100 bytes)'
+	for n in 1 3; do
+		rm -f r.h5
+		mpi "$n" h5ufunc reduce ldexp ld.h5:/x --axis 1 --memory 6000 -o r.h5:/r || fail "$n ranks: exit status $?"
+		/usr/bin/python3 -c 'import h5py, numpy as np
+x = h5py.File("ld.h5")["x"][()]
+r, want = h5py.File("r.h5")["r"][()], np.ldexp.reduce(x, axis=1)
+assert r.dtype == want.dtype and r.tobytes() == want.tobytes(), (r, want)' || fail "$n ranks: not NumPy's bits"
+	done
+}

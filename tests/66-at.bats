@@ -74,6 +74,26 @@ setup_file() {
 	assert_success
 }
 
+@test "a round holds what its updates cost: rounds sized by the buffers allocated, on 1 and 3 ranks" {
+	fixture big.h5
+	# An update of big.h5 costs 58 bytes: its two indices as int64 (16), as
+	# read from int32 and int16 (6) and unpacked (16), b as read and in the
+	# loop's float32 (8), its target element (8) and rank (4); on 3 ranks
+	# also an entry sent (16) and one received from each rank (48), and
+	# each rank's range and counts (120 bytes in all); one rank has only
+	# its range (16).  --memory 64K: the target's boxes of 40 rows (32000
+	# bytes) leave 33536, rounds of (33536 - 16) / 58 = 577 and
+	# (33536 - 120) / 122 = 273 updates.
+	local recipe='steps:\n  - at: add\n    in: [big.h5:/t, big.h5:/v]\n    indices: [big.h5:/iy, big.h5:/ix]\n'
+	run --separate-stderr h5u check --memory 64K <(printf "$recipe")
+	assert_success
+	assert_line "step 1: at add, loop ff->f, casting unsafe, 120000 updates (index space (120000,)) in rounds of 577 per rank; the target in 8 passes of 8 boxes, 1 of 1 ranks holding one"
+	printf "$recipe" >r.yaml
+	run --separate-stderr mpi 3 h5ufunc check --memory 64K r.yaml
+	assert_success
+	assert_line "step 1: at add, loop ff->f, casting unsafe, 120000 updates (index space (120000,)) in rounds of 273 per rank; the target in 3 passes of 9 boxes, 3 of 3 ranks holding one"
+}
+
 @test "one-liners: index datasets, literal lists, unary ufuncs, numbers; --json counts" {
 	fixture g.h5
 	cp g.h5 before.h5

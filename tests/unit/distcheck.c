@@ -20,13 +20,21 @@
  *    every rank): the same tiling, each rank's along boxes one contiguous
  *    run in C order, the runs in rank order; narrow runs across never cut
  *    ((200000, 3) and (4, 300000, 3)); shared where dealing across would
- *    idle ranks, with every rank busy and within 25%.
+ *    idle ranks, with every rank busy and within 25%;
+ *  - what a stream holds (dist_stream_bytes: its fixed bytes, its array
+ *    and across boxes, a shared stream's partials) within its budget;
+ *  - hold.h: one list of buffers, counted into a budget and then allocated
+ *    over the layout or stream it sized, holds what was counted, each
+ *    buffer in its slot, none for a buffer held elsewhere or of no bytes.
  */
 #include <stdint.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "check.h"
 #include "dist.h"
+#include "../../src/hold.h"
 
 /* dist_layout_make with every element of a box costing PER bytes. */
 static int layout(int ndim, const int64_t *dim, const int64_t *chunk, int64_t memory, int64_t fixed,
@@ -365,6 +373,12 @@ static void check_stream_budget(const struct dist_stream *s, int64_t memory)
 	      dist_layout_bytes(&s->across) <= memory, "a box across holds %lld bytes of %lld (%lld each)",
 	      (long long)dist_layout_bytes(&s->across), (long long)memory,
 	      (long long)s->across.cost.per_elem);
+	int64_t across = s->across.lines_per_box * s->across.line;
+	CHECK(dist_stream_held_elems(s, DIST_PER_ACROSS) == across &&
+	      dist_stream_held_elems(s, DIST_PER_ELEM) == across * dist_stream_along_elems(s) &&
+	      dist_stream_bytes(s) == dist_layout_bytes(&s->across) && dist_stream_bytes(s) <= memory,
+	      "a stream holds %lld bytes of %lld, its box across %lld", (long long)dist_stream_bytes(s),
+	      (long long)memory, (long long)dist_layout_bytes(&s->across));
 }
 
 /* One stream being walked by check_stream: the array's extents, what the
@@ -654,6 +668,100 @@ static void check_streams_chunked(void)
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
 }
 
+/* ---- hold.h: one list, counted and allocated ---------------------------- */
+
+/* A pass's buffers: two of a box, one across, one of a tile, one held
+ * whole, one held elsewhere (no slot) and one of no bytes. */
+struct listed {
+	char *box;
+	uint8_t *mask;
+	double *across;
+	char *tile, *whole, *none;
+	struct hold hold;
+};
+
+static void list_buffers(struct listed *B, struct hold *h, bool stream)
+{
+	hold_buffer(h, DIST_PER_ELEM, 8, HOLD_SLOT(B, box));
+	hold_buffer(h, DIST_PER_ELEM, 1, HOLD_SLOT(B, mask));
+	hold_buffer(h, DIST_PER_ELEM, 2, NULL);
+	hold_buffer(h, stream ? DIST_PER_ACROSS : DIST_PER_TILE, 8, HOLD_SLOT(B, across));
+	if (!stream)
+		hold_buffer(h, DIST_PER_TILE, 4, HOLD_SLOT(B, tile));
+	hold_buffer(h, DIST_FIXED, 1000, HOLD_SLOT(B, whole));
+	hold_buffer(h, DIST_PER_ELEM, 0, HOLD_SLOT(B, none));
+}
+
+/* The list over SHAPE (along ALONG: a stream) on NRANKS within MEMORY:
+ * counted, laid out, allocated; what is held is what was counted, every
+ * slot filled but the one of no bytes. */
+static void check_hold(int ndim, const int64_t *dim, const bool *along, int nranks, int64_t memory)
+{
+	struct dist_cost c = { .memory = memory, .tile = 8192, .widest = 8 };
+	struct hold h;
+	struct dist_layout l;
+	struct dist_stream st;
+	struct err e = {0};
+	hold_count(&h, &c);
+	CHECK(hold_counting(&h), "a counting hold");
+	list_buffers(NULL, &h, along != NULL);
+	CHECK(c.fixed == 1000 && c.per_elem == 11 && c.per_tile + c.per_across == (along ? 8 : 12),
+	      "the sum of the list: %lld %lld %lld %lld", (long long)c.fixed, (long long)c.per_elem,
+	      (long long)c.per_tile, (long long)c.per_across);
+	int rc = along ? dist_stream_make(ndim, dim, along, NULL, &c, 0, nranks, "w", &e, &st)
+		       : dist_layout_make(ndim, dim, NULL, &c, H5U_MAXDIM, nranks, "w", &e, &l);
+	if (rc < 0) {
+		CHECK(memory < 1000 + 64 * 31, "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
+		return;
+	}
+	struct listed B;
+	memset(&B, 0xff, sizeof B);
+	if (along)
+		hold_stream(&B.hold, &st);
+	else
+		hold_layout(&B.hold, &l);
+	CHECK(!hold_counting(&B.hold), "an allocating hold");
+	list_buffers(&B, &B.hold, along != NULL);
+	hold_end(&B.hold);
+	int64_t counted = along ? dist_stream_bytes(&st) : dist_layout_bytes(&l);
+	CHECK(B.hold.held == counted && counted <= memory, "held %lld, counted %lld, budget %lld",
+	      (long long)B.hold.held, (long long)counted, (long long)memory);
+	CHECK(B.box && B.mask && B.across && B.whole && !B.none && (along || B.tile) &&
+	      B.hold.nowned == (size_t)(along ? 4 : 5), "slots: %zu buffers", B.hold.nowned);
+	int64_t elems = along ? dist_stream_held_elems(&st, DIST_PER_ELEM) : dist_held_elems(&l, DIST_PER_ELEM);
+	memset(B.box, 1, (size_t)(8 * elems));   /* as large as the boxes (the sanitizers see) */
+	memset(B.whole, 1, 1000);
+	hold_free(&B.hold);
+	CHECK(B.hold.nowned == 0 && !B.hold.owned, "hold_free leaves %zu", B.hold.nowned);
+}
+
+static void check_holds(void)
+{
+	static const int64_t shapes[][4] = { { 0 }, { 1, 70001 }, { 2, 5, 0 }, { 3, 40, 30, 20 } };
+	static const int64_t memories[] = { 1000, 1000 + 64 * 31, 20000, 1 << 20 };
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+		int nd = (int)shapes[i][0];
+		bool along[H5U_MAXDIM] = { nd > 1 };
+		for (int nranks = 1; nranks <= 3; nranks++)
+			for (size_t m = 0; m < sizeof memories / sizeof *memories; m++) {
+				check_hold(nd, shapes[i] + 1, NULL, nranks, memories[m]);
+				check_hold(nd, shapes[i] + 1, along, nranks, memories[m]);
+			}
+	}
+	/* a stream keeps its fixed bytes beside its boxes */
+	int64_t dim[] = { 1000, 100 };
+	bool along[] = { true, false };
+	struct dist_cost c = { .memory = 100000, .fixed = 60000, .per_elem = 8, .per_across = 8, .widest = 8 };
+	struct dist_stream st;
+	struct err e = {0};
+	CHECK(dist_stream_make(2, dim, along, NULL, &c, 0, 1, "w", &e, &st) == 0 &&
+	      dist_stream_bytes(&st) <= c.memory && dist_stream_bytes(&st) > c.fixed,
+	      "a stream with 60000 fixed bytes of 100000 holds %lld", (long long)dist_stream_bytes(&st));
+	c.fixed = 100000 - 64 * 16 + 1;
+	CHECK(dist_stream_make(2, dim, along, NULL, &c, 0, 1, "w", &e, &st) < 0 &&
+	      strstr(e.msg, "(64 elements of every array need 100001 bytes)"), "%s", e.msg);
+}
+
 int main(void)
 {
 	check_layouts_grid();
@@ -663,5 +771,6 @@ int main(void)
 	check_streams_floor();
 	check_streams_narrow();
 	check_streams_chunked();
+	check_holds();
 	return check_done();
 }
