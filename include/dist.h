@@ -73,6 +73,15 @@ void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes);
  * 1, a chunk's run of lines (align) keeps the shares even and the budget
  * holds it, the lines are dealt in whole runs of align lines and the boxes
  * hold whole runs, so each chunk lies in one box of one rank.
+ *
+ * Such a box may be far larger than boxes stop growing at (a chunk row of
+ * a wide array: 256 rows of 32768), and cold in the core's caches from the
+ * read's gather out of HDF5's chunk cache to the write.  When the chunks
+ * also cut the last axis (after the split one), SLICE is a width along it:
+ * whole chunk columns, as many as make a box of about the size boxes stop
+ * growing at; a pass may read and compute its box a slice (the box's
+ * extents, the last one cut into runs of SLICE) at a time, each chunk
+ * still in one slice.  0: the box is one slice.
  */
 struct dist_layout {
 	int ndim;                  /* of the space, at least 1 */
@@ -82,6 +91,8 @@ struct dist_layout {
 	int64_t lines;             /* in the space */
 	int64_t lines_per_box;     /* >= 1, at most dim[axis]; a multiple of align */
 	int64_t align;             /* lines are dealt in runs of this many (a chunk's) */
+	int64_t slice;             /* > 0: boxes may be computed in slices this wide
+				      along the last axis (whole chunk columns) */
 	int nranks;
 	int64_t nboxes;            /* boxes every rank steps through (the most any rank has) */
 	int64_t total_boxes;       /* boxes of all ranks */
@@ -110,6 +121,13 @@ int64_t dist_layout_bytes(const struct dist_layout *l);
  * the boxes follow when they can. */
 int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
 		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l);
+
+/* Slices (see above) a box of L is computed in: 1 when L->slice is 0. */
+int64_t dist_slices(const struct dist_layout *l);
+/* Slice J of the box START/COUNT over L's space, into SSTART/SCOUNT; an
+ * empty box's slices are empty. */
+void dist_slice(const struct dist_layout *l, const int64_t *start, const int64_t *count, int64_t j,
+		int64_t *sstart, int64_t *scount);
 
 /* Rank RANK's walk through its boxes: dist_walk_start, then dist_walk_next
  * L->nboxes times; past the rank's end (or a rank with no lines) the box is

@@ -4,7 +4,9 @@
  * A step is a program of ops (plan_op) over the step's inputs.  Its index
  * space is cut into boxes (dist.h's layout, kept in the step's split) and
  * each rank streams its boxes; within a box the ops run tile by tile, so
- * that what one op hands the next stays in the cache.  Inputs that
+ * that what one op hands the next stays in the cache.  A box that holds
+ * whole chunk rows is read and computed in the layout's slices of whole
+ * chunk columns, which stay in the cache too (elementwise_slices).  Inputs that
  * broadcast are read whole, once, while they take at most an eighth of the
  * budget; the others box by box.  Reductions fused into the step (reduce.h's
  * reducers) are fed each box, which then holds whole rows.
@@ -33,6 +35,11 @@ enum dtype elementwise_source_dtype(const struct plan_step *s, struct op_src src
  * (dist.h) does not fit. */
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		       struct err *e);
+/* The slices S's boxes are read and computed in (dist.h; 1: each box
+ * whole), and whether each slice's results are written as it is done
+ * (*BY_SLICE: its outputs are in the chunks the slices follow) or a box's
+ * once the box is (held at their place in the box's buffers). */
+int64_t elementwise_slices(const struct plan_step *s, bool *by_slice);
 /* Run S.  Collective. */
 int elementwise_run(struct plan_step *s, struct err *e);
 

@@ -191,6 +191,40 @@ static void follow_chunks(struct dist_layout *l, const int64_t *chunk, int64_t c
 	}
 }
 
+/* The width along the last axis of L's slices (dist.h): whole chunk
+ * columns of CHUNK, as many as make about TARGET elements of a box; 0 when
+ * a box holds no more, or the chunks do not cut the last axis after the
+ * split one. */
+static int64_t slice_width(const struct dist_layout *l, const int64_t *chunk, int64_t target)
+{
+	int last = l->ndim - 1;
+	int64_t d = l->dim[last], c = chunk[last];
+	if (l->align <= 1 || last <= l->axis || c <= 0 || c >= d || l->lines_per_box * l->line <= target)
+		return 0;
+	int64_t column = l->lines_per_box * (l->line / d) * c;   /* a box's chunk column */
+	int64_t k = target / column > 1 ? target / column : 1;
+	return k * c < d ? k * c : 0;
+}
+
+int64_t dist_slices(const struct dist_layout *l)
+{
+	int64_t w = l->slice;
+	return w > 0 ? (l->dim[l->ndim - 1] + w - 1) / w : 1;
+}
+
+void dist_slice(const struct dist_layout *l, const int64_t *start, const int64_t *count, int64_t j,
+		int64_t *sstart, int64_t *scount)
+{
+	int last = l->ndim - 1;
+	memcpy(sstart, start, sizeof *start * (size_t)l->ndim);
+	memcpy(scount, count, sizeof *count * (size_t)l->ndim);
+	if (l->slice <= 0 || count[last] == 0)
+		return;
+	int64_t at = j * l->slice, n = count[last] - at;
+	sstart[last] = start[last] + at;
+	scount[last] = n < l->slice ? n : l->slice;
+}
+
 /* Boxes of at least 64 elements (or all; one unit in a space of units),
  * shares even within SMALL_SHARE elements (of units' elements), boxes that
  * stop growing at C's target of the widest array. */
@@ -254,8 +288,11 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const s
 		lpb = l->dim[axis];
 	l->lines_per_box = lpb > 0 ? lpb : 1;
 	l->align = whole ? l->dim[axis] : 1;   /* whole: one run of lines, rank 0's */
-	if (chunk && total > 0 && !whole)
+	if (chunk && total > 0 && !whole) {
 		follow_chunks(l, chunk, cap, total);
+		if (c->unit == 0 && widest > 0)
+			l->slice = slice_width(l, chunk, target_bytes / widest);
+	}
 	for (int r = 0; r < nranks; r++) {
 		int64_t first, count;
 		dist_layout_share(l, r, &first, &count);

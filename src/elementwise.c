@@ -90,6 +90,63 @@ static bool whole_result(const struct plan_step *s, struct op_src src)
 	       ((s->mask.has_where || s->mask.masked) && src_equal(s->mask.print_src, src));
 }
 
+/* ---- slices of a box ------------------------------------------------- */
+
+/* Does X (not NULL) have the chunks CHUNK of a space of NDIM axes? */
+static bool in_chunks(const int64_t *x, const int64_t *chunk, int ndim)
+{
+	return x && memcmp(x, chunk, sizeof *chunk * (size_t)ndim) == 0;
+}
+
+/* Is output K of S written in the chunks CHUNK, uncompressed (each box of
+ * a compressed output is a round of HDF5's collective calls)? */
+static bool output_in_chunks(const struct plan_step *s, int k, const int64_t *chunk)
+{
+	const struct array *y = s->out[k];
+	return in_chunks(stage_chunks(y), chunk, s->shape.ndim) &&
+	       !(y->create ? y->compression.on : y->stored_filtered);
+}
+
+/* A box that follows the chunks may hold whole chunk rows, tens of MiB of
+ * each array, walked cold by the read's gather out of HDF5's chunk cache,
+ * the ops and the write; slices of whole chunk columns (dist.h) stay in
+ * the core's caches.  S takes them when its boxes
+ * are plain (no fused reduction, which folds whole boxes; no where= or
+ * mask) and every input read by boxes is a dataset of its whole shape in
+ * the chunks the slices follow (another would be read in short pieces of
+ * its rows).  Outputs in those chunks are written a slice at a time;
+ * otherwise (a contiguous output: its rows whole) a box at a time, the
+ * whole results held at their place in a box's buffer, so no op may take
+ * one in another dtype (its cast reads a tile's elements contiguous). */
+int64_t elementwise_slices(const struct plan_step *s, bool *by_slice)
+{
+	const struct dist_layout *l = &s->blocks.split;
+	const int64_t *chunk = pass_chunks(s);
+	int nd = s->shape.ndim;
+	*by_slice = true;
+	if (l->slice == 0 || !chunk || s->fused.nred > 0 || s->mask.has_where || s->mask.masked ||
+	    s->mask.out)
+		return 1;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) &&
+		    !(in_chunks(stage_chunks(x), chunk, nd) && shape_equal(&x->shape, &s->shape)))
+			return 1;
+	}
+	for (int k = 0; k < s->nout; k++)
+		*by_slice = *by_slice && output_in_chunks(s, k, chunk);
+	for (int j = 0; j < s->prog.nops && !*by_slice; j++) {
+		const struct plan_op *op = &s->prog.ops[j];
+		for (int k = 0; k < op->nin; k++)
+			if (src_is_result(op->src[k]) && whole_result(s, op->src[k]) &&
+			    elementwise_source_dtype(s, op->src[k]) != op->loop->types[k]) {
+				*by_slice = true;
+				return 1;
+			}
+	}
+	return dist_slices(l);
+}
+
 /* ---- what a run holds ------------------------------------------------- */
 
 struct input_buf {
@@ -105,8 +162,14 @@ struct input_buf {
 struct buffers {
 	int ndim;                        /* the step's rank, at least 1 */
 	const struct dist_layout *l;
-	int64_t line, box_lines, tile;   /* elements per line; lines per box, per tile */
-	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM];   /* the current box */
+	int64_t line, box_lines, tile;   /* elements per line; lines per box; lines per
+					    tile (of a slice's lines) */
+	int64_t slices;                  /* a box is read and computed in this many slices */
+	bool by_slice;                   /* ... and written a slice at a time (dist.h) */
+	int64_t bo[H5U_MAXDIM], bc[H5U_MAXDIM];   /* the current box */
+	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM];     /* the current slice of it */
+	int64_t wo[H5U_MAXDIM], wc[H5U_MAXDIM];   /* what the whole results hold: the
+						     slice, or the box */
 	struct input_buf in[RECIPE_MAXIN];
 	size_t ntmp, nconv;
 	char **tmp;                      /* op results, at src_slot: a box or a tile */
@@ -313,7 +376,11 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	B->ndim = l->ndim;
 	B->line = l->line;
 	B->box_lines = l->lines_per_box;
-	B->tile = dist_tile_lines(l);
+	B->slices = elementwise_slices(s, &B->by_slice);
+	/* a tile of a slice's lines: no more elements than a tile's buffers hold */
+	int64_t line = B->slices > 1 ? l->line / l->dim[l->ndim - 1] * l->slice : l->line;
+	B->tile = line > 0 ? dist_held_elems(l, DIST_PER_TILE) / line : 1;
+	B->tile = B->tile < 1 ? 1 : B->tile < B->box_lines ? B->tile : B->box_lines;
 	int64_t boxmax[H5U_MAXDIM];
 	for (int i = 0; i < B->ndim; i++)
 		boxmax[i] = i < l->axis ? 1 : i == l->axis ? B->box_lines : l->dim[i];
@@ -393,10 +460,24 @@ static ptrdiff_t buffer_offset(int ndim, const int64_t *dims, const int64_t *ext
 	return off;
 }
 
-/* Operand K of op J over the tile at P of extents TILE (the tile's lines
- * start R lines into the box): *BASE and its strides ST, cast to the loop's
- * dtype. */
-static void op_operand(const struct plan_step *s, const struct buffers *B, int j, int k, int64_t r,
+/* Where op result SLOT (SIZE bytes an element) holds the tile at P of
+ * extents TILE, and in *EXT the extents of what holds it: a result the
+ * step writes or reduces holds the slice or the box (B's WO/WC), another
+ * the tile. */
+static char *result_at(const struct buffers *B, int slot, int size, const int64_t *p,
+		       const int64_t *tile, const int64_t **ext)
+{
+	if (!B->whole_tmp[slot]) {
+		*ext = tile;
+		return B->tmp[slot];
+	}
+	*ext = B->wc;
+	return B->tmp[slot] + buffer_offset(B->ndim, B->l->dim, B->wc, B->wo, p, size);
+}
+
+/* Operand K of op J over the tile at P of extents TILE: *BASE and its
+ * strides ST, cast to the loop's dtype. */
+static void op_operand(const struct plan_step *s, const struct buffers *B, int j, int k,
 		       const int64_t *p, const int64_t *tile, char **base, ptrdiff_t *st)
 {
 	const struct plan_op *op = &s->prog.ops[j];
@@ -410,9 +491,9 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 	int64_t ext[H5U_MAXDIM];   /* what *BASE holds around the tile */
 	char *c = B->conv[j * RECIPE_MAXIN + k];
 	memcpy(ext, tile, sizeof ext);
+	const int64_t *sext = ext;   /* the extents its strides are taken from */
 	if (src_is_result(src)) {
-		int slot = src_slot(src);
-		*base = B->tmp[slot] + (B->whole_tmp[slot] ? r * B->line * dtype_size(from) : 0);
+		*base = result_at(B, src_slot(src), dtype_size(from), p, tile, &sext);
 	} else {
 		const struct input_buf *in = &B->in[src.input];
 		/* the tile's part of the input: 1 where it broadcasts */
@@ -432,26 +513,28 @@ static void op_operand(const struct plan_step *s, const struct buffers *B, int j
 			c = NULL;
 		}
 	}
-	if (c) {
+	if (c) {   /* (a result held in a box's buffer is never cast: elementwise_slices) */
 		dtype_cast(from, *base, dtype_size(from), t, c, dtype_size(t),
 			   (size_t)stage_box_size(B->ndim, ext));
 		*base = c;
+		sext = ext;
 	}
-	iter_contiguous(B->ndim, ext, tile, dtype_size(t), st);
+	iter_contiguous(B->ndim, sext, tile, dtype_size(t), st);
 }
 
-/* Op J's operands and results over the tile at P of extents TILE (R lines
- * into the box): BASE and strides ST. */
-static void op_args(struct plan_step *s, struct buffers *B, int j, int64_t r, const int64_t *p,
+/* Op J's operands and results over the tile at P of extents TILE: BASE and
+ * strides ST. */
+static void op_args(struct plan_step *s, struct buffers *B, int j, const int64_t *p,
 		    const int64_t *tile, char **base, iter_strides *st)
 {
 	const struct plan_op *op = &s->prog.ops[j];
 	for (int k = 0; k < op->nin; k++)
-		op_operand(s, B, j, k, r, p, tile, &base[k], st[k]);
+		op_operand(s, B, j, k, p, tile, &base[k], st[k]);
 	for (int k = 0; k < op->nout; k++) {
-		int o = src_slot(src_result(j, k)), size = dtype_size(op->loop->types[op->nin + k]);
-		base[op->nin + k] = B->tmp[o] + (B->whole_tmp[o] ? r * B->line * size : 0);
-		iter_contiguous(B->ndim, tile, tile, size, st[op->nin + k]);
+		int size = dtype_size(op->loop->types[op->nin + k]);
+		const int64_t *ext;
+		base[op->nin + k] = result_at(B, src_slot(src_result(j, k)), size, p, tile, &ext);
+		iter_contiguous(B->ndim, ext, tile, size, st[op->nin + k]);
 	}
 }
 
@@ -459,14 +542,13 @@ static void op_args(struct plan_step *s, struct buffers *B, int j, int64_t r, co
  * its result (SEL, C-ordered over TILE): the fault one of them raises, if
  * any.  Taken only after op J raised one, so never on the fast path. */
 static enum ufunc_fault fault_where_selected(struct plan_step *s, struct buffers *B, int j,
-					     int64_t r, const int64_t *p, const int64_t *tile,
-					     const uint8_t *sel)
+					     const int64_t *p, const int64_t *tile, const uint8_t *sel)
 {
 	const struct plan_op *op = &s->prog.ops[j];
 	char *base[UF_MAXARGS], *args[UF_MAXARGS];
 	iter_strides st[UF_MAXARGS];
 	ptrdiff_t one[UF_MAXARGS] = {0};
-	op_args(s, B, j, r, p, tile, base, st);
+	op_args(s, B, j, p, tile, base, st);
 	int nargs = op->nin + op->nout, nd = B->ndim;
 	int64_t idx[H5U_MAXDIM] = {0}, n = stage_box_size(nd, tile);
 	enum ufunc_fault f = UFERR_NONE;
@@ -486,7 +568,7 @@ static enum ufunc_fault fault_where_selected(struct plan_step *s, struct buffers
 	return f;
 }
 
-/* Every op of S over the tile of lines [R, R+N) of the box.  With where=
+/* Every op of S over the tile of lines [R, R+N) of the slice.  With where=
  * or masks, a fault raised by the step's own program counts only where the
  * step computes its result (NumPy does not compute the others). */
 static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t n, struct err *e)
@@ -502,7 +584,7 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 		const struct plan_op *op = &s->prog.ops[j];
 		char *base[UF_MAXARGS];
 		iter_strides st[UF_MAXARGS];
-		op_args(s, B, j, r, p, tile, base, st);
+		op_args(s, B, j, p, tile, base, st);
 		iter_loop(op->loop->fn, op->nin + op->nout, base, B->ndim, tile, st);
 		enum ufunc_fault f = ufunc_take_error();
 		B->faulted[j] = f != UFERR_NONE && selective && j < s->prog.own_ops;
@@ -512,7 +594,7 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 	}
 	const uint8_t *sel = any ? (const uint8_t *)B->tmp[src_slot(s->mask.print_src)] + r * B->line : NULL;
 	for (int j = 0; any && j < s->prog.nops; j++) {
-		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, r, p, tile, sel) : UFERR_NONE;
+		enum ufunc_fault f = B->faulted[j] ? fault_where_selected(s, B, j, p, tile, sel) : UFERR_NONE;
 		if (f != UFERR_NONE)
 			err_set_at(e, EXIT_RUN, s->prog.ops[j].loc, s->prog.ops[j].where, "%s",
 				   ufunc_fault_message(f));
@@ -623,23 +705,59 @@ static void announce_writes(struct plan_step *s, const struct buffers *B)
 		}
 }
 
+/* Make slice J of B's box the current one, and say what the whole results
+ * hold: the slice, or the box when they are written a box at a time. */
+static void slice_of(struct buffers *B, int64_t j)
+{
+	if (B->slices > 1) {
+		dist_slice(B->l, B->bo, B->bc, j, B->o, B->c);
+	} else {
+		memcpy(B->o, B->bo, sizeof B->o);
+		memcpy(B->c, B->bc, sizeof B->c);
+	}
+	memcpy(B->wo, B->by_slice ? B->o : B->bo, sizeof B->wo);
+	memcpy(B->wc, B->by_slice ? B->c : B->bc, sizeof B->wc);
+}
+
+/* The results of B's slice, or of its box when they are written a box at
+ * a time (WHOLE): fed to the reductions and, when every rank has done
+ * without an error, written. */
+static int finish(struct plan_step *s, struct buffers *B, bool whole, struct err *e)
+{
+	if (whole) {
+		memcpy(B->o, B->bo, sizeof B->o);
+		memcpy(B->c, B->bc, sizeof B->c);
+	}
+	feed_reductions(s, B, e);
+	if (comm_agree(e) < 0)
+		return -1;
+	write_box(s, B, e);
+	return 0;
+}
+
+/* Each box of the run, a slice at a time: its inputs read and its ops run
+ * over tiles of the slice's lines, its results written a slice or a box at
+ * a time. */
 int elementwise_run(struct plan_step *s, struct err *e)
 {
 	struct buffers B;
 	alloc_buffers(s, &B, e);
 	announce_writes(s, &B);
+	const struct dist_layout *l = &s->blocks.split;
 	struct dist_walk w;
-	dist_walk_start(&s->blocks.split, comm_rank(), &w);
-	for (int64_t b = 0; b < s->blocks.split.nboxes; b++) {
-		bool any = dist_walk_next(&w, B.o, B.c);
-		int64_t n = any ? B.c[B.l->axis] : 0;
-		read_box(s, &B, e);
-		for (int64_t r = 0; r < n && !e->status; r += B.tile)
-			run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
-		feed_reductions(s, &B, e);
-		if (comm_agree(e) < 0)
-			break;
-		write_box(s, &B, e);
+	dist_walk_start(l, comm_rank(), &w);
+	bool stop = false;
+	for (int64_t b = 0; b < l->nboxes && !stop; b++) {
+		dist_walk_next(&w, B.bo, B.bc);
+		for (int64_t j = 0; j < B.slices && !stop; j++) {
+			slice_of(&B, j);
+			int64_t n = B.c[l->axis];
+			read_box(s, &B, e);
+			for (int64_t r = 0; r < n && !e->status; r += B.tile)
+				run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
+			stop = B.by_slice && finish(s, &B, false, e) < 0;
+		}
+		stop = stop || (!B.by_slice && finish(s, &B, true, e) < 0);
 	}
 	for (int k = 0; k < s->fused.nred && !e->status; k++)
 		reducer_finish(B.red[k], e);

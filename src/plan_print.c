@@ -6,6 +6,7 @@
 #include "at.h"
 #include "chain.h"
 #include "contract.h"
+#include "elementwise.h"
 #include "planner.h"
 #include "reduceat.h"
 
@@ -64,6 +65,19 @@ static void print_box_shape(FILE *f, const struct dist_layout *l)
 static void print_boxes(FILE *f, const struct dist_layout *l)
 {
 	print_box_shape(f, l);
+	fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
+}
+
+/* An elementwise pass's boxes, and the slices they are computed in. */
+static void print_pass(FILE *f, const struct plan_step *pass)
+{
+	const struct dist_layout *l = &pass->blocks.split;
+	bool by_slice;
+	int64_t n = elementwise_slices(pass, &by_slice);
+	print_box_shape(f, l);
+	if (n > 1)
+		fprintf(f, " in %lld slices %lld wide, written a %s at a time", (long long)n,
+			(long long)l->slice, by_slice ? "slice" : "box");
 	fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
 }
 
@@ -161,7 +175,7 @@ void plan_print(const struct plan *p, FILE *f)
 		} else if (s->contract) {
 			contract_print(s, f);
 		} else
-			print_boxes(f, &pass->blocks.split);
+			print_pass(f, pass);
 		for (int k = 0; k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);
 		for (int k = 0; k < s->nout; k++)

@@ -171,3 +171,43 @@ check_reads() {
 	zlib=$(ref stored o.h5 /w)
 	((ours != zlib)) || fail "libdeflate and zlib both compressed /w to $ours bytes"
 }
+
+@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
+	cp "$BATS_FILE_TMPDIR/sl.h5" .
+	cat >sl.yaml <<-'EOF'
+		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb}
+		steps:
+		  - expr: sqrt(p*p + pb*pb)
+		    out: o.h5:/w1
+		  - expr: v * 2 + 1
+		    out: v
+		  - expr: vb - v
+		    chunks: [1, 256, 48]
+		    out: o.h5:/d
+	EOF
+	# one process: 1 MiB slices (480 columns) of both passes; 2 ranks: 4
+	# MiB ones of the 2-d pass (five chunk rows: one rank walks an empty
+	# box's slices), the 3-d one's boxes 1.2 MiB; 3 ranks deal the five
+	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices
+	run --separate-stderr h5u check --memory 20M sl.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 5 slices 480 wide, written a box at a time, 1 of 1 ranks with work$'
+	assert_line --regexp '^step 2: expr add, .*, boxes \(1, 256, 600\), 4 boxes in 2 slices 480 wide, written a slice at a time, 1 of 1 ranks with work$'
+	run --separate-stderr mpi 2 h5ufunc check --memory 20M sl.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 2 slices 2040 wide, written a box at a time, 2 of 2 ranks with work$'
+	local n jobs=()
+	for n in 0 2 3 4; do
+		mkdir "r$n"
+		cp sl.h5 sl.yaml "r$n/"
+		if ((n == 0)); then
+			(cd r0 && h5u run --memory 20M sl.yaml) || fail "one process: exit status $?"
+		else
+			(cd "r$n" && mpi "$n" h5ufunc run --memory 20M sl.yaml) || fail "$n ranks: exit status $?"
+		fi
+		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)"
+			:: same sl.h5 "r$n/sl.h5" /v "v * 2 + 1" /p p)
+	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}

@@ -20,7 +20,11 @@ Jobs:
                   chunks (64, 1024) written by h5py (zlib), and DIR/zs.h5:
                   /c (960, 1024) in chunks (64, 1024) with shuffle and
                   deflate (netCDF's pair), never written, and /A, /B
-                  (32768, 4096), never written, for plans
+                  (32768, 4096), never written, for plans; DIR/sl.h5:
+                  float64 /p, /pb (1280, 2100) in chunks (256, 40) and /v,
+                  /vb (2, 300, 600) in (1, 256, 48): chunk rows larger
+                  than a box stops growing at, computed in slices of chunk
+                  columns, the last one narrower
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
                   trace=openat,open,pread64,read -o PREFIX` (every process
@@ -66,6 +70,10 @@ def make(d):
                          compression_opts=1, shuffle=True)
         for name in 'AB':
             f.create_dataset(name, (32768, 4096), dtype='f8', chunks=(256, 64))
+    with h5py.File(f'{d}/sl.h5', 'w') as f:
+        for name, shape, chunks in (('p', (1280, 2100), (256, 40)), ('v', (2, 300, 600), (1, 256, 48))):
+            for suffix in ('', 'b'):
+                f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
 
 
 OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')

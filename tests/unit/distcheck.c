@@ -91,6 +91,35 @@ static void check_budget(const struct dist_layout *l, int64_t most)
 	      "dist_layout_bytes %lld", (long long)dist_layout_bytes(l));
 }
 
+/* The slices of L's box START/COUNT (L follows CHUNK, or NULL): whole
+ * chunk columns along the last axis, at most L's slice wide, in order,
+ * covering the box (an empty box's all empty). */
+static void check_slices(const struct dist_layout *l, const int64_t *chunk, const int64_t *start,
+			 const int64_t *count)
+{
+	int z = l->ndim - 1;
+	CHECK(l->slice == 0 || (chunk && l->slice % chunk[z] == 0 && l->slice < l->dim[z] && z > l->axis),
+	      "slices %lld wide of chunks %lld", (long long)l->slice, (long long)(chunk ? chunk[z] : 0));
+	int64_t ns = dist_slices(l), at = 0;
+	for (int64_t j = 0; j < ns; j++) {
+		int64_t ss[H5U_MAXDIM], sc[H5U_MAXDIM];
+		dist_slice(l, start, count, j, ss, sc);
+		for (int i = 0; i < z; i++)
+			CHECK(ss[i] == start[i] && sc[i] == count[i], "a slice cuts axis %d", i);
+		if (volume(l->ndim, count) == 0) {
+			CHECK(volume(l->ndim, sc) == 0, "a slice of an empty box with elements");
+			continue;
+		}
+		CHECK(ss[z] == start[z] + at && sc[z] > 0 && (l->slice == 0 || sc[z] <= l->slice) &&
+		      (l->slice == 0 || ss[z] % chunk[z] == 0),
+		      "slice %lld of %lld: [%lld, +%lld) after %lld", (long long)j, (long long)ns,
+		      (long long)ss[z], (long long)sc[z], (long long)at);
+		at += sc[z];
+	}
+	CHECK(volume(l->ndim, count) == 0 || at == count[z], "slices cover %lld of %lld", (long long)at,
+	      (long long)count[z]);
+}
+
 /* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element) and walk
  * every rank's boxes; small spaces are checked element by element. */
 static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int nranks,
@@ -120,6 +149,7 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 			      (long long)b, (long long)l.nboxes);
 			if (!any) {
 				CHECK(volume(l.ndim, count) == 0, "an empty box with elements");
+				check_slices(&l, chunk, start, count);
 				continue;
 			}
 			boxes++;
@@ -139,6 +169,7 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 			CHECK(s0 % a == 0 && (e0 % a == 0 || e0 == l.dim[l.axis]),
 			      "box [%lld, %lld) along axis %d cuts chunks of %lld", (long long)s0, (long long)e0,
 			      l.axis, (long long)a);
+			check_slices(&l, chunk, start, count);
 			last = at;
 			mine += n;
 			if (small) {   /* C order: a box is the run [at, at + n) */
@@ -226,6 +257,8 @@ static void check_layouts_grid(void)
 		{ { 2, 1000, 64 }, { 2, 256, 64 } }, { { 2, 13, 7 }, { 2, 4, 3 } },
 		{ { 2, 64, 1000 }, { 2, 1, 100 } }, { { 3, 10, 40, 30 }, { 3, 1, 8, 30 } },
 		{ { 3, 10, 40, 30 }, { 3, 2, 8, 30 } }, { { 1, 100000 }, { 1, 4096 } },
+		/* chunk rows computed in slices, the last one narrower */
+		{ { 2, 1280, 2100 }, { 2, 256, 40 } }, { { 3, 3, 600, 1000 }, { 3, 1, 256, 48 } },
 	};
 	for (size_t i = 0; i < sizeof chunked / sizeof *chunked; i++)
 		for (int nranks = 1; nranks <= 5; nranks++)
@@ -258,6 +291,15 @@ static void check_layouts_sized(void)
 	CHECK(layout(2, w1, c1, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
 	      al.align == 256 && al.lines_per_box == 256, "W1's chunks on 1 rank: %lld lines a box",
 	      (long long)al.lines_per_box);
+	/* chunk rows wider than that are computed in slices of whole chunk
+	 * columns about as large: 512 columns on 1 rank, 2048 on several */
+	CHECK(al.slice == 512 && dist_slices(&al) == 8, "W1's chunk rows (256, 4096): slices %lld wide",
+	      (long long)al.slice);
+	int64_t w2[] = { 1024, 32768 };
+	CHECK(layout(2, w2, c1, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
+	      al.lines_per_box == 256 && al.slice == 2048,
+	      "(1024, 32768) in (256, 64) on 2 ranks: %lld lines, slices %lld wide",
+	      (long long)al.lines_per_box, (long long)al.slice);
 	/* W1 on (8192, 32768) in (256, 64): the inputs and the result whole
 	 * (24 bytes an element), the ops' intermediates a tile at a time (24
 	 * more): whole chunk rows fit 256M, which they would not if every
