@@ -107,6 +107,14 @@ struct box_bytes {
 	int64_t apack, bpack;   /* one cell of A's piece and the box's cells of B's, packed */
 };
 
+/* Bytes per element of operand X's slab: its values, or its stored
+ * numbers where they are larger, unpacked in place as they are read. */
+static int64_t slab_element(const struct array *x)
+{
+	int64_t n = stage_scratch(x, x->dtype);
+	return n > dtype_size(x->dtype) ? n : dtype_size(x->dtype);
+}
+
 static void bytes_of(const struct plan_step *s, const struct box *b, int64_t step,
 		     struct box_bytes *m)
 {
@@ -118,8 +126,8 @@ static void bytes_of(const struct plan_step *s, const struct box *b, int64_t ste
 		nk = g->k;
 	m->sums = b->cells * g->gn * g->gm * psize;
 	m->results = b->batch * b->nr * b->nc;
-	m->a = operand_slab(&c->a, b, 0, nk, start, count) * dtype_size(s->in[0]->dtype);
-	m->b = operand_slab(&c->b, b, 0, nk, start, count) * dtype_size(s->in[1]->dtype);
+	m->a = operand_slab(&c->a, b, 0, nk, start, count) * slab_element(s->in[0]);
+	m->b = operand_slab(&c->b, b, 0, nk, start, count) * slab_element(s->in[1]);
 	m->apack = g->gn * g->gk * psize;
 	m->bpack = b->nj * g->gk * g->gm * psize;
 }
@@ -524,7 +532,7 @@ static void read_slab(struct run *R, int k, int64_t p0, int64_t np, struct err *
 	strides_of(axes->ndim, x->count, dtype_size(in->dtype), x->stride);
 	x->data = k && same_slab(R) ? R->a.data : x->own;
 	if (x->data == x->own)
-		if (stage_read(in, in->dtype, x->start, x->count, NULL, x->data, R->s->where, e) < 0)
+		if (stage_read(in, in->dtype, x->start, x->count, x->data, x->data, R->s->where, e) < 0)
 			err_place(e, &R->s->loc);
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cf.h"
 #include "contract.h"
 #include "options.h"
 #include "planner.h"
@@ -473,14 +474,16 @@ static void result_axes(struct planner *pl, struct plan_step *s, const struct gu
 /* ---- the step ---- */
 
 /* Options a generalized ufunc does not take (NumPy's where=, and
- * h5ufunc's fill, masks and packing): refused. */
+ * h5ufunc's fill, masks and packing): refused; missing: cf (the default)
+ * and raw are taken. */
 static int refuse_options(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			  struct err *e)
 {
 	static const int refused[] = { OPT_WHERE, OPT_FILL, OPT_MISSING, OPT_PACK };
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
 		int opt = refused[i];
-		if (!option_given(o, opt) || (opt == OPT_MISSING && o->missing == MISSING_RAW))
+		if (!option_given(o, opt) ||
+		    (opt == OPT_MISSING && (o->missing == MISSING_RAW || o->missing == MISSING_CF)))
 			continue;
 		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[opt]),
 			      opt == OPT_WHERE ? "%s() got an unexpected keyword argument '%s'"
@@ -488,6 +491,25 @@ static int refuse_options(struct planner *pl, struct plan_step *s, const struct 
 			      step_options[opt].name);
 	}
 	return 0;
+}
+
+/* Operand X of S, read through its CF coding (unpacked as it is read):
+ * refused where it declares missing values, which generalized ufuncs do
+ * not mask. */
+static int refuse_missing(struct planner *pl, struct plan_step *s, struct array *x,
+			  const struct site *w, struct err *e)
+{
+	if (!s->decoded || x->kind != ARR_DATASET)
+		return 0;
+	const struct cf_missing *m = array_missing(pl, x, w, e);
+	if (!m)
+		return -1;
+	if (!cf_missing_any(m))
+		return 0;
+	return err_at(e, EXIT_USAGE, w,
+		      "%s: '%s' declares missing values (_FillValue, missing_value or valid_*), "
+		      "which generalized ufuncs do not mask: compute on its stored numbers with "
+		      "--missing raw", s->uf->name, x->display);
 }
 
 /* The operands and the loop: NumPy's type resolution, as for any ufunc. */
@@ -500,16 +522,11 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 			      "ufunc '%s' takes 2 inputs, got %d", s->uf->name, rs->nin);
 	s->nin = 2;
 	s->nout = 1;
-	bool raw = option_given(o, OPT_MISSING) && o->missing == MISSING_RAW;
 	for (int k = 0; k < 2; k++) {
-		s->in[k] = array_operand(pl, rs->in[k], LOCATE(pl, s, rs->in_mark[k]), e);
-		if (!s->in[k])
+		const struct site *w = LOCATE(pl, s, rs->in_mark[k]);
+		s->in[k] = array_read_operand(pl, rs->in[k], s->decoded, w, e);
+		if (!s->in[k] || refuse_missing(pl, s, s->in[k], w, e) < 0)
 			return -1;
-		if (!raw && s->in[k]->kind == ARR_DATASET && s->in[k]->cf_present)
-			return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->in_mark[k]),
-				      "%s: '%s' has CF attributes (packing or missing values), which "
-				      "generalized ufuncs do not decode: compute on its stored numbers "
-				      "with --missing raw", s->uf->name, s->in[k]->display);
 		s->bshape[k] = s->in[k]->shape;
 	}
 	bool dtype = option_given(o, OPT_DTYPE);

@@ -319,3 +319,25 @@ with h5py.File('shapes.h5', 'w') as f:
 	run --separate-stderr h5u eval -i a=in.h5:/a_float64 -i b=in.h5:/b_float64 'a @ b + 1' --where 'a @ b > 0'
 	assert_error 2 "eval: matmul is a generalized ufunc: not in where="
 }
+
+@test "CF operands: packed and _Unsigned ones unpacked as read, as netCDF4-python decodes them; 1 and 3 ranks under a small --memory; missing values refused; --missing raw the stored numbers" {
+	ref cf_inputs cf.nc
+	ref cf_recipe cf.nc '${OUT}' >r.yaml
+	for n in 1 3; do
+		run --separate-stderr mpi "$n" h5ufunc call matmul cf.nc:/p cf.nc:/q --out "$n.h5:/call" --memory 64K
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc eval -i p=cf.nc:/p -i q=cf.nc:/q "$n.h5:/eval = p @ q" --memory 64K
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc run r.yaml --set OUT="$n.h5" --memory 64K
+		assert_success
+	done
+	run ref cf_check cf.nc 1.h5 :: same 1.h5 3.h5
+	assert_success
+	ok call matmul cf.nc:/p cf.nc:/q --out raw.h5:/call --missing raw
+	run ref cf_check cf.nc raw.h5 raw
+	assert_success
+	snapshot
+	run --separate-stderr h5u call matmul cf.nc:/p cf.nc:/w --out 1.h5:/w
+	assert_error 2 "call matmul: matmul: 'cf.nc:/w' declares missing values (_FillValue, missing_value or valid_*), which generalized ufuncs do not mask: compute on its stored numbers with --missing raw"
+	assert_unchanged
+}

@@ -37,6 +37,11 @@ Jobs:
                      each case's values against NumPy, its dimensions and
                      their coordinate variables against the inputs'
   appendable FILE... netCDF4-python appends to each FILE (netcdf_ref.py)
+  cf_inputs NC       write the CF-coded operands of the CF cases (CF_CASES)
+  cf_recipe NC OUT   print their recipe: each case writes OUT:/ID
+  cf_check NC OUT [raw]
+                     each case's OUT:/ID against NumPy on netCDF4-python's
+                     decoded operands (raw: on the stored numbers)
 Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
 """
 import ast
@@ -354,6 +359,70 @@ def job_appendable(args):
     netcdf_ref.appendable(args)
 
 
+# ---- CF-coded operands (SPEC 3.5) ----
+
+# Packed with scale_factor and add_offset in float32 (p, decoded float32),
+# scale_factor alone in float64 (q), _Unsigned (u) and _Unsigned with a
+# float32 scale_factor (v); p's contraction (150) longer than a piece
+# (128), so that a small --memory splits it.  The cases' ids: call and
+# eval are written by `call matmul` and `eval 'p @ q'`.
+CF_VARS = {'p': ('i2', ('s', 'n', 'k'), {'scale_factor': np.float32(0.01),
+                                         'add_offset': np.float32(2.5)}),
+           'q': ('i2', ('k', 'm'), {'scale_factor': np.float64(0.001)}),
+           'u': ('i1', ('k', 'm'), {'_Unsigned': 'true'}),
+           'v': ('i1', ('k',), {'_Unsigned': 'true', 'scale_factor': np.float32(0.5)})}
+CF_DIMS = {'s': 3, 'n': 70, 'k': 150, 'm': 9}
+CF_CASES = [('call', 'matmul', 'p', 'q'), ('eval', 'matmul', 'p', 'q'),
+            ('pu', 'matmul', 'p', 'u'), ('vecdot', 'vecdot', 'p', 'v'),
+            ('matvec', 'matvec', 'p', 'v'), ('vecmat', 'vecmat', 'v', 'q')]
+
+
+def job_cf_inputs(args):
+    import netCDF4
+    rng = np.random.default_rng(35)
+    with netCDF4.Dataset(args[0], 'w') as f:
+        for d, n in CF_DIMS.items():
+            f.createDimension(d, n)
+        for name, (t, dims, attrs) in CF_VARS.items():
+            v = f.createVariable(name, t, dims)
+            v.set_auto_maskandscale(False)
+            info = np.iinfo(t)
+            v[:] = rng.integers(info.min, info.max, [CF_DIMS[d] for d in dims], endpoint=True)
+            v.setncatts(attrs)
+        w = f.createVariable('w', 'i2', ('k', 'm'), fill_value=np.int16(-999))
+        w.set_auto_maskandscale(False)
+        w[:] = np.where(np.arange(150 * 9).reshape(150, 9) % 7, 3, -999)
+
+
+def job_cf_recipe(args):
+    nc, out = args
+    lines = ['steps:']
+    for cid, uf, a, b in CF_CASES[2:]:
+        lines += [f'  - ufunc: {uf}', f"    in: ['{nc}:/{a}', '{nc}:/{b}']", f'    out: {out}:/{cid}']
+    print('\n'.join(lines))
+
+
+def job_cf_check(args):
+    """Each case against NumPy on the operands as netCDF4-python decodes
+    them (none masked), or with raw on their stored numbers (h5py)."""
+    import netCDF4
+    nc, out = args[:2]
+    raw = args[2:] == ['raw']
+    with netCDF4.Dataset(nc) as f, h5py.File(out, 'r') as o:
+        for cid, uf, a, b in CF_CASES:
+            if cid not in o:
+                if raw:
+                    continue
+                raise ref.Failure(f"{cid}: not written")
+            ops = []
+            for name in (a, b):
+                f[name].set_auto_maskandscale(not raw)
+                x = f[name][:]
+                assert not np.ma.getmaskarray(x).any(), f"{name}: masked"
+                ops.append(np.ma.getdata(x))
+            check_values(cid, uf, ops[0], ops[1], {}, o[cid][()])
+
+
 # ---- jobs ----
 
 def job_inputs(args):
@@ -426,7 +495,8 @@ def job_raises(args):
 JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': job_same,
         'ids': job_ids, 'raises': job_raises, 'coord_inputs': job_coord_inputs,
         'coord_recipe': job_coord_recipe, 'coord_check': job_coord_check,
-        'appendable': job_appendable}
+        'appendable': job_appendable, 'cf_inputs': job_cf_inputs,
+        'cf_recipe': job_cf_recipe, 'cf_check': job_cf_check}
 
 if __name__ == '__main__':
     ref.main(JOBS, "gufunc_ref.py")
