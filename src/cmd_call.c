@@ -41,7 +41,8 @@ static int finish(struct cli *c, struct recipe *r, struct arena *a, int argc, ch
 	return cli_finish(e);
 }
 
-/* Split "a,b" (commas inside [...] kept) into at most MAX pieces of
+/* Split "a,b" (commas inside [...] kept, blanks around each piece
+ * dropped, as Python reads "[0, 1] , [1, 2]") into at most MAX pieces of
  * FLAG's value ARG, each a WHAT, into TEXTS (*N of them). */
 static int split_commas(struct arena *a, const char *flag, const char *what, const char *arg, int max,
 			const char **texts, int *n, const char *w, struct err *e)
@@ -54,7 +55,12 @@ static int split_commas(struct arena *a, const char *flag, const char *what, con
 			depth += *comma == '[' ? 1 : *comma == ']' ? -1 : 0;
 		if (!*comma)
 			comma = NULL;
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		const char *end = comma ? comma : p + strlen(p);
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		size_t len = (size_t)(end - p);
 		if (*n == max)
 			return err_set(e, EXIT_USAGE, w, "%s takes at most %d %ss", flag, max, what);
 		if (!len)
@@ -66,16 +72,16 @@ static int split_commas(struct arena *a, const char *flag, const char *what, con
 	}
 }
 
-/* --indices IDX[,IDX...]: integers only are one index array, as NumPy
- * reads a list ("[0,31,59]" for the planner); otherwise one index array
+/* --indices IDX[,IDX...]: integers only (blanks between them) are one
+ * index array, as NumPy reads a list ("[0,31,59]" for the planner); otherwise one index array
  * per axis: FILE:/PATH, a name, or a bracketed list.  Repeated, the
  * entries add up. */
 static int add_indices(struct arena *a, const char *arg, struct recipe_step *s, const char *w,
 		       struct err *e)
 {
-	bool ints = *arg != '\0';
+	bool ints = strpbrk(arg, "0123456789") != NULL;
 	for (const char *c = arg; *c && ints; c++)
-		ints = (*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == ',';
+		ints = (*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == ',' || *c == ' ';
 	if (ints && s->nidx == H5U_MAXDIM)
 		return err_set(e, EXIT_USAGE, w, "--indices takes at most %d index arrays", H5U_MAXDIM);
 	if (ints) {

@@ -94,7 +94,7 @@ setup_file() {
 	assert_line "step 1: at add, loop ff->f, casting unsafe, 120000 updates (index space (120000,)) in rounds of 273 per rank; the target in 3 passes of 9 boxes, 3 of 3 ranks holding one"
 }
 
-@test "one-liners: index datasets, literal lists, unary ufuncs, numbers; --json counts" {
+@test "one-liners: index datasets, literal lists (blanks around their commas), unary ufuncs, numbers; --json counts" {
 	fixture g.h5
 	cp g.h5 before.h5
 	run --separate-stderr h5u at add g.h5:/grid --indices g.h5:/iy,g.h5:/ix g.h5:/w --json
@@ -106,9 +106,9 @@ setup_file() {
 	run ref at-one before.h5:/grid g.h5:/grid add before.h5:/w -- before.h5:/iy before.h5:/ix
 	assert_success
 	cp g.h5 step1.h5
-	run --separate-stderr h5u at multiply g.h5:/grid --indices '[0,0,3],[1,1,-1]' 2.5
+	run --separate-stderr h5u at multiply g.h5:/grid --indices ' [0, 0, 3] , [1, 1, -1]' 2.5   # blanks as Python allows them
 	assert_success
-	run --separate-stderr h5u at negative g.h5:/i8 --indices 0,0,1,4,-1
+	run --separate-stderr h5u at negative g.h5:/i8 --indices '0, 0, 1, 4, -1'
 	assert_success
 	run --separate-stderr mpi 2 h5ufunc at add g.h5:/i8 --indices 2,2,2 -3
 	assert_success
