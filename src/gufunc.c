@@ -506,6 +506,11 @@ static int refuse_missing(struct planner *pl, struct plan_step *s, struct array 
 		return -1;
 	if (!cf_missing_any(m))
 		return 0;
+	if (x->create)   /* an intermediate, or an earlier step's output */
+		return err_at(e, EXIT_USAGE, w,
+			      "%s: an operand is computed in masked mode (from missing values), "
+			      "which generalized ufuncs do not mask: compute on the stored numbers "
+			      "with --missing raw", s->uf->name);
 	return err_at(e, EXIT_USAGE, w,
 		      "%s: '%s' declares missing values (_FillValue, missing_value or valid_*), "
 		      "which generalized ufuncs do not mask: compute on its stored numbers with "

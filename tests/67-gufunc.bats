@@ -339,5 +339,7 @@ with h5py.File('shapes.h5', 'w') as f:
 	snapshot
 	run --separate-stderr h5u call matmul cf.nc:/p cf.nc:/w --out 1.h5:/w
 	assert_error 2 "call matmul: matmul: 'cf.nc:/w' declares missing values (_FillValue, missing_value or valid_*), which generalized ufuncs do not mask: compute on its stored numbers with --missing raw"
+	run --separate-stderr h5u eval -i p=cf.nc:/p -i w=cf.nc:/w '1.h5:/w = p @ (w * 2)'
+	assert_error 2 "eval: matmul: an operand is computed in masked mode (from missing values), which generalized ufuncs do not mask: compute on the stored numbers with --missing raw"
 	assert_unchanged
 }
