@@ -26,6 +26,8 @@
 
 /* The most old bytes of an announced range one record saves. */
 #define RECORD_MAX ((uint64_t)16 << 20)
+/* ... and of a run of writes nobody announced (see save). */
+#define RUN_MAX ((uint64_t)4 << 20)
 
 /* ---- injected faults ------------------------------------------------------ */
 
@@ -83,6 +85,7 @@ struct target {
 	uint64_t own_end;             /* where the next record goes */
 	struct spans saved;           /* the ranges this rank has saved */
 	struct spans ahead;           /* ... and those it announced it overwrites */
+	uint64_t run_end, run;        /* where the last unannounced record ended, its size */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
 	bool dirty;                   /* this rank wrote into the file */
 };
@@ -285,8 +288,11 @@ static void spans_add(struct spans *l, uint64_t lo, uint64_t hi)
  * saved on to that range's end, up to RECORD_MAX: the writes that follow
  * there then need no record of their own, so a stream of writes costs a
  * few fsyncs.  Elsewhere (HDF5's metadata, an aggregator's writes for
- * other ranks, a compressed chunk where it moves) exactly the bytes the
- * write overwrites are saved: nothing a rank does not overwrite. */
+ * other ranks, a chunk written through MPI-IO, a compressed chunk where
+ * it moves) a gap is saved exactly, unless it begins where the last such
+ * record ended: a run of writes (MPI-IO's pieces of a share) then saves
+ * twice the last record ahead, up to RUN_MAX, so a run costs a few fsyncs
+ * and saves at most RUN_MAX past its end. */
 static int save(struct target *t, uint64_t lo, uint64_t hi)
 {
 	while (lo < hi) {
@@ -302,6 +308,14 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 			uint64_t most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
 			if (end < most)
 				end = most < ceil ? most : ceil;
+		} else {
+			if (lo == t->run_end && t->run) {
+				uint64_t most = lo + (2 * t->run < RUN_MAX ? 2 * t->run : RUN_MAX);
+				if (end < most)
+					end = most < ceil ? most : ceil;
+			}
+			t->run_end = end;
+			t->run = end - lo;
 		}
 		if (record(t, lo, end) < 0)
 			return -1;

@@ -195,21 +195,27 @@ rank_pids() {
 	verify after-c "${cases[@]}" z-r2=old
 }
 
-@test "the journal saves what each rank overwrites, no more: contiguous and chunked, 1 to 4 ranks" {
+@test "the journal saves what each rank overwrites: exactly where announced, a run's tail more through MPI-IO" {
 	# 1001 rows: no number of ranks from 2 to 4 splits them evenly; chunks
-	# of 77 rows, which the shares may cut.
-	cat >s.yaml <<-'EOF'
-		inputs: {c: s.h5:/c, k: s.h5:/k}
-		steps:
-		  - {expr: c * 2 + 1, out: c}
-		  - {expr: k * 2 + 1, out: k}
-	EOF
-	local n
-	for n in 1 2 3 4; do
-		fixture s.h5
-		h5 "$n" run s.yaml --memory 64K --json >"$n.json"
+	# of 77 rows, which the shares may cut.  A contiguous dataset's boxes
+	# and one process's chunks are announced: saved exactly.  Chunks
+	# written through MPI-IO are not: saved as written, at least.
+	local n d
+	for d in c k; do
+		printf 'inputs: {x: s.h5:/%s}\nsteps:\n  - {expr: x * 2 + 1, out: x}\n' "$d" >"$d.yaml"
+		for n in 1 2 3 4; do
+			fixture s.h5
+			h5 "$n" run "$d.yaml" --memory 64K --json >"$d$n.json"
+		done
 	done
-	run ref saved "$BATS_FILE_TMPDIR/s.h5" c,k {1,2,3,4}.json
+	# one process and MPI-IO rewrite different metadata: compared apart
+	run ref saved "$BATS_FILE_TMPDIR/s.h5" c c1.json
+	assert_success
+	run ref saved "$BATS_FILE_TMPDIR/s.h5" c c{2,3,4}.json
+	assert_success
+	run ref saved "$BATS_FILE_TMPDIR/s.h5" k k1.json
+	assert_success
+	run ref saved --run "$BATS_FILE_TMPDIR/s.h5" k k{2,3,4}.json
 	assert_success
 }
 
