@@ -23,9 +23,15 @@ struct extents {
 	int n;
 };
 
-/* Add [AT, AT+LEN) to X; false when X is full. */
+/* Add [AT, AT+LEN) to X, joined to the last range where it goes on from
+ * it (a chunk row's chunks usually lie one after another); false when X
+ * is full. */
 static bool extent_add(struct extents *x, haddr_t at, uint64_t len)
 {
+	if (x->n > 0 && x->r[x->n - 1][1] == (uint64_t)at) {
+		x->r[x->n - 1][1] += len;
+		return true;
+	}
 	if (x->n == MAX_RANGES)
 		return false;
 	x->r[x->n][0] = (uint64_t)at;
