@@ -29,8 +29,8 @@
  * buffers a pass fills a tile at a time, TILE elements, or one line when a
  * line is longer, never more than the box) or, in a stream
  * (dist_stream_make), by its box across's (PER_ACROSS each: the values it
- * carries).  dist_cost_hold adds a buffer to the sum; the layout (the
- * stream) keeps the sum it was sized by, dist_held_elems
+ * carries).  dist_cost_hold adds a buffer to the sum; the layout (a
+ * stream's across one) keeps the sum it was sized by, dist_held_elems
  * (dist_stream_held_elems) says how many elements a buffer holds under it,
  * and dist_layout_bytes (dist_stream_bytes) what the pass holds in all,
  * which is never more than MEMORY, the budget.
@@ -174,7 +174,6 @@ struct dist_stream {
 	bool shared;               /* the space along is dealt, the space across walked by all */
 	struct dist_layout across; /* the axes not along, dealt to the ranks (shared: to one) */
 	struct dist_layout along;  /* (1, the axes along), walked by every rank (shared: dealt) */
-	struct dist_cost cost;     /* the budget the boxes were sized by */
 };
 
 /* How a stream may be laid out (dist_stream_make's HOW, or'ed). */

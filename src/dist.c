@@ -481,7 +481,6 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	bool whole_last = how & DIST_WHOLE_LAST, may_share = how & DIST_MAY_SHARE;
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
-	s->cost = *c;
 	/* the two spaces, and the chunk grid over each */
 	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL, .c = *c };
 	sp.c.target = BLOCK_TARGET;
@@ -565,11 +564,12 @@ int64_t dist_stream_held_elems(const struct dist_stream *s, enum dist_hold how)
 	}
 }
 
+/* The across layout was sized (stream_try) by the stream's fixed bytes and,
+ * an element across, its along box's elements' bytes and the value it
+ * carries (a shared stream's, twice): what the stream holds. */
 int64_t dist_stream_bytes(const struct dist_stream *s)
 {
-	const struct dist_cost *c = &s->cost;
-	return c->fixed + c->per_elem * dist_stream_held_elems(s, DIST_PER_ELEM) +
-	       (s->shared ? 2 : 1) * c->per_across * dist_stream_held_elems(s, DIST_PER_ACROSS);
+	return dist_layout_bytes(&s->across);
 }
 
 void dist_stream_across_start(const struct dist_stream *s, int rank, struct dist_walk *w)
