@@ -188,11 +188,6 @@ struct buffers {
 	struct hold hold;                /* every buffer above that the run allocated */
 };
 
-/* B's field F, or NULL without a B (counting); a slot of hold.h (NULL in
- * a list: held for the run elsewhere, by stage.c, HDF5 or a fused
- * reduction's reducer). */
-#define SLOT(B, f) HOLD_SLOT(B, f)
-
 /* The inputs' buffers: each held whole, or its part of a box. */
 static void input_buffers(const struct plan_step *s, struct buffers *B, struct hold *h)
 {
@@ -203,14 +198,14 @@ static void input_buffers(const struct plan_step *s, struct buffers *B, struct h
 			continue;
 		if (elementwise_reads_whole(s, k)) {
 			int64_t n = shape_size(&x->shape);
-			hold_buffer(h, DIST_FIXED, n * size, SLOT(B, in[k].data));
+			hold_buffer(h, DIST_FIXED, n * size, HOLD_SLOT(B, in[k].data));
 			if (raw)   /* unpacked through scratch */
-				hold_buffer(h, DIST_FIXED, n * raw, SLOT(B, in[k].raw));
+				hold_buffer(h, DIST_FIXED, n * raw, HOLD_SLOT(B, in[k].raw));
 			continue;
 		}
-		hold_buffer(h, DIST_PER_ELEM, size, SLOT(B, in[k].data));
+		hold_buffer(h, DIST_PER_ELEM, size, HOLD_SLOT(B, in[k].data));
 		if (raw)
-			hold_buffer(h, DIST_PER_ELEM, raw, SLOT(B, in[k].raw));
+			hold_buffer(h, DIST_PER_ELEM, raw, HOLD_SLOT(B, in[k].raw));
 		if (x->base)   /* read with its axes moved (stage.c): once more, as read */
 			hold_buffer(h, DIST_PER_ELEM, size, NULL);
 	}
@@ -223,15 +218,17 @@ static void op_buffers(const struct plan_step *s, struct buffers *B, struct hold
 {
 	for (int j = 0; j < s->prog.nops; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
-		for (int k = 0; k < op->nout; k++)
-			hold_buffer(h, whole_result(s, src_result(j, k)) ? DIST_PER_ELEM : DIST_PER_TILE,
-			   dtype_size(op->loop->types[op->nin + k]), SLOT(B, tmp[src_slot(src_result(j, k))]));
+		for (int k = 0; k < op->nout; k++) {
+			struct op_src r = src_result(j, k);
+			hold_buffer(h, whole_result(s, r) ? DIST_PER_ELEM : DIST_PER_TILE,
+				    dtype_size(op->loop->types[op->nin + k]), HOLD_SLOT(B, tmp[src_slot(r)]));
+		}
 		for (int k = 0; k < op->nin; k++) {
 			struct op_src src = op->src[k];
 			if (src_is_literal(src) || elementwise_source_dtype(s, src) == op->loop->types[k])
 				continue;
 			int64_t t = dtype_size(op->loop->types[k]);
-			char **slot = SLOT(B, conv[j * RECIPE_MAXIN + k]);
+			char **slot = HOLD_SLOT(B, conv[j * RECIPE_MAXIN + k]);
 			if (src_is_result(src) || !elementwise_reads_whole(s, src.input))
 				hold_buffer(h, DIST_PER_TILE, t, slot);
 			else
@@ -253,19 +250,19 @@ static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B
 			hold_buffer(h, DIST_PER_ELEM, dtype_size(t) + (target != t ? dtype_size(target) : 0), NULL);
 		hold_buffer(h, DIST_FIXED, reduce_fixed_bytes(r, nranks), NULL);
 		if (elementwise_source_dtype(s, s->fused.red_src[k]) != in)
-			hold_buffer(h, DIST_PER_ELEM, dtype_size(in), SLOT(B, redconv[k]));
+			hold_buffer(h, DIST_PER_ELEM, dtype_size(in), HOLD_SLOT(B, redconv[k]));
 	}
 	for (int k = 0; k < s->nout; k++) {
 		const struct array *y = s->out[k];
 		enum dtype t = s->out_dtype[k];
 		if (stage_scratch(y, t))
-			hold_buffer(h, DIST_PER_ELEM, stage_scratch(y, t), SLOT(B, outconv[k]));
+			hold_buffer(h, DIST_PER_ELEM, stage_scratch(y, t), HOLD_SLOT(B, outconv[k]));
 		/* HDF5's copies of the chunks a box writes: as they are, and
 		 * compressed (in buffers of their own size) */
 		if (y->create ? y->compression.on : y->stored_filtered)
 			hold_buffer(h, DIST_PER_ELEM, 2 * dtype_size(y->dtype), NULL);
 		if (s->mask.has_where && !y->create)   /* what where= keeps of it */
-			hold_buffer(h, DIST_PER_ELEM, dtype_size(t), SLOT(B, keep[k]));
+			hold_buffer(h, DIST_PER_ELEM, dtype_size(t), HOLD_SLOT(B, keep[k]));
 	}
 }
 
