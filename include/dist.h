@@ -37,12 +37,13 @@
  *
  * Beside the buffers: no array of a box (WIDEST bytes an element) reaches
  * 2 GiB in one I/O call; TARGET is the bytes of the widest array a box
- * stops growing at (0: about 1 MiB on one rank, 4 MiB on several).  UNIT > 0: the space's elements are units of UNIT
- * elements each, such as a reduction's pieces: a box holds at least one
- * unit, not 64, boxes stop growing at about 4 MiB, and shares are even
- * when within 25% or 4096 elements' worth of units.  TWIN: the bytes of
- * FIXED a rank holds for a second unit (a piece where its share may begin
- * inside one), which a budget too small names apart.
+ * stops growing at (0: about 1 MiB on one rank, 4 MiB on several).
+ * UNIT > 0: the space's elements are units of UNIT elements each, such as
+ * a reduction's pieces: a box holds at least one unit, not 64, boxes stop
+ * growing at about 4 MiB, and shares are even when within 25% or 4096
+ * elements' worth of units.  TWIN: the bytes of FIXED a rank holds for a
+ * second unit (a piece where its share may begin inside one), which a
+ * budget too small names apart.
  */
 struct dist_cost {
 	int64_t memory, fixed, per_elem, per_tile, tile, per_across, widest, target, unit, twin;
