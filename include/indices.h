@@ -54,15 +54,13 @@ int indices_check(const struct index_array *ix, enum index_rule rule, int64_t ex
  * holds: each rank reads a share, then all are exchanged.  Collective. */
 int64_t *indices_read_all(const struct index_array *ix, const char *w, struct err *e);
 
-/* Scratch for indices_read: an index array's own box, as read and as int64. */
+/* Scratch for indices_read: an index array's own box, as read (RAW,
+ * NULL for an int64 dataset or a literal) and as int64 (OWN), each
+ * allocated for the largest box read. */
 struct index_scratch {
 	char *raw;
 	int64_t *own;
 };
-/* Buffers for boxes of at most MAX elements of IX's own; free with
- * indices_scratch_free. */
-void indices_scratch_new(const struct index_array *ix, int64_t max, struct index_scratch *b);
-void indices_scratch_free(struct index_scratch *b);
 
 /* The box START/COUNT of the index space SPACE, into which IX broadcasts,
  * as int64 into OUT (C order).  Collective for a dataset. */

@@ -90,8 +90,9 @@ static void update_buffers(const struct plan_step *s, int nranks, struct at_stat
 	for (int k = 0; k < a->nidx; k++) {
 		const struct array *x = a->idx[k].x;
 		hold_buffer(h, DIST_PER_ELEM, 8, HOLD_SLOT(st, idx[k]));
-		hold_buffer(h, DIST_PER_ELEM, 8 + (x && x->dtype != DT_INT64 ? dtype_size(x->dtype) : 0),
-			    NULL);   /* indices_scratch_new's */
+		hold_buffer(h, DIST_PER_ELEM, x && x->dtype != DT_INT64 ? dtype_size(x->dtype) : 0,
+			    HOLD_SLOT(st, scratch[k].raw));
+		hold_buffer(h, DIST_PER_ELEM, sizeof *st->scratch[k].own, HOLD_SLOT(st, scratch[k].own));
 	}
 	if (!a->literal_b) {
 		enum dtype vt = s->loop->types[1];
@@ -384,9 +385,6 @@ static void state_new(struct plan_step *s, struct at_state *st)
 	hold_layout(&st->hold[1], &a->updates);
 	update_buffers(s, st->nranks, st, &st->hold[1]);
 	hold_end(&st->hold[1]);
-	int64_t n = dist_held_elems(&a->updates, DIST_PER_ELEM);
-	for (int k = 0; k < a->nidx; k++)
-		indices_scratch_new(&a->idx[k], n, &st->scratch[k]);
 	if (st->counts) {
 		st->sent = st->counts + st->nranks;
 		st->got = st->sent + st->nranks;
@@ -395,8 +393,6 @@ static void state_new(struct plan_step *s, struct at_state *st)
 
 static void state_free(struct at_state *st)
 {
-	for (int k = 0; k < st->a->nidx; k++)
-		indices_scratch_free(&st->scratch[k]);
 	hold_free(&st->hold[0]);
 	hold_free(&st->hold[1]);
 }

@@ -228,21 +228,6 @@ int64_t *indices_read_all(const struct index_array *ix, const char *w, struct er
 	return all;
 }
 
-void indices_scratch_new(const struct index_array *ix, int64_t max, struct index_scratch *b)
-{
-	size_t n = (size_t)(max > 0 ? max : 1);
-	b->raw = ix->x && ix->x->dtype != DT_INT64 ? stage_alloc(n * (size_t)dtype_size(ix->x->dtype)) : NULL;
-	b->own = stage_alloc(n * sizeof *b->own);
-}
-
-void indices_scratch_free(struct index_scratch *b)
-{
-	free(b->raw);
-	free(b->own);
-	b->raw = NULL;
-	b->own = NULL;
-}
-
 int indices_read(const struct index_array *ix, const struct shape *space, const int64_t *start,
 		 const int64_t *count, struct index_scratch *b, int64_t *out, const char *w,
 		 struct err *e)

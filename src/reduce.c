@@ -104,13 +104,13 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	enum dtype t = s->loop->types[1];   /* the input is read as the loop's second operand */
 	const struct dist_layout *l = &s->blocks.split;
 	int n = x->shape.ndim ? x->shape.ndim : 1;
-	int64_t most = l->lines_per_box * l->line;
 	struct reduce_buffers B = {0};
 	hold_layout(&B.hold, l);
 	each_buffer(s, l->nranks, &B, &B.hold);
 	hold_end(&B.hold);
 	struct reducer *r = reducer_new(s, l->lines_per_box, l->line);
-	struct where_mask *m = s->mask.where_arr ? where_mask_new(s->mask.where_arr, most) : NULL;
+	struct where_mask *m = s->mask.where_arr
+		? where_mask_new(s->mask.where_arr, dist_held_elems(l, DIST_PER_ELEM)) : NULL;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {

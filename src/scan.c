@@ -122,11 +122,6 @@ static void scan_tiles(const struct plan_step *s, char *data, char *out, int ndi
 	}
 }
 
-/* What a scan holds: a block read (RAW in the input's dtype, DATA in the
- * loop's), its results (OUT, CONV in the output's dtype), the validity of
- * its elements (VALID, masked) and of their running values (RUN,
- * skip_fold), and the last slice carried into the next block (CARRY,
- * CARRY_RUN). */
 /* What a run of an accumulation holds, allocated before the first box. */
 struct scan_buffers {
 	char *raw, *data;      /* a block of the input: as stored, in the loop's second dtype */
