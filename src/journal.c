@@ -304,16 +304,15 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
 		uint64_t end = hi < ceil ? hi : ceil;
 		int k = spans_after(&t->ahead, lo);
-		if (k < t->ahead.n && t->ahead.v[k].lo <= lo) {
-			uint64_t most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
-			if (end < most)
-				end = most < ceil ? most : ceil;
-		} else {
-			if (lo == t->run_end && t->run) {
-				uint64_t most = lo + (2 * t->run < RUN_MAX ? 2 * t->run : RUN_MAX);
-				if (end < most)
-					end = most < ceil ? most : ceil;
-			}
+		bool announced = k < t->ahead.n && t->ahead.v[k].lo <= lo;
+		uint64_t most = 0;   /* where the record may reach, past END */
+		if (announced)
+			most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
+		else if (lo == t->run_end && t->run)
+			most = lo + (2 * t->run < RUN_MAX ? 2 * t->run : RUN_MAX);
+		if (end < most)
+			end = most < ceil ? most : ceil;
+		if (!announced) {
 			t->run_end = end;
 			t->run = end - lo;
 		}

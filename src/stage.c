@@ -103,32 +103,49 @@ int64_t stage_scratch(const struct array *x, enum dtype t)
 	return x->dtype != t ? dtype_size(x->dtype) : 0;
 }
 
+/* The dataset box behind the box START/COUNT of X: the box itself (no
+ * step) when X is its whole dataset, else file_box's, held in B. */
+struct dset_box {
+	const struct shape *shape;
+	const int64_t *start, *step, *count;
+	struct shape fshape;
+	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
+};
+
+static void dset_box(const struct array *x, const int64_t *start, const int64_t *count,
+		     struct dset_box *b)
+{
+	if (!x->selected) {
+		b->shape = &x->shape;
+		b->start = start;
+		b->step = NULL;
+		b->count = count;
+		return;
+	}
+	file_box(x, start, count, &b->fshape, b->fstart, b->fstep, b->fcount);
+	b->shape = &b->fshape;
+	b->start = b->fstart;
+	b->step = b->fstep;
+	b->count = b->fcount;
+}
+
 static int box_io(bool write, const struct array *x, const int64_t *start, const int64_t *count,
 		  char *buf, const char *where, struct err *e)
 {
 	enum dtype dt = stored_dtype(x);
-	if (!x->selected)
-		return write ? h5io_write_box(x->id, &x->shape, dt, start, NULL, count, buf, where, e)
-			     : h5io_read_box(x->id, &x->shape, dt, start, NULL, count, buf, where, e);
-	struct shape fshape;
-	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
-	file_box(x, start, count, &fshape, fstart, fstep, fcount);
-	return write ? h5io_write_box(x->id, &fshape, dt, fstart, fstep, fcount, buf, where, e)
-		     : h5io_read_box(x->id, &fshape, dt, fstart, fstep, fcount, buf, where, e);
+	struct dset_box b;
+	dset_box(x, start, count, &b);
+	return write ? h5io_write_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e)
+		     : h5io_read_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e);
 }
 
 void stage_expect(const struct array *x, const int64_t *start, const int64_t *count)
 {
 	if (!x->in_place || x->id < 0)
 		return;
-	if (!x->selected) {
-		h5io_expect_box(x->id, &x->shape, start, NULL, count);
-		return;
-	}
-	struct shape fshape;
-	int64_t fstart[H5U_MAXDIM + 1], fstep[H5U_MAXDIM + 1], fcount[H5U_MAXDIM + 1];
-	file_box(x, start, count, &fshape, fstart, fstep, fcount);
-	h5io_expect_box(x->id, &fshape, fstart, fstep, fcount);
+	struct dset_box b;
+	dset_box(x, start, count, &b);
+	h5io_expect_box(x->id, b.shape, b.start, b.step, b.count);
 }
 
 /* Read the box START/COUNT of X as X's dtype into OUT: through SCRATCH
