@@ -101,24 +101,12 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 		return -1;
 	for (int k = 0; k < s->nout; k++)
 		s->out_dtype[k] = s->loop->types[s->nin + k];
-	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
-	op->uf = s->uf;
-	op->loop = s->loop;
-	op->nin = s->nin;
-	op->nout = s->nout;
+	struct plan_op *op = lower_single(pl, s);
 	op->shape = s->shape;
-	op->where = s->where;
-	op->loc = &s->loc;
-	for (int k = 0; k < s->nin; k++) {
-		op->src[k] = src_input(k);
+	for (int k = 0; k < s->nin; k++)
 		if (s->in[k]->kind == ARR_LITERAL &&
 		    resolve_literal(s->in[k], op, k, LOCATE(pl, s, rs->in_mark[k]), e) < 0)
 			return -1;
-	}
-	s->prog.nops = 1;
-	s->prog.ops = op;
-	for (int k = 0; k < s->nout; k++)
-		s->prog.out_src[k] = src_result(0, k);
 	return 0;
 }
 
