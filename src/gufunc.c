@@ -540,18 +540,7 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 	if (!s->loop)
 		return -1;
 	s->out_dtype[0] = s->loop->types[2];
-	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
-	op->uf = s->uf;
-	op->loop = s->loop;
-	op->nin = 2;
-	op->nout = 1;
-	op->where = s->where;
-	op->loc = &s->loc;
-	op->src[0] = src_input(0);
-	op->src[1] = src_input(1);
-	s->prog.nops = 1;
-	s->prog.ops = op;
-	s->prog.out_src[0] = src_result(0, 0);
+	lower_single(pl, s);
 	return 0;
 }
 

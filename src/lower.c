@@ -234,6 +234,24 @@ int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_op
 	return 0;
 }
 
+struct plan_op *lower_single(struct planner *pl, struct plan_step *s)
+{
+	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
+	op->uf = s->uf;
+	op->loop = s->loop;
+	op->nin = s->nin;
+	op->nout = s->nout;
+	op->where = s->where;
+	op->loc = &s->loc;
+	for (int k = 0; k < s->nin; k++)
+		op->src[k] = src_input(k);
+	s->prog.nops = 1;
+	s->prog.ops = op;
+	for (int k = 0; k < s->nout; k++)
+		s->prog.out_src[k] = src_result(0, k);
+	return op;
+}
+
 int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
 {
 	struct arena *a = pl->p->arena;

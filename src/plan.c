@@ -101,24 +101,12 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 		return -1;
 	for (int k = 0; k < s->nout; k++)
 		s->out_dtype[k] = s->loop->types[s->nin + k];
-	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
-	op->uf = s->uf;
-	op->loop = s->loop;
-	op->nin = s->nin;
-	op->nout = s->nout;
+	struct plan_op *op = lower_single(pl, s);
 	op->shape = s->shape;
-	op->where = s->where;
-	op->loc = &s->loc;
-	for (int k = 0; k < s->nin; k++) {
-		op->src[k] = src_input(k);
+	for (int k = 0; k < s->nin; k++)
 		if (s->in[k]->kind == ARR_LITERAL &&
 		    resolve_literal(s->in[k], op, k, LOCATE(pl, s, rs->in_mark[k]), e) < 0)
 			return -1;
-	}
-	s->prog.nops = 1;
-	s->prog.ops = op;
-	for (int k = 0; k < s->nout; k++)
-		s->prog.out_src[k] = src_result(0, k);
 	return 0;
 }
 
@@ -182,13 +170,20 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 	return 0;
 }
 
-/* Masked mode of S (numpy.ma's), as missing: (MODE) says: by default
+/* missing: as O says it, or its default. */
+static enum missing_mode missing_mode_of(const struct step_opts *o)
+{
+	return option_given(o, OPT_MISSING) ? o->missing : MISSING_CF;
+}
+
+/* Masked mode of S (numpy.ma's), as O's missing: says: by default
  * where one of its first NIN inputs declares missing values. */
-static int plan_masks(struct planner *pl, struct plan_step *s, const struct step_opts *o,
-		      enum missing_mode mode, int nin, struct err *e)
+static int plan_masks(struct planner *pl, struct plan_step *s, const struct step_opts *o, int nin,
+		      struct err *e)
 {
 	const struct recipe_step *rs = s->src;
-	bool masking = s->decoded && (mode != MISSING_CF || declares_missing(pl, s, nin, e));
+	bool masking = s->decoded &&
+		       (missing_mode_of(o) != MISSING_CF || declares_missing(pl, s, nin, e));
 	if (e->status)
 		return -1;
 	bool folds = s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT;
@@ -229,12 +224,6 @@ static int step_start(struct planner *pl, int index, struct plan_step *s, struct
 	if (!s->uf && rs->verb != VERB_EXPR)
 		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->fn_mark), "unknown ufunc '%s'", rs->fn);
 	return 0;
-}
-
-/* missing: as O says it, or its default. */
-static enum missing_mode missing_mode_of(const struct step_opts *o)
-{
-	return option_given(o, OPT_MISSING) ? o->missing : MISSING_CF;
 }
 
 /* S's options into *O: the recipe's defaults overridden by the step's own,
@@ -293,7 +282,7 @@ static int step_selection(struct planner *pl, struct plan_step *s, const struct 
 	if (option_given(o, OPT_WHERE) &&
 	    (s->verb == VERB_REDUCE ? plan_reduce_where(pl, s, o, e) : lower_where(pl, s, o, e)) < 0)
 		return -1;
-	return plan_masks(pl, s, o, missing_mode_of(o), nin, e);
+	return plan_masks(pl, s, o, nin, e);
 }
 
 /* Where S's results go (printed when the step names no output), each one

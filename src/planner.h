@@ -179,6 +179,10 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 
 /* ---- lower.c ---- */
 
+/* S's program as one op: its ufunc through its loop, over its inputs in
+ * order, giving its outputs (literals and the op's shape are the
+ * caller's).  Returns the op. */
+struct plan_op *lower_single(struct planner *pl, struct plan_step *s);
 /* Parse S's expression and lower it into S's ops, in evaluation order. */
 int lower_expression(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e);
