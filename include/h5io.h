@@ -119,4 +119,23 @@ int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const int64_t *start, const int64_t *step, const int64_t *count,
 		   const void *buf, const char *where, struct err *e);
 
+/* ---- chunks read as they are stored ------------------------------------
+ *
+ * A chunked dataset whose chunks hold its values as they are in memory
+ * (no filter, stored as DT's memory type) can be read without HDF5's
+ * selections: a box that is one chunk, its bytes straight into the buffer
+ * (H5Dread_chunk), one read call and no copy.  HDF5 1.10 does it on one process
+ * only, not under MPI-IO, where boxes stay collective hyperslabs.
+ */
+
+/* Are D's chunks raw: D chunked, unfiltered, stored as DT's memory type? */
+bool h5io_dataset_raw_chunks(hid_t d, enum dtype dt);
+/* Read the box START/COUNT of D (NDIM axes, raw chunks of extents CHUNK)
+ * into BUF as the chunk's stored bytes, when the box is one whole chunk
+ * and MPI is not running.  Returns 1 when read, 0 when not (another box,
+ * MPI, a chunk never written): read it as a box (h5io_read_box); -1 on an
+ * error (E set).  Not collective. */
+int h5io_read_chunk(hid_t d, int ndim, const int64_t *chunk, const int64_t *start,
+		    const int64_t *count, void *buf, const char *where, struct err *e);
+
 #endif

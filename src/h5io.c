@@ -5,7 +5,7 @@
  * the error record); files (access properties, open, create, in memory,
  * close, probe); datasets (chunk caches, open, create with fill value and
  * reserved space, chunks, unlink, move); boxes read and written
- * (hyperslabs, injected faults).  HDF5 types as dtypes are h5io_types.c's;
+ * (hyperslabs, injected faults); chunks read as they are stored.  HDF5 types as dtypes are h5io_types.c's;
  * attributes, the `history` one included, are h5attr.c's; what these files
  * share is in h5io_internal.h.
  */
@@ -747,4 +747,45 @@ int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const void *buf, const char *where, struct err *e)
 {
 	return transfer(true, d, shape, dt, start, step, count, (void *)buf, where, e);
+}
+
+/* ---- chunks read as they are stored ------------------------------------ */
+
+bool h5io_dataset_raw_chunks(hid_t d, enum dtype dt)
+{
+	hid_t dcpl = H5Dget_create_plist(d), t = H5Dget_type(d);
+	bool raw = dcpl >= 0 && t >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+		   H5Pget_nfilters(dcpl) == 0 && H5Tequal(t, h5io_mem_type(dt)) > 0;
+	h5io_close_ids(2, (hid_t[]){ dcpl, t });
+	H5Eclear2(H5E_DEFAULT);
+	return raw;
+}
+
+/* Is the box START/COUNT (NDIM axes) one whole chunk of extents CHUNK? */
+static bool one_chunk(int ndim, const int64_t *chunk, const int64_t *start, const int64_t *count)
+{
+	for (int i = 0; i < ndim; i++)
+		if (chunk[i] <= 0 || count[i] != chunk[i] || start[i] % chunk[i])
+			return false;
+	return ndim > 0;
+}
+
+int h5io_read_chunk(hid_t d, int ndim, const int64_t *chunk, const int64_t *start,
+		    const int64_t *count, void *buf, const char *where, struct err *e)
+{
+	if (comm_mpi() || !one_chunk(ndim, chunk, start, count))
+		return 0;
+	hsize_t at[H5U_MAXDIM];
+	uint32_t filters = 0;
+	for (int i = 0; i < ndim; i++)
+		at[i] = (hsize_t)start[i];
+	if (H5Dread_chunk(d, H5P_DEFAULT, at, &filters, buf) < 0) {
+		/* not stored (its fill value), or not read: the box as a hyperslab */
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	iostat.h5_reads++;
+	if (fault_due(false))
+		return err_set(e, EXIT_RUN, where, "read failed (H5UFUNC_FAULT)");
+	return 1;
 }
