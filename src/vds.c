@@ -54,7 +54,8 @@ static int64_t next_slab(int ndim, const int64_t *dim, int64_t lo, int64_t hi, h
 	int64_t at = lo / unit, n = dim[j] - at % dim[j];
 	if (n > (hi - lo) / unit)
 		n = (hi - lo) / unit;
-	for (int i = ndim - 1, rest = lo; i >= 0; i--) {
+	int64_t rest = lo;
+	for (int i = ndim - 1; i >= 0; i--) {
 		start[i] = (hsize_t)(rest % dim[i]);
 		rest /= dim[i];
 		count[i] = i < j ? 1 : i == j ? (hsize_t)n : (hsize_t)dim[i];
@@ -145,22 +146,39 @@ static hid_t source_dataset(struct vds *x, const struct vds_spec *spec, int64_t 
 				   spec->compression, spec->fill, where, e);
 }
 
+/* TEXT into OUT (LEN bytes) as a mapping names a file or dataset: HDF5
+ * reads "%b" in them as a block number, so every '%' is doubled. */
+static int escaped(char *out, size_t len, const char *text)
+{
+	size_t n = 0;
+	for (; *text && n + 2 < len; text++) {
+		if (*text == '%')
+			out[n++] = '%';
+		out[n++] = *text;
+	}
+	out[n] = '\0';
+	return *text ? -1 : 0;
+}
+
 /* The mappings of every rank with work, made on every rank alike. */
 static hid_t mappings(const struct vds_spec *spec)
 {
 	hid_t dcpl = h5io_dataset_plist();
+	char path[2 * PATH_MAX];
+	escaped(path, sizeof path, spec->path);
 	for (int r = 0; r < spec->l->nranks; r++) {
 		int64_t lo, hi, row0, row1;
-		char base[PATH_MAX];
+		char name[PATH_MAX], base[2 * PATH_MAX];
 		if (!share_of(spec, r, &lo, &hi, &row0, &row1) ||
-		    vds_source_name(base, sizeof base, spec->base, r) < 0)
+		    vds_source_name(name, sizeof name, spec->base, r) < 0 ||
+		    escaped(base, sizeof base, name) < 0)
 			continue;
 		int64_t sdim[H5U_MAXDIM];
 		memcpy(sdim, spec->shape->dim, sizeof sdim);
 		sdim[0] = row1 - row0;
 		hid_t vspace = run_space(spec->shape, spec->shape->dim, lo, hi, 0);
 		hid_t sspace = run_space(spec->shape, sdim, lo, hi, row0);
-		H5Pset_virtual(dcpl, vspace, base, spec->path, sspace);
+		H5Pset_virtual(dcpl, vspace, base, path, sspace);
 		h5io_close_ids(2, (hid_t[]){ vspace, sspace });
 	}
 	return dcpl;
