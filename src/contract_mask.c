@@ -26,34 +26,45 @@ void contract_mask_slab(const struct plan_step *s, int k, char *data, int64_t n,
 	masked_replace_missing(s->contract->missing[k], s->mask.nan, zero, t, t, n, data, data, valid);
 }
 
-/* Row R of ANY (NC results, LEFT of them not yet valid) or'ed with A's row
- * R against B, along the contraction until every result of the row has a
- * valid product: most rows end at their first valid pair. */
+/* Does every one of the N bytes at P (STEP apart) say valid? */
+static bool row_full(const uint8_t *p, int64_t n, ptrdiff_t step)
+{
+	for (int64_t j = 0; j < n; j++)
+		if (!p[j * step])
+			return false;
+	return true;
+}
+
+/* Row R of ANY (NC results) or'ed with A's row R against B, along the
+ * contraction in runs of ROW_RUN until every result of the row has a
+ * valid product: most rows are done after their first run.  The or of
+ * contiguous rows (the common layout) vectorizes. */
+#define ROW_RUN 8
 static void row_products(struct byte_view a, struct byte_view b, int64_t r, int64_t nk, int64_t nc,
-			 struct byte_view any, int64_t left)
+			 struct byte_view any)
 {
 	uint8_t *out = any.data + r * any.step[0];
-	for (int64_t k = 0; k < nk && left > 0; k++) {
+	bool unit = b.step[1] == 1 && any.step[1] == 1;
+	for (int64_t k = 0; k < nk; k++) {
+		if (k % ROW_RUN == 0 && row_full(out, nc, any.step[1]))
+			return;
 		if (!a.data[r * a.step[0] + k * a.step[1]])
 			continue;
 		const uint8_t *bk = b.data + k * b.step[0];
-		for (int64_t j = 0; j < nc; j++)
-			if (!out[j * any.step[1]] && bk[j * b.step[1]]) {
-				out[j * any.step[1]] = 1;
-				left--;
-			}
+		if (unit)
+			for (int64_t j = 0; j < nc; j++)
+				out[j] |= bk[j];
+		else
+			for (int64_t j = 0; j < nc; j++)
+				out[j * any.step[1]] |= bk[j * b.step[1]];
 	}
 }
 
 void contract_mask_products(struct byte_view a, struct byte_view b, int64_t nr, int64_t nk,
 			    int64_t nc, struct byte_view any)
 {
-	for (int64_t r = 0; r < nr; r++) {
-		int64_t left = 0;
-		for (int64_t j = 0; j < nc; j++)
-			left += !any.data[r * any.step[0] + j * any.step[1]];
-		row_products(a, b, r, nk, nc, any, left);
-	}
+	for (int64_t r = 0; r < nr; r++)
+		row_products(a, b, r, nk, nc, any);
 }
 
 void contract_mask_gather(struct contract_masks *m, int64_t n)
