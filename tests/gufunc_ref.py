@@ -560,6 +560,13 @@ def job_ma_check(args):
         cases = [(cid, uf, read(a), read(b), opts_of[cid]) for cid, uf, a, b, _ in MA_CASES]
         f, g = read('f'), read('g')
         cases.append(('masked_in', 'matmul', f * 2, g, {}))
+        # the cases hold what they are for: a row all missing, and a result
+        # whose every product has a missing factor though neither its row
+        # nor its column is all missing
+        call = fo['call'][:]
+        if not (f.mask[0, 5].all() and call.mask[0, 5].all() and call.mask[1, 7, 4] and
+                not f.mask[1, 7].all() and not g.mask[:, 4].all()):
+            raise ref.Failure("call: the row all missing, or f[1, 7] @ g[:, 4], not as meant")
         for cid, uf, a, b, opts in cases:
             v = fo[cid]
             fill = v.getncattr('_FillValue')
