@@ -339,7 +339,7 @@ with h5py.File('shapes.h5', 'w') as f:
 	assert_success
 }
 
-@test "operands with missing values: np.ma.dot's rule for call, eval, recipe steps and expressions (_FillValue, missing_value, valid_range, packed int16, an operand computed masked, missing: mask); the same bytes on 1-4 ranks under a small --memory; xarray reads the mask" {
+@test "operands with missing values: np.ma.dot's rule for call, eval, recipe steps and expressions (_FillValue, missing_value, valid_range, packed int16, an operand computed masked, missing: mask, complex under mask-nan); the same bytes on 1-4 ranks under a small --memory; xarray reads the mask" {
 	ref ma_inputs ma.nc ma.h5
 	ref ma_recipe ma.nc ma.h5 '${OUT}' >r.yaml
 	local n memory=()
@@ -365,6 +365,11 @@ with h5py.File('shapes.h5', 'w') as f:
 	# --missing raw: the stored numbers, fills and all, as NumPy on h5py's reading
 	ok call matmul ma.nc:/f ma.nc:/g -o raw.h5:/c --missing raw
 	run /usr/bin/python3 -c "import h5py, numpy as np; f, o = h5py.File('ma.nc'), h5py.File('raw.h5'); w = f['f'][()] @ f['g'][()]; assert '_FillValue' not in o['c'].attrs and np.allclose(o['c'][()], w, rtol=1e-12)"
+	assert_success
+	# complex, NaN missing under mask-nan: vecdot and vecmat conjugate the first
+	ok call vecdot ma.h5:/cu ma.h5:/cv --missing mask-nan -o cx.h5:/vecdot
+	ok call vecmat 'ma.h5:/cu[0]' ma.h5:/cv --axes '[[0],[1,0],[0]]' --missing mask-nan -o cx.h5:/vecmat
+	run ref ma_complex ma.h5 cx.h5
 	assert_success
 	# printed: masked results as --, as for any masked step
 	run --separate-stderr h5u call vecdot 'ma.nc:/f[0]' ma.nc:/v

@@ -49,6 +49,9 @@ Jobs:
   ma_check NC H5 OUT each case's OUT:/ID against np.ma.dot on netCDF4-python's
                      masked operands: the mask, the values, the fill; and
                      xarray's reading of it (masked: NaN)
+  ma_complex H5 OUT  OUT:/ID of UF(H5:/cu, H5:/cv) under missing: mask-nan for
+                     vecdot and vecmat (the first conjugated), against
+                     np.ma.dot on numpy.ma's masked_invalid (h5py)
 Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
 """
 import ast
@@ -495,6 +498,11 @@ def job_ma_inputs(args):
         var('t', 'f8', ('l', 'c'), t, fill=-999.0)
     with h5py.File(h5, 'w') as fo:
         fo['h'] = rng.standard_normal((150, 29))
+        for name in ('cu', 'cv'):   # complex, NaN missing (mask-nan)
+            x = rng.standard_normal((4, 50)) + 1j * rng.standard_normal((4, 50))
+            x[holes(x.shape, 0.5)] = np.nan
+            fo[name] = x
+        fo['cu'][2] = fo['cv'][3] = np.nan
         fo['e_left'], fo['e_right'] = np.zeros((3, 0)), np.zeros((0, 4))
 
 
@@ -585,6 +593,22 @@ def job_ma_check(args):
                 raise ref.Failure(f"xarray reads {name} otherwise")
 
 
+def job_ma_complex(args):
+    h5, out = args
+    with h5py.File(h5, 'r') as hi, h5py.File(out, 'r') as fo:
+        u, v = (np.ma.masked_invalid(hi[n][()]) for n in ('cu', 'cv'))
+        for uf, a, b, opts in [('vecdot', u, v, {}), ('vecmat', u[0], v, {'axes': [[0], [1, 0], [0]]})]:
+            got, fill = fo[uf][()], complex(netCDF4_default('c16'))
+            _ma_check_one(uf, uf, a, b, opts, np.ma.masked_equal(got, fill), fill)
+            if not np.ma.getmaskarray(ma_dot(uf, a, b, opts)).any():
+                raise ref.Failure(f"{uf}: nothing masked: the case tests too little")
+
+
+def netCDF4_default(code):
+    import netCDF4
+    return netCDF4.default_fillvals['f8' if code == 'c16' else code]
+
+
 # ---- jobs ----
 
 def job_inputs(args):
@@ -659,7 +683,7 @@ JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': 
         'coord_recipe': job_coord_recipe, 'coord_check': job_coord_check,
         'appendable': job_appendable, 'cf_inputs': job_cf_inputs,
         'cf_recipe': job_cf_recipe, 'cf_check': job_cf_check, 'ma_inputs': job_ma_inputs,
-        'ma_recipe': job_ma_recipe, 'ma_check': job_ma_check}
+        'ma_recipe': job_ma_recipe, 'ma_check': job_ma_check, 'ma_complex': job_ma_complex}
 
 if __name__ == '__main__':
     ref.main(JOBS, "gufunc_ref.py")
