@@ -18,6 +18,8 @@
  * a rank.  A box's operands stream through in steps of pieces, so an
  * operand or result of any size goes through --memory; no rank reads a
  * whole operand that others need unless it is small beside the budget.
+ * With missing values the product is numpy.ma's, np.ma.dot
+ * (contract_mask.h).
  */
 #ifndef H5UFUNC_CONTRACT_H
 #define H5UFUNC_CONTRACT_H

@@ -8,7 +8,8 @@
  * hyperslab of the box for one step of pieces, as stored; and, for one
  * loop index and one piece, a cell of A and the box's cells of B, packed
  * as the block products read them (gemm.h) where the slab does not
- * already hold them so.  One list of them (each_buffer, hold.h) is what
+ * already hold them so; in masked mode, the bytes of contract_mask.h.
+ * One list of them (each_buffer, hold.h) is what
  * both count and allocate.  Loops never allocate: everything is allocated
  * before the first box.
  */
