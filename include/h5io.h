@@ -103,6 +103,12 @@ void h5io_dataset_close(hid_t d);
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 /* Does D's data go through filters (compression, checksums)? */
 bool h5io_dataset_filtered(hid_t d);
+/* How many of D's chunks were ever written (h5py's and netCDF-4's
+ * incremental allocation leaves some unwritten; a dataset not chunked
+ * counts as written)?  Reads fill them with the fill value; HDF5 1.10
+ * writes collectively into no dataset of SOME (h5io_unwritten.c). */
+enum h5io_written { H5IO_WRITTEN_ALL, H5IO_WRITTEN_SOME, H5IO_WRITTEN_NONE };
+enum h5io_written h5io_dataset_written(hid_t d);
 
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);

@@ -471,6 +471,8 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 		d = H5Dopen2(file, path, dapl);
 		H5Pclose(dapl);
 	}
+	if (d >= 0)
+		h5io_unwritten_note(d, driver_of(d) == H5FD_MPIO);
 	if (d < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());
@@ -685,8 +687,10 @@ bool h5io_dataset_filtered(hid_t d)
 
 void h5io_dataset_close(hid_t d)
 {
-	if (d >= 0)
+	if (d >= 0) {
+		h5io_unwritten_forget(d);
 		H5Dclose(d);
+	}
 }
 
 void h5io_unlink(hid_t file, const char *path)
@@ -771,7 +775,8 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		return 0;
 	}
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-	if (comm_mpi() && driver_of(d) == H5FD_MPIO)
+	/* reads of chunks never written go independently (h5io_unwritten.c) */
+	if (comm_mpi() && driver_of(d) == H5FD_MPIO && (write || !h5io_unwritten_noted(d)))
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
 	if (write) {
 		h5io_expect_box(d, shape, start, step, count);

@@ -1,10 +1,12 @@
-/* h5io_internal.h - what h5io.c, h5io_types.c, h5attr.c and filter.c
- * share, and nothing else may use: the HDF5 memory types of dtypes
+/* h5io_internal.h - what h5io.c, h5io_types.c, h5io_unwritten.c, h5attr.c
+ * and filter.c share, and nothing else may use: the HDF5 memory types of dtypes
  * (h5io_types.c) and the folding of HDF5's error stacks into the error
  * record (h5io.c).
  */
 #ifndef H5UFUNC_H5IO_INTERNAL_H
 #define H5UFUNC_H5IO_INTERNAL_H
+
+#include <stdbool.h>
 
 #include <hdf5.h>
 
@@ -26,5 +28,12 @@ enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
  * STACK is closed.  (Every HDF5 call clears the default stack on entry, so
  * it must be taken before any cleanup call.) */
 void h5io_fold_stack(struct err *e, hid_t stack);
+
+/* Note dataset D, just opened (through MPI-IO when MPIO), when it is
+ * chunked and partly allocated: its reads go independently
+ * (h5io_unwritten.c).  Forget it when it closes. */
+void h5io_unwritten_note(hid_t d, bool mpio);
+bool h5io_unwritten_noted(hid_t d);
+void h5io_unwritten_forget(hid_t d);
 
 #endif
