@@ -21,7 +21,10 @@
 # wide, `h5ufunc check` says): ragged edges, an empty array, 3-d, float32,
 # int16, complex, bool and packed inputs give NumPy's bits, as do
 # filtered, byte-swapped and never-written chunks, read through HDF5's
-# selections, and 2-4 ranks.
+# selections, and 2-4 ranks.  Chunks never written (h5py's /h, a variable
+# ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
+# reduce, accumulate; written in place on one process, and under MPI
+# when none was written, refused (exit 2) when some were.
 
 load helper
 REF=chunks_ref.py
@@ -261,8 +264,7 @@ check_reads() {
 		else
 			jobs+=(:: same rc.h5 "o$name.h5" "/$name" "$want" :: same rc.h5 "o${name}4.h5" "/$name" "$want")
 		fi
-		# (unwritten chunks fail HDF5 1.10's collective reads: one process)
-		[[ $name == h ]] || steps+=$(sed -n '/^steps:/,$p' "$name.yaml" | tail -n +2)$'\n'
+		steps+=$(sed -n '/^steps:/,$p' "$name.yaml" | tail -n +2)$'\n'
 	done
 	# a reduction whose boxes are single chunks under a small budget
 	h5u reduce add rc.h5:/r --axis 0 --memory 200K -o oR.h5:/r || fail "reduce: exit status $?"
@@ -275,15 +277,57 @@ check_reads() {
 			fail "$n ranks: exit status $?"
 		for c in "${cases[@]}"; do
 			IFS='|' read -r name expr want wide <<<"$c"
-			if [[ $name == h ]]; then
-				continue
-			elif [[ $name == [pk] ]]; then
+			if [[ $name == [pk] ]]; then
 				jobs+=(:: decoded rc.h5 "r$n/o.h5" "/$name" "$name" "$want")
 			else
 				jobs+=(:: same rc.h5 "r$n/o.h5" "/$name" "$want")
 			fi
 		done
 	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "chunks never written read as their fill value on 1-4 ranks: h5py's partly written /h, a variable ncgen never wrote; elementwise, reduce, accumulate, in place; an in-place write into a partly written dataset refused under MPI" {
+	cp "$BATS_FILE_TMPDIR/rc.h5" .
+	cat >nw.cdl <<-'EOF'
+		netcdf nw {
+		dimensions:
+		  y = 300 ;
+		  x = 200 ;
+		variables:
+		  double v(y, x) ;
+		    v:_ChunkSizes = 128, 64 ;
+		}
+	EOF
+	ncgen -k nc4 -o nw.nc nw.cdl
+	local n jobs=()
+	for n in 0 1 2 3 4; do
+		mkdir "r$n"
+		cp nw.nc "r$n/"
+		local run=(h5u)
+		((n == 0)) || run=(mpi "$n" h5ufunc)
+		(cd "r$n" && "${run[@]}" eval -i h=../rc.h5:/h -i r=../rc.h5:/r 'o.h5:/e = h * 2 + r' &&
+			"${run[@]}" reduce add ../rc.h5:/h --axis 0 -o o.h5:/r0 &&
+			"${run[@]}" reduce add ../rc.h5:/h --axis all -o o.h5:/ra &&
+			"${run[@]}" accumulate add ../rc.h5:/h --axis 1 -o o.h5:/c1 &&
+			"${run[@]}" eval -i v=nw.nc:/v 'o.h5:/v = v * 2' &&
+			"${run[@]}" eval -i v=nw.nc:/v 'v = v + 1') || fail "$n ranks (0: one process): exit status $?"
+		jobs+=(:: same rc.h5 "r$n/o.h5" /e "h * 2 + r" /r0 "np.add.reduce(h, axis=0)"
+			/ra "np.add.reduce(h, axis=None)" /c1 "np.add.accumulate(h, axis=1)"
+			:: same nw.nc "r$n/o.h5" /v "v * 2" :: same nw.nc "r$n/nw.nc" /v "v + 1")
+	done
+	# in place into /h: one process writes it; under MPI HDF5 1.10 cannot
+	cp rc.h5 one.h5
+	h5u eval -i h=one.h5:/h 'h = h * 2' || fail "in place, one process: exit status $?"
+	jobs+=(:: same rc.h5 one.h5 /h "h * 2")
+	for n in 1 2 3; do
+		run --separate-stderr mpi "$n" h5ufunc eval -i h=rc.h5:/h 'h = h * 2'
+		[[ $status == 2 ]] || fail "$n ranks: exit status $status, $stderr"
+		[[ ${stderr%%$'\n'*} == "h5ufunc: eval: 'rc.h5:/h' has chunks that were never written: HDF5 1.10 cannot write it in place under MPI (run on one process, or write a new output)" ]] ||
+			fail "$n ranks: $stderr"
+	done
+	cmp rc.h5 "$BATS_FILE_TMPDIR/rc.h5" || fail "rc.h5 changed"
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
