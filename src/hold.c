@@ -16,16 +16,20 @@ void hold_count(struct hold *h, struct dist_cost *c)
 void hold_layout(struct hold *h, const struct dist_layout *l)
 {
 	memset(h, 0, sizeof *h);
-	for (int how = 0; how < DIST_HOLDS; how++)
+	for (int how = 0; how < DIST_HOLDS; how++) {
 		h->elems[how] = dist_held_elems(l, (enum dist_hold)how);
+		h->fits[how] = how != DIST_PER_ACROSS;   /* a layout carries nothing across */
+	}
 	h->counted = dist_layout_bytes(l);
 }
 
 void hold_stream(struct hold *h, const struct dist_stream *s)
 {
 	memset(h, 0, sizeof *h);
-	for (int how = 0; how < DIST_HOLDS; how++)
+	for (int how = 0; how < DIST_HOLDS; how++) {
 		h->elems[how] = dist_stream_held_elems(s, (enum dist_hold)how);
+		h->fits[how] = how != DIST_PER_TILE;   /* a stream has no tile */
+	}
 	h->counted = dist_stream_bytes(s);
 }
 
@@ -40,6 +44,7 @@ void hold_buffer(struct hold *h, enum dist_hold how, int64_t bytes, void *slot)
 		dist_cost_hold(h->cost, how, bytes);
 		return;
 	}
+	assert(bytes == 0 || how == DIST_FIXED || h->fits[how]);
 	int64_t n = bytes * h->elems[how];
 	void *p = NULL;
 	h->held += n;

@@ -29,6 +29,7 @@
 struct hold {
 	struct dist_cost *cost;        /* counting: what each buffer is added to */
 	int64_t elems[DIST_HOLDS];     /* allocating: a buffer's elements, by how it grows */
+	bool fits[DIST_HOLDS];         /* ... and whether its layout or stream has such buffers */
 	int64_t held, counted;         /* bytes of the buffers listed; bytes the boxes were sized by */
 	void **owned;                  /* the buffers allocated, freed by hold_free */
 	size_t nowned;
@@ -49,7 +50,10 @@ bool hold_counting(const struct hold *h);
 
 /* A buffer that grows HOW, BYTES whole or an element: counted, or
  * allocated (stage_alloc: never NULL, at least one byte) into *SLOT when
- * SLOT is not NULL and BYTES is not 0 (else *SLOT is NULL). */
+ * SLOT is not NULL and BYTES is not 0 (else *SLOT is NULL).  A buffer of
+ * BYTES an element grows as the layout or stream H allocates over grows
+ * such buffers: a layout has none across, a stream no tile (dist.h; an
+ * assertion). */
 void hold_buffer(struct hold *h, enum dist_hold how, int64_t bytes, void *slot);
 
 /* The list is done: what an allocating H holds is within what its boxes
