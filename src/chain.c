@@ -12,6 +12,7 @@
 
 #include "chain.h"
 #include "comm.h"
+#include "hold.h"
 #include "reducer.h"
 #include "stage.h"
 
@@ -48,6 +49,7 @@ struct chain {
 	char *acc, *part;        /* slots: the chain so far; a piece's partial */
 	/* the group this rank's share begins inside (rank 0 finishes it) */
 	char *held;              /* its partials, in order */
+	char *grown;             /* HELD, grown past what was counted; else NULL */
 	int64_t nheld, held_cap;
 	bool held_ends;          /* it ends in this share */
 	/* the groups a box finished (no kept axes: the one result, in FINAL) */
@@ -170,9 +172,12 @@ static void take_partial(struct chain *c, int64_t g, int64_t k, const char *part
 			emit(c, g, c->acc);
 		return;
 	}
-	if (c->nheld == c->held_cap) {   /* beyond what the budget counted */
+	if (c->nheld == c->held_cap) {   /* beyond what the budget counted: grown here */
 		c->held_cap = c->held_cap ? 2 * c->held_cap : 16;
-		c->held = stage_realloc(c->held, (size_t)c->held_cap * c->slot);
+		char *grown = stage_alloc((size_t)c->held_cap * c->slot);
+		memcpy(grown, c->held, (size_t)c->nheld * c->slot);
+		free(c->grown);
+		c->held = c->grown = grown;
 	}
 	memcpy(c->held + c->nheld++ * c->slot, part, c->slot);
 	c->held_ends = c->done == c->pieces;
@@ -569,27 +574,65 @@ int64_t chain_head_bytes(const struct plan_step *s, int nranks)
 	return needs_head(s, nranks) ? piece_bytes(s) : 0;
 }
 
-int64_t chain_fixed_bytes(const struct plan_step *s, int nranks)
+/* A fragment of one piece of S, listed into H with F's slots (F NULL:
+ * counting): its elements, and (masked) a byte each saying which are
+ * valid. */
+static void fragment_hold(struct hold *h, const struct plan_step *s, struct fragment *f)
 {
+	int64_t n = piece_elems(s);
+	hold_buffer(h, DIST_FIXED, n * dtype_size(s->loop->types[1]), HOLD_SLOT(f, data));
+	hold_buffer(h, DIST_FIXED, s->mask.masked ? n : 0, HOLD_SLOT(f, valid));
+}
+
+/* The results a box of C finishes, listed into H: with kept axes, at most a
+ * result for each group it holds and one it ends (and one cut at its
+ * start); else the one result, which chain_finish writes. */
+static void results_hold(struct hold *h, struct chain *c, const struct plan_step *s)
+{
+	enum dtype t = s->loop->types[0];
+	int64_t bytes[3] = { dtype_size(t), s->mask.masked, stage_scratch(s->out[0], t) };
+	void *slots[3] = { HOLD_SLOT(c, res), HOLD_SLOT(c, resv), HOLD_SLOT(c, conv) };
+	if (s->fold.kept_lead == 0) {
+		for (int i = 0; i < 3; i++)
+			hold_buffer(h, DIST_FIXED, bytes[i], slots[i]);
+		if (c)
+			c->res_cap = 1;
+		return;
+	}
+	int64_t cap = hold_results(h, group_elems(s), 2, 3, bytes, slots);
+	if (c)
+		c->res_cap = cap;
+}
+
+/* Every buffer of a chain of S on NRANKS ranks, listed into H with C's
+ * slots (C NULL: counting). */
+static void each_buffer(struct hold *h, struct chain *c, const struct plan_step *s, int nranks)
+{
+	const struct ufunc_loop *p = ufunc_partial_loop(s->uf, s->loop);
 	int64_t slot = (int64_t)slot_bytes(s);
-	/* the cut piece, the head (a share after the first begins anywhere), the
-	 * partials held; rank 0's finished groups */
-	return piece_bytes(s) + chain_head_bytes(s, nranks) +
-	       (held_most(s, nranks) + 4 + 2 * (int64_t)nranks) * slot;
+	hold_buffer(h, DIST_FIXED, p != s->loop ? piece_elems(s) * dtype_size(p->types[0]) : 0,
+		    HOLD_SLOT(c, scratch));
+	fragment_hold(h, s, c ? &c->cut : NULL);
+	if (needs_head(s, nranks))
+		fragment_hold(h, s, c ? &c->head : NULL);
+	hold_buffer(h, DIST_FIXED, slot, HOLD_SLOT(c, acc));
+	hold_buffer(h, DIST_FIXED, slot, HOLD_SLOT(c, part));
+	hold_buffer(h, DIST_FIXED, slot, HOLD_SLOT(c, final));
+	hold_buffer(h, DIST_FIXED, held_most(s, nranks) * slot, HOLD_SLOT(c, held));
+	/* rank 0's groups finished from the records (chain_finish) */
+	hold_buffer(h, DIST_FIXED, (1 + 2 * (int64_t)nranks) * slot, NULL);
+	results_hold(h, c, s);
 }
 
-static void fragment_alloc(const struct chain *c, struct fragment *f)
+struct chain *chain_hold(struct hold *h, struct plan_step *s, int nranks)
 {
-	f->data = stage_alloc((size_t)(c->piece_max * c->dsz));
-	f->valid = c->masked ? stage_alloc((size_t)c->piece_max) : NULL;
-	f->n = 0;
-}
-
-struct chain *chain_new(struct plan_step *s, int64_t box_elems)
-{
+	assert(s->fold.mode == REDUCE_CHAIN && !s->mask.skip_fold);
+	if (hold_counting(h)) {
+		each_buffer(h, NULL, s, nranks);
+		return NULL;
+	}
 	struct chain *c = stage_alloc(sizeof *c);
 	memset(c, 0, sizeof *c);
-	assert(s->fold.mode == REDUCE_CHAIN && !s->mask.skip_fold);
 	c->s = s;
 	c->asz = dtype_size(s->loop->types[0]);
 	c->dsz = dtype_size(s->loop->types[1]);
@@ -597,8 +640,6 @@ struct chain *chain_new(struct plan_step *s, int64_t box_elems)
 	c->ploop = ufunc_partial_loop(s->uf, s->loop);
 	c->pt = c->ploop->types[0];
 	c->psz = dtype_size(c->pt);
-	if (c->ploop != s->loop)
-		c->scratch = stage_alloc((size_t)(piece_elems(s) * c->psz));
 	dtype_cast(s->loop->types[0], s->fold.init_value, 0, c->pt, c->init_p, 0, 1);
 	dtype_cast(s->loop->types[0], s->fold.rest_value, 0, c->pt, c->rest_p, 0, 1);
 	c->slot = slot_bytes(s);
@@ -608,21 +649,8 @@ struct chain *chain_new(struct plan_step *s, int64_t box_elems)
 	if (c->group_len == 0)
 		c->group_len = 1;   /* no elements: no piece is ever fed */
 	c->group = -1;
-	fragment_alloc(c, &c->cut);
-	if (needs_head(s, comm_size()))
-		fragment_alloc(c, &c->head);
-	c->acc = stage_alloc(c->slot);
-	c->part = stage_alloc(c->slot);
-	c->final = stage_alloc(c->slot);
-	c->held_cap = held_most(s, comm_size());
-	c->held = stage_alloc((size_t)c->held_cap * c->slot);
-	/* the groups a box finishes: at most as many as it holds, and one it ends */
-	c->res_cap = box_elems / c->group_len + 2;
-	c->res = stage_alloc((size_t)(c->res_cap * c->asz));
-	c->resv = c->masked ? stage_alloc((size_t)c->res_cap) : NULL;
-	int64_t conv = stage_scratch(s->out[0], s->loop->types[0]);   /* the output's dtype, or packed */
-	if (conv)
-		c->conv = stage_alloc((size_t)(c->res_cap * conv));
+	c->held_cap = held_most(s, nranks);
+	each_buffer(h, c, s, nranks);
 	return c;
 }
 
@@ -630,17 +658,6 @@ void chain_free(struct chain *c)
 {
 	if (!c)
 		return;
-	free(c->cut.data);
-	free(c->cut.valid);
-	free(c->head.data);
-	free(c->head.valid);
-	free(c->acc);
-	free(c->part);
-	free(c->final);
-	free(c->scratch);
-	free(c->held);
-	free(c->res);
-	free(c->resv);
-	free(c->conv);
+	free(c->grown);
 	free(c);
 }
