@@ -139,19 +139,21 @@ int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where
 }
 
 /* Read update box START/COUNT (empty: none) of the index space: the
- * index values and b.  Collective. */
+ * index values and b.  Collective: every rank makes every read, an empty
+ * one once a read has failed here, and the caller agrees on the error. */
 static void read_updates(struct at_state *st, const int64_t *start, const int64_t *count,
 			 struct err *e)
 {
+	static const int64_t none[H5U_MAXDIM + 1];
 	const struct at_plan *a = st->a;
 	const struct plan_step *s = st->s;
-	for (int k = 0; k < a->nidx && !e->status; k++)
-		if (indices_read(&a->idx[k], &a->space, start, count, &st->scratch[k], st->idx[k], s->where,
-				 e) < 0)
+	for (int k = 0; k < a->nidx; k++)
+		if (indices_read(&a->idx[k], &a->space, start, e->status ? none : count, &st->scratch[k],
+				 st->idx[k], s->where, e) < 0)
 			err_place(e, &s->loc);
-	if (!a->literal_b && !e->status &&
-	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, count, st->braw, st->bown,
-				 st->b, s->where, e) < 0)
+	if (!a->literal_b &&
+	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, e->status ? none : count,
+				 st->braw, st->bown, st->b, s->where, e) < 0)
 		err_place(e, &s->loc);
 }
 
@@ -330,7 +332,8 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 	if (stage_read(t, t->dtype, start, count, st->traw, st->target, st->s->where, e) < 0)
 		err_place(e, &st->s->loc);
 	int64_t size = stage_box_size(t->shape.ndim, count);
-	keep_missing(st, size, false);
+	if (!e->status)   /* a box not read has nothing to keep */
+		keep_missing(st, size, false);
 	if (comm_agree(e) < 0)
 		return -1;
 	int64_t rounds = (a->updates.total_boxes + st->nranks - 1) / st->nranks;
