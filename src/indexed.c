@@ -219,16 +219,8 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 			       LOCATE(pl, s, rs->mark), e);
 	if (!s->loop)
 		return -1;
-	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
-	memset(op, 0, sizeof *op);
-	op->uf = s->uf;
-	op->loop = s->loop;
-	op->nin = s->nin;
-	op->nout = 1;
-	op->where = s->where;
-	op->loc = &s->loc;
-	s->prog.ops = op;
-	s->prog.nops = 1;
+	struct plan_op *op = lower_single(pl, s);
+	op->nout = 1;   /* its result goes back into the target: the step has no outputs */
 	s->out_dtype[0] = s->loop->types[s->nin];
 	if (s->nin == 2 && s->in[1]->kind == ARR_LITERAL)
 		return resolve_literal(s->in[1], op, 1, LOCATE(pl, s, rs->in_mark[1]), e);
