@@ -27,6 +27,14 @@ static const struct cf_missing *at_missing(const struct plan_step *s)
 	return cf_missing_any(m) ? m : NULL;
 }
 
+/* Does S keep some elements of its target as they are: those declared
+ * missing, or under missing: mask-nan a float target's NaNs? */
+static bool keeps_missing(const struct plan_step *s)
+{
+	char kind = dtype_table[s->in[0]->dtype].kind;
+	return at_missing(s) || (s->at->keep_nan && (kind == 'f' || kind == 'c'));
+}
+
 /* ---- a round ------------------------------------------------------------ */
 
 /* What a rank holds while it runs S: its target box (TARGET, the flat
@@ -71,7 +79,7 @@ static void target_buffers(const struct plan_step *s, int64_t fixed, struct at_s
 			   struct hold *h)
 {
 	const struct array *t = s->in[0];
-	bool missing = at_missing(s) != NULL;
+	bool missing = keeps_missing(s);
 	hold_buffer(h, DIST_FIXED, fixed, NULL);
 	hold_buffer(h, DIST_PER_ELEM, dtype_size(t->dtype), HOLD_SLOT(st, target));
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(t, t->dtype), HOLD_SLOT(st, traw));
@@ -300,12 +308,11 @@ static bool target_box(const struct at_plan *a, int r, int64_t p, int64_t *start
  * the target box, or put them back (RESTORE true). */
 static void keep_missing(struct at_state *st, int64_t n, bool restore)
 {
-	const struct cf_missing *m = at_missing(st->s);
-	if (!m)
+	if (!keeps_missing(st->s))
 		return;
 	size_t size = (size_t)dtype_size(st->s->in[0]->dtype);
 	if (!restore)
-		cf_valid(st->s->in[0]->dtype, m, false, st->target, n, st->valid);
+		cf_valid(st->s->in[0]->dtype, at_missing(st->s), st->s->at->keep_nan, st->target, n, st->valid);
 	for (int64_t i = 0, j = 0; i < n; i++)
 		if (!st->valid[i]) {
 			char *elem = st->target + (size_t)i * size, *kept = st->kept + (size_t)j++ * size;

@@ -227,11 +227,15 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 	return 0;
 }
 
-int plan_at(struct planner *pl, struct plan_step *s, struct err *e)
+int plan_at(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
 {
 	struct at_plan *a = arena_alloc(pl->p->arena, sizeof *a);
 	memset(a, 0, sizeof *a);
 	s->at = a;
+	/* missing: raw reads and writes the stored numbers (s->decoded false);
+	 * cf and mask keep the target's declared missing elements as stored,
+	 * mask-nan its NaNs too */
+	a->keep_nan = option_given(o, OPT_MISSING) && o->missing == MISSING_MASK_NAN;
 	if (at_operands(pl, s, e) < 0 || at_indices(pl, s, a, e) < 0 || at_loop(pl, s, a, e) < 0)
 		return -1;
 	s->shape = s->in[0]->shape;

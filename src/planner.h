@@ -151,7 +151,7 @@ int arrays_by_name(struct planner *pl, int n, struct array **in, bool by_positio
 int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
 /* An at step: its target (written in place), index arrays (checked now,
  * unless only checking), b, and loop. */
-int plan_at(struct planner *pl, struct plan_step *s, struct err *e);
+int plan_at(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
 
 /* ---- outputs.c ---- */
 
