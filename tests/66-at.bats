@@ -45,6 +45,31 @@ setup_file() {
 		    f['ix'][()] = rng.integers(-200, 200, 120000)
 		    f['hot'] = np.zeros(120000, np.int64)   # every update onto one element
 	EOF
+	# CF-coded: p packed with a fill, q with missing_value and valid_range,
+	# b packed, f with NaNs and no attributes
+	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 -) <<-'EOF'
+		import netCDF4, numpy as np
+		d = netCDF4.Dataset("cf.nc", "w")
+		d.createDimension("t", 40); d.createDimension("x", 3); d.createDimension("u", 7)
+		p = d.createVariable("p", "i2", ("t", "x"), fill_value=-999)
+		p.scale_factor, p.add_offset = np.float32(0.1), np.float32(5.0)
+		b = d.createVariable("b", "i2", ("u",))
+		b.scale_factor = np.float32(2.0)
+		for v in (p, b):
+		    v.set_auto_maskandscale(False)
+		raw = (np.arange(120) % 97).astype("i2").reshape(40, 3)
+		raw[1, 0] = raw[7, 2] = -999
+		p[:] = raw
+		b[:] = np.array([3, -4, 5, 9, -2, 1, 6], "i2")
+		q = d.createVariable("q", "f8", ("t", "x"))
+		q.missing_value = -1.0; q.valid_range = np.array([0.0, 100.0])
+		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = -1; v[5, 1] = 200
+		q[:] = v
+		f = d.createVariable("f", "f8", ("t", "x"))
+		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = v[5, 1] = v[9, 0] = np.nan
+		f[:] = v
+		d.close()
+	EOF
 }
 
 @test "random targets, indices and values: NumPy's bits on one process and on 1-4 ranks at --memory 16K" {
@@ -207,22 +232,7 @@ indices_made() {
 }
 
 @test "CF-coded targets: unpacked, updated and packed again; missing elements stay missing; as netCDF4-python on 1 and 3 ranks" {
-	/usr/bin/python3 - <<-'EOF2'
-		import netCDF4, numpy as np
-		d = netCDF4.Dataset("cf.nc", "w")
-		d.createDimension("t", 40); d.createDimension("x", 3)
-		p = d.createVariable("p", "i2", ("t", "x"), fill_value=-999)
-		p.scale_factor, p.add_offset = np.float32(0.1), np.float32(5.0)
-		p.set_auto_maskandscale(False)
-		raw = (np.arange(120) % 97).astype("i2").reshape(40, 3)
-		raw[1, 0] = raw[7, 2] = -999
-		p[:] = raw
-		q = d.createVariable("q", "f8", ("t", "x"))
-		q.missing_value = -1.0; q.valid_range = np.array([0.0, 100.0])
-		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = -1; v[5, 1] = 200
-		q[:] = v
-		d.close()
-	EOF2
+	fixture cf.nc
 	local n
 	for n in 1 3; do
 		cp cf.nc "r$n.nc"
@@ -253,26 +263,7 @@ indices_made() {
 }
 
 @test "missing: raw and --missing raw: the stored numbers, as NumPy's ufunc.at on h5py's data; mask-nan keeps NaNs, as numpy.ma; on 1 and 3 ranks" {
-	/usr/bin/python3 - <<-'EOF2'
-		import netCDF4, numpy as np
-		d = netCDF4.Dataset("cf.nc", "w")
-		d.createDimension("t", 40); d.createDimension("x", 3)
-		p = d.createVariable("p", "i2", ("t", "x"), fill_value=-999)
-		p.scale_factor, p.add_offset = np.float32(0.1), np.float32(5.0)
-		d.createDimension("u", 7)
-		b = d.createVariable("b", "i2", ("u",))
-		b.scale_factor = np.float32(2.0)
-		for v in (p, b):
-		    v.set_auto_maskandscale(False)
-		raw = (np.arange(120) % 97).astype("i2").reshape(40, 3)
-		raw[1, 0] = raw[7, 2] = -999
-		p[:] = raw
-		b[:] = np.array([3, -4, 5, 9, -2, 1, 6], "i2")
-		f = d.createVariable("f", "f8", ("t", "x"))
-		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = v[5, 1] = v[9, 0] = np.nan
-		f[:] = v
-		d.close()
-	EOF2
+	fixture cf.nc
 	local n
 	for n in 1 3; do
 		cp cf.nc "r$n.nc"
