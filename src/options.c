@@ -28,7 +28,8 @@ static const enum verb one_liner_verb[ONE_COUNT] = {
 };
 
 /* One-liner W's flag for OPT, or NULL when it has none.  reduceat takes
- * reduce's flags, but one axis, as accumulate does. */
+ * reduce's flags, but one axis, as accumulate does; at takes call's (of
+ * which only missing applies to it). */
 static const struct option_flag *flag_of(enum one_liner w, int opt)
 {
 	const struct option_flag *f = &step_options[opt].flag[w == ONE_REDUCEAT && opt == OPT_AXIS ? ONE_ACCUMULATE : w];
