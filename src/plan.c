@@ -133,8 +133,9 @@ static bool packs_nan(const struct array *y)
 
 /* The fill values of S's outputs, where where= or a mask leaves them
  * unset: the fill: option; else, in masked mode, the output's own
- * _FillValue, or the first input's when the dtypes match; else the
- * dtype's default.  Datasets S creates keep it as their _FillValue. */
+ * _FillValue, or the first input's when the dtypes match (not a
+ * contraction's: np.ma.dot's result takes none of its operands'); else
+ * the dtype's default.  Datasets S creates keep it as their _FillValue. */
 static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e)
 {
@@ -157,7 +158,7 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 			dtype_cast(DT_FLOAT64, &nan, 0, y->dtype, fill, 0, 1);
 		} else if (own && own->fill_value) {
 			memcpy(fill, own->value[0], sizeof own->value[0]);
-		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
+		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype && !s->contract) {
 			memcpy(fill, first->value[0], sizeof first->value[0]);
 		} else {
 			where_default_fill(y->dtype, fill);
@@ -187,7 +188,9 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	if (e->status)
 		return -1;
 	bool folds = s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT;
-	if (masking && (folds ? plan_reduce_missing(pl, s, o, e) : lower_missing(pl, s, nin, o, e)) < 0)
+	if (masking && (folds ? plan_reduce_missing(pl, s, o, e)
+			: s->contract ? gufunc_plan_missing(pl, s, o, e)
+			: lower_missing(pl, s, nin, o, e)) < 0)
 		return -1;
 	if (option_given(&rs->opts, OPT_FILL) && !s->mask.has_where && !masking)
 		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->opts.mark[OPT_FILL]),
