@@ -114,6 +114,11 @@ static int read_overwrite(struct parser *p, const struct option *opt, struct ste
 	return read_bool(p, opt, &o->overwrite);
 }
 
+static int read_vds(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_bool(p, opt, &o->vds);
+}
+
 static int read_missing(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;
