@@ -34,6 +34,9 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
  * status 1), never followed or replaced.  PRIVATE: mode 0600 (for scratch
  * files).  Collective. */
 hid_t h5io_create(const char *path, bool private, const char *where, struct err *e);
+/* Create PATH exclusively, as h5io_create, for this process alone: HDF5's
+ * default driver, not collective. */
+hid_t h5io_create_alone(const char *path, const char *where, struct err *e);
 /* Create an HDF5 file that lives in this process's memory only and leaves
  * nothing behind.  Not shared between
  * ranks: under MPI each rank has its own, and data moves in and out of it
@@ -78,6 +81,12 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
 			  const struct compression *compression, const void *fill,
 			  const char *where, struct err *e);
+/* Create dataset PATH as h5io_dataset_create, its layout the virtual
+ * mappings of DCPL (made from h5io_dataset_plist(); closed here).
+ * Collective when FILE is shared. */
+hid_t h5io_dataset_create_virtual(hid_t file, const char *path, enum dtype dt,
+				  const struct shape *shape, hid_t dcpl, const void *fill,
+				  const char *where, struct err *e);
 
 /* ---- netCDF-4's structure: what netCDF-C needs to append to a file ---- */
 
@@ -118,5 +127,24 @@ int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const int64_t *start, const int64_t *step, const int64_t *count,
 		   const void *buf, const char *where, struct err *e);
+
+/* ---- chunks read as they are stored ------------------------------------
+ *
+ * A chunked dataset whose chunks hold its values as they are in memory
+ * (no filter, stored as DT's memory type) can be read without HDF5's
+ * selections: a box that is one chunk, its bytes straight into the buffer
+ * (H5Dread_chunk), one read call and no copy.  HDF5 1.10 does it on one process
+ * only, not under MPI-IO, where boxes stay collective hyperslabs.
+ */
+
+/* Are D's chunks raw: D chunked, unfiltered, stored as DT's memory type? */
+bool h5io_dataset_raw_chunks(hid_t d, enum dtype dt);
+/* Read the box START/COUNT of D (NDIM axes, raw chunks of extents CHUNK)
+ * into BUF as the chunk's stored bytes, when the box is one whole chunk
+ * and MPI is not running.  Returns 1 when read, 0 when not (another box,
+ * MPI, a chunk never written): read it as a box (h5io_read_box); -1 on an
+ * error (E set).  Not collective. */
+int h5io_read_chunk(hid_t d, int ndim, const int64_t *chunk, const int64_t *start,
+		    const int64_t *count, void *buf, const char *where, struct err *e);
 
 #endif

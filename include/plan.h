@@ -28,6 +28,7 @@
 #include "literal.h"
 
 struct contract;
+struct vds;
 #include "recipe.h"
 #include "shape.h"
 #include "ufunc.h"
@@ -95,10 +96,15 @@ struct array {
 	int nstored;             /* chunked as stored (an existing dataset): its */
 	int64_t stored_chunk[H5U_MAXDIM];   /* chunk extents; 0: contiguous */
 	bool stored_filtered;    /* ... and its chunks compressed (or filtered otherwise) */
+	bool stored_raw;         /* ... or its chunks its values as in memory (h5io.h) */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
 	struct compression compression;  /* ... and compressed (filter.h; .on false: not) */
+	bool vds;                /* ... as a virtual dataset over one file per rank
+				    (vds.h), written through VDS_RUN (NULL: this
+				    rank has no share) while the run executes, */
+	struct vds *vds_run;
 	bool replace;            /* ... in place of an existing one (overwrite), */
 	const char *new_path;    /* ... written under this hidden name and moved
 				  * over PATH once the whole run has succeeded */

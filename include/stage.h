@@ -59,6 +59,11 @@ void stage_row_box(const struct shape *shape, int64_t first, int64_t count,
 /* Elements in a box (for a 0-d array, COUNT[0]). */
 int64_t stage_box_size(int ndim, const int64_t *count);
 
+/* Is a box of X that is one whole chunk read as the chunk is stored
+ * (h5io.h: raw chunks, one process)?  Never a dataset
+ * the run writes into, which HDF5 may hold changed in its cache. */
+bool stage_reads_chunks(const struct array *x);
+
 /* The chunk shape boxes of X's whole shape can follow: a dataset's as
  * stored, or as the run creates it; NULL when X is contiguous, 0-d, a
  * selection or read with its axes moved. */

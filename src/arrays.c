@@ -158,6 +158,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		}
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		x->stored_filtered = h5io_dataset_filtered(d);
+		x->stored_raw = h5io_dataset_raw_chunks(d, x->dtype);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
 		x->units = cf_units_read(d, pl->p->arena);
 		x->cf_present = cf_attrs_present(d);

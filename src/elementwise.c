@@ -147,6 +147,23 @@ int64_t elementwise_slices(const struct plan_step *s, bool *by_slice)
 	return dist_slices(l);
 }
 
+/* Slices one chunk column wide when S takes slices on one process and
+ * every input read by boxes has its chunks read as stored
+ * (stage_reads_chunks): a slice of such an input is then one chunk, its
+ * bytes read into place without HDF5's selection and copy of its rows. */
+static void raw_slices(struct plan_step *s, int nranks)
+{
+	struct dist_layout *l = &s->blocks.split;
+	bool by_slice;
+	if (nranks > 1 || elementwise_slices(s, &by_slice) == 1)
+		return;
+	for (int k = 0; k < s->nin; k++)
+		if (s->in[k]->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) &&
+		    !stage_reads_chunks(s->in[k]))
+			return;
+	l->slice = pass_chunks(s)[l->ndim - 1];
+}
+
 /* ---- what a run holds ------------------------------------------------- */
 
 struct input_buf {
@@ -268,10 +285,11 @@ static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	s->blocks.whole_limit = memory / WHOLE_PART;
-	/* Compressed chunks written by several ranks: every box is a round of
-	 * HDF5's collective calls (the chunks' owners, their new sizes, the
-	 * index), so boxes as large as the budget allows, each rank's share in
-	 * as few rounds as it can. */
+	/* Compressed chunks written by several ranks into one file: every box
+	 * is a round of HDF5's collective calls (the chunks' owners, their new
+	 * sizes, the index), so boxes as large as the budget allows, each
+	 * rank's share in as few rounds as it can.  (Over one file per rank,
+	 * vds.h, each rank compresses alone, in boxes of the usual size.) */
 	bool compressed = false;
 	struct dist_cost c = { .memory = memory, .tile = TILE_ELEMS };
 	struct hold h;
@@ -282,7 +300,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			c.widest = max64(c.widest, dtype_size(s->in[k]->dtype));
 	for (int k = 0; k < s->nout; k++) {
 		const struct array *y = s->out[k];
-		compressed = compressed || (y->create ? y->compression.on : y->stored_filtered);
+		compressed = compressed || (y->create ? y->compression.on && !y->vds : y->stored_filtered);
 		c.widest = max64(c.widest, dtype_size(y->dtype));
 	}
 	c.target = compressed && nranks > 1 ? INT64_MAX / 2 : 0;
@@ -293,8 +311,11 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			max_axis = reducer_max_axis(s->fused.red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
-	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
-				&s->blocks.split);
+	if (dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
+			     &s->blocks.split) < 0)
+		return -1;
+	raw_slices(s, nranks);
+	return 0;
 }
 
 /* ---- the loop --------------------------------------------------------- */
