@@ -37,9 +37,12 @@
 /* Elements of a piece: NumPy's buffer size. */
 #define CHAIN_PIECE ITER_PIECE
 
-/* A chain of S fed boxes of at most BOX_ELEMS elements.  Every rank creates
- * one; chain_free(NULL) is fine. */
-struct chain *chain_new(struct plan_step *s, int64_t box_elems);
+/* A chain of S on NRANKS ranks, its buffers listed into H (hold.h):
+ * counted (returns NULL), or allocated from H, its chain fed boxes of at
+ * most the elements of H's layout.  Every rank creates one; hold_free
+ * frees the buffers, chain_free (NULL is fine) the rest. */
+struct hold;
+struct chain *chain_hold(struct hold *h, struct plan_step *s, int nranks);
 void chain_free(struct chain *c);
 
 /* Fold the box START/COUNT of S's input: DATA C-contiguous in the loop's
@@ -54,11 +57,9 @@ int chain_write_box(struct chain *c, struct err *e);
  * and writes them. */
 int chain_finish(struct chain *c, struct err *e);
 
-/* Bytes a chain of S holds on each of NRANKS ranks whatever its boxes:
- * its piece buffers and the partial results it may hold for rank 0. */
-int64_t chain_fixed_bytes(const struct plan_step *s, int nranks);
-/* The part of it that is a second piece, the head of one a rank's share
- * begins inside (several ranks; 0 when none). */
+/* Bytes of a chain of S on each of NRANKS ranks that are a second piece,
+ * the head of one a rank's share begins inside (several ranks; 0 when
+ * none). */
 int64_t chain_head_bytes(const struct plan_step *s, int nranks);
 
 #endif

@@ -42,10 +42,6 @@
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		  struct err *e);
 
-/* Bytes a reducer of S holds on each of NRANKS ranks whatever its block: a
- * chain's pieces and partial results. */
-int64_t reduce_fixed_bytes(const struct plan_step *s, int nranks);
-
 /* Run S.  Collective. */
 int reduce_run(struct plan_step *s, struct err *e);
 

@@ -68,13 +68,15 @@ int64_t reducer_extent(const struct shape *x, const bool *reduced, int from, boo
 
 /* ---- the reducer -------------------------------------------------------- */
 
-/* A reducer of S (REDUCE_STREAM with axis 0 kept, or REDUCE_CHAIN) fed
- * boxes of at most BOX_LINES lines of LINE elements each, which a pass
- * whose split axis is at most reducer_max_axis(S) makes: for a stream,
- * lines are rows (empty ones too); a chain takes each rank's boxes in
- * order, as a flat run.  Every rank creates one; reducer_free(NULL) is
- * fine. */
-struct reducer *reducer_new(struct plan_step *s, int64_t box_lines, int64_t line);
+/* A reducer of S (REDUCE_STREAM with axis 0 kept, or REDUCE_CHAIN) on
+ * NRANKS ranks, its buffers listed into H (hold.h): counted (returns
+ * NULL), or allocated from H, the reducer fed the boxes of H's layout,
+ * which a pass whose split axis is at most reducer_max_axis(S) makes: for
+ * a stream, boxes of whole rows (empty ones too); a chain takes each
+ * rank's boxes in order, as a flat run.  Every rank creates one; hold_free
+ * frees the buffers, reducer_free (NULL is fine) the rest. */
+struct hold;
+struct reducer *reducer_hold(struct hold *h, struct plan_step *s, int nranks);
 void reducer_free(struct reducer *r);
 /* The last split axis of a pass whose boxes S can take: rows (0) for a
  * stream that keeps axis 0, any (H5U_MAXDIM) for a chain; -1 for none (a

@@ -37,14 +37,14 @@ int where_fill_value(const char *text, enum dtype t, void *out, const char *wher
 void where_select(enum dtype t, int64_t n, char *data, const uint8_t *mask, const char *keep,
 		  ptrdiff_t keep_step);
 
-/* The where= operand of a reduction, read box by box as a boolean mask
- * over its input.  Buffers are allocated once, for boxes of at most
- * MAX_ELEMENTS elements; where_mask_free(NULL) is fine. */
+/* The where= operand W of a reduction, read box by box as a boolean mask
+ * over its input, its buffers listed into H (hold.h): counted (returns
+ * NULL), or allocated from H for the boxes of its layout or stream, which
+ * hold_free frees.  where_mask_free frees the rest; NULL is fine. */
 struct where_mask;
-struct where_mask *where_mask_new(const struct array *w, int64_t max_elements);
+struct hold;
+struct where_mask *where_mask_hold(struct hold *h, const struct array *w);
 void where_mask_free(struct where_mask *m);
-/* Bytes where_mask_new allocates per element of a box of W's target. */
-int64_t where_mask_element_bytes(const struct array *w);
 /* The mask over the box START/COUNT of an array of shape TARGET, against
  * which W broadcasts: C-ordered, one byte per element.  Collective (W is
  * read with the box it broadcasts into, empty when the box is).  NULL on

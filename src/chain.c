@@ -12,6 +12,7 @@
 
 #include "chain.h"
 #include "comm.h"
+#include "hold.h"
 #include "reducer.h"
 #include "stage.h"
 
@@ -48,6 +49,7 @@ struct chain {
 	char *acc, *part;        /* slots: the chain so far; a piece's partial */
 	/* the group this rank's share begins inside (rank 0 finishes it) */
 	char *held;              /* its partials, in order */
+	char *grown;             /* HELD, grown past what was counted; else NULL */
 	int64_t nheld, held_cap;
 	bool held_ends;          /* it ends in this share */
 	/* the groups a box finished (no kept axes: the one result, in FINAL) */
@@ -170,9 +172,12 @@ static void take_partial(struct chain *c, int64_t g, int64_t k, const char *part
 			emit(c, g, c->acc);
 		return;
 	}
-	if (c->nheld == c->held_cap) {   /* beyond what the budget counted */
+	if (c->nheld == c->held_cap) {   /* beyond what the budget counted: grown here */
 		c->held_cap = c->held_cap ? 2 * c->held_cap : 16;
-		c->held = stage_realloc(c->held, (size_t)c->held_cap * c->slot);
+		char *grown = stage_alloc((size_t)c->held_cap * c->slot);
+		memcpy(grown, c->held, (size_t)c->nheld * c->slot);
+		free(c->grown);
+		c->held = c->grown = grown;
 	}
 	memcpy(c->held + c->nheld++ * c->slot, part, c->slot);
 	c->held_ends = c->done == c->pieces;
@@ -188,10 +193,9 @@ static void gather(const struct chain *c, struct fragment *f, const char *data, 
 	f->n += n;
 }
 
-/* The flat index of START in S's input. */
-static int64_t flat_index(const struct plan_step *s, const int64_t *start)
+/* The flat index of START in an input of shape X. */
+static int64_t flat_index(const struct shape *X, const int64_t *start)
 {
-	const struct shape *X = &s->in[0]->shape;
 	int64_t f = 0;
 	for (int i = 0; i < X->ndim; i++)
 		f = f * X->dim[i] + start[i];
@@ -202,7 +206,7 @@ void chain_box(struct chain *c, const char *data, const uint8_t *valid, const in
 	       const int64_t *count)
 {
 	const struct shape *X = &c->s->in[0]->shape;
-	int64_t f = flat_index(c->s, start), n = stage_box_size(X->ndim, count);
+	int64_t f = flat_index(X, start), n = stage_box_size(X->ndim, count);
 	if (!c->begun) {
 		c->begun = true;
 		c->first = c->next = f;
@@ -242,18 +246,18 @@ void chain_box(struct chain *c, const char *data, const uint8_t *valid, const in
 
 /* ---- writing what a box finished -------------------------------------- */
 
-/* Output start and count of the groups [G0, G0 + N) of S, a hyperslab of
- * its kept leading axes; every count 0 when N is 0. */
-static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t *ostart,
-		      int64_t *ocnt)
+/* Output start and count of the groups [G0, G0 + N) of the reduction
+ * FOLD of an input of shape X into Y, a hyperslab of its kept leading
+ * axes; every count 0 when N is 0. */
+static void group_box(const struct step_fold *fold, const struct shape *X, const struct shape *Y,
+		      int64_t g0, int64_t n, int64_t *ostart, int64_t *ocnt)
 {
-	const struct shape *X = &s->in[0]->shape, *Y = &s->out[0]->shape;
 	if (n == 0) {
 		for (int i = 0; i < Y->ndim; i++)
 			ostart[i] = ocnt[i] = 0;
 		return;
 	}
-	int m = s->fold.kept_lead;
+	int m = fold->kept_lead;
 	int64_t inner = 1;
 	int full = m;   /* axes from here on are whole */
 	while (full > 0 && n % (inner * X->dim[full - 1]) == 0 && g0 % (inner * X->dim[full - 1]) == 0)
@@ -270,10 +274,10 @@ static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t 
 		}
 	}
 	for (int i = m, j = m; i < X->ndim; i++) {
-		if (s->fold.reduced[i] && !s->fold.keepdims)
+		if (fold->reduced[i] && !fold->keepdims)
 			continue;
 		ostart[j] = 0;
-		ocnt[j++] = s->fold.reduced[i] ? 1 : X->dim[i];
+		ocnt[j++] = fold->reduced[i] ? 1 : X->dim[i];
 	}
 	if (Y->ndim == 0)
 		ocnt[0] = 1;
@@ -283,7 +287,8 @@ static void group_box(const struct plan_step *s, int64_t g0, int64_t n, int64_t 
 static int write_results(struct chain *c, struct err *e)
 {
 	int64_t ostart[H5U_MAXDIM] = {0}, ocnt[H5U_MAXDIM] = {0};
-	group_box(c->s, c->out_first, c->nout, ostart, ocnt);
+	group_box(&c->s->fold, &c->s->in[0]->shape, &c->s->out[0]->shape, c->out_first, c->nout, ostart,
+		  ocnt);
 	int rc = reducer_write_result(c->s, ostart, ocnt, c->res, c->resv, c->conv, e);
 	c->nout = 0;
 	return rc;
@@ -509,37 +514,36 @@ out:
 
 /* ---- set-up ------------------------------------------------------------- */
 
-/* Elements of a group of S. */
-static int64_t group_elems(const struct plan_step *s)
+/* Elements of a group of an input of shape X whose KEPT leading axes are
+ * kept. */
+static int64_t group_elems(const struct shape *X, int kept)
 {
-	const struct shape *X = &s->in[0]->shape;
 	int64_t group = 1;
-	for (int i = s->fold.kept_lead; i < X->ndim; i++)
+	for (int i = kept; i < X->ndim; i++)
 		group *= X->dim[i];
 	return group;
 }
 
-/* Elements of the longest piece of S's groups (at least 1). */
-static int64_t piece_elems(const struct plan_step *s)
+/* Elements of the longest piece of those groups (at least 1). */
+static int64_t piece_elems(const struct shape *X, int kept)
 {
-	int64_t g = group_elems(s);
+	int64_t g = group_elems(X, kept);
 	return g < 1 ? 1 : min64(g, CHAIN_PIECE);
 }
 
 /* Does a rank of NRANKS hold the head of a piece beside the piece it cuts:
  * is the input more than one piece, split between ranks? */
-static bool needs_head(const struct plan_step *s, int nranks)
+static bool needs_head(const struct shape *X, int kept, int nranks)
 {
-	return nranks > 1 && shape_size(&s->in[0]->shape) > piece_elems(s);
+	return nranks > 1 && shape_size(X) > piece_elems(X, kept);
 }
 
 /* Partials a rank may hold for rank 0 of a group begun before its share: the
  * pieces of its share, which is at most a quarter (or 4096 elements) over
  * an equal one and a row more (dist.h), and no more than a group has. */
-static int64_t held_most(const struct plan_step *s, int nranks)
+static int64_t held_most(const struct shape *X, int kept, int nranks)
 {
-	const struct shape *X = &s->in[0]->shape;
-	int64_t total = shape_size(X), row = 1, group = group_elems(s);
+	int64_t total = shape_size(X), row = 1, group = group_elems(X, kept);
 	for (int i = 1; i < X->ndim; i++)
 		row *= X->dim[i];
 	if (nranks < 2 || total == 0)
@@ -548,17 +552,18 @@ static int64_t held_most(const struct plan_step *s, int nranks)
 	return min64((group + CHAIN_PIECE - 1) / CHAIN_PIECE, share / CHAIN_PIECE + 2);
 }
 
-/* Bytes of a partial result of S. */
-static size_t slot_bytes(const struct plan_step *s)
+/* Bytes of a partial result of the PARTIAL loop (ufunc_partial_loop),
+ * with a byte more when MASKED. */
+static size_t slot_bytes(const struct ufunc_loop *partial, bool masked)
 {
-	return (size_t)dtype_size(ufunc_partial_loop(s->uf, s->loop)->types[0]) + (s->mask.masked ? 1 : 0);
+	return (size_t)dtype_size(partial->types[0]) + (masked ? 1 : 0);
 }
 
 /* Bytes of a piece of S, its scratch included. */
 static int64_t piece_bytes(const struct plan_step *s)
 {
 	const struct ufunc_loop *p = ufunc_partial_loop(s->uf, s->loop);
-	int64_t n = piece_elems(s), piece = n * (dtype_size(s->loop->types[1]) + (s->mask.masked ? 1 : 0));
+	int64_t n = piece_elems(&s->in[0]->shape, s->fold.kept_lead), piece = n * (dtype_size(s->loop->types[1]) + (s->mask.masked ? 1 : 0));
 	if (p != s->loop)
 		piece += n * dtype_size(p->types[1]);   /* the scratch */
 	return piece;
@@ -566,30 +571,69 @@ static int64_t piece_bytes(const struct plan_step *s)
 
 int64_t chain_head_bytes(const struct plan_step *s, int nranks)
 {
-	return needs_head(s, nranks) ? piece_bytes(s) : 0;
+	return needs_head(&s->in[0]->shape, s->fold.kept_lead, nranks) ? piece_bytes(s) : 0;
 }
 
-int64_t chain_fixed_bytes(const struct plan_step *s, int nranks)
+/* A fragment of one piece of N elements of dtype DT, listed into H with
+ * F's slots (F NULL: counting): its elements, and (MASKED) a byte each
+ * saying which are valid. */
+static void fragment_hold(struct hold *h, int64_t n, enum dtype dt, bool masked, struct fragment *f)
 {
-	int64_t slot = (int64_t)slot_bytes(s);
-	/* the cut piece, the head (a share after the first begins anywhere), the
-	 * partials held; rank 0's finished groups */
-	return piece_bytes(s) + chain_head_bytes(s, nranks) +
-	       (held_most(s, nranks) + 4 + 2 * (int64_t)nranks) * slot;
+	hold_buffer(h, DIST_FIXED, n * dtype_size(dt), HOLD_SLOT(f, data));
+	hold_buffer(h, DIST_FIXED, masked ? n : 0, HOLD_SLOT(f, valid));
 }
 
-static void fragment_alloc(const struct chain *c, struct fragment *f)
+/* The results a box of C finishes, listed into H: with kept axes, at most a
+ * result for each group it holds and one it ends (and one cut at its
+ * start); else the one result, which chain_finish writes. */
+static void results_hold(struct hold *h, struct chain *c, const struct plan_step *s)
 {
-	f->data = stage_alloc((size_t)(c->piece_max * c->dsz));
-	f->valid = c->masked ? stage_alloc((size_t)c->piece_max) : NULL;
-	f->n = 0;
+	enum dtype t = s->loop->types[0];
+	int64_t bytes[3] = { dtype_size(t), s->mask.masked, stage_scratch(s->out[0], t) };
+	void *slots[3] = { HOLD_SLOT(c, res), HOLD_SLOT(c, resv), HOLD_SLOT(c, conv) };
+	if (s->fold.kept_lead == 0) {
+		for (int i = 0; i < 3; i++)
+			hold_buffer(h, DIST_FIXED, bytes[i], slots[i]);
+		if (c)
+			c->res_cap = 1;
+		return;
+	}
+	int64_t group = group_elems(&s->in[0]->shape, s->fold.kept_lead);
+	int64_t cap = hold_results(h, group, 2, 3, bytes, slots);
+	if (c)
+		c->res_cap = cap;
 }
 
-struct chain *chain_new(struct plan_step *s, int64_t box_elems)
+/* Every buffer of a chain of S on NRANKS ranks, listed into H with C's
+ * slots (C NULL: counting). */
+static void each_buffer(struct hold *h, struct chain *c, const struct plan_step *s, int nranks)
 {
+	const struct ufunc_loop *p = ufunc_partial_loop(s->uf, s->loop);
+	const struct shape *X = &s->in[0]->shape;
+	int kept = s->fold.kept_lead;
+	int64_t slot = (int64_t)slot_bytes(p, s->mask.masked), n = piece_elems(X, kept);
+	hold_buffer(h, DIST_FIXED, p != s->loop ? n * dtype_size(p->types[0]) : 0, HOLD_SLOT(c, scratch));
+	fragment_hold(h, n, s->loop->types[1], s->mask.masked, c ? &c->cut : NULL);
+	if (needs_head(X, kept, nranks))
+		fragment_hold(h, n, s->loop->types[1], s->mask.masked, c ? &c->head : NULL);
+	hold_buffer(h, DIST_FIXED, slot, HOLD_SLOT(c, acc));
+	hold_buffer(h, DIST_FIXED, slot, HOLD_SLOT(c, part));
+	hold_buffer(h, DIST_FIXED, slot, HOLD_SLOT(c, final));
+	hold_buffer(h, DIST_FIXED, held_most(X, kept, nranks) * slot, HOLD_SLOT(c, held));
+	/* rank 0's groups finished from the records (chain_finish) */
+	hold_buffer(h, DIST_FIXED, (1 + 2 * (int64_t)nranks) * slot, NULL);
+	results_hold(h, c, s);
+}
+
+struct chain *chain_hold(struct hold *h, struct plan_step *s, int nranks)
+{
+	assert(s->fold.mode == REDUCE_CHAIN && !s->mask.skip_fold);
+	if (hold_counting(h)) {
+		each_buffer(h, NULL, s, nranks);
+		return NULL;
+	}
 	struct chain *c = stage_alloc(sizeof *c);
 	memset(c, 0, sizeof *c);
-	assert(s->fold.mode == REDUCE_CHAIN && !s->mask.skip_fold);
 	c->s = s;
 	c->asz = dtype_size(s->loop->types[0]);
 	c->dsz = dtype_size(s->loop->types[1]);
@@ -597,32 +641,18 @@ struct chain *chain_new(struct plan_step *s, int64_t box_elems)
 	c->ploop = ufunc_partial_loop(s->uf, s->loop);
 	c->pt = c->ploop->types[0];
 	c->psz = dtype_size(c->pt);
-	if (c->ploop != s->loop)
-		c->scratch = stage_alloc((size_t)(piece_elems(s) * c->psz));
 	dtype_cast(s->loop->types[0], s->fold.init_value, 0, c->pt, c->init_p, 0, 1);
 	dtype_cast(s->loop->types[0], s->fold.rest_value, 0, c->pt, c->rest_p, 0, 1);
-	c->slot = slot_bytes(s);
-	c->group_len = group_elems(s);
+	const struct shape *X = &s->in[0]->shape;
+	c->slot = slot_bytes(c->ploop, c->masked);
+	c->group_len = group_elems(X, s->fold.kept_lead);
 	c->pieces = (c->group_len + CHAIN_PIECE - 1) / CHAIN_PIECE;
-	c->piece_max = piece_elems(s);
+	c->piece_max = piece_elems(X, s->fold.kept_lead);
 	if (c->group_len == 0)
 		c->group_len = 1;   /* no elements: no piece is ever fed */
 	c->group = -1;
-	fragment_alloc(c, &c->cut);
-	if (needs_head(s, comm_size()))
-		fragment_alloc(c, &c->head);
-	c->acc = stage_alloc(c->slot);
-	c->part = stage_alloc(c->slot);
-	c->final = stage_alloc(c->slot);
-	c->held_cap = held_most(s, comm_size());
-	c->held = stage_alloc((size_t)c->held_cap * c->slot);
-	/* the groups a box finishes: at most as many as it holds, and one it ends */
-	c->res_cap = box_elems / c->group_len + 2;
-	c->res = stage_alloc((size_t)(c->res_cap * c->asz));
-	c->resv = c->masked ? stage_alloc((size_t)c->res_cap) : NULL;
-	int64_t conv = stage_scratch(s->out[0], s->loop->types[0]);   /* the output's dtype, or packed */
-	if (conv)
-		c->conv = stage_alloc((size_t)(c->res_cap * conv));
+	c->held_cap = held_most(X, s->fold.kept_lead, nranks);
+	each_buffer(h, c, s, nranks);
 	return c;
 }
 
@@ -630,17 +660,6 @@ void chain_free(struct chain *c)
 {
 	if (!c)
 		return;
-	free(c->cut.data);
-	free(c->cut.valid);
-	free(c->head.data);
-	free(c->head.valid);
-	free(c->acc);
-	free(c->part);
-	free(c->final);
-	free(c->scratch);
-	free(c->held);
-	free(c->res);
-	free(c->resv);
-	free(c->conv);
+	free(c->grown);
 	free(c);
 }

@@ -261,13 +261,12 @@ static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B
 	input_buffers(s, B, h);
 	op_buffers(s, B, h);
 	for (int k = 0; k < s->fused.nred; k++) {
-		const struct plan_step *r = s->fused.red[k];
-		enum dtype t = r->loop->types[0], target = r->out[0]->dtype, in = r->loop->types[1];
-		if (r->fold.mode == REDUCE_STREAM || r->fold.kept_lead > 0)   /* the reducer's results */
-			hold_buffer(h, DIST_PER_ELEM, dtype_size(t) + (target != t ? dtype_size(target) : 0), NULL);
-		hold_buffer(h, DIST_FIXED, reduce_fixed_bytes(r, nranks), NULL);
-		if (elementwise_source_dtype(s, s->fused.red_src[k]) != in)
-			hold_buffer(h, DIST_PER_ELEM, dtype_size(in), HOLD_SLOT(B, redconv[k]));
+		struct plan_step *r = s->fused.red[k];
+		struct reducer *red = reducer_hold(h, r, nranks);
+		if (B)
+			B->red[k] = red;
+		if (elementwise_source_dtype(s, s->fused.red_src[k]) != r->loop->types[1])
+			hold_buffer(h, DIST_PER_ELEM, dtype_size(r->loop->types[1]), HOLD_SLOT(B, redconv[k]));
 	}
 	for (int k = 0; k < s->nout; k++) {
 		const struct array *y = s->out[k];
@@ -431,8 +430,6 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 		B->keep[k] = (char *)B->fill[k];
 		dtype_cast(y->dtype, y->fill, 0, s->out_dtype[k], B->keep[k], 0, 1);
 	}
-	for (int k = 0; k < s->fused.nred; k++)
-		B->red[k] = reducer_new(s->fused.red[k], B->box_lines, B->line);
 }
 
 static void free_buffers(struct plan_step *s, struct buffers *B)

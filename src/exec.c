@@ -32,8 +32,10 @@
  * Printed results are kept in memory, where each rank's copy holds what
  * that rank wrote and zeros elsewhere: under MPI every rank reads its copy
  * whole and rank 0 ORs them together. */
-/* The printed result X of S, whole on rank 0: a buffer the caller frees. */
-static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
+/* The printed result X, whole on rank 0: a buffer the caller frees.  A
+ * read error is E's, at WHERE (LOC). */
+static char *read_printed(struct array *x, const char *where, const struct err_loc *loc,
+			  struct err *e)
 {
 	bool gather = x->file->memory && comm_size() > 1;
 	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
@@ -42,11 +44,11 @@ static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
 	char *buf = stage_alloc(bytes);
 	int rc;
 	if (gather && comm_rank() != 0)   /* read, but counted once: by rank 0 */
-		rc = h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, s->where, e);
+		rc = h5io_read_box(x->id, &x->shape, x->dtype, start, NULL, cnt, buf, where, e);
 	else
-		rc = stage_read(x, x->dtype, start, cnt, NULL, buf, s->where, e);
+		rc = stage_read(x, x->dtype, start, cnt, NULL, buf, where, e);
 	if (rc < 0)
-		err_place(e, &s->loc);
+		err_place(e, loc);
 	if (gather && comm_agree(e) == 0)
 		comm_or_to_root(buf, bytes);
 	return buf;
@@ -54,10 +56,10 @@ static char *read_printed(struct plan_step *s, struct array *x, struct err *e)
 
 static int print_results(struct plan_step *s, struct err *e)
 {
-	uint8_t *mask = s->mask.out ? (uint8_t *)read_printed(s, s->mask.out, e) : NULL;
+	uint8_t *mask = s->mask.out ? (uint8_t *)read_printed(s->mask.out, s->where, &s->loc, e) : NULL;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
-		char *buf = read_printed(s, x, e);
+		char *buf = read_printed(x, s->where, &s->loc, e);
 		if (!e->status && comm_rank() == 0 && !report_result(s->index, k, x, buf, mask)) {
 			if (k > 0)
 				fputc('\n', stdout);

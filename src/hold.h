@@ -12,8 +12,8 @@
  * A buffer grows with the box as dist.h's enum dist_hold says, by BYTES
  * (whole, or an element's), and has a slot: the address of the pointer
  * the run keeps it in (of any object pointer type), or NULL -- counting,
- * or a buffer held for the run elsewhere (by stage.c, HDF5, a reducer, a
- * where= mask), which counts but is not allocated here.
+ * or a buffer held for the run elsewhere (by stage.c, HDF5), which counts
+ * but is not allocated here.
  *
  * Not here: the sizing itself (dist.c); what a pass keeps in its buffers.
  */
@@ -29,6 +29,7 @@
 struct hold {
 	struct dist_cost *cost;        /* counting: what each buffer is added to */
 	int64_t elems[DIST_HOLDS];     /* allocating: a buffer's elements, by how it grows */
+	bool fits[DIST_HOLDS];         /* ... and whether its layout or stream has such buffers */
 	int64_t held, counted;         /* bytes of the buffers listed; bytes the boxes were sized by */
 	void **owned;                  /* the buffers allocated, freed by hold_free */
 	size_t nowned;
@@ -49,8 +50,19 @@ bool hold_counting(const struct hold *h);
 
 /* A buffer that grows HOW, BYTES whole or an element: counted, or
  * allocated (stage_alloc: never NULL, at least one byte) into *SLOT when
- * SLOT is not NULL and BYTES is not 0 (else *SLOT is NULL). */
+ * SLOT is not NULL and BYTES is not 0 (else *SLOT is NULL).  A buffer of
+ * BYTES an element grows as the layout or stream H allocates over grows
+ * such buffers: a layout has none across, a stream no tile (dist.h; an
+ * assertion). */
 void hold_buffer(struct hold *h, enum dist_hold how, int64_t bytes, void *slot);
+
+/* N buffers of a box's results, BYTES[i] a result, into SLOTS[i] (each as
+ * hold_buffer's SLOT): a result for every GROUP elements of a box
+ * (DIST_PER_ELEM; GROUP < 1: one an element), and EXTRA more.  Counted
+ * together: EXTRA results of each whole, and their bytes over GROUP,
+ * rounded up, an element.  Returns the results each holds (0 counting). */
+int64_t hold_results(struct hold *h, int64_t group, int64_t extra, int n, const int64_t *bytes,
+		     void *const *slots);
 
 /* The list is done: what an allocating H holds is within what its boxes
  * were sized by (an assertion: a list that differs between its two runs

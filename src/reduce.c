@@ -54,25 +54,21 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 		where_select(t, n, data, mask, (const char *)s->mask.skip_value, 0);
 }
 
-int64_t reduce_fixed_bytes(const struct plan_step *s, int nranks)
-{
-	return s->fold.mode == REDUCE_CHAIN ? chain_fixed_bytes(s, nranks) : 0;
-}
-
 /* What a run of a reduction holds, allocated before the first box. */
 struct reduce_buffers {
 	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype */
 	uint8_t *valid;       /* masked, skip_fold: which of its elements fold */
+	struct where_mask *m; /* where=: its mask over the box */
 	char *acc, *conv;     /* REDUCE_STREAM: a box across's results, in the loop's
 				 first dtype and (to write) the output's */
 	uint8_t *accv;        /* ... which of them took an element */
+	struct reducer *r;    /* REDUCE_CHAIN: the chain's */
 	struct hold hold;     /* every buffer above that the run allocated */
 };
 
 /* Every buffer a run of S (its fold.mode chosen) on NRANKS ranks holds,
  * into H, with B's slots (B NULL: counting). */
-static void each_buffer(const struct plan_step *s, int nranks, struct reduce_buffers *B,
-			struct hold *h)
+static void each_buffer(struct plan_step *s, int nranks, struct reduce_buffers *B, struct hold *h)
 {
 	const struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
@@ -80,20 +76,25 @@ static void each_buffer(const struct plan_step *s, int nranks, struct reduce_buf
 	hold_buffer(h, DIST_PER_ELEM, dtype_size(dt), HOLD_SLOT(B, data));
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(x, dt), HOLD_SLOT(B, raw));
 	hold_buffer(h, DIST_PER_ELEM, valid, HOLD_SLOT(B, valid));
-	if (s->mask.where_arr)   /* where_mask_new's */
-		hold_buffer(h, DIST_PER_ELEM, where_mask_element_bytes(s->mask.where_arr), NULL);
+	struct where_mask *m = s->mask.where_arr ? where_mask_hold(h, s->mask.where_arr) : NULL;
 	if (s->fold.mode == REDUCE_STREAM) {
 		hold_buffer(h, DIST_PER_ACROSS, dtype_size(t), HOLD_SLOT(B, acc));
 		hold_buffer(h, DIST_PER_ACROSS, stage_scratch(y, t), HOLD_SLOT(B, conv));
 		hold_buffer(h, DIST_PER_ACROSS, valid, HOLD_SLOT(B, accv));
-		return;
 	}
-	/* the chain's (reducer_new): its pieces and partials, and a box's
-	 * results, a group's per GROUP elements and two that it cuts */
-	int64_t out = dtype_size(t) + stage_scratch(y, t) + valid;
-	int64_t group = reducer_extent(&x->shape, s->fold.reduced, s->fold.kept_lead, true);
-	hold_buffer(h, DIST_FIXED, chain_fixed_bytes(s, nranks) + 2 * out, NULL);
-	hold_buffer(h, DIST_PER_ELEM, group > 0 ? (out + group - 1) / group : out, NULL);
+	struct reducer *r = s->fold.mode == REDUCE_CHAIN ? reducer_hold(h, s, nranks) : NULL;
+	if (B) {
+		B->m = m;
+		B->r = r;
+	}
+}
+
+/* B's buffers freed. */
+static void free_buffers(struct reduce_buffers *B)
+{
+	reducer_free(B->r);
+	where_mask_free(B->m);
+	hold_free(&B->hold);
 }
 
 /* REDUCE_CHAIN on its own: each rank's boxes of its share, a flat run, fed
@@ -108,9 +109,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	hold_layout(&B.hold, l);
 	each_buffer(s, l->nranks, &B, &B.hold);
 	hold_end(&B.hold);
-	struct reducer *r = reducer_new(s, l->lines_per_box, l->line);
-	struct where_mask *m = s->mask.where_arr
-		? where_mask_new(s->mask.where_arr, dist_held_elems(l, DIST_PER_ELEM)) : NULL;
+	struct reducer *r = B.r;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -119,7 +118,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		read_input(s, t, start, cnt, B.raw, B.data, B.valid, m, e);
+		read_input(s, t, start, cnt, B.raw, B.data, B.valid, B.m, e);
 		if (any && !e->status) {
 			reducer_box(r, B.data, B.valid, start, cnt);
 			reducer_check_fault(s, e);
@@ -134,9 +133,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	}
 	if (!e->status)
 		reducer_finish(r, e);
-	reducer_free(r);
-	where_mask_free(m);
-	hold_free(&B.hold);
+	free_buffers(&B);
 	return comm_agree(e);
 }
 
@@ -159,8 +156,6 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 	hold_stream(&B.hold, st);
 	each_buffer(s, dist_stream_nranks(st), &B, &B.hold);
 	hold_end(&B.hold);
-	struct where_mask *m = s->mask.where_arr
-		? where_mask_new(s->mask.where_arr, dist_stream_held_elems(st, DIST_PER_ELEM)) : NULL;
 	/* where this rank's fold starts: NumPy's start, or a later piece's */
 	int64_t first = 0, mine = 1;
 	if (st->shared)
@@ -185,7 +180,7 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
 			if (!some)
 				memset(cnt, 0, sizeof cnt);
-			read_input(s, dt, start, cnt, B.raw, B.data, B.valid, m, e);
+			read_input(s, dt, start, cnt, B.raw, B.data, B.valid, B.m, e);
 			if (some && !e->status) {
 				ptrdiff_t ast[H5U_MAXDIM];
 				reducer_acc_strides(n, cnt, s->fold.reduced, size, ast);
@@ -216,8 +211,7 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 			goto out;
 	}
 out:
-	where_mask_free(m);
-	hold_free(&B.hold);
+	free_buffers(&B);
 	return comm_agree(e);
 }
 

@@ -11,6 +11,7 @@
 
 #include "chain.h"
 #include "comm.h"
+#include "hold.h"
 #include "iter.h"
 #include "masked.h"
 #include "reducer.h"
@@ -212,28 +213,45 @@ struct reducer {
 				    element (took one) */
 };
 
-struct reducer *reducer_new(struct plan_step *s, int64_t box_lines, int64_t line)
+/* A stream's results, listed into H with R's slots (R NULL: counting):
+ * for a box of whole rows, each row's, in the loop's dtype, whether each
+ * took an element (masked, skip_fold), and in the output's (its scratch);
+ * a result for each of a row's elements it folds from -- or, when a row
+ * has none, every row's at once. */
+static void stream_results(struct hold *h, struct reducer *r, const struct plan_step *s)
 {
-	struct reducer *r = stage_alloc(sizeof *r);
-	memset(r, 0, sizeof *r);
-	int64_t lines = box_lines > 0 ? box_lines : 1;
-	r->s = s;
-	if (s->fold.mode == REDUCE_CHAIN) {
-		r->chain = chain_new(s, lines * line);
-		return r;
-	}
-	/* whole rows */
 	const struct shape *X = &s->in[0]->shape;
 	enum dtype t = s->loop->types[0];
-	int64_t out = lines * reducer_extent(X, s->fold.reduced, 1, false);
-	bool valid = s->mask.masked || s->mask.skip_fold;
-	r->size = dtype_size(t);
-	r->orow = reducer_extent(X, s->fold.reduced, 1, false);
-	r->acc = stage_alloc((size_t)((out > 0 ? out : 1) * r->size));
-	if (valid)
-		r->accv = stage_alloc((size_t)(out > 0 ? out : 1));
-	if (stage_scratch(s->out[0], t))
-		r->conv = stage_alloc((size_t)((out > 0 ? out : 1) * stage_scratch(s->out[0], t)));
+	int64_t bytes[3] = { dtype_size(t), s->mask.masked || s->mask.skip_fold,
+			     stage_scratch(s->out[0], t) };
+	void *slots[3] = { HOLD_SLOT(r, acc), HOLD_SLOT(r, accv), HOLD_SLOT(r, conv) };
+	int64_t orow = reducer_extent(X, s->fold.reduced, 1, false);
+	int64_t group = orow > 0 ? reducer_extent(X, s->fold.reduced, 1, true) / orow : 1;
+	if (group > 0) {
+		hold_results(h, group, 0, 3, bytes, slots);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		hold_buffer(h, DIST_FIXED, bytes[i] * (X->ndim ? X->dim[0] : 1) * orow, slots[i]);
+}
+
+struct reducer *reducer_hold(struct hold *h, struct plan_step *s, int nranks)
+{
+	struct reducer *r = NULL;
+	if (!hold_counting(h)) {
+		r = stage_alloc(sizeof *r);
+		memset(r, 0, sizeof *r);
+		r->s = s;
+		r->size = dtype_size(s->loop->types[0]);
+		r->orow = reducer_extent(&s->in[0]->shape, s->fold.reduced, 1, false);
+	}
+	if (s->fold.mode != REDUCE_CHAIN) {
+		stream_results(h, r, s);
+		return r;
+	}
+	struct chain *c = chain_hold(h, s, nranks);
+	if (r)
+		r->chain = c;
 	return r;
 }
 
@@ -250,9 +268,6 @@ void reducer_free(struct reducer *r)
 	if (!r)
 		return;
 	chain_free(r->chain);
-	free(r->acc);
-	free(r->accv);
-	free(r->conv);
 	free(r);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hold.h"
 #include "literal.h"
 #include "plan.h"
 #include "stage.h"
@@ -57,29 +58,19 @@ struct where_mask {
 	char *raw;         /* ... as stored, when it is not bool */
 };
 
-int64_t where_mask_element_bytes(const struct array *w)
+struct where_mask *where_mask_hold(struct hold *h, const struct array *w)
 {
-	return 2 + stage_scratch(w, DT_BOOL);
-}
-
-struct where_mask *where_mask_new(const struct array *w, int64_t max_elements)
-{
-	struct where_mask *m = stage_alloc(sizeof *m);
-	size_t n = (size_t)(max_elements > 0 ? max_elements : 1);
-	m->w = w;
-	m->mask = stage_alloc(n);
-	m->bools = stage_alloc(n);
-	m->raw = stage_scratch(w, DT_BOOL) ? stage_alloc(n * (size_t)stage_scratch(w, DT_BOOL)) : NULL;
+	struct where_mask *m = hold_counting(h) ? NULL : stage_alloc(sizeof *m);
+	if (m)
+		m->w = w;
+	hold_buffer(h, DIST_PER_ELEM, 1, HOLD_SLOT(m, mask));
+	hold_buffer(h, DIST_PER_ELEM, 1, HOLD_SLOT(m, bools));
+	hold_buffer(h, DIST_PER_ELEM, stage_scratch(w, DT_BOOL), HOLD_SLOT(m, raw));
 	return m;
 }
 
 void where_mask_free(struct where_mask *m)
 {
-	if (!m)
-		return;
-	free(m->mask);
-	free(m->bools);
-	free(m->raw);
 	free(m);
 }
 

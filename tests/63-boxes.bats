@@ -28,7 +28,11 @@
 # accumulated along each axis read in whole chunks by every rank.  Fused
 # reductions take the pass's boxes where they can (a (1, 400, 600) sum on
 # 4 busy ranks) and are run on their own where the boxes they need would
-# idle ranks.
+# idle ranks; their pass is sized by what their reducers hold (a packed
+# output's scratch counted: `check` shows the rows), and at the smallest
+# budget that fuses them (a packed sum, int8, bool and complex results,
+# rows of no elements) writes NumPy's values on no launcher and 1 to 4
+# ranks.
 
 load helper
 
@@ -421,5 +425,102 @@ setup_file() {
 x = h5py.File("ld.h5")["x"][()]
 r, want = h5py.File("r.h5")["r"][()], np.ldexp.reduce(x, axis=1)
 assert r.dtype == want.dtype and r.tobytes() == want.tobytes(), (r, want)' || fail "$n ranks: not NumPy's bits"
+	done
+}
+
+# fused_floor N RECIPE: the smallest --memory (bytes) at which `check` on N
+# ranks (0: no launcher) fuses every reduction of RECIPE into its pass.
+fused_floor() {
+	local n=$1 recipe=$2 lo=64 hi=131072 mid fused want
+	want=$(grep -c 'reduce:' "$recipe")
+	while ((hi - lo > 1)); do
+		mid=$(((lo + hi) / 2))
+		if ((n == 0)); then
+			fused=$(h5u check --memory "$mid" "$recipe" 2>/dev/null | grep -c 'fused into')
+		else
+			fused=$(mpi "$n" h5ufunc check --memory "$mid" "$recipe" 2>/dev/null | grep -c 'fused into')
+		fi
+		if ((fused == want)); then hi=$mid; else lo=$mid; fi
+	done
+	echo "$hi"
+}
+
+@test "a fused reduction's pass counts its reducer's buffers as they are allocated (a packed output's scratch; int8, bool and complex results; rows of no elements): at the smallest budget that fuses them, NumPy's values on no launcher and 1 to 4 ranks" {
+	/usr/bin/python3 - <<-'PY'
+		import h5py, numpy as np
+		r = np.random.default_rng(7)
+		with h5py.File('fin.h5', 'w') as f:
+		    f['x'] = r.normal(size=(4000, 1))
+		    f['b'] = r.integers(-100, 100, size=(500, 7)).astype(np.int8)
+		    f['c'] = r.normal(size=(500, 7)) + 1j * r.normal(size=(500, 7))
+		    f['e'] = np.zeros((6, 0, 3))
+	PY
+	cat >packed.yaml <<-'EOF'
+		inputs: {x: fin.h5:/x}
+		steps:
+		  - {expr: x * 2, out: x2}
+		  - {reduce: add, in: x2, axis: 1, out: out.h5:/p, pack: 'int16:0.01:0'}
+	EOF
+	cat >narrow.yaml <<-'EOF'
+		inputs: {b: fin.h5:/b, c: fin.h5:/c}
+		steps:
+		  - {expr: b * 3, out: b3}
+		  - {expr: c * 2, out: c2}
+		  - {reduce: add, in: b3, axis: 1, dtype: int8, out: out.h5:/i}
+		  - {reduce: logical_or, in: b3, axis: 1, out: out.h5:/o}
+		  - {reduce: subtract, in: b3, axis: 1, out: out.h5:/s}
+		  - {reduce: add, in: c2, axis: null, out: out.h5:/c}
+		  - {reduce: multiply, in: c2, axis: 1, out: out.h5:/m}
+	EOF
+	cat >empty.yaml <<-'EOF'
+		inputs: {e: fin.h5:/e}
+		steps:
+		  - {expr: e * 2, out: e2}
+		  - {reduce: add, in: e2, axis: 1, out: out.h5:/e}
+	EOF
+	# a row of (4000, 1) folds into its own result, which is held in the
+	# sum's float64 and, to be packed, in its scratch (8 bytes, the wider
+	# of float64 and int16): 8 read + 8 the product + 16 = 32 bytes an
+	# element; 4096 bytes less the chain's 88 fixed (a piece of one
+	# element, 3 partials, 3 of rank 0's, 2 results more) hold 125 rows,
+	# not the 168 that leaving out the scratch made
+	run --separate-stderr h5u check --memory 4096 packed.yaml
+	assert_success
+	assert_line 'step 1: expr multiply, loop dd->d, casting same_kind, boxes (125, 1), 32 boxes, 1 of 1 ranks with work'
+	assert_line 'step 2: reduce add, fused into step 1'
+	# the smallest budgets that fuse them on no launcher (1 rank) and on 4
+	# ranks (which hold more: the partials of groups split between ranks)
+	local y n m floor=()
+	for y in packed narrow empty; do
+		floor=("$(fused_floor 0 "$y.yaml")" "$(fused_floor 4 "$y.yaml")")
+		for n in 0 1 2 3 4; do
+			m=${floor[n > 1]}
+			rm -f out.h5
+			if ((n == 0)); then
+				h5u run --memory "$m" "$y.yaml" || fail "$y, no launcher, --memory $m: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$m" "$y.yaml" || fail "$y, $n ranks, --memory $m: exit status $?"
+			fi
+			/usr/bin/python3 - "$y" <<-'PY' || fail "$y, $n ranks, --memory $m: not NumPy's values"
+				import sys, h5py, numpy as np
+				f, o = h5py.File('fin.h5'), h5py.File('out.h5')
+				def same(name, want):
+				    got = o[name][()]
+				    assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (name, got, want)
+				if sys.argv[1] == 'packed':
+				    p, want = o['p'], np.add.reduce(f['x'][()] * 2, axis=1)
+				    assert p.dtype == np.int16 and p.attrs['scale_factor'] == 0.01, p
+				    assert np.allclose(p[()] * 0.01, want, rtol=0, atol=0.005 + 1e-9), (p[()], want)
+				elif sys.argv[1] == 'narrow':
+				    b3, c2 = f['b'][()] * np.int8(3), f['c'][()] * 2
+				    same('i', np.add.reduce(b3, axis=1, dtype=np.int8))
+				    same('o', np.logical_or.reduce(b3, axis=1))
+				    same('s', np.subtract.reduce(b3, axis=1))
+				    same('c', np.add.reduce(c2, axis=None))
+				    same('m', np.multiply.reduce(c2, axis=1))
+				else:
+				    same('e', np.add.reduce(f['e'][()] * 2, axis=1))
+			PY
+		done
 	done
 }
