@@ -12,7 +12,8 @@
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;      /* "UFUNC OPERAND... [-o OUT[,OUT2]] ..." */
+	const char *usage;      /* "UFUNC OPERAND... [-o OUT[,OUT2]] [OPTIONS]":
+				   help COMMAND lists the OPTIONS */
 	const char *summary;    /* one line */
 	const char *own;        /* its own options (-o, -i), one per line */
 	int step_flags;         /* the step options it takes as flags: an enum

@@ -15,12 +15,12 @@
 enum { FLAG_OUT = 1, FLAG_INPUT, FLAG_INDICES, STEP_FLAG };
 #define OWN_MAX 2   /* a one-liner's own flags */
 
-/* The NOWN flags OWN, then one-liner W's step option flags (none when W
- * is ONE_COUNT), into OUT (room for OPT_COUNT + OWN_MAX + 1). */
+/* The NOWN flags OWN, then one-liner W's step option flags, into OUT
+ * (room for OPT_COUNT + OWN_MAX + 1). */
 static void flags_of(enum one_liner w, int nown, const struct cli_option *own, struct cli_option *out)
 {
 	memcpy(out, own, sizeof *own * (size_t)nown);
-	int n = nown + (w < ONE_COUNT ? option_flags(w, STEP_FLAG, out + nown) : 0);
+	int n = nown + option_flags(w, STEP_FLAG, out + nown);
 	out[n] = (struct cli_option){ NULL, 0, false, 0 };
 }
 
@@ -100,7 +100,7 @@ static int add_indices(struct arena *a, const char *arg, struct recipe_step *s, 
 }
 
 /* A one-liner's own flags (-o, --indices) and which step options it
- * takes as flags (ONE_COUNT: none). */
+ * takes as flags. */
 struct one_liner_flags {
 	int nown;
 	struct cli_option own[OWN_MAX];

@@ -18,7 +18,8 @@
  * results, one more on a shared run for what rank 0 receives.
  *
  * Not here: the geometry of slabs and boxes (contract.c); the tests that
- * say which elements are missing (cf.h) and the fill (masked.h).
+ * say which elements are missing (cf.h); the fill, by the one rule of
+ * every step (plan.c, plan_fill), and its writing (masked.h).
  */
 #ifndef H5UFUNC_CONTRACT_MASK_H
 #define H5UFUNC_CONTRACT_MASK_H

@@ -133,9 +133,10 @@ static bool packs_nan(const struct array *y)
 
 /* The fill values of S's outputs, where where= or a mask leaves them
  * unset: the fill: option; else, in masked mode, the output's own
- * _FillValue, or the first input's when the dtypes match (not a
- * contraction's: np.ma.dot's result takes none of its operands'); else
- * the dtype's default.  Datasets S creates keep it as their _FillValue. */
+ * _FillValue, or the first input's when the dtypes match, whatever the
+ * verb (elementwise, reductions, scans, contractions: numpy.ma's a @ b
+ * keeps a's fill_value too); else the dtype's default.  Datasets S
+ * creates keep it as their _FillValue.  The one place this is decided. */
 static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e)
 {
@@ -158,7 +159,7 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 			dtype_cast(DT_FLOAT64, &nan, 0, y->dtype, fill, 0, 1);
 		} else if (own && own->fill_value) {
 			memcpy(fill, own->value[0], sizeof own->value[0]);
-		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype && !s->contract) {
+		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
 			memcpy(fill, first->value[0], sizeof first->value[0]);
 		} else {
 			where_default_fill(y->dtype, fill);

@@ -152,6 +152,64 @@ man_aliases() {
 	((${#missing[@]} == 0)) || fail "h5ufunc.1 does not mention: ${missing[*]}"
 }
 
+# The options h5ufunc help COMMAND lists (the code's: options.def and the
+# command table), one a line.
+help_flags() {
+	h5u help "$1" | sed -n '/^options:/,$p' | grep -oE '^  -{1,2}[A-Za-z][A-Za-z-]*' | sed 's/^  //' | sort -u
+}
+
+ONE_LINERS="call reduce accumulate reduceat at eval"
+
+@test "man/h5ufunc.1 SYNOPSIS and --help give each one-liner exactly the options of h5ufunc help COMMAND" {
+	local c common want got usage problems=()
+	common=$(help_flags run)
+	[[ $common == *--memory* ]] || fail "no shared options found in help run"
+	for c in $ONE_LINERS; do
+		want=$(comm -23 <(help_flags "$c") <(echo "$common"))
+		got=$(man_section "$MAN1" SYNOPSIS | sed 's/\\-/-/g' |
+			awk -v c="$c" '$0 == ".B h5ufunc " c { on = 1; next } on && /^\.br/ { on = 0 } on' |
+			grep -oE -- '(^|[[ ])-{1,2}[A-Za-z][A-Za-z-]*' | sed 's/^[[ ]//' | sort -u)
+		[[ $want == "$got" ]] || problems+=("SYNOPSIS of $c: $(echo $got), help: $(echo $want)")
+		# the --help line names only options the command takes
+		usage=$(h5u --help | awk -v c="$c" '$1 == "h5ufunc" && $2 == c' |
+			grep -oE -- '(^|[[ ])-{1,2}[A-Za-z][A-Za-z-]*' | sed 's/^[[ ]//' | sort -u)
+		got=$(comm -23 <(echo "$usage") <(help_flags "$c"))
+		[[ -z $got ]] || problems+=("--help line of $c names $(echo $got)")
+	done
+	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+}
+
+@test "man/h5ufunc.1 OPTIONS: an entry that names its commands names every one-liner that takes it" {
+	local entries flag list want got c problems=() n=0
+	# "SECTION FLAG CMD..." for each tagged option; SECTION is eval in
+	# "Options of eval", which has entries of its own
+	entries=$(man_section "$MAN1" OPTIONS | sed 's/\\-/-/g' | awk -v names=" $ONE_LINERS " '
+		prev == "Options of" { section = ($0 == ".BR eval :") ? "eval" : "other" }
+		{ prev = $0 }
+		tp && match($0, /--?[A-Za-z][A-Za-z-]*/) {
+			flag = substr($0, RSTART, RLENGTH); tp = 0; list = ""; listing = 1; next
+		}
+		/^\.TP/ { tp = 1; if (flag != "") print section, flag, list; flag = ""; next }
+		{ tp = 0 }
+		listing && $0 == "and" { next }
+		listing && /^\.(B|BR) [a-z]+( [,:])?$/ && index(names, " " $2 " ") {
+			list = list " " $2
+			if ($NF == ":") listing = 0
+			next
+		}
+		listing { listing = 0; list = "" }   # not a list of commands ending in ":"
+		END { if (flag != "") print section, flag, list }')
+	while read -r section flag list; do
+		[[ $section == other && -n $list ]] || continue
+		n=$((n + 1))
+		want=$(for c in $ONE_LINERS; do help_flags "$c" | grep -qxF -- "$flag" && echo "$c"; done | sort)
+		got=$( (printf '%s\n' $list; grep -qE "^eval $flag( |\$)" <<<"$entries" && echo eval) | sort -u)
+		[[ $want == "$got" ]] || problems+=("$flag names $(echo $list), taken by $(echo $want)")
+	done <<<"$entries"
+	((n >= 6)) || fail "only $n entries that name their commands found:"$'\n'"$entries"
+	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+}
+
 @test "man/h5ufunc-recipe.5: every recipe in it passes h5ufunc check" {
 	/usr/bin/python3 "$REPO/tools/make-demo-data" .
 	fixtures <<<'make obs.h5:/rain float32 6,3 lo=0 hi=5'

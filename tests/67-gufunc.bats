@@ -339,7 +339,7 @@ with h5py.File('shapes.h5', 'w') as f:
 	assert_success
 }
 
-@test "operands with missing values: np.ma.dot's rule for call, eval, recipe steps and expressions (_FillValue, missing_value, valid_range, packed int16, an operand computed masked, missing: mask, complex under mask-nan); the same bytes on 1-4 ranks under a small --memory; xarray reads the mask" {
+@test "operands with missing values: np.ma.dot's rule for call, eval, recipe steps and expressions (_FillValue, missing_value, valid_range, packed int16, an operand computed masked, missing: mask, complex under mask-nan); the first operand's _FillValue, as every step takes it; the same bytes on 1-4 ranks under a small --memory; xarray reads the mask" {
 	ref ma_inputs ma.nc ma.h5
 	ref ma_recipe ma.nc ma.h5 '${OUT}' >r.yaml
 	local n memory=()
@@ -361,6 +361,14 @@ with h5py.File('shapes.h5', 'w') as f:
 	# missing: mask on an operand that declares missing values: the default's bytes
 	ok call matmul ma.nc:/f ma.nc:/g -o mask.nc:/call --missing mask
 	run /usr/bin/python3 -c "import h5py, numpy as np; a, b = h5py.File('1.nc')['call'], h5py.File('mask.nc')['call']; assert a[()].tobytes() == b[()].tobytes() and a.attrs['_FillValue'] == b.attrs['_FillValue']"
+	assert_success
+	# one fill rule for every step: the product's _FillValue is its first
+	# operand's, as an elementwise step's and a reduction's on it are; a
+	# first operand without one (g: missing_value only) gives the default
+	ok call negative ma.nc:/f -o rule.nc:/negative
+	ok reduce add ma.nc:/f -o rule.nc:/sum
+	ok call vecdot ma.nc:/g ma.nc:/g --axis 0 -o rule.nc:/g_first
+	run /usr/bin/python3 -c "import netCDF4, xarray as xr, numpy as np; o, r = netCDF4.Dataset('1.nc'), netCDF4.Dataset('rule.nc'); fills = {o['call'].getncattr('_FillValue'), r['negative'].getncattr('_FillValue'), r['sum'].getncattr('_FillValue')}; assert fills == {-999.0}, fills; assert r['g_first'][:].mask.any() and r['g_first'].getncattr('_FillValue') == netCDF4.default_fillvals['f8']; c = o['call'][:]; x = xr.open_dataset('1.nc')['call'].values; assert c.mask.any() and np.array_equal(np.isnan(x), c.mask) and np.array_equal(x[~c.mask], c.compressed())"
 	assert_success
 	# --missing raw: the stored numbers, fills and all, as NumPy on h5py's reading
 	ok call matmul ma.nc:/f ma.nc:/g -o raw.h5:/c --missing raw

@@ -556,8 +556,11 @@ def _ma_check_one(cid, uf, a, b, opts, got, fill):
 
 def job_ma_check(args):
     """Each case against np.ma.dot on netCDF4-python's reading of the
-    operands; every output's _FillValue the default of its dtype (np.ma.dot
-    takes none of its operands'), read back by xarray as NaN."""
+    operands; every output's _FillValue its first operand's where that
+    declares one and is read (decoded) in the output's dtype, else the
+    default of its dtype: the rule of every other step (numpy.ma's a @ b
+    keeps a's fill_value too), read back by xarray as NaN where
+    netCDF4-python masks it."""
     import netCDF4
     import xarray as xr
     nc, h5, out = args
@@ -575,21 +578,35 @@ def job_ma_check(args):
         if not (f.mask[0, 5].all() and call.mask[0, 5].all() and call.mask[1, 7, 4] and
                 not f.mask[1, 7].all() and not g.mask[:, 4].all()):
             raise ref.Failure("call: the row all missing, or f[1, 7] @ g[:, 4], not as meant")
+        first = {cid: a for cid, _, a, _, _ in MA_CASES}
+        first.update(masked_in='f', sqrt='f')
+
+        def want_fill(cid, dtype):
+            x = fi.variables.get(first[cid])
+            if x is not None and '_FillValue' in x.ncattrs() and x[:].dtype == dtype:
+                return x.getncattr('_FillValue')
+            return netCDF4.default_fillvals[dtype.str[1:]]
         for cid, uf, a, b, opts in cases:
             v = fo[cid]
             fill = v.getncattr('_FillValue')
-            if fill != netCDF4.default_fillvals[v.dtype.str[1:]]:
-                raise ref.Failure(f"{cid}: _FillValue {fill}, not the default of {v.dtype}")
+            if fill != want_fill(cid, v.dtype):
+                raise ref.Failure(f"{cid}: _FillValue {fill}, not {want_fill(cid, v.dtype)} (its first operand's or the default)")
             masked += _ma_check_one(cid, uf, a, b, opts, v[:], fill)
         want, got = np.ma.sqrt(ma_dot('matmul', f, g, {})), fo['sqrt'][:]
         if not np.array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want)) or \
                 not np.allclose(got.compressed(), want.compressed(), rtol=1e-12, atol=1e-12):
             raise ref.Failure("sqrt: not np.ma.sqrt(np.ma.dot(f, g))")
+        if fo['sqrt'].getncattr('_FillValue') != want_fill('sqrt', fo['sqrt'].dtype):
+            raise ref.Failure("sqrt: _FillValue not f's")
+        if len({fo[cid].getncattr('_FillValue') for cid in first}) < 3:
+            raise ref.Failure("the cases' fills do not tell the rule from the default")
     if masked < 200:
         raise ref.Failure(f"only {masked} results masked: the cases test too little")
     with xr.open_dataset(out) as x, netCDF4.Dataset(out) as fo:
         for name in x.data_vars:
-            if not np.array_equal(x[name].values, fo[name][:].filled(np.nan), equal_nan=True):
+            got = fo[name][:]
+            if not np.array_equal(x[name].values, got.filled(np.nan), equal_nan=True) or \
+                    not np.array_equal(np.isnan(x[name].values), np.ma.getmaskarray(got)):
                 raise ref.Failure(f"xarray reads {name} otherwise")
 
 
