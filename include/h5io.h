@@ -103,8 +103,9 @@ int h5io_move(hid_t file, const char *from, const char *to, const char *where, s
 /* The box START/STEP/COUNT of dataset D of SHAPE (as h5io_write_box takes
  * it) is going to be written: announce the file's bytes it overwrites to
  * the journal (journal.h), when they are known (h5io_extent.c says
- * which).  h5io_write_box announces each box itself; a pass announces
- * all of its boxes first, so that a few records save them.  Not
+ * which), so that a few records save them.  h5io_write_box announces
+ * nothing: its caller announces each box, or a pass all of its boxes
+ * first.  What it learns of D is kept until h5io_dataset_close.  Not
  * collective: no I/O under MPI-IO. */
 void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		     const int64_t *step, const int64_t *count);

@@ -105,6 +105,9 @@ struct array {
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
+	bool announced;          /* ... and the pass now writing it announced to the
+				    journal every box it writes, first (set while
+				    running: its writes then announce nothing) */
 	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
 	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
 	unsigned cf_present;     /* the CF attributes its dataset has (cf.h's cf_attr bits) */

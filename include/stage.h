@@ -29,7 +29,8 @@ int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e);
 /* Write DATA (dtype T) into the box START/COUNT of X, through CONV
- * (scratch as stage_read's RAW).  A value that X's coding cannot pack is
+ * (scratch as stage_read's RAW), announced first as stage_expect says
+ * unless X->announced.  A value that X's coding cannot pack is
  * an error (EXIT_RUN, -1 returned as for a failed write); the rank still
  * joins the collective write, with nothing to write.  While X is dry nothing is written: a packed output
  * whose scale comes from its range folds the values into it. */
@@ -39,7 +40,9 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 
 /* The box START/COUNT of X is going to be written (stage_write): when X
  * is an existing dataset written in place, announce the file's bytes it
- * overwrites to the journal (h5io_expect_box). */
+ * overwrites to the journal (h5io_expect_box).  A pass that announces
+ * every box it writes before the first sets X->announced while it runs,
+ * and its writes announce nothing again. */
 void stage_expect(const struct array *x, const int64_t *start, const int64_t *count);
 
 /* Read the box START/COUNT of an index space SPACE from X, which

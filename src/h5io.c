@@ -336,7 +336,9 @@ void h5io_flush(hid_t file)
 }
 
 /* The file driver of the file that holds OBJ: H5FD_MPIO when it is shared
- * by the ranks through MPI-IO, H5FD_CORE when in this process's memory. */
+ * by the ranks through MPI-IO, H5FD_CORE when in this process's memory.
+ * (Under MPI, asking duplicates the file's communicator, collectively:
+ * dataset_driver keeps the answer for the datasets boxes move through.) */
 static hid_t driver_of(hid_t obj)
 {
 	hid_t f = H5Iget_file_id(obj);
@@ -347,6 +349,27 @@ static hid_t driver_of(hid_t obj)
 	if (f >= 0)
 		H5Fclose(f);
 	return driver;
+}
+
+#define DRIVERS 8   /* datasets whose file's driver is kept */
+static struct {
+	hid_t d, driver;   /* d 0: free */
+} drivers[DRIVERS];
+static int next_driver;
+
+/* The driver of dataset D's file: kept from D's first box until D is
+ * closed (every rank asks at the same box, so under MPI every rank joins
+ * driver_of's collective call alike). */
+static hid_t dataset_driver(hid_t d)
+{
+	for (int i = 0; i < DRIVERS; i++)
+		if (drivers[i].d == d)
+			return drivers[i].driver;
+	int i = next_driver;
+	next_driver = (next_driver + 1) % DRIVERS;
+	drivers[i].d = d;
+	drivers[i].driver = driver_of(d);
+	return drivers[i].driver;
 }
 
 void h5io_close(hid_t f)
@@ -624,8 +647,13 @@ bool h5io_dataset_filtered(hid_t d)
 
 void h5io_dataset_close(hid_t d)
 {
-	if (d >= 0)
-		H5Dclose(d);
+	if (d < 0)
+		return;
+	for (int i = 0; i < DRIVERS; i++)
+		if (drivers[i].d == d)
+			drivers[i].d = 0;
+	h5io_extent_forget(d);
+	H5Dclose(d);
 }
 
 void h5io_unlink(hid_t file, const char *path)
@@ -710,12 +738,11 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		return 0;
 	}
 	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-	if (comm_mpi() && driver_of(d) == H5FD_MPIO)
+	if (comm_mpi() && dataset_driver(d) == H5FD_MPIO)
 		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-	if (write) {
-		h5io_expect_box(d, shape, start, step, count);
+	if (write)
 		iostat.h5_writes++;
-	} else
+	else
 		iostat.h5_reads++;
 	herr_t r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
 			 : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);

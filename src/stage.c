@@ -129,23 +129,33 @@ static void dset_box(const struct array *x, const int64_t *start, const int64_t 
 	b->count = b->fcount;
 }
 
+/* The dataset box B of X is going to be written: announced to the
+ * journal when X is written in place. */
+static void expect(const struct array *x, const struct dset_box *b)
+{
+	if (x->in_place && x->id >= 0)
+		h5io_expect_box(x->id, b->shape, b->start, b->step, b->count);
+}
+
+/* Read or write the box START/COUNT of X; a box written in place is
+ * announced first, unless its pass announced every box already. */
 static int box_io(bool write, const struct array *x, const int64_t *start, const int64_t *count,
 		  char *buf, const char *where, struct err *e)
 {
 	enum dtype dt = stored_dtype(x);
 	struct dset_box b;
 	dset_box(x, start, count, &b);
+	if (write && !x->announced)
+		expect(x, &b);
 	return write ? h5io_write_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e)
 		     : h5io_read_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e);
 }
 
 void stage_expect(const struct array *x, const int64_t *start, const int64_t *count)
 {
-	if (!x->in_place || x->id < 0)
-		return;
 	struct dset_box b;
 	dset_box(x, start, count, &b);
-	h5io_expect_box(x->id, b.shape, b.start, b.step, b.count);
+	expect(x, &b);
 }
 
 /* Read the box START/COUNT of X as X's dtype into OUT: through SCRATCH
