@@ -724,32 +724,73 @@ static bool fault_due(bool write)
 	return !strcmp(kind, write ? "write" : "read") && rank == comm_rank() && nth == n;
 }
 
+/* The box START/STEP/COUNT of D as whole chunks, unfiltered and stored
+ * as DT, stacked along one axis (one chunk thick along the others, and
+ * of extent 1 before it), on one process: each chunk then lies whole in
+ * BUF, and moves as its bytes by one call (H5Dread_chunk,
+ * H5Dwrite_chunk), without HDF5's selections or a copy through its
+ * chunk cache, which hold the chunk's cached copy coherent.  1: moved;
+ * 0: not such a box, or a chunk that cannot be read so (not yet
+ * stored): the caller moves it; a negative value: a write failed. */
+static herr_t move_chunks(bool write, hid_t d, const struct shape *shape, enum dtype dt,
+			  const int64_t *start, const int64_t *step, const int64_t *count, void *buf)
+{
+	int n = shape->ndim, a = 0;
+	const hsize_t *chunk = n > 0 && !comm_mpi() ? h5io_plain_chunks(d, n, dt) : NULL;
+	if (!chunk)
+		return 0;
+	while (a < n - 1 && count[a] == 1 && chunk[a] == 1)
+		a++;
+	size_t bytes = (size_t)dtype_size(dt);
+	for (int i = 0; i < n; i++) {
+		bool whole = i == a ? count[i] > 0 && count[i] % (int64_t)chunk[i] == 0
+				    : count[i] == (int64_t)chunk[i];
+		if (!whole || start[i] % (int64_t)chunk[i] || (step && count[i] > 1 && step[i] != 1))
+			return 0;
+		bytes *= chunk[i];
+	}
+	hsize_t offset[H5U_MAXDIM];
+	for (int i = 0; i < n; i++)
+		offset[i] = (hsize_t)start[i];
+	for (int64_t j = 0; j < count[a] / (int64_t)chunk[a]; j++, offset[a] += chunk[a]) {
+		char *at = (char *)buf + (size_t)j * bytes;
+		uint32_t filters = 0;
+		if (write && H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, bytes, at) < 0)
+			return -1;
+		if (!write && H5Dread_chunk(d, H5P_DEFAULT, offset, &filters, at) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
 		    const int64_t *start, const int64_t *step, const int64_t *count, void *buf,
 		    const char *where, struct err *e)
 {
-	hid_t fspace, mspace;
-	select_box(d, shape, start, step, count, &fspace, &mspace);
-	if (H5Sget_simple_extent_npoints(fspace) == 0) {
-		/* A dataset of no elements has no storage to move (every rank
-		 * sees the same extent, so every rank skips alike). */
-		H5Sclose(mspace);
-		H5Sclose(fspace);
-		return 0;
+	hid_t fspace = -1, mspace = -1, dxpl = -1;
+	herr_t r = move_chunks(write, d, shape, dt, start, step, count, buf);
+	if (r == 0) {
+		select_box(d, shape, start, step, count, &fspace, &mspace);
+		if (H5Sget_simple_extent_npoints(fspace) == 0) {
+			/* A dataset of no elements has no storage to move (every
+			 * rank sees the same extent, so every rank skips alike). */
+			h5io_close_ids(2, (hid_t[]){ mspace, fspace });
+			return 0;
+		}
+		dxpl = H5Pcreate(H5P_DATASET_XFER);
+		if (comm_mpi() && dataset_driver(d) == H5FD_MPIO)
+			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+		r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
+			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	}
-	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-	if (comm_mpi() && dataset_driver(d) == H5FD_MPIO)
-		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
 	if (write)
 		iostat.h5_writes++;
 	else
 		iostat.h5_reads++;
-	herr_t r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
-			 : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	hid_t stack = r < 0 ? H5Eget_current_stack() : -1;
-	H5Pclose(dxpl);
-	H5Sclose(mspace);
-	H5Sclose(fspace);
+	h5io_close_ids(3, (hid_t[]){ dxpl, mspace, fspace });
 	if (r < 0) {
 		err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
 		h5io_fold_stack(e, stack);

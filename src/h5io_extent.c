@@ -51,6 +51,8 @@ struct layout {
 	haddr_t addr;              /* contiguous: where its data begins */
 	hsize_t chunk[H5U_MAXDIM]; /* chunked: the chunks' extents */
 	char path[PATH_MAX];       /* its file's name, as the journal knows it */
+	enum dtype asked;          /* chunked: the dtype last asked of h5io_plain_chunks */
+	bool same;                 /* ... whose memory type is the stored type */
 	struct chunk_addr *map;    /* chunked: the chunks looked up (open addressing) */
 	size_t cap, n;
 };
@@ -113,6 +115,7 @@ static void layout_learn(struct layout *l, hid_t d, int ndim)
 	hid_t dcpl = H5Dget_create_plist(d), type = H5Dget_type(d);
 	ssize_t len = H5Fget_name(d, l->path, sizeof l->path);
 	l->d = d;
+	l->asked = DT_NONE;
 	l->esize = type >= 0 ? H5Tget_size(type) : 0;
 	H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
 	if (len <= 0 || (size_t)len >= sizeof l->path || !l->esize) {
@@ -142,6 +145,22 @@ static struct layout *layout_of(hid_t d, int ndim)
 	layout_free(l);
 	layout_learn(l, d, ndim);
 	return l;
+}
+
+const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt)
+{
+	struct layout *l = layout_of(d, ndim);
+	if (l->kind != LAYOUT_CHUNKED)
+		return NULL;
+	if (l->asked != dt) {
+		hid_t type = H5Dget_type(d);
+		l->asked = dt;
+		l->same = type >= 0 && H5Tequal(type, h5io_mem_type(dt)) > 0;
+		if (type >= 0)
+			H5Tclose(type);
+		H5Eclear2(H5E_DEFAULT);
+	}
+	return l->same ? l->chunk : NULL;
 }
 
 /* Where KEY's entry of L's map is, or would go. */

@@ -21,6 +21,11 @@ hid_t h5io_mem_type(enum dtype dt);
  * bytes) set to what it is. */
 enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
 
+/* The chunk extents of dataset D (of NDIM axes) when it is chunked,
+ * without filters, on one process, and stored as DT's memory type, so
+ * that a chunk's bytes in the file are its elements in memory; else NULL.
+ * Learned on first asking, kept until h5io_extent_forget. */
+const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt);
 /* Dataset D is being closed: forget what h5io_extent.c learned of it. */
 void h5io_extent_forget(hid_t d);
 

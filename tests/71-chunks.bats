@@ -185,14 +185,15 @@ check_reads() {
 		    chunks: [1, 256, 48]
 		    out: o.h5:/d
 	EOF
-	# one process: 1 MiB slices (480 columns) of both passes; 2 ranks: 4
+	# one process: slices of one chunk column (40 and 48 columns; the
+	# last of the 2-d pass 20 wide), each chunk moved whole; 2 ranks: 4
 	# MiB ones of the 2-d pass (five chunk rows: one rank walks an empty
 	# box's slices), the 3-d one's boxes 1.2 MiB; 3 ranks deal the five
 	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices
 	run --separate-stderr h5u check --memory 20M sl.yaml
 	assert_success
-	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 5 slices 480 wide, written a box at a time, 1 of 1 ranks with work$'
-	assert_line --regexp '^step 2: expr add, .*, boxes \(1, 256, 600\), 4 boxes in 2 slices 480 wide, written a slice at a time, 1 of 1 ranks with work$'
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 1 of 1 ranks with work$'
+	assert_line --regexp '^step 2: expr add, .*, boxes \(1, 256, 600\), 4 boxes in 13 slices 48 wide, written a slice at a time, 1 of 1 ranks with work$'
 	run --separate-stderr mpi 2 h5ufunc check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 2 slices 2040 wide, written a box at a time, 2 of 2 ranks with work$'
