@@ -364,9 +364,12 @@ static void spans_cut(struct spans *l, uint64_t lo, uint64_t hi)
 /* Save whatever of [LO, HI) this rank has not saved yet, each gap in one
  * record, never past the old size or into a range saved already.  A gap
  * that begins inside a range this rank announced (journal_expect) is
- * saved on to that range's end, up to RECORD_MAX: the writes that follow
- * there then need no record of their own, so a stream of writes costs a
- * few fsyncs.  Elsewhere (HDF5's metadata, an aggregator's writes for
+ * saved with that range around it, up to RECORD_MAX: on to the range's
+ * end, and back towards its start as far as that leaves room (writes
+ * need not come in the file's order: a chunk cache flushes its chunks
+ * in its own); the writes that follow there then need no record of
+ * their own, so a stream of writes costs a few fsyncs.  (The announced
+ * ranges hold no byte saved already: spans_cut.)  Elsewhere (HDF5's metadata, an aggregator's writes for
  * other ranks, a chunk written through MPI-IO, a compressed chunk where
  * it moves) a gap is saved exactly, unless it begins where the last such
  * record ended: a run of writes (MPI-IO's pieces of a share) then saves
@@ -396,10 +399,17 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 			t->run_end = end;
 			t->run = end - lo;
 		}
-		if (record(t, lo, end) < 0)
+		uint64_t from = lo;   /* where the record begins: back into the range */
+		if (announced && end - lo < RECORD_MAX) {
+			uint64_t floor = i > 0 ? t->saved.v[i - 1].hi : 0;
+			uint64_t back = end > RECORD_MAX ? end - RECORD_MAX : 0;
+			back = back > floor ? back : floor;
+			from = back > t->ahead.v[k].lo ? back : t->ahead.v[k].lo;
+		}
+		if (record(t, from, end) < 0)
 			return -1;
-		spans_add(&t->saved, lo, end);
-		spans_cut(&t->ahead, lo, end);   /* saved: no longer ahead */
+		spans_add(&t->saved, from, end);
+		spans_cut(&t->ahead, from, end);   /* saved: no longer ahead */
 		lo = end;
 	}
 	return 0;
