@@ -28,7 +28,7 @@
 
 #define BATCH 256            /* ranges handed to the journal at once */
 #define MAX_BATCHES 16       /* ... and at most these many batches a box */
-#define LAYOUTS 8            /* datasets whose layout is kept */
+#define LAYOUTS 32           /* datasets whose layout is kept */
 #define CHUNKS_KEPT ((size_t)1 << 16)   /* chunk addresses kept a dataset */
 
 enum layout_kind {
