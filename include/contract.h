@@ -18,6 +18,8 @@
  * a rank.  A box's operands stream through in steps of pieces, so an
  * operand or result of any size goes through --memory; no rank reads a
  * whole operand that others need unless it is small beside the budget.
+ * With missing values the product is numpy.ma's, np.ma.dot
+ * (contract_mask.h).
  */
 #ifndef H5UFUNC_CONTRACT_H
 #define H5UFUNC_CONTRACT_H
@@ -47,6 +49,8 @@ struct contract {
 	int64_t loop[H5U_MAXDIM];     /* the loop shape */
 	struct contract_axes a, b, c; /* the operands' axes, and the result's */
 	bool conj;                    /* A conjugated (complex) */
+	const struct cf_missing *missing[2];   /* masked mode: each operand's missing-value
+						  tests (contract_mask.h) */
 	struct cell_grid grid;
 	struct gemm_plan gemm;
 	/* the work split, from contract_layout */
@@ -65,6 +69,13 @@ struct planner;
  * operands, loop, shapes and axes, NumPy's errors. */
 int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		struct err *e);
+
+/* Masked mode of S, planned (O's missing: mask, or an operand that
+ * declares missing values): np.ma.dot's rule, each operand's missing
+ * elements read as its slabs are, and the epilogue's domain masks as an
+ * elementwise step's. */
+int gufunc_plan_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			struct err *e);
 
 /* The name an epilogue's expression (a ufunc step's TREE) gives the
  * contraction's product: no recipe's name can be it. */

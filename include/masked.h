@@ -15,12 +15,14 @@
 #ifndef H5UFUNC_MASKED_H
 #define H5UFUNC_MASKED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dtype.h"
 #include "ufunc.h"
 
 struct array;
+struct cf_missing;
 struct step_mask;
 
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
@@ -29,6 +31,12 @@ struct step_mask;
  * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
  * -1: none of these, so masked elements are skipped (plan_step.mask.skip_fold). */
 int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
+/* N elements just read: VALID = which are valid (cf_valid: MISSING's
+ * tests, NaN too with NAN; STORED: them in STORED_T), and the others of
+ * DATA (in T) made WITH (one element of T). */
+void masked_replace_missing(const struct cf_missing *missing, bool nan, const void *with,
+			    enum dtype stored_t, enum dtype t, int64_t n, const char *stored, char *data,
+			    uint8_t *valid);
 /* Masked mode of a reduce or accumulate step (M, its mask part), on N
  * elements of its input just read: VALID = which are valid (cf_valid;
  * STORED: them in the input's dtype STORED_T), and the others of DATA (in

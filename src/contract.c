@@ -8,7 +8,8 @@
  * hyperslab of the box for one step of pieces, as stored; and, for one
  * loop index and one piece, a cell of A and the box's cells of B, packed
  * as the block products read them (gemm.h) where the slab does not
- * already hold them so.  One list of them (each_buffer, hold.h) is what
+ * already hold them so; in masked mode, the bytes of contract_mask.h.
+ * One list of them (each_buffer, hold.h) is what
  * both count and allocate.  Loops never allocate: everything is allocated
  * before the first box.
  */
@@ -17,6 +18,7 @@
 
 #include "comm.h"
 #include "contract.h"
+#include "contract_mask.h"
 #include "elementwise.h"
 #include "hold.h"
 #include "iter.h"
@@ -103,7 +105,8 @@ static int64_t operand_slab(const struct contract_axes *x, const struct box *b, 
 struct box_bytes {
 	int64_t sums;        /* one partial sum of the box's cells */
 	int64_t results;     /* elements of the result box */
-	int64_t a, b;        /* the operands' hyperslabs of a step, as stored */
+	int64_t a, b;        /* the operands' hyperslabs of a step, as stored ... */
+	int64_t na, nb;      /* ... and their elements */
 	int64_t apack, bpack;   /* one cell of A's piece and the box's cells of B's, packed */
 };
 
@@ -126,8 +129,10 @@ static void bytes_of(const struct plan_step *s, const struct box *b, int64_t ste
 		nk = g->k;
 	m->sums = b->cells * g->gn * g->gm * psize;
 	m->results = b->batch * b->nr * b->nc;
-	m->a = operand_slab(&c->a, b, 0, nk, start, count) * slab_element(s->in[0]);
-	m->b = operand_slab(&c->b, b, 0, nk, start, count) * slab_element(s->in[1]);
+	m->na = operand_slab(&c->a, b, 0, nk, start, count);
+	m->nb = operand_slab(&c->b, b, 0, nk, start, count);
+	m->a = m->na * slab_element(s->in[0]);
+	m->b = m->nb * slab_element(s->in[1]);
 	m->apack = g->gn * g->gk * psize;
 	m->bpack = b->nj * g->gk * g->gm * psize;
 }
@@ -402,6 +407,7 @@ struct run {
 	char **ops;                     /* the epilogue: op J's result (op 0's: RESULT) ... */
 	char **cast;                    /* ... and its operand K cast, at J * RECIPE_MAXIN + K */
 	struct box box;                 /* the box at hand */
+	struct contract_masks mask;     /* masked mode's bytes (contract_mask.h) */
 	struct hold hold;               /* every buffer above that the run allocated */
 };
 
@@ -464,6 +470,7 @@ static void each_buffer(const struct plan_step *s, const struct contract *c, con
 	hold_buffer(h, DIST_FIXED, m->b, HOLD_SLOT(R, b.own));
 	hold_buffer(h, DIST_FIXED, m->apack, HOLD_SLOT(R, apack));
 	hold_buffer(h, DIST_FIXED, m->bpack, HOLD_SLOT(R, bpack));
+	contract_mask_buffers(s, m->na, m->nb, m->results, c->shared, R ? &R->mask : NULL, h);
 }
 
 static void run_alloc(struct plan_step *s, struct run *R)
@@ -528,12 +535,15 @@ static void read_slab(struct run *R, int k, int64_t p0, int64_t np, struct err *
 	int64_t k0 = p0 * g->gk, k1 = (p0 + np) * g->gk;
 	k1 = k1 < g->k ? k1 : g->k;
 	const struct contract_axes *axes = k ? &c->b : &c->a;
-	operand_slab(axes, &R->box, k0, np > 0 ? k1 - k0 : 0, x->start, x->count);
+	int64_t n = operand_slab(axes, &R->box, k0, np > 0 ? k1 - k0 : 0, x->start, x->count);
 	strides_of(axes->ndim, x->count, dtype_size(in->dtype), x->stride);
 	x->data = k && same_slab(R) ? R->a.data : x->own;
-	if (x->data == x->own)
-		if (stage_read(in, in->dtype, x->start, x->count, x->data, x->data, R->s->where, e) < 0)
-			err_place(e, &R->s->loc);
+	if (x->data != x->own)
+		return;
+	if (stage_read(in, in->dtype, x->start, x->count, x->data, x->data, R->s->where, e) < 0)
+		err_place(e, &R->s->loc);
+	else if (R->s->mask.masked)
+		contract_mask_slab(R->s, k, x->data, n, R->mask.valid[k]);
 }
 
 /* Byte offset in slab X of loop index BI (relative to the box). */
@@ -544,6 +554,46 @@ static ptrdiff_t loop_offset(const struct contract_axes *axes, const struct slab
 		if (axes->role[i] == ROLE_LOOP && axes->loop[i] >= 0)
 			off += bi[axes->loop[i]] * x->stride[i];
 	return off;
+}
+
+/* BI, a loop index of box B, made the next in C order. */
+static void next_index(const struct contract *c, const struct box *b, int64_t *bi)
+{
+	for (int j = c->nloop - 1; j >= 0 && ++bi[j] == b->lc[j]; j--)
+		bi[j] = 0;
+}
+
+/* Operand K's validity bytes at loop index BI of the step's slab, as
+ * contract_mask_products takes them: A rows by depth, B depth by
+ * columns (B's are A's when its slab is). */
+static struct byte_view validity_view(const struct run *R, int k, const int64_t *bi)
+{
+	const struct slab *x = k ? &R->b : &R->a;
+	ptrdiff_t el = dtype_size(R->s->in[k]->dtype);
+	ptrdiff_t outer = x->row >= 0 ? x->stride[x->row] / el : 0, depth = x->stride[x->depth] / el;
+	uint8_t *v = (k && x->data == R->a.data ? R->mask.valid[0] : R->mask.valid[k]) +
+		     loop_offset(k ? &R->c->b : &R->c->a, x, bi) / el;
+	return k ? (struct byte_view){ v, { depth, outer } } : (struct byte_view){ v, { outer, depth } };
+}
+
+/* Masked mode: the box's ANY or'ed, for every loop index, with which
+ * results have a product of two valid factors in the step just read. */
+static void step_validity(struct run *R)
+{
+	const struct contract *c = R->c;
+	const struct box *b = &R->box;
+	int64_t start[H5U_MAXDIM], count[H5U_MAXDIM], bi[H5U_MAXDIM] = {0};
+	struct slab out;
+	operand_slab(&c->c, b, 0, 0, start, count);
+	strides_of(c->c.ndim, count, 1, out.stride);
+	int row = role_axis(&c->c, ROLE_ROW), col = role_axis(&c->c, ROLE_COL);
+	for (int64_t f = 0; f < b->batch; f++) {
+		struct byte_view any = { R->mask.any + loop_offset(&c->c, &out, bi),
+					 { row >= 0 ? out.stride[row] : 0, col >= 0 ? out.stride[col] : 0 } };
+		contract_mask_products(validity_view(R, 0, bi), validity_view(R, 1, bi), b->nr,
+				       R->a.count[R->a.depth], b->nc, any);
+		next_index(c, b, bi);
+	}
 }
 
 /* A cell's operand as gemm_cell takes it: row-major, LD elements from
@@ -649,8 +699,7 @@ static void box_piece(struct run *R, int64_t p, int64_t koff, int64_t *shard, ch
 	int64_t bi[H5U_MAXDIM] = {0};
 	for (int64_t f = 0; f < b->batch; f++) {
 		piece_products(R, bi, f, p, koff, *sum, !first);
-		for (int j = R->c->nloop - 1; j >= 0 && ++bi[j] == b->lc[j]; j--)
-			bi[j] = 0;
+		next_index(R->c, b, bi);
 	}
 	if (p + 1 == cell_shard_start(g, *shard + 1)) {
 		struct add_ctx ctx = { R->c->gemm.pack, b->cells * R->slot };
@@ -671,11 +720,15 @@ static void box_sums(struct run *R, bool any, struct err *e)
 	while (shard + 1 < g->shards && cell_shard_start(g, shard + 1) <= p0)
 		shard++;
 	char *sum = NULL;
+	if (R->mask.any)
+		memset(R->mask.any, 0, (size_t)(R->box.batch * R->box.nr * R->box.nc));
 	for (int64_t st = 0; st < c->nsteps; st++) {
 		int64_t q0 = p0 + st * c->step, nq = p0 + np - q0;
 		nq = nq < 0 ? 0 : nq < c->step ? nq : c->step;
 		read_slab(R, 0, q0, nq, e);
 		read_slab(R, 1, q0, nq, e);
+		if (R->mask.any && nq > 0 && !e->status)
+			step_validity(R);
 		for (int64_t p = q0; p < q0 + nq && !e->status; p++)
 			box_piece(R, p, (p - q0) * g->gk, &shard, &sum);
 	}
@@ -693,6 +746,8 @@ static void gather_sums(struct run *R)
 {
 	int64_t bytes = R->box.cells * R->slot * R->psize;
 	struct add_ctx ctx = { R->c->gemm.pack, R->box.cells * R->slot };
+	if (R->mask.any)
+		contract_mask_gather(&R->mask, R->box.batch * R->box.nr * R->box.nc);
 	if (comm_rank() != 0) {
 		int64_t n = R->tree.n;
 		comm_send(&n, sizeof n, 0);
@@ -779,10 +834,14 @@ static void write_box(struct run *R, const char *sum, struct err *e)
 				const char *from = sum + ((f * b->ni + i) * b->nj + j) * R->slot * R->psize;
 				iter_cast(c->gemm.pack, (char *)from, sst, c->gemm.t, to, dst, 2, dims);
 			}
-		for (int j = c->nloop - 1; j >= 0 && ++bi[j] == b->lc[j]; j--)
-			bi[j] = 0;
+		next_index(c, b, bi);
 	}
-	char *data = run_epilogue(R, b->batch * b->nr * b->nc, e);
+	int64_t n = b->batch * b->nr * b->nc;
+	char *data = run_epilogue(R, n, e);
+	const struct step_mask *m = &R->s->mask;
+	if (m->masked)   /* on error too: every rank makes the same writes */
+		contract_mask_results(R->s, &R->mask, src_is_result(m->valid_src)
+				      ? (const uint8_t *)R->ops[m->valid_src.op] : NULL, start, count, n, data, e);
 	if (stage_write(y, R->s->out_dtype[0], start, count, data, R->conv, R->s->where, e) < 0)
 		err_place(e, &R->s->loc);
 }

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cf.h"
 #include "contract.h"
 #include "options.h"
 #include "planner.h"
@@ -474,16 +473,14 @@ static void result_axes(struct planner *pl, struct plan_step *s, const struct gu
 /* ---- the step ---- */
 
 /* Options a generalized ufunc does not take (NumPy's where=, and
- * h5ufunc's fill, masks and packing): refused; missing: cf (the default)
- * and raw are taken. */
+ * h5ufunc's fill and packing): refused. */
 static int refuse_options(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			  struct err *e)
 {
-	static const int refused[] = { OPT_WHERE, OPT_FILL, OPT_MISSING, OPT_PACK };
+	static const int refused[] = { OPT_WHERE, OPT_FILL, OPT_PACK };
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
 		int opt = refused[i];
-		if (!option_given(o, opt) ||
-		    (opt == OPT_MISSING && (o->missing == MISSING_RAW || o->missing == MISSING_CF)))
+		if (!option_given(o, opt))
 			continue;
 		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[opt]),
 			      opt == OPT_WHERE ? "%s() got an unexpected keyword argument '%s'"
@@ -491,30 +488,6 @@ static int refuse_options(struct planner *pl, struct plan_step *s, const struct 
 			      step_options[opt].name);
 	}
 	return 0;
-}
-
-/* Operand X of S, read through its CF coding (unpacked as it is read):
- * refused where it declares missing values, which generalized ufuncs do
- * not mask. */
-static int refuse_missing(struct planner *pl, struct plan_step *s, struct array *x,
-			  const struct site *w, struct err *e)
-{
-	if (!s->decoded || x->kind != ARR_DATASET)
-		return 0;
-	const struct cf_missing *m = array_missing(pl, x, w, e);
-	if (!m)
-		return -1;
-	if (!cf_missing_any(m))
-		return 0;
-	if (x->create)   /* an intermediate, or an earlier step's output */
-		return err_at(e, EXIT_USAGE, w,
-			      "%s: an operand is computed in masked mode (from missing values), "
-			      "which generalized ufuncs do not mask: compute on the stored numbers "
-			      "with --missing raw", s->uf->name);
-	return err_at(e, EXIT_USAGE, w,
-		      "%s: '%s' declares missing values (_FillValue, missing_value or valid_*), "
-		      "which generalized ufuncs do not mask: compute on its stored numbers with "
-		      "--missing raw", s->uf->name, x->display);
 }
 
 /* The operands and the loop: NumPy's type resolution, as for any ufunc. */
@@ -530,7 +503,7 @@ static int operands(struct planner *pl, struct plan_step *s, const struct step_o
 	for (int k = 0; k < 2; k++) {
 		const struct site *w = LOCATE(pl, s, rs->in_mark[k]);
 		s->in[k] = array_read_operand(pl, rs->in[k], s->decoded, w, e);
-		if (!s->in[k] || refuse_missing(pl, s, s->in[k], w, e) < 0)
+		if (!s->in[k])
 			return -1;
 		s->bshape[k] = s->in[k]->shape;
 	}
@@ -619,4 +592,19 @@ int gufunc_plan(struct planner *pl, struct plan_step *s, const struct step_opts 
 	s->prog.ops[0].shape = s->shape;
 	s->contract = c;
 	return s->src->tree ? lower_epilogue(pl, s, &o, e) : 0;
+}
+
+int gufunc_plan_missing(struct planner *pl, struct plan_step *s, const struct step_opts *o,
+			struct err *e)
+{
+	const struct site *w = LOCATE(pl, s, option_given(o, OPT_MISSING) ? o->mark[OPT_MISSING]
+					      : s->src->mark);
+	for (int k = 0; k < 2; k++)
+		if (!(s->contract->missing[k] = array_missing(pl, s->in[k], w, e)))
+			return -1;
+	if (lower_missing(pl, s, 0, o, e) < 0)   /* the epilogue's domains */
+		return -1;
+	s->mask.masked = true;
+	s->mask.nan = option_given(o, OPT_MISSING) && o->missing == MISSING_MASK_NAN;
+	return 0;
 }

@@ -54,11 +54,18 @@ int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	return 0;
 }
 
+void masked_replace_missing(const struct cf_missing *missing, bool nan, const void *with,
+			    enum dtype stored_t, enum dtype t, int64_t n, const char *stored, char *data,
+			    uint8_t *valid)
+{
+	cf_valid(stored_t, missing, nan, stored, n, valid);
+	where_select(t, n, data, valid, with, 0);
+}
+
 void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
 			 const char *stored, char *data, uint8_t *valid)
 {
-	cf_valid(stored_t, m->in_missing, m->nan, stored, n, valid);
-	where_select(t, n, data, valid, (const char *)m->skip, 0);
+	masked_replace_missing(m->in_missing, m->nan, m->skip, stored_t, t, n, stored, data, valid);
 }
 
 void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,

@@ -133,8 +133,9 @@ static bool packs_nan(const struct array *y)
 
 /* The fill values of S's outputs, where where= or a mask leaves them
  * unset: the fill: option; else, in masked mode, the output's own
- * _FillValue, or the first input's when the dtypes match; else the
- * dtype's default.  Datasets S creates keep it as their _FillValue. */
+ * _FillValue, or the first input's when the dtypes match (not a
+ * contraction's: np.ma.dot's result takes none of its operands'); else
+ * the dtype's default.  Datasets S creates keep it as their _FillValue. */
 static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e)
 {
@@ -157,7 +158,7 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 			dtype_cast(DT_FLOAT64, &nan, 0, y->dtype, fill, 0, 1);
 		} else if (own && own->fill_value) {
 			memcpy(fill, own->value[0], sizeof own->value[0]);
-		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
+		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype && !s->contract) {
 			memcpy(fill, first->value[0], sizeof first->value[0]);
 		} else {
 			where_default_fill(y->dtype, fill);
@@ -187,7 +188,9 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	if (e->status)
 		return -1;
 	bool folds = s->verb == VERB_REDUCE || s->verb == VERB_ACCUMULATE || s->verb == VERB_REDUCEAT;
-	if (masking && (folds ? plan_reduce_missing(pl, s, o, e) : lower_missing(pl, s, nin, o, e)) < 0)
+	if (masking && (folds ? plan_reduce_missing(pl, s, o, e)
+			: s->contract ? gufunc_plan_missing(pl, s, o, e)
+			: lower_missing(pl, s, nin, o, e)) < 0)
 		return -1;
 	if (option_given(&rs->opts, OPT_FILL) && !s->mask.has_where && !masking)
 		return err_at(e, EXIT_USAGE, LOCATE(pl, s, rs->opts.mark[OPT_FILL]),
@@ -195,7 +198,8 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	return 0;
 }
 
-/* The datasets S creates: packed (pack:), then chunks and compression. */
+/* The datasets S creates: packed (pack:), then chunks and compression,
+ * then over one file per rank (vds:). */
 static int plan_created(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			struct err *e)
 {
@@ -204,6 +208,9 @@ static int plan_created(struct planner *pl, struct plan_step *s, const struct st
 			return -1;
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->create && !s->out[k]->file->scratch && outputs_layout(pl, s, k, o, e) < 0)
+			return -1;
+	for (int k = 0; k < s->nout && option_given(o, OPT_VDS) && o->vds; k++)
+		if (outputs_vds(pl, s, k, o, e) < 0)
 			return -1;
 	return 0;
 }
@@ -367,7 +374,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	    step_verb(pl, s, &o, e) < 0 || step_describe(pl, s, &o, e) < 0)
 		return -1;
 	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
-	if (step_selection(pl, s, &o, nin, e) < 0 || step_outputs(pl, s, &o, e) < 0 ||
+	if (outputs_vds_read(pl, s, e) < 0 ||
+	    step_selection(pl, s, &o, nin, e) < 0 || step_outputs(pl, s, &o, e) < 0 ||
 	    step_layout(pl, s, e) < 0 || step_bind_outputs(pl, s, e) < 0)
 		return -1;
 	/* Errors while running name the step where the recipe has it. */

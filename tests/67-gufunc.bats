@@ -10,7 +10,8 @@
 # block products read in place in boxes of several cells; NumPy's errors with exit
 # 2 and nothing written; loop axes broadcast by name; the result's axes
 # with the coordinate variables of the axes they come from (sliced, with
-# their bounds), as netCDF-C and xarray read them; `@` in expressions.
+# their bounds), as netCDF-C and xarray read them; `@` in expressions;
+# operands with missing values, against np.ma.dot (numpy.ma's product).
 # tests/gufunc_ref.py holds the cases and NumPy's side; cellscheck asserts
 # the grid and the tree over shards that make the bits independent of the
 # ranks (cells.h).
@@ -320,7 +321,7 @@ with h5py.File('shapes.h5', 'w') as f:
 	assert_error 2 "eval: matmul is a generalized ufunc: not in where="
 }
 
-@test "CF operands: packed and _Unsigned ones unpacked as read, as netCDF4-python decodes them; 1 and 3 ranks under a small --memory; missing values refused; --missing raw the stored numbers" {
+@test "CF operands: packed and _Unsigned ones unpacked as read, as netCDF4-python decodes them; 1 and 3 ranks under a small --memory; --missing raw the stored numbers" {
 	ref cf_inputs cf.nc
 	ref cf_recipe cf.nc '${OUT}' >r.yaml
 	for n in 1 3; do
@@ -336,10 +337,43 @@ with h5py.File('shapes.h5', 'w') as f:
 	ok call matmul cf.nc:/p cf.nc:/q --out raw.h5:/call --missing raw
 	run ref cf_check cf.nc raw.h5 raw
 	assert_success
-	snapshot
-	run --separate-stderr h5u call matmul cf.nc:/p cf.nc:/w --out 1.h5:/w
-	assert_error 2 "call matmul: matmul: 'cf.nc:/w' declares missing values (_FillValue, missing_value or valid_*), which generalized ufuncs do not mask: compute on its stored numbers with --missing raw"
-	run --separate-stderr h5u eval -i p=cf.nc:/p -i w=cf.nc:/w '1.h5:/w = p @ (w * 2)'
-	assert_error 2 "eval: matmul: an operand is computed in masked mode (from missing values), which generalized ufuncs do not mask: compute on the stored numbers with --missing raw"
-	assert_unchanged
+}
+
+@test "operands with missing values: np.ma.dot's rule for call, eval, recipe steps and expressions (_FillValue, missing_value, valid_range, packed int16, an operand computed masked, missing: mask, complex under mask-nan); the same bytes on 1-4 ranks under a small --memory; xarray reads the mask" {
+	ref ma_inputs ma.nc ma.h5
+	ref ma_recipe ma.nc ma.h5 '${OUT}' >r.yaml
+	local n memory=()
+	for n in 1 2 3 4; do
+		((n == 1)) || memory=(--memory 256K)
+		run --separate-stderr mpi "$n" h5ufunc run r.yaml --set OUT="$n.nc" "${memory[@]}"
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc call matmul ma.nc:/f ma.nc:/g -o "$n.nc:/call" "${memory[@]}"
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc eval -i f=ma.nc:/f -i g=ma.nc:/g "$n.nc:/eval = f @ g" "${memory[@]}"
+		assert_success
+	done
+	run ref ma_check ma.nc ma.h5 1.nc :: same 1.nc 2.nc 3.nc 4.nc
+	assert_success
+	# X.T @ X shared between the ranks: their bytes of valid products or'ed on rank 0
+	run --separate-stderr mpi 3 h5ufunc check r.yaml --set OUT=plan.nc --memory 256K
+	assert_success
+	assert_output --regexp "cells \(6, 6\) over pieces of 125, 6 shards, OpenBLAS; .*shared: each rank sums its shards"
+	# missing: mask on an operand that declares missing values: the default's bytes
+	ok call matmul ma.nc:/f ma.nc:/g -o mask.nc:/call --missing mask
+	run /usr/bin/python3 -c "import h5py, numpy as np; a, b = h5py.File('1.nc')['call'], h5py.File('mask.nc')['call']; assert a[()].tobytes() == b[()].tobytes() and a.attrs['_FillValue'] == b.attrs['_FillValue']"
+	assert_success
+	# --missing raw: the stored numbers, fills and all, as NumPy on h5py's reading
+	ok call matmul ma.nc:/f ma.nc:/g -o raw.h5:/c --missing raw
+	run /usr/bin/python3 -c "import h5py, numpy as np; f, o = h5py.File('ma.nc'), h5py.File('raw.h5'); w = f['f'][()] @ f['g'][()]; assert '_FillValue' not in o['c'].attrs and np.allclose(o['c'][()], w, rtol=1e-12)"
+	assert_success
+	# complex, NaN missing under mask-nan: vecdot and vecmat conjugate the first
+	ok call vecdot ma.h5:/cu ma.h5:/cv --missing mask-nan -o cx.h5:/vecdot
+	ok call vecmat 'ma.h5:/cu[0]' ma.h5:/cv --axes '[[0],[1,0],[0]]' --missing mask-nan -o cx.h5:/vecmat
+	run ref ma_complex ma.h5 cx.h5
+	assert_success
+	# printed: masked results as --, as for any masked step
+	run --separate-stderr h5u call vecdot 'ma.nc:/f[0]' ma.nc:/v
+	assert_success
+	run /usr/bin/python3 -c "import sys, netCDF4, numpy as np; sys.path.insert(0, '$H5U_TESTS'); import gufunc_ref as g; f = netCDF4.Dataset('ma.nc'); w = g.ma_dot('vecdot', f['f'][0], f['v'][:], {}); got = sys.argv[1].split(); assert [x == '--' for x in got] == list(np.ma.getmaskarray(w)) and any(x == '--' for x in got); assert np.allclose([float(x) for x in got if x != '--'], w.compressed(), rtol=1e-12)" "$output"
+	assert_success
 }

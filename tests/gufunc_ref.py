@@ -42,6 +42,16 @@ Jobs:
   cf_check NC OUT [raw]
                      each case's OUT:/ID against NumPy on netCDF4-python's
                      decoded operands (raw: on the stored numbers)
+  ma_inputs NC H5    write the operands with missing values of the masked
+                     cases (MA_CASES; H5: without attributes)
+  ma_recipe NC H5 OUT
+                     print their recipe: each case writes OUT:/ID
+  ma_check NC H5 OUT each case's OUT:/ID against np.ma.dot on netCDF4-python's
+                     masked operands: the mask, the values, the fill; and
+                     xarray's reading of it (masked: NaN)
+  ma_complex H5 OUT  OUT:/ID of UF(H5:/cu, H5:/cv) under missing: mask-nan for
+                     vecdot and vecmat (the first conjugated), against
+                     np.ma.dot on numpy.ma's masked_invalid (h5py)
 Exit 0 when every job passed, 1 when a check failed, 2 on a malformed job.
 """
 import ast
@@ -423,6 +433,182 @@ def job_cf_check(args):
             check_values(cid, uf, ops[0], ops[1], {}, o[cid][()])
 
 
+# ---- operands with missing values (SPEC 3.5): np.ma.dot ----
+
+# numpy.ma's product is np.ma.dot(a, b, strict=False): missing elements
+# count as 0 in the sums, and a result is masked where no product of its
+# contraction has two valid factors.  NumPy 1.24's np.ma has no vecdot,
+# matvec or vecmat: each is np.ma.dot on the equivalent contraction for
+# every loop index (conj(a) first for vecdot and vecmat).  In NC: f
+# (_FillValue; a row all missing; f[1, 7] missing where g[:, 4] is
+# valid, so that result has no valid product), g (missing_value; a column
+# all missing), r (valid_range), p (int16 packed, with a _FillValue), u
+# and v (vectors, _FillValue), t (a long contraction that 3 ranks share);
+# in H5, h and the empty e_left @ e_right, which declare nothing (missing:
+# mask: np.ma.dot masks every result of an empty contraction).
+MA_DIMS = {'s': 3, 'n': 37, 'k': 150, 'm': 29, 'l': 3000, 'c': 6}
+MA_CASES = [('call', 'matmul', 'f', 'g', {}), ('eval', 'matmul', 'f', 'g', {}),
+            ('range', 'matmul', 'f', 'r', {}), ('packed', 'matmul', 'p', 'g', {'axes': [[1, 0], [0, 1], [0, 1]]}),
+            ('vecdot', 'vecdot', 'f', 'v', {}), ('matvec', 'matvec', 'f', 'v', {}),
+            ('vecmat', 'vecmat', 'v', 'g', {}), ('vv', 'matmul', 'u', 'v', {}),
+            ('gram', 'matmul', 't', 't', {'axes': [[1, 0], [0, 1], [0, 1]]}),
+            ('mask', 'matmul', 'f', 'h', {'missing': 'mask'}),
+            ('empty', 'matmul', 'e_left', 'e_right', {'missing': 'mask'})]
+MA_EXPRS = {'sqrt': ('sqrt(f @ g)', lambda x: np.ma.sqrt(x)),
+            'masked_in': ('(f * 2) @ g', None)}
+
+
+def job_ma_inputs(args):
+    import netCDF4
+    nc, h5 = args
+    rng = np.random.default_rng(44)
+
+    def holes(shape, p):
+        return rng.random(shape) < p
+    with netCDF4.Dataset(nc, 'w') as fo:
+        for d, n in MA_DIMS.items():
+            fo.createDimension(d, n)
+        def var(name, t, dims, x, **attrs):
+            v = fo.createVariable(name, t, dims, fill_value=attrs.pop('fill', None))
+            v.set_auto_maskandscale(False)
+            v[:] = x
+            v.setncatts(attrs)
+        f = rng.standard_normal((3, 37, 150))
+        f[holes(f.shape, 0.3)] = -999
+        f[0, 5] = -999
+        f[1, 7, ::2] = -999
+        var('f', 'f8', ('s', 'n', 'k'), f, fill=-999.0)
+        g = rng.standard_normal((150, 29))
+        g[holes(g.shape, 0.3)] = 1e30
+        g[:, 3] = 1e30
+        g[:, 4] = np.where(np.arange(150) % 2, 1e30, g[:, 4])
+        var('g', 'f8', ('k', 'm'), g, missing_value=1e30)
+        var('r', 'f4', ('k', 'm'), rng.uniform(-3, 3, (150, 29)).astype('f4'),
+            valid_range=np.array([-2, 2], 'f4'))
+        p = rng.integers(-30000, 30000, (150, 37), dtype='i2')
+        p[holes(p.shape, 0.2)] = -32767
+        var('p', 'i2', ('k', 'n'), p, fill=np.int16(-32767), scale_factor=np.float32(0.01),
+            add_offset=np.float32(1.5))
+        for name in 'uv':
+            x = rng.standard_normal(150)
+            x[holes(150, 0.4)] = -1.0
+            var(name, 'f8', ('k',), x, fill=-1.0)
+        t = rng.standard_normal((3000, 6))
+        t[holes(t.shape, 0.5)] = -999
+        var('t', 'f8', ('l', 'c'), t, fill=-999.0)
+    with h5py.File(h5, 'w') as fo:
+        fo['h'] = rng.standard_normal((150, 29))
+        for name in ('cu', 'cv'):   # complex, NaN missing (mask-nan)
+            x = rng.standard_normal((4, 50)) + 1j * rng.standard_normal((4, 50))
+            x[holes(x.shape, 0.5)] = np.nan
+            fo[name] = x
+        fo['cu'][2] = fo['cv'][3] = np.nan
+        fo['e_left'], fo['e_right'] = np.zeros((3, 0)), np.zeros((0, 4))
+
+
+def job_ma_recipe(args):
+    nc, h5, out = args
+    lines = ['steps:']
+    for cid, uf, a, b, opts in MA_CASES[2:]:
+        src = lambda x: f'{h5}:/{x}' if x in ('h', 'e_left', 'e_right') else f'{nc}:/{x}'
+        lines += [f'  - ufunc: {uf}', f"    in: ['{src(a)}', '{src(b)}']", f'    out: {out}:/{cid}']
+        lines += [f'    {k}: {_yaml(v)}' for k, v in opts.items()]
+    lines += ['inputs:', f'  f: {nc}:/f', f'  g: {nc}:/g']
+    lines[1:1] = [f'  - expr: {text}\n    out: {out}:/{cid}' for cid, (text, _) in MA_EXPRS.items()]
+    print('\n'.join(lines))
+
+
+def ma_dot(uf, a, b, opts):
+    """np.ma.dot(a, b) for each loop index of UF's contraction (axes= as
+    numpy_result takes them), conj(a) first for vecdot and vecmat."""
+    core, _ = _core_axes(uf, (a.shape, b.shape), opts)
+    x, y = _moved(a, core[0]), _moved(b, core[1])
+    if uf in ('vecdot', 'vecmat'):
+        x = np.ma.conjugate(x)
+    nx, ny = (1 if uf in ('vecdot', 'vecmat') or x.ndim == 1 else 2), \
+        (1 if uf in ('vecdot', 'matvec') or y.ndim == 1 else 2)
+    loop = np.broadcast_shapes(x.shape[:x.ndim - nx], y.shape[:y.ndim - ny])
+    x = np.ma.array(np.broadcast_to(x.data, loop + x.shape[x.ndim - nx:]),
+                    mask=np.broadcast_to(np.ma.getmaskarray(x), loop + x.shape[x.ndim - nx:]))
+    y = np.ma.array(np.broadcast_to(y.data, loop + y.shape[y.ndim - ny:]),
+                    mask=np.broadcast_to(np.ma.getmaskarray(y), loop + y.shape[y.ndim - ny:]))
+    r = [np.ma.dot(x[i], y[i], strict=False) for i in np.ndindex(loop)]
+    r = np.ma.array([np.ma.getdata(z) for z in r], mask=[np.ma.getmaskarray(z) for z in r])
+    r = r.reshape(loop + r.shape[1:])
+    out, move = core[2], lambda z: np.moveaxis(z, list(range(-len(core[2]), 0)), core[2])
+    return np.ma.array(move(r.data), mask=move(np.ma.getmaskarray(r))) if out else r
+
+
+def _ma_check_one(cid, uf, a, b, opts, got, fill):
+    """GOT (netCDF4-python's masked reading) is np.ma.dot's: the same mask,
+    the values (within the bound, of the filled operands) where unmasked,
+    the fill where masked."""
+    want = ma_dot(uf, a, b, opts)
+    mask, wmask = np.ma.getmaskarray(got), np.ma.getmaskarray(want)
+    if got.shape != want.shape or not np.array_equal(mask, wmask):
+        raise ref.Failure(f"{cid}: masked {mask.sum()} of {got.shape}, np.ma.dot {wmask.sum()} of {want.shape}")
+    data = np.where(mask, np.ma.getdata(want), np.ma.getdata(got))
+    check_values(cid, uf, np.ma.filled(a, 0), np.ma.filled(b, 0), opts, data.astype(got.dtype))
+    if not np.all(np.ma.getdata(got)[mask] == fill):
+        raise ref.Failure(f"{cid}: masked elements not its _FillValue {fill}")
+    return wmask.sum()
+
+
+def job_ma_check(args):
+    """Each case against np.ma.dot on netCDF4-python's reading of the
+    operands; every output's _FillValue the default of its dtype (np.ma.dot
+    takes none of its operands'), read back by xarray as NaN."""
+    import netCDF4
+    import xarray as xr
+    nc, h5, out = args
+    opts_of = {cid: {k: v for k, v in o.items() if k != 'missing'} for cid, _, _, _, o in MA_CASES}
+    masked = 0
+    with netCDF4.Dataset(nc) as fi, h5py.File(h5, 'r') as hi, netCDF4.Dataset(out) as fo:
+        read = lambda x: np.ma.array(hi[x][()]) if x in hi else fi[x][:]
+        cases = [(cid, uf, read(a), read(b), opts_of[cid]) for cid, uf, a, b, _ in MA_CASES]
+        f, g = read('f'), read('g')
+        cases.append(('masked_in', 'matmul', f * 2, g, {}))
+        # the cases hold what they are for: a row all missing, and a result
+        # whose every product has a missing factor though neither its row
+        # nor its column is all missing
+        call = fo['call'][:]
+        if not (f.mask[0, 5].all() and call.mask[0, 5].all() and call.mask[1, 7, 4] and
+                not f.mask[1, 7].all() and not g.mask[:, 4].all()):
+            raise ref.Failure("call: the row all missing, or f[1, 7] @ g[:, 4], not as meant")
+        for cid, uf, a, b, opts in cases:
+            v = fo[cid]
+            fill = v.getncattr('_FillValue')
+            if fill != netCDF4.default_fillvals[v.dtype.str[1:]]:
+                raise ref.Failure(f"{cid}: _FillValue {fill}, not the default of {v.dtype}")
+            masked += _ma_check_one(cid, uf, a, b, opts, v[:], fill)
+        want, got = np.ma.sqrt(ma_dot('matmul', f, g, {})), fo['sqrt'][:]
+        if not np.array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want)) or \
+                not np.allclose(got.compressed(), want.compressed(), rtol=1e-12, atol=1e-12):
+            raise ref.Failure("sqrt: not np.ma.sqrt(np.ma.dot(f, g))")
+    if masked < 200:
+        raise ref.Failure(f"only {masked} results masked: the cases test too little")
+    with xr.open_dataset(out) as x, netCDF4.Dataset(out) as fo:
+        for name in x.data_vars:
+            if not np.array_equal(x[name].values, fo[name][:].filled(np.nan), equal_nan=True):
+                raise ref.Failure(f"xarray reads {name} otherwise")
+
+
+def job_ma_complex(args):
+    h5, out = args
+    with h5py.File(h5, 'r') as hi, h5py.File(out, 'r') as fo:
+        u, v = (np.ma.masked_invalid(hi[n][()]) for n in ('cu', 'cv'))
+        for uf, a, b, opts in [('vecdot', u, v, {}), ('vecmat', u[0], v, {'axes': [[0], [1, 0], [0]]})]:
+            got, fill = fo[uf][()], complex(netCDF4_default('c16'))
+            _ma_check_one(uf, uf, a, b, opts, np.ma.masked_equal(got, fill), fill)
+            if not np.ma.getmaskarray(ma_dot(uf, a, b, opts)).any():
+                raise ref.Failure(f"{uf}: nothing masked: the case tests too little")
+
+
+def netCDF4_default(code):
+    import netCDF4
+    return netCDF4.default_fillvals['f8' if code == 'c16' else code]
+
+
 # ---- jobs ----
 
 def job_inputs(args):
@@ -496,7 +682,8 @@ JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': 
         'ids': job_ids, 'raises': job_raises, 'coord_inputs': job_coord_inputs,
         'coord_recipe': job_coord_recipe, 'coord_check': job_coord_check,
         'appendable': job_appendable, 'cf_inputs': job_cf_inputs,
-        'cf_recipe': job_cf_recipe, 'cf_check': job_cf_check}
+        'cf_recipe': job_cf_recipe, 'cf_check': job_cf_check, 'ma_inputs': job_ma_inputs,
+        'ma_recipe': job_ma_recipe, 'ma_check': job_ma_check, 'ma_complex': job_ma_complex}
 
 if __name__ == '__main__':
     ref.main(JOBS, "gufunc_ref.py")
