@@ -43,6 +43,7 @@ struct at_plan {
 	struct index_array idx[H5U_MAXDIM];
 	struct shape space;                 /* the index space they broadcast to */
 	bool literal_b;                     /* b is a number (or absent): one value */
+	bool keep_nan;                      /* missing: mask-nan: the target's NaNs stay too */
 	/* the layout (at_layout) */
 	struct dist_layout target;          /* boxes of the target, a box per rank per pass */
 	struct dist_layout updates;         /* boxes of the index space, for one rank */

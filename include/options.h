@@ -19,9 +19,9 @@
 #include "recipe.h"
 
 /* The one-liners that take step options as --flags: each takes the flags
- * of its column of options.def (reduceat: reduce's) whose option applies
- * to its verb. */
-enum one_liner { ONE_CALL, ONE_REDUCE, ONE_ACCUMULATE, ONE_EVAL, ONE_REDUCEAT, ONE_COUNT };
+ * of its column of options.def (reduceat: reduce's; at: call's) whose
+ * option applies to its verb. */
+enum one_liner { ONE_CALL, ONE_REDUCE, ONE_ACCUMULATE, ONE_EVAL, ONE_REDUCEAT, ONE_AT, ONE_COUNT };
 
 struct option_flag {
 	const char *arg;    /* NULL: no such flag; "": a flag without a value; else its value */

@@ -27,6 +27,14 @@ static const struct cf_missing *at_missing(const struct plan_step *s)
 	return cf_missing_any(m) ? m : NULL;
 }
 
+/* Does S keep some elements of its target as they are: those declared
+ * missing, or under missing: mask-nan a float target's NaNs? */
+static bool keeps_missing(const struct plan_step *s)
+{
+	char kind = dtype_table[s->in[0]->dtype].kind;
+	return at_missing(s) || (s->at->keep_nan && (kind == 'f' || kind == 'c'));
+}
+
 /* ---- a round ------------------------------------------------------------ */
 
 /* What a rank holds while it runs S: its target box (TARGET, the flat
@@ -71,7 +79,7 @@ static void target_buffers(const struct plan_step *s, int64_t fixed, struct at_s
 			   struct hold *h)
 {
 	const struct array *t = s->in[0];
-	bool missing = at_missing(s) != NULL;
+	bool missing = keeps_missing(s);
 	hold_buffer(h, DIST_FIXED, fixed, NULL);
 	hold_buffer(h, DIST_PER_ELEM, dtype_size(t->dtype), HOLD_SLOT(st, target));
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(t, t->dtype), HOLD_SLOT(st, traw));
@@ -139,19 +147,21 @@ int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where
 }
 
 /* Read update box START/COUNT (empty: none) of the index space: the
- * index values and b.  Collective. */
+ * index values and b.  Collective: every rank makes every read, an empty
+ * one once a read has failed here, and the caller agrees on the error. */
 static void read_updates(struct at_state *st, const int64_t *start, const int64_t *count,
 			 struct err *e)
 {
+	static const int64_t none[H5U_MAXDIM + 1];
 	const struct at_plan *a = st->a;
 	const struct plan_step *s = st->s;
-	for (int k = 0; k < a->nidx && !e->status; k++)
-		if (indices_read(&a->idx[k], &a->space, start, count, &st->scratch[k], st->idx[k], s->where,
-				 e) < 0)
+	for (int k = 0; k < a->nidx; k++)
+		if (indices_read(&a->idx[k], &a->space, start, e->status ? none : count, &st->scratch[k],
+				 st->idx[k], s->where, e) < 0)
 			err_place(e, &s->loc);
-	if (!a->literal_b && !e->status &&
-	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, count, st->braw, st->bown,
-				 st->b, s->where, e) < 0)
+	if (!a->literal_b &&
+	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, e->status ? none : count,
+				 st->braw, st->bown, st->b, s->where, e) < 0)
 		err_place(e, &s->loc);
 }
 
@@ -298,12 +308,11 @@ static bool target_box(const struct at_plan *a, int r, int64_t p, int64_t *start
  * the target box, or put them back (RESTORE true). */
 static void keep_missing(struct at_state *st, int64_t n, bool restore)
 {
-	const struct cf_missing *m = at_missing(st->s);
-	if (!m)
+	if (!keeps_missing(st->s))
 		return;
 	size_t size = (size_t)dtype_size(st->s->in[0]->dtype);
 	if (!restore)
-		cf_valid(st->s->in[0]->dtype, m, false, st->target, n, st->valid);
+		cf_valid(st->s->in[0]->dtype, at_missing(st->s), st->s->at->keep_nan, st->target, n, st->valid);
 	for (int64_t i = 0, j = 0; i < n; i++)
 		if (!st->valid[i]) {
 			char *elem = st->target + (size_t)i * size, *kept = st->kept + (size_t)j++ * size;
@@ -330,7 +339,8 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 	if (stage_read(t, t->dtype, start, count, st->traw, st->target, st->s->where, e) < 0)
 		err_place(e, &st->s->loc);
 	int64_t size = stage_box_size(t->shape.ndim, count);
-	keep_missing(st, size, false);
+	if (!e->status)   /* a box not read has nothing to keep */
+		keep_missing(st, size, false);
 	if (comm_agree(e) < 0)
 		return -1;
 	int64_t rounds = (a->updates.total_boxes + st->nranks - 1) / st->nranks;

@@ -203,7 +203,7 @@ int cmd_reduceat(int argc, char **argv)
 
 int cmd_at(int argc, char **argv)
 {
-	static const struct one_liner_flags f = { 1, { INDICES_FLAG }, ONE_COUNT };
+	static const struct one_liner_flags f = { 1, { INDICES_FLAG }, ONE_AT };
 	return one_liner(argc, argv, VERB_AT, &f);
 }
 

@@ -5,9 +5,9 @@
  * the error record); files (access properties, open, create, in memory,
  * close, probe); datasets (chunk caches, open, create with fill value and
  * reserved space, chunks, unlink, move); boxes read and written
- * (hyperslabs, injected faults).  HDF5 types as dtypes are h5io_types.c's;
- * attributes, the `history` one included, are h5attr.c's; what these files
- * share is in h5io_internal.h.
+ * (hyperslabs, or whole chunks as stored; injected faults).  HDF5 types
+ * as dtypes are h5io_types.c's; attributes, the `history` one included,
+ * are h5attr.c's; what these files share is in h5io_internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -219,27 +219,23 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 			       LOCATE(pl, s, rs->mark), e);
 	if (!s->loop)
 		return -1;
-	struct plan_op *op = arena_alloc(pl->p->arena, sizeof *op);
-	memset(op, 0, sizeof *op);
-	op->uf = s->uf;
-	op->loop = s->loop;
-	op->nin = s->nin;
-	op->nout = 1;
-	op->where = s->where;
-	op->loc = &s->loc;
-	s->prog.ops = op;
-	s->prog.nops = 1;
+	struct plan_op *op = lower_single(pl, s);
+	op->nout = 1;   /* its result goes back into the target: the step has no outputs */
 	s->out_dtype[0] = s->loop->types[s->nin];
 	if (s->nin == 2 && s->in[1]->kind == ARR_LITERAL)
 		return resolve_literal(s->in[1], op, 1, LOCATE(pl, s, rs->in_mark[1]), e);
 	return 0;
 }
 
-int plan_at(struct planner *pl, struct plan_step *s, struct err *e)
+int plan_at(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e)
 {
 	struct at_plan *a = arena_alloc(pl->p->arena, sizeof *a);
 	memset(a, 0, sizeof *a);
 	s->at = a;
+	/* missing: raw reads and writes the stored numbers (s->decoded false);
+	 * cf and mask keep the target's declared missing elements as stored,
+	 * mask-nan its NaNs too */
+	a->keep_nan = option_given(o, OPT_MISSING) && o->missing == MISSING_MASK_NAN;
 	if (at_operands(pl, s, e) < 0 || at_indices(pl, s, a, e) < 0 || at_loop(pl, s, a, e) < 0)
 		return -1;
 	s->shape = s->in[0]->shape;

@@ -178,12 +178,12 @@ int indices_check(const struct index_array *ix, enum index_rule rule, int64_t ex
 	dist_walk_start(&l, comm_rank(), &walk);
 	bool found = false;   /* the rest of this rank's share comes after it */
 	int64_t value = 0;
-	for (int64_t b = 0; b < l.nboxes && !e->status; b++) {
+	for (int64_t b = 0; b < l.nboxes; b++) {   /* every rank reads every box: collective */
 		int64_t start[H5U_MAXDIM + 1], count[H5U_MAXDIM + 1];
-		if (!dist_walk_next(&walk, start, count) || found)
+		if (!dist_walk_next(&walk, start, count) || found || e->status)
 			memset(count, 0, sizeof count);
 		if (stage_read(x, DT_INT64, start, count, B.raw, (char *)B.v, w, e) < 0)
-			break;
+			continue;
 		int64_t bad = first_bad(B.v, stage_box_size(x->shape.ndim, count), rule, extent);
 		if (bad >= 0) {
 			found = true;

@@ -42,10 +42,10 @@ const struct command commands[] = {
 	  "  -o OUT             write the result to FILE:/PATH\n"
 	  "  --indices LIST|FILE:/PATH  where the segments start: 0,31,59 or an integer dataset\n",
 	  ONE_REDUCEAT, DATA_OPTIONS },
-	{ "at", cmd_at, "UFUNC FILE:/PATH --indices IDX[,IDX...] [OPERAND]",
+	{ "at", cmd_at, "UFUNC FILE:/PATH --indices IDX[,IDX...] [OPERAND] [--missing MODE]",
 	  "np.UFUNC.at: unbuffered, in place into FILE:/PATH, repeated indices applied every time",
 	  "  --indices IDX[,IDX...]  one index array per axis: FILE:/PATH, [0,3,3], or 0,3,3 for one axis\n",
-	  -1, DATA_OPTIONS },
+	  ONE_AT, DATA_OPTIONS },
 	{ "eval", cmd_eval, "[-i NAME=REF]... '[OUT =] EXPRESSION'",
 	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
 	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n", ONE_EVAL, DATA_OPTIONS },

@@ -13,7 +13,7 @@
 	offsetof(struct step_opts, LAST) + sizeof ((struct step_opts *)0)->LAST
 const struct step_option step_options[OPT_COUNT] = {
 #define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) \
-	[OPT_##TAG] = { #NAME, EXPECT, VERBS, FIELDS, { CALL, REDUCE, ACCUMULATE, EVAL, REDUCE } },
+	[OPT_##TAG] = { #NAME, EXPECT, VERBS, FIELDS, { CALL, REDUCE, ACCUMULATE, EVAL, REDUCE, CALL } },
 #include "options.def"
 #undef OPTION
 };
@@ -24,11 +24,12 @@ const struct step_option step_options[OPT_COUNT] = {
 /* The verb of each one-liner's step. */
 static const enum verb one_liner_verb[ONE_COUNT] = {
 	[ONE_CALL] = VERB_UFUNC, [ONE_REDUCE] = VERB_REDUCE, [ONE_ACCUMULATE] = VERB_ACCUMULATE,
-	[ONE_EVAL] = VERB_EXPR, [ONE_REDUCEAT] = VERB_REDUCEAT,
+	[ONE_EVAL] = VERB_EXPR, [ONE_REDUCEAT] = VERB_REDUCEAT, [ONE_AT] = VERB_AT,
 };
 
 /* One-liner W's flag for OPT, or NULL when it has none.  reduceat takes
- * reduce's flags, but one axis, as accumulate does. */
+ * reduce's flags, but one axis, as accumulate does; at takes call's (of
+ * which only missing applies to it). */
 static const struct option_flag *flag_of(enum one_liner w, int opt)
 {
 	const struct option_flag *f = &step_options[opt].flag[w == ONE_REDUCEAT && opt == OPT_AXIS ? ONE_ACCUMULATE : w];

@@ -358,10 +358,7 @@ int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
-	struct plan_file *f = s->print ? s->out[0]->file : scratch_file(pl, false);
-	if (!f)
-		return err_set(e, EXIT_USAGE, s->where, "too many files (at most %d)", PLAN_MAXFILES);
-	s->mask.out = new_output(pl, s, 0, f, path, "(mask)", e);
+	s->mask.out = new_output(pl, s, 0, s->out[0]->file, path, "(mask)", e);   /* beside the results */
 	if (!s->mask.out)
 		return -1;
 	s->mask.out->dtype = DT_BOOL;

@@ -271,7 +271,7 @@ static int step_verb(struct planner *pl, struct plan_step *s, const struct step_
 	case VERB_REDUCEAT:
 		return plan_reduceat(pl, s, o, e);
 	case VERB_AT:
-		return plan_at(pl, s, e);
+		return plan_at(pl, s, o, e);
 	case VERB_EXPR:
 		return lower_expression(pl, s, o, e);
 	default:

@@ -30,7 +30,7 @@ int fold_axis(struct planner *pl, struct plan_step *s, const struct step_opts *o
 		return 0;
 	}
 	if (a < -ndim || a >= ndim)
-		return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->opts.mark[OPT_AXIS]),
+		return err_at(e, EXIT_USAGE, LOCATE(pl, s, o->mark[OPT_AXIS]),
 			      "axis %d is out of bounds for array of dimension %d", a, ndim);
 	*out = a < 0 ? a + ndim : a;
 	return 0;

@@ -151,7 +151,7 @@ int arrays_by_name(struct planner *pl, int n, struct array **in, bool by_positio
 int plan_reduceat(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
 /* An at step: its target (written in place), index arrays (checked now,
  * unless only checking), b, and loop. */
-int plan_at(struct planner *pl, struct plan_step *s, struct err *e);
+int plan_at(struct planner *pl, struct plan_step *s, const struct step_opts *o, struct err *e);
 
 /* ---- outputs.c ---- */
 
@@ -164,9 +164,10 @@ int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, c
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite, struct err *e);
 /* S has no out:, so its results print: scratch datasets read back after it. */
 int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
-/* S prints its results and has where= or masks, or S is a masked reduce:
- * the scratch dataset of its mask (bool, true where a result is set), which
- * printed results read as numpy.ma's mask. */
+/* S prints its results (outputs_printed has made their scratch datasets)
+ * and has where= or masks (a masked reduce among them): the scratch
+ * dataset of its mask (bool, true where a result is set), in the file of
+ * its results, which printed results read as numpy.ma's mask. */
 int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e);
 /* pack: (O's) of output K of S, a new dataset: its coding (cf.h), its
  * dtype the unpacked one (float32 for float16 and float32 results, else

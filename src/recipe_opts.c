@@ -1,13 +1,12 @@
 /* recipe_opts.c - the step options of a recipe (dtype, casting, initial,
- * ...), read by the recipe reader: one reader a row of options.def (the
- * rows of one scalar value share one, driven by a table), each
- * entered on its key's value and left on the event after it, checking
+ * ...), read by the recipe reader: one reader a row of options.def (those
+ * of one scalar value a line over read_text, read_bool and take_text),
+ * each entered on its key's value and left on the event after it, checking
  * form only (which kind of value, dtype and casting names, axes, chunks,
  * compression); what the planner reads later is kept as text.  See
  * recipe_opts.h.
  */
 #include <limits.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "options.h"
@@ -23,18 +22,6 @@ struct option {
 	const char *expect;       /* for "'NAME' must be EXPECT, found ..." */
 	option_reader *read;
 };
-
-/* The options whose value is one scalar kept in a field (initial, where,
- * fill, keepdims, overwrite, vds, missing, pack) are all read by read_scalar,
- * as the table scalars says. */
-#define read_initial read_scalar
-#define read_where read_scalar
-#define read_fill read_scalar
-#define read_keepdims read_scalar
-#define read_overwrite read_scalar
-#define read_vds read_scalar
-#define read_missing read_scalar
-#define read_pack read_scalar
 
 #define OPTION(TAG, NAME, EXPECT, VERBS, FIELDS, CALL, REDUCE, ACCUMULATE, EVAL) static option_reader read_##NAME;
 #include "options.def"
@@ -59,6 +46,29 @@ static int mismatch(struct parser *p, const struct option *opt, struct mark m, c
 	return reader_fail(p, m, "'%s' must be %s, found %s", opt->name, opt->expect, found);
 }
 
+/* The current node as a scalar with some text, into V; otherwise "'NAME'
+ * must be EXPECT, found ..." */
+static int take_text(struct parser *p, const struct option *opt, struct value *v)
+{
+	return reader_text_value(p, "", opt->name, opt->expect, v);
+}
+
+/* V, which OPT's parser refused. */
+static int refused(struct parser *p, const struct option *opt, const struct value *v)
+{
+	return mismatch(p, opt, v->mark, reader_found_value(p, v));
+}
+
+/* A scalar kept as its text in *OUT (the planner reads it later). */
+static int read_text(struct parser *p, const struct option *opt, const char **out)
+{
+	struct value v;
+	if (take_text(p, opt, &v))
+		return -1;
+	*out = v.text;
+	return 0;
+}
+
 /* A YAML 1.2 core boolean, in any of its three spellings each. */
 static int read_bool(struct parser *p, const struct option *opt, bool *out)
 {
@@ -76,53 +86,59 @@ static int read_bool(struct parser *p, const struct option *opt, bool *out)
 				*out = b;
 				return 0;
 			}
-	return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+	return refused(p, opt, &v);
 }
 
-/* missing: by its name into O. */
-static int parse_missing(const char *text, struct step_opts *o)
+static int read_initial(struct parser *p, const struct option *opt, struct step_opts *o)
 {
-	return missing_from_name(text, &o->missing);
+	return read_text(p, opt, &o->initial);
 }
 
-/* How an option of one scalar value is kept: its text (read later, by the
- * planner), a boolean, or what a parser of options.h makes of the text
- * (refused: < 0), at FIELD of struct step_opts. */
-static const struct scalar {
-	enum { SCALAR_TEXT, SCALAR_BOOL, SCALAR_PARSED } kind;
-	size_t field;
-	int (*parse)(const char *text, struct step_opts *o);
-} scalars[OPT_COUNT] = {
-	[OPT_INITIAL] = { SCALAR_TEXT, offsetof(struct step_opts, initial), NULL },
-	[OPT_WHERE] = { SCALAR_TEXT, offsetof(struct step_opts, where), NULL },
-	[OPT_FILL] = { SCALAR_TEXT, offsetof(struct step_opts, fill), NULL },
-	[OPT_KEEPDIMS] = { SCALAR_BOOL, offsetof(struct step_opts, keepdims), NULL },
-	[OPT_OVERWRITE] = { SCALAR_BOOL, offsetof(struct step_opts, overwrite), NULL },
-	[OPT_VDS] = { SCALAR_BOOL, offsetof(struct step_opts, vds), NULL },
-	[OPT_MISSING] = { SCALAR_PARSED, 0, parse_missing },
-	[OPT_PACK] = { SCALAR_PARSED, 0, pack_from_text },
-};
-
-static int read_scalar(struct parser *p, const struct option *opt, struct step_opts *o)
+static int read_where(struct parser *p, const struct option *opt, struct step_opts *o)
 {
-	const struct scalar *sc = &scalars[opt - options];
-	char *field = (char *)o + sc->field;
-	if (sc->kind == SCALAR_BOOL)
-		return read_bool(p, opt, (bool *)field);
+	return read_text(p, opt, &o->where);
+}
+
+static int read_fill(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_text(p, opt, &o->fill);
+}
+
+static int read_keepdims(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_bool(p, opt, &o->keepdims);
+}
+
+static int read_overwrite(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_bool(p, opt, &o->overwrite);
+}
+
+static int read_vds(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	return read_bool(p, opt, &o->vds);
+}
+
+static int read_missing(struct parser *p, const struct option *opt, struct step_opts *o)
+{
 	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+	if (take_text(p, opt, &v))
 		return -1;
-	if (sc->kind == SCALAR_TEXT)
-		memcpy(field, &v.text, sizeof v.text);
-	else if (sc->parse(v.text, o) < 0)
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
-	return 0;
+	return missing_from_name(v.text, &o->missing) < 0 ? refused(p, opt, &v) : 0;
+}
+
+static int read_pack(struct parser *p, const struct option *opt, struct step_opts *o)
+{
+	struct value v;
+	if (take_text(p, opt, &v))
+		return -1;
+	return pack_from_text(v.text, o) < 0 ? refused(p, opt, &v) : 0;
 }
 
 static int read_dtype(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+	if (take_text(p, opt, &v))
 		return -1;
 	if (dtype_from_name(v.text, &o->dtype))
 		return reader_fail(p, v.mark, "unknown dtype %s", reader_found_value(p, &v));
@@ -132,7 +148,7 @@ static int read_dtype(struct parser *p, const struct option *opt, struct step_op
 static int read_casting(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+	if (take_text(p, opt, &v))
 		return -1;
 	if (casting_from_name(v.text, &o->casting))
 		return reader_fail(p, v.mark, "unknown casting %s (expected %s)", reader_found_value(p, &v), opt->expect);
@@ -150,7 +166,7 @@ static int read_chunks(struct parser *p, const struct option *opt, struct step_o
 			o->chunks_auto = true;
 			return 0;
 		}
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+		return refused(p, opt, &v);
 	}
 	if (p->ev.type != YAML_SEQUENCE_START_EVENT)
 		return mismatch(p, opt, reader_here(p), reader_found_event(p));
@@ -166,7 +182,7 @@ static int read_chunks(struct parser *p, const struct option *opt, struct step_o
 		if (reader_take_value(p, &v))
 			return -1;
 		if (v.null || !reader_parse_int(v.text, &n) || n <= 0)
-			return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+			return refused(p, opt, &v);
 		o->chunks[o->nchunks++] = n;
 	}
 	if (o->nchunks == 0)
@@ -211,7 +227,7 @@ static int read_axis_number(struct parser *p, const struct option *opt, const st
 		return 0;
 	}
 	if (v->null || !reader_parse_int(v->text, &n))
-		return mismatch(p, opt, v->mark, reader_found_value(p, v));
+		return refused(p, opt, v);
 	if (n < INT_MIN || n > INT_MAX)
 		return reader_fail(p, v->mark, "axis %s is out of range", reader_shortened(p, v->text));
 	*out = (int)n;
@@ -257,7 +273,7 @@ static int read_axes_number(struct parser *p, const struct option *opt, int *out
 	if (reader_take_value(p, &v))
 		return -1;
 	if (v.null || !reader_parse_int(v.text, &n))
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+		return refused(p, opt, &v);
 	if (n < -H5U_MAXDIM || n >= H5U_MAXDIM)
 		return reader_fail(p, v.mark, "axis %s is out of range", reader_shortened(p, v.text));
 	*out = (int)n;
@@ -311,10 +327,10 @@ static int read_axes(struct parser *p, const struct option *opt, struct step_opt
 static int read_broadcast(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+	if (take_text(p, opt, &v))
 		return -1;
 	if (strcmp(v.text, "name") && strcmp(v.text, "position"))
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+		return refused(p, opt, &v);
 	o->by_position = !strcmp(v.text, "position");
 	return 0;
 }
@@ -322,11 +338,11 @@ static int read_broadcast(struct parser *p, const struct option *opt, struct ste
 static int read_units(struct parser *p, const struct option *opt, struct step_opts *o)
 {
 	struct value v;
-	if (reader_text_value(p, "", opt->name, opt->expect, &v))
+	if (take_text(p, opt, &v))
 		return -1;
 	if (strcmp(v.text, "propagate") && strcmp(v.text, "strict") && strcmp(v.text, "off") &&
 	    strcmp(v.text, "false"))
-		return mismatch(p, opt, v.mark, reader_found_value(p, &v));
+		return refused(p, opt, &v);
 	o->units_strict = !strcmp(v.text, "strict");
 	o->units_off = !o->units_strict && strcmp(v.text, "propagate") != 0;
 	return 0;

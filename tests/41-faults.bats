@@ -326,6 +326,31 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 	assert_unchanged
 }
 
+@test "a read error on one rank in at: every rank exits 1 promptly, the message once, the target as it was" {
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		rng = np.random.default_rng(7)
+		with h5py.File('a.h5', 'w') as f:
+		    f['t'] = rng.random(50)
+		    f['i'] = rng.integers(-50, 50, 20000)   # many rounds at --memory 16K
+		    f['v'] = rng.random(20000)
+	EOF
+	cp a.h5 before.h5
+	# Read 2 of the last rank checks the indices while planning; reads 12
+	# and 13 are an index box and a value box of a round: the others go on
+	# to the next read of that round, which the failed rank makes empty.
+	local n nth
+	for n in 2 3 4; do
+		for nth in 2 12 13; do
+			run --separate-stderr env H5UFUNC_FAULT=read:$((n - 1)):$nth timeout 60 \
+				mpirun --oversubscribe -n $n h5ufunc at add a.h5:/t --indices a.h5:/i a.h5:/v --memory 16K
+			assert_error_once_match 1 "at add: read failed \(H5UFUNC_FAULT\)(; 'a\.h5:/t' is as it was before the run)?"
+			run np same a.h5:/t before.h5:/t
+			assert_success
+		done
+	done
+}
+
 @test "a write error on one rank: no new file; in place, the message names the target" {
 	fixture f.h5
 	snapshot

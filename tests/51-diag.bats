@@ -202,6 +202,26 @@ assert all(c == "\n" or ord(c) >= 32 for c in t), repr(t)'
 	assert_file_not_exists o.h5
 }
 
+@test "an option given under defaults: is pointed at where it is written" {
+	local verb
+	for verb in reduce accumulate; do
+		printf 'defaults:\n  axis: 5\nsteps:\n  - %s: add\n    in: f.h5:/x\n    out: o.h5:/y\n' "$verb" >r.yaml
+		run --separate-stderr h5u check r.yaml
+		assert_equal "$status" 2
+		assert_equal "${stderr_lines[0]}" \
+			"h5ufunc: r.yaml:2:9: step 1 ($verb add): axis 5 is out of bounds for array of dimension 1"
+		assert_context 2 '  axis: 5' 8
+	done
+	# the step's own axis wins over the default, and is pointed at
+	printf 'defaults:\n  axis: 0\nsteps:\n  - reduce: add\n    in: f.h5:/x\n    axis: -2\n    out: o.h5:/y\n' >r.yaml
+	run --separate-stderr h5u run r.yaml
+	assert_equal "$status" 2
+	assert_equal "${stderr_lines[0]}" \
+		"h5ufunc: r.yaml:6:11: step 1 (reduce add): axis -2 is out of bounds for array of dimension 1"
+	assert_context 6 '    axis: -2' 10
+	assert_file_not_exists o.h5
+}
+
 @test "an error found as a step writes, after its values are computed, points at the step" {
 	fixture p.h5
 	printf 'steps:\n  - ufunc: add\n    in: [p.h5:/p, 10000]\n    out: p.h5:/p\n' >r.yaml

@@ -10,7 +10,9 @@
 # index and value datasets many times the budget and a target larger than
 # it (rounds, passes); one-liners and --json; NumPy's errors with exit 2
 # and every file as it was; an index out of range that an earlier step of
-# the run writes.  Every target is compared with NumPy's bit for bit,
+# the run writes; CF-coded targets decoded (as netCDF4-python), raw
+# (missing: raw, as NumPy on h5py's data) or with NaNs kept (mask-nan, as
+# numpy.ma).  Every target is compared with NumPy's bit for bit,
 # floats included (the order of the updates shows in their last bits),
 # its attributes and every other dataset unchanged (tests/methods_ref.py).
 
@@ -42,6 +44,31 @@ setup_file() {
 		    f['iy'][()] = rng.integers(-300, 300, 120000)
 		    f['ix'][()] = rng.integers(-200, 200, 120000)
 		    f['hot'] = np.zeros(120000, np.int64)   # every update onto one element
+	EOF
+	# CF-coded: p packed with a fill, q with missing_value and valid_range,
+	# b packed, f with NaNs and no attributes
+	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 -) <<-'EOF'
+		import netCDF4, numpy as np
+		d = netCDF4.Dataset("cf.nc", "w")
+		d.createDimension("t", 40); d.createDimension("x", 3); d.createDimension("u", 7)
+		p = d.createVariable("p", "i2", ("t", "x"), fill_value=-999)
+		p.scale_factor, p.add_offset = np.float32(0.1), np.float32(5.0)
+		b = d.createVariable("b", "i2", ("u",))
+		b.scale_factor = np.float32(2.0)
+		for v in (p, b):
+		    v.set_auto_maskandscale(False)
+		raw = (np.arange(120) % 97).astype("i2").reshape(40, 3)
+		raw[1, 0] = raw[7, 2] = -999
+		p[:] = raw
+		b[:] = np.array([3, -4, 5, 9, -2, 1, 6], "i2")
+		q = d.createVariable("q", "f8", ("t", "x"))
+		q.missing_value = -1.0; q.valid_range = np.array([0.0, 100.0])
+		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = -1; v[5, 1] = 200
+		q[:] = v
+		f = d.createVariable("f", "f8", ("t", "x"))
+		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = v[5, 1] = v[9, 0] = np.nan
+		f[:] = v
+		d.close()
 	EOF
 }
 
@@ -205,22 +232,7 @@ indices_made() {
 }
 
 @test "CF-coded targets: unpacked, updated and packed again; missing elements stay missing; as netCDF4-python on 1 and 3 ranks" {
-	/usr/bin/python3 - <<-'EOF2'
-		import netCDF4, numpy as np
-		d = netCDF4.Dataset("cf.nc", "w")
-		d.createDimension("t", 40); d.createDimension("x", 3)
-		p = d.createVariable("p", "i2", ("t", "x"), fill_value=-999)
-		p.scale_factor, p.add_offset = np.float32(0.1), np.float32(5.0)
-		p.set_auto_maskandscale(False)
-		raw = (np.arange(120) % 97).astype("i2").reshape(40, 3)
-		raw[1, 0] = raw[7, 2] = -999
-		p[:] = raw
-		q = d.createVariable("q", "f8", ("t", "x"))
-		q.missing_value = -1.0; q.valid_range = np.array([0.0, 100.0])
-		v = np.arange(120.0).reshape(40, 3) % 90; v[0, 2] = -1; v[5, 1] = 200
-		q[:] = v
-		d.close()
-	EOF2
+	fixture cf.nc
 	local n
 	for n in 1 3; do
 		cp cf.nc "r$n.nc"
@@ -247,5 +259,54 @@ indices_made() {
 		    got, want = netCDF4.Dataset(f"r{n}.nc")["q"][:], netCDF4.Dataset("want.nc")["q"][:]
 		    assert np.array_equal(got.mask, want.mask) and np.array_equal(got.filled(0), want.filled(0)), n
 		    assert np.array_equal(g["q"][()][got.mask], before["q"][()][got.mask]), n
+	EOF2
+}
+
+@test "missing: raw and --missing raw: the stored numbers, as NumPy's ufunc.at on h5py's data; mask-nan keeps NaNs, as numpy.ma; on 1 and 3 ranks" {
+	fixture cf.nc
+	local n
+	for n in 1 3; do
+		cp cf.nc "r$n.nc"
+		run --separate-stderr mpi "$n" h5ufunc at add "r$n.nc:/p" --indices '[0,0,1,7,39,-1,2],[0,0,0,2,1,1,2]' "r$n.nc:/b" --missing raw --memory 16K
+		assert_success
+		cat >r.yaml <<-EOF2
+			steps:
+			  - at: subtract
+			    in: [r$n.nc:/p, 7]
+			    indices: [[1, 1, 3], -1]
+			    missing: raw
+			  - at: fmax
+			    in: [r$n.nc:/f, 50]
+			    indices: [[0, 0, 5, 5, 9, 9, 3], [2, 2, 1, 0, 0, 1, 1]]
+			    missing: mask-nan
+		EOF2
+		run --separate-stderr mpi "$n" h5ufunc run r.yaml --memory 16K
+		assert_success
+	done
+	/usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np
+		before = h5py.File("cf.nc")
+		p, b, f = before["p"][()], before["b"][()], before["f"][()]
+		np.add.at(p, ([0, 0, 1, 7, 39, -1, 2], [0, 0, 0, 2, 1, 1, 2]), b)   # raw: int16, no scale, no fill
+		np.subtract.at(p, ([1, 1, 3], -1), 7)
+		m = np.ma.masked_invalid(f)
+		np.fmax.at(m, ([0, 0, 5, 5, 9, 9, 3], [2, 2, 1, 0, 0, 1, 1]), 50.0)
+		for n in "13":
+		    g = h5py.File(f"r{n}.nc")
+		    assert g["p"].dtype == p.dtype and g["p"][()].tobytes() == p.tobytes(), (n, g["p"][()])
+		    assert dict(g["p"].attrs).keys() == dict(before["p"].attrs).keys(), n
+		    got = g["f"][()]
+		    assert np.array_equal(np.isnan(got), m.mask) and np.array_equal(got[~m.mask], m.data[~m.mask]), (n, got)
+	EOF2
+	# missing: raw under defaults:
+	cp cf.nc d.nc
+	printf 'defaults:\n  missing: raw\nsteps:\n  - at: add\n    in: [d.nc:/p, d.nc:/b]\n    indices: [[0, 0, 1, 7, 39, -1, 2], [0, 0, 0, 2, 1, 1, 2]]\n' >d.yaml
+	run --separate-stderr h5u run d.yaml
+	assert_success
+	/usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np
+		p, b = h5py.File("cf.nc")["p"][()], h5py.File("cf.nc")["b"][()]
+		np.add.at(p, ([0, 0, 1, 7, 39, -1, 2], [0, 0, 0, 2, 1, 1, 2]), b)
+		assert h5py.File("d.nc")["p"][()].tobytes() == p.tobytes()
 	EOF2
 }

@@ -16,7 +16,12 @@
 # read back by h5py's zlib, what h5py's zlib wrote is read by h5ufunc, on
 # one process and 2 to 4 ranks, each rank's share of a compressed output
 # one box where the budget holds it; H5UFUNC_DEFLATE=zlib writes the same
-# data through HDF5's zlib, and the files differ.
+# data through HDF5's zlib, and the files differ.  On one process, slices
+# of (256, 64) chunks are one chunk column wide (`h5ufunc check` says),
+# and raw chunks move a chunk at a time as stored: ragged edges, an empty
+# array, 3-d, float32, int16, complex, bool and packed inputs give
+# NumPy's bits, as do filtered, byte-swapped and never-written chunks,
+# read through HDF5's selections, and 2-4 ranks.
 
 load helper
 REF=chunks_ref.py
@@ -208,6 +213,75 @@ check_reads() {
 		fi
 		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)"
 			:: same sl.h5 "r$n/sl.h5" /v "v * 2 + 1" /p p)
+	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "raw chunks read as stored on one process, each slice one chunk column: ragged edges, empty, 3-d, odd dtypes, packed; filtered, byte-swapped and unwritten chunks through HDF5's path; NumPy's bits on 1-4 ranks" {
+	cp "$BATS_FILE_TMPDIR/rc.h5" .
+	# NAME|EXPRESSION|NumPy's (or, for a packed input, its unpacked) value|slice width
+	local cases=(
+		"r|sqrt(r*r + rb*rb)|np.sqrt(r*r + rb*rb)|64"
+		"f|f * f + 1|f * f + 1|64"
+		"i|i * r|i * r|64"
+		"c|c * c|c * c|64"
+		"q|q * r|q * r|64"
+		"v|v * 2 - 1|v * 2 - 1|64"
+		"g|g * 3 + 1|g * 3 + 1|"
+		"p|p * 2|p * 2|64"
+		"k|k * 2|k * 2|"
+		"z|z * 2 + r|z * 2 + r|64"
+		"be|be * 2|be * 2|64"
+		"h|h * 2|h * 2|64"
+		"e|e + 1|e + 1|"
+	)
+	local c name expr want wide steps="" jobs=() n
+	for c in "${cases[@]}"; do
+		IFS='|' read -r name expr want wide <<<"$c"
+		printf 'steps:\n  - expr: %s\n    out: o.h5:/%s\n' "$expr" "$name" >"$name.yaml"
+		sed -i "1i inputs: {r: rc.h5:/r, rb: rc.h5:/rb, f: rc.h5:/f, i: rc.h5:/i, c: rc.h5:/c, q: rc.h5:/q, v: rc.h5:/v, g: rc.h5:/g, p: rc.h5:/p, k: rc.h5:/k, z: rc.h5:/z, be: rc.h5:/be, h: rc.h5:/h, e: rc.h5:/e}" "$name.yaml"
+		run --separate-stderr h5u check --memory 16M "$name.yaml"
+		assert_success
+		if [[ $wide ]]; then
+			assert_line --regexp "^step 1: .* in [0-9]+ slices $wide wide, written a box at a time, 1 of 1 ranks with work$"
+		else
+			refute_line --regexp "slices"
+		fi
+		# one process, each case its own pass; a budget that holds no
+		# chunk row reads boxes of rows, through HDF5's path
+		h5u run --memory 16M "$name.yaml" || fail "$name: exit status $?"
+		mv o.h5 "o$name.h5"
+		h5u run --memory 4M "$name.yaml" || fail "$name under 4M: exit status $?"
+		mv o.h5 "o${name}4.h5"
+		if [[ $name == [pk] ]]; then
+			jobs+=(:: decoded rc.h5 "o$name.h5" "/$name" "$name" "$want"
+				:: decoded rc.h5 "o${name}4.h5" "/$name" "$name" "$want")
+		else
+			jobs+=(:: same rc.h5 "o$name.h5" "/$name" "$want" :: same rc.h5 "o${name}4.h5" "/$name" "$want")
+		fi
+		# (unwritten chunks fail HDF5 1.10's collective reads: one process)
+		[[ $name == h ]] || steps+=$(sed -n '/^steps:/,$p' "$name.yaml" | tail -n +2)$'\n'
+	done
+	# a reduction whose boxes are single chunks under a small budget
+	h5u reduce add rc.h5:/r --axis 0 --memory 200K -o oR.h5:/r || fail "reduce: exit status $?"
+	jobs+=(:: same rc.h5 oR.h5 /r "np.add.reduce(r, axis=0)")
+	# 2-4 ranks: every case in one recipe, collective hyperslabs
+	{ head -1 r.yaml; echo steps:; printf '%s' "$steps"; } >all.yaml
+	for n in 2 3 4; do
+		mkdir "r$n"
+		(cd "r$n" && cp ../rc.h5 ../all.yaml . && mpi "$n" h5ufunc run --memory 16M all.yaml) ||
+			fail "$n ranks: exit status $?"
+		for c in "${cases[@]}"; do
+			IFS='|' read -r name expr want wide <<<"$c"
+			if [[ $name == h ]]; then
+				continue
+			elif [[ $name == [pk] ]]; then
+				jobs+=(:: decoded rc.h5 "r$n/o.h5" "/$name" "$name" "$want")
+			else
+				jobs+=(:: same rc.h5 "r$n/o.h5" "/$name" "$want")
+			fi
+		done
 	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"

@@ -24,7 +24,17 @@ Jobs:
                   float64 /p, /pb (1280, 2100) in chunks (256, 40) and /v,
                   /vb (2, 300, 600) in (1, 256, 48): chunk rows larger
                   than a box stops growing at, computed in slices of chunk
-                  columns, the last one narrower
+                  columns, the last one narrower; DIR/rc.h5: (1000, 1100)
+                  in chunks (256, 64), ragged on both axes: float64 /r,
+                  /rb, float32 /f, int16 /i, complex128 /c, bool /q, int16
+                  /p packed (scale_factor, add_offset), /k alike with a
+                  _FillValue (some elements missing), and, read through
+                  HDF5's own path,
+                  /z in shuffle+deflate, big-endian /be and /h, of whose
+                  chunks only the first was ever written (the rest its
+                  fill value 1.5); /e (0, 1100) empty; /v (3, 300, 700) in
+                  (1, 256, 64); /g (1000, 1100) in (16, 64), boxes of
+                  several chunk rows
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
                   trace=openat,open,pread64,read -o PREFIX` (every process
@@ -33,6 +43,10 @@ Jobs:
   same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
                   (names t, tb, ...), bit for bit, for each pair
+  decoded IN.h5 OUT.h5 PATH NAME EXPR
+                  OUT.h5:PATH holds EXPR over IN.h5's packed /NAME unpacked
+                  as the netCDF User Guide says (named NAME), its missing
+                  elements OUT's _FillValue, bit for bit
   stored OUT.h5 PATH
                   print the bytes OUT.h5:PATH takes in the file (its chunks
                   as compressed)
@@ -74,6 +88,42 @@ def make(d):
         for name, shape, chunks in (('p', (1280, 2100), (256, 40)), ('v', (2, 300, 600), (1, 256, 48))):
             for suffix in ('', 'b'):
                 f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
+    make_raw(f'{d}/rc.h5', rng)
+
+
+def make_raw(path, rng):
+    shape, chunks = (1000, 1100), (256, 64)
+    v = rng.random(shape) * 100 - 25
+    with h5py.File(path, 'w') as f:
+        for name, data in (('r', v), ('rb', rng.random(shape) - 0.5), ('f', v.astype('f4')),
+                           ('i', (v * 300).astype('i2')), ('c', v + 1j * v[::-1]), ('q', v > 0),
+                           ('be', v.astype('>f8'))):
+            f.create_dataset(name, data=data, chunks=chunks)
+        f.create_dataset('z', data=v, chunks=chunks, compression='gzip', shuffle=True)
+        for name in 'pk':
+            p = f.create_dataset(name, data=(v * 100).astype('i2'), chunks=chunks)
+            p.attrs['scale_factor'] = 0.01
+            p.attrs['add_offset'] = 5.0
+        f['k'][::7, ::5] = -32767
+        f['k'].attrs['_FillValue'] = np.int16(-32767)
+        h = f.create_dataset('h', shape, dtype='f8', chunks=chunks, fillvalue=1.5)
+        h[:256, :64] = v[:256, :64]
+        f.create_dataset('e', (0, 1100), dtype='f8', chunks=chunks, maxshape=(None, 1100))
+        f.create_dataset('v', data=rng.random((3, 300, 700)), chunks=(1, 256, 64))
+        f.create_dataset('g', data=rng.random(shape), chunks=(16, 64))
+
+
+def decoded(inp, out, path, name, expr):
+    with h5py.File(inp) as f:
+        stored = f[name][()]
+        a = f[name].attrs
+        x = stored * a['scale_factor'] + a['add_offset']
+        missing = stored == a['_FillValue'] if '_FillValue' in a else np.zeros(x.shape, bool)
+    want = np.asarray(eval(expr, {'np': np}, {name: x}))
+    if missing.any():
+        with h5py.File(out) as f:
+            want[missing] = f[path].attrs['_FillValue']
+    h5ref.compare_arrays(f"{out}:{path} (unpacked {expr})", want, h5ref.read_ref(f"{out}:{path}"))
 
 
 OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
@@ -130,4 +180,4 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    h5ref.main({f.__name__: words(f) for f in (make, reads, same, filters, stored)}, 'chunks_ref.py')
+    h5ref.main({f.__name__: words(f) for f in (make, reads, same, decoded, filters, stored)}, 'chunks_ref.py')

@@ -148,6 +148,7 @@ int main(void)
 	check_flags(ONE_ACCUMULATE, " dtype axis units fill missing pack ");
 	check_flags(ONE_EVAL, " dtype casting vds broadcast units where fill missing pack ");
 	check_flags(ONE_REDUCEAT, " dtype axis units fill missing pack ");
+	check_flags(ONE_AT, " missing ");
 	check_values();
 	return check_done();
 }
