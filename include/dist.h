@@ -80,7 +80,8 @@ void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes);
  * read's gather out of HDF5's chunk cache to the write.  When the chunks
  * also cut the last axis (after the split one), SLICE is a width along it:
  * whole chunk columns, as many as make a box of about the size boxes stop
- * growing at; a pass may read and compute its box a slice (the box's
+ * growing at (on one rank one column when it is large enough: its chunks
+ * then lie whole in the slice, which moves them as stored); a pass may read and compute its box a slice (the box's
  * extents, the last one cut into runs of SLICE) at a time, each chunk
  * still in one slice.  0: the box is one slice.
  */

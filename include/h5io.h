@@ -118,8 +118,9 @@ int h5io_move(hid_t file, const char *from, const char *to, const char *where, s
 /* The box START/STEP/COUNT of dataset D of SHAPE (as h5io_write_box takes
  * it) is going to be written: announce the file's bytes it overwrites to
  * the journal (journal.h), when they are known (h5io_extent.c says
- * which).  h5io_write_box announces each box itself; a pass announces
- * all of its boxes first, so that a few records save them.  Not
+ * which), so that a few records save them.  h5io_write_box announces
+ * nothing: its caller announces each box, or a pass all of its boxes
+ * first.  What it learns of D is kept until h5io_dataset_close.  Not
  * collective: no I/O under MPI-IO. */
 void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		     const int64_t *step, const int64_t *count);
@@ -133,24 +134,5 @@ int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const int64_t *start, const int64_t *step, const int64_t *count,
 		   const void *buf, const char *where, struct err *e);
-
-/* ---- chunks read as they are stored ------------------------------------
- *
- * A chunked dataset whose chunks hold its values as they are in memory
- * (no filter, stored as DT's memory type) can be read without HDF5's
- * selections: a box that is one chunk, its bytes straight into the buffer
- * (H5Dread_chunk), one read call and no copy.  HDF5 1.10 does it on one process
- * only, not under MPI-IO, where boxes stay collective hyperslabs.
- */
-
-/* Are D's chunks raw: D chunked, unfiltered, stored as DT's memory type? */
-bool h5io_dataset_raw_chunks(hid_t d, enum dtype dt);
-/* Read the box START/COUNT of D (NDIM axes, raw chunks of extents CHUNK)
- * into BUF as the chunk's stored bytes, when the box is one whole chunk
- * and MPI is not running.  Returns 1 when read, 0 when not (another box,
- * MPI, a chunk never written): read it as a box (h5io_read_box); -1 on an
- * error (E set).  Not collective. */
-int h5io_read_chunk(hid_t d, int ndim, const int64_t *chunk, const int64_t *start,
-		    const int64_t *count, void *buf, const char *where, struct err *e);
 
 #endif

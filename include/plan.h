@@ -96,7 +96,6 @@ struct array {
 	int nstored;             /* chunked as stored (an existing dataset): its */
 	int64_t stored_chunk[H5U_MAXDIM];   /* chunk extents; 0: contiguous */
 	bool stored_filtered;    /* ... and its chunks compressed (or filtered otherwise) */
-	bool stored_raw;         /* ... or its chunks its values as in memory (h5io.h) */
 	bool stored_gaps;        /* ... some of its chunks never written (h5io.h) */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
@@ -112,6 +111,9 @@ struct array {
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool written;            /* ... and has written into (set while running) */
+	bool announced;          /* ... and the pass now writing it announced to the
+				    journal every box it writes, first (set while
+				    running: its writes then announce nothing) */
 	bool has_fill;           /* a created dataset with a fill value (where=, masks): */
 	unsigned char fill[16];  /* ... FILL, in DTYPE (its _FillValue) */
 	unsigned cf_present;     /* the CF attributes its dataset has (cf.h's cf_attr bits) */

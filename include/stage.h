@@ -29,7 +29,8 @@ int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e);
 /* Write DATA (dtype T) into the box START/COUNT of X, through CONV
- * (scratch as stage_read's RAW).  A value that X's coding cannot pack is
+ * (scratch as stage_read's RAW), announced first as stage_expect says
+ * unless X->announced.  A value that X's coding cannot pack is
  * an error (EXIT_RUN, -1 returned as for a failed write); the rank still
  * joins the collective write, with nothing to write.  While X is dry nothing is written: a packed output
  * whose scale comes from its range folds the values into it. */
@@ -39,7 +40,9 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 
 /* The box START/COUNT of X is going to be written (stage_write): when X
  * is an existing dataset written in place, announce the file's bytes it
- * overwrites to the journal (h5io_expect_box). */
+ * overwrites to the journal (h5io_expect_box).  A pass that announces
+ * every box it writes before the first sets X->announced while it runs,
+ * and its writes announce nothing again. */
 void stage_expect(const struct array *x, const int64_t *start, const int64_t *count);
 
 /* Read the box START/COUNT of an index space SPACE from X, which
@@ -58,11 +61,6 @@ void stage_row_box(const struct shape *shape, int64_t first, int64_t count,
 
 /* Elements in a box (for a 0-d array, COUNT[0]). */
 int64_t stage_box_size(int ndim, const int64_t *count);
-
-/* Is a box of X that is one whole chunk read as the chunk is stored
- * (h5io.h: raw chunks, one process)?  Never a dataset
- * the run writes into, which HDF5 may hold changed in its cache. */
-bool stage_reads_chunks(const struct array *x);
 
 /* The chunk shape boxes of X's whole shape can follow: a dataset's as
  * stored, or as the run creates it; NULL when X is contiguous, 0-d, a

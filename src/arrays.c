@@ -158,7 +158,6 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		}
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		x->stored_filtered = h5io_dataset_filtered(d);
-		x->stored_raw = h5io_dataset_raw_chunks(d, x->dtype);
 		x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
 		x->units = cf_units_read(d, pl->p->arena);

@@ -147,23 +147,6 @@ int64_t elementwise_slices(const struct plan_step *s, bool *by_slice)
 	return dist_slices(l);
 }
 
-/* Slices one chunk column wide when S takes slices on one process and
- * every input read by boxes has its chunks read as stored
- * (stage_reads_chunks): a slice of such an input is then one chunk, its
- * bytes read into place without HDF5's selection and copy of its rows. */
-static void raw_slices(struct plan_step *s, int nranks)
-{
-	struct dist_layout *l = &s->blocks.split;
-	bool by_slice;
-	if (nranks > 1 || elementwise_slices(s, &by_slice) == 1)
-		return;
-	for (int k = 0; k < s->nin; k++)
-		if (s->in[k]->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) &&
-		    !stage_reads_chunks(s->in[k]))
-			return;
-	l->slice = pass_chunks(s)[l->ndim - 1];
-}
-
 /* ---- what a run holds ------------------------------------------------- */
 
 struct input_buf {
@@ -311,11 +294,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			max_axis = reducer_max_axis(s->fused.red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
-	if (dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
-			     &s->blocks.split) < 0)
-		return -1;
-	raw_slices(s, nranks);
-	return 0;
+	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
+				&s->blocks.split);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -667,15 +647,23 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 	}
 }
 
+/* The box START/CNT of output Y behind the box O/C of the step's space. */
+static void output_box(const struct buffers *B, const struct array *y, const int64_t *o,
+		       const int64_t *c, int64_t *start, int64_t *cnt)
+{
+	int64_t full[H5U_MAXDIM];
+	for (int i = 0; i < B->ndim; i++)
+		full[i] = B->l->dim[i];
+	array_box(&y->shape, B->ndim, full, o, c, start, cnt);
+}
+
 /* The box's results: outputs and the reductions' finished rows. */
 static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 {
-	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM], full[H5U_MAXDIM];
+	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 	int64_t count = stage_box_size(B->ndim, B->c);
-	for (int i = 0; i < B->ndim; i++)
-		full[i] = B->l->dim[i];
 	for (int k = 0; k < s->nout; k++) {
-		array_box(&s->out[k]->shape, B->ndim, full, B->o, B->c, start, cnt);
+		output_box(B, s->out[k], B->o, B->c, start, cnt);
 		if (s->mask.has_where || s->mask.masked)
 			keep_unselected(s, B, k, start, cnt, count, e);
 		if (stage_write(s->out[k], s->out_dtype[k], start, cnt,
@@ -690,7 +678,7 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 		report_masked(n);
 	}
 	if (s->mask.out) {
-		array_box(&s->mask.out->shape, B->ndim, full, B->o, B->c, start, cnt);
+		output_box(B, s->mask.out, B->o, B->c, start, cnt);
 		if (stage_write(s->mask.out, DT_BOOL, start, cnt, B->tmp[src_slot(s->mask.print_src)], NULL,
 				s->where, e) < 0)
 			err_place(e, &s->loc);
@@ -700,22 +688,23 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 }
 
 /* Announce every box this rank writes into a dataset in place before the
- * first, so that the journal saves them in a few records (journal.h). */
-static void announce_writes(struct plan_step *s, const struct buffers *B)
+ * first, so that the journal saves them in a few records (journal.h), and
+ * say so to the writes (ANNOUNCED; false again when the run ends). */
+static void announce_writes(struct plan_step *s, const struct buffers *B, bool announced)
 {
-	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM], full[H5U_MAXDIM];
+	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM], start[H5U_MAXDIM], cnt[H5U_MAXDIM];
 	bool any = false;
-	for (int k = 0; k < s->nout; k++)
+	for (int k = 0; k < s->nout; k++) {
 		any |= s->out[k]->in_place;
-	if (!any)
+		s->out[k]->announced = announced && s->out[k]->in_place;
+	}
+	if (!any || !announced)
 		return;
-	for (int i = 0; i < B->ndim; i++)
-		full[i] = B->l->dim[i];
 	struct dist_walk w;
 	dist_walk_start(&s->blocks.split, comm_rank(), &w);
 	for (int64_t b = 0; b < s->blocks.split.nboxes && dist_walk_next(&w, o, c); b++)
 		for (int k = 0; k < s->nout; k++) {
-			array_box(&s->out[k]->shape, B->ndim, full, o, c, start, cnt);
+			output_box(B, s->out[k], o, c, start, cnt);
 			stage_expect(s->out[k], start, cnt);
 		}
 }
@@ -757,7 +746,7 @@ int elementwise_run(struct plan_step *s, struct err *e)
 {
 	struct buffers B;
 	alloc_buffers(s, &B, e);
-	announce_writes(s, &B);
+	announce_writes(s, &B, true);
 	const struct dist_layout *l = &s->blocks.split;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
@@ -776,6 +765,7 @@ int elementwise_run(struct plan_step *s, struct err *e)
 	}
 	for (int k = 0; k < s->fused.nred && !e->status; k++)
 		reducer_finish(B.red[k], e);
+	announce_writes(s, &B, false);
 	free_buffers(s, &B);
 	return comm_agree(e);
 }

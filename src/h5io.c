@@ -5,9 +5,9 @@
  * the error record); files (access properties, open, create, in memory,
  * close, probe); datasets (chunk caches, open, create with fill value and
  * reserved space, chunks, unlink, move); boxes read and written
- * (hyperslabs, injected faults); chunks read as they are stored.  HDF5 types as dtypes are h5io_types.c's;
- * attributes, the `history` one included, are h5attr.c's; what these files
- * share is in h5io_internal.h.
+ * (hyperslabs, or whole chunks as stored; injected faults).  HDF5 types
+ * as dtypes are h5io_types.c's; attributes, the `history` one included,
+ * are h5attr.c's; what these files share is in h5io_internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,7 +348,9 @@ void h5io_flush(hid_t file)
 }
 
 /* The file driver of the file that holds OBJ: H5FD_MPIO when it is shared
- * by the ranks through MPI-IO, H5FD_CORE when in this process's memory. */
+ * by the ranks through MPI-IO, H5FD_CORE when in this process's memory.
+ * (Under MPI, asking duplicates the file's communicator, collectively:
+ * dataset_driver keeps the answer for the datasets boxes move through.) */
 static hid_t driver_of(hid_t obj)
 {
 	hid_t f = H5Iget_file_id(obj);
@@ -359,6 +361,27 @@ static hid_t driver_of(hid_t obj)
 	if (f >= 0)
 		H5Fclose(f);
 	return driver;
+}
+
+#define DRIVERS 8   /* datasets whose file's driver is kept */
+static struct {
+	hid_t d, driver;   /* d 0: free */
+} drivers[DRIVERS];
+static int next_driver;
+
+/* The driver of dataset D's file: kept from D's first box until D is
+ * closed (every rank asks at the same box, so under MPI every rank joins
+ * driver_of's collective call alike). */
+static hid_t dataset_driver(hid_t d)
+{
+	for (int i = 0; i < DRIVERS; i++)
+		if (drivers[i].d == d)
+			return drivers[i].driver;
+	int i = next_driver;
+	next_driver = (next_driver + 1) % DRIVERS;
+	drivers[i].d = d;
+	drivers[i].driver = driver_of(d);
+	return drivers[i].driver;
 }
 
 void h5io_close(hid_t f)
@@ -472,7 +495,7 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 		H5Pclose(dapl);
 	}
 	if (d >= 0)
-		h5io_unwritten_note(d, driver_of(d) == H5FD_MPIO);
+		h5io_unwritten_note(d, dataset_driver(d) == H5FD_MPIO);
 	if (d < 0) {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());
@@ -687,10 +710,14 @@ bool h5io_dataset_filtered(hid_t d)
 
 void h5io_dataset_close(hid_t d)
 {
-	if (d >= 0) {
-		h5io_unwritten_forget(d);
-		H5Dclose(d);
-	}
+	if (d < 0)
+		return;
+	for (int i = 0; i < DRIVERS; i++)
+		if (drivers[i].d == d)
+			drivers[i].d = 0;
+	h5io_extent_forget(d);
+	h5io_unwritten_forget(d);
+	H5Dclose(d);
 }
 
 void h5io_unlink(hid_t file, const char *path)
@@ -761,34 +788,75 @@ static bool fault_due(bool write)
 	return !strcmp(kind, write ? "write" : "read") && rank == comm_rank() && nth == n;
 }
 
+/* The box START/STEP/COUNT of D as whole chunks, unfiltered and stored
+ * as DT, stacked along one axis (one chunk thick along the others, and
+ * of extent 1 before it), on one process: each chunk then lies whole in
+ * BUF, and moves as its bytes by one call (H5Dread_chunk,
+ * H5Dwrite_chunk), without HDF5's selections or a copy through its
+ * chunk cache, which hold the chunk's cached copy coherent.  1: moved;
+ * 0: not such a box, or a chunk that cannot be read so (not yet
+ * stored): the caller moves it; a negative value: a write failed. */
+static herr_t move_chunks(bool write, hid_t d, const struct shape *shape, enum dtype dt,
+			  const int64_t *start, const int64_t *step, const int64_t *count, void *buf)
+{
+	int n = shape->ndim, a = 0;
+	const hsize_t *chunk = n > 0 && !comm_mpi() ? h5io_plain_chunks(d, n, dt) : NULL;
+	if (!chunk)
+		return 0;
+	while (a < n - 1 && count[a] == 1 && chunk[a] == 1)
+		a++;
+	size_t bytes = (size_t)dtype_size(dt);
+	for (int i = 0; i < n; i++) {
+		bool whole = i == a ? count[i] > 0 && count[i] % (int64_t)chunk[i] == 0
+				    : count[i] == (int64_t)chunk[i];
+		if (!whole || start[i] % (int64_t)chunk[i] || (step && count[i] > 1 && step[i] != 1))
+			return 0;
+		bytes *= chunk[i];
+	}
+	hsize_t offset[H5U_MAXDIM];
+	for (int i = 0; i < n; i++)
+		offset[i] = (hsize_t)start[i];
+	for (int64_t j = 0; j < count[a] / (int64_t)chunk[a]; j++, offset[a] += chunk[a]) {
+		char *at = (char *)buf + (size_t)j * bytes;
+		uint32_t filters = 0;
+		if (write && H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, bytes, at) < 0)
+			return -1;
+		if (!write && H5Dread_chunk(d, H5P_DEFAULT, offset, &filters, at) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
 		    const int64_t *start, const int64_t *step, const int64_t *count, void *buf,
 		    const char *where, struct err *e)
 {
-	hid_t fspace, mspace;
-	select_box(d, shape, start, step, count, &fspace, &mspace);
-	if (H5Sget_simple_extent_npoints(fspace) == 0) {
-		/* A dataset of no elements has no storage to move (every rank
-		 * sees the same extent, so every rank skips alike). */
-		H5Sclose(mspace);
-		H5Sclose(fspace);
-		return 0;
+	hid_t fspace = -1, mspace = -1, dxpl = -1;
+	herr_t r = move_chunks(write, d, shape, dt, start, step, count, buf);
+	if (r == 0) {
+		select_box(d, shape, start, step, count, &fspace, &mspace);
+		if (H5Sget_simple_extent_npoints(fspace) == 0) {
+			/* A dataset of no elements has no storage to move (every
+			 * rank sees the same extent, so every rank skips alike). */
+			h5io_close_ids(2, (hid_t[]){ mspace, fspace });
+			return 0;
+		}
+		dxpl = H5Pcreate(H5P_DATASET_XFER);
+		/* reads of chunks never written go independently (h5io_unwritten.c) */
+		if (comm_mpi() && dataset_driver(d) == H5FD_MPIO &&
+		    (write || !h5io_unwritten_noted(d)))
+			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+		r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
+			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	}
-	hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-	/* reads of chunks never written go independently (h5io_unwritten.c) */
-	if (comm_mpi() && driver_of(d) == H5FD_MPIO && (write || !h5io_unwritten_noted(d)))
-		H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-	if (write) {
-		h5io_expect_box(d, shape, start, step, count);
+	if (write)
 		iostat.h5_writes++;
-	} else
+	else
 		iostat.h5_reads++;
-	herr_t r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
-			 : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	hid_t stack = r < 0 ? H5Eget_current_stack() : -1;
-	H5Pclose(dxpl);
-	H5Sclose(mspace);
-	H5Sclose(fspace);
+	h5io_close_ids(3, (hid_t[]){ dxpl, mspace, fspace });
 	if (r < 0) {
 		err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
 		h5io_fold_stack(e, stack);
@@ -813,45 +881,4 @@ int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const void *buf, const char *where, struct err *e)
 {
 	return transfer(true, d, shape, dt, start, step, count, (void *)buf, where, e);
-}
-
-/* ---- chunks read as they are stored ------------------------------------ */
-
-bool h5io_dataset_raw_chunks(hid_t d, enum dtype dt)
-{
-	hid_t dcpl = H5Dget_create_plist(d), t = H5Dget_type(d);
-	bool raw = dcpl >= 0 && t >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-		   H5Pget_nfilters(dcpl) == 0 && H5Tequal(t, h5io_mem_type(dt)) > 0;
-	h5io_close_ids(2, (hid_t[]){ dcpl, t });
-	H5Eclear2(H5E_DEFAULT);
-	return raw;
-}
-
-/* Is the box START/COUNT (NDIM axes) one whole chunk of extents CHUNK? */
-static bool one_chunk(int ndim, const int64_t *chunk, const int64_t *start, const int64_t *count)
-{
-	for (int i = 0; i < ndim; i++)
-		if (chunk[i] <= 0 || count[i] != chunk[i] || start[i] % chunk[i])
-			return false;
-	return ndim > 0;
-}
-
-int h5io_read_chunk(hid_t d, int ndim, const int64_t *chunk, const int64_t *start,
-		    const int64_t *count, void *buf, const char *where, struct err *e)
-{
-	if (comm_mpi() || !one_chunk(ndim, chunk, start, count))
-		return 0;
-	hsize_t at[H5U_MAXDIM];
-	uint32_t filters = 0;
-	for (int i = 0; i < ndim; i++)
-		at[i] = (hsize_t)start[i];
-	if (H5Dread_chunk(d, H5P_DEFAULT, at, &filters, buf) < 0) {
-		/* not stored (its fill value), or not read: the box as a hyperslab */
-		H5Eclear2(H5E_DEFAULT);
-		return 0;
-	}
-	iostat.h5_reads++;
-	if (fault_due(false))
-		return err_set(e, EXIT_RUN, where, "read failed (H5UFUNC_FAULT)");
-	return 1;
 }

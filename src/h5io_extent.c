@@ -9,30 +9,84 @@
  * for others -- and the journal then saves exactly what each write call
  * overwrites.  Announcing never widens what is saved beyond what this
  * rank writes: a box's runs and chunks are written by the box's write.
+ *
+ * What a dataset's boxes need is learned on its first box and kept until
+ * the dataset is closed (h5io_extent_forget): its layout and its file's
+ * name, and the address of each chunk once looked up, so that a chunk
+ * that many boxes touch is looked up once.  (HDF5 1.10 finds a chunk's
+ * address by walking the chunk index from its first chunk: tens of
+ * microseconds a chunk in a dataset of thousands.)
  */
 #include <hdf5.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include "comm.h"
 #include "h5io.h"
+#include "h5io_internal.h"
 #include "journal.h"
 
-#define MAX_RANGES 256  /* more runs or chunks in a box: not announced */
+#define BATCH 256            /* ranges handed to the journal at once */
+#define MAX_BATCHES 16       /* ... and at most these many batches a box */
+#define LAYOUTS 32           /* datasets whose layout is kept */
+#define CHUNKS_KEPT ((size_t)1 << 16)   /* chunk addresses kept a dataset */
 
-struct extents {
-	uint64_t r[MAX_RANGES][2];
-	int n;
+enum layout_kind {
+	LAYOUT_NONE,         /* nothing is announced */
+	LAYOUT_CONTIGUOUS,
+	LAYOUT_CHUNKED       /* unfiltered, one process */
 };
 
+struct chunk_addr {
+	uint64_t key;        /* the chunk's index in the chunk grid + 1; 0: free */
+	haddr_t addr;
+	hsize_t size;
+};
+
+/* One dataset's layout, learned on its first box. */
+struct layout {
+	hid_t d;                   /* 0: a free slot */
+	enum layout_kind kind;
+	size_t esize;              /* bytes an element */
+	haddr_t addr;              /* contiguous: where its data begins */
+	hsize_t chunk[H5U_MAXDIM]; /* chunked: the chunks' extents */
+	char path[PATH_MAX];       /* its file's name, as the journal knows it */
+	enum dtype asked;          /* chunked: the dtype last asked of h5io_plain_chunks */
+	bool same;                 /* ... whose memory type is the stored type */
+	struct chunk_addr *map;    /* chunked: the chunks looked up (open addressing) */
+	size_t cap, n;
+};
+
+static struct layout layouts[LAYOUTS];
+static int next_layout;
+
+/* The ranges of a box, handed to the journal a batch at a time. */
+struct extents {
+	const char *path;
+	uint64_t r[BATCH][2];
+	int n, batches;
+};
+
+static void extents_flush(struct extents *x)
+{
+	if (x->n > 0)
+		journal_expect(x->path, (const uint64_t (*)[2])x->r, x->n);
+	x->n = 0;
+	x->batches++;
+}
+
 /* Add [AT, AT+LEN) to X, joined to the last range where it goes on from
- * it (a chunk row's chunks usually lie one after another); false when X
- * is full. */
+ * it (a chunk row's chunks usually lie one after another); false when the
+ * box has had MAX_BATCHES batches (the rest is saved as it is written). */
 static bool extent_add(struct extents *x, haddr_t at, uint64_t len)
 {
 	if (x->n > 0 && x->r[x->n - 1][1] == (uint64_t)at) {
 		x->r[x->n - 1][1] += len;
 		return true;
 	}
-	if (x->n == MAX_RANGES)
+	if (x->n == BATCH)
+		extents_flush(x);
+	if (x->batches == MAX_BATCHES)
 		return false;
 	x->r[x->n][0] = (uint64_t)at;
 	x->r[x->n][1] = (uint64_t)at + len;
@@ -40,13 +94,137 @@ static bool extent_add(struct extents *x, haddr_t at, uint64_t len)
 	return true;
 }
 
-/* The runs of the box START/STEP/COUNT of a contiguous dataset of SHAPE
- * at ADDR, elements of ESIZE bytes, into X.  False when they are too many. */
-static bool contiguous_runs(haddr_t addr, size_t esize, const struct shape *shape, const int64_t *start,
+/* ---- layouts and chunk addresses, kept ---------------------------------- */
+
+static void layout_free(struct layout *l)
+{
+	free(l->map);
+	*l = (struct layout){ .d = 0 };
+}
+
+void h5io_extent_forget(hid_t d)
+{
+	for (int i = 0; i < LAYOUTS; i++)
+		if (layouts[i].d == d)
+			layout_free(&layouts[i]);
+}
+
+/* What L's dataset D (of NDIM axes) is, asked of HDF5. */
+static void layout_learn(struct layout *l, hid_t d, int ndim)
+{
+	hid_t dcpl = H5Dget_create_plist(d), type = H5Dget_type(d);
+	ssize_t len = H5Fget_name(d, l->path, sizeof l->path);
+	l->d = d;
+	l->asked = DT_NONE;
+	l->esize = type >= 0 ? H5Tget_size(type) : 0;
+	H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+	if (len <= 0 || (size_t)len >= sizeof l->path || !l->esize) {
+		l->kind = LAYOUT_NONE;
+	} else if (layout == H5D_CONTIGUOUS) {
+		l->addr = H5Dget_offset(d);
+		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
+	} else if (layout == H5D_CHUNKED && !comm_mpi() && H5Pget_nfilters(dcpl) == 0 &&
+		   H5Pget_chunk(dcpl, H5U_MAXDIM, l->chunk) == ndim) {
+		l->kind = LAYOUT_CHUNKED;
+	}
+	if (type >= 0)
+		H5Tclose(type);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	H5Eclear2(H5E_DEFAULT);
+}
+
+/* D's layout: kept, or learned now in the slot used longest ago. */
+static struct layout *layout_of(hid_t d, int ndim)
+{
+	for (int i = 0; i < LAYOUTS; i++)
+		if (layouts[i].d == d)
+			return &layouts[i];
+	struct layout *l = &layouts[next_layout];
+	next_layout = (next_layout + 1) % LAYOUTS;
+	layout_free(l);
+	layout_learn(l, d, ndim);
+	return l;
+}
+
+const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt)
+{
+	struct layout *l = layout_of(d, ndim);
+	if (l->kind != LAYOUT_CHUNKED)
+		return NULL;
+	if (l->asked != dt) {
+		hid_t type = H5Dget_type(d);
+		l->asked = dt;
+		l->same = type >= 0 && H5Tequal(type, h5io_mem_type(dt)) > 0;
+		if (type >= 0)
+			H5Tclose(type);
+		H5Eclear2(H5E_DEFAULT);
+	}
+	return l->same ? l->chunk : NULL;
+}
+
+/* Where KEY's entry of L's map is, or would go. */
+static struct chunk_addr *chunk_slot(const struct layout *l, uint64_t key)
+{
+	size_t i = (size_t)(key * 0x9E3779B97F4A7C15u) & (l->cap - 1);
+	while (l->map[i].key && l->map[i].key != key)
+		i = (i + 1) & (l->cap - 1);
+	return &l->map[i];
+}
+
+/* Keep chunk KEY's address and size in L's map: grown as it fills, up to
+ * CHUNKS_KEPT, then emptied to start again. */
+static void chunk_keep(struct layout *l, uint64_t key, haddr_t addr, hsize_t size)
+{
+	if (2 * (l->n + 1) > l->cap) {
+		struct chunk_addr *old = l->map;
+		size_t ncap = l->cap, cap = l->cap ? 2 * l->cap : 1024;
+		bool again = cap > CHUNKS_KEPT;
+		l->cap = again ? l->cap : cap;
+		l->map = calloc(l->cap, sizeof *l->map);
+		if (!l->map)
+			abort();
+		l->n = 0;
+		for (size_t i = 0; i < ncap && !again; i++)
+			if (old[i].key) {
+				*chunk_slot(l, old[i].key) = old[i];
+				l->n++;
+			}
+		free(old);
+	}
+	*chunk_slot(l, key) = (struct chunk_addr){ key, addr, size };
+	l->n++;
+}
+
+/* The address and size of the chunk at OFFSET (index KEY - 1 in the grid)
+ * of L's dataset: kept, or looked up and kept.  A chunk not yet allocated
+ * is not kept: writing it allocates it.  False when HDF5 cannot say. */
+static bool chunk_at(struct layout *l, uint64_t key, const hsize_t *offset, haddr_t *addr,
+		     hsize_t *size)
+{
+	struct chunk_addr *c = l->cap ? chunk_slot(l, key) : NULL;
+	if (c && c->key == key) {
+		*addr = c->addr;
+		*size = c->size;
+		return true;
+	}
+	unsigned mask;
+	if (H5Dget_chunk_info_by_coord(l->d, offset, &mask, addr, size) < 0)
+		return false;
+	if (*addr != HADDR_UNDEF)
+		chunk_keep(l, key, *addr, *size);
+	return true;
+}
+
+/* ---- the extents of a box ------------------------------------------------ */
+
+/* The runs of the box START/STEP/COUNT of the contiguous dataset of L, of
+ * SHAPE, into X.  False when they are too many. */
+static bool contiguous_runs(const struct layout *l, const struct shape *shape, const int64_t *start,
 			    const int64_t *step, const int64_t *count, struct extents *x)
 {
 	int n = shape->ndim, outer = n - 1;
-	uint64_t run = esize, stride[H5U_MAXDIM + 1];
+	uint64_t run = l->esize, stride[H5U_MAXDIM + 1];
 	stride[n > 0 ? n - 1 : 0] = 1;
 	for (int i = n - 1; i > 0; i--)
 		stride[i - 1] = stride[i] * (uint64_t)shape->dim[i];
@@ -66,7 +244,7 @@ static bool contiguous_runs(haddr_t addr, size_t esize, const struct shape *shap
 		uint64_t at = 0;
 		for (int i = 0; i < n; i++)
 			at += (uint64_t)(start[i] + idx[i] * (step ? step[i] : 1)) * stride[i];
-		if (!extent_add(x, addr + at * esize, run))
+		if (!extent_add(x, l->addr + at * l->esize, run))
 			return false;
 		int i = outer;
 		while (i >= 0 && ++idx[i] == count[i])
@@ -76,25 +254,28 @@ static bool contiguous_runs(haddr_t addr, size_t esize, const struct shape *shap
 	}
 }
 
-/* The chunks (extents CHUNK) that the box START/COUNT of dataset D of
- * SHAPE touches, whole, into X.  False when they are too many. */
-static bool chunks_touched(hid_t d, const struct shape *shape, const hsize_t *chunk,
-			   const int64_t *start, const int64_t *count, struct extents *x)
+/* The chunks that the box START/COUNT of the chunked dataset of L, of
+ * SHAPE, touches, whole, into X.  False when they are too many or HDF5
+ * cannot say where one is. */
+static bool chunks_touched(struct layout *l, const struct shape *shape, const int64_t *start,
+			   const int64_t *count, struct extents *x)
 {
 	int n = shape->ndim;
-	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM];
+	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM], grid[H5U_MAXDIM];
 	for (int i = 0; i < n; i++) {
-		first[i] = at[i] = (hsize_t)start[i] / chunk[i];
-		last[i] = (hsize_t)(start[i] + count[i] - 1) / chunk[i];
+		first[i] = at[i] = (hsize_t)start[i] / l->chunk[i];
+		last[i] = (hsize_t)(start[i] + count[i] - 1) / l->chunk[i];
+		grid[i] = ((hsize_t)shape->dim[i] + l->chunk[i] - 1) / l->chunk[i];
 	}
 	for (;;) {
-		hsize_t offset[H5U_MAXDIM];
-		unsigned mask;
+		hsize_t offset[H5U_MAXDIM], size;
 		haddr_t addr;
-		hsize_t size;
-		for (int i = 0; i < n; i++)
-			offset[i] = at[i] * chunk[i];
-		if (H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size) < 0)
+		uint64_t key = 0;
+		for (int i = 0; i < n; i++) {
+			offset[i] = at[i] * l->chunk[i];
+			key = key * grid[i] + at[i];
+		}
+		if (!chunk_at(l, key + 1, offset, &addr, &size))
 			return false;
 		if (addr != HADDR_UNDEF && !extent_add(x, addr, size))
 			return false;
@@ -107,43 +288,24 @@ static bool chunks_touched(hid_t d, const struct shape *shape, const hsize_t *ch
 	}
 }
 
-/* The extents of the box of D into X, as the head says; false: none. */
-static bool box_extents(hid_t d, const struct shape *shape, const int64_t *start,
-			const int64_t *step, const int64_t *count, struct extents *x)
-{
-	hid_t dcpl = H5Dget_create_plist(d), type = H5Dget_type(d);
-	size_t esize = type >= 0 ? H5Tget_size(type) : 0;
-	bool strided = false, ok = false;
-	for (int i = 0; step && i < shape->ndim; i++)
-		strided |= count[i] > 1 && step[i] != 1;
-	H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
-	if (layout == H5D_CONTIGUOUS && esize) {
-		haddr_t addr = H5Dget_offset(d);
-		ok = addr != HADDR_UNDEF && contiguous_runs(addr, esize, shape, start, step, count, x);
-	} else if (layout == H5D_CHUNKED && !comm_mpi() && !strided && H5Pget_nfilters(dcpl) == 0) {
-		hsize_t chunk[H5U_MAXDIM];
-		ok = H5Pget_chunk(dcpl, H5U_MAXDIM, chunk) == shape->ndim &&
-		     chunks_touched(d, shape, chunk, start, count, x);
-	}
-	if (type >= 0)
-		H5Tclose(type);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	H5Eclear2(H5E_DEFAULT);
-	return ok;
-}
-
 void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		     const int64_t *step, const int64_t *count)
 {
-	char path[4096];
-	struct extents x = { .n = 0 };
 	if (!journal_active() || shape->ndim == 0)
 		return;
 	for (int i = 0; i < shape->ndim; i++)
 		if (count[i] == 0)
 			return;
-	ssize_t len = H5Fget_name(d, path, sizeof path);
-	if (len > 0 && (size_t)len < sizeof path && box_extents(d, shape, start, step, count, &x))
-		journal_expect(path, (const uint64_t (*)[2])x.r, x.n);
+	struct layout *l = layout_of(d, shape->ndim);
+	bool strided = false;
+	for (int i = 0; step && i < shape->ndim; i++)
+		strided |= count[i] > 1 && step[i] != 1;
+	struct extents x = { .path = l->path, .n = 0 };
+	if (l->kind == LAYOUT_CONTIGUOUS)
+		contiguous_runs(l, shape, start, step, count, &x);
+	else if (l->kind == LAYOUT_CHUNKED && !strided)
+		chunks_touched(l, shape, start, count, &x);
+	H5Eclear2(H5E_DEFAULT);
+	if (x.batches < MAX_BATCHES)
+		extents_flush(&x);
 }

@@ -1,7 +1,8 @@
-/* h5io_internal.h - what h5io.c, h5io_types.c, h5io_unwritten.c, h5attr.c
- * and filter.c share, and nothing else may use: the HDF5 memory types of dtypes
- * (h5io_types.c) and the folding of HDF5's error stacks into the error
- * record (h5io.c).
+/* h5io_internal.h - what h5io.c, h5io_types.c, h5io_extent.c,
+ * h5io_unwritten.c, h5attr.c
+ * and filter.c share, and nothing else may use: the HDF5 memory types of
+ * dtypes (h5io_types.c), what h5io_extent.c keeps of an open dataset, and
+ * the folding of HDF5's error stacks into the error record (h5io.c).
  */
 #ifndef H5UFUNC_H5IO_INTERNAL_H
 #define H5UFUNC_H5IO_INTERNAL_H
@@ -22,6 +23,14 @@ hid_t h5io_mem_type(enum dtype dt);
 /* The dtype of HDF5 type T as h5py maps it, or DT_NONE with NAME (LEN
  * bytes) set to what it is. */
 enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
+
+/* The chunk extents of dataset D (of NDIM axes) when it is chunked,
+ * without filters, on one process, and stored as DT's memory type, so
+ * that a chunk's bytes in the file are its elements in memory; else NULL.
+ * Learned on first asking, kept until h5io_extent_forget. */
+const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt);
+/* Dataset D is being closed: forget what h5io_extent.c learned of it. */
+void h5io_extent_forget(hid_t d);
 
 /* Fold the innermost message of STACK, HDF5's error stack taken with
  * H5Eget_current_stack() right after the failing call, into E's message;

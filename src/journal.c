@@ -68,9 +68,11 @@ struct span {
 	uint64_t lo, hi;
 };
 
-struct spans {   /* sorted, apart, none touching */
+struct spans {   /* sorted, apart, none touching; but see spans_push */
 	struct span *v;
 	int n, cap;
+	bool unsorted;   /* spans_push appended out of order: spans_settle sorts */
+	int empty;       /* ranges spans_cut emptied, left in place */
 };
 
 struct target {
@@ -84,7 +86,8 @@ struct target {
 	int master_fd, read_fd, own_fd;   /* own_fd: -1 until the first record */
 	uint64_t own_end;             /* where the next record goes */
 	struct spans saved;           /* the ranges this rank has saved */
-	struct spans ahead;           /* ... and those it announced it overwrites */
+	struct spans ahead;           /* ... and those it announced it overwrites, not
+					 saved yet (appended by spans_push) */
 	uint64_t run_end, run;        /* where the last unannounced record ended, its size */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
 	bool dirty;                   /* this rank wrote into the file */
@@ -282,12 +285,91 @@ static void spans_add(struct spans *l, uint64_t lo, uint64_t hi)
 	l->n++;
 }
 
+/* [LO, HI) appended to L, joined to its last range where it meets it: a
+ * pass announces its boxes in the order it writes them, mostly one after
+ * another in the file, so this costs nothing; out of order, L is sorted
+ * once, when it is next searched (spans_settle), not by an insertion a
+ * range. */
+static void spans_push(struct spans *l, uint64_t lo, uint64_t hi)
+{
+	struct span *last = l->n ? &l->v[l->n - 1] : NULL;
+	if (last && last->lo < last->hi && lo >= last->lo && lo <= last->hi) {
+		last->hi = hi > last->hi ? hi : last->hi;
+		return;
+	}
+	l->unsorted = l->unsorted || (last && lo < last->lo);
+	l->v = disk_room(l->v, l->n, &l->cap, sizeof *l->v);
+	l->v[l->n++] = (struct span){ lo, hi };
+}
+
+static int span_order(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* L sorted, apart and none touching again, its empty ranges dropped: at
+ * once after spans_push appended out of order, else once they are half of
+ * it (so a stream of cuts costs a constant a cut). */
+static void spans_settle(struct spans *l)
+{
+	if (!l->unsorted && 2 * l->empty <= l->n)
+		return;
+	if (l->unsorted)
+		qsort(l->v, (size_t)l->n, sizeof *l->v, span_order);
+	int k = 0;
+	for (int i = 0; i < l->n; i++) {
+		if (l->v[i].lo == l->v[i].hi)
+			continue;
+		if (k > 0 && l->v[i].lo <= l->v[k - 1].hi)
+			l->v[k - 1].hi = l->v[i].hi > l->v[k - 1].hi ? l->v[i].hi : l->v[k - 1].hi;
+		else
+			l->v[k++] = l->v[i];
+	}
+	l->n = k;
+	l->unsorted = false;
+	l->empty = 0;
+}
+
+/* [LO, HI) taken out of L (settled).  A range wholly inside is emptied in
+ * place ([lo, lo), which keeps L's order for spans_after), so that cutting
+ * a list from its front moves nothing; only a cut inside one range splits
+ * it. */
+static void spans_cut(struct spans *l, uint64_t lo, uint64_t hi)
+{
+	for (int i = spans_after(l, lo); i < l->n && l->v[i].lo < hi; i++) {
+		struct span *s = &l->v[i];
+		if (s->lo == s->hi)
+			continue;
+		if (s->lo < lo && s->hi > hi) {
+			struct span tail = { hi, s->hi };
+			s->hi = lo;
+			l->v = disk_room(l->v, l->n, &l->cap, sizeof *l->v);
+			memmove(&l->v[i + 2], &l->v[i + 1], sizeof *l->v * (size_t)(l->n - i - 1));
+			l->v[i + 1] = tail;
+			l->n++;
+			return;
+		}
+		if (s->lo < lo) {
+			s->hi = lo;
+		} else if (s->hi > hi) {
+			s->lo = hi;
+		} else {
+			s->hi = s->lo;
+			l->empty++;
+		}
+	}
+}
+
 /* Save whatever of [LO, HI) this rank has not saved yet, each gap in one
  * record, never past the old size or into a range saved already.  A gap
  * that begins inside a range this rank announced (journal_expect) is
- * saved on to that range's end, up to RECORD_MAX: the writes that follow
- * there then need no record of their own, so a stream of writes costs a
- * few fsyncs.  Elsewhere (HDF5's metadata, an aggregator's writes for
+ * saved with that range around it, up to RECORD_MAX: on to the range's
+ * end, and back towards its start as far as that leaves room (writes
+ * need not come in the file's order: a chunk cache flushes its chunks
+ * in its own); the writes that follow there then need no record of
+ * their own, so a stream of writes costs a few fsyncs.  (The announced
+ * ranges hold no byte saved already: spans_cut.)  Elsewhere (HDF5's metadata, an aggregator's writes for
  * other ranks, a chunk written through MPI-IO, a compressed chunk where
  * it moves) a gap is saved exactly, unless it begins where the last such
  * record ended: a run of writes (MPI-IO's pieces of a share) then saves
@@ -295,6 +377,7 @@ static void spans_add(struct spans *l, uint64_t lo, uint64_t hi)
  * and saves at most RUN_MAX past its end. */
 static int save(struct target *t, uint64_t lo, uint64_t hi)
 {
+	spans_settle(&t->ahead);
 	while (lo < hi) {
 		int i = spans_after(&t->saved, lo);
 		if (i < t->saved.n && t->saved.v[i].lo <= lo) {
@@ -316,9 +399,17 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 			t->run_end = end;
 			t->run = end - lo;
 		}
-		if (record(t, lo, end) < 0)
+		uint64_t from = lo;   /* where the record begins: back into the range */
+		if (announced && end - lo < RECORD_MAX) {
+			uint64_t floor = i > 0 ? t->saved.v[i - 1].hi : 0;
+			uint64_t back = end > RECORD_MAX ? end - RECORD_MAX : 0;
+			back = back > floor ? back : floor;
+			from = back > t->ahead.v[k].lo ? back : t->ahead.v[k].lo;
+		}
+		if (record(t, from, end) < 0)
 			return -1;
-		spans_add(&t->saved, lo, end);
+		spans_add(&t->saved, from, end);
+		spans_cut(&t->ahead, from, end);   /* saved: no longer ahead */
 		lo = end;
 	}
 	return 0;
@@ -383,7 +474,7 @@ void journal_expect(const char *path, const uint64_t (*ranges)[2], int n)
 	struct target *t = ntargets && stat(path, &st) == 0 ? target_at(&st) : NULL;
 	for (int i = 0; t && i < n; i++)
 		if (ranges[i][0] < ranges[i][1])
-			spans_add(&t->ahead, ranges[i][0], ranges[i][1]);
+			spans_push(&t->ahead, ranges[i][0], ranges[i][1]);
 }
 
 int journal_before_truncate(int fd, uint64_t len)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cf.h"
-#include "comm.h"
 #include "h5io.h"
 #include "iter.h"
 #include "report.h"
@@ -131,31 +130,24 @@ static void dset_box(const struct array *x, const int64_t *start, const int64_t 
 	b->count = b->fcount;
 }
 
-bool stage_reads_chunks(const struct array *x)
+/* The dataset box B of X is going to be written: announced to the
+ * journal when X is written in place. */
+static void expect(const struct array *x, const struct dset_box *b)
 {
-	const struct array *r = x->raw ? x->raw : x;
-	return x->stored_raw && !r->in_place && stage_chunks(x) && !comm_mpi();
+	if (x->in_place && x->id >= 0)
+		h5io_expect_box(x->id, b->shape, b->start, b->step, b->count);
 }
 
-/* Read the box START/COUNT of X as its chunk is stored (h5io_read_chunk),
- * when it can be: 1 read, 0 not, -1 failed. */
-static int read_chunk(const struct array *x, const int64_t *start, const int64_t *count, char *buf,
-		       const char *where, struct err *e)
-{
-	if (!stage_reads_chunks(x))
-		return 0;
-	return h5io_read_chunk(x->id, x->shape.ndim, x->stored_chunk, start, count, buf, where, e);
-}
-
+/* Read or write the box START/COUNT of X; a box written in place is
+ * announced first, unless its pass announced every box already. */
 static int box_io(bool write, const struct array *x, const int64_t *start, const int64_t *count,
 		  char *buf, const char *where, struct err *e)
 {
 	enum dtype dt = stored_dtype(x);
-	int direct = write ? 0 : read_chunk(x, start, count, buf, where, e);
-	if (direct)
-		return direct < 0 ? -1 : 0;
 	struct dset_box b;
 	dset_box(x, start, count, &b);
+	if (write && !x->announced)
+		expect(x, &b);
 	if (x->vds)
 		return vds_box_io(x->vds_run, write, dt, b.start, b.step, b.count, buf, where, e);
 	return write ? h5io_write_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e)
@@ -164,11 +156,9 @@ static int box_io(bool write, const struct array *x, const int64_t *start, const
 
 void stage_expect(const struct array *x, const int64_t *start, const int64_t *count)
 {
-	if (!x->in_place || x->id < 0)
-		return;
 	struct dset_box b;
 	dset_box(x, start, count, &b);
-	h5io_expect_box(x->id, b.shape, b.start, b.step, b.count);
+	expect(x, &b);
 }
 
 /* Read the box START/COUNT of X as X's dtype into OUT: through SCRATCH

@@ -24,6 +24,15 @@ Jobs:
       references by the names they point to; history lines without their
       times); either: one of the two.  Every object of FILE is read whole.
       Fails naming each FILE that fails and why.
+  scattered FILE
+      /s, float64 (16, 4096) in 512 chunks (16, 8), stored last chunk
+      first, so that no chunk lies after the one before it in the file
+  runs FILE PATH
+      prints how many runs PATH's chunks make in FILE (chunks that lie one
+      after another in the file are a run; the chunk index's nodes lie
+      between some)
+  twice BEFORE AFTER PATH
+      AFTER's PATH is NumPy's BEFORE's PATH * 2 + 1, bit for bit
   saved [--run] FILE DATASETS REPORT...
       each REPORT is the --json of an uninterrupted run (on any number of
       ranks) that wrote the comma-separated DATASETS of (a copy of) FILE in
@@ -181,6 +190,40 @@ def saved(path, datasets, *reports, run=False):
     return failed
 
 
+def scattered(path):
+    rng = np.random.default_rng(28)
+    a = rng.standard_normal((16, 4096))
+    with h5py.File(path, "w") as f:
+        d = f.create_dataset("s", shape=a.shape, dtype="f8", chunks=(16, 8))
+        for j in reversed(range(4096 // 8)):
+            d.id.write_direct_chunk((0, 8 * j), np.ascontiguousarray(a[:, 8 * j:8 * j + 8]).tobytes())
+
+
+def job_scattered(args):
+    if len(args) != 1:
+        raise Usage("want FILE")
+    scattered(args[0])
+
+
+def job_runs(args):
+    if len(args) != 2:
+        raise Usage("want FILE PATH")
+    with h5py.File(args[0], "r") as f:
+        d = f[args[1]].id
+        extents = sorted((c.byte_offset, c.byte_offset + c.size)
+                         for c in map(d.get_chunk_info, range(d.get_num_chunks())))
+    print(1 + sum(1 for a, b in zip(extents, extents[1:]) if a[1] != b[0]))
+
+
+def job_twice(args):
+    if len(args) != 3:
+        raise Usage("want BEFORE AFTER PATH")
+    before, after, path = args
+    with h5py.File(before, "r") as f:
+        want = f[path][()] * 2 + 1
+    ref.compare_arrays(f"{after}:{path} (NumPy's a * 2 + 1)", want, ref.read_ref(f"{after}:{path}"))
+
+
 def job_make(args):
     if len(args) != 1:
         raise Usage("want FILE")
@@ -201,7 +244,8 @@ def job_saved(args):
     ref.checks(lambda *a: saved(*a, run=run))(args)
 
 
-JOBS = {'make': job_make, 'verify': job_verify, 'saved': job_saved}
+JOBS = {'make': job_make, 'verify': job_verify, 'saved': job_saved, 'scattered': job_scattered,
+        'runs': job_runs, 'twice': job_twice}
 
 if __name__ == "__main__":
     ref.main(JOBS, "interrupted_ref.py")

@@ -292,9 +292,13 @@ static void check_layouts_sized(void)
 	      al.align == 256 && al.lines_per_box == 256, "W1's chunks on 1 rank: %lld lines a box",
 	      (long long)al.lines_per_box);
 	/* chunk rows wider than that are computed in slices of whole chunk
-	 * columns about as large: 512 columns on 1 rank, 2048 on several */
-	CHECK(al.slice == 512 && dist_slices(&al) == 8, "W1's chunk rows (256, 4096): slices %lld wide",
+	 * columns: one on 1 rank (a 128 KiB chunk column, each chunk moved
+	 * whole), about as large as a box on several: 2048 columns */
+	CHECK(al.slice == 64 && dist_slices(&al) == 64, "W1's chunk rows (256, 4096): slices %lld wide",
 	      (long long)al.slice);
+	int64_t c16[] = { 256, 16 };   /* a 32 KiB chunk column: slices of 1 MiB again */
+	CHECK(layout(2, w1, c16, (int64_t)256 << 20, 0, 24, 8, 32, 1, "w", &ae, &al) == 0 &&
+	      al.slice == 512, "(32768, 4096) in (256, 16) on 1 rank: slices %lld wide", (long long)al.slice);
 	int64_t w2[] = { 1024, 32768 };
 	CHECK(layout(2, w2, c1, (int64_t)256 << 20, 0, 24, 8, 32, 2, "w", &ae, &al) == 0 &&
 	      al.lines_per_box == 256 && al.slice == 2048,
