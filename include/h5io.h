@@ -34,6 +34,9 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
  * status 1), never followed or replaced.  PRIVATE: mode 0600 (for scratch
  * files).  Collective. */
 hid_t h5io_create(const char *path, bool private, const char *where, struct err *e);
+/* Create PATH exclusively, as h5io_create, for this process alone: HDF5's
+ * default driver, not collective. */
+hid_t h5io_create_alone(const char *path, const char *where, struct err *e);
 /* Create an HDF5 file that lives in this process's memory only and leaves
  * nothing behind.  Not shared between
  * ranks: under MPI each rank has its own, and data moves in and out of it
@@ -78,6 +81,12 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 			  const struct shape *shape, int nchunk, const int64_t *chunk,
 			  const struct compression *compression, const void *fill,
 			  const char *where, struct err *e);
+/* Create dataset PATH as h5io_dataset_create, its layout the virtual
+ * mappings of DCPL (made from h5io_dataset_plist(); closed here).
+ * Collective when FILE is shared. */
+hid_t h5io_dataset_create_virtual(hid_t file, const char *path, enum dtype dt,
+				  const struct shape *shape, hid_t dcpl, const void *fill,
+				  const char *where, struct err *e);
 
 /* ---- netCDF-4's structure: what netCDF-C needs to append to a file ---- */
 

@@ -28,6 +28,7 @@
 #include "literal.h"
 
 struct contract;
+struct vds;
 #include "recipe.h"
 #include "shape.h"
 #include "ufunc.h"
@@ -99,6 +100,10 @@ struct array {
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
 	struct compression compression;  /* ... and compressed (filter.h; .on false: not) */
+	bool vds;                /* ... as a virtual dataset over one file per rank
+				    (vds.h), written through VDS_RUN (NULL: this
+				    rank has no share) while the run executes, */
+	struct vds *vds_run;
 	bool replace;            /* ... in place of an existing one (overwrite), */
 	const char *new_path;    /* ... written under this hidden name and moved
 				  * over PATH once the whole run has succeeded */

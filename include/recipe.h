@@ -55,6 +55,7 @@ struct step_opts {
 	const char *initial;          /* literal text, e.g. "0", "-inf", "true" */
 	bool keepdims;
 	bool overwrite;
+	bool vds;                     /* vds: true: a new file's dataset over one file per rank */
 	bool chunks_auto;             /* chunks: auto */
 	int nchunks;                  /* chunks: [a, b, ...] */
 	int64_t chunks[H5U_MAXDIM];

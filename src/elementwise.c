@@ -270,10 +270,11 @@ static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	s->blocks.whole_limit = memory / WHOLE_PART;
-	/* Compressed chunks written by several ranks: every box is a round of
-	 * HDF5's collective calls (the chunks' owners, their new sizes, the
-	 * index), so boxes as large as the budget allows, each rank's share in
-	 * as few rounds as it can. */
+	/* Compressed chunks written by several ranks into one file: every box
+	 * is a round of HDF5's collective calls (the chunks' owners, their new
+	 * sizes, the index), so boxes as large as the budget allows, each
+	 * rank's share in as few rounds as it can.  (Over one file per rank,
+	 * vds.h, each rank compresses alone, in boxes of the usual size.) */
 	bool compressed = false;
 	struct dist_cost c = { .memory = memory, .tile = TILE_ELEMS };
 	struct hold h;
@@ -284,7 +285,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			c.widest = max64(c.widest, dtype_size(s->in[k]->dtype));
 	for (int k = 0; k < s->nout; k++) {
 		const struct array *y = s->out[k];
-		compressed = compressed || (y->create ? y->compression.on : y->stored_filtered);
+		compressed = compressed || (y->create ? y->compression.on && !y->vds : y->stored_filtered);
 		c.widest = max64(c.widest, dtype_size(y->dtype));
 	}
 	c.target = compressed && nranks > 1 ? INT64_MAX / 2 : 0;

@@ -26,6 +26,7 @@
 #include "scan.h"
 #include "stage.h"
 #include "tmpfiles.h"
+#include "vds.h"
 
 /* Print a step's results (held in scratch datasets) on rank 0's stdout.
  * Printed results are kept in memory, where each rank's copy holds what
@@ -244,6 +245,38 @@ static void remove_file(struct plan_file *f)
 	f->made = false;
 }
 
+/* The boxes of the pass that writes X, an output of an elementwise step. */
+static const struct dist_layout *writer_layout(const struct plan *p, const struct array *x)
+{
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		if (s->fused.merged_into >= 0)
+			continue;
+		for (int k = 0; k < s->nout; k++)
+			if (s->out[k] == x)
+				return &s->blocks.split;
+	}
+	return NULL;
+}
+
+/* Create X, a new dataset of P: over one file per rank (vds.h), or as one. */
+static hid_t create_dataset(struct plan *p, struct array *x, struct err *e)
+{
+	const struct cf_coding *c = x->coding;   /* packed: pack: TYPE */
+	const void *fill = c ? c->fill : x->has_fill ? x->fill : NULL;
+	enum dtype dt = c ? c->stored : x->dtype;
+	if (!x->vds)
+		return h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path, dt,
+					   &x->shape, x->nchunk, x->chunk, &x->compression, fill,
+					   x->display, e);
+	struct vds_spec spec = {
+		.path = x->path, .dir = x->file->tmp_dir, .base = x->file->tmp_base, .token = p->token,
+		.dt = dt, .shape = &x->shape, .l = writer_layout(p, x), .nchunk = x->nchunk,
+		.chunk = x->chunk, .compression = &x->compression, .fill = fill,
+	};
+	return vds_create(x->file->id, &spec, &x->vds_run, x->display, e);
+}
+
 static int open_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && !e->status; i++) {
@@ -260,11 +293,8 @@ static int open_all(struct plan *p, struct err *e)
 		if (x->kind != ARR_DATASET || x->unused)
 			continue;
 		if (x->create) {
-			const struct cf_coding *c = x->coding;   /* packed: pack: TYPE */
-			const void *fill = c ? c->fill : x->has_fill ? x->fill : NULL;
-			x->id = h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path,
-						    c ? c->stored : x->dtype, &x->shape, x->nchunk, x->chunk,
-						    &x->compression, fill, x->display, e);
+			const struct cf_coding *c = x->coding;
+			x->id = create_dataset(p, x, e);
 			if (c && x->id >= 0 && !c->from_range && cf_coding_write(x->id, c) < 0)
 				err_set(e, EXIT_RUN, x->display, "cannot write its scale_factor and add_offset");
 		} else {
@@ -287,6 +317,7 @@ static void close_all(struct plan *p)
 		h5io_close(p->files[i]->id);
 		p->files[i]->id = -1;
 	}
+	vds_close_all();
 }
 
 /* Once everything is written: move each replacing dataset over the one it
@@ -435,6 +466,7 @@ static void clean_up(struct plan *p, struct err *e)
 	comm_barrier();
 	for (int i = 0; i < p->nfiles; i++)
 		remove_file(p->files[i]);
+	vds_discard();
 	roll_back(p);
 	say_in_place(p, e);
 }
@@ -521,6 +553,10 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 		goto fail;
 	interrupt_hold(true);   /* from here on the run finishes */
 	if (commit_journals(p, e) < 0)
+		goto fail;
+	/* every source under its name before any file that maps it (vds.h) */
+	vds_commit(e);
+	if (comm_agree(e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];

@@ -143,7 +143,9 @@ static unsigned long long striping_unit(void)
  * stripe size is known (HDF5's metadata blocks, 2 KiB, stay packed). */
 #define ALIGN_THRESHOLD ((unsigned long long)64 << 10)
 
-static hid_t file_access(void)
+/* Access through MPI-IO when MPI runs and SHARED, else HDF5's default
+ * driver (a file this process has alone). */
+static hid_t file_access(bool shared)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	/* Each dataset of a new file on its own stripes: a rank's collective
@@ -157,7 +159,7 @@ static hid_t file_access(void)
 	unsigned long long unit = striping_unit();
 	if (unit > 1)
 		H5Pset_alignment(fapl, unit < ALIGN_THRESHOLD ? unit : ALIGN_THRESHOLD, unit);
-	if (comm_mpi()) {
+	if (comm_mpi() && shared) {
 		MPI_Info info = MPI_INFO_NULL;
 		if (nhints) {
 			MPI_Info_create(&info);
@@ -267,7 +269,7 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 				       "reads once it is netCDF-4: nccopy -k nc4 %s NEW.nc", path, kind, path);
 		return err_set(e, EXIT_USAGE, where, "'%s' is not an HDF5 file", path);
 	}
-	hid_t fapl = file_access();
+	hid_t fapl = file_access(true);
 	iostat.h5_opens++;
 	hid_t f = H5Fopen(path, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
 	hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
@@ -279,9 +281,9 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 	return f;
 }
 
-hid_t h5io_create(const char *path, bool private, const char *where, struct err *e)
+static hid_t create(const char *path, bool private, bool shared, const char *where, struct err *e)
 {
-	hid_t fapl = file_access();
+	hid_t fapl = file_access(shared);
 	/* H5F_ACC_EXCL is O_CREAT|O_EXCL: a name that exists, a link planted
 	 * under it included, is refused, never followed or truncated. */
 	mode_t mask = private ? umask(077) : 0;
@@ -298,6 +300,16 @@ hid_t h5io_create(const char *path, bool private, const char *where, struct err 
 		h5io_fold_stack(e, stack);
 	}
 	return f;
+}
+
+hid_t h5io_create(const char *path, bool private, const char *where, struct err *e)
+{
+	return create(path, private, true, where, e);
+}
+
+hid_t h5io_create_alone(const char *path, const char *where, struct err *e)
+{
+	return create(path, false, false, where, e);
 }
 
 hid_t h5io_create_memory(const char *where, struct err *e)
@@ -413,6 +425,33 @@ static int dataset_filters(hid_t d, char *missing, size_t len)
 	return n;
 }
 
+/* D, dataset PATH of FILE, again through a handle of this process alone
+ * when it is virtual and FILE is shared under MPI-IO: HDF5 1.10 reads no
+ * virtual dataset through MPI-IO (and would open its sources with it,
+ * collectively, on the ranks whose boxes meet them only).  Its reads are
+ * then independent; the file stays open while the dataset is. */
+static hid_t alone_if_virtual(hid_t file, const char *path, hid_t d, hid_t dapl)
+{
+	hid_t dcpl = H5Dget_create_plist(d);
+	bool virtual = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	char name[PATH_MAX];
+	ssize_t n = H5Fget_name(file, name, sizeof name);
+	if (!virtual || driver_of(file) != H5FD_MPIO || n <= 0 || (size_t)n >= sizeof name)
+		return d;
+	hid_t alone = -1, again = -1;
+	H5E_BEGIN_TRY {
+		alone = H5Fopen(name, H5F_ACC_RDONLY, H5P_DEFAULT);
+		again = alone < 0 ? -1 : H5Dopen2(alone, path, dapl);
+	} H5E_END_TRY;
+	h5io_close(alone);   /* closed with the dataset */
+	if (again < 0)
+		return d;
+	H5Dclose(d);
+	return again;
+}
+
 /* Dataset PATH of FILE, opened, and MISSING as dataset_filters says;
  * errors (EXIT_USAGE) name DISPLAY. */
 static hid_t open_dataset(hid_t file, const char *path, const char *where, const char *display,
@@ -421,6 +460,8 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 	hid_t dapl = dataset_access(CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
 	hid_t d = H5Dopen2(file, path, dapl);
+	if (d >= 0)
+		d = alone_if_virtual(file, path, d, dapl);
 	H5Pclose(dapl);
 	if (d >= 0 && dataset_filters(d, missing, len) > 0) {
 		/* The cache is fixed when a dataset is opened: open it again (its
@@ -495,7 +536,8 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 {
 	int failure = 0;
 	unsigned long long size = 0;
-	if (comm_rank() == 0) {
+	bool shared = driver_of(file) == H5FD_MPIO;   /* else this process's alone */
+	if (comm_rank() == 0 || !shared) {
 		char name[PATH_MAX];
 		struct stat st;
 		ssize_t n = H5Fget_name(file, name, sizeof name);
@@ -511,55 +553,43 @@ static int reserve_space(hid_t file, const char *where, struct err *e)
 		}
 		H5Eclear2(H5E_DEFAULT);
 	}
-	comm_bcast(&failure, sizeof failure);
+	if (shared)
+		comm_bcast(&failure, sizeof failure);
 	if (failure) {
-		comm_bcast(&size, sizeof size);
+		if (shared)
+			comm_bcast(&size, sizeof size);
 		return err_set(e, EXIT_RUN, where, "cannot reserve %llu bytes for the output: %s",
 			       size, strerror(failure));
 	}
 	return 0;
 }
 
-hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
-			  const struct shape *shape, int nchunk, const int64_t *chunk,
-			  const struct compression *compression, const void *fill, const char *where,
-			  struct err *e)
+/* Create PATH in FILE of DT and SHAPE with the creation properties DCPL
+ * (closed here), its chunks cached as FILTERED says, with FILL's
+ * _FillValue; its metadata written and the file's space reserved.
+ * Collective in a file shared under MPI-IO. */
+static hid_t create_dataset(hid_t file, const char *path, enum dtype dt, const struct shape *shape,
+			    hid_t dcpl, bool filtered, const void *fill, const char *where, struct err *e)
 {
 	hsize_t dims[H5U_MAXDIM];
 	for (int i = 0; i < shape->ndim; i++)
 		dims[i] = (hsize_t)shape->dim[i];
-	if (h5io_parents(file, path, where, e) < 0)
-		return -1;
-	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, NULL) : H5Screate(H5S_SCALAR);
-	hid_t dcpl = h5io_dataset_plist();
-	bool filtered = nchunk && compression && compression->on;
-	if (nchunk) {
-		hsize_t c[H5U_MAXDIM];
-		for (int i = 0; i < nchunk; i++)
-			c[i] = (hsize_t)chunk[i];
-		H5Pset_chunk(dcpl, nchunk, c);
-		if (filtered)
-			filter_set(dcpl, compression);
-	}
-	/* Data on disk is all written before it is read; a file in memory is
-	 * filled with zeros, which a result gathered from every rank's copy
-	 * needs (exec.c). */
 	bool memory = driver_of(file) == H5FD_CORE;
-	H5Pset_fill_time(dcpl, memory ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
-	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
 	if (fill && !memory)
 		H5Pset_fill_value(dcpl, h5io_mem_type(dt), fill);
+	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, NULL) : H5Screate(H5S_SCALAR);
 	hid_t dapl = dataset_access(filtered ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
-	hid_t d = H5Dcreate2(file, path, h5io_mem_type(dt), space, H5P_DEFAULT, dcpl, dapl);
-	H5Pclose(dapl);
-	hid_t stack = d < 0 ? H5Eget_current_stack() : -1;
-	H5Pclose(dcpl);
-	H5Sclose(space);
+	hid_t d = h5io_parents(file, path, where, e) < 0 ? -1
+		: H5Dcreate2(file, path, h5io_mem_type(dt), space, H5P_DEFAULT, dcpl, dapl);
+	hid_t stack = d < 0 && !e->status ? H5Eget_current_stack() : -1;
+	h5io_close_ids(3, (hid_t[]){ dapl, dcpl, space });
 	if (d < 0) {
-		err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
-		h5io_fold_stack(e, stack);
-		return d;
+		if (!e->status) {
+			err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
+			h5io_fold_stack(e, stack);
+		}
+		return -1;
 	}
 	/* Write the file's metadata now, while nothing has failed: if a data
 	 * write fails later for lack of space, closing the file then has no
@@ -594,6 +624,37 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 		return -1;
 	}
 	return d;
+}
+
+hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
+			  const struct shape *shape, int nchunk, const int64_t *chunk,
+			  const struct compression *compression, const void *fill, const char *where,
+			  struct err *e)
+{
+	hid_t dcpl = h5io_dataset_plist();
+	bool filtered = nchunk && compression && compression->on;
+	if (nchunk) {
+		hsize_t c[H5U_MAXDIM];
+		for (int i = 0; i < nchunk; i++)
+			c[i] = (hsize_t)chunk[i];
+		H5Pset_chunk(dcpl, nchunk, c);
+		if (filtered)
+			filter_set(dcpl, compression);
+	}
+	/* Data on disk is all written before it is read; a file in memory is
+	 * filled with zeros, which a result gathered from every rank's copy
+	 * needs (exec.c). */
+	bool memory = driver_of(file) == H5FD_CORE;
+	H5Pset_fill_time(dcpl, memory ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
+	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+	return create_dataset(file, path, dt, shape, dcpl, filtered, fill, where, e);
+}
+
+hid_t h5io_dataset_create_virtual(hid_t file, const char *path, enum dtype dt,
+				  const struct shape *shape, hid_t dcpl, const void *fill,
+				  const char *where, struct err *e)
+{
+	return create_dataset(file, path, dt, shape, dcpl, false, fill, where, e);
 }
 
 int h5io_dataset_chunks(hid_t d, int64_t *chunk)

@@ -260,6 +260,9 @@ int option_from_flag(int opt, const char *arg, struct step_opts *o, struct arena
 	case OPT_KEEPDIMS:
 		o->keepdims = true;
 		return 0;
+	case OPT_VDS:
+		o->vds = true;
+		return 0;
 	case OPT_UNITS:
 		if (strcmp(arg, "propagate") && strcmp(arg, "strict") && strcmp(arg, "off") &&
 		    strcmp(arg, "false"))

@@ -8,11 +8,14 @@
  * written: shapes (no broadcasting of out), the casting rule, overwrite,
  * writable files and directories.  Part of the planner (planner.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "h5io.h"
 #include "planner.h"
+#include "vds.h"
 
 /* A new dataset PATH in F holding output K of S. */
 static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
@@ -61,6 +64,9 @@ static struct array *in_place(struct planner *pl, struct plan_step *s, int k, st
 			      struct err *e)
 {
 	const struct site *w = LOCATE_OUTPUT(pl, s, k);
+	if (x && x->vds)
+		return err_at(e, EXIT_USAGE, w, "'%s' is written over one file per rank (vds): "
+			      "no later step of the run writes into it", x->display), NULL;
 	if (x && s->decoded)
 		x = array_decoded(pl, x, w, e);
 	return x && check_in_place(pl, s, k, x, e) == 0 ? x : NULL;
@@ -222,6 +228,56 @@ int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, c
 	x->file->write = true;
 	s->nout = 1;
 	s->out[0] = x;
+	return 0;
+}
+
+/* Is a file beside X, a new output, named as rank R's source would be? */
+static bool source_taken(const struct array *x, int r, char *name, size_t len)
+{
+	char base[PATH_MAX];
+	struct stat st;
+	return vds_source_name(base, sizeof base, x->file->name, r) == 0 &&
+	       snprintf(name, len, "%s", base) < (int)len && lstat(name, &st) == 0;
+}
+
+int outputs_vds(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		struct err *e)
+{
+	const struct site *w = LOCATE(pl, s, o->mark[OPT_VDS]);
+	struct array *y = s->out[k];
+	if (s->print)
+		return err_at(e, EXIT_USAGE, w, "vds: a printed result is not written to a file "
+			      "(write it to FILE:/PATH)");
+	if (y->file->scratch)
+		return err_at(e, EXIT_USAGE, w, "vds: the named intermediate '%s' is not written to a file "
+			      "(write it to FILE:/PATH)", y->display);
+	if (!y->create || y->replace)
+		return err_at(e, EXIT_USAGE, w, "vds: '%s' exists: only a new file's dataset is written "
+			      "over one file per rank", y->display);
+	if (y->file->exists)
+		return err_at(e, EXIT_USAGE, w, "vds: '%s' is in an existing file: only a new file's "
+			      "dataset is written over one file per rank", y->display);
+	if (y->shape.ndim == 0)
+		return err_at(e, EXIT_USAGE, w, "vds: '%s' is a scalar (0-d): nothing to split over ranks",
+			      y->display);
+	if (s->contract)
+		return err_at(e, EXIT_USAGE, w, "vds: a generalized ufunc's result is written to one file");
+	char name[PATH_MAX];
+	for (int r = 0; r < pl->o->nranks; r++)
+		if (source_taken(y, r, name, sizeof name))
+			return err_at(e, EXIT_USAGE, w, "vds: '%s' exists, where rank %d's part of '%s' goes: "
+				      "remove it or choose another output file", name, r, y->display);
+	y->vds = true;
+	return 0;
+}
+
+int outputs_vds_read(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	for (int k = 0; k < s->nin; k++)
+		if (s->in[k] && s->in[k]->vds)
+			return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->mark),
+				      "'%s' is written over one file per rank (vds): read it in a later run",
+				      s->in[k]->display);
 	return 0;
 }
 

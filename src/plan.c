@@ -207,7 +207,8 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 	return 0;
 }
 
-/* The datasets S creates: packed (pack:), then chunks and compression. */
+/* The datasets S creates: packed (pack:), then chunks and compression,
+ * then over one file per rank (vds:). */
 static int plan_created(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			struct err *e)
 {
@@ -216,6 +217,9 @@ static int plan_created(struct planner *pl, struct plan_step *s, const struct st
 			return -1;
 	for (int k = 0; k < s->nout; k++)
 		if (s->out[k]->create && !s->out[k]->file->scratch && outputs_layout(pl, s, k, o, e) < 0)
+			return -1;
+	for (int k = 0; k < s->nout && option_given(o, OPT_VDS) && o->vds; k++)
+		if (outputs_vds(pl, s, k, o, e) < 0)
 			return -1;
 	return 0;
 }
@@ -379,7 +383,8 @@ static int plan_step(struct planner *pl, int index, struct err *e)
 	    step_verb(pl, s, &o, e) < 0 || step_describe(pl, s, &o, e) < 0)
 		return -1;
 	int nin = s->nin;   /* the step's own inputs, before where= adds its own */
-	if (step_selection(pl, s, &o, nin, e) < 0 || step_outputs(pl, s, &o, e) < 0 ||
+	if (outputs_vds_read(pl, s, e) < 0 ||
+	    step_selection(pl, s, &o, nin, e) < 0 || step_outputs(pl, s, &o, e) < 0 ||
 	    step_layout(pl, s, e) < 0 || step_bind_outputs(pl, s, e) < 0)
 		return -1;
 	/* Errors while running name the step where the recipe has it. */

@@ -27,7 +27,7 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 	else if (x->in_place)
 		how = ", written in place";
 	else if (x->create && !x->file->exists)
-		how = ", new file";
+		how = x->vds ? ", new file over one file per rank" : ", new file";
 	else if (x->replace)
 		how = ", replaced";
 	else if (x->create)

@@ -174,6 +174,14 @@ int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e);
  * float64, as NCO's attributes are). */
 int outputs_pack(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		 struct err *e);
+/* vds: (O's) of output K of S: a dataset of a new file, written over one
+ * file per rank (vds.h); refused for every other output, and where a
+ * source's name beside it is taken. */
+int outputs_vds(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
+		struct err *e);
+/* Refuse an input of S that an earlier step writes over one file per rank:
+ * its sources have their names only once the run has ended. */
+int outputs_vds_read(struct planner *pl, struct plan_step *s, struct err *e);
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		   struct err *e);

@@ -25,13 +25,14 @@ struct option {
 };
 
 /* The options whose value is one scalar kept in a field (initial, where,
- * fill, keepdims, overwrite, missing, pack) are all read by read_scalar,
+ * fill, keepdims, overwrite, vds, missing, pack) are all read by read_scalar,
  * as the table scalars says. */
 #define read_initial read_scalar
 #define read_where read_scalar
 #define read_fill read_scalar
 #define read_keepdims read_scalar
 #define read_overwrite read_scalar
+#define read_vds read_scalar
 #define read_missing read_scalar
 #define read_pack read_scalar
 
@@ -97,6 +98,7 @@ static const struct scalar {
 	[OPT_FILL] = { SCALAR_TEXT, offsetof(struct step_opts, fill), NULL },
 	[OPT_KEEPDIMS] = { SCALAR_BOOL, offsetof(struct step_opts, keepdims), NULL },
 	[OPT_OVERWRITE] = { SCALAR_BOOL, offsetof(struct step_opts, overwrite), NULL },
+	[OPT_VDS] = { SCALAR_BOOL, offsetof(struct step_opts, vds), NULL },
 	[OPT_MISSING] = { SCALAR_PARSED, 0, parse_missing },
 	[OPT_PACK] = { SCALAR_PARSED, 0, pack_from_text },
 };

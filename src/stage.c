@@ -9,6 +9,7 @@
 #include "iter.h"
 #include "report.h"
 #include "stage.h"
+#include "vds.h"
 
 void *stage_alloc(size_t n)
 {
@@ -135,6 +136,8 @@ static int box_io(bool write, const struct array *x, const int64_t *start, const
 	enum dtype dt = stored_dtype(x);
 	struct dset_box b;
 	dset_box(x, start, count, &b);
+	if (x->vds)
+		return vds_box_io(x->vds_run, write, dt, b.start, b.step, b.count, buf, where, e);
 	return write ? h5io_write_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e)
 		     : h5io_read_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e);
 }

@@ -271,7 +271,7 @@ steps:
   - ufunc: add
     ${K}: a
 EOF
-	fails 3:5 "unknown key '\${K}' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill, missing, pack or a verb)" K=in
+	fails 3:5 "unknown key '\${K}' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, vds, chunks, compression, axis, axes, broadcast, units, where, fill, missing, pack or a verb)" K=in
 }
 
 @test "recipe from stdin is named <stdin>" {
@@ -411,7 +411,7 @@ steps:
     in: [a, b]
     ouput: c.h5:/c
 EOF
-	fails 4:5 "unknown key 'ouput' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill, missing, pack or a verb)"
+	fails 4:5 "unknown key 'ouput' in step (expected in, out, indices, dtype, casting, initial, keepdims, overwrite, vds, chunks, compression, axis, axes, broadcast, units, where, fill, missing, pack or a verb)"
 }
 
 @test "unknown key in defaults, verbs included" {
@@ -420,13 +420,13 @@ defaults:
   compresion: gzip
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill, missing or pack)"
+	fails 2:3 "unknown key 'compresion' in defaults (expected dtype, casting, initial, keepdims, overwrite, vds, chunks, compression, axis, axes, broadcast, units, where, fill, missing or pack)"
 	recipe <<EOF
 defaults:
   ufunc: add
 ${STEP}
 EOF
-	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, chunks, compression, axis, axes, broadcast, units, where, fill, missing or pack)"
+	fails 2:3 "unknown key 'ufunc' in defaults (expected dtype, casting, initial, keepdims, overwrite, vds, chunks, compression, axis, axes, broadcast, units, where, fill, missing or pack)"
 }
 
 @test "a mapping key that is not a name" {

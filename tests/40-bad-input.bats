@@ -392,6 +392,14 @@ bad_case() {
 	bad_case wrong-arity
 }
 
+@test "vds-existing-file: --vds into an existing file, on 1-3 ranks" {
+	bad_case vds-existing-file
+}
+
+@test "vds-in-place: vds: true on an output written in place" {
+	bad_case vds-in-place
+}
+
 @test "yaml-malformed: malformed YAML: an unclosed flow list" {
 	bad_case yaml-malformed
 }

@@ -74,7 +74,8 @@ static void check_flags(enum one_liner w, const char *names)
 		strcat(got, " ");
 		CHECK(f[i].id >= 100 && f[i].id < 100 + OPT_COUNT &&
 		      !strcmp(step_options[f[i].id - 100].name, f[i].name), "%s: id %d", f[i].name, f[i].id);
-		CHECK(f[i].has_arg == (f[i].id - 100 != OPT_KEEPDIMS), "%s: has_arg %d", f[i].name, f[i].has_arg);
+		CHECK(f[i].has_arg == (f[i].id - 100 != OPT_KEEPDIMS && f[i].id - 100 != OPT_VDS), "%s: has_arg %d",
+		      f[i].name, f[i].has_arg);
 	}
 	CHECK(!strcmp(got, names), "one-liner %d: flags '%s', want '%s'", (int)w, got, names);
 }
@@ -142,10 +143,10 @@ int main(void)
 	check_fields();
 	check_merge();
 	check_verbs();
-	check_flags(ONE_CALL, " dtype casting axis axes broadcast units where fill missing pack ");
+	check_flags(ONE_CALL, " dtype casting vds axis axes broadcast units where fill missing pack ");
 	check_flags(ONE_REDUCE, " dtype initial keepdims axis units where fill missing pack ");
 	check_flags(ONE_ACCUMULATE, " dtype axis units fill missing pack ");
-	check_flags(ONE_EVAL, " dtype casting broadcast units where fill missing pack ");
+	check_flags(ONE_EVAL, " dtype casting vds broadcast units where fill missing pack ");
 	check_flags(ONE_REDUCEAT, " dtype axis units fill missing pack ");
 	check_values();
 	return check_done();
