@@ -6,9 +6,7 @@
  * beside each accumulator, a byte saying whether any valid element
  * reached it; results none reached are written as the output's fill.
  * The step carries what these read in its mask part (plan.h's step_mask:
- * in_missing, nan, skip, fill), set while planning.  No valid result
- * may equal that fill, which would read it back as missing
- * (masked_fill_apart, which elementwise steps call too).
+ * in_missing, nan, skip, fill), set while planning.
  *
  * Not here: NumPy's where= operand and the select that applies a mask
  * (where.h); masked mode of elementwise steps, which lower.c lowers into
@@ -23,9 +21,8 @@
 #include "dtype.h"
 #include "ufunc.h"
 
+struct array;
 struct cf_missing;
-struct err;
-struct plan_step;
 struct step_mask;
 
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
@@ -46,17 +43,10 @@ void masked_replace_missing(const struct cf_missing *missing, bool nan, const vo
  * T) made M->skip. */
 void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
 			 const char *stored, char *data, uint8_t *valid);
-/* Are the VALID elements of N results (DATA, in T) of S's output K apart
- * from its fill value (s->mask.fill[K], in the output's dtype), so that
- * none reads back as missing?  One that is not: an error (EXIT_RUN, at
- * S's place).  A printed output, kept beside its mask, always is. */
-int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
-		      const uint8_t *valid, struct err *e);
-/* ... and on N of the results (DATA, in T) of S's one output: checked
- * apart from its fill (masked_fill_apart; an error is left in E for the
- * caller, who still writes, as every rank must), then the fill where
- * VALID is 0, counted as masked (report.h) unless the output is dry. */
-void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
-			 const uint8_t *valid, struct err *e);
+/* ... and on N of its results (DATA, in T): FILL (the fill value of its
+ * output Y, in Y's dtype) where VALID is 0, counted as masked (report.h)
+ * unless Y is dry. */
+void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
+			 char *data, const uint8_t *valid);
 
 #endif

@@ -65,8 +65,8 @@ const struct cf_missing *array_missing(struct planner *pl, struct array *x, cons
 		return array_missing(pl, (struct array *)x->base, w, e);
 	struct cf_missing *m = arena_alloc(pl->p->arena, sizeof *m);
 	memset(m, 0, sizeof *m);
-	if (x->create || x->file->id < 0) {   /* its fill, as cf_missing_read: none for bool */
-		m->nvalues = m->fill_value = x->has_fill && x->dtype != DT_BOOL;
+	if (x->create || x->file->id < 0) {
+		m->nvalues = m->fill_value = x->has_fill;
 		memcpy(m->value[0], x->fill, sizeof m->value[0]);
 	} else if (cf_missing_read(x->file->id, x->path, x->dtype, x->cf_present, m, w->text, x->display,
 				   e) < 0) {

@@ -19,7 +19,6 @@
 #include "elementwise.h"
 #include "hold.h"
 #include "iter.h"
-#include "masked.h"
 #include "reduce.h"
 #include "reducer.h"
 #include "report.h"
@@ -631,11 +630,9 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
 	char *data = B->tmp[src_slot(s->prog.out_src[k])];
-	const uint8_t *valid = s->mask.masked ? (const uint8_t *)B->tmp[src_slot(s->mask.valid_src)] : NULL;
-	if (valid && !e->status)
-		masked_fill_apart(s, k, t, count, data, valid, e);   /* written still: collective */
-	if (valid)
-		where_select(t, count, data, valid, (const char *)B->masked[k], 0);
+	if (s->mask.masked)
+		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.valid_src)],
+			     (const char *)B->masked[k], 0);
 	if (s->mask.has_where) {
 		ptrdiff_t step = 0;
 		if (!y->create) {

@@ -136,11 +136,7 @@ static bool packs_nan(const struct array *y)
  * _FillValue, or the first input's when the dtypes match, whatever the
  * verb (elementwise, reductions, scans, contractions: numpy.ma's a @ b
  * keeps a's fill_value too); else the dtype's default.  Datasets S
- * creates keep it as their _FillValue.  The one place this is decided.
- * A kept result's missing elements are its fill, read back as missing;
- * a bool has no value to spare for that (both are results, and a bool
- * dataset never reads as missing), so a masked step keeps no bool result:
- * it is printed, or made a number first. */
+ * creates keep it as their _FillValue.  The one place this is decided. */
 static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 		     struct err *e)
 {
@@ -152,11 +148,6 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 	for (int k = 0; k < s->nout; k++) {
 		struct array *y = s->out[k];
 		const struct cf_missing *own = NULL;
-		if (s->mask.masked && y->dtype == DT_BOOL && !s->print)
-			return err_at(e, EXIT_USAGE, LOCATE_OUTPUT(pl, s, k),
-				      "a bool result with missing elements cannot be kept: its fill would read "
-				      "back as a valid False (make it a number, as (x > 0) + 0, or use it "
-				      "inside the elementwise expression that reads it)");
 		if (s->mask.masked && !y->create && !(own = array_missing(pl, y, w, e)))
 			return -1;
 		unsigned char *fill = y->create ? y->fill : s->mask.fill[k];

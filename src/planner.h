@@ -118,8 +118,7 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const stru
 struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
 			    const struct site *w, struct err *e);
 /* X's missing-value attributes (cf.h), read once: a dataset the run
- * creates has its fill value only (none for bool, as cf_missing_read
- * reads none from a bool dataset).  NULL on error. */
+ * creates has its fill value only.  NULL on error. */
 const struct cf_missing *array_missing(struct planner *pl, struct array *x, const struct site *w,
 					 struct err *e);
 /* X as CF decoding reads it (cf.h): X itself when its dataset's values are

@@ -27,11 +27,6 @@
 # numpy.ma's fill where numpy.ma reduces them (np.ma.subtract), else masked
 # elements skipped (NumPy on each line's compressed valid elements), and
 # where= with initial= on a non-reorderable reduce (np.subtract.reduce).
-# Masked results read back by later steps (a named intermediate, a
-# reduction of it, an operand of @) masked where numpy.ma masks them, on 1
-# and 3 ranks; a bool that where= left False read as False; a masked bool
-# result refused unless printed, and a valid result equal to the fill an
-# error (exit 1, nothing written).
 
 load helper
 
@@ -527,70 +522,4 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 		check o.h5:/a1 'skip_accumulate(np.divide, M("m.h5:/g"), 1)' --masked -1 --fill -1 :: \
 		check o.h5:/w0 'np.subtract.reduce(y, axis=0, where=yw, initial=1)' :: \
 		check o.h5:/w1 'np.subtract.reduce(y, axis=1, where=yr, initial=1)'
-}
-
-@test "masked results read back: a comparison made a number, read by steps, a reduction and @, missing where numpy.ma masks it, on 1 and 3 ranks; where='s bool False is a value" {
-	cat > r.yaml <<-'EOF2'
-		inputs: {t: m.h5:/t, p: m.h5:/p, w: m.h5:/mw, s: 'm.h5:/t[0:5, 0:4]'}
-		steps:
-		  - {expr: (t > 0) + 0, out: b}
-		  - {expr: b * 2 - 1, out: o.h5:/twice}
-		  - {reduce: add, in: b, axis: 0, out: o.h5:/count}
-		  - {expr: (t > 0) * (t < 3) + t, out: o.h5:/one}
-		  - {expr: ((t > 0) + 0) @ s, out: o.h5:/mm}
-		  - {ufunc: greater, in: [p, 0], where: w, out: gt}
-		  - {expr: gt + t, out: o.h5:/gw}
-	EOF2
-	local n
-	for n in 1 3; do
-		rm -f o.h5 e.h5
-		run --separate-stderr mpi "$n" h5ufunc run r.yaml --memory 2K
-		assert_success
-		run --separate-stderr mpi "$n" h5ufunc eval -i t=m.h5:/t -i s='m.h5:/t[0:5, 0:4]' 'e.h5:/mm = ((t > 0) + 0) @ s' --memory 2K
-		assert_success
-		run --separate-stderr mpi "$n" h5ufunc eval -i t=m.h5:/t 'e.h5:/le = (t < 1) + (t > 4) * 2'
-		assert_success
-		b='((M("m.h5:/t") > 0) + 0)'
-		gt='np.greater(M("m.h5:/p").data, 0, where=M("m.h5:/mw").data, out=np.zeros((6, 5), bool))'
-		ref check o.h5:/twice "$b * 2 - 1" --masked default --fill default :: \
-			check o.h5:/count "np.ma.sum($b, axis=0)" --masked default --fill default :: \
-			check o.h5:/one '(M("m.h5:/t") > 0) * (M("m.h5:/t") < 3) + M("m.h5:/t")' --masked -9999 --fill -9999 :: \
-			check o.h5:/mm "np.ma.dot($b, M('m.h5:/t')[0:5, 0:4], strict=False)" --masked default --fill default :: \
-			check e.h5:/mm "np.ma.dot($b, M('m.h5:/t')[0:5, 0:4], strict=False)" --masked default --fill default :: \
-			check e.h5:/le '(M("m.h5:/t") < 1) + (M("m.h5:/t") > 4) * 2' --masked default --fill default :: \
-			check o.h5:/gw "$gt + M('m.h5:/t')" --masked default --fill default
-	done
-	run --separate-stderr h5u eval -i t=m.h5:/t '(t > 0) | (t < -2)'
-	assert_success
-	ref printed '(M("m.h5:/t") > 0) | (M("m.h5:/t") < -2)' <<<"$output"
-}
-
-@test "a masked bool result is never kept (its fill, False, is a value); a valid result equal to the fill is an error" {
-	local why="a bool result with missing elements cannot be kept: its fill would read back as a valid False (make it a number, as (x > 0) + 0, or use it inside the elementwise expression that reads it)"
-	snapshot
-	printf 'inputs: {t: m.h5:/t}\nsteps:\n  - {expr: t > 0, out: b}\n  - {expr: b + 0, out: o.h5:/o}\n' > r.yaml
-	run --separate-stderr h5u run r.yaml
-	assert_error_once 2 "r.yaml:3:24: step 1 (expr expression): $why"
-	run --separate-stderr h5u eval -i t=m.h5:/t -i s='m.h5:/t[0:5, 0:4]' '(t > 0) @ s'
-	assert_error 2 "eval: $why"
-	run --separate-stderr h5u call greater m.h5:/t 0 -o o.h5:/gt
-	assert_error 2 "call greater: $why"
-	run --separate-stderr h5u reduce logical_or m.h5:/t --axis 0 -o o.h5:/any
-	assert_error 2 "reduce logical_or: $why"
-	rm r.yaml
-	assert_unchanged
-	# numpy.ma's valid -9999 (t's fill, taken by the result) and int16's -32767 (the default fill)
-	run --separate-stderr h5u call minimum m.h5:/t -9999 -o o.h5:/mn
-	assert_error 1 "call minimum: a valid result equals -9999.0, the fill value that marks the missing elements of 'o.h5:/mn': it would read back as missing (choose another fill value: fill:, --fill)"
-	run --separate-stderr mpi 3 h5ufunc call minimum m.h5:/r -32767 -o o.h5:/mr
-	assert_error_once 1 "call minimum: a valid result equals -32767, the fill value that marks the missing elements of 'o.h5:/mr': it would read back as missing (choose another fill value: fill:, --fill)"
-	local top
-	top=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import os; os.environ["WHERE_FIXTURES"] = sys.argv[2]; import where_ref as w; print(repr(float(w.masked("m.h5:/t").max(axis=0)[1])))' "$H5U_TESTS" "$BATS_FILE_TMPDIR")
-	run --separate-stderr mpi 3 h5ufunc reduce maximum m.h5:/t --axis 0 --fill "$top" -o o.h5:/mx
-	assert_error_once_match 1 "reduce maximum: a valid result equals .*, the fill value that marks the missing elements of 'o.h5:/mx': .*"
-	assert_unchanged
-	ok call minimum m.h5:/t -9999 --fill 0 -o o.h5:/mn
-	ok call minimum m.h5:/r -32767 --fill 0 -o o.h5:/mr
-	ref check o.h5:/mn 'np.ma.minimum(M("m.h5:/t"), np.float32(-9999))' --masked 0 --fill 0 :: \
-		check o.h5:/mr 'np.ma.minimum(M("m.h5:/r"), np.int16(-32767))' --masked 0 --fill 0
 }
