@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "at.h"
+#include "literal.h"
 #include "planner.h"
 #include "reduceat.h"
 #include "resolve.h"
@@ -34,6 +35,27 @@ static int index_entry(struct planner *pl, struct plan_step *s, int k, enum inde
 	ix->shape = x->shape;
 	if (indices_dtype(x->dtype, rule, x->display, w->text, e) < 0)
 		return err_place(e, &w->loc);
+	return 0;
+}
+
+/* S's index entries that are numbers but not integers (2.5, 1e2, nan,
+ * true) refused, each where it stands: left alone, the one-liner's
+ * 0,3,2.5 and a recipe's [0, 3.0] would read as several index arrays and
+ * be refused for their count.  at says NumPy's IndexError; reduceat, whose
+ * NumPy would truncate a list's floats, takes integers only. */
+static int index_numbers(struct planner *pl, struct plan_step *s, enum index_rule rule, struct err *e)
+{
+	const struct recipe_step *rs = s->src;
+	for (int k = 0; k < rs->nidx && k < H5U_MAXDIM; k++) {
+		struct literal l;
+		if (literal_parse(rs->idx[k], &l) < 0 || l.kind == LIT_INT)
+			continue;
+		const struct site *w = LOCATE(pl, s, rs->idx_mark[k]);
+		if (rule == INDEX_WRAPS)
+			return err_at(e, EXIT_USAGE, w, "only integers, slices (`:`), ellipsis (`...`), "
+				      "numpy.newaxis (`None`) and integer or boolean arrays are valid indices");
+		return err_at(e, EXIT_USAGE, w, "index '%s' is not an integer", rs->idx[k]);
+	}
 	return 0;
 }
 
@@ -62,6 +84,8 @@ static int reduceat_indices(struct planner *pl, struct plan_step *s, struct redu
 {
 	const struct recipe_step *rs = s->src;
 	const struct site *w = LOCATE(pl, s, rs->nidx ? rs->idx_mark[0] : rs->idx_key);
+	if (index_numbers(pl, s, INDEX_SEGMENTS, e) < 0)
+		return -1;
 	if (rs->nidx != 1)
 		return err_at(e, EXIT_USAGE, w, "reduceat takes one index array, got %d", rs->nidx);
 	struct index_array ix;
@@ -167,6 +191,8 @@ static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a
 	const struct recipe_step *rs = s->src;
 	const struct array *t = s->in[0];
 	const struct site *w = LOCATE(pl, s, rs->idx_key);
+	if (index_numbers(pl, s, INDEX_WRAPS, e) < 0)
+		return -1;
 	if (rs->nidx > t->shape.ndim)
 		return err_at(e, EXIT_USAGE, w, "too many indices for array: array is %d-dimensional, but %d were indexed",
 			      t->shape.ndim, rs->nidx);

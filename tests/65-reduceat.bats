@@ -167,6 +167,8 @@ setup_file() {
 	check_error "reduceat: unknown option '--where' (see h5ufunc help reduceat)" add s.h5:/b --indices 0 --where s.h5:/b
 	check_error "reduceat divide: numpy.ma has no reduce of 'divide' (nothing to fill its masked elements with), so no masked reduceat" divide s.h5:/b --indices 0 --missing mask
 	check_error "reduceat add: indices '[0,,1]' is not a list of integers" add s.h5:/b --indices 0,,1
+	check_error "reduceat add: index '1e2' is not an integer" add s.h5:/b --indices 0,3,1e2
+	check_error "reduceat add: index '3.5' is not an integer" add s.h5:/b --indices 3.5
 	run --separate-stderr mpi 3 h5ufunc reduceat add s.h5:/b --indices 0,3000 -o o.h5:/r
 	assert_error_once 2 "reduceat add: index 3000 out-of-bounds in add.reduceat [0, 3000)"
 	run --separate-stderr mpi 3 h5ufunc reduceat add s.h5:/b --indices s.h5:/fi -o o.h5:/r
@@ -176,6 +178,11 @@ setup_file() {
 	snapshot
 	run --separate-stderr h5u run r.yaml
 	assert_error 2 "r.yaml:4:14: step 1 (reduceat add): index 5000 out-of-bounds in add.reduceat [0, 3000)"
+	assert_unchanged
+	printf 'steps:\n  - reduceat: add\n    in: s.h5:/b\n    indices: [0, 3.0]\n    out: o.h5:/r\n' >r.yaml
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:4:18: step 1 (reduceat add): index '3.0' is not an integer"
 	assert_unchanged
 }
 

@@ -162,6 +162,7 @@ setup_file() {
 		raises at add g.h5:/grid 1 -- 0,1 0,1,2 -- "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)" :: \
 		raises at add g.h5:/grid g.h5:/w -- 0,1 0,1 -- "array is not broadcastable to correct shape" :: \
 		raises at add g.h5:/grid 1 -- g.h5:/fi 0 -- "arrays used as indices must be of integer (or boolean) type" :: \
+		raises at add g.h5:/grid 1 -- 0 2.5 -- "only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices" :: \
 		raises at add g.h5:/grid -- 0 0 -- "second operand needed for ufunc" :: \
 		raises at divmod g.h5:/grid 1 -- 0 0 -- "Only single output ufuncs supported at this time" :: \
 		raises at add g.h5:/i8 300 -- 0 -- "Python integer 300 out of bounds for int8"
@@ -180,6 +181,8 @@ setup_file() {
 	check_error "at add: shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)" add g.h5:/grid --indices '[0,1],[0,1,2]' 1
 	check_error "at add: array is not broadcastable to correct shape" add g.h5:/grid --indices '[0,1],[0,1]' g.h5:/w
 	check_error "at add: arrays used as indices must be of integer (or boolean) type" add g.h5:/grid --indices g.h5:/fi,0 1
+	check_error "at add: only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices" add g.h5:/grid --indices 0,2.5 1
+	check_error "at add: only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices" add g.h5:/i8 --indices 0,nan 1
 	check_error "at add: 'g.h5:/bi' is bool: at takes integer index arrays (NumPy would read a bool one as a mask)" add g.h5:/grid --indices g.h5:/bi,0 1
 	check_error "at add: second operand needed for ufunc" add g.h5:/grid --indices 0,0
 	check_error "at negative: second operand provided when ufunc is unary" negative g.h5:/i8 --indices 0 1

@@ -450,6 +450,8 @@ def job_at_one(args):
 def index_arg(text):
     if ':/' in text:
         return ref.read_ref(text)
+    if text and isinstance(ref.parse_literal(text), float):
+        return ref.parse_literal(text)   # a number alone: the Python scalar NumPy indexes with
     return np.asarray([int(v) for v in text.split(',')] if text else [], dtype=np.int64)
 
 
