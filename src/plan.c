@@ -293,6 +293,15 @@ static int step_selection(struct planner *pl, struct plan_step *s, const struct 
 	return plan_masks(pl, s, o, nin, e);
 }
 
+/* Does a result of S read elements of an operand other than its own (a
+ * contraction, a reduceat segment)?  Then its boxes, streamed, would read
+ * what the step has already written there, so it may not write in place
+ * into that operand. */
+static bool reads_across(const struct plan_step *s)
+{
+	return s->uf->signature || s->src->verb == VERB_REDUCEAT;
+}
+
 /* Where S's results go (printed when the step names no output), each one
  * described, none written twice nor over what the step reads; then what
  * the datasets it creates are like, and the fill values. */
@@ -317,6 +326,10 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
 					      "both outputs go to '%s'", rs->out[k]);
 		for (int j = 0; j < s->nin; j++) {
 			const struct array *x = s->in[j], *y = s->out[k];
+			if (x == y && reads_across(s))
+				return err_at(e, EXIT_USAGE, LOCATE_OUTPUT(pl, s, k),
+					      "'%s' is read by %s%s beyond each result's own element: write to another dataset",
+					      y->display, s->uf->name, s->src->verb == VERB_REDUCEAT ? ".reduceat" : "");
 			if (x != y && x->kind == ARR_DATASET && x->file == y->file &&
 			    !strcmp(x->path, y->path) && select_may_overlap(x, y))
 				return err_at(e, EXIT_USAGE, LOCATE_OUTPUT(pl, s, k),

@@ -186,6 +186,21 @@ setup_file() {
 	assert_unchanged
 }
 
+@test "written in place into its input: refused before any write, since streamed segments would read results; to another dataset NumPy's" {
+	/usr/bin/python3 -c "import h5py, numpy as np; n = 200000; f = h5py.File('ip.h5', 'w'); f['x'] = np.random.default_rng(5).integers(-5, 5, n); f['j'] = np.roll(np.arange(n), n // 2)"
+	printf 'inputs: {x: ip.h5:/x}\nsteps:\n  - reduceat: add\n    in: x\n    indices: ip.h5:/j\n    out: x\n' >r.yaml
+	snapshot
+	run --separate-stderr h5u reduceat add ip.h5:/x --indices ip.h5:/j -o ip.h5:/x --memory 64K
+	assert_error 2 "reduceat add: 'ip.h5:/x' is read by add.reduceat beyond each result's own element: write to another dataset"
+	run --separate-stderr mpi 3 h5ufunc run r.yaml
+	assert_error_once 2 "r.yaml:6:10: step 1 (reduceat add): 'ip.h5:/x' is read by add.reduceat beyond each result's own element: write to another dataset"
+	assert_unchanged
+	run --separate-stderr h5u reduceat add ip.h5:/x --indices ip.h5:/j -o o.h5:/x --memory 64K
+	assert_success
+	run /usr/bin/python3 -c "import h5py, numpy as np; f = h5py.File('ip.h5'); x = f['x'][()]; y = x.copy(); np.add.reduceat(y, f['j'][()], out=y); assert np.array_equal(h5py.File('o.h5')['x'][()], y)"
+	assert_success
+}
+
 @test "masked: numpy.ma's reduce of each month in reduceat's order, a month with no valid day masked, on 1 and 2 ranks" {
 	fixture m.h5
 	run --separate-stderr h5u reduceat add m.h5:/t --indices 0,31,59 --missing mask --json -o o.h5:/s

@@ -385,3 +385,24 @@ with h5py.File('shapes.h5', 'w') as f:
 	run /usr/bin/python3 -c "import sys, netCDF4, numpy as np; sys.path.insert(0, '$H5U_TESTS'); import gufunc_ref as g; f = netCDF4.Dataset('ma.nc'); w = g.ma_dot('vecdot', f['f'][0], f['v'][:], {}); got = sys.argv[1].split(); assert [x == '--' for x in got] == list(np.ma.getmaskarray(w)) and any(x == '--' for x in got); assert np.allclose([float(x) for x in got if x != '--'], w.compressed(), rtol=1e-12)" "$output"
 	assert_success
 }
+
+@test "written in place into an operand it contracts: refused before any write, since streamed boxes would read results; to another dataset NumPy's, under any --memory" {
+	/usr/bin/python3 -c "import h5py, numpy as np; r = np.random.default_rng(5); f = h5py.File('sq.h5', 'w'); f['A'] = r.integers(-5, 5, (300, 300)); f['v'] = r.integers(-5, 5, 300)"
+	printf 'inputs: {A: sq.h5:/A}\nsteps:\n  - expr: (A + 1) @ A\n    out: A\n' >r.yaml
+	snapshot
+	run --separate-stderr h5u call matmul sq.h5:/A sq.h5:/A -o sq.h5:/A --memory 300K
+	assert_error 2 "call matmul: 'sq.h5:/A' is read by matmul beyond each result's own element: write to another dataset"
+	run --separate-stderr h5u call matvec sq.h5:/A sq.h5:/v -o sq.h5:/v
+	assert_error 2 "call matvec: 'sq.h5:/v' is read by matvec beyond each result's own element: write to another dataset"
+	run --separate-stderr h5u eval -i A=sq.h5:/A 'A = A @ A'
+	assert_error 2 "eval: 'sq.h5:/A' is read by matmul beyond each result's own element: write to another dataset"
+	run --separate-stderr mpi 3 h5ufunc run r.yaml
+	assert_error_once 2 "r.yaml:4:10: step 1 (expr expression): 'sq.h5:/A' is read by matmul beyond each result's own element: write to another dataset"
+	assert_unchanged
+	# what an in-place write would have had to give: NumPy's out= copies an
+	# operand it overlaps first
+	ok call matmul sq.h5:/A sq.h5:/A -o o.h5:/A --memory 300K
+	ok call matvec sq.h5:/A sq.h5:/v -o o.h5:/v --memory 100K
+	run /usr/bin/python3 -c "import h5py, numpy as np; f, o = h5py.File('sq.h5'), h5py.File('o.h5'); A, v = f['A'][()], f['v'][()]; B = A.copy(); np.matmul(B, B, out=B); assert np.array_equal(o['A'][()], B) and np.array_equal(B, A @ A) and np.array_equal(o['v'][()], A @ v)"
+	assert_success
+}
