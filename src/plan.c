@@ -299,7 +299,7 @@ static int step_selection(struct planner *pl, struct plan_step *s, const struct 
  * into that operand. */
 static bool reads_across(const struct plan_step *s)
 {
-	return s->uf->signature || s->src->verb == VERB_REDUCEAT;
+	return (s->uf && s->uf->signature) || s->src->verb == VERB_REDUCEAT;
 }
 
 /* Where S's results go (printed when the step names no output), each one
