@@ -107,5 +107,12 @@ char *dims_format(const struct dims *x, char *buf, size_t len);
  * process, with F open for it alone. */
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
 		const char *where, struct err *e);
+/* Give each dimension scale of F without one netCDF-4's number
+ * (_Netcdf4Dimid), after the largest there, as netCDF-C gives every
+ * dimension it makes, so that netCDF-C numbers the dimensions the same
+ * way every time it opens F.  Only in a file the run CREATED, or one
+ * netCDF-C has numbered already: the scales of an h5py file are left as
+ * they are.  After dims_attach, with F open as for it. */
+int dims_number(hid_t f, bool created);
 
 #endif

@@ -654,6 +654,70 @@ static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, 
 	return make_coordinate(f, path, a, bounds);
 }
 
+/* ---- netCDF-4's numbering of dimensions ---------------------------------- */
+
+/* netCDF-C numbers the dimensions of a file it opens by the attribute
+ * below on each scale, and those without it in the order it happens to
+ * find them, which a later writer can change: a variable netCDF-C appends
+ * records its dimensions by number, and once the order has moved they
+ * are the wrong ones (or a rename fails on the scales). */
+#define NETCDF_DIMID "_Netcdf4Dimid"
+
+struct numbering {
+	int next;      /* one past the largest number seen */
+	bool any;      /* some scale has one */
+	bool assign;   /* second walk: number those without */
+	bool failed;
+};
+
+static herr_t number_scale(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+	struct numbering *nb = data;
+	H5O_info_t oi;
+	if (info->type != H5L_TYPE_HARD || H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0 ||
+	    oi.type != H5O_TYPE_DATASET)
+		return 0;
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	unsigned char v[1][16];
+	if (d >= 0 && H5DSis_scale(d) > 0) {
+		int has = h5attr_numbers(d, NETCDF_DIMID, DT_INT32, 1, v);
+		int32_t id;
+		memcpy(&id, v[0], sizeof id);
+		if (has == 1 && !nb->assign) {
+			nb->any = true;
+			nb->next = id >= nb->next ? id + 1 : nb->next;
+		} else if (has == 0 && nb->assign) {
+			id = nb->next++;
+			nb->failed |= h5attr_write_number(d, NETCDF_DIMID, DT_INT32, &id) < 0;
+		}
+	}
+	if (d >= 0)
+		H5Dclose(d);
+	return 0;
+}
+
+/* Walk every link of F, in creation order where the groups keep it. */
+static int walk_scales(hid_t f, struct numbering *nb)
+{
+	if (H5Lvisit(f, H5_INDEX_CRT_ORDER, H5_ITER_INC, number_scale, nb) >= 0)
+		return 0;
+	H5Eclear2(H5E_DEFAULT);
+	return H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, number_scale, nb) < 0 ? -1 : 0;
+}
+
+int dims_number(hid_t f, bool created)
+{
+	struct numbering nb = { 0 };
+	int rc = 0;
+	H5E_BEGIN_TRY {
+		rc = walk_scales(f, &nb);
+		nb.assign = true;
+		if (rc == 0 && (created || nb.any))
+			rc = walk_scales(f, &nb);
+	} H5E_END_TRY;
+	return rc < 0 || nb.failed ? -1 : 0;
+}
+
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
 		const char *where, struct err *e)
 {

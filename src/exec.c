@@ -521,6 +521,8 @@ static int describe_all(struct plan *p, struct err *e)
 				err_set(e, EXIT_RUN, x->display, "cannot write its CF attributes");
 			h5io_dataset_close(d);
 		}
+		if (!e->status && dims_number(id, !f->exists) < 0)
+			err_set(e, EXIT_RUN, f->name, "cannot number its dimensions for netCDF-4");
 		h5io_close(id);
 	}
 	return comm_agree(e);

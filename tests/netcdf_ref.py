@@ -21,8 +21,12 @@ malformed job)
   appendable FILE...
       netCDF4-python opens each FILE in mode 'a' and adds a global
       attribute, a dimension and a variable over one of the file's own
-      dimensions when it has one; opened again, every variable reads and
-      the additions are there.
+      dimensions when it has one, and a copy of the first variable that is
+      not a coordinate, over its dimensions; opened again, every variable
+      reads and the additions are there; then that first variable is
+      renamed in mode 'a' and back, and opened again after each every
+      variable has the dimensions it had (netCDF-C numbers a file's
+      dimensions the same way on every open).
   like OUT IN [INDEX]
       variable OUT (FILE:/PATH) is variable IN indexed by INDEX (NumPy's
       basic indexing, "1:3,:,0"; default all) + 0, as netCDF4-python sees
@@ -170,16 +174,33 @@ def appendable(files):
             shape = ("appended",) + ((dims[0],) if dims else ())
             v = f.createVariable("appended_var", "f8", shape)
             v[:] = np.ones(tuple(len(f.dimensions[d]) for d in shape))
+            first = next((v for v in all_variables(f) if v.dimensions and v.name not in v.group().dimensions),
+                         None)
+            if first is not None:
+                c = first.group().createVariable("appended_copy", first.dtype, first.dimensions)
+                c[...] = first[...]
+                first = (first.group().path, first.name)
         with netCDF4.Dataset(fname, "r") as f:
             assert f.getncattr("appended_by") == "netCDF4-python", fname
             assert float(np.sum(f["appended_var"][:])) == f["appended_var"].size, fname
+            dims = {(v.group().path, v.name): v.dimensions for v in all_variables(f)}   # reads each
+        if first is None:
+            continue
+        for old, new in ((first[1], first[1] + "_renamed"), (first[1] + "_renamed", first[1])):
+            with netCDF4.Dataset(fname, "a") as f:
+                (f if first[0] == "/" else f[first[0]]).renameVariable(old, new)
+            with netCDF4.Dataset(fname, "r") as f:
+                got = {(v.group().path, v.name.removesuffix("_renamed")): v.dimensions for v in all_variables(f)}
+                assert got == dims, f"{fname}: dimensions after renaming {old} {got}, not {dims}"
 
-            def read_all(g):
-                for v in g.variables.values():
-                    v[...]
-                for sub in g.groups.values():
-                    read_all(sub)
-            read_all(f)
+
+def all_variables(g):
+    """Every variable of G and its groups, each read whole."""
+    for v in g.variables.values():
+        v[...]
+        yield v
+    for sub in g.groups.values():
+        yield from all_variables(sub)
 
 
 def like(out, ref, index=""):
