@@ -13,11 +13,11 @@
  * as an elementwise step's) are and'ed in, and the masked results
  * written as the output's fill.
  *
- * What it holds (contract_mask_buffers, in contract.c's list of a run's
+ * What it holds (contract_mask_buffers, in contract_box.c's list of a run's
  * buffers): each operand's slab of validity bytes, and the box's bytes of
  * results, one more on a shared run for what rank 0 receives.
  *
- * Not here: the geometry of slabs and boxes (contract.c); the tests that
+ * Not here: the geometry of slabs and boxes (contract_box.c); the tests that
  * say which elements are missing (cf.h); the fill, by the one rule of
  * every step (plan.c, plan_fill), and its writing (masked.h).
  */
