@@ -386,5 +386,8 @@ static inline bool plan_step_ranged(const struct plan_step *s)
 
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);
+/* Step S of P's line of plan_print, newline included: its verb, loop and
+ * casting, and how its pass is cut (or the step it is fused into). */
+void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f);
 
 #endif

@@ -44,4 +44,9 @@ bool report_result(int step, int k, const struct array *x, const void *data,
 /* The run ended with STATUS (0 success).  Collective. */
 void report_end(int status);
 
+/* check --json: P (planned for MEMORY bytes a rank) as one JSON object on
+ * F, the run summary's members that a plan knows (h5ufunc(1), JSON
+ * OUTPUT), each step with its line of `h5ufunc check` as "plan". */
+void report_plan(const struct plan *p, int64_t memory, FILE *f);
+
 #endif
