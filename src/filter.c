@@ -260,6 +260,6 @@ int filter_check(const struct compression *c, const char *where, struct err *e)
 	err_set(e, EXIT_USAGE, where, "the %s filter cannot write through h5ufunc's HDF5 library",
 		f->name);
 	h5io_fold_stack(e, stack);
-	err_append(e, "; a plugin built for the serial HDF5 library can read here but not write");
+	err_hint(e, "; a plugin built for the serial HDF5 library can read here but not write");
 	return -1;
 }

@@ -110,18 +110,18 @@ void h5io_fold_stack(struct err *e, hid_t stack)
 	if (*desc) {
 		char line[512];
 		tidy_message(desc, line, sizeof line);
-		err_append(e, " (HDF5: %s)", line);
+		err_hint(e, " (HDF5: %s)", line);
 	}
 	/* HDF5 locks a file it opens without MPI-IO (flock).  Held by another
 	 * process, the lock fails with EWOULDBLOCK; on some Lustre and NFS
 	 * mounts locking itself fails (ENOLCK, ENOSYS, ...), and only turning
 	 * HDF5's locking off lets the file be opened. */
 	if (strstr(desc, "unable to lock file") && strstr(desc, strerror(EWOULDBLOCK)))
-		err_append(e, "; the file is in use by another process "
-			   "(HDF5_USE_FILE_LOCKING=FALSE turns HDF5's file locking off)");
+		err_hint(e, "; the file is in use by another process "
+			 "(HDF5_USE_FILE_LOCKING=FALSE turns HDF5's file locking off)");
 	else if (strstr(desc, "unable to lock file"))
-		err_append(e, "; this file system does not support file locking, as some Lustre "
-			   "and NFS mounts do not: set HDF5_USE_FILE_LOCKING=FALSE");
+		err_hint(e, "; this file system does not support file locking, as some Lustre "
+			 "and NFS mounts do not: set HDF5_USE_FILE_LOCKING=FALSE");
 }
 
 /* ---- files ------------------------------------------------------------- */

@@ -33,8 +33,9 @@ const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt);
 void h5io_extent_forget(hid_t d);
 
 /* Fold the innermost message of STACK, HDF5's error stack taken with
- * H5Eget_current_stack() right after the failing call, into E's message;
- * STACK is closed.  (Every HDF5 call clears the default stack on entry, so
+ * H5Eget_current_stack() right after the failing call, into the message
+ * of the error just raised on E (err_hint: nothing when an earlier error
+ * won); STACK is closed.  (Every HDF5 call clears the default stack on entry, so
  * it must be taken before any cleanup call.) */
 void h5io_fold_stack(struct err *e, hid_t stack);
 
