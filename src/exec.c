@@ -560,6 +560,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	vds_commit(e);
 	if (comm_agree(e) < 0)
 		goto fail;
+	journal_fault("sources", 1);
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
 		if (f->scratch) {
@@ -575,6 +576,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	}
 	if (comm_agree(e) < 0)
 		goto fail;
+	journal_fault("renamed", 1);
+	vds_finish();
 	interrupt_hold(false);
 	interrupt_where(NULL, NULL);
 	report_end(0);

@@ -40,7 +40,9 @@
  * (every rank's data durable, the master still there), "committed" (the
  * master gone, the ranks' journals not yet), "rollback" (before the old
  * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
- * error would).  Other values
+ * error would), "sources" (every virtual dataset's sources linked under
+ * their names, no new file renamed yet; exec.c), "renamed" (the new files
+ * renamed, the sources' temporary names still there).  Other values
  * are h5io.c's (read:RANK:N, write:RANK:N). */
 bool journal_fault(const char *point, long long n)
 {

@@ -16,7 +16,7 @@
 #include "comm.h"
 #include "h5io.h"
 #include "planner.h"
-#include "vds.h"
+#include "tmpfiles.h"
 
 /* A new dataset PATH in F holding output K of S. */
 static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
@@ -252,8 +252,9 @@ static bool source_taken(const struct array *x, int r, char *name, size_t len)
 {
 	char base[PATH_MAX];
 	struct stat st;
-	return vds_source_name(base, sizeof base, x->file->name, r) == 0 &&
-	       snprintf(name, len, "%s", base) < (int)len && lstat(name, &st) == 0;
+	return tmpfiles_part_name(base, sizeof base, x->file->name, r) == 0 &&
+	       snprintf(name, len, "%s", base) < (int)len && lstat(name, &st) == 0 &&
+	       !tmpfiles_dead_part(name);   /* a killed run's: swept before this run writes */
 }
 
 int outputs_vds(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
