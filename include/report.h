@@ -1,5 +1,6 @@
 /* report.h - what a run tells the user besides its results: the progress
- * meter on stderr and the --json run summary on stdout.
+ * meter on stderr and the --json run summary on stdout (and check's
+ * --json plan, in the summary's form).
  *
  * exec.c and stage.c call the hooks; this module keeps the counts and does
  * the printing (rank 0 only, once).  It never changes what a run computes.

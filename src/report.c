@@ -1,5 +1,6 @@
 /* report.c - what a run tells the user besides its results: the progress
- * meter on stderr and the --json run summary on stdout.
+ * meter on stderr and the --json run summary on stdout (and check's
+ * --json plan, in the summary's form).
  *
  * Every rank counts the bytes of dataset data it reads and writes (stage.c
  * calls report_read and report_written for every block).  Between step

@@ -1,6 +1,7 @@
 /* vds.c - a new output as a virtual dataset over one file per rank (vds.h):
  * the shares as hyperslab unions, the sources, the mappings, and the
  * sources' temporary names, renames and removal. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,7 @@ struct source {
 	char tmp[2 * PATH_MAX];    /* its temporary name, while it has one */
 	char name[2 * PATH_MAX];   /* its name */
 	hid_t id;                  /* open, else -1 */
-	bool linked;               /* under NAME too now */
+	bool linked;               /* under NAME now (and TMP, till vds_finish) */
 };
 
 struct vds {
@@ -232,8 +233,13 @@ int vds_commit(struct err *e)
 		struct source *s = &sources[i];
 		if (s->linked)
 			continue;
-		if (link(s->tmp, s->name) != 0)
+		bool linked = link(s->tmp, s->name) == 0;
+		/* a file system without hard links: renamed, unguarded till the end */
+		if (!linked && ((errno != EPERM && errno != ENOTSUP && errno != EMLINK) ||
+				rename(s->tmp, s->name) != 0))
 			return err_set(e, EXIT_RUN, s->name, "cannot move the source file into place");
+		if (!linked)
+			tmpfiles_forget(s->tmp);
 		s->linked = true;
 	}
 	return 0;
