@@ -43,7 +43,7 @@
  * error would), "sources" (every virtual dataset's sources linked under
  * their names, no new file renamed yet; exec.c), "renamed" (the new files
  * renamed, the sources' temporary names still there).  Other values
- * are h5io.c's (read:RANK:N, write:RANK:N). */
+ * are h5io_box.c's (read:RANK:N, write:RANK:N). */
 bool journal_fault(const char *point, long long n)
 {
 	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
