@@ -57,7 +57,8 @@ bool h5io_unwritten_read_alone(hid_t d, hid_t driver);
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
 /* Keep that the chunk of REC's dataset whose first element is at OFFSET
  * lies at ADDR, SIZE bytes, as h5io_extent.c learns it itself one chunk
- * at a time from HDF5 (for a reader of the whole chunk index).  Ignored
+ * at a time from HDF5 (for a reader of the whole chunk index); ADDR is a
+ * place in the file, its userblock counted (chunkindex.h).  Ignored
  * where its chunks are not announced (h5io_extent.c says which). */
 void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t addr, hsize_t size);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is

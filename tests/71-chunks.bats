@@ -27,7 +27,10 @@
 # reduce, accumulate; written in place on one process, and under MPI
 # when none was written, refused (exit 2) when some were.  Chunk indexes
 # read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
-# lists, or are refused for the other index types and a userblock.
+# lists, or are refused for the other index types.  In a file with a
+# userblock (MATLAB v7.3's 512 bytes) chunk addresses are places in the
+# file (HDF5 1.10's get_chunk_info leaves the userblock out), and an
+# in-place write saves in its journal what it saves without one.
 
 load helper
 REF=chunks_ref.py
@@ -334,12 +337,12 @@ check_reads() {
 	[[ $status == 0 ]] || fail "$output"
 }
 
-@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2; other indexes and a userblock refused; in place through it, saved exactly" {
+@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2; other indexes refused; in place through it, saved exactly" {
 	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
 	ref index-files . || fail "index-files: exit status $?"
 	local f names=(a1 a2 a3 many sparse s3 gz empty one ext attrs)
 	run ref index "$CHUNKINDEXDUMP" ix.h5 "${names[@]}" :: index "$CHUNKINDEXDUMP" ix108.h5 "${names[@]}" :: \
-		refused "$CHUNKINDEXDUMP" latest.h5 fixed grow both single :: refused "$CHUNKINDEXDUMP" ub.h5 a
+		refused "$CHUNKINDEXDUMP" latest.h5 fixed grow both single
 	[[ $status == 0 ]] || fail "$output"
 	# in place with the journal, one process: its announcements come from the index
 	local d jobs=()
@@ -352,6 +355,28 @@ check_reads() {
 			[[ $status == 0 ]] || fail "$f:/$d: $output"
 		done
 		jobs+=(:: same "$f-before.h5" "$f.h5" /many "many * 2 + 1" /attrs "attrs * 2 + 1" /sparse "sparse * 2 + 1")
+	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "a userblock (MATLAB v7.3 files): chunk addresses count it, the index read whole or each chunk asked of HDF5; in place, the journal saves the records and bytes it saves without one, NumPy's results" {
+	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
+	ref userblock-files . || fail "userblock-files: exit status $?"
+	run ref index "$CHUNKINDEXDUMP" ub.h5 a w :: index "$CHUNKINDEXDUMP" ub0.h5 a w :: \
+		refused "$CHUNKINDEXDUMP" ubl.h5 a w :: refused "$CHUNKINDEXDUMP" ubl0.h5 a w
+	[[ $status == 0 ]] || fail "$output"
+	# ub*: addresses from the index read whole; ubl*: from HDF5, a chunk at a time
+	local f jobs=()
+	for f in ub ub0 ubl ubl0; do
+		cp "$f.h5" "$f-before.h5"
+		h5u eval -i "w=$f.h5:/w" 'w = w * 2 + 1' --json >"$f.json" || fail "$f:/w: exit status $?"
+		jobs+=(:: same "$f-before.h5" "$f.h5" /w "w * 2 + 1")
+	done
+	for f in ub ubl; do
+		run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" saved "$f-before.h5" w "$f.json" "${f}0.json"
+		[[ $status == 0 ]] || fail "$f:/w: $output"
+		jobs+=(:: journals "${f}0.json" "$f.json")
 	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
