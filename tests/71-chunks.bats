@@ -181,10 +181,10 @@ check_reads() {
 	((ours != zlib)) || fail "libdeflate and zlib both compressed /w to $ours bytes"
 }
 
-@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
+@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box or a band of slices at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
 	cp "$BATS_FILE_TMPDIR/sl.h5" .
 	cat >sl.yaml <<-'EOF'
-		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb}
+		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb, q: sl.h5:/q, qb: sl.h5:/qb}
 		steps:
 		  - expr: sqrt(p*p + pb*pb)
 		    out: o.h5:/w1
@@ -193,16 +193,22 @@ check_reads() {
 		  - expr: vb - v
 		    chunks: [1, 256, 48]
 		    out: o.h5:/d
+		  - expr: sqrt(q*q + qb*qb)
+		    out: o.h5:/w2
 	EOF
 	# one process: slices of one chunk column (40 and 48 columns; the
 	# last of the 2-d pass 20 wide), each chunk moved whole; 2 ranks: 4
 	# MiB ones of the 2-d pass (five chunk rows: one rank walks an empty
 	# box's slices), the 3-d one's boxes 1.2 MiB; 3 ranks deal the five
-	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices
+	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices.  The wide
+	# /q's slices of 1024 columns are written to the contiguous /w2 in
+	# bands of 8 (rows of 64 KiB runs; the last band 5 slices, the last
+	# slice 12 wide), its last box 16 rows; under MPI its boxes whole
 	run --separate-stderr h5u check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 1 of 1 ranks with work$'
 	assert_line --regexp '^step 2: expr add, .*, boxes \(1, 256, 600\), 4 boxes in 13 slices 48 wide, written a slice at a time, 1 of 1 ranks with work$'
+	assert_line --regexp '^step 4: expr sqrt, .*, boxes \(32, 12300\), 3 boxes in 13 slices 1024 wide, written 8 slices at a time, 1 of 1 ranks with work$'
 	run --separate-stderr mpi 2 h5ufunc check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 2 slices 2040 wide, written a box at a time, 2 of 2 ranks with work$'
@@ -215,7 +221,7 @@ check_reads() {
 		else
 			(cd "r$n" && mpi "$n" h5ufunc run --memory 20M sl.yaml) || fail "$n ranks: exit status $?"
 		fi
-		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)"
+		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)" /w2 "np.sqrt(q*q + qb*qb)"
 			:: same sl.h5 "r$n/sl.h5" /v "v * 2 + 1" /p p)
 	done
 	run ref "${jobs[@]:1}"
