@@ -29,6 +29,10 @@ enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
  * that a chunk's bytes in the file are its elements in memory; else NULL.
  * Learned on first asking, kept until h5io_extent_forget. */
 const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt);
+/* Bytes of the chunks a row along dataset D's last axis crosses, and of
+ * one more: what a chunk cache holds so that boxes cutting its chunk rows
+ * read each chunk once (0 when D is not chunked). */
+size_t h5io_chunk_row_bytes(hid_t d);
 /* Dataset D is being closed: forget what h5io_extent.c learned of it. */
 void h5io_extent_forget(hid_t d);
 

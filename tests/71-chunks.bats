@@ -89,6 +89,17 @@ check_reads() {
 	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
 }
 
+@test "a budget too small for a chunk row (--memory 4K): each chunk read once all the same where the chunks a row crosses fit the chunk cache; tall and square, new and in place" {
+	cp "$BATS_FILE_TMPDIR/c.h5" .
+	local d READS=() same=() mem=4K
+	for d in t s; do
+		traced 0 2 "$d" eval -i "a=c.h5:/$d" -i "b=c.h5:/${d}b" "o$d.h5:/c = sqrt(a*a + b*b)"
+		same+=(:: same "$BATS_FILE_TMPDIR/c.h5" "o$d.h5" /c "np.sqrt($d*$d + ${d}b*${d}b)")
+	done
+	traced 0 1 s eval -i a=c.h5:/s 'a = a * 2 + 1' --risk-partial-writes
+	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /s "s * 2 + 1"
+}
+
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
 	cp "$BATS_FILE_TMPDIR/c.h5" .
 	local d n READS=() same=()
