@@ -69,8 +69,9 @@ enum h5io_object h5io_probe(hid_t file, const char *path);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
-/* Open dataset PATH of FILE as it is, its type and shape unasked; a
- * negative id when it cannot, nothing recorded. */
+/* Open dataset PATH of FILE as it is, its type and shape unasked, for its
+ * attributes (no box moves through it); a negative id when it cannot,
+ * nothing recorded. */
 hid_t h5io_dataset_open_quiet(hid_t file, const char *path);
 /* Create dataset PATH (parent groups too, h5io_parents) of DT and SHAPE,
  * contiguous, or chunked by CHUNK (NCHUNK == SHAPE's rank) and compressed
@@ -126,7 +127,8 @@ void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		     const int64_t *step, const int64_t *count);
 
 /* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
- * of a dataset of SHAPE; C order in BUF.  STEP may be NULL (all 1).  Any
+ * of dataset D of SHAPE, opened or created by h5io_dataset_open or
+ * h5io_dataset_create; C order in BUF.  STEP may be NULL (all 1).  Any
  * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective. */
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 		  const int64_t *start, const int64_t *step, const int64_t *count,

@@ -4,7 +4,7 @@
  * `compression:`; where HDF5 looks for plugins; the loading of a library
  * a plugin needs; the check that a filter can write, made on a dataset in
  * memory before a run writes anything; and the message for a filter that
- * is missing.  What it is not: the creation of datasets (h5io.c).
+ * is missing.  What it is not: the creation of datasets (h5io_dataset.c).
  */
 #include <dlfcn.h>
 #include <link.h>

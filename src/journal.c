@@ -41,7 +41,7 @@
  * master gone, the ranks' journals not yet), "rollback" (before the old
  * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
  * error would).  Other values
- * are h5io.c's (read:RANK:N, write:RANK:N). */
+ * are h5io_box.c's (read:RANK:N, write:RANK:N). */
 bool journal_fault(const char *point, long long n)
 {
 	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */

@@ -7,7 +7,7 @@
 # in a collective call fails the test instead of hanging the suite.
 #
 # Failures on one rank are injected with H5UFUNC_FAULT=read:RANK:N (or
-# write:RANK:N), which src/h5io.c reads: the Nth read (write) call of rank
+# write:RANK:N), which src/h5io_box.c reads: the Nth read (write) call of rank
 # RANK fails after the collective transfer, as a failure HDF5 reports on
 # that rank alone would.
 

@@ -25,7 +25,9 @@
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
-# when none was written, refused (exit 2) when some were.
+# when none was written, refused (exit 2) when some were.  Chunk indexes
+# read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
+# lists, or are refused for the other index types and a userblock.
 
 load helper
 REF=chunks_ref.py
@@ -345,6 +347,29 @@ check_reads() {
 			fail "$n ranks: $stderr"
 	done
 	cmp rc.h5 "$BATS_FILE_TMPDIR/rc.h5" || fail "rc.h5 changed"
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2; other indexes and a userblock refused; in place through it, saved exactly" {
+	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
+	ref index-files . || fail "index-files: exit status $?"
+	local f names=(a1 a2 a3 many sparse s3 gz empty one ext attrs)
+	run ref index "$CHUNKINDEXDUMP" ix.h5 "${names[@]}" :: index "$CHUNKINDEXDUMP" ix108.h5 "${names[@]}" :: \
+		refused "$CHUNKINDEXDUMP" latest.h5 fixed grow both single :: refused "$CHUNKINDEXDUMP" ub.h5 a
+	[[ $status == 0 ]] || fail "$output"
+	# in place with the journal, one process: its announcements come from the index
+	local d jobs=()
+	for f in ix ix108; do
+		cp "$f.h5" "$f-before.h5"
+		for d in many attrs sparse; do
+			h5u eval -i "a=$f.h5:/$d" 'a = a * 2 + 1' --json >"$f-$d.json" || fail "$f:/$d: exit status $?"
+			[[ $d == sparse ]] && continue   # its new chunks: nothing of the file's overwritten
+			run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" saved "$f-before.h5" "$d" "$f-$d.json"
+			[[ $status == 0 ]] || fail "$f:/$d: $output"
+		done
+		jobs+=(:: same "$f-before.h5" "$f.h5" /many "many * 2 + 1" /attrs "attrs * 2 + 1" /sparse "sparse * 2 + 1")
+	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
