@@ -2,12 +2,14 @@
  * element folds as, the missing values of an input skipped, the results
  * with no valid element filled.  See masked.h. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cf.h"
 #include "masked.h"
 #include "plan.h"
 #include "report.h"
+#include "stage.h"
 #include "where.h"
 
 /* The lowest (HIGH false) or highest value of T: -inf/inf for floats. */
@@ -54,18 +56,32 @@ int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	return 0;
 }
 
-void masked_replace_missing(const struct cf_missing *missing, bool nan, const void *with,
-			    enum dtype stored_t, enum dtype t, int64_t n, const char *stored, char *data,
-			    uint8_t *valid)
+int masked_valid(const struct array *x, const struct cf_missing *missing, bool nan,
+		 const int64_t *start, const int64_t *count, int64_t n, const char *stored,
+		 uint8_t *valid, const char *where, struct err *e)
 {
-	cf_valid(stored_t, missing, nan, stored, n, valid);
-	where_select(t, n, data, valid, with, 0);
+	if (!x->plane) {
+		if (!e->status)
+			cf_valid(x->dtype, missing, nan, stored, n, valid);
+		return 0;
+	}
+	int64_t scratch = stage_scratch(x->plane, DT_BOOL);   /* read with its axes moved */
+	char *raw = scratch ? stage_alloc((size_t)(scratch * (n > 0 ? n : 1))) : NULL;
+	int rc = stage_read(x->plane, DT_BOOL, start, count, raw, (char *)valid, where, e);
+	free(raw);
+	return rc;
 }
 
-void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
-			 const char *stored, char *data, uint8_t *valid)
+int masked_skip_missing(const struct plan_step *s, const struct array *x, enum dtype t,
+			const int64_t *start, const int64_t *count, int64_t n, const char *stored,
+			char *data, uint8_t *valid, struct err *e)
 {
-	masked_replace_missing(m->in_missing, m->nan, m->skip, stored_t, t, n, stored, data, valid);
+	const struct step_mask *m = &s->mask;
+	if (masked_valid(x, m->in_missing, m->nan, start, count, n, stored, valid, s->where, e) < 0)
+		return err_place(e, &s->loc);
+	if (!e->status && !m->skip_fold)
+		where_select(t, n, data, valid, (const char *)m->skip, 0);
+	return 0;
 }
 
 void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,

@@ -27,6 +27,11 @@
 # numpy.ma's fill where numpy.ma reduces them (np.ma.subtract), else masked
 # elements skipped (NumPy on each line's compressed valid elements), and
 # where= with initial= on a non-reorderable reduce (np.subtract.reduce).
+# Named intermediates read back by later steps (elementwise, reduce,
+# accumulate, reduceat, @) masked where numpy.ma masks them, from their
+# mask plane: a bool's valid False, cells where= left, a valid value equal
+# to the fill, on 1 to 4 ranks and a small --memory; isfinite kept and
+# summed into counts.
 
 load helper
 
@@ -522,4 +527,46 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 		check o.h5:/a1 'skip_accumulate(np.divide, M("m.h5:/g"), 1)' --masked -1 --fill -1 :: \
 		check o.h5:/w0 'np.subtract.reduce(y, axis=0, where=yw, initial=1)' :: \
 		check o.h5:/w1 'np.subtract.reduce(y, axis=1, where=yr, initial=1)'
+}
+
+# ---- masked intermediates: their mask plane --------------------------------
+
+@test "named intermediates keep their mask beside them: a bool's valid False, where='s cells, @, reduce, accumulate, reduceat read as numpy.ma; 1 to 4 ranks" {
+	cat > r.yaml <<-'EOF2'
+		inputs: {t: m.h5:/t, p: m.h5:/p, w: m.h5:/mw, s: 'm.h5:/t[0:5, 0:4]'}
+		steps:
+		  - {expr: t > 0, out: b}
+		  - {expr: b + 0, out: o.h5:/int}
+		  - {reduce: add, in: b, axis: 0, out: o.h5:/count}
+		  - {accumulate: add, in: b, axis: 1, out: o.h5:/cum}
+		  - {reduceat: add, in: b, indices: [0, 2, 5], axis: 0, out: o.h5:/seg}
+		  - {expr: b @ s, out: o.h5:/mm}
+		  - {expr: p > 0, where: w, out: gt}
+		  - {expr: gt + t, out: o.h5:/gw}
+		  - {expr: 'minimum(t, -9999)', out: mn}
+		  - {expr: mn + 0, fill: 1, out: o.h5:/mn}
+	EOF2
+	local n mem
+	for n in 1 2 3 4; do
+		for mem in 256M 2K; do
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
+			assert_success
+			h5dump -d /int -d /count -d /cum -d /seg -d /mm -d /gw -d /mn o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+	local b='(M("m.h5:/t") > 0)'
+	local gt='np.ma.array(np.greater(M("m.h5:/p").data, 0, where=M("m.h5:/mw").data, out=np.zeros((6, 5), bool)), mask=~M("m.h5:/mw").data)'
+	ref check o.h5:/int "$b + 0" --masked default --fill default :: \
+		check o.h5:/count "np.ma.sum($b, axis=0)" --masked default --fill default :: \
+		check o.h5:/cum "np.ma.cumsum($b, axis=1)" --masked default --fill default :: \
+		check o.h5:/seg "np.ma.array(np.add.reduceat($b.filled(0), [0, 2, 5], axis=0), mask=np.logical_and.reduceat(np.ma.getmaskarray($b), [0, 2, 5], axis=0))" --masked default --fill default :: \
+		check o.h5:/mm "np.ma.dot($b, M('m.h5:/t')[0:5, 0:4], strict=False)" --masked default --fill default :: \
+		check o.h5:/gw "$gt + M('m.h5:/t')" --masked default --fill default :: \
+		check o.h5:/mn 'np.ma.minimum(M("m.h5:/t"), np.float32(-9999)) + np.float32(0)' --masked 1 --fill 1
+	# the plain bool pattern: isfinite kept and summed into counts
+	printf 'inputs: {t: m.h5:/t}\nsteps:\n  - {ufunc: isfinite, in: t, out: v}\n  - {reduce: add, in: v, axis: 0, out: o.h5:/n}\n' > c.yaml
+	ok run c.yaml
+	ref check o.h5:/n 'np.ma.sum(np.ma.array(np.isfinite(M("m.h5:/t").data), mask=M("m.h5:/t").mask), axis=0)' --masked default --fill default
 }
