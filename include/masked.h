@@ -51,10 +51,20 @@ int masked_valid(const struct array *x, const struct cf_missing *missing, bool n
 int masked_skip_missing(const struct plan_step *s, const struct array *x, enum dtype t,
 			const int64_t *start, const int64_t *count, int64_t n, const char *stored,
 			char *data, uint8_t *valid, struct err *e);
-/* ... and on N of its results (DATA, in T): FILL (the fill value of its
- * output Y, in Y's dtype) where VALID is 0, counted as masked (report.h)
- * unless Y is dry. */
-void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
-			 char *data, const uint8_t *valid);
+/* Are the VALID elements of N results (DATA, in T) of S's output K apart
+ * from its fill value (s->mask.fill[K], in the output's dtype), so that
+ * none reads back as missing?  Asked of outputs written to the user's
+ * files only, where the fill alone marks what is missing (CF): a printed
+ * result or named intermediate keeps its mask beside it, and a bool
+ * dataset is never read as missing.  One that is not: an error (EXIT_RUN,
+ * at S's place) left in E; nothing asked once E holds one. */
+int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
+		      const uint8_t *valid, struct err *e);
+/* ... and on N of the results (DATA, in T) of S's one output: checked
+ * apart from its fill (masked_fill_apart; an error is left in E for the
+ * caller, who still writes, as every rank must), then the fill where
+ * VALID is 0, counted as masked (report.h) unless the output is dry. */
+void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			 const uint8_t *valid, struct err *e);
 
 #endif

@@ -93,7 +93,7 @@ int contract_mask_results(const struct plan_step *s, struct contract_masks *m,
 {
 	for (int64_t i = 0; epilogue && i < n; i++)
 		m->any[i] &= epilogue[i];
-	masked_fill_results(s->out[0], s->mask.fill[0], s->out_dtype[0], n, data, m->any);
+	masked_fill_results(s, s->out_dtype[0], n, data, m->any, e);
 	if (s->mask.out &&
 	    stage_write(s->mask.out, DT_BOOL, start, count, (char *)m->any, NULL, s->where, e) < 0)
 		return err_place(e, &s->loc);

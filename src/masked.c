@@ -8,6 +8,7 @@
 #include "cf.h"
 #include "masked.h"
 #include "plan.h"
+#include "print.h"
 #include "report.h"
 #include "stage.h"
 #include "where.h"
@@ -84,11 +85,53 @@ int masked_skip_missing(const struct plan_step *s, const struct array *x, enum d
 	return 0;
 }
 
-void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
-			 char *data, const uint8_t *valid)
+/* Does output Y of S keep its masked elements as its fill alone, read
+ * back as missing by whatever reads the file (netCDF4-python, a later
+ * run)?  Not a printed or named intermediate, which keeps its mask beside
+ * it; not a first pass that writes nothing; not a bool, whose dataset is
+ * never read as missing. */
+static bool fill_marks_missing(const struct plan_step *s, const struct array *y)
 {
+	return !s->print && !y->file->scratch && !y->dry && y->dtype != DT_BOOL;
+}
+
+int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
+		      const uint8_t *valid, struct err *e)
+{
+	enum { CHUNK = 4096 };
+	const struct array *y = s->out[k];
+	if (!fill_marks_missing(s, y) || e->status)
+		return 0;
+	struct cf_missing m;
+	memset(&m, 0, sizeof m);
+	m.nvalues = m.fill_value = 1;
+	dtype_cast(y->dtype, s->mask.fill[k], 0, t, m.value[0], 0, 1);
+	ptrdiff_t size = dtype_size(t);
+	uint8_t apart[CHUNK];
+	for (int64_t o = 0; o < n; o += CHUNK) {
+		int64_t c = n - o < CHUNK ? n - o : CHUNK;
+		cf_valid(t, &m, false, data + o * size, c, apart);
+		for (int64_t i = 0; i < c; i++) {
+			if (!valid[o + i] || apart[i])
+				continue;
+			char text[64];
+			return err_set_at(e, EXIT_RUN, &s->loc, s->where,
+					  "a valid result equals %s, the fill value that marks the missing "
+					  "elements of '%s': it would read back as missing (choose another "
+					  "fill value: fill:, --fill)",
+					  print_format(y->dtype, s->mask.fill[k], text), y->display);
+		}
+	}
+	return 0;
+}
+
+void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			 const uint8_t *valid, struct err *e)
+{
+	const struct array *y = s->out[0];
+	masked_fill_apart(s, 0, t, n, data, valid, e);
 	unsigned char as_t[16];
-	dtype_cast(y->dtype, fill, 0, t, as_t, 0, 1);
+	dtype_cast(y->dtype, s->mask.fill[0], 0, t, as_t, 0, 1);
 	int64_t masked = 0;
 	for (int64_t i = 0; i < n; i++)
 		masked += !valid[i];

@@ -219,7 +219,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (!write)
 			continue;
 		if (s->mask.masked) {   /* ... and stay masked in the result */
-			masked_fill_results(y, s->mask.fill[0], t, nel, b->out, b->valid);
+			masked_fill_results(s, t, nel, b->out, b->valid, e);
 			if (s->mask.out &&
 			    stage_write(s->mask.out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e) < 0)
 				err_place(e, &s->loc);

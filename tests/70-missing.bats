@@ -31,7 +31,8 @@
 # accumulate, reduceat, @) masked where numpy.ma masks them, from their
 # mask plane: a bool's valid False, cells where= left, a valid value equal
 # to the fill, on 1 to 4 ranks and a small --memory; isfinite kept and
-# summed into counts.
+# summed into counts.  A final output whose valid result equals its fill:
+# exit 1 on 1 and more ranks, nothing written; a bool written as it is.
 
 load helper
 
@@ -569,4 +570,24 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 	printf 'inputs: {t: m.h5:/t}\nsteps:\n  - {ufunc: isfinite, in: t, out: v}\n  - {reduce: add, in: v, axis: 0, out: o.h5:/n}\n' > c.yaml
 	ok run c.yaml
 	ref check o.h5:/n 'np.ma.sum(np.ma.array(np.isfinite(M("m.h5:/t").data), mask=M("m.h5:/t").mask), axis=0)' --masked default --fill default
+}
+
+@test "a final output holds its masked elements as its fill: a valid result equal to it is an error (exit 1), a bool is written as it is" {
+	snapshot
+	# numpy.ma's valid -9999 (t's fill, taken by the result) and int16's -32767 (the default fill)
+	run --separate-stderr h5u call minimum m.h5:/t -9999 -o o.h5:/mn
+	assert_error 1 "call minimum: a valid result equals -9999.0, the fill value that marks the missing elements of 'o.h5:/mn': it would read back as missing (choose another fill value: fill:, --fill)"
+	run --separate-stderr mpi 3 h5ufunc call minimum m.h5:/r -32767 --memory 2K -o o.h5:/mr
+	assert_error_once 1 "call minimum: a valid result equals -32767, the fill value that marks the missing elements of 'o.h5:/mr': it would read back as missing (choose another fill value: fill:, --fill)"
+	local top
+	top=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import os; os.environ["WHERE_FIXTURES"] = sys.argv[2]; import where_ref as w; print(repr(float(w.masked("m.h5:/t").max(axis=0)[1])))' "$H5U_TESTS" "$BATS_FILE_TMPDIR")
+	run --separate-stderr mpi 3 h5ufunc reduce maximum m.h5:/t --axis 0 --fill "$top" -o o.h5:/mx
+	assert_error_once_match 1 "reduce maximum: a valid result equals .*, the fill value that marks the missing elements of 'o.h5:/mx': .*"
+	assert_unchanged
+	ok call minimum m.h5:/t -9999 --fill 0 -o o.h5:/mn
+	ok call minimum m.h5:/r -32767 --fill 0 -o o.h5:/mr
+	ok call greater m.h5:/t 0 -o o.h5:/gt
+	ref check o.h5:/mn 'np.ma.minimum(M("m.h5:/t"), np.float32(-9999))' --masked 0 --fill 0 :: \
+		check o.h5:/mr 'np.ma.minimum(M("m.h5:/r"), np.int16(-32767))' --masked 0 --fill 0 :: \
+		check o.h5:/gt 'M("m.h5:/t") > 0' --masked 0
 }
