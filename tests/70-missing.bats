@@ -68,6 +68,24 @@ setup() {
 
 REF=where_ref.py
 
+# r.yaml run on 1, 2, 3 and 4 ranks, with --memory 256M and 2K: the
+# datasets PATH... of o.h5 the same bytes every time.
+same_bytes() {
+	local n mem path dumps=()
+	for path in "$@"; do
+		dumps+=(-d "$path")
+	done
+	for n in 1 2 3 4; do
+		for mem in 256M 2K; do
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
+			assert_success
+			h5dump "${dumps[@]}" o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+}
+
 @test "call --where: a new output holds the default fill where it is false, as _FillValue" {
 	ok call sqrt f.h5:/x --where f.h5:/w -o o.h5:/sqrt
 	ok call add f.h5:/i 1 --where f.h5:/wi -o o.h5:/add
@@ -380,16 +398,7 @@ assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<
 		  - {ufunc: add, in: ['era.nc:/t2m[1:3]', 1], out: o.h5:/c}
 		inputs: {t: m.h5:/t, q: m.h5:/q}
 	EOF
-	local n mem
-	for n in 1 2 3 4; do
-		for mem in 256M 2K; do
-			rm -f o.h5
-			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
-			assert_success
-			h5dump -d /a -d /b -d /c o.h5 > "dump-$n-$mem"
-			cmp "dump-1-256M" "dump-$n-$mem"
-		done
-	done
+	same_bytes /a /b /c
 	ref check o.h5:/a 'np.ma.sqrt(M("m.h5:/t")) - M("m.h5:/q")' --masked default --fill default :: \
 		check o.h5:/b 'np.ma.floor_divide(M("m.h5:/r"), M("m.h5:/k"))' --masked default --fill default :: \
 		check o.h5:/c 'M("era.nc:/t2m")[1:3] + np.float32(1)' --masked -9999 --fill -9999
@@ -547,16 +556,7 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 		  - {expr: 'minimum(t, -9999)', out: mn}
 		  - {expr: mn + 0, fill: 1, out: o.h5:/mn}
 	EOF2
-	local n mem
-	for n in 1 2 3 4; do
-		for mem in 256M 2K; do
-			rm -f o.h5
-			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
-			assert_success
-			h5dump -d /int -d /count -d /cum -d /seg -d /mm -d /gw -d /mn o.h5 > "dump-$n-$mem"
-			cmp "dump-1-256M" "dump-$n-$mem"
-		done
-	done
+	same_bytes /int /count /cum /seg /mm /gw /mn
 	local b='(M("m.h5:/t") > 0)'
 	local gt='np.ma.array(np.greater(M("m.h5:/p").data, 0, where=M("m.h5:/mw").data, out=np.zeros((6, 5), bool)), mask=~M("m.h5:/mw").data)'
 	ref check o.h5:/int "$b + 0" --masked default --fill default :: \
