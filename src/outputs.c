@@ -393,8 +393,13 @@ int outputs_planes(struct planner *pl, struct plan_step *s, struct err *e)
 		struct array *y = s->out[k];
 		if (!y->create || !y->file->scratch || y->dry)
 			continue;
-		if (!s->mask.out && mask_in(pl, s, y->file, e) < 0)
-			return -1;
+		if (!s->mask.out) {
+			char display[512];
+			if (mask_in(pl, s, y->file, e) < 0)
+				return -1;
+			snprintf(display, sizeof display, "%s (mask)", y->display);
+			s->mask.out->display = arena_strdup(pl->p->arena, display);
+		}
 		y->plane = s->mask.out;
 	}
 	return 0;
