@@ -483,8 +483,8 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 	xr.view.shape = L->s->bshape[k];   /* as it broadcasts (outer: with ones appended) */
 	bool floating = dtype_table[x->dtype].kind == 'f' || dtype_table[x->dtype].kind == 'c';
 	*any = false;
-	if (x->plane)
-		return missing_by_plane(L, k, miss, any, e);
+	if (x->plane && missing_by_plane(L, k, miss, any, e) < 0)   /* and no values: */
+		return -1;                                            /* NaN, with mask-nan */
 	for (int i = 0; i < m->nvalues; i++) {
 		struct operand_ref v = typed_literal(x->dtype, m->value[i]);
 		int rc = v.view.lit.kind == LIT_FLOAT && v.view.lit.f != v.view.lit.f

@@ -66,10 +66,19 @@ int masked_valid(const struct array *x, const struct cf_missing *missing, bool n
 			cf_valid(x->dtype, missing, nan, stored, n, valid);
 		return 0;
 	}
+	enum { CHUNK = 4096 };
 	int64_t scratch = stage_scratch(x->plane, DT_BOOL);   /* read with its axes moved */
 	char *raw = scratch ? stage_alloc((size_t)(scratch * (n > 0 ? n : 1))) : NULL;
 	int rc = stage_read(x->plane, DT_BOOL, start, count, raw, (char *)valid, where, e);
 	free(raw);
+	uint8_t number[CHUNK];   /* with NAN (mask-nan): its NaNs missing too */
+	ptrdiff_t size = dtype_size(x->dtype);
+	for (int64_t o = 0; nan && rc == 0 && !e->status && o < n; o += CHUNK) {
+		int64_t c = n - o < CHUNK ? n - o : CHUNK;
+		cf_valid(x->dtype, NULL, true, stored + o * size, c, number);
+		for (int64_t i = 0; i < c; i++)
+			valid[o + i] &= number[i];
+	}
 	return rc;
 }
 

@@ -31,7 +31,7 @@
 # accumulate, reduceat, @) masked where numpy.ma masks them, from their
 # mask plane: a bool's valid False, cells where= left, a valid value equal
 # to the fill, on 1 to 4 ranks and a small --memory; isfinite kept and
-# summed into counts.  A final output whose valid result equals its fill:
+# summed into counts; NaNs of an intermediate under mask-nan.  A final output whose valid result equals its fill:
 # exit 1 on 1 and more ranks, nothing written; a bool written as it is.
 
 load helper
@@ -570,6 +570,12 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 	printf 'inputs: {t: m.h5:/t}\nsteps:\n  - {ufunc: isfinite, in: t, out: v}\n  - {reduce: add, in: v, axis: 0, out: o.h5:/n}\n' > c.yaml
 	ok run c.yaml
 	ref check o.h5:/n 'np.ma.sum(np.ma.array(np.isfinite(M("m.h5:/t").data), mask=M("m.h5:/t").mask), axis=0)' --masked default --fill default
+	# mask-nan: an intermediate's NaNs missing too, beside its plane
+	printf 'inputs: {n: m.h5:/n, t: m.h5:/t}\nsteps:\n  - {expr: n * 1, where: t > 0, out: c}\n  - {expr: c + 1, missing: mask-nan, out: o.h5:/e}\n  - {reduce: add, in: c, axis: 0, missing: mask-nan, out: o.h5:/r}\n' > n.yaml
+	ok run n.yaml
+	local c='np.ma.array(M("m.h5:/n").data, mask=~(M("m.h5:/t") > 0).filled(False) | np.isnan(M("m.h5:/n").data))'
+	ref check o.h5:/e "$c + 1" --masked default --fill default :: \
+		check o.h5:/r "np.ma.sum($c, axis=0)" --masked default --fill default
 }
 
 @test "a final output holds its masked elements as its fill: a valid result equal to it is an error (exit 1), a bool is written as it is" {
