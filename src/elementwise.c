@@ -19,6 +19,7 @@
 #include "elementwise.h"
 #include "hold.h"
 #include "iter.h"
+#include "masked.h"
 #include "reduce.h"
 #include "reducer.h"
 #include "report.h"
@@ -658,9 +659,12 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
 	char *data = B->tmp[src_slot(s->prog.out_src[k])];
-	if (s->mask.masked)
+	if (s->mask.masked) {   /* written still when it fails: collective */
+		masked_fill_apart(s, k, t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.print_src)],
+				  e);
 		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.valid_src)],
 			     (const char *)B->masked[k], 0);
+	}
 	if (s->mask.has_where) {
 		ptrdiff_t step = 0;
 		if (!y->create) {
