@@ -115,6 +115,22 @@ void h5io_layout_free(struct h5io_layout *l)
 	free(l);
 }
 
+size_t h5io_chunk_row_bytes(hid_t d)
+{
+	hid_t dcpl = H5Dget_create_plist(d), space = H5Dget_space(d), type = H5Dget_type(d);
+	hsize_t chunk[H5S_MAX_RANK], dim[H5S_MAX_RANK];
+	size_t bytes = 0;
+	int n = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk)
+									   : 0;
+	if (n > 0 && space >= 0 && type >= 0 && H5Sget_simple_extent_dims(space, dim, NULL) == n) {
+		bytes = H5Tget_size(type) * ((dim[n - 1] + chunk[n - 1] - 1) / chunk[n - 1] + 1);
+		for (int i = 0; i < n; i++)
+			bytes *= chunk[i];
+	}
+	h5io_close_ids(3, (hid_t[]){ dcpl, space, type });
+	return bytes;
+}
+
 /* What L's dataset D is, asked of HDF5. */
 static void layout_learn(struct h5io_layout *l, hid_t d)
 {

@@ -21,10 +21,11 @@ Jobs:
                   /c (960, 1024) in chunks (64, 1024) with shuffle and
                   deflate (netCDF's pair), never written, and /A, /B
                   (32768, 4096), never written, for plans; DIR/sl.h5:
-                  float64 /p, /pb (1280, 2100) in chunks (256, 40) and /v,
-                  /vb (2, 300, 600) in (1, 256, 48): chunk rows larger
-                  than a box stops growing at, computed in slices of chunk
-                  columns, the last one narrower; DIR/rc.h5: (1000, 1100)
+                  float64 /p, /pb (1280, 2100) in chunks (256, 40), /v,
+                  /vb (2, 300, 600) in (1, 256, 48) and /q, /qb (80,
+                  12300) in (32, 1024): chunk rows larger than a box stops
+                  growing at, computed in slices of chunk columns, the
+                  last one narrower; DIR/rc.h5: (1000, 1100)
                   in chunks (256, 64), ragged on both axes: float64 /r,
                   /rb, float32 /f, int16 /i, complex128 /c, bool /q, int16
                   /p packed (scale_factor, add_offset), /k alike with a
@@ -124,7 +125,8 @@ def make(d):
         for name in 'AB':
             f.create_dataset(name, (32768, 4096), dtype='f8', chunks=(256, 64))
     with h5py.File(f'{d}/sl.h5', 'w') as f:
-        for name, shape, chunks in (('p', (1280, 2100), (256, 40)), ('v', (2, 300, 600), (1, 256, 48))):
+        for name, shape, chunks in (('p', (1280, 2100), (256, 40)), ('v', (2, 300, 600), (1, 256, 48)),
+                                    ('q', (80, 12300), (32, 1024))):
             for suffix in ('', 'b'):
                 f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
     make_raw(f'{d}/rc.h5', rng)
