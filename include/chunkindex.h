@@ -11,8 +11,14 @@
  * against HDF5 (the number of chunks, and the first, middle and last
  * chunk's place, size and filter mask); any surprise, and every other
  * index (single chunk, implicit, fixed and extensible arrays, version-2
- * B-tree), a userblock, or a driver other than HDF5's default, and it
- * says it cannot: the caller asks HDF5 chunk by chunk, as before.
+ * B-tree), or a driver other than HDF5's default, and it says it cannot:
+ * the caller asks HDF5 chunk by chunk, as before.
+ *
+ * Addresses here are places in the file, a userblock (512 bytes before a
+ * MATLAB v7.3 file's superblock, say) counted.  HDF5's own addresses are
+ * relative to the superblock, and HDF5 before 1.14.4 reports them so from
+ * H5Dget_chunk_info and H5Dget_chunk_info_by_coord (H5Dget_offset adds
+ * the userblock): chunk_api_base says what to add to those.
  *
  * What the file holds: read it before this process allocates or moves
  * the dataset's chunks, or what HDF5 holds unwritten in its caches is
@@ -32,7 +38,7 @@
 
 struct chunk_entry {
 	uint64_t key;      /* the chunk's place in the chunk grid, in C order */
-	haddr_t addr;      /* where its bytes begin in the file */
+	haddr_t addr;      /* where its bytes begin in the file, userblock counted */
 	hsize_t size;      /* the bytes stored (after the filters) */
 	unsigned mask;     /* the filters skipped, as HDF5's filter mask */
 };
@@ -53,6 +59,11 @@ int chunk_index_read(hid_t d, struct chunk_index *ix);
 const struct chunk_entry *chunk_index_find(const struct chunk_index *ix, uint64_t key);
 /* The first element of chunk KEY: its offset along each of IX's axes. */
 void chunk_index_offset(const struct chunk_index *ix, uint64_t key, hsize_t *offset);
+/* What to add to a chunk address that H5Dget_chunk_info* report for D
+ * for its place in the file, into *BASE: its file's userblock where this
+ * HDF5 leaves it out (before 1.14.4), else 0.  -1 when HDF5 cannot say,
+ * no HDF5 error left on the stack. */
+int chunk_api_base(hid_t d, haddr_t *base);
 /* Free what IX holds and empty it; an empty IX is fine. */
 void chunk_index_free(struct chunk_index *ix);
 

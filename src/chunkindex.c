@@ -13,11 +13,14 @@
  * (level 0) is the chunk's address, any other's a node one level down.
  * The leaves, left to right, are the chunks in C order of their offsets,
  * as HDF5 itself iterates them.  Integers are little-endian; addresses
- * and lengths take the superblock's sizes.
+ * and lengths take the superblock's sizes, and count from the superblock,
+ * which a userblock puts after the file's first bytes (its size is the
+ * file creation property list's).
  *
- * Read with pread on the file descriptor of HDF5's default driver, every
- * read bounded by the file's size; a node, a block or a key out of shape
- * ends the read with -1.  Not here: writing, other index types.
+ * Read with pread on the file descriptor of HDF5's default driver, at an
+ * address plus the userblock, every read bounded by the file's size; a
+ * node, a block or a key out of shape ends the read with -1.  Not here:
+ * writing, other index types.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -37,7 +40,8 @@
 struct reader {
 	int fd;
 	unsigned sa, ss;           /* bytes of an address, of a length */
-	hsize_t eof;               /* reads stop there */
+	hsize_t eof;               /* reads stop there (a place in the file) */
+	hsize_t base;              /* the userblock: where HDF5's address 0 lies */
 	unsigned two_k;            /* children a B-tree node holds at most */
 };
 
@@ -63,12 +67,14 @@ static bool addr_undefined(uint64_t a, unsigned sa)
 	return sa >= 8 ? a == UINT64_MAX : a == ((uint64_t)1 << (8 * sa)) - 1;
 }
 
-/* LEN bytes at AT into BUF: false past the file's end or short. */
+/* LEN bytes at HDF5's address AT into BUF: false past the file's end or
+ * short. */
 static bool read_at(const struct reader *r, uint64_t at, void *buf, size_t len)
 {
-	if (at > r->eof || len > r->eof - at)
+	uint64_t end = r->eof - r->base;   /* open_reader saw the file end after the userblock */
+	if (at > end || len > end - at)
 		return false;
-	return pread(r->fd, buf, len, (off_t)at) == (ssize_t)len;
+	return pread(r->fd, buf, len, (off_t)(r->base + at)) == (ssize_t)len;
 }
 
 /* LEN bytes at AT, in memory the caller frees; NULL when they cannot be. */
@@ -213,7 +219,7 @@ static bool leaf_entry(struct walk *w, const unsigned char *k, uint64_t addr)
 	if (le(k + 8 + 8 * (unsigned)ix->ndim, 8) != 0 || ix->n == w->cap ||
 	    (w->any && key <= ix->e[ix->n - 1].key) || addr_undefined(addr, w->r->sa))
 		return false;
-	ix->e[ix->n++] = (struct chunk_entry){ .key = key, .addr = addr, .size = le(k, 4),
+	ix->e[ix->n++] = (struct chunk_entry){ .key = key, .addr = w->r->base + addr, .size = le(k, 4),
 					       .mask = (unsigned)le(k + 4, 4) };
 	w->any = true;
 	return true;
@@ -244,21 +250,21 @@ static bool walk_node(struct walk *w, uint64_t addr, int level)
 
 /* R for D's file, and the header address and chunk extents of D into IX
  * and *OH; false when D is not chunked in a file read by HDF5's default
- * driver without a userblock. */
+ * driver. */
 static bool open_reader(hid_t d, struct reader *r, struct chunk_index *ix, haddr_t *oh)
 {
 	hid_t f = H5Iget_file_id(d), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
 	hid_t fcpl = f >= 0 ? H5Fget_create_plist(f) : -1, dcpl = H5Dget_create_plist(d);
 	hid_t s = H5Dget_space(d);
 	H5O_info_t info;
-	hsize_t ub = 1, dims[H5U_MAXDIM];
+	hsize_t ub = 0, dims[H5U_MAXDIM];
 	size_t sa = 0, ss = 0;
 	unsigned ik = 0;
 	void *handle = NULL;
 	bool ok = fapl >= 0 && fcpl >= 0 && dcpl >= 0 && s >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 &&
-		  H5Pget_userblock(fcpl, &ub) >= 0 && ub == 0 && H5Pget_sizes(fcpl, &sa, &ss) >= 0 &&
+		  H5Pget_userblock(fcpl, &ub) >= 0 && H5Pget_sizes(fcpl, &sa, &ss) >= 0 &&
 		  sa >= 2 && sa <= 8 && ss >= 2 && ss <= 8 && H5Pget_istore_k(fcpl, &ik) >= 0 && ik > 0 &&
-		  H5Pget_layout(dcpl) == H5D_CHUNKED && H5Fget_filesize(f, &r->eof) >= 0 &&
+		  H5Pget_layout(dcpl) == H5D_CHUNKED && H5Fget_filesize(f, &r->eof) >= 0 && r->eof > ub &&
 		  H5Fget_vfd_handle(f, fapl, &handle) >= 0 && handle &&
 		  H5Oget_info2(d, &info, H5O_INFO_BASIC) >= 0;
 	ix->ndim = ok ? H5Sget_simple_extent_dims(s, dims, NULL) : -1;
@@ -267,15 +273,37 @@ static bool open_reader(hid_t d, struct reader *r, struct chunk_index *ix, haddr
 		ix->grid[i] = (dims[i] + ix->chunk[i] - 1) / ix->chunk[i];
 	if (ok) {
 		*r = (struct reader){ .fd = *(int *)handle, .sa = (unsigned)sa, .ss = (unsigned)ss,
-				      .eof = r->eof, .two_k = 2 * ik };
+				      .eof = r->eof, .base = ub, .two_k = 2 * ik };
 		*oh = info.addr;
 	}
 	h5io_close_ids(5, (hid_t[]){ s, dcpl, fcpl, fapl, f });
 	return ok;
 }
 
-/* Does HDF5 place IX's first, middle and last chunks where IX does? */
-static bool index_agrees(hid_t d, const struct chunk_index *ix)
+/* HDF5 before 1.14.4 leaves the userblock out of H5Dget_chunk_info*'s
+ * addresses (HDF5's issue 3003). */
+static bool api_leaves_out_userblock(void)
+{
+	unsigned major = 0, minor = 0, release = 0;
+	if (H5get_libversion(&major, &minor, &release) < 0)
+		return true;
+	return major * 10000 + minor * 100 + release < 11404;
+}
+
+int chunk_api_base(hid_t d, haddr_t *base)
+{
+	hid_t f = H5Iget_file_id(d), fcpl = f >= 0 ? H5Fget_create_plist(f) : -1;
+	hsize_t ub = 0;
+	bool ok = fcpl >= 0 && H5Pget_userblock(fcpl, &ub) >= 0;
+	*base = ok && api_leaves_out_userblock() ? (haddr_t)ub : 0;
+	h5io_close_ids(2, (hid_t[]){ fcpl, f });
+	H5Eclear2(H5E_DEFAULT);
+	return ok ? 0 : -1;
+}
+
+/* Does HDF5 place IX's first, middle and last chunks where IX does, once
+ * BASE is added to its addresses (chunk_api_base)? */
+static bool index_agrees(hid_t d, const struct chunk_index *ix, haddr_t base)
 {
 	const size_t pick[3] = { 0, ix->n / 2, ix->n - 1 };
 	for (int i = 0; i < 3; i++) {
@@ -284,8 +312,8 @@ static bool index_agrees(hid_t d, const struct chunk_index *ix)
 		haddr_t addr;
 		unsigned mask;
 		chunk_index_offset(ix, c->key, offset);
-		if (H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size) < 0 || addr != c->addr ||
-		    size != c->size || mask != c->mask)
+		if (H5Dget_chunk_info_by_coord(d, offset, &mask, &addr, &size) < 0 ||
+		    addr == HADDR_UNDEF || base + addr != c->addr || size != c->size || mask != c->mask)
 			return false;
 	}
 	return true;
@@ -309,7 +337,7 @@ int chunk_index_read(hid_t d, struct chunk_index *ix)
 		struct walk w = { .r = &r, .ix = ix, .dims = h.ndims, .cap = count };
 		ix->e = count <= SIZE_MAX / sizeof *ix->e ? malloc(count * sizeof *ix->e) : NULL;
 		ok = ix->e && !addr_undefined(h.btree, r.sa) && walk_node(&w, h.btree, -1) &&
-		     ix->n == count && index_agrees(d, ix);
+		     ix->n == count && index_agrees(d, ix, api_leaves_out_userblock() ? r.base : 0);
 	}
 	H5Eclear2(H5E_DEFAULT);
 	if (!ok)

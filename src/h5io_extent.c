@@ -20,7 +20,10 @@
  * microseconds a chunk in a dataset of thousands, 1.7 s for every chunk
  * of 16384.)  A reader that learns many chunks' addresses at once hands
  * them in with h5io_chunk_keep; chunk_look_up is where a chunk not kept
- * is asked of HDF5.
+ * is asked of HDF5.  Every address kept is a place in the file, its
+ * userblock counted, as the journal's ranges are: HDF5 1.10 leaves the
+ * userblock out of a chunk's address (chunk_api_base adds it back), not
+ * out of H5Dget_offset's.
  */
 #include <hdf5.h>
 #include <limits.h>
@@ -54,6 +57,7 @@ struct h5io_layout {
 	enum layout_kind kind;
 	size_t esize;              /* bytes an element */
 	haddr_t addr;              /* contiguous: where its data begins */
+	haddr_t base;              /* chunked: added to HDF5's chunk addresses */
 	int ndim;
 	hsize_t chunk[H5U_MAXDIM]; /* chunked: the chunks' extents */
 	hsize_t grid[H5U_MAXDIM];  /* ... and how many along each axis */
@@ -111,6 +115,22 @@ void h5io_layout_free(struct h5io_layout *l)
 	free(l);
 }
 
+size_t h5io_chunk_row_bytes(hid_t d)
+{
+	hid_t dcpl = H5Dget_create_plist(d), space = H5Dget_space(d), type = H5Dget_type(d);
+	hsize_t chunk[H5S_MAX_RANK], dim[H5S_MAX_RANK];
+	size_t bytes = 0;
+	int n = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk)
+									   : 0;
+	if (n > 0 && space >= 0 && type >= 0 && H5Sget_simple_extent_dims(space, dim, NULL) == n) {
+		bytes = H5Tget_size(type) * ((dim[n - 1] + chunk[n - 1] - 1) / chunk[n - 1] + 1);
+		for (int i = 0; i < n; i++)
+			bytes *= chunk[i];
+	}
+	h5io_close_ids(3, (hid_t[]){ dcpl, space, type });
+	return bytes;
+}
+
 /* What L's dataset D is, asked of HDF5. */
 static void layout_learn(struct h5io_layout *l, hid_t d)
 {
@@ -128,7 +148,7 @@ static void layout_learn(struct h5io_layout *l, hid_t d)
 		l->addr = H5Dget_offset(d);
 		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
 	} else if (layout == H5D_CHUNKED && !comm_mpi() && H5Pget_nfilters(dcpl) == 0 &&
-		   H5Pget_chunk(dcpl, H5U_MAXDIM, l->chunk) == l->ndim) {
+		   H5Pget_chunk(dcpl, H5U_MAXDIM, l->chunk) == l->ndim && chunk_api_base(d, &l->base) == 0) {
 		l->kind = LAYOUT_CHUNKED;
 		for (int i = 0; i < l->ndim; i++)
 			l->grid[i] = (dim[i] + l->chunk[i] - 1) / l->chunk[i];
@@ -216,8 +236,8 @@ void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t add
 		chunk_keep(l, chunk_key(l, offset), addr, size);
 }
 
-/* Where the chunk at OFFSET of L's dataset lies, not kept: asked of HDF5,
- * and kept.  A chunk not yet allocated is not kept: writing it allocates
+/* Where the chunk at OFFSET of L's dataset lies, not kept: asked of HDF5
+ * (its address plus L's base), and kept.  A chunk not yet allocated is not kept: writing it allocates
  * it.  False when HDF5 cannot say. */
 static bool chunk_look_up(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr,
 			  hsize_t *size)
@@ -225,8 +245,10 @@ static bool chunk_look_up(struct h5io_layout *l, const hsize_t *offset, haddr_t 
 	unsigned mask;
 	if (H5Dget_chunk_info_by_coord(l->d, offset, &mask, addr, size) < 0)
 		return false;
-	if (*addr != HADDR_UNDEF)
+	if (*addr != HADDR_UNDEF) {
+		*addr += l->base;
 		chunk_keep(l, chunk_key(l, offset), *addr, *size);
+	}
 	return true;
 }
 

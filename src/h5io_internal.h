@@ -57,12 +57,17 @@ bool h5io_unwritten_read_alone(hid_t d, hid_t driver);
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
 /* Keep that the chunk of REC's dataset whose first element is at OFFSET
  * lies at ADDR, SIZE bytes, as h5io_extent.c learns it itself one chunk
- * at a time from HDF5 (for a reader of the whole chunk index).  Ignored
+ * at a time from HDF5 (for a reader of the whole chunk index); ADDR is a
+ * place in the file, its userblock counted (chunkindex.h).  Ignored
  * where its chunks are not announced (h5io_extent.c says which). */
 void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t addr, hsize_t size);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
  * fine. */
 void h5io_layout_free(struct h5io_layout *l);
+/* Bytes of the chunks a row along dataset D's last axis crosses, and of
+ * one more: what a chunk cache holds so that boxes cutting its chunk rows
+ * read each chunk once (0 when D is not chunked). */
+size_t h5io_chunk_row_bytes(hid_t d);
 
 /* Fold the innermost message of STACK, HDF5's error stack taken with
  * H5Eget_current_stack() right after the failing call, into the message

@@ -1,7 +1,8 @@
 /* chunkindexdump FILE DATASET - what chunk_index_read (chunkindex.h) learns
  * of FILE's DATASET, for tests/71-chunks.bats to compare with h5py's
  * dsid.get_chunk_info: "index N" and one line a stored chunk, in the
- * index's order, "OFFSET,... ADDRESS SIZE MASK"; or "refused" when it
+ * index's order, "OFFSET,... ADDRESS SIZE MASK" (ADDRESS a place in the
+ * file, its userblock counted); or "refused" when it
  * cannot read the index (the caller then asks HDF5 chunk by chunk).
  * Exit status 1 when FILE or DATASET cannot be opened.
  */
