@@ -123,6 +123,10 @@ struct array {
 	unsigned cf_present;     /* the CF attributes its dataset has (cf.h's cf_attr bits) */
 	const struct cf_missing *missing;  /* its missing-value attributes, once read (a
 				      decoded array's: the tests on its values) */
+	struct array *plane;     /* its mask plane: a bool dataset beside it, true where
+				    an element is valid, read as it is read (a masked or
+				    where= step's named intermediate, whose missing
+				    elements are said by it, not by its fill); NULL: none */
 	struct cf_coding *coding;  /* read and written through this CF coding (cf.h):
 				      DTYPE is the unpacked dtype, the dataset holds
 				      coding->stored; NULL: the stored numbers */

@@ -63,6 +63,10 @@ void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t add
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
  * fine. */
 void h5io_layout_free(struct h5io_layout *l);
+/* Bytes of the chunks a row along dataset D's last axis crosses, and of
+ * one more: what a chunk cache holds so that boxes cutting its chunk rows
+ * read each chunk once (0 when D is not chunked). */
+size_t h5io_chunk_row_bytes(hid_t d);
 
 /* Fold the innermost message of STACK, HDF5's error stack taken with
  * H5Eget_current_stack() right after the failing call, into E's message;

@@ -370,13 +370,37 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 	return 0;
 }
 
-int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
+/* The mask dataset of S in F. */
+static int mask_in(struct planner *pl, struct plan_step *s, struct plan_file *f, struct err *e)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
-	s->mask.out = new_output(pl, s, 0, s->out[0]->file, path, "(mask)", e);   /* beside the results */
+	s->mask.out = new_output(pl, s, 0, f, path, "(mask)", e);
 	if (!s->mask.out)
 		return -1;
 	s->mask.out->dtype = DT_BOOL;
+	return 0;
+}
+
+int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	return mask_in(pl, s, s->out[0]->file, e);   /* beside the results */
+}
+
+int outputs_planes(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	for (int k = 0; k < s->nout; k++) {
+		struct array *y = s->out[k];
+		if (!y->create || !y->file->scratch || y->dry)
+			continue;
+		if (!s->mask.out) {
+			char display[512];
+			if (mask_in(pl, s, y->file, e) < 0)
+				return -1;
+			snprintf(display, sizeof display, "%s (mask)", y->display);
+			s->mask.out->display = arena_strdup(pl->p->arena, display);
+		}
+		y->plane = s->mask.out;
+	}
 	return 0;
 }

@@ -119,7 +119,7 @@ static bool declares_missing(struct planner *pl, struct plan_step *s, int nin, s
 		if (x->kind != ARR_DATASET)
 			continue;
 		const struct cf_missing *m = array_missing(pl, x, LOCATE(pl, s, s->src->mark), e);
-		if (!m || cf_missing_any(m))
+		if (!m || cf_missing_any(m) || x->plane)
 			return m != NULL;
 	}
 	return false;
@@ -327,7 +327,7 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
 	if (plan_created(pl, s, o, e) < 0)
 		return -1;
 	if ((s->mask.has_where || s->mask.masked) && (plan_fill(pl, s, o, e) < 0 ||
-			     (s->print && outputs_mask(pl, s, e) < 0)))
+			     (s->print ? outputs_mask(pl, s, e) : outputs_planes(pl, s, e)) < 0))
 		return -1;
 	return 0;
 }

@@ -72,12 +72,15 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
 static void print_pass(FILE *f, const struct plan_step *pass)
 {
 	const struct dist_layout *l = &pass->blocks.split;
-	bool by_slice;
-	int64_t n = elementwise_slices(pass, &by_slice);
+	int64_t per_write;
+	int64_t n = elementwise_slices(pass, &per_write);
 	print_box_shape(f, l);
-	if (n > 1)
+	if (n > 1 && per_write > 1 && per_write < n)
+		fprintf(f, " in %lld slices %lld wide, written %lld slices at a time", (long long)n,
+			(long long)l->slice, (long long)per_write);
+	else if (n > 1)
 		fprintf(f, " in %lld slices %lld wide, written a %s at a time", (long long)n,
-			(long long)l->slice, by_slice ? "slice" : "box");
+			(long long)l->slice, per_write == 1 ? "slice" : "box");
 	fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
 }
 

@@ -29,7 +29,9 @@
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
-# when none was written, refused (exit 2) when some were.
+# when none was written, refused (exit 2) when some were.  Chunk indexes
+# read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
+# lists, or are refused for the other index types and a userblock.
 
 load helper
 REF=chunks_ref.py
@@ -91,6 +93,17 @@ check_reads() {
 	# the journal reads the bytes it saves before the pass: the pass alone
 	traced 0 1 w eval -i a=c.h5:/w 'a = a * 2 + 1' --risk-partial-writes
 	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
+}
+
+@test "a budget too small for a chunk row (--memory 4K): each chunk read once all the same where the chunks a row crosses fit the chunk cache; tall and square, new and in place" {
+	cp "$BATS_FILE_TMPDIR/c.h5" .
+	local d READS=() same=() mem=4K
+	for d in t s; do
+		traced 0 2 "$d" eval -i "a=c.h5:/$d" -i "b=c.h5:/${d}b" "o$d.h5:/c = sqrt(a*a + b*b)"
+		same+=(:: same "$BATS_FILE_TMPDIR/c.h5" "o$d.h5" /c "np.sqrt($d*$d + ${d}b*${d}b)")
+	done
+	traced 0 1 s eval -i a=c.h5:/s 'a = a * 2 + 1' --risk-partial-writes
+	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /s "s * 2 + 1"
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
@@ -185,10 +198,10 @@ check_reads() {
 	((ours != zlib)) || fail "libdeflate and zlib both compressed /w to $ours bytes"
 }
 
-@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
+@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box or a band of slices at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
 	cp "$BATS_FILE_TMPDIR/sl.h5" .
 	cat >sl.yaml <<-'EOF'
-		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb}
+		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb, q: sl.h5:/q, qb: sl.h5:/qb}
 		steps:
 		  - expr: sqrt(p*p + pb*pb)
 		    out: o.h5:/w1
@@ -197,16 +210,22 @@ check_reads() {
 		  - expr: vb - v
 		    chunks: [1, 256, 48]
 		    out: o.h5:/d
+		  - expr: sqrt(q*q + qb*qb)
+		    out: o.h5:/w2
 	EOF
 	# one process: slices of one chunk column (40 and 48 columns; the
 	# last of the 2-d pass 20 wide), each chunk moved whole; 2 ranks: 4
 	# MiB ones of the 2-d pass (five chunk rows: one rank walks an empty
 	# box's slices), the 3-d one's boxes 1.2 MiB; 3 ranks deal the five
-	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices
+	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices.  The wide
+	# /q's slices of 1024 columns are written to the contiguous /w2 in
+	# bands of 8 (rows of 64 KiB runs; the last band 5 slices, the last
+	# slice 12 wide), its last box 16 rows; under MPI its boxes whole
 	run --separate-stderr h5u check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 1 of 1 ranks with work$'
 	assert_line --regexp '^step 2: expr add, .*, boxes \(1, 256, 600\), 4 boxes in 13 slices 48 wide, written a slice at a time, 1 of 1 ranks with work$'
+	assert_line --regexp '^step 4: expr sqrt, .*, boxes \(32, 12300\), 3 boxes in 13 slices 1024 wide, written 8 slices at a time, 1 of 1 ranks with work$'
 	run --separate-stderr mpi 2 h5ufunc check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 2 slices 2040 wide, written a box at a time, 2 of 2 ranks with work$'
@@ -219,7 +238,7 @@ check_reads() {
 		else
 			(cd "r$n" && mpi "$n" h5ufunc run --memory 20M sl.yaml) || fail "$n ranks: exit status $?"
 		fi
-		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)"
+		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)" /w2 "np.sqrt(q*q + qb*qb)"
 			:: same sl.h5 "r$n/sl.h5" /v "v * 2 + 1" /p p)
 	done
 	run ref "${jobs[@]:1}"
@@ -395,6 +414,29 @@ assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_r
 			fail "$n ranks: $stderr"
 	done
 	cmp rc.h5 "$BATS_FILE_TMPDIR/rc.h5" || fail "rc.h5 changed"
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2; other indexes and a userblock refused; in place through it, saved exactly" {
+	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
+	ref index-files . || fail "index-files: exit status $?"
+	local f names=(a1 a2 a3 many sparse s3 gz empty one ext attrs)
+	run ref index "$CHUNKINDEXDUMP" ix.h5 "${names[@]}" :: index "$CHUNKINDEXDUMP" ix108.h5 "${names[@]}" :: \
+		refused "$CHUNKINDEXDUMP" latest.h5 fixed grow both single :: refused "$CHUNKINDEXDUMP" ub.h5 a
+	[[ $status == 0 ]] || fail "$output"
+	# in place with the journal, one process: its announcements come from the index
+	local d jobs=()
+	for f in ix ix108; do
+		cp "$f.h5" "$f-before.h5"
+		for d in many attrs sparse; do
+			h5u eval -i "a=$f.h5:/$d" 'a = a * 2 + 1' --json >"$f-$d.json" || fail "$f:/$d: exit status $?"
+			[[ $d == sparse ]] && continue   # its new chunks: nothing of the file's overwritten
+			run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" saved "$f-before.h5" "$d" "$f-$d.json"
+			[[ $status == 0 ]] || fail "$f:/$d: $output"
+		done
+		jobs+=(:: same "$f-before.h5" "$f.h5" /many "many * 2 + 1" /attrs "attrs * 2 + 1" /sparse "sparse * 2 + 1")
+	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
