@@ -41,6 +41,15 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
  * written as it is done), else a band of them or the whole box, the
  * results held at their place in the box's buffers meanwhile. */
 int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write);
+/* Does S read its input K whole, or in boxes that hold its chunks whole
+ * (each chunk in one box of one rank, and in one slice of it)? */
+bool elementwise_reads_chunks(const struct plan_step *s, int k);
+/* Once the files are placed: S, on several ranks, reads its slices of
+ * chunks with no collective call when every input it reads by boxes is in
+ * a file each rank reads alone (plan_file's read_alone) and its results
+ * are written a box at a time; they are then one chunk column each, as
+ * on one process (dist_slices_alone). */
+void elementwise_slices_alone(struct plan_step *s);
 /* Run S.  Collective. */
 int elementwise_run(struct plan_step *s, struct err *e);
 

@@ -1,7 +1,7 @@
 /* h5io.h - HDF5 files and datasets as h5ufunc uses them.
  *
  * Opens files with the MPI-IO driver when MPI is running (HDF5's default
- * driver otherwise), maps HDF5 types to dtypes as h5py stores them, reads and
+ * driver otherwise, and for an input each rank reads alone), maps HDF5 types to dtypes as h5py stores them, reads and
  * writes runs of rows as hyperslabs (collectively: every rank calls, a rank
  * with no rows with an empty selection), and creates datasets and their
  * parent groups.  Attributes are h5attr.h's.  It knows nothing of
@@ -30,6 +30,11 @@ int h5io_hint(const char *key, size_t keylen, const char *value);
 /* Open PATH (read-only unless WRITE).  Collective under MPI.  Returns the
  * file id, or a negative value with E set (WHERE names the operand). */
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
+/* Open PATH read-only, as h5io_open, for this process alone: HDF5's
+ * default driver, not collective, and (under MPI, as MPI-IO) no file
+ * lock.  For an input that no rank writes while it is open: each rank
+ * then reads its own share, whole chunks as stored (h5io_read_box). */
+hid_t h5io_open_reader(const char *path, const char *where, struct err *e);
 /* Create PATH exclusively: a file or link already there is an error (exit
  * status 1), never followed or replaced.  PRIVATE: mode 0600 (for scratch
  * files).  Collective. */

@@ -48,6 +48,10 @@ struct plan_file {
 	bool scratch;            /* holds the run's named intermediates or printed results */
 	bool printed;            /* a scratch file of printed results only */
 	bool memory;             /* a scratch file kept in memory: no file is made */
+	bool read_alone;         /* read by each rank through a handle of its own
+				    (h5io_open_reader), not MPI-IO: under MPI, an
+				    existing file the run never writes, all of whose
+				    datasets it reads are chunked */
 	bool undoable;           /* existed, and the run writes into it: journaled
 				    (journal.h), unless --risk-partial-writes */
 	const char *unfinished;  /* check: what an interrupted run's journal beside

@@ -175,6 +175,27 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 	return n;
 }
 
+bool elementwise_reads_chunks(const struct plan_step *s, int k)
+{
+	const struct array *x = s->in[k];
+	const int64_t *chunk = stage_chunks(x);
+	return x->kind == ARR_LITERAL || elementwise_reads_whole(s, k) ||
+	       (chunk && shape_equal(&x->shape, &s->shape) && dist_holds_chunks(&s->blocks.split, chunk));
+}
+
+void elementwise_slices_alone(struct plan_step *s)
+{
+	int64_t per_write, n = s->blocks.split.nranks < 2 ? 1 : elementwise_slices(s, &per_write);
+	if (n < 2 || per_write < n)   /* results written a slice (a round of collective calls) at a time */
+		return;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) && !x->file->read_alone)
+			return;
+	}
+	dist_slices_alone(&s->blocks.split, pass_chunks(s));
+}
+
 /* ---- what a run holds ------------------------------------------------- */
 
 struct input_buf {

@@ -283,7 +283,9 @@ static int open_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && !e->status; i++) {
 		struct plan_file *f = p->files[i];
-		if (f->exists)
+		if (f->exists && f->read_alone)
+			f->id = h5io_open_reader(f->name, f->name, e);
+		else if (f->exists)
 			f->id = h5io_open(f->name, f->write, f->name, e);
 		else
 			create_file(p, f, e);

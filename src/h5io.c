@@ -243,7 +243,10 @@ static const char *netcdf3_format(const char *path)
 	     : magic[3] == 5 ? "CDF-5, 64-bit data format" : NULL;
 }
 
-hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
+/* Open PATH, read-only unless WRITE, through MPI-IO when SHARED (and MPI
+ * runs), else for this process alone; errors as h5io_open says. */
+static hid_t open_file(const char *path, bool write, bool shared, const char *where,
+		       struct err *e)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
@@ -257,7 +260,12 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 				       "reads once it is netCDF-4: nccopy -k nc4 %s NEW.nc", path, kind, path);
 		return err_set(e, EXIT_USAGE, where, "'%s' is not an HDF5 file", path);
 	}
-	hid_t fapl = file_access(true);
+	hid_t fapl = file_access(shared);
+	/* A file each rank reads alone is not locked, as MPI-IO locks none: a
+	 * file system without locks (some Lustre and NFS mounts) serves such
+	 * a run as before. */
+	if (comm_mpi() && !shared)
+		H5Pset_file_locking(fapl, false, true);
 	iostat.h5_opens++;
 	hid_t f = H5Fopen(path, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
 	hid_t stack = f < 0 ? H5Eget_current_stack() : -1;
@@ -267,6 +275,16 @@ hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 		h5io_fold_stack(e, stack);
 	}
 	return f;
+}
+
+hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
+{
+	return open_file(path, write, true, where, e);
+}
+
+hid_t h5io_open_reader(const char *path, const char *where, struct err *e)
+{
+	return open_file(path, false, false, where, e);
 }
 
 static hid_t create(const char *path, bool private, bool shared, const char *where, struct err *e)

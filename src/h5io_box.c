@@ -3,7 +3,8 @@
  * A box is a hyperslab, moved by one H5Dread or H5Dwrite: collectively
  * through MPI-IO where the dataset's file is shared by the ranks
  * (independently where its record says its reads go alone), as this
- * process's own call elsewhere.  On one process a box of whole chunks,
+ * process's own call elsewhere.  Where this process has the file alone
+ * (one process, or an input each rank reads alone) a box of whole chunks,
  * unfiltered and stored as moved, goes a chunk a call as its bytes.
  * Faults are injected here for the tests (H5UFUNC_FAULT).  What it reads
  * of a dataset is its record (h5io_dataset.c), made when the dataset was
@@ -69,10 +70,11 @@ static bool fault_due(bool write)
 
 /* The box START/STEP/COUNT of REC's dataset as whole chunks, unfiltered
  * and stored as DT, stacked along one axis (one chunk thick along the
- * others, and of extent 1 before it), on one process: each chunk then lies whole in
- * BUF, and moves as its bytes by one call (H5Dread_chunk,
- * H5Dwrite_chunk), without HDF5's selections or a copy through its
- * chunk cache, which hold the chunk's cached copy coherent.  1: moved;
+ * others, and of extent 1 before it), in a file this process has alone
+ * (not through MPI-IO): each chunk then lies whole in BUF, and moves as
+ * its bytes by one call (H5Dread_chunk, H5Dwrite_chunk), without HDF5's
+ * selections or a copy through its chunk cache, which hold the chunk's
+ * cached copy coherent.  1: moved;
  * 0: not such a box, or a chunk that cannot be read so (not yet
  * stored): the caller moves it; a negative value: a write failed. */
 static herr_t move_chunks(bool write, struct h5io_record *rec, const struct shape *shape,
@@ -80,7 +82,7 @@ static herr_t move_chunks(bool write, struct h5io_record *rec, const struct shap
 			  void *buf)
 {
 	int n = shape->ndim, a = 0;
-	const hsize_t *chunk = n > 0 && !comm_mpi() ? h5io_plain_chunks(rec, dt) : NULL;
+	const hsize_t *chunk = n > 0 ? h5io_plain_chunks(rec, dt) : NULL;
 	if (!chunk)
 		return 0;
 	while (a < n - 1 && count[a] == 1 && chunk[a] == 1)

@@ -3,8 +3,9 @@
  * write, so that it saves them in one record rather than one a write call.
  *
  * Contiguous data: the box's runs in C order.  Chunked data without
- * filters, on one process: every chunk the box touches, whole (a chunk
- * is rewritten whole).  Nothing else is announced -- a compressed chunk
+ * filters, in a file this process has alone (one process: MPI-IO is not
+ * its driver): every chunk the box touches, whole (a chunk is rewritten
+ * whole).  Nothing else is announced -- a compressed chunk
  * moves when it is rewritten, and under MPI-IO the aggregator ranks write
  * for others -- and the journal then saves exactly what each write call
  * overwrites.  Announcing never widens what is saved beyond what this
@@ -42,7 +43,7 @@
 enum layout_kind {
 	LAYOUT_NONE,         /* nothing is announced */
 	LAYOUT_CONTIGUOUS,
-	LAYOUT_CHUNKED       /* unfiltered, one process */
+	LAYOUT_CHUNKED       /* unfiltered, the file this process's alone */
 };
 
 struct chunk_addr {
@@ -131,8 +132,8 @@ size_t h5io_chunk_row_bytes(hid_t d)
 	return bytes;
 }
 
-/* What L's dataset D is, asked of HDF5. */
-static void layout_learn(struct h5io_layout *l, hid_t d)
+/* What L's dataset D, in a file of DRIVER, is, asked of HDF5. */
+static void layout_learn(struct h5io_layout *l, hid_t d, hid_t driver)
 {
 	*l = (struct h5io_layout){ .d = d, .kind = LAYOUT_NONE, .asked = DT_NONE };
 	hid_t dcpl = H5Dget_create_plist(d), type = H5Dget_type(d), space = H5Dget_space(d);
@@ -147,7 +148,7 @@ static void layout_learn(struct h5io_layout *l, hid_t d)
 	} else if (layout == H5D_CONTIGUOUS) {
 		l->addr = H5Dget_offset(d);
 		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
-	} else if (layout == H5D_CHUNKED && !comm_mpi() && H5Pget_nfilters(dcpl) == 0 &&
+	} else if (layout == H5D_CHUNKED && driver != H5FD_MPIO && H5Pget_nfilters(dcpl) == 0 &&
 		   H5Pget_chunk(dcpl, H5U_MAXDIM, l->chunk) == l->ndim && chunk_api_base(d, &l->base) == 0) {
 		l->kind = LAYOUT_CHUNKED;
 		for (int i = 0; i < l->ndim; i++)
@@ -166,7 +167,7 @@ static struct h5io_layout *layout_of(struct h5io_record *rec)
 	rec->layout = malloc(sizeof *rec->layout);
 	if (!rec->layout)
 		abort();
-	layout_learn(rec->layout, rec->d);
+	layout_learn(rec->layout, rec->d, rec->driver);
 	return rec->layout;
 }
 

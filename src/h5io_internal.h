@@ -51,9 +51,9 @@ struct h5io_record *h5io_record_of(hid_t d);
 bool h5io_unwritten_read_alone(hid_t d, hid_t driver);
 
 /* The chunk extents of REC's dataset when it is chunked, without filters,
- * on one process, and stored as DT's memory type, so that a chunk's bytes
- * in the file are its elements in memory; else NULL (and without a
- * record). */
+ * in a file this process has alone (not through MPI-IO), and stored as
+ * DT's memory type, so that a chunk's bytes in the file are its elements
+ * in memory; else NULL (and without a record). */
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
 /* Keep that the chunk of REC's dataset whose first element is at OFFSET
  * lies at ADDR, SIZE bytes, as h5io_extent.c learns it itself one chunk

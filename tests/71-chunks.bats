@@ -21,7 +21,11 @@
 # and raw chunks move a chunk at a time as stored: ragged edges, an empty
 # array, 3-d, float32, int16, complex, bool and packed inputs give
 # NumPy's bits, as do filtered, byte-swapped and never-written chunks,
-# read through HDF5's selections, and 2-4 ranks.
+# read through HDF5's selections, and 2-4 ranks.  Under MPI an input file
+# no step writes, read in boxes of whole chunks, is read by each rank
+# alone, one call a chunk and no MPI-IO read (2 ranks), and through
+# MPI-IO's collective reads where its boxes cut chunks (3 ranks) or a
+# reduction reads it; NumPy's bits on 1-4 and 6 ranks.
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
@@ -240,6 +244,69 @@ check_reads() {
 		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)" /w2 "np.sqrt(q*q + qb*qb)"
 			:: same sl.h5 "r$n/sl.h5" /v "v * 2 + 1" /p p)
 	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {
+	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/rc.h5" .
+	cat >al.yaml <<-'EOF'
+		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, h: rc.h5:/h, r: rc.h5:/r, v: sl.h5:/v}
+		steps:
+		  - expr: sqrt(p*p + pb*pb)
+		    out: o.h5:/w1
+		  - reduce: add
+		    in: h
+		    axis: 1
+		    out: o.h5:/r1
+		  - expr: h * 2 + r
+		    chunks: [256, 64]
+		    out: o.h5:/e
+		  - expr: v * 3 - 1
+		    out: o.h5:/v
+	EOF
+	# 2 ranks: sl.h5's five chunk rows dealt in whole runs, its file read
+	# by each rank alone, slices one chunk column as on one process
+	run --separate-stderr mpi 2 h5ufunc check --memory 20M al.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 2 of 2 ranks with work$'
+	local n jobs=() tr
+	for n in 0 1 2 3 4 6; do
+		mkdir "r$n"
+		if ((n == 0)); then
+			h5u run --memory 20M --json al.yaml >"r$n/p.json" || fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc run --memory 20M --json al.yaml >"r$n/p.json" || fail "$n ranks: exit status $?"
+		fi
+		mv o.h5 "r$n/"
+		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /v "v * 3 - 1"
+			:: same rc.h5 "r$n/o.h5" /e "h * 2 + r" /r1 "np.add.reduce(h, axis=1)")
+	done
+	# rc.h5 is reduced too: it stays on MPI-IO, whose reads are collective
+	python3 -c '
+import json
+for n in (2, 3, 4, 6):
+    for r in json.load(open(f"r{n}/p.json"))["per_rank"]:
+        assert r["mpiio_coll_reads"] > 0, (n, r)
+'
+	# an input file read only in whole chunks: no MPI-IO read on 2 ranks,
+	# each of the 2 x 5 x 53 chunks of /p and /pb one read of its 81920
+	# bytes (the ragged column's, stored whole, through HDF5's cache); on
+	# 3 ranks (boxes that cut chunks) collective reads
+	for n in 2 3; do
+		tr="al$n"
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 20M --json \
+			-i p=sl.h5:/p -i pb=sl.h5:/pb "o$n.h5:/w = sqrt(p*p + pb*pb)" >"$tr.json" ||
+			fail "$n ranks: exit status $?"
+		jobs+=(:: same sl.h5 "o$n.h5" /w "np.sqrt(p*p + pb*pb)")
+	done
+	jobs+=(:: whole al2 sl.h5 81920 530)
+	python3 -c '
+import json
+assert all(r["mpiio_coll_reads"] == 0 for r in json.load(open("al2.json"))["per_rank"])
+assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_rank"])
+'
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }

@@ -78,6 +78,9 @@ Jobs:
                   trace=openat,open,pread64,read -o PREFIX` (every process
                   of a launch): at most CALLS calls (a chunk read in one,
                   and HDF5's few reads of metadata) and BYTES bytes
+  whole PREFIX FILE SIZE COUNT
+                  the logs PREFIX.* (as for reads) hold exactly COUNT reads
+                  of FILE of SIZE bytes (a chunk's, each read as stored)
   same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
                   (names t, tb, ...), bit for bit, for each pair
@@ -267,11 +270,12 @@ OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
 READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-def reads(prefix, path, calls, nbytes):
-    count, total = 0, 0
+def read_sizes(prefix, path):
+    """The sizes of the reads of PATH in the strace logs PREFIX.*."""
     logs = glob.glob(prefix + '.*')
     if not logs:
         raise Failure(f'no strace logs {prefix}.*')
+    sizes = []
     for name in logs:
         fds = {}
         for line in open(name):
@@ -282,11 +286,22 @@ def reads(prefix, path, calls, nbytes):
                 continue
             m = READ.match(line)
             if m and fds.get(m.group(1), '').endswith(path):
-                count += 1
-                total += int(m.group(2))
+                sizes.append(int(m.group(2)))
+    return sizes
+
+
+def reads(prefix, path, calls, nbytes):
+    sizes = read_sizes(prefix, path)
+    count, total = len(sizes), sum(sizes)
     if count > int(calls) or total > int(nbytes):
         raise Failure(f'{prefix}: {path}: {count} reads of {total} bytes, '
                       f'more than {calls} reads or {nbytes} bytes')
+
+
+def whole(prefix, path, size, count):
+    got = read_sizes(prefix, path).count(int(size))
+    if got != int(count):
+        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes, not {count}')
 
 
 def same(inp, out, *pairs):
@@ -317,8 +332,8 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    jobs = {f.__name__: words(f) for f in (make, reads, same, decoded, filters, stored, index, refused,
-                                              journals)}
+    jobs = {f.__name__: words(f) for f in (make, reads, whole, same, decoded, filters, stored, index,
+                                              refused, journals)}
     jobs['index-files'] = words(index_files)
     jobs['userblock-files'] = words(userblock_files)
     h5ref.main(jobs, 'chunks_ref.py')
