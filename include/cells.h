@@ -13,7 +13,7 @@
  *
  * Pure arithmetic, no MPI, no allocation: the tree's stack lends out and
  * holds the caller's buffers and combines them with the caller's addition.  Not here:
- * the memory model and the boxes (contract.c), the block products
+ * the memory model and the boxes (contract_box.c, contract_layout.c), the block products
  * (loops_gemm.c).
  */
 #ifndef H5UFUNC_CELLS_H

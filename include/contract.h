@@ -86,7 +86,7 @@ int gufunc_plan_missing(struct planner *pl, struct plan_step *s, const struct st
  * R itself when nothing calls one). */
 int gufunc_split(const struct recipe *r, struct arena *a, struct recipe *out);
 
-/* ---- the memory model and the run (contract.c) ---- */
+/* ---- the work split (contract_layout.c) and the run (contract.c) ---- */
 
 /* Lay out S's work for NRANKS ranks within MEMORY bytes: every buffer
  * contract_run allocates.  Errors, at WHERE, when one cell does not fit. */

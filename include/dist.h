@@ -124,6 +124,14 @@ int64_t dist_layout_bytes(const struct dist_layout *l);
 int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const struct dist_cost *c,
 		     int max_axis, int nranks, const char *where, struct err *e, struct dist_layout *l);
 
+/* Does each chunk of CHUNK (a chunked array of L's space) lie whole in
+ * one box of L, and in one of its slices? */
+bool dist_holds_chunks(const struct dist_layout *l, const int64_t *chunk);
+/* L, laid out for several ranks, is walked by ranks that each move the
+ * chunks CHUNK (L's slices follow them) alone, as one process does (no
+ * collective call a slice): its slices, where it has any, are one chunk
+ * column when that is large enough, as on one process. */
+void dist_slices_alone(struct dist_layout *l, const int64_t *chunk);
 /* Slices (see above) a box of L is computed in: 1 when L->slice is 0. */
 int64_t dist_slices(const struct dist_layout *l);
 /* Slice J of the box START/COUNT over L's space, into SSTART/SCOUNT; an

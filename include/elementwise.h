@@ -36,10 +36,20 @@ enum dtype elementwise_source_dtype(const struct plan_step *s, struct op_src src
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		       struct err *e);
 /* The slices S's boxes are read and computed in (dist.h; 1: each box
- * whole), and whether each slice's results are written as it is done
- * (*BY_SLICE: its outputs are in the chunks the slices follow) or a box's
- * once the box is (held at their place in the box's buffers). */
-int64_t elementwise_slices(const struct plan_step *s, bool *by_slice);
+ * whole), and in *PER_WRITE how many are written at a time: 1 when its
+ * outputs are in the chunks the slices follow (each slice's results
+ * written as it is done), else a band of them or the whole box, the
+ * results held at their place in the box's buffers meanwhile. */
+int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write);
+/* Does S read its input K whole, or in boxes that hold its chunks whole
+ * (each chunk in one box of one rank, and in one slice of it)? */
+bool elementwise_reads_chunks(const struct plan_step *s, int k);
+/* Once the files are placed: S, on several ranks, reads its slices of
+ * chunks with no collective call when every input it reads by boxes is in
+ * a file each rank reads alone (plan_file's read_alone) and its results
+ * are written a box at a time; they are then one chunk column each, as
+ * on one process (dist_slices_alone). */
+void elementwise_slices_alone(struct plan_step *s);
 /* Run S.  Collective. */
 int elementwise_run(struct plan_step *s, struct err *e);
 

@@ -20,6 +20,7 @@
 #define H5UFUNC_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* Exit statuses (SPEC 1). */
 enum { EXIT_OK = 0, EXIT_RUN = 1, EXIT_USAGE = 2 };
@@ -46,6 +47,7 @@ struct err {   /* plain bytes: comm_agree() sends it to other ranks */
 	int status;        /* 0 while no error */
 	char msg[2048];    /* "WHERE: WHAT", without the program name */
 	struct err_loc loc;   /* where the error points, when it does */
+	bool dropped;      /* the last raise came after this error and was dropped */
 };
 
 /* Record "WHERE: WHAT" with STATUS unless an error is already recorded.
@@ -70,8 +72,13 @@ int err_at(struct err *e, int status, const struct site *w, const char *fmt, ...
 int err_place(struct err *e, const struct err_loc *loc);
 /* Fill LOC: SOURCE (NULL: none) at LINE:COL, in STEP (NULL: none). */
 void err_loc_set(struct err_loc *loc, const char *source, int line, int col, const char *step);
-/* Append text to the recorded message (a hint, a folded HDF5 stack). */
+/* Append text to the recorded message, whichever raise recorded it (what
+ * a failed run left behind). */
 void err_append(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append text to the message of the error raised last (a hint, a folded
+ * HDF5 stack): nothing when that raise was dropped because an earlier
+ * error had won, whose message says nothing of this one's cause. */
+void err_hint(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Forget the recorded error (after a failure that is recovered from). */
 void err_clear(struct err *e);
 /* Print "h5ufunc: MSG" on stderr.  The caller decides which rank prints. */

@@ -1,7 +1,7 @@
 /* h5io.h - HDF5 files and datasets as h5ufunc uses them.
  *
  * Opens files with the MPI-IO driver when MPI is running (HDF5's default
- * driver otherwise), maps HDF5 types to dtypes as h5py stores them, reads and
+ * driver otherwise, and for an input each rank reads alone), maps HDF5 types to dtypes as h5py stores them, reads and
  * writes runs of rows as hyperslabs (collectively: every rank calls, a rank
  * with no rows with an empty selection), and creates datasets and their
  * parent groups.  Attributes are h5attr.h's.  It knows nothing of
@@ -30,6 +30,11 @@ int h5io_hint(const char *key, size_t keylen, const char *value);
 /* Open PATH (read-only unless WRITE).  Collective under MPI.  Returns the
  * file id, or a negative value with E set (WHERE names the operand). */
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
+/* Open PATH read-only, as h5io_open, for this process alone: HDF5's
+ * default driver, not collective, and (under MPI, as MPI-IO) no file
+ * lock.  For an input that no rank writes while it is open: each rank
+ * then reads its own share, whole chunks as stored (h5io_read_box). */
+hid_t h5io_open_reader(const char *path, const char *where, struct err *e);
 /* Create PATH exclusively: a file or link already there is an error (exit
  * status 1), never followed or replaced.  PRIVATE: mode 0600 (for scratch
  * files).  Collective. */
@@ -69,8 +74,9 @@ enum h5io_object h5io_probe(hid_t file, const char *path);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
-/* Open dataset PATH of FILE as it is, its type and shape unasked; a
- * negative id when it cannot, nothing recorded. */
+/* Open dataset PATH of FILE as it is, its type and shape unasked, for its
+ * attributes (no box moves through it); a negative id when it cannot,
+ * nothing recorded. */
 hid_t h5io_dataset_open_quiet(hid_t file, const char *path);
 /* Create dataset PATH (parent groups too, h5io_parents) of DT and SHAPE,
  * contiguous, or chunked by CHUNK (NCHUNK == SHAPE's rank) and compressed
@@ -126,7 +132,8 @@ void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		     const int64_t *step, const int64_t *count);
 
 /* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
- * of a dataset of SHAPE; C order in BUF.  STEP may be NULL (all 1).  Any
+ * of dataset D of SHAPE, opened or created by h5io_dataset_open or
+ * h5io_dataset_create; C order in BUF.  STEP may be NULL (all 1).  Any
  * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective. */
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 		  const int64_t *start, const int64_t *step, const int64_t *count,

@@ -2,7 +2,7 @@
  * the growth of a run with the number of ranks can be measured (--json's
  * "per_rank", h5ufunc(1) SCALING).
  *
- * Two levels are counted.  h5io.c counts its own HDF5 calls: dataset reads
+ * Two levels are counted.  h5io counts its own HDF5 calls: dataset reads
  * and writes (H5Dread, H5Dwrite: collective, so every rank makes as many),
  * file opens (H5Fopen, H5Fcreate) and metadata operations (opening,
  * creating, probing, moving and unlinking datasets and groups, the history

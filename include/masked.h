@@ -6,7 +6,9 @@
  * beside each accumulator, a byte saying whether any valid element
  * reached it; results none reached are written as the output's fill.
  * The step carries what these read in its mask part (plan.h's step_mask:
- * in_missing, nan, skip, fill), set while planning.
+ * in_missing, nan, skip, fill), set while planning.  A named intermediate
+ * of a masked step says what is missing in its mask plane (plan.h's
+ * array.plane), read beside its values, never by its fill.
  *
  * Not here: NumPy's where= operand and the select that applies a mask
  * (where.h); masked mode of elementwise steps, which lower.c lowers into
@@ -23,6 +25,8 @@
 
 struct array;
 struct cf_missing;
+struct err;
+struct plan_step;
 struct step_mask;
 
 /* What a masked element folds as in UF's LOOP (numpy.ma's fill): the
@@ -31,22 +35,36 @@ struct step_mask;
  * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
  * -1: none of these, so masked elements are skipped (plan_step.mask.skip_fold). */
 int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
-/* N elements just read: VALID = which are valid (cf_valid: MISSING's
- * tests, NaN too with NAN; STORED: them in STORED_T), and the others of
- * DATA (in T) made WITH (one element of T). */
-void masked_replace_missing(const struct cf_missing *missing, bool nan, const void *with,
-			    enum dtype stored_t, enum dtype t, int64_t n, const char *stored, char *data,
-			    uint8_t *valid);
-/* Masked mode of a reduce or accumulate step (M, its mask part), on N
- * elements of its input just read: VALID = which are valid (cf_valid;
- * STORED: them in the input's dtype STORED_T), and the others of DATA (in
- * T) made M->skip. */
-void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
-			 const char *stored, char *data, uint8_t *valid);
-/* ... and on N of its results (DATA, in T): FILL (the fill value of its
- * output Y, in Y's dtype) where VALID is 0, counted as masked (report.h)
- * unless Y is dry. */
-void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
-			 char *data, const uint8_t *valid);
+/* Which of N elements of X just read (the box START/COUNT; STORED: them
+ * in X's dtype) are valid, into VALID: X's mask plane read over the same
+ * box when it has one (a named intermediate's: collective, so every rank
+ * calls it whatever E holds), else MISSING's tests (cf_valid; NaN too with
+ * NAN), left undone once E holds an error.  -1: the plane's read failed. */
+int masked_valid(const struct array *x, const struct cf_missing *missing, bool nan,
+		 const int64_t *start, const int64_t *count, int64_t n, const char *stored,
+		 uint8_t *valid, const char *where, struct err *e);
+/* Masked mode of a reduce, accumulate or reduceat step S, on N elements
+ * of its input X just read (box START/COUNT; STORED: them in X's dtype):
+ * VALID = which are valid (masked_valid, of S's mask part), and the others
+ * of DATA (in T) made s->mask.skip, unless S is a skip_fold step.
+ * Collective; -1 (E set, at S's place) when a read failed. */
+int masked_skip_missing(const struct plan_step *s, const struct array *x, enum dtype t,
+			const int64_t *start, const int64_t *count, int64_t n, const char *stored,
+			char *data, uint8_t *valid, struct err *e);
+/* Are the VALID elements of N results (DATA, in T) of S's output K apart
+ * from its fill value (s->mask.fill[K], in the output's dtype), so that
+ * none reads back as missing?  Asked of outputs written to the user's
+ * files only, where the fill alone marks what is missing (CF): a printed
+ * result or named intermediate keeps its mask beside it, and a bool
+ * dataset is never read as missing.  One that is not: an error (EXIT_RUN,
+ * at S's place) left in E; nothing asked once E holds one. */
+int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
+		      const uint8_t *valid, struct err *e);
+/* ... and on N of the results (DATA, in T) of S's one output: checked
+ * apart from its fill (masked_fill_apart; an error is left in E for the
+ * caller, who still writes, as every rank must), then the fill where
+ * VALID is 0, counted as masked (report.h) unless the output is dry. */
+void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			 const uint8_t *valid, struct err *e);
 
 #endif

@@ -48,6 +48,10 @@ struct plan_file {
 	bool scratch;            /* holds the run's named intermediates or printed results */
 	bool printed;            /* a scratch file of printed results only */
 	bool memory;             /* a scratch file kept in memory: no file is made */
+	bool read_alone;         /* read by each rank through a handle of its own
+				    (h5io_open_reader), not MPI-IO: under MPI, an
+				    existing file the run never writes, all of whose
+				    datasets it reads are chunked */
 	bool undoable;           /* existed, and the run writes into it: journaled
 				    (journal.h), unless --risk-partial-writes */
 	const char *unfinished;  /* check: what an interrupted run's journal beside
@@ -119,6 +123,10 @@ struct array {
 	unsigned cf_present;     /* the CF attributes its dataset has (cf.h's cf_attr bits) */
 	const struct cf_missing *missing;  /* its missing-value attributes, once read (a
 				      decoded array's: the tests on its values) */
+	struct array *plane;     /* its mask plane: a bool dataset beside it, true where
+				    an element is valid, read as it is read (a masked or
+				    where= step's named intermediate, whose missing
+				    elements are said by it, not by its fill); NULL: none */
 	struct cf_coding *coding;  /* read and written through this CF coding (cf.h):
 				      DTYPE is the unpacked dtype, the dataset holds
 				      coding->stored; NULL: the stored numbers */
@@ -386,5 +394,8 @@ static inline bool plan_step_ranged(const struct plan_step *s)
 
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);
+/* Step S of P's line of plan_print, newline included: its verb, loop and
+ * casting, and how its pass is cut (or the step it is fused into). */
+void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f);
 
 #endif

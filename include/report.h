@@ -1,5 +1,6 @@
 /* report.h - what a run tells the user besides its results: the progress
- * meter on stderr and the --json run summary on stdout.
+ * meter on stderr and the --json run summary on stdout (and check's
+ * --json plan, in the summary's form).
  *
  * exec.c and stage.c call the hooks; this module keeps the counts and does
  * the printing (rank 0 only, once).  It never changes what a run computes.
@@ -43,5 +44,10 @@ bool report_result(int step, int k, const struct array *x, const void *data,
 		   const uint8_t *mask);
 /* The run ended with STATUS (0 success).  Collective. */
 void report_end(int status);
+
+/* check --json: P (planned for MEMORY bytes a rank) as one JSON object on
+ * F, the run summary's members that a plan knows (h5ufunc(1), JSON
+ * OUTPUT), each step with its line of `h5ufunc check` as "plan". */
+void report_plan(const struct plan *p, int64_t memory, FILE *f);
 
 #endif

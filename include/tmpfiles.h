@@ -54,6 +54,20 @@ int tmpfiles_name(char *out, size_t len, const char *dir, const char *base, cons
 int tmpfiles_journal_name(char *out, size_t len, const char *dir, const char *base,
 			  const char *token, int rank);
 
+/* The name of part RANK of the new file BASE (a virtual dataset's source
+ * file, vds.h): "BASE.rankRANK", into OUT (LEN bytes).  0, or -1 when too
+ * long.  A part is made under its temporary name (tmpfiles_name of
+ * "BASE.rankRANK"), linked under its own name once every part is written,
+ * and its temporary name removed once its whole, BASE, has been renamed
+ * into place.  A dead run that had linked a part but not renamed its
+ * whole leaves the part under both names, which the sweep removes (the
+ * whole's temporary still there says the run never finished); once the
+ * whole is in place only the temporary name goes. */
+int tmpfiles_part_name(char *out, size_t len, const char *base, int rank);
+/* Is PATH a part that a dead run linked without finishing its whole (see
+ * tmpfiles_part_name)?  The next sweep of its directory removes it. */
+bool tmpfiles_dead_part(const char *path);
+
 /* Remove PATH if the process is stopped by a signal (interrupt.h) or
  * exits before tmpfiles_forget(PATH).  With HOLD, also open PATH and lock
  * it as this run's (kept until forgotten); -1 when it cannot be held: it
@@ -76,7 +90,8 @@ bool tmpfiles_held(int fd);
 bool tmpfiles_same(int fd, const char *path);
 
 /* Remove from DIR the files of our kinds that dead runs left: new files'
- * temporaries, scratch files, journals being made, and the journals of
+ * temporaries, the parts of those never finished (tmpfiles_part_name),
+ * scratch files, journals being made, and the journals of
  * ranks whose run has committed (a rank's journal beside a master is kept
  * for recovery).  Links and files of live runs are never touched.  Names
  * the removed files in REMOVED (LEN bytes, ", "-separated) when not NULL;

@@ -20,11 +20,14 @@
  * looks for them in the virtual dataset's own directory before the
  * working directory, so the set can be moved together.
  *
- * A source is made under a temporary name (tmpfiles.h: held while the run
- * lives, swept away after it dies), and renamed to its name by its rank
- * once every rank has written, before the output file itself appears
- * under its name (exec.c): a virtual dataset never names sources that are
- * missing.
+ * A source is a part of its output file (tmpfiles_part_name, which names
+ * it "FILE.rankR"): made under a temporary name (tmpfiles.h: held while
+ * the run lives, swept away after it dies), linked under its name by its
+ * rank once every rank has written, before the output file itself appears
+ * under its name (exec.c), so that a virtual dataset never names sources
+ * that are missing, and its temporary name removed after.  A run killed
+ * between the two leaves sources without their output, which the next
+ * sweep removes, as it removes the output's temporary.
  *
  * Not here: which outputs may be virtual (outputs.c refuses the others),
  * the layout of the shares (dist.h), or the output file's own temporary
@@ -44,10 +47,6 @@
 #include "shape.h"
 
 struct vds;   /* one virtual dataset's writing side, on this rank */
-
-/* The name of rank RANK's source of the output file BASE (a base name):
- * "BASE.rankRANK", into OUT (LEN bytes).  0, or -1 when too long. */
-int vds_source_name(char *out, size_t len, const char *base, int rank);
 
 /* What a virtual dataset to create is: PATH in the output file whose
  * final name is DIR/BASE; DT stored, of SHAPE (ndim >= 1), its shares
@@ -76,11 +75,15 @@ int vds_box_io(struct vds *v, bool write, enum dtype dt, const int64_t *start, c
 	       const int64_t *count, void *buf, const char *where, struct err *e);
 /* Close every source this rank has open. */
 void vds_close_all(void);
-/* Once every rank has written and closed: rename this rank's sources to
- * their names.  0, or -1 with E set. */
+/* Once every rank has written and closed: link this rank's sources under
+ * their names too (their temporary names still held).  0, or -1 with E
+ * set. */
 int vds_commit(struct err *e);
-/* After a failure, closed: remove this rank's sources, under whichever
- * name they have. */
+/* Once the output files are in place: remove the sources' temporary
+ * names. */
+void vds_finish(void);
+/* After a failure, closed: remove this rank's sources, under every name
+ * they have. */
 void vds_discard(void);
 
 #endif

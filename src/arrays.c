@@ -56,17 +56,56 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const stru
 	return 0;
 }
 
+/* X's mask plane as X is read (its selection, its axes moved): the
+ * plane of the dataset X reads, twinned for a view of it; NULL when that
+ * dataset has none, or on error (E set). */
+static struct array *plane_of(struct planner *pl, struct array *x, const struct site *w,
+			      struct err *e)
+{
+	if (x->plane || x->kind != ARR_DATASET || x->raw)
+		return x->plane;
+	struct array *root = x->base ? plane_of(pl, (struct array *)x->base, w, e)
+			     : x->selected ? array_find(pl->p, x->file, x->path) : NULL;
+	if (!root || (!x->base && !root->plane))
+		return NULL;
+	struct array *m = array_new(pl, ARR_DATASET, "(mask)");
+	if (!m) {
+		err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
+		return NULL;
+	}
+	const struct array *of = x->base ? root : root->plane;
+	*m = *x;   /* the same view, of the plane's dataset */
+	m->display = of->display;
+	m->file = of->file;
+	m->path = of->path;
+	m->base = x->base ? root : NULL;
+	m->dtype = DT_BOOL;
+	m->create = m->has_fill = m->in_place = m->replace = m->units_set = m->desc_set = false;
+	m->nstored = 0;
+	m->stored_filtered = m->stored_gaps = false;
+	m->missing = NULL;
+	m->coding = NULL;
+	m->decoded = m;
+	return x->plane = m;
+}
+
 const struct cf_missing *array_missing(struct planner *pl, struct array *x, const struct site *w,
 					 struct err *e)
 {
 	if (x->missing)
 		return x->missing;
+	if (!plane_of(pl, x, w, e) && e->status)
+		return NULL;
 	if (x->base)   /* read with its axes moved: its dataset's */
-		return array_missing(pl, (struct array *)x->base, w, e);
+		return x->missing = array_missing(pl, (struct array *)x->base, w, e);
 	struct cf_missing *m = arena_alloc(pl->p->arena, sizeof *m);
 	memset(m, 0, sizeof *m);
 	if (x->create || x->file->id < 0) {
-		m->nvalues = m->fill_value = x->has_fill;
+		/* its fill, inherited by the steps that read it (plan_fill); what
+		 * is missing its plane says, and a bool (as cf_missing_read) has
+		 * no value to spare for it */
+		m->fill_value = x->has_fill;
+		m->nvalues = x->has_fill && !x->plane && x->dtype != DT_BOOL;
 		memcpy(m->value[0], x->fill, sizeof m->value[0]);
 	} else if (cf_missing_read(x->file->id, x->path, x->dtype, x->cf_present, m, w->text, x->display,
 				   e) < 0) {

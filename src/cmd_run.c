@@ -11,6 +11,7 @@
 #include "exec.h"
 #include "diag.h"
 #include "plan.h"
+#include "report.h"
 #include "tmpfiles.h"
 
 int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
@@ -34,7 +35,9 @@ int cmd_execute(struct cli *c, struct recipe *r, bool check_only, struct err *e)
 	if (comm_agree(e) < 0)
 		rc = -1;
 	if (rc == 0 && check_only) {
-		if (comm_rank() == 0)
+		if (comm_rank() == 0 && c->json)
+			report_plan(&p, (int64_t)c->memory, stdout);
+		else if (comm_rank() == 0)
 			plan_print(&p, stdout);
 	} else if (rc == 0) {
 		char history[4096];

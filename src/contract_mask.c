@@ -8,6 +8,7 @@
 #include "contract_mask.h"
 #include "masked.h"
 #include "stage.h"
+#include "where.h"
 
 void contract_mask_buffers(const struct plan_step *s, int64_t na, int64_t nb, int64_t results,
 			   bool shared, struct contract_masks *m, struct hold *h)
@@ -19,11 +20,17 @@ void contract_mask_buffers(const struct plan_step *s, int64_t na, int64_t nb, in
 	hold_buffer(h, DIST_FIXED, on && shared ? results : 0, HOLD_SLOT(m, recv));
 }
 
-void contract_mask_slab(const struct plan_step *s, int k, char *data, int64_t n, uint8_t *valid)
+int contract_mask_slab(const struct plan_step *s, int k, const int64_t *start, const int64_t *count,
+		       char *data, int64_t n, uint8_t *valid, struct err *e)
 {
 	static const unsigned char zero[16];
-	enum dtype t = s->in[k]->dtype;
-	masked_replace_missing(s->contract->missing[k], s->mask.nan, zero, t, t, n, data, data, valid);
+	const struct array *x = s->in[k];
+	if (masked_valid(x, s->contract->missing[k], s->mask.nan, start, count, n, data, valid, s->where,
+			 e) < 0)
+		return err_place(e, &s->loc);
+	if (!e->status)
+		where_select(x->dtype, n, data, valid, (const char *)zero, 0);
+	return 0;
 }
 
 /* Does every one of the N bytes at P (STEP apart) say valid? */
@@ -86,7 +93,7 @@ int contract_mask_results(const struct plan_step *s, struct contract_masks *m,
 {
 	for (int64_t i = 0; epilogue && i < n; i++)
 		m->any[i] &= epilogue[i];
-	masked_fill_results(s->out[0], s->mask.fill[0], s->out_dtype[0], n, data, m->any);
+	masked_fill_results(s, s->out_dtype[0], n, data, m->any, e);
 	if (s->mask.out &&
 	    stage_write(s->mask.out, DT_BOOL, start, count, (char *)m->any, NULL, s->where, e) < 0)
 		return err_place(e, &s->loc);

@@ -13,11 +13,11 @@
  * as an elementwise step's) are and'ed in, and the masked results
  * written as the output's fill.
  *
- * What it holds (contract_mask_buffers, in contract.c's list of a run's
+ * What it holds (contract_mask_buffers, in contract_box.c's list of a run's
  * buffers): each operand's slab of validity bytes, and the box's bytes of
  * results, one more on a shared run for what rank 0 receives.
  *
- * Not here: the geometry of slabs and boxes (contract.c); the tests that
+ * Not here: the geometry of slabs and boxes (contract_box.c); the tests that
  * say which elements are missing (cf.h); the fill, by the one rule of
  * every step (plan.c, plan_fill), and its writing (masked.h).
  */
@@ -50,9 +50,12 @@ struct byte_view {
 void contract_mask_buffers(const struct plan_step *s, int64_t na, int64_t nb, int64_t results,
 			   bool shared, struct contract_masks *m, struct hold *h);
 
-/* Operand K's slab of S just read: N elements at DATA (its dtype), VALID
- * made 1 where they are not missing, and the missing ones made 0. */
-void contract_mask_slab(const struct plan_step *s, int k, char *data, int64_t n, uint8_t *valid);
+/* Operand K's slab of S just read (the box START/COUNT of it): N elements
+ * at DATA (its dtype), VALID made 1 where they are not missing (masked.h's
+ * masked_valid: a named intermediate's mask plane read beside them,
+ * collective), and the missing ones made 0. */
+int contract_mask_slab(const struct plan_step *s, int k, const int64_t *start, const int64_t *count,
+		       char *data, int64_t n, uint8_t *valid, struct err *e);
 
 /* ANY (NR x NC) or'ed with whether some product A (NR x NK) by B (NK x
  * NC) has two valid factors: np.ma.dot's bool product of validities. */

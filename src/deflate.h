@@ -8,7 +8,7 @@
  * (H5Z_FILTER_DEFLATE), for every dataset this process writes or reads:
  * files are read by any HDF5, h5py or netCDF as before.  H5UFUNC_DEFLATE=zlib
  * keeps HDF5's own filter.  Not here: which datasets are compressed, or
- * how (h5io.c creates them).
+ * how (h5io_dataset.c creates them).
  */
 #ifndef H5UFUNC_DEFLATE_H
 #define H5UFUNC_DEFLATE_H

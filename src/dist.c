@@ -21,11 +21,12 @@ static void share(int64_t rows, int nranks, int rank, int64_t *first, int64_t *c
  * ranks: a quarter more user time at 1 MiB), and reductions and scans
  * stream wider chunk rows and were slower at 1 MiB: BLOCK_TARGET. */
 #define PASS_TARGET ((int64_t)1 << 20)
-/* One rank's slices are one chunk column when it holds this many bytes of
- * the widest array: its chunks then lie whole in the slice's buffer, one
- * after another, and h5io moves each as stored, with no copy through
- * HDF5's chunk cache (W4 in place on (256, 64) float64 chunks: half the
- * CPU of slices of eight columns).  Narrower columns make too many calls. */
+/* Slices are one chunk column when it holds this many bytes of the widest
+ * array, where a rank moves its chunks alone (one process; dist_slices_alone):
+ * its chunks then lie whole in the slice's buffer, one after another, and
+ * h5io moves each as stored, with no copy through HDF5's chunk cache (W4
+ * in place on (256, 64) float64 chunks: half the CPU of slices of eight
+ * columns).  Narrower columns make too many calls. */
 #define SLICE_LEAST ((int64_t)64 << 10)
 
 /* ---- boxes ------------------------------------------------------------ */
@@ -197,6 +198,15 @@ static void follow_chunks(struct dist_layout *l, const int64_t *chunk, int64_t c
 	}
 }
 
+/* Does a box's chunk column of CHUNK over L hold SLICE_LEAST bytes of
+ * the widest array? */
+static bool column_large(const struct dist_layout *l, const int64_t *chunk)
+{
+	int last = l->ndim - 1;
+	int64_t column = l->lines_per_box * (l->line / l->dim[last]) * chunk[last];
+	return l->cost.widest > 0 && column >= SLICE_LEAST / l->cost.widest;
+}
+
 /* The width along the last axis of L's slices (dist.h): whole chunk
  * columns of CHUNK, one on one rank when it holds SLICE_LEAST bytes, else
  * as many as make about TARGET elements of a box; 0 when a box holds no
@@ -208,9 +218,25 @@ static int64_t slice_width(const struct dist_layout *l, const int64_t *chunk, in
 	if (l->align <= 1 || last <= l->axis || c <= 0 || c >= d || l->lines_per_box * l->line <= target)
 		return 0;
 	int64_t column = l->lines_per_box * (l->line / d) * c;   /* a box's chunk column */
-	int64_t k = l->nranks == 1 && column >= SLICE_LEAST / l->cost.widest ? 1
+	int64_t k = l->nranks == 1 && column_large(l, chunk) ? 1
 		  : target / column > 1 ? target / column : 1;
 	return k * c < d ? k * c : 0;
+}
+
+bool dist_holds_chunks(const struct dist_layout *l, const int64_t *chunk)
+{
+	for (int i = 0; i < l->axis; i++)
+		if (chunk[i] != 1)
+			return false;
+	int64_t a = chunk[l->axis] < l->dim[l->axis] ? chunk[l->axis] : l->dim[l->axis];
+	int last = l->ndim - 1;
+	return (a == 1 || l->align == a) && (l->slice <= 0 || l->slice % chunk[last] == 0);
+}
+
+void dist_slices_alone(struct dist_layout *l, const int64_t *chunk)
+{
+	if (l->slice > 0 && chunk && column_large(l, chunk))
+		l->slice = chunk[l->ndim - 1];
 }
 
 int64_t dist_slices(const struct dist_layout *l)

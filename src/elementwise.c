@@ -19,6 +19,7 @@
 #include "elementwise.h"
 #include "hold.h"
 #include "iter.h"
+#include "masked.h"
 #include "reduce.h"
 #include "reducer.h"
 #include "report.h"
@@ -30,6 +31,9 @@
 #define TILE_ELEMS 8192
 /* A broadcast input is held whole up to this part of the budget. */
 #define WHOLE_PART 8
+/* HDF5's sieve buffer for contiguous datasets (H5Pset_sieve_buf_size's
+ * default): a shorter run of a band's row is read around first. */
+#define BAND_RUN ((int64_t)64 << 10)
 
 bool elementwise_reads_whole(const struct plan_step *s, int k)
 {
@@ -107,6 +111,27 @@ static bool output_in_chunks(const struct plan_step *s, int k, const int64_t *ch
 	       !(y->create ? y->compression.on : y->stored_filtered);
 }
 
+/* Slices of L (N in a box) whose results one process writes at a time
+ * into S's outputs when every one is a contiguous dataset: a band whose
+ * rows are runs of at least BAND_RUN bytes of each output, rather than the
+ * whole box (tens of MiB of whole rows on a wide shape, cold by the time
+ * the write copies them into the page cache).  Under MPI, or into chunks,
+ * a band would cut what a box writes whole (ROMIO's data sieving reads
+ * back around every run; a chunk would be written more than once): N. */
+static int64_t write_band(const struct plan_step *s, const struct dist_layout *l, int64_t n)
+{
+	int64_t least = INT64_MAX;
+	for (int k = 0; k < s->nout; k++) {
+		const struct array *y = s->out[k];
+		if (comm_mpi() || y->kind != ARR_DATASET || stage_chunks(y) ||
+		    (y->create ? y->nchunk > 0 : y->nstored > 0))
+			return n;
+		least = dtype_size(y->dtype) < least ? dtype_size(y->dtype) : least;
+	}
+	int64_t run = l->slice * least, k = (BAND_RUN + run - 1) / run;
+	return k < n ? k : n;
+}
+
 /* A box that follows the chunks may hold whole chunk rows, tens of MiB of
  * each array, walked cold by the read's gather out of HDF5's chunk cache,
  * the ops and the write; slices of whole chunk columns (dist.h) stay in
@@ -115,15 +140,17 @@ static bool output_in_chunks(const struct plan_step *s, int k, const int64_t *ch
  * mask) and every input read by boxes is a dataset of its whole shape in
  * the chunks the slices follow (another would be read in short pieces of
  * its rows).  Outputs in those chunks are written a slice at a time;
- * otherwise (a contiguous output: its rows whole) a box at a time, the
- * whole results held at their place in a box's buffer, so no op may take
- * one in another dtype (its cast reads a tile's elements contiguous). */
-int64_t elementwise_slices(const struct plan_step *s, bool *by_slice)
+ * otherwise the results are held at their place in a buffer of several
+ * slices, so no op may take one in another dtype (its cast reads a tile's
+ * elements contiguous): a band (write_band) when one process writes only
+ * contiguous datasets, else the whole box. */
+int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 {
 	const struct dist_layout *l = &s->blocks.split;
 	const int64_t *chunk = pass_chunks(s);
 	int nd = s->shape.ndim;
-	*by_slice = true;
+	bool by_slice = true;
+	*per_write = 1;
 	if (l->slice == 0 || !chunk || s->fused.nred > 0 || s->mask.has_where || s->mask.masked ||
 	    s->mask.out)
 		return 1;
@@ -134,17 +161,39 @@ int64_t elementwise_slices(const struct plan_step *s, bool *by_slice)
 			return 1;
 	}
 	for (int k = 0; k < s->nout; k++)
-		*by_slice = *by_slice && output_in_chunks(s, k, chunk);
-	for (int j = 0; j < s->prog.nops && !*by_slice; j++) {
+		by_slice = by_slice && output_in_chunks(s, k, chunk);
+	for (int j = 0; j < s->prog.nops && !by_slice; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nin; k++)
 			if (src_is_result(op->src[k]) && whole_result(s, op->src[k]) &&
-			    elementwise_source_dtype(s, op->src[k]) != op->loop->types[k]) {
-				*by_slice = true;
+			    elementwise_source_dtype(s, op->src[k]) != op->loop->types[k])
 				return 1;
-			}
 	}
-	return dist_slices(l);
+	int64_t n = dist_slices(l);
+	if (!by_slice)
+		*per_write = write_band(s, l, n);
+	return n;
+}
+
+bool elementwise_reads_chunks(const struct plan_step *s, int k)
+{
+	const struct array *x = s->in[k];
+	const int64_t *chunk = stage_chunks(x);
+	return x->kind == ARR_LITERAL || elementwise_reads_whole(s, k) ||
+	       (chunk && shape_equal(&x->shape, &s->shape) && dist_holds_chunks(&s->blocks.split, chunk));
+}
+
+void elementwise_slices_alone(struct plan_step *s)
+{
+	int64_t per_write, n = s->blocks.split.nranks < 2 ? 1 : elementwise_slices(s, &per_write);
+	if (n < 2 || per_write < n)   /* results written a slice (a round of collective calls) at a time */
+		return;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) && !x->file->read_alone)
+			return;
+	}
+	dist_slices_alone(&s->blocks.split, pass_chunks(s));
 }
 
 /* ---- what a run holds ------------------------------------------------- */
@@ -165,7 +214,8 @@ struct buffers {
 	int64_t line, box_lines, tile;   /* elements per line; lines per box; lines per
 					    tile (of a slice's lines) */
 	int64_t slices;                  /* a box is read and computed in this many slices */
-	bool by_slice;                   /* ... and written a slice at a time (dist.h) */
+	int64_t per_write;               /* ... and written this many slices at a time
+					    (elementwise_slices) */
 	int64_t bo[H5U_MAXDIM], bc[H5U_MAXDIM];   /* the current box */
 	int64_t o[H5U_MAXDIM], c[H5U_MAXDIM];     /* the current slice of it */
 	int64_t wo[H5U_MAXDIM], wc[H5U_MAXDIM];   /* what the whole results hold: the
@@ -373,7 +423,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	B->ndim = l->ndim;
 	B->line = l->line;
 	B->box_lines = l->lines_per_box;
-	B->slices = elementwise_slices(s, &B->by_slice);
+	B->slices = elementwise_slices(s, &B->per_write);
 	/* a tile of a slice's lines: no more elements than a tile's buffers hold */
 	int64_t line = B->slices > 1 ? l->line / l->dim[l->ndim - 1] * l->slice : l->line;
 	B->tile = line > 0 ? dist_held_elems(l, DIST_PER_TILE) / line : 1;
@@ -630,9 +680,12 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
 	char *data = B->tmp[src_slot(s->prog.out_src[k])];
-	if (s->mask.masked)
+	if (s->mask.masked) {   /* written still when it fails: collective */
+		masked_fill_apart(s, k, t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.print_src)],
+				  e);
 		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.valid_src)],
 			     (const char *)B->masked[k], 0);
+	}
 	if (s->mask.has_where) {
 		ptrdiff_t step = 0;
 		if (!y->create) {
@@ -710,28 +763,33 @@ static void announce_writes(struct plan_step *s, const struct buffers *B, bool a
 }
 
 /* Make slice J of B's box the current one, and say what the whole results
- * hold: the slice, or the box when they are written a box at a time. */
+ * hold: the slices written with it (B's per_write, whose group holds J). */
 static void slice_of(struct buffers *B, int64_t j)
 {
-	if (B->slices > 1) {
-		dist_slice(B->l, B->bo, B->bc, j, B->o, B->c);
-	} else {
+	int last = B->ndim - 1;
+	int64_t first = j - j % B->per_write, end = first + B->per_write - 1, o[H5U_MAXDIM],
+		c[H5U_MAXDIM];
+	if (end >= B->slices)
+		end = B->slices - 1;
+	if (B->slices == 1) {   /* the box whole (l->slice may still be set) */
 		memcpy(B->o, B->bo, sizeof B->o);
 		memcpy(B->c, B->bc, sizeof B->c);
+		memcpy(B->wo, B->bo, sizeof B->wo);
+		memcpy(B->wc, B->bc, sizeof B->wc);
+		return;
 	}
-	memcpy(B->wo, B->by_slice ? B->o : B->bo, sizeof B->wo);
-	memcpy(B->wc, B->by_slice ? B->c : B->bc, sizeof B->wc);
+	dist_slice(B->l, B->bo, B->bc, j, B->o, B->c);
+	dist_slice(B->l, B->bo, B->bc, first, B->wo, B->wc);
+	dist_slice(B->l, B->bo, B->bc, end, o, c);
+	B->wc[last] = o[last] + c[last] - B->wo[last];
 }
 
-/* The results of B's slice, or of its box when they are written a box at
- * a time (WHOLE): fed to the reductions and, when every rank has done
- * without an error, written. */
-static int finish(struct plan_step *s, struct buffers *B, bool whole, struct err *e)
+/* The results of the slices B's whole results hold: fed to the reductions
+ * and, when every rank has done without an error, written. */
+static int finish(struct plan_step *s, struct buffers *B, struct err *e)
 {
-	if (whole) {
-		memcpy(B->o, B->bo, sizeof B->o);
-		memcpy(B->c, B->bc, sizeof B->c);
-	}
+	memcpy(B->o, B->wo, sizeof B->o);
+	memcpy(B->c, B->wc, sizeof B->c);
 	feed_reductions(s, B, e);
 	if (comm_agree(e) < 0)
 		return -1;
@@ -740,8 +798,8 @@ static int finish(struct plan_step *s, struct buffers *B, bool whole, struct err
 }
 
 /* Each box of the run, a slice at a time: its inputs read and its ops run
- * over tiles of the slice's lines, its results written a slice or a box at
- * a time. */
+ * over tiles of the slice's lines, its results written a slice, a band of
+ * slices or a box at a time. */
 int elementwise_run(struct plan_step *s, struct err *e)
 {
 	struct buffers B;
@@ -759,9 +817,9 @@ int elementwise_run(struct plan_step *s, struct err *e)
 			read_box(s, &B, e);
 			for (int64_t r = 0; r < n && !e->status; r += B.tile)
 				run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
-			stop = B.by_slice && finish(s, &B, false, e) < 0;
+			if ((j + 1) % B.per_write == 0 || j + 1 == B.slices)
+				stop = finish(s, &B, e) < 0;
 		}
-		stop = stop || (!B.by_slice && finish(s, &B, true, e) < 0);
 	}
 	for (int k = 0; k < s->fused.nred && !e->status; k++)
 		reducer_finish(B.red[k], e);

@@ -8,7 +8,8 @@
 int err_vset_at(struct err *e, int status, const struct err_loc *loc, const char *where,
 		const char *fmt, va_list ap)
 {
-	if (e->status)
+	e->dropped = e->status != 0;
+	if (e->dropped)
 		return -1;
 	e->status = status;
 	size_t n = 0;
@@ -72,20 +73,35 @@ void err_loc_set(struct err_loc *loc, const char *source, int line, int col, con
 	snprintf(loc->step, sizeof loc->step, "%s", step ? step : "");
 }
 
-void err_append(struct err *e, const char *fmt, ...)
+static void append(struct err *e, const char *fmt, va_list ap)
 {
 	size_t n = strlen(e->msg);
-	if (n + 1 >= sizeof e->msg)
+	if (n + 1 < sizeof e->msg)
+		vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
+}
+
+void err_append(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	append(e, fmt, ap);
+	va_end(ap);
+}
+
+void err_hint(struct err *e, const char *fmt, ...)
+{
+	if (!e->status || e->dropped)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
+	append(e, fmt, ap);
 	va_end(ap);
 }
 
 void err_clear(struct err *e)
 {
 	e->status = 0;
+	e->dropped = false;
 	e->msg[0] = '\0';
 	memset(&e->loc, 0, sizeof e->loc);
 }

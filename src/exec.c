@@ -283,7 +283,9 @@ static int open_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && !e->status; i++) {
 		struct plan_file *f = p->files[i];
-		if (f->exists)
+		if (f->exists && f->read_alone)
+			f->id = h5io_open_reader(f->name, f->name, e);
+		else if (f->exists)
 			f->id = h5io_open(f->name, f->write, f->name, e);
 		else
 			create_file(p, f, e);
@@ -562,6 +564,7 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	vds_commit(e);
 	if (comm_agree(e) < 0)
 		goto fail;
+	journal_fault("sources", 1);
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
 		if (f->scratch) {
@@ -577,6 +580,8 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	}
 	if (comm_agree(e) < 0)
 		goto fail;
+	journal_fault("renamed", 1);
+	vds_finish();
 	interrupt_hold(false);
 	interrupt_where(NULL, NULL);
 	report_end(0);

@@ -4,7 +4,7 @@
  * `compression:`; where HDF5 looks for plugins; the loading of a library
  * a plugin needs; the check that a filter can write, made on a dataset in
  * memory before a run writes anything; and the message for a filter that
- * is missing.  What it is not: the creation of datasets (h5io.c).
+ * is missing.  What it is not: the creation of datasets (h5io_dataset.c).
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -260,6 +260,6 @@ int filter_check(const struct compression *c, const char *where, struct err *e)
 	err_set(e, EXIT_USAGE, where, "the %s filter cannot write through h5ufunc's HDF5 library",
 		f->name);
 	h5io_fold_stack(e, stack);
-	err_append(e, "; a plugin built for the serial HDF5 library can read here but not write");
+	err_hint(e, "; a plugin built for the serial HDF5 library can read here but not write");
 	return -1;
 }

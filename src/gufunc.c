@@ -473,11 +473,11 @@ static void result_axes(struct planner *pl, struct plan_step *s, const struct gu
 /* ---- the step ---- */
 
 /* Options a generalized ufunc does not take (NumPy's where=, and
- * h5ufunc's fill and packing): refused. */
+ * h5ufunc's packing): refused.  fill: is every step's (plan.c, plan_fill). */
 static int refuse_options(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			  struct err *e)
 {
-	static const int refused[] = { OPT_WHERE, OPT_FILL, OPT_PACK };
+	static const int refused[] = { OPT_WHERE, OPT_PACK };
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
 		int opt = refused[i];
 		if (!option_given(o, opt))

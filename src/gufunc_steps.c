@@ -197,7 +197,7 @@ static bool fuse_epilogue(struct splitter *sp, const struct expr *rest)
 {
 	struct recipe_step *g = &sp->steps[sp->n - 1];
 	const struct step_opts *o = &sp->src->opts;
-	unsigned own = 1u << OPT_WHERE | 1u << OPT_FILL | 1u << OPT_MISSING;
+	unsigned own = 1u << OPT_WHERE | 1u << OPT_MISSING;
 	if (g->verb != VERB_UFUNC || g->nout != 1 || !only_name(rest, g->out[0]) || (o->given & own))
 		return false;
 	rename_result(rest, g->out[0]);

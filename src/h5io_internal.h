@@ -1,8 +1,9 @@
-/* h5io_internal.h - what h5io.c, h5io_types.c, h5io_extent.c,
- * h5io_unwritten.c, h5attr.c
- * and filter.c share, and nothing else may use: the HDF5 memory types of
- * dtypes (h5io_types.c), what h5io_extent.c keeps of an open dataset, and
- * the folding of HDF5's error stacks into the error record (h5io.c).
+/* h5io_internal.h - what h5io.c, h5io_dataset.c, h5io_box.c,
+ * h5io_types.c, h5io_extent.c, h5io_unwritten.c, h5attr.c and filter.c
+ * share, and nothing else may use: the HDF5 memory types of dtypes
+ * (h5io_types.c), the record of an open dataset (h5io_dataset.c) and what
+ * h5io_extent.c hangs from it, and the folding of HDF5's error stacks
+ * into the error record (h5io.c).
  */
 #ifndef H5UFUNC_H5IO_INTERNAL_H
 #define H5UFUNC_H5IO_INTERNAL_H
@@ -24,25 +25,55 @@ hid_t h5io_mem_type(enum dtype dt);
  * bytes) set to what it is. */
 enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
 
-/* The chunk extents of dataset D (of NDIM axes) when it is chunked,
- * without filters, on one process, and stored as DT's memory type, so
- * that a chunk's bytes in the file are its elements in memory; else NULL.
- * Learned on first asking, kept until h5io_extent_forget. */
-const hsize_t *h5io_plain_chunks(hid_t d, int ndim, enum dtype dt);
-/* Dataset D is being closed: forget what h5io_extent.c learned of it. */
-void h5io_extent_forget(hid_t d);
+/* ---- the record of an open dataset (h5io_dataset.c) ----
+ *
+ * What h5io keeps of a dataset from the call that opens or creates it
+ * (h5io_dataset_open, h5io_dataset_create, h5io_dataset_create_virtual)
+ * to h5io_dataset_close, which drops it: facts of the open, asked of HDF5
+ * there once on every rank alike, and what h5io_extent.c learns of the
+ * dataset's storage on its first box.  A dataset opened otherwise
+ * (h5io_dataset_open_quiet, or HDF5 directly) has none. */
+struct h5io_layout;   /* h5io_extent.c's */
+struct h5io_record {
+	hid_t d;
+	hid_t driver;               /* its file's: H5FD_MPIO when shared by the
+				     * ranks, H5FD_CORE in memory, ... */
+	bool read_alone;            /* its reads go independently (chunks never
+				     * written under MPI-IO: h5io_unwritten.c) */
+	struct h5io_layout *layout; /* h5io_extent.c's, learned on first
+				     * asking; NULL before */
+};
+/* The record of dataset D; NULL when it has none. */
+struct h5io_record *h5io_record_of(hid_t d);
+
+/* Whether dataset D, just opened in a file of DRIVER, is read
+ * independently: under MPI-IO, chunked with chunks never written. */
+bool h5io_unwritten_read_alone(hid_t d, hid_t driver);
+
+/* The chunk extents of REC's dataset when it is chunked, without filters,
+ * in a file this process has alone (not through MPI-IO), and stored as
+ * DT's memory type, so that a chunk's bytes in the file are its elements
+ * in memory; else NULL (and without a record). */
+const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
+/* Keep that the chunk of REC's dataset whose first element is at OFFSET
+ * lies at ADDR, SIZE bytes, as h5io_extent.c learns it itself one chunk
+ * at a time from HDF5 (for a reader of the whole chunk index); ADDR is a
+ * place in the file, its userblock counted (chunkindex.h).  Ignored
+ * where its chunks are not announced (h5io_extent.c says which). */
+void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t addr, hsize_t size);
+/* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
+ * fine. */
+void h5io_layout_free(struct h5io_layout *l);
+/* Bytes of the chunks a row along dataset D's last axis crosses, and of
+ * one more: what a chunk cache holds so that boxes cutting its chunk rows
+ * read each chunk once (0 when D is not chunked). */
+size_t h5io_chunk_row_bytes(hid_t d);
 
 /* Fold the innermost message of STACK, HDF5's error stack taken with
- * H5Eget_current_stack() right after the failing call, into E's message;
- * STACK is closed.  (Every HDF5 call clears the default stack on entry, so
+ * H5Eget_current_stack() right after the failing call, into the message
+ * of the error just raised on E (err_hint: nothing when an earlier error
+ * won); STACK is closed.  (Every HDF5 call clears the default stack on entry, so
  * it must be taken before any cleanup call.) */
 void h5io_fold_stack(struct err *e, hid_t stack);
-
-/* Note dataset D, just opened (through MPI-IO when MPIO), when it is
- * chunked and partly allocated: its reads go independently
- * (h5io_unwritten.c).  Forget it when it closes. */
-void h5io_unwritten_note(hid_t d, bool mpio);
-bool h5io_unwritten_noted(hid_t d);
-void h5io_unwritten_forget(hid_t d);
 
 #endif

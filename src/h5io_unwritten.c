@@ -7,11 +7,12 @@
  * written has none, the type it makes is invalid, and every rank's
  * H5Dread fails in MPI_File_set_view ("MPI_ERR_TYPE: invalid datatype"),
  * on one rank as on four.  An independent read fills such a chunk's part
- * with the dataset's fill value, as h5py reads it.  So a dataset with
- * chunks never written when it is opened is noted here, and its reads
- * (not its writes) go independently; every other read stays collective.
- * Which chunks were written is read from the file, so every rank notes
- * the same datasets and no rank enters a collective read alone.
+ * with the dataset's fill value, as h5py reads it.  So whether a dataset
+ * has chunks never written is decided here when it is opened, kept in its
+ * record (h5io_dataset.c), and its reads (not its writes) go
+ * independently; every other read stays collective.  Which chunks were
+ * written is read from the file, so every rank decides alike and no rank
+ * enters a collective read alone.
  *
  * Not here: writes.  A collective write into a dataset some of whose
  * chunks were never written fails alike, and an independent one never
@@ -20,15 +21,10 @@
  * allocated whole by HDF5 when its file is opened for writing through
  * MPI-IO, and is written as any other.
  */
-#include <stdlib.h>
-
 #include <hdf5.h>
 
 #include "h5io.h"
 #include "h5io_internal.h"
-
-static hid_t *noted;     /* the open datasets read independently */
-static int nnoted, cap;
 
 enum h5io_written h5io_dataset_written(hid_t d)
 {
@@ -52,34 +48,7 @@ enum h5io_written h5io_dataset_written(hid_t d)
 	return stored >= all ? H5IO_WRITTEN_ALL : stored == 0 ? H5IO_WRITTEN_NONE : H5IO_WRITTEN_SOME;
 }
 
-void h5io_unwritten_note(hid_t d, bool mpio)
+bool h5io_unwritten_read_alone(hid_t d, hid_t driver)
 {
-	if (!mpio || h5io_dataset_written(d) == H5IO_WRITTEN_ALL)
-		return;
-	if (nnoted == cap) {
-		int more = cap ? 2 * cap : 16;
-		hid_t *grown = realloc(noted, (size_t)more * sizeof *grown);
-		if (!grown)
-			abort();   /* a few bytes: as every other allocation here */
-		noted = grown;
-		cap = more;
-	}
-	noted[nnoted++] = d;
-}
-
-bool h5io_unwritten_noted(hid_t d)
-{
-	for (int i = 0; i < nnoted; i++)
-		if (noted[i] == d)
-			return true;
-	return false;
-}
-
-void h5io_unwritten_forget(hid_t d)
-{
-	for (int i = 0; i < nnoted; i++)
-		if (noted[i] == d) {
-			noted[i] = noted[--nnoted];
-			return;
-		}
+	return driver == H5FD_MPIO && h5io_dataset_written(d) != H5IO_WRITTEN_ALL;
 }

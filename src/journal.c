@@ -40,8 +40,10 @@
  * (every rank's data durable, the master still there), "committed" (the
  * master gone, the ranks' journals not yet), "rollback" (before the old
  * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
- * error would).  Other values
- * are h5io.c's (read:RANK:N, write:RANK:N). */
+ * error would), "sources" (every virtual dataset's sources linked under
+ * their names, no new file renamed yet; exec.c), "renamed" (the new files
+ * renamed, the sources' temporary names still there).  Other values
+ * are h5io_box.c's (read:RANK:N, write:RANK:N). */
 bool journal_fault(const char *point, long long n)
 {
 	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */

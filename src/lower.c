@@ -439,6 +439,34 @@ static struct operand_ref typed_literal(enum dtype t, const unsigned char *p)
 	return r;
 }
 
+/* Input K's missing elements from its mask plane (a named intermediate's,
+ * array.plane), read as one more input of the step beside it: its not. */
+static int missing_by_plane(struct lowering *L, int k, struct operand_ref *miss, bool *any,
+			    struct err *e)
+{
+	struct plan_step *s = L->s;
+	struct array *plane = s->in[k]->plane;
+	int j = 0;
+	while (j < s->nin && s->in[j] != plane)
+		j++;
+	if (j == RECIPE_MAXIN)
+		return err_at(e, EXIT_USAGE, LOCATE(L->pl, s, L->where_mark),
+			      "a step reads at most %d arrays, masks of named intermediates included",
+			      RECIPE_MAXIN);
+	if (j == s->nin) {
+		s->in[j] = plane;
+		s->bshape[j] = s->bshape[k];
+		s->nin++;
+	}
+	struct operand_ref p;
+	memset(&p, 0, sizeof p);
+	p.src = src_input(j);
+	p.view = *plane;
+	p.view.shape = s->bshape[j];
+	*any = true;
+	return masked_op(L, "logical_not", &p, NULL, miss, e);
+}
+
 /* Input K's missing elements (S's input array X): the ops that say where
  * it is missing, into *MISS (*ANY false: nothing marks it missing). */
 static int missing_input(struct lowering *L, int k, enum missing_mode mode, struct operand_ref *miss,
@@ -455,6 +483,8 @@ static int missing_input(struct lowering *L, int k, enum missing_mode mode, stru
 	xr.view.shape = L->s->bshape[k];   /* as it broadcasts (outer: with ones appended) */
 	bool floating = dtype_table[x->dtype].kind == 'f' || dtype_table[x->dtype].kind == 'c';
 	*any = false;
+	if (x->plane && missing_by_plane(L, k, miss, any, e) < 0)   /* and no values: */
+		return -1;                                            /* NaN, with mask-nan */
 	for (int i = 0; i < m->nvalues; i++) {
 		struct operand_ref v = typed_literal(x->dtype, m->value[i]);
 		int rc = v.view.lit.kind == LIT_FLOAT && v.view.lit.f != v.view.lit.f

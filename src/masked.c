@@ -2,12 +2,15 @@
  * element folds as, the missing values of an input skipped, the results
  * with no valid element filled.  See masked.h. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cf.h"
 #include "masked.h"
 #include "plan.h"
+#include "print.h"
 #include "report.h"
+#include "stage.h"
 #include "where.h"
 
 /* The lowest (HIGH false) or highest value of T: -inf/inf for floats. */
@@ -54,25 +57,90 @@ int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	return 0;
 }
 
-void masked_replace_missing(const struct cf_missing *missing, bool nan, const void *with,
-			    enum dtype stored_t, enum dtype t, int64_t n, const char *stored, char *data,
-			    uint8_t *valid)
+int masked_valid(const struct array *x, const struct cf_missing *missing, bool nan,
+		 const int64_t *start, const int64_t *count, int64_t n, const char *stored,
+		 uint8_t *valid, const char *where, struct err *e)
 {
-	cf_valid(stored_t, missing, nan, stored, n, valid);
-	where_select(t, n, data, valid, with, 0);
+	if (!x->plane) {
+		if (!e->status)
+			cf_valid(x->dtype, missing, nan, stored, n, valid);
+		return 0;
+	}
+	enum { CHUNK = 4096 };
+	int64_t scratch = stage_scratch(x->plane, DT_BOOL);   /* read with its axes moved */
+	char *raw = scratch ? stage_alloc((size_t)(scratch * (n > 0 ? n : 1))) : NULL;
+	int rc = stage_read(x->plane, DT_BOOL, start, count, raw, (char *)valid, where, e);
+	free(raw);
+	uint8_t number[CHUNK];   /* with NAN (mask-nan): its NaNs missing too */
+	ptrdiff_t size = dtype_size(x->dtype);
+	for (int64_t o = 0; nan && rc == 0 && !e->status && o < n; o += CHUNK) {
+		int64_t c = n - o < CHUNK ? n - o : CHUNK;
+		cf_valid(x->dtype, NULL, true, stored + o * size, c, number);
+		for (int64_t i = 0; i < c; i++)
+			valid[o + i] &= number[i];
+	}
+	return rc;
 }
 
-void masked_skip_missing(const struct step_mask *m, enum dtype stored_t, enum dtype t, int64_t n,
-			 const char *stored, char *data, uint8_t *valid)
+int masked_skip_missing(const struct plan_step *s, const struct array *x, enum dtype t,
+			const int64_t *start, const int64_t *count, int64_t n, const char *stored,
+			char *data, uint8_t *valid, struct err *e)
 {
-	masked_replace_missing(m->in_missing, m->nan, m->skip, stored_t, t, n, stored, data, valid);
+	const struct step_mask *m = &s->mask;
+	if (masked_valid(x, m->in_missing, m->nan, start, count, n, stored, valid, s->where, e) < 0)
+		return err_place(e, &s->loc);
+	if (!e->status && !m->skip_fold)
+		where_select(t, n, data, valid, (const char *)m->skip, 0);
+	return 0;
 }
 
-void masked_fill_results(const struct array *y, const void *fill, enum dtype t, int64_t n,
-			 char *data, const uint8_t *valid)
+/* Does output Y of S keep its masked elements as its fill alone, read
+ * back as missing by whatever reads the file (netCDF4-python, a later
+ * run)?  Not a printed or named intermediate, which keeps its mask beside
+ * it; not a first pass that writes nothing; not a bool, whose dataset is
+ * never read as missing. */
+static bool fill_marks_missing(const struct plan_step *s, const struct array *y)
 {
+	return !s->print && !y->file->scratch && !y->dry && y->dtype != DT_BOOL;
+}
+
+int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
+		      const uint8_t *valid, struct err *e)
+{
+	enum { CHUNK = 4096 };
+	const struct array *y = s->out[k];
+	if (!fill_marks_missing(s, y) || e->status)
+		return 0;
+	struct cf_missing m;
+	memset(&m, 0, sizeof m);
+	m.nvalues = m.fill_value = 1;
+	dtype_cast(y->dtype, s->mask.fill[k], 0, t, m.value[0], 0, 1);
+	ptrdiff_t size = dtype_size(t);
+	uint8_t apart[CHUNK];
+	for (int64_t o = 0; o < n; o += CHUNK) {
+		int64_t c = n - o < CHUNK ? n - o : CHUNK;
+		cf_valid(t, &m, false, data + o * size, c, apart);
+		for (int64_t i = 0; i < c; i++) {
+			if (!valid[o + i] || apart[i])
+				continue;
+			char text[64];
+			return err_set_at(e, EXIT_RUN, &s->loc, s->where,
+					  "a valid result equals %s, the fill value that marks the missing "
+					  "elements of '%s': it would read back as missing (choose another "
+					  "fill value: fill:, --fill)",
+					  print_format(y->dtype, s->mask.fill[k], text), y->display);
+		}
+	}
+	return 0;
+}
+
+void masked_fill_results(const struct plan_step *s, enum dtype t, int64_t n, char *data,
+			 const uint8_t *valid, struct err *e)
+{
+	const struct array *y = s->out[0];
+	masked_fill_apart(s, 0, t, n, data, valid, e);
 	unsigned char as_t[16];
-	dtype_cast(y->dtype, fill, 0, t, as_t, 0, 1);
+	dtype_cast(y->dtype, s->mask.fill[0], 0, t, as_t, 0, 1);
 	int64_t masked = 0;
 	for (int64_t i = 0; i < n; i++)
 		masked += !valid[i];

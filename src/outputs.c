@@ -16,7 +16,7 @@
 #include "comm.h"
 #include "h5io.h"
 #include "planner.h"
-#include "vds.h"
+#include "tmpfiles.h"
 
 /* A new dataset PATH in F holding output K of S. */
 static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
@@ -252,8 +252,9 @@ static bool source_taken(const struct array *x, int r, char *name, size_t len)
 {
 	char base[PATH_MAX];
 	struct stat st;
-	return vds_source_name(base, sizeof base, x->file->name, r) == 0 &&
-	       snprintf(name, len, "%s", base) < (int)len && lstat(name, &st) == 0;
+	return tmpfiles_part_name(base, sizeof base, x->file->name, r) == 0 &&
+	       snprintf(name, len, "%s", base) < (int)len && lstat(name, &st) == 0 &&
+	       !tmpfiles_dead_part(name);   /* a killed run's: swept before this run writes */
 }
 
 int outputs_vds(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
@@ -370,13 +371,37 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e)
 	return 0;
 }
 
-int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
+/* The mask dataset of S in F. */
+static int mask_in(struct planner *pl, struct plan_step *s, struct plan_file *f, struct err *e)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/t%d", pl->p->narrays);
-	s->mask.out = new_output(pl, s, 0, s->out[0]->file, path, "(mask)", e);   /* beside the results */
+	s->mask.out = new_output(pl, s, 0, f, path, "(mask)", e);
 	if (!s->mask.out)
 		return -1;
 	s->mask.out->dtype = DT_BOOL;
+	return 0;
+}
+
+int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	return mask_in(pl, s, s->out[0]->file, e);   /* beside the results */
+}
+
+int outputs_planes(struct planner *pl, struct plan_step *s, struct err *e)
+{
+	for (int k = 0; k < s->nout; k++) {
+		struct array *y = s->out[k];
+		if (!y->create || !y->file->scratch || y->dry)
+			continue;
+		if (!s->mask.out) {
+			char display[512];
+			if (mask_in(pl, s, y->file, e) < 0)
+				return -1;
+			snprintf(display, sizeof display, "%s (mask)", y->display);
+			s->mask.out->display = arena_strdup(pl->p->arena, display);
+		}
+		y->plane = s->mask.out;
+	}
 	return 0;
 }

@@ -119,7 +119,7 @@ static bool declares_missing(struct planner *pl, struct plan_step *s, int nin, s
 		if (x->kind != ARR_DATASET)
 			continue;
 		const struct cf_missing *m = array_missing(pl, x, LOCATE(pl, s, s->src->mark), e);
-		if (!m || cf_missing_any(m))
+		if (!m || cf_missing_any(m) || x->plane)
 			return m != NULL;
 	}
 	return false;
@@ -340,9 +340,62 @@ static int step_outputs(struct planner *pl, struct plan_step *s, const struct st
 	if (plan_created(pl, s, o, e) < 0)
 		return -1;
 	if ((s->mask.has_where || s->mask.masked) && (plan_fill(pl, s, o, e) < 0 ||
-			     (s->print && outputs_mask(pl, s, e) < 0)))
+			     (s->print ? outputs_mask(pl, s, e) : outputs_planes(pl, s, e)) < 0))
 		return -1;
 	return 0;
+}
+
+/* Is S run, and laid out, by elementwise.c? */
+static bool elementwise_pass(const struct plan_step *s)
+{
+	return s->verb != VERB_REDUCE && s->verb != VERB_REDUCEAT && s->verb != VERB_AT &&
+	       s->verb != VERB_ACCUMULATE && !s->contract;
+}
+
+/* Is X read by some step of P, and only by elementwise passes whose boxes
+ * hold its chunks whole (elementwise_reads_chunks)? */
+static bool read_by_chunks(const struct plan *p, const struct array *x)
+{
+	bool read = false;
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		for (int k = 0; k < s->nin && s->fused.merged_into < 0; k++) {
+			if (s->in[k] != x)
+				continue;
+			if (s->fused.host || !elementwise_pass(s) || !elementwise_reads_chunks(s, k))
+				return false;
+			read = true;
+		}
+	}
+	return read;
+}
+
+/* Once the files are placed, on several ranks: which existing files the
+ * run never writes each rank reads alone (plan_file's read_alone), and
+ * the elementwise passes that read only such files take one process's
+ * slices (elementwise_slices_alone).  Such a file's chunks then move as
+ * stored on every rank as on one process (h5io_read_box): HDF5 1.10
+ * reads a chunk so only outside MPI-IO, and its collective read of chunks
+ * cost a third more than of contiguous data (W1 on 2 ranks).  Each of
+ * its datasets must lie in whole chunks in the boxes of one rank, or be
+ * read whole; otherwise the ranks' reads would cut chunks that MPI-IO's
+ * collective reads join. */
+static void read_alone(struct plan *p, int nranks)
+{
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		f->read_alone = nranks > 1 && f->exists && !f->write && !f->scratch;
+		for (int j = 0; j < p->narrays && f->read_alone; j++) {
+			const struct array *x = p->arrays[j];
+			if (x->kind == ARR_DATASET && x->file == f && !x->unused)
+				f->read_alone = read_by_chunks(p, x);
+		}
+	}
+	for (int i = 0; i < p->nsteps; i++) {
+		struct plan_step *s = &p->steps[i];
+		if (s->fused.merged_into < 0 && !s->fused.host && elementwise_pass(s))
+			elementwise_slices_alone(s);
+	}
 }
 
 /* S's boxes within --memory on the plan's ranks, as its kind of run
@@ -357,8 +410,8 @@ static int step_layout(struct planner *pl, struct plan_step *s, struct err *e)
 		 : s->verb == VERB_REDUCEAT ? reduceat_layout(s, nranks, memory, w, e)
 		 : s->verb == VERB_AT ? at_layout(s, nranks, memory, w, e)
 		 : s->verb == VERB_ACCUMULATE ? scan_layout(s, nranks, memory, w, e)
-		 : s->contract ? contract_layout(s, nranks, memory, w, e)
-		 : elementwise_layout(s, nranks, memory, w, e);
+		 : elementwise_pass(s) ? elementwise_layout(s, nranks, memory, w, e)
+		 : contract_layout(s, nranks, memory, w, e);
 	if (rc < 0)
 		return err_place(e, &site->loc);
 	return 0;
@@ -439,6 +492,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	fuse_plan(pl);
 	if (place_files(pl, e) < 0)
 		goto out;
+	read_alone(p, o->nranks);
 	rc = 0;
 out:
 	for (int i = 0; i < p->nfiles; i++) {

@@ -72,12 +72,15 @@ static void print_boxes(FILE *f, const struct dist_layout *l)
 static void print_pass(FILE *f, const struct plan_step *pass)
 {
 	const struct dist_layout *l = &pass->blocks.split;
-	bool by_slice;
-	int64_t n = elementwise_slices(pass, &by_slice);
+	int64_t per_write;
+	int64_t n = elementwise_slices(pass, &per_write);
 	print_box_shape(f, l);
-	if (n > 1)
+	if (n > 1 && per_write > 1 && per_write < n)
+		fprintf(f, " in %lld slices %lld wide, written %lld slices at a time", (long long)n,
+			(long long)l->slice, (long long)per_write);
+	else if (n > 1)
 		fprintf(f, " in %lld slices %lld wide, written a %s at a time", (long long)n,
-			(long long)l->slice, by_slice ? "slice" : "box");
+			(long long)l->slice, per_write == 1 ? "slice" : "box");
 	fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
 }
 
@@ -139,6 +142,40 @@ static int step_number(const struct plan_step *s)
 	return s->src && s->src->number ? s->src->number : s->index;
 }
 
+void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f)
+{
+	if (s->fused.merged_into >= 0) {
+		fprintf(f, "step %d: %s %s, fused into step %d\n", step_number(s), verb_name(s->verb),
+			s->verb == VERB_EXPR ? "expression" : s->uf->name,
+			step_number(&p->steps[s->fused.merged_into]));
+		return;
+	}
+	char sig[64] = "";
+	size_t n = 0;
+	for (int k = 0; k < s->uf->nin + s->uf->nout; k++) {
+		if (k == s->uf->nin)
+			n += (size_t)snprintf(sig + n, sizeof sig - n, "->");
+		n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
+				      dtype_table[s->loop->types[k]].typechar);
+	}
+	fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
+		s->uf->name, sig, casting_name(s->casting));
+	const struct plan_step *pass = s->fused.host ? s->fused.host : s;
+	if (s->verb == VERB_REDUCE && !s->fused.host && s->fold.mode == REDUCE_CHAIN) {
+		fprintf(f, ", pieces of %d elements chained in order", CHAIN_PIECE);
+		print_boxes(f, &s->blocks.split);
+	} else if ((s->verb == VERB_REDUCE && !s->fused.host) || s->verb == VERB_ACCUMULATE) {
+		print_stream(f, s);
+	} else if (s->verb == VERB_REDUCEAT) {
+		reduceat_print(s, f);
+	} else if (s->verb == VERB_AT) {
+		at_print(s, f);
+	} else if (s->contract) {
+		contract_print(s, f);
+	} else
+		print_pass(f, pass);
+}
+
 void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nfiles; i++)
@@ -146,36 +183,9 @@ void plan_print(const struct plan *p, FILE *f)
 			fprintf(f, "%s\n", p->files[i]->unfinished);
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		if (s->fused.merged_into >= 0) {
-			fprintf(f, "step %d: %s %s, fused into step %d\n", step_number(s), verb_name(s->verb),
-				s->verb == VERB_EXPR ? "expression" : s->uf->name,
-				step_number(&p->steps[s->fused.merged_into]));
+		plan_print_step(p, s, f);
+		if (s->fused.merged_into >= 0)
 			continue;
-		}
-		char sig[64] = "";
-		size_t n = 0;
-		for (int k = 0; k < s->uf->nin + s->uf->nout; k++) {
-			if (k == s->uf->nin)
-				n += (size_t)snprintf(sig + n, sizeof sig - n, "->");
-			n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
-					      dtype_table[s->loop->types[k]].typechar);
-		}
-		fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
-			s->uf->name, sig, casting_name(s->casting));
-		const struct plan_step *pass = s->fused.host ? s->fused.host : s;
-		if (s->verb == VERB_REDUCE && !s->fused.host && s->fold.mode == REDUCE_CHAIN) {
-			fprintf(f, ", pieces of %d elements chained in order", CHAIN_PIECE);
-			print_boxes(f, &s->blocks.split);
-		} else if ((s->verb == VERB_REDUCE && !s->fused.host) || s->verb == VERB_ACCUMULATE) {
-			print_stream(f, s);
-		} else if (s->verb == VERB_REDUCEAT) {
-			reduceat_print(s, f);
-		} else if (s->verb == VERB_AT) {
-			at_print(s, f);
-		} else if (s->contract) {
-			contract_print(s, f);
-		} else
-			print_pass(f, pass);
 		for (int k = 0; k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);
 		for (int k = 0; k < s->nout; k++)

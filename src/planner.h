@@ -118,7 +118,9 @@ int array_bind(struct planner *pl, const char *name, struct array *x, const stru
 struct array *array_dataset(struct planner *pl, const struct operand *op, const char *text,
 			    const struct site *w, struct err *e);
 /* X's missing-value attributes (cf.h), read once: a dataset the run
- * creates has its fill value only.  NULL on error. */
+ * creates has its fill value only, which tests nothing when it has a mask
+ * plane (X->plane, set here for a view of a dataset with one: what is
+ * missing is read from it) or is bool.  NULL on error. */
 const struct cf_missing *array_missing(struct planner *pl, struct array *x, const struct site *w,
 					 struct err *e);
 /* X as CF decoding reads it (cf.h): X itself when its dataset's values are
@@ -169,6 +171,11 @@ int outputs_printed(struct planner *pl, struct plan_step *s, struct err *e);
  * dataset of its mask (bool, true where a result is set), in the file of
  * its results, which printed results read as numpy.ma's mask. */
 int outputs_mask(struct planner *pl, struct plan_step *s, struct err *e);
+/* S has where= or masks and keeps results as named intermediates: their
+ * mask plane (outputs_mask's dataset, in the scratch file), made theirs
+ * (array.plane), so that a later step reads what is missing from it and
+ * no valid result is lost to the fill. */
+int outputs_planes(struct planner *pl, struct plan_step *s, struct err *e);
 /* pack: (O's) of output K of S, a new dataset: its coding (cf.h), its
  * dtype the unpacked one (float32 for float16 and float32 results, else
  * float64, as NCO's attributes are). */

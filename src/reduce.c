@@ -37,10 +37,8 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 	if (stage_read(x, t, start, count, raw, data, s->where, e) < 0)
 		err_place(e, &s->loc);
 	const char *stored = x->dtype != t ? raw : data;   /* the values in X's dtype */
-	if (s->mask.masked && !e->status && s->mask.skip_fold)
-		cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, n, valid);
-	else if (s->mask.masked && !e->status)
-		masked_skip_missing(&s->mask, x->dtype, t, n, stored, data, valid);
+	if (s->mask.masked)
+		masked_skip_missing(s, x, t, start, count, n, stored, data, valid, e);
 	else if (s->mask.skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)

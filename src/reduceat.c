@@ -210,9 +210,9 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	if (stage_read(x, w->dt, start, count, w->raw, w->data, s->where, e) < 0)
 		err_place(e, &s->loc);
 	int64_t n = stage_box_size(x->shape.ndim, count);
-	if (s->mask.masked && !e->status)
-		masked_skip_missing(&s->mask, x->dtype, w->dt, n, x->dtype != w->dt ? w->raw : w->data,
-				    w->data, w->valid);
+	if (s->mask.masked)
+		masked_skip_missing(s, x, w->dt, start, count, n, x->dtype != w->dt ? w->raw : w->data,
+				    w->data, w->valid, e);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
 			   (size_t)n);

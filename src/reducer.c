@@ -169,8 +169,7 @@ int reducer_write_result(const struct plan_step *s, const int64_t *start, const 
 	struct array *y = s->out[0];
 	enum dtype t = s->loop->types[0];
 	if (s->mask.masked) {
-		masked_fill_results(y, s->mask.fill[0], t, stage_box_size(y->shape.ndim, count), acc,
-				    accv);
+		masked_fill_results(s, t, stage_box_size(y->shape.ndim, count), acc, accv, e);
 		if (s->mask.out &&
 		    stage_write(s->mask.out, DT_BOOL, start, count, (char *)accv, NULL, s->where, e) < 0)
 			return err_place(e, &s->loc);

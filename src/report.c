@@ -1,5 +1,6 @@
 /* report.c - what a run tells the user besides its results: the progress
- * meter on stderr and the --json run summary on stdout.
+ * meter on stderr and the --json run summary on stdout (and check's
+ * --json plan, in the summary's form).
  *
  * Every rank counts the bytes of dataset data it reads and writes (stage.c
  * calls report_read and report_written for every block).  Between step
@@ -137,11 +138,11 @@ static const char *expr_text(const struct recipe_step *rs, size_t *len)
 }
 
 /* How many steps were fused into step STEP (1-based; they run in its pass). */
-static int fused_count(int step)
+static int fused_count(const struct plan *p, int step)
 {
 	int n = 0;
-	for (int i = 0; i < rep.plan->nsteps; i++)
-		n += rep.plan->steps[i].fused.merged_into == step - 1;
+	for (int i = 0; i < p->nsteps; i++)
+		n += p->steps[i].fused.merged_into == step - 1;
 	return n;
 }
 
@@ -200,7 +201,7 @@ static void step_name(const struct plan_step *s, char *buf, size_t len)
 	buf[n + m] = '\0';
 	if (cut && n + m + 3 < len)
 		strcat(buf, "...");
-	int fused = fused_count(s->index);
+	int fused = fused_count(rep.plan, s->index);
 	n = strlen(buf);
 	if (fused && n < len)
 		snprintf(buf + n, len - n, " (+%d fused)", fused);
@@ -539,8 +540,25 @@ static enum dtype literal_dtype(const struct plan_step *s, int k)
 	return s->loop->types[k];
 }
 
-static void json_step(FILE *f, const struct plan_step *s, const struct step_record *r,
-		      bool with_result)
+/* S's line of `h5ufunc check` (plan_print_step), as "plan". */
+static void json_plan_line(FILE *f, const struct plan *p, const struct plan_step *s)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&text, &n);
+	if (!m)
+		abort();
+	plan_print_step(p, s, m);
+	fclose(m);
+	fputs(",\n     \"plan\": ", f);
+	json_string_n(f, text, n && text[n - 1] == '\n' ? n - 1 : n);
+	free(text);
+}
+
+/* Step S of P: what it is, its operands and, after a run (R), what it
+ * did; from check (R NULL), its line of the plan instead. */
+static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
+		      const struct step_record *r, bool with_result)
 {
 	fprintf(f, "    {\"step\": %d, \"verb\": \"%s\", ", s->index, verb_name(s->verb));
 	if (s->verb == VERB_EXPR) {
@@ -559,13 +577,12 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 			fputc('"', f);
 		}
 	}
-	int fused = fused_count(s->index);
 	if (s->fused.merged_into >= 0) {
 		fprintf(f, ", \"fused_into\": %d", s->fused.merged_into + 1);
-	} else if (fused) {
+	} else if (fused_count(p, s->index)) {
 		fputs(", \"fused\": [", f);
-		for (int i = 0, n = 0; i < rep.plan->nsteps; i++)
-			if (rep.plan->steps[i].fused.merged_into == s->index - 1)
+		for (int i = 0, n = 0; i < p->nsteps; i++)
+			if (p->steps[i].fused.merged_into == s->index - 1)
 				fprintf(f, "%s%d", n++ ? ", " : "", i + 1);
 		fputc(']', f);
 	}
@@ -581,11 +598,16 @@ static void json_step(FILE *f, const struct plan_step *s, const struct step_reco
 		if (k)
 			fputs(", ", f);
 		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print,
-			     s->mask.has_where || s->mask.masked ? r->masked : -1);
+			     r && (s->mask.has_where || s->mask.masked) ? r->masked : -1);
 	}
-	fprintf(f, "],\n     \"bytes_read\": %lld, \"bytes_written\": %lld, \"seconds\": %.6f",
-		(long long)r->read, (long long)r->written, r->seconds);
-	if (with_result && s->print) {
+	fputc(']', f);
+	if (!r) {
+		json_plan_line(f, p, s);
+	} else {
+		fprintf(f, ",\n     \"bytes_read\": %lld, \"bytes_written\": %lld, \"seconds\": %.6f",
+			(long long)r->read, (long long)r->written, r->seconds);
+	}
+	if (r && with_result && s->print) {
 		fputs(",\n     \"result\": ", f);
 		json_result(f, s->nout, r);
 	}
@@ -619,6 +641,21 @@ static void json_per_rank(FILE *f, const struct rank_counts *all)
 	fputs(" ],\n", f);
 }
 
+/* The members every summary opens with, the list of P's steps included
+ * (RECORDS: what each did; NULL from check). */
+static void json_head(FILE *f, const struct plan *p, const char *command, int64_t memory,
+		      const struct step_record *records)
+{
+	fputs("\"h5ufunc\": \"" H5UFUNC_VERSION "\", \"command\": ", f);
+	json_string(f, command);
+	fprintf(f, ", \"ranks\": %d, \"memory\": %lld,\n \"steps\": [\n", comm_size(), (long long)memory);
+	for (int i = 0; i < p->nsteps; i++) {
+		json_step(f, p, &p->steps[i], records ? &records[i] : NULL, !p->command);
+		fputs(i + 1 < p->nsteps ? ",\n" : "\n", f);
+	}
+	fputs(" ]", f);
+}
+
 static void json_summary(FILE *f, const struct rank_counts *all)
 {
 	const struct plan *p = rep.plan;
@@ -632,21 +669,30 @@ static void json_summary(FILE *f, const struct rank_counts *all)
 		json_result(f, p->steps[last].nout, &rep.steps[last]);
 		fputs(",\n ", f);
 	}
-	fputs("\"h5ufunc\": \"" H5UFUNC_VERSION "\", \"command\": ", f);
-	json_string(f, p->command ? p->command : "run");
-	fprintf(f, ", \"ranks\": %d, \"memory\": %lld,\n \"steps\": [\n", comm_size(),
-		(long long)rep.opt.memory);
+	json_head(f, p, p->command ? p->command : "run", rep.opt.memory, rep.steps);
+	fputs(",\n", f);
 	int64_t read = 0, written = 0;
 	for (int i = 0; i < p->nsteps; i++) {
-		json_step(f, &p->steps[i], &rep.steps[i], !one_liner);
-		fputs(i + 1 < p->nsteps ? ",\n" : "\n", f);
 		read += rep.steps[i].read;
 		written += rep.steps[i].written;
 	}
-	fputs(" ],\n", f);
 	json_per_rank(f, all);
 	fprintf(f, " \"totals\": {\"bytes_read\": %lld, \"bytes_written\": %lld, "
 		"\"seconds\": %.6f}}\n", (long long)read, (long long)written, now() - rep.run_start);
+}
+
+void report_plan(const struct plan *p, int64_t memory, FILE *f)
+{
+	fputc('{', f);
+	json_head(f, p, "check", memory, NULL);
+	int n = 0;
+	for (int i = 0; i < p->nfiles; i++) {
+		if (!p->files[i]->unfinished)
+			continue;
+		fputs(n++ ? ", " : ",\n \"unfinished\": [", f);
+		json_string(f, p->files[i]->unfinished);
+	}
+	fputs(n ? "]}\n" : "}\n", f);
 }
 
 void report_end(int status)

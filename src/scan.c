@@ -208,10 +208,8 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (!write)
 			report_read_again(nel);
 		const char *stored = x->dtype != dt ? b->raw : b->data;   /* in X's dtype */
-		if (s->mask.masked && !e->status && s->mask.skip_fold)   /* skipped ... */
-			cf_valid(x->dtype, s->mask.in_missing, s->mask.nan, stored, nel, b->valid);
-		else if (s->mask.masked && !e->status)   /* numpy.ma: masked elements count as nothing */
-			masked_skip_missing(&s->mask, x->dtype, dt, nel, stored, b->data, b->valid);
+		if (s->mask.masked)   /* skipped, or numpy.ma's: masked elements count as nothing */
+			masked_skip_missing(s, x, dt, start, cnt, nel, stored, b->data, b->valid, e);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
 			reducer_check_fault(s, e);
@@ -221,7 +219,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 		if (!write)
 			continue;
 		if (s->mask.masked) {   /* ... and stay masked in the result */
-			masked_fill_results(y, s->mask.fill[0], t, nel, b->out, b->valid);
+			masked_fill_results(s, t, nel, b->out, b->valid, e);
 			if (s->mask.out &&
 			    stage_write(s->mask.out, DT_BOOL, start, cnt, (char *)b->valid, NULL, s->where, e) < 0)
 				err_place(e, &s->loc);

@@ -256,31 +256,122 @@ static bool remove_dead(const char *path)
 	return gone;
 }
 
+/* ---- parts of a new file ------------------------------------------------ */
+
+#define PART ".rank"
+
+int tmpfiles_part_name(char *out, size_t len, const char *base, int rank)
+{
+	int n = snprintf(out, len, "%s" PART "%d", base, rank);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Is NAME in DIR the temporary of a part (".B.rankR.h5ufunc-TOKEN.tmp")
+ * that is linked under its own name?  Then that name's path goes into
+ * PART, and its whole's temporary (".B.h5ufunc-TOKEN.tmp") into WHOLE,
+ * each of PATH_MAX bytes. */
+static bool linked_part(const char *dir, const char *name, char *part, char *whole)
+{
+	const size_t suffix = sizeof ".h5ufunc-" - 1 + TMPFILES_TOKEN_LEN + 4, n = strlen(name);
+	char master[NAME_MAX + 1], own[NAME_MAX + 1], temp[PATH_MAX];
+	if (kind_of(name, master, sizeof master) != KIND_TEMPORARY || n < suffix + 2 ||
+	    strcmp(name + n - 4, ".tmp"))
+		return false;
+	snprintf(own, sizeof own, "%.*s", (int)(n - 1 - suffix), name + 1);
+	char *r = NULL;
+	for (char *p = strstr(own, PART); p; p = strstr(p + 1, PART))
+		r = p;
+	struct stat a, b;
+	return r && r > own && all_digits(r + sizeof PART - 1) &&
+	       snprintf(part, PATH_MAX, "%s/%s", dir, own) < PATH_MAX &&
+	       snprintf(whole, PATH_MAX, "%s/.%.*s%s", dir, (int)(r - own), own, name + n - suffix) < PATH_MAX &&
+	       snprintf(temp, sizeof temp, "%s/%s", dir, name) < (int)sizeof temp &&
+	       lstat(temp, &a) == 0 && lstat(part, &b) == 0 && S_ISREG(a.st_mode) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A part's temporary TEMP, linked under PART, when a dead run left it:
+ * removed, and PART too while its whole's temporary WHOLE is there (that
+ * run never finished).  How many names went. */
+static int remove_dead_part(const char *temp, const char *part, const char *whole)
+{
+	struct stat st, now;
+	if (lstat(temp, &st) != 0 || !remove_dead(temp))
+		return 0;
+	if (lstat(whole, &now) != 0 || lstat(part, &now) != 0 || now.st_dev != st.st_dev ||
+	    now.st_ino != st.st_ino)
+		return 1;
+	return unlink(part) == 0 ? 2 : 1;
+}
+
+bool tmpfiles_dead_part(const char *path)
+{
+	struct stat st, t;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".") >=
+	    (int)sizeof dir)
+		return false;
+	DIR *d = opendir(slash == path ? "/" : dir);
+	bool dead = false;
+	for (struct dirent *de; d && !dead && (de = readdir(d));) {
+		char part[PATH_MAX], whole[PATH_MAX], temp[PATH_MAX];
+		if (!linked_part(dir, de->d_name, part, whole) || lstat(whole, &t) != 0 ||
+		    snprintf(temp, sizeof temp, "%s/%s", dir, de->d_name) >= (int)sizeof temp ||
+		    lstat(temp, &t) != 0 || t.st_dev != st.st_dev || t.st_ino != st.st_ino)
+			continue;
+		int fd = open(temp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		dead = fd >= 0 && !tmpfiles_held(fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return dead;
+}
+
+/* ---- the sweep ----------------------------------------------------------- */
+
+/* The dead run's file NAME of DIR, if it is one and of PASS's kind (0:
+ * linked parts, while their wholes' temporaries tell whether the run
+ * finished; 1: the others), removed: its names into REMOVED (LEN bytes,
+ * *USED of them taken, N names before).  How many names went. */
+static int sweep_one(const char *dir, const char *name, int pass, char *removed, size_t len,
+		     size_t *used, int n)
+{
+	char master[NAME_MAX + 1], path[PATH_MAX], mpath[PATH_MAX], part[PATH_MAX], whole[PATH_MAX];
+	enum kind k = kind_of(name, master, sizeof master);
+	if (k == KIND_NONE || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		return 0;
+	bool linked = linked_part(dir, name, part, whole);
+	struct stat st;
+	int gone = 0;
+	if (pass == 0 && linked)
+		gone = remove_dead_part(path, part, whole);
+	else if (pass == 1 && !linked && !(k == KIND_RANK_JOURNAL &&
+		 (snprintf(mpath, sizeof mpath, "%s/%s", dir, master) >= (int)sizeof mpath ||
+		  lstat(mpath, &st) == 0)))
+		gone = remove_dead(path);
+	for (int i = 0; i < gone && removed && *used < len; i++)
+		*used += (size_t)snprintf(removed + *used, len - *used, "%s%s", n + i ? ", " : "",
+					  i ? strrchr(part, '/') + 1 : name);
+	return gone;
+}
+
 int tmpfiles_sweep(const char *dir, char *removed, size_t len)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
 	if (removed && len)
 		*removed = '\0';
 	int n = 0;
 	size_t used = 0;
-	for (struct dirent *de; (de = readdir(d));) {
-		char master[NAME_MAX + 1], path[PATH_MAX], mpath[PATH_MAX];
-		enum kind k = kind_of(de->d_name, master, sizeof master);
-		if (k == KIND_NONE || snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
-			continue;
-		struct stat st;
-		if (k == KIND_RANK_JOURNAL &&
-		    (snprintf(mpath, sizeof mpath, "%s/%s", dir, master) >= (int)sizeof mpath ||
-		     lstat(mpath, &st) == 0))
-			continue;
-		if (!remove_dead(path))
-			continue;
-		if (removed && used < len)
-			used += (size_t)snprintf(removed + used, len - used, "%s%s", n ? ", " : "", de->d_name);
-		n++;
+	for (int pass = 0; pass < 2; pass++) {
+		DIR *d = opendir(dir);
+		if (!d)
+			return n;
+		for (struct dirent *de; (de = readdir(d));)
+			n += sweep_one(dir, de->d_name, pass, removed, len, &used, n);
+		closedir(d);
 	}
-	closedir(d);
 	return n;
 }

@@ -1,6 +1,7 @@
 /* vds.c - a new output as a virtual dataset over one file per rank (vds.h):
  * the shares as hyperslab unions, the sources, the mappings, and the
  * sources' temporary names, renames and removal. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,7 @@ struct source {
 	char tmp[2 * PATH_MAX];    /* its temporary name, while it has one */
 	char name[2 * PATH_MAX];   /* its name */
 	hid_t id;                  /* open, else -1 */
-	bool renamed;              /* under NAME now */
+	bool linked;               /* under NAME now (and TMP, till vds_finish) */
 };
 
 struct vds {
@@ -33,12 +34,6 @@ static struct source sources[VDS_MAX];
 static int nsources;
 static struct vds datasets[VDS_MAX];
 static int ndatasets;
-
-int vds_source_name(char *out, size_t len, const char *base, int rank)
-{
-	int n = snprintf(out, len, "%s.rank%d", base, rank);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
 
 /* ---- a share: a flat run of elements in C order, as hyperslabs --------- */
 
@@ -104,7 +99,7 @@ static bool share_of(const struct vds_spec *spec, int r, int64_t *lo, int64_t *h
 static struct source *source_open(const struct vds_spec *spec, const char *where, struct err *e)
 {
 	char base[PATH_MAX];
-	if (vds_source_name(base, sizeof base, spec->base, comm_rank()) < 0) {
+	if (tmpfiles_part_name(base, sizeof base, spec->base, comm_rank()) < 0) {
 		err_set(e, EXIT_RUN, where, "the name of its source file is too long");
 		return NULL;
 	}
@@ -120,7 +115,7 @@ static struct source *source_open(const struct vds_spec *spec, const char *where
 	struct source *s = &sources[nsources];
 	snprintf(s->name, sizeof s->name, "%s", name);
 	tmpfiles_name(s->tmp, sizeof s->tmp, spec->dir, base, spec->token);
-	s->renamed = false;
+	s->linked = false;
 	s->id = h5io_create_alone(s->tmp, where, e);
 	if (s->id < 0)
 		return NULL;
@@ -170,7 +165,7 @@ static hid_t mappings(const struct vds_spec *spec)
 		int64_t lo, hi, row0, row1;
 		char name[PATH_MAX], base[2 * PATH_MAX];
 		if (!share_of(spec, r, &lo, &hi, &row0, &row1) ||
-		    vds_source_name(name, sizeof name, spec->base, r) < 0 ||
+		    tmpfiles_part_name(name, sizeof name, spec->base, r) < 0 ||
 		    escaped(base, sizeof base, name) < 0)
 			continue;
 		int64_t sdim[H5U_MAXDIM];
@@ -236,14 +231,27 @@ int vds_commit(struct err *e)
 {
 	for (int i = 0; i < nsources; i++) {
 		struct source *s = &sources[i];
-		if (s->renamed)
+		if (s->linked)
 			continue;
-		if (rename(s->tmp, s->name) != 0)
+		bool linked = link(s->tmp, s->name) == 0;
+		/* a file system without hard links: renamed, unguarded till the end */
+		if (!linked && ((errno != EPERM && errno != ENOTSUP && errno != EMLINK) ||
+				rename(s->tmp, s->name) != 0))
 			return err_set(e, EXIT_RUN, s->name, "cannot move the source file into place");
-		tmpfiles_forget(s->tmp);
-		s->renamed = true;
+		if (!linked)
+			tmpfiles_forget(s->tmp);
+		s->linked = true;
 	}
 	return 0;
+}
+
+void vds_finish(void)
+{
+	for (int i = 0; i < nsources; i++) {
+		tmpfiles_forget(sources[i].tmp);
+		unlink(sources[i].tmp);
+	}
+	nsources = 0;
 }
 
 void vds_discard(void)
@@ -251,7 +259,9 @@ void vds_discard(void)
 	vds_close_all();
 	for (int i = 0; i < nsources; i++) {
 		struct source *s = &sources[i];
-		unlink(s->renamed ? s->name : s->tmp);
+		if (s->linked)
+			unlink(s->name);
+		unlink(s->tmp);
 		tmpfiles_forget(s->tmp);
 	}
 	nsources = 0;

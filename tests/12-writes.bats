@@ -184,6 +184,21 @@ setup() {
 	np check subtract f.h5:/xi 2 -o p.h5:/c
 }
 
+@test "a replaced dataset's space stays in the file until h5repack, as h5ufunc-recipe(5) says" {
+	np make big.h5:/x float64 20000 :: make big.h5:/keep int8 3
+	h5u call negative big.h5:/x -o big.h5:/y
+	local before after
+	before=$(stat -c %s big.h5)
+	h5u call negative big.h5:/x -o big.h5:/y --overwrite
+	h5u call negative big.h5:/x -o big.h5:/y --overwrite
+	after=$(stat -c %s big.h5)
+	((after >= before + 2 * 20000 * 8)) || fail "the file grew from $before to $after bytes only"
+	h5repack big.h5 packed.h5
+	(($(stat -c %s packed.h5) < before + 20000 * 8 / 2)) || fail "h5repack left $(stat -c %s packed.h5) bytes"
+	np check negative big.h5:/x -o packed.h5:/y :: same big.h5:/keep packed.h5:/keep
+	grep -q 'h5repack' "$H5U_TESTS/../man/h5ufunc-recipe.5" || fail "the man page does not name h5repack"
+}
+
 @test "an overwrite that fails while running leaves the old dataset whole, and nothing else, on 1 and 3 ranks" {
 	np make o.h5:/g/c int16 4 data=[7,8,9,10] :: make o.h5:/keep int8 3
 	cp o.h5 o-orig.h5

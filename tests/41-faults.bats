@@ -7,7 +7,7 @@
 # in a collective call fails the test instead of hanging the suite.
 #
 # Failures on one rank are injected with H5UFUNC_FAULT=read:RANK:N (or
-# write:RANK:N), which src/h5io.c reads: the Nth read (write) call of rank
+# write:RANK:N), which src/h5io_box.c reads: the Nth read (write) call of rank
 # RANK fails after the collective transfer, as a failure HDF5 reports on
 # that rank alone would.
 
@@ -388,4 +388,34 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 	run --separate-stderr env H5UFUNC_FAULT=write:0:1 timeout 60 h5ufunc call add f.h5:/x 1 -o out.h5:/y
 	assert_error 1 "call add: write failed (H5UFUNC_FAULT)"
 	assert_unchanged
+}
+
+@test "a corrupt input: HDF5's reason once in the message, first error's alone, on 1 and 3 ranks; nothing left" {
+	# two deflated datasets whose every chunk is garbled: each rank's reads
+	# of both fail, and only the first failure's HDF5 text is told
+	/usr/bin/python3 - <<-'PY'
+		import h5py, numpy as np
+		with h5py.File('bad.h5', 'w') as f:
+		    for name in ('x', 'y'):
+		        f.create_dataset(name, data=np.arange(30000.).reshape(3000, 10), chunks=(100, 10),
+		                         compression='gzip')
+		with h5py.File('bad.h5', 'r') as f:
+		    spans = [(c.byte_offset, c.size) for d in (f['x'], f['y'])
+		             for c in map(d.id.get_chunk_info, range(d.id.get_num_chunks()))]
+		data = bytearray(open('bad.h5', 'rb').read())
+		for offset, size in spans:
+		    for k in range(offset + 2, offset + size - 4):
+		        data[k] ^= 0x5a
+		open('bad.h5', 'wb').write(data)
+	PY
+	snapshot
+	local want="call add: read failed (HDF5: filter returned failure during read)" n
+	run --separate-stderr h5u call add bad.h5:/x bad.h5:/y -o out.h5:/z
+	assert_error 1 "$want"
+	assert_unchanged
+	for n in 1 3; do
+		run --separate-stderr mpi "$n" h5ufunc call add bad.h5:/x bad.h5:/y -o out.h5:/z --memory 8K
+		assert_error_once 1 "$want"
+		assert_unchanged
+	done
 }

@@ -456,6 +456,11 @@ rank_pids() {
 	run --separate-stderr in_dir left h5ufunc check r.yaml
 	assert_success
 	assert_line --index 0 --regexp "^t\.h5: a run interrupted on .* \(1 rank\) left it unfinished; the next run rolls it back first, as 'h5ufunc recover' does$"
+	local said=${lines[0]}
+	run --separate-stderr in_dir left h5ufunc check r.yaml --json
+	assert_success
+	/usr/bin/python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["unfinished"] == [sys.argv[2]], d' "$output" "$said" ||
+		fail "check --json: $output"
 	cmp left/t.h5 before.h5 || fail "check changed the file"
 	[[ -f left/.t.h5.h5ufunc-journal ]] || fail "check removed the journal"
 	# A live run: held still while others try.

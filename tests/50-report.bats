@@ -367,6 +367,59 @@ assert d["steps"][0]["bytes_read"] == h.nbytes and d["steps"][0]["bytes_written"
 		fail "stderr: $stderr"
 }
 
+@test "check --json: the plan as the run summary's members, each step with check's line; nothing written; 1 and 3 ranks; nothing on stdout after an error" {
+	local text one three
+	cat >r.yaml <<-'EOF2'
+		inputs: {u: f.h5:/x}
+		steps:
+		  - {ufunc: multiply, in: [u, 2], out: a}
+		  - {expr: a + u, out: o.h5:/p}
+		  - {reduce: maximum, in: a}
+		  - {accumulate: add, in: f.h5:/m, axis: 1, out: o.h5:/c}
+	EOF2
+	snapshot
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	text=$output
+	run --separate-stderr h5u check r.yaml --json --memory 1M
+	assert_success
+	assert_stderr_empty
+	one=$output
+	run --separate-stderr mpi 3 h5ufunc check r.yaml --json
+	assert_success
+	three=$output
+	assert_unchanged
+	printf '%s\n' "$text" | grep '^step ' >plan.txt
+	printf '%s\n' "$one" >c.json
+	printf '%s\n' "$three" >c3.json
+	json_valid c.json
+	json_valid c3.json
+	run --separate-stderr h5u run r.yaml --json --memory 1M
+	assert_success
+	printf '%s\n' "$output" >s.json
+	pyjson c.json '
+import json
+run, c3, lines = json.load(open("s.json")), json.load(open("c3.json")), open("plan.txt").read().splitlines()
+assert d["command"] == "check" and c3["command"] == "check" and run["command"] == "run"
+assert d["memory"] == 1 << 20 and d["ranks"] == 1 and c3["ranks"] == 3
+assert [k for k in d if k != "command"] == [k for k in run if k not in ("per_rank", "totals", "command")], list(d)
+assert any("fused" in s for s in d["steps"]), d["steps"]
+assert [s["plan"] for s in d["steps"]] == lines, ([s["plan"] for s in d["steps"]], lines)
+def planned(s):
+    s = {k: v for k, v in s.items() if k not in ("bytes_read", "bytes_written", "seconds", "result", "plan")}
+    s["outputs"] = [{k: v for k, v in o.items() if k != "masked"} for o in s["outputs"]]
+    return s
+assert [planned(s) for s in d["steps"]] == [planned(s) for s in run["steps"]], (d["steps"], run["steps"])
+assert [planned(s) for s in c3["steps"]] == [planned(s) for s in d["steps"]]
+assert all(set(s) - set(planned(s)) == {"plan"} for s in d["steps"])
+'
+	# an invalid recipe: the message, and nothing on stdout
+	printf 'steps:\n  - ufunc: add\n    in: [f.h5:/x, f.h5:/nope]\n    out: o2.h5:/y\n' >bad.yaml
+	run --separate-stderr h5u check bad.yaml --json
+	assert_error 2 "bad.yaml:3:19: step 1 (ufunc add): 'f.h5' has no dataset '/nope'"
+	assert_output ''
+}
+
 @test "--json with --progress: the object on stdout, the meter on stderr" {
 	three_steps
 	run --separate-stderr h5u run r.yaml --json --progress

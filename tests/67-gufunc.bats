@@ -379,6 +379,43 @@ with h5py.File('shapes.h5', 'w') as f:
 	ok call vecmat 'ma.h5:/cu[0]' ma.h5:/cv --axes '[[0],[1,0],[0]]' --missing mask-nan -o cx.h5:/vecmat
 	run ref ma_complex ma.h5 cx.h5
 	assert_success
+	# fill: as on every step: over the first operand's _FillValue, in a
+	# step, a one-liner, a fused epilogue, a computed operand, on 1-3 ranks
+	cat >fill.yaml <<-'EOF2'
+		inputs: {f: ma.nc:/f, g: ma.nc:/g, v: ma.nc:/v}
+		steps:
+		  - ufunc: matmul
+		    in: [f, g]
+		    fill: -5
+		    out: ${OUT}:/step
+		  - expr: (f * 2) @ g
+		    fill: -5
+		    out: ${OUT}:/computed
+		  - expr: f @ g * 2
+		    fill: -5
+		    out: ${OUT}:/epilogue
+		  - ufunc: vecdot
+		    in: [f, v]
+		    fill: -5
+		    out: ${OUT}:/vecdot
+	EOF2
+	for n in 1 3; do
+		run --separate-stderr mpi "$n" h5ufunc run fill.yaml --set OUT="fill$n.nc" --memory 256K
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc call matmul ma.nc:/f ma.nc:/g --fill -5 -o "fill$n.nc:/call"
+		assert_success
+		run --separate-stderr mpi "$n" h5ufunc eval -i f=ma.nc:/f -i g=ma.nc:/g "fill$n.nc:/eval = f @ g * 2" --fill -5
+		assert_success
+	done
+	run ref ma_fill ma.nc fill1.nc -5 :: same fill1.nc fill3.nc
+	assert_success
+	# a fill does not keep numbers from the contraction's epilogue
+	run --separate-stderr h5u check fill.yaml --set OUT=plan.nc
+	assert_success
+	assert_line --partial "pieces a read, then multiply on each box"
+	# without a mask there is nothing to fill, as for any step
+	run --separate-stderr h5u call matmul ma.h5:/h ma.h5:/h --axes '[[1,0],[0,1],[0,1]]' --fill -5 -o o.h5:/r
+	assert_error 2 "call matmul: 'fill' needs 'where' or a mask: without them every element is computed"
 	# printed: masked results as --, as for any masked step
 	run --separate-stderr h5u call vecdot 'ma.nc:/f[0]' ma.nc:/v
 	assert_success

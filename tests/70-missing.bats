@@ -27,6 +27,12 @@
 # numpy.ma's fill where numpy.ma reduces them (np.ma.subtract), else masked
 # elements skipped (NumPy on each line's compressed valid elements), and
 # where= with initial= on a non-reorderable reduce (np.subtract.reduce).
+# Named intermediates read back by later steps (elementwise, reduce,
+# accumulate, reduceat, @) masked where numpy.ma masks them, from their
+# mask plane: a bool's valid False, cells where= left, a valid value equal
+# to the fill, on 1 to 4 ranks and a small --memory; isfinite kept and
+# summed into counts; NaNs of an intermediate under mask-nan.  A final output whose valid result equals its fill:
+# exit 1 on 1 and more ranks, nothing written; a bool written as it is.
 
 load helper
 
@@ -61,6 +67,24 @@ setup() {
 }
 
 REF=where_ref.py
+
+# r.yaml run on 1, 2, 3 and 4 ranks, with --memory 256M and 2K: the
+# datasets PATH... of o.h5 the same bytes every time.
+same_bytes() {
+	local n mem path dumps=()
+	for path in "$@"; do
+		dumps+=(-d "$path")
+	done
+	for n in 1 2 3 4; do
+		for mem in 256M 2K; do
+			rm -f o.h5
+			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
+			assert_success
+			h5dump "${dumps[@]}" o.h5 > "dump-$n-$mem"
+			cmp "dump-1-256M" "dump-$n-$mem"
+		done
+	done
+}
 
 @test "call --where: a new output holds the default fill where it is false, as _FillValue" {
 	ok call sqrt f.h5:/x --where f.h5:/w -o o.h5:/sqrt
@@ -374,16 +398,7 @@ assert [o["masked"] for o in outs] == [n, n], (outs, n)' "$BATS_FILE_TMPDIR" <<<
 		  - {ufunc: add, in: ['era.nc:/t2m[1:3]', 1], out: o.h5:/c}
 		inputs: {t: m.h5:/t, q: m.h5:/q}
 	EOF
-	local n mem
-	for n in 1 2 3 4; do
-		for mem in 256M 2K; do
-			rm -f o.h5
-			run --separate-stderr mpi "$n" h5ufunc run --memory "$mem" r.yaml
-			assert_success
-			h5dump -d /a -d /b -d /c o.h5 > "dump-$n-$mem"
-			cmp "dump-1-256M" "dump-$n-$mem"
-		done
-	done
+	same_bytes /a /b /c
 	ref check o.h5:/a 'np.ma.sqrt(M("m.h5:/t")) - M("m.h5:/q")' --masked default --fill default :: \
 		check o.h5:/b 'np.ma.floor_divide(M("m.h5:/r"), M("m.h5:/k"))' --masked default --fill default :: \
 		check o.h5:/c 'M("era.nc:/t2m")[1:3] + np.float32(1)' --masked -9999 --fill -9999
@@ -522,4 +537,63 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 		check o.h5:/a1 'skip_accumulate(np.divide, M("m.h5:/g"), 1)' --masked -1 --fill -1 :: \
 		check o.h5:/w0 'np.subtract.reduce(y, axis=0, where=yw, initial=1)' :: \
 		check o.h5:/w1 'np.subtract.reduce(y, axis=1, where=yr, initial=1)'
+}
+
+# ---- masked intermediates: their mask plane --------------------------------
+
+@test "named intermediates keep their mask beside them: a bool's valid False, where='s cells, @, reduce, accumulate, reduceat read as numpy.ma; 1 to 4 ranks" {
+	cat > r.yaml <<-'EOF2'
+		inputs: {t: m.h5:/t, p: m.h5:/p, w: m.h5:/mw, s: 'm.h5:/t[0:5, 0:4]'}
+		steps:
+		  - {expr: t > 0, out: b}
+		  - {expr: b + 0, out: o.h5:/int}
+		  - {reduce: add, in: b, axis: 0, out: o.h5:/count}
+		  - {accumulate: add, in: b, axis: 1, out: o.h5:/cum}
+		  - {reduceat: add, in: b, indices: [0, 2, 5], axis: 0, out: o.h5:/seg}
+		  - {expr: b @ s, out: o.h5:/mm}
+		  - {expr: p > 0, where: w, out: gt}
+		  - {expr: gt + t, out: o.h5:/gw}
+		  - {expr: 'minimum(t, -9999)', out: mn}
+		  - {expr: mn + 0, fill: 1, out: o.h5:/mn}
+	EOF2
+	same_bytes /int /count /cum /seg /mm /gw /mn
+	local b='(M("m.h5:/t") > 0)'
+	local gt='np.ma.array(np.greater(M("m.h5:/p").data, 0, where=M("m.h5:/mw").data, out=np.zeros((6, 5), bool)), mask=~M("m.h5:/mw").data)'
+	ref check o.h5:/int "$b + 0" --masked default --fill default :: \
+		check o.h5:/count "np.ma.sum($b, axis=0)" --masked default --fill default :: \
+		check o.h5:/cum "np.ma.cumsum($b, axis=1)" --masked default --fill default :: \
+		check o.h5:/seg "np.ma.array(np.add.reduceat($b.filled(0), [0, 2, 5], axis=0), mask=np.logical_and.reduceat(np.ma.getmaskarray($b), [0, 2, 5], axis=0))" --masked default --fill default :: \
+		check o.h5:/mm "np.ma.dot($b, M('m.h5:/t')[0:5, 0:4], strict=False)" --masked default --fill default :: \
+		check o.h5:/gw "$gt + M('m.h5:/t')" --masked default --fill default :: \
+		check o.h5:/mn 'np.ma.minimum(M("m.h5:/t"), np.float32(-9999)) + np.float32(0)' --masked 1 --fill 1
+	# the plain bool pattern: isfinite kept and summed into counts
+	printf 'inputs: {t: m.h5:/t}\nsteps:\n  - {ufunc: isfinite, in: t, out: v}\n  - {reduce: add, in: v, axis: 0, out: o.h5:/n}\n' > c.yaml
+	ok run c.yaml
+	ref check o.h5:/n 'np.ma.sum(np.ma.array(np.isfinite(M("m.h5:/t").data), mask=M("m.h5:/t").mask), axis=0)' --masked default --fill default
+	# mask-nan: an intermediate's NaNs missing too, beside its plane
+	printf 'inputs: {n: m.h5:/n, t: m.h5:/t}\nsteps:\n  - {expr: n * 1, where: t > 0, out: c}\n  - {expr: c + 1, missing: mask-nan, out: o.h5:/e}\n  - {reduce: add, in: c, axis: 0, missing: mask-nan, out: o.h5:/r}\n' > n.yaml
+	ok run n.yaml
+	local c='np.ma.array(M("m.h5:/n").data, mask=~(M("m.h5:/t") > 0).filled(False) | np.isnan(M("m.h5:/n").data))'
+	ref check o.h5:/e "$c + 1" --masked default --fill default :: \
+		check o.h5:/r "np.ma.sum($c, axis=0)" --masked default --fill default
+}
+
+@test "a final output holds its masked elements as its fill: a valid result equal to it is an error (exit 1), a bool is written as it is" {
+	snapshot
+	# numpy.ma's valid -9999 (t's fill, taken by the result) and int16's -32767 (the default fill)
+	run --separate-stderr h5u call minimum m.h5:/t -9999 -o o.h5:/mn
+	assert_error 1 "call minimum: a valid result equals -9999.0, the fill value that marks the missing elements of 'o.h5:/mn': it would read back as missing (choose another fill value: fill:, --fill)"
+	run --separate-stderr mpi 3 h5ufunc call minimum m.h5:/r -32767 --memory 2K -o o.h5:/mr
+	assert_error_once 1 "call minimum: a valid result equals -32767, the fill value that marks the missing elements of 'o.h5:/mr': it would read back as missing (choose another fill value: fill:, --fill)"
+	local top
+	top=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import os; os.environ["WHERE_FIXTURES"] = sys.argv[2]; import where_ref as w; print(repr(float(w.masked("m.h5:/t").max(axis=0)[1])))' "$H5U_TESTS" "$BATS_FILE_TMPDIR")
+	run --separate-stderr mpi 3 h5ufunc reduce maximum m.h5:/t --axis 0 --fill "$top" -o o.h5:/mx
+	assert_error_once_match 1 "reduce maximum: a valid result equals .*, the fill value that marks the missing elements of 'o.h5:/mx': .*"
+	assert_unchanged
+	ok call minimum m.h5:/t -9999 --fill 0 -o o.h5:/mn
+	ok call minimum m.h5:/r -32767 --fill 0 -o o.h5:/mr
+	ok call greater m.h5:/t 0 -o o.h5:/gt
+	ref check o.h5:/mn 'np.ma.minimum(M("m.h5:/t"), np.float32(-9999))' --masked 0 --fill 0 :: \
+		check o.h5:/mr 'np.ma.minimum(M("m.h5:/r"), np.int16(-32767))' --masked 0 --fill 0 :: \
+		check o.h5:/gt 'M("m.h5:/t") > 0' --masked 0
 }

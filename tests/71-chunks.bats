@@ -21,11 +21,20 @@
 # and raw chunks move a chunk at a time as stored: ragged edges, an empty
 # array, 3-d, float32, int16, complex, bool and packed inputs give
 # NumPy's bits, as do filtered, byte-swapped and never-written chunks,
-# read through HDF5's selections, and 2-4 ranks.
+# read through HDF5's selections, and 2-4 ranks.  Under MPI an input file
+# no step writes, read in boxes of whole chunks, is read by each rank
+# alone, one call a chunk and no MPI-IO read (2 ranks), and through
+# MPI-IO's collective reads where its boxes cut chunks (3 ranks) or a
+# reduction reads it; NumPy's bits on 1-4 and 6 ranks.
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
-# when none was written, refused (exit 2) when some were.
+# when none was written, refused (exit 2) when some were.  Chunk indexes
+# read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
+# lists, or are refused for the other index types.  In a file with a
+# userblock (MATLAB v7.3's 512 bytes) chunk addresses are places in the
+# file (HDF5 1.10's get_chunk_info leaves the userblock out), and an
+# in-place write saves in its journal what it saves without one.
 
 load helper
 REF=chunks_ref.py
@@ -87,6 +96,17 @@ check_reads() {
 	# the journal reads the bytes it saves before the pass: the pass alone
 	traced 0 1 w eval -i a=c.h5:/w 'a = a * 2 + 1' --risk-partial-writes
 	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /w "w * 2 + 1"
+}
+
+@test "a budget too small for a chunk row (--memory 4K): each chunk read once all the same where the chunks a row crosses fit the chunk cache; tall and square, new and in place" {
+	cp "$BATS_FILE_TMPDIR/c.h5" .
+	local d READS=() same=() mem=4K
+	for d in t s; do
+		traced 0 2 "$d" eval -i "a=c.h5:/$d" -i "b=c.h5:/${d}b" "o$d.h5:/c = sqrt(a*a + b*b)"
+		same+=(:: same "$BATS_FILE_TMPDIR/c.h5" "o$d.h5" /c "np.sqrt($d*$d + ${d}b*${d}b)")
+	done
+	traced 0 1 s eval -i a=c.h5:/s 'a = a * 2 + 1' --risk-partial-writes
+	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /s "s * 2 + 1"
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
@@ -181,10 +201,10 @@ check_reads() {
 	((ours != zlib)) || fail "libdeflate and zlib both compressed /w to $ours bytes"
 }
 
-@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
+@test "boxes of chunk rows computed in slices of chunk columns: a new contiguous output a box or a band of slices at a time, in place and new chunked ones a slice at a time, 2-d and 3-d; one process and 2-4 ranks, NumPy's bits" {
 	cp "$BATS_FILE_TMPDIR/sl.h5" .
 	cat >sl.yaml <<-'EOF'
-		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb}
+		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, v: sl.h5:/v, vb: sl.h5:/vb, q: sl.h5:/q, qb: sl.h5:/qb}
 		steps:
 		  - expr: sqrt(p*p + pb*pb)
 		    out: o.h5:/w1
@@ -193,16 +213,22 @@ check_reads() {
 		  - expr: vb - v
 		    chunks: [1, 256, 48]
 		    out: o.h5:/d
+		  - expr: sqrt(q*q + qb*qb)
+		    out: o.h5:/w2
 	EOF
 	# one process: slices of one chunk column (40 and 48 columns; the
 	# last of the 2-d pass 20 wide), each chunk moved whole; 2 ranks: 4
 	# MiB ones of the 2-d pass (five chunk rows: one rank walks an empty
 	# box's slices), the 3-d one's boxes 1.2 MiB; 3 ranks deal the five
-	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices
+	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices.  The wide
+	# /q's slices of 1024 columns are written to the contiguous /w2 in
+	# bands of 8 (rows of 64 KiB runs; the last band 5 slices, the last
+	# slice 12 wide), its last box 16 rows; under MPI its boxes whole
 	run --separate-stderr h5u check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 1 of 1 ranks with work$'
 	assert_line --regexp '^step 2: expr add, .*, boxes \(1, 256, 600\), 4 boxes in 13 slices 48 wide, written a slice at a time, 1 of 1 ranks with work$'
+	assert_line --regexp '^step 4: expr sqrt, .*, boxes \(32, 12300\), 3 boxes in 13 slices 1024 wide, written 8 slices at a time, 1 of 1 ranks with work$'
 	run --separate-stderr mpi 2 h5ufunc check --memory 20M sl.yaml
 	assert_success
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 2 slices 2040 wide, written a box at a time, 2 of 2 ranks with work$'
@@ -215,9 +241,72 @@ check_reads() {
 		else
 			(cd "r$n" && mpi "$n" h5ufunc run --memory 20M sl.yaml) || fail "$n ranks: exit status $?"
 		fi
-		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)"
+		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /d "vb - (v * 2 + 1)" /w2 "np.sqrt(q*q + qb*qb)"
 			:: same sl.h5 "r$n/sl.h5" /v "v * 2 + 1" /p p)
 	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {
+	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/rc.h5" .
+	cat >al.yaml <<-'EOF'
+		inputs: {p: sl.h5:/p, pb: sl.h5:/pb, h: rc.h5:/h, r: rc.h5:/r, v: sl.h5:/v}
+		steps:
+		  - expr: sqrt(p*p + pb*pb)
+		    out: o.h5:/w1
+		  - reduce: add
+		    in: h
+		    axis: 1
+		    out: o.h5:/r1
+		  - expr: h * 2 + r
+		    chunks: [256, 64]
+		    out: o.h5:/e
+		  - expr: v * 3 - 1
+		    out: o.h5:/v
+	EOF
+	# 2 ranks: sl.h5's five chunk rows dealt in whole runs, its file read
+	# by each rank alone, slices one chunk column as on one process
+	run --separate-stderr mpi 2 h5ufunc check --memory 20M al.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 2 of 2 ranks with work$'
+	local n jobs=() tr
+	for n in 0 1 2 3 4 6; do
+		mkdir "r$n"
+		if ((n == 0)); then
+			h5u run --memory 20M --json al.yaml >"r$n/p.json" || fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc run --memory 20M --json al.yaml >"r$n/p.json" || fail "$n ranks: exit status $?"
+		fi
+		mv o.h5 "r$n/"
+		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /v "v * 3 - 1"
+			:: same rc.h5 "r$n/o.h5" /e "h * 2 + r" /r1 "np.add.reduce(h, axis=1)")
+	done
+	# rc.h5 is reduced too: it stays on MPI-IO, whose reads are collective
+	python3 -c '
+import json
+for n in (2, 3, 4, 6):
+    for r in json.load(open(f"r{n}/p.json"))["per_rank"]:
+        assert r["mpiio_coll_reads"] > 0, (n, r)
+'
+	# an input file read only in whole chunks: no MPI-IO read on 2 ranks,
+	# each of the 2 x 5 x 53 chunks of /p and /pb one read of its 81920
+	# bytes (the ragged column's, stored whole, through HDF5's cache); on
+	# 3 ranks (boxes that cut chunks) collective reads
+	for n in 2 3; do
+		tr="al$n"
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 20M --json \
+			-i p=sl.h5:/p -i pb=sl.h5:/pb "o$n.h5:/w = sqrt(p*p + pb*pb)" >"$tr.json" ||
+			fail "$n ranks: exit status $?"
+		jobs+=(:: same sl.h5 "o$n.h5" /w "np.sqrt(p*p + pb*pb)")
+	done
+	jobs+=(:: whole al2 sl.h5 81920 530)
+	python3 -c '
+import json
+assert all(r["mpiio_coll_reads"] == 0 for r in json.load(open("al2.json"))["per_rank"])
+assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_rank"])
+'
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
@@ -328,6 +417,51 @@ check_reads() {
 			fail "$n ranks: $stderr"
 	done
 	cmp rc.h5 "$BATS_FILE_TMPDIR/rc.h5" || fail "rc.h5 changed"
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2; other indexes refused; in place through it, saved exactly" {
+	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
+	ref index-files . || fail "index-files: exit status $?"
+	local f names=(a1 a2 a3 many sparse s3 gz empty one ext attrs)
+	run ref index "$CHUNKINDEXDUMP" ix.h5 "${names[@]}" :: index "$CHUNKINDEXDUMP" ix108.h5 "${names[@]}" :: \
+		refused "$CHUNKINDEXDUMP" latest.h5 fixed grow both single
+	[[ $status == 0 ]] || fail "$output"
+	# in place with the journal, one process: its announcements come from the index
+	local d jobs=()
+	for f in ix ix108; do
+		cp "$f.h5" "$f-before.h5"
+		for d in many attrs sparse; do
+			h5u eval -i "a=$f.h5:/$d" 'a = a * 2 + 1' --json >"$f-$d.json" || fail "$f:/$d: exit status $?"
+			[[ $d == sparse ]] && continue   # its new chunks: nothing of the file's overwritten
+			run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" saved "$f-before.h5" "$d" "$f-$d.json"
+			[[ $status == 0 ]] || fail "$f:/$d: $output"
+		done
+		jobs+=(:: same "$f-before.h5" "$f.h5" /many "many * 2 + 1" /attrs "attrs * 2 + 1" /sparse "sparse * 2 + 1")
+	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "a userblock (MATLAB v7.3 files): chunk addresses count it, the index read whole or each chunk asked of HDF5; in place, the journal saves the records and bytes it saves without one, NumPy's results" {
+	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
+	ref userblock-files . || fail "userblock-files: exit status $?"
+	run ref index "$CHUNKINDEXDUMP" ub.h5 a w :: index "$CHUNKINDEXDUMP" ub0.h5 a w :: \
+		refused "$CHUNKINDEXDUMP" ubl.h5 a w :: refused "$CHUNKINDEXDUMP" ubl0.h5 a w
+	[[ $status == 0 ]] || fail "$output"
+	# ub*: addresses from the index read whole; ubl*: from HDF5, a chunk at a time
+	local f jobs=()
+	for f in ub ub0 ubl ubl0; do
+		cp "$f.h5" "$f-before.h5"
+		h5u eval -i "w=$f.h5:/w" 'w = w * 2 + 1' --json >"$f.json" || fail "$f:/w: exit status $?"
+		jobs+=(:: same "$f-before.h5" "$f.h5" /w "w * 2 + 1")
+	done
+	for f in ub ubl; do
+		run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" saved "$f-before.h5" w "$f.json" "${f}0.json"
+		[[ $status == 0 ]] || fail "$f:/w: $output"
+		jobs+=(:: journals "${f}0.json" "$f.json")
+	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }

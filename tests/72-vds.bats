@@ -156,3 +156,36 @@ refused() {
 		"r.yaml:8:10: step 2 (ufunc negative): 'v.h5:/c' is written over one file per rank (vds): no later step of the run writes into it"
 	assert_unchanged
 }
+
+@test "a run killed between placing its sources and renaming its output: the sources go with the next run or recover; killed after, the output stays whole" {
+	local W="v.h5:/c = $W1"
+	# killed with every source placed (linked under its name), the output not
+	run --separate-stderr env H5UFUNC_FAULT=kill-sources:0:1 timeout 60 mpirun --oversubscribe -n 3 \
+		h5ufunc eval --vds -i a=in.h5:/a -i b=in.h5:/b "$W"
+	assert_failure
+	[[ ! -e v.h5 && -e v.h5.rank0 && -e v.h5.rank2 ]] || fail "not killed between the renames: $(ls -A)"
+	run --separate-stderr h5u recover in.h5
+	assert_success
+	assert_output --regexp "removed 7 files that dead runs left in .*v\.h5\.rank0.*"
+	[[ -z $(compgen -G 'v.h5*') && -z $(compgen -G '.*.tmp') ]] || fail "left: $(ls -A)"
+	# the same output again, after the same kill: the next run sweeps and writes it
+	run --separate-stderr env H5UFUNC_FAULT=kill-sources:0:1 timeout 60 mpirun --oversubscribe -n 3 \
+		h5ufunc eval --vds -i a=in.h5:/a -i b=in.h5:/b "$W"
+	assert_failure
+	[[ ! -e v.h5 && -e v.h5.rank1 ]] || fail "not killed between the renames: $(ls -A)"
+	run --separate-stderr mpi 3 h5ufunc eval --vds -i a=in.h5:/a -i b=in.h5:/b "$W"
+	assert_success
+	run ref same v.h5 /c "np.sqrt(a*a+b*b)" :: mapped v.h5 /c 3
+	assert_success
+	[[ -z $(compgen -G '.*.tmp') ]] || fail "temporary files left: $(compgen -G '.*.tmp')"
+	# killed once the output is in place: only the sources' temporary names go
+	run --separate-stderr env H5UFUNC_FAULT=kill-renamed:2:1 timeout 60 mpirun --oversubscribe -n 3 \
+		h5ufunc eval --vds -i a=in.h5:/a -i b=in.h5:/b "w.h5:/c = $W1"
+	assert_failure
+	[[ -n $(compgen -G '.w.h5.rank*.tmp') ]] || fail "not killed before the temporary names went: $(ls -A)"
+	run --separate-stderr h5u recover in.h5
+	assert_success
+	[[ -z $(compgen -G '.*.tmp') ]] || fail "temporary files left: $(compgen -G '.*.tmp')"
+	run ref same w.h5 /c "np.sqrt(a*a+b*b)" :: mapped w.h5 /c 3
+	assert_success
+}

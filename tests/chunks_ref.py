@@ -21,10 +21,11 @@ Jobs:
                   /c (960, 1024) in chunks (64, 1024) with shuffle and
                   deflate (netCDF's pair), never written, and /A, /B
                   (32768, 4096), never written, for plans; DIR/sl.h5:
-                  float64 /p, /pb (1280, 2100) in chunks (256, 40) and /v,
-                  /vb (2, 300, 600) in (1, 256, 48): chunk rows larger
-                  than a box stops growing at, computed in slices of chunk
-                  columns, the last one narrower; DIR/rc.h5: (1000, 1100)
+                  float64 /p, /pb (1280, 2100) in chunks (256, 40), /v,
+                  /vb (2, 300, 600) in (1, 256, 48) and /q, /qb (80,
+                  12300) in (32, 1024): chunk rows larger than a box stops
+                  growing at, computed in slices of chunk columns, the
+                  last one narrower; DIR/rc.h5: (1000, 1100)
                   in chunks (256, 64), ragged on both axes: float64 /r,
                   /rb, float32 /f, int16 /i, complex128 /c, bool /q, int16
                   /p packed (scale_factor, add_offset), /k alike with a
@@ -35,11 +36,51 @@ Jobs:
                   fill value 1.5); /e (0, 1100) empty; /v (3, 300, 700) in
                   (1, 256, 64); /g (1000, 1100) in (16, 64), boxes of
                   several chunk rows
+  index-files DIR
+                  write the chunk indexes chunkindexdump reads, all in
+                  version-1 B-trees: DIR/ix.h5 (object headers of version
+                  1) and DIR/ix108.h5 (version 2, libver v108), each with
+                  1-d /a1 (1000,) in (7,), 2-d /a2 (300, 200) in (16, 8),
+                  3-d /a3 (20, 30, 40) in (3, 7, 5), ragged, /many (20000,)
+                  in (2,) (10000 chunks: nodes hold 64 children at most,
+                  so three levels at least), /sparse (200, 300) and /s3
+                  (40, 50, 60) with most chunks never written, /gz (250,
+                  400) shuffle+gzip with one chunk written raw (both
+                  filters skipped: mask 3), /empty (no chunk written),
+                  /one (a single chunk), /ext (resizable, grown after
+                  writing), /attrs (40 attributes: a header continued in
+                  ix.h5, dense ones in ix108.h5); and the indexes it refuses:
+                  DIR/latest.h5 (libver latest: /fixed a fixed array,
+                  /grow an extensible array, /both a version-2 B-tree,
+                  /single one chunk)
+  userblock-files DIR
+                  write DIR/ub.h5 (a 512-byte userblock, as MATLAB v7.3
+                  files have, version-1 B-trees) and DIR/ubl.h5 (the same,
+                  libver latest: fixed arrays), each with /a (300, 200)
+                  ragged and /w (256, 200), float64 in chunks (16, 8), and
+                  their twins without a userblock, DIR/ub0.h5 and
+                  DIR/ubl0.h5, holding the same
+  index DUMP FILE PATH...
+                  DUMP FILE PATH (tests/unit/chunkindexdump) lists every
+                  chunk of FILE:PATH that h5py's dsid.get_chunk_info lists,
+                  in its order: offsets, address, stored size, filter mask;
+                  the address a place in the file, where HDF5 before
+                  1.14.4 reports one without the file's userblock; the
+                  bytes there are h5py's read_direct_chunk's
+  refused DUMP FILE PATH...
+                  DUMP refuses each FILE:PATH (HDF5 then answers alone),
+                  and h5py still reads it
+  journals REPORT REPORT...
+                  the --json REPORTs of in-place runs saved as many
+                  journal records and bytes on each rank as the first
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
                   trace=openat,open,pread64,read -o PREFIX` (every process
                   of a launch): at most CALLS calls (a chunk read in one,
                   and HDF5's few reads of metadata) and BYTES bytes
+  whole PREFIX FILE SIZE COUNT
+                  the logs PREFIX.* (as for reads) hold exactly COUNT reads
+                  of FILE of SIZE bytes (a chunk's, each read as stored)
   same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
                   (names t, tb, ...), bit for bit, for each pair
@@ -55,7 +96,9 @@ Jobs:
                   FILTERS (gzip, or shuffle+gzip) at level 1
 """
 import glob
+import json
 import re
+import subprocess
 
 import h5py
 import numpy as np
@@ -85,7 +128,8 @@ def make(d):
         for name in 'AB':
             f.create_dataset(name, (32768, 4096), dtype='f8', chunks=(256, 64))
     with h5py.File(f'{d}/sl.h5', 'w') as f:
-        for name, shape, chunks in (('p', (1280, 2100), (256, 40)), ('v', (2, 300, 600), (1, 256, 48))):
+        for name, shape, chunks in (('p', (1280, 2100), (256, 40)), ('v', (2, 300, 600), (1, 256, 48)),
+                                    ('q', (80, 12300), (32, 1024))):
             for suffix in ('', 'b'):
                 f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
     make_raw(f'{d}/rc.h5', rng)
@@ -113,6 +157,102 @@ def make_raw(path, rng):
         f.create_dataset('g', data=rng.random(shape), chunks=(16, 64))
 
 
+def index_files(d):
+    rng = np.random.default_rng(28)
+    for name, libver in (('ix', 'earliest'), ('ix108', 'v108')):
+        with h5py.File(f'{d}/{name}.h5', 'w', libver=libver) as f:
+            f.create_dataset('a1', data=rng.random(1000), chunks=(7,))
+            f.create_dataset('a2', data=rng.random((300, 200)), chunks=(16, 8))
+            f.create_dataset('a3', data=rng.random((20, 30, 40)), chunks=(3, 7, 5))
+            f.create_dataset('many', data=rng.random(20000), chunks=(2,))
+            s = f.create_dataset('sparse', (200, 300), 'f4', chunks=(10, 10))
+            s[5:50, 17:30] = 1
+            s[150:190, 250:299] = 2
+            s3 = f.create_dataset('s3', (40, 50, 60), 'i2', chunks=(4, 5, 6))
+            s3[::9, ::11, ::13] = 7
+            g = f.create_dataset('gz', data=np.arange(100000).reshape(250, 400) % 97, chunks=(32, 32),
+                                 compression='gzip', shuffle=True)
+            g.id.write_direct_chunk((64, 96), np.full((32, 32), 5, g.dtype).tobytes(), filter_mask=3)
+            f.create_dataset('empty', (100, 100), 'f8', chunks=(10, 10))
+            f.create_dataset('one', data=np.ones((5, 5)), chunks=(5, 5))
+            e = f.create_dataset('ext', data=np.ones((10, 10)), chunks=(4, 4), maxshape=(None, None))
+            e.resize((30, 17))
+            e[20:, 12:] = 2
+            a = f.create_dataset('attrs', data=rng.random((64, 64)), chunks=(8, 8))
+            for i in range(40):
+                a.attrs[f'note{i}'] = 'x' * (i * 7)
+    with h5py.File(f'{d}/latest.h5', 'w', libver='latest') as f:
+        f.create_dataset('fixed', data=rng.random((300, 200)), chunks=(16, 8))
+        f.create_dataset('grow', data=rng.random((300, 200)), chunks=(16, 8), maxshape=(None, 200))
+        f.create_dataset('both', data=rng.random((300, 200)), chunks=(16, 8), maxshape=(None, None))
+        f.create_dataset('single', data=rng.random((30, 20)), chunks=(30, 20))
+
+
+def userblock_files(d):
+    for name, userblock, libver in (('ub', 512, 'earliest'), ('ub0', 0, 'earliest'),
+                                    ('ubl', 512, 'latest'), ('ubl0', 0, 'latest')):
+        rng = np.random.default_rng(512)
+        with h5py.File(f'{d}/{name}.h5', 'w', userblock_size=userblock, libver=libver) as f:
+            f.create_dataset('a', data=rng.random((300, 200)), chunks=(16, 8))
+            f.create_dataset('w', data=rng.random((256, 200)), chunks=(16, 8))
+
+
+def dump(program, path, name):
+    return subprocess.run([program, path, name], capture_output=True, text=True, check=True).stdout
+
+
+def index(program, path, *names):
+    # HDF5's issue 3003, fixed in 1.14.4: the userblock left out of chunk addresses
+    old = h5py.version.hdf5_version_tuple < (1, 14, 4)
+    for name in names:
+        with h5py.File(path) as f:
+            base = f.userblock_size if old else 0
+            dsid = f[name].id
+            space = dsid.get_space()
+            want = [f'index {dsid.get_num_chunks(space)}']
+            for i in range(dsid.get_num_chunks(space)):
+                c = dsid.get_chunk_info(i, space)
+                want.append(','.join(map(str, c.chunk_offset)) +
+                            f' {base + c.byte_offset} {c.size} {c.filter_mask}')
+        got = dump(program, path, name).splitlines()
+        if got != want:
+            bad = next(i for i, (a, b) in enumerate(zip(got + [''] * len(want), want)) if a != b)
+            raise Failure(f'{path}:{name}: line {bad + 1} of {len(want)}: {got[bad:bad + 1]}, '
+                          f'h5py {want[bad]!r}')
+        placed(path, name, got[1:])
+
+
+def placed(path, name, lines):
+    """The bytes at each chunk's address of LINES (chunkindexdump's) are
+    the chunk h5py's read_direct_chunk reads."""
+    with h5py.File(path) as f, open(path, 'rb') as raw:
+        dsid = f[name].id
+        for line in lines:
+            offset, addr, size, _ = line.split()
+            raw.seek(int(addr))
+            if raw.read(int(size)) != dsid.read_direct_chunk(tuple(map(int, offset.split(','))))[1]:
+                raise Failure(f'{path}:{name}: chunk {offset}: not the bytes at {addr}')
+
+
+def refused(program, path, *names):
+    for name in names:
+        got = dump(program, path, name)
+        if got != 'refused\n':
+            raise Failure(f'{path}:{name}: {got[:200]!r}, not refused')
+        with h5py.File(path) as f:
+            f[name][()]
+
+
+def journals(*reports):
+    counts = []
+    for report in reports:
+        counts.append([(r['journal_records'], r['journal_bytes'])
+                       for r in json.load(open(report))['per_rank']])
+        if counts[-1] != counts[0]:
+            raise Failure(f'{report}: journal (records, bytes) {counts[-1]}, '
+                          f'{reports[0]}: {counts[0]}')
+
+
 def decoded(inp, out, path, name, expr):
     with h5py.File(inp) as f:
         stored = f[name][()]
@@ -130,11 +270,12 @@ OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
 READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-def reads(prefix, path, calls, nbytes):
-    count, total = 0, 0
+def read_sizes(prefix, path):
+    """The sizes of the reads of PATH in the strace logs PREFIX.*."""
     logs = glob.glob(prefix + '.*')
     if not logs:
         raise Failure(f'no strace logs {prefix}.*')
+    sizes = []
     for name in logs:
         fds = {}
         for line in open(name):
@@ -145,11 +286,22 @@ def reads(prefix, path, calls, nbytes):
                 continue
             m = READ.match(line)
             if m and fds.get(m.group(1), '').endswith(path):
-                count += 1
-                total += int(m.group(2))
+                sizes.append(int(m.group(2)))
+    return sizes
+
+
+def reads(prefix, path, calls, nbytes):
+    sizes = read_sizes(prefix, path)
+    count, total = len(sizes), sum(sizes)
     if count > int(calls) or total > int(nbytes):
         raise Failure(f'{prefix}: {path}: {count} reads of {total} bytes, '
                       f'more than {calls} reads or {nbytes} bytes')
+
+
+def whole(prefix, path, size, count):
+    got = read_sizes(prefix, path).count(int(size))
+    if got != int(count):
+        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes, not {count}')
 
 
 def same(inp, out, *pairs):
@@ -180,4 +332,8 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    h5ref.main({f.__name__: words(f) for f in (make, reads, same, decoded, filters, stored)}, 'chunks_ref.py')
+    jobs = {f.__name__: words(f) for f in (make, reads, whole, same, decoded, filters, stored, index,
+                                              refused, journals)}
+    jobs['index-files'] = words(index_files)
+    jobs['userblock-files'] = words(userblock_files)
+    h5ref.main(jobs, 'chunks_ref.py')

@@ -621,6 +621,39 @@ def job_ma_complex(args):
                 raise ref.Failure(f"{uf}: nothing masked: the case tests too little")
 
 
+# fill: on a product, as on every other step: what its masked results hold
+# and its _FillValue, over the first operand's (f's -999) and the default.
+MA_FILLS = {'step': ('matmul', 'f', 'g', lambda x: x), 'call': ('matmul', 'f', 'g', lambda x: x),
+            'epilogue': ('matmul', 'f', 'g', lambda x: x * 2), 'eval': ('matmul', 'f', 'g', lambda x: x * 2),
+            'computed': ('matmul', 'f2', 'g', lambda x: x),
+            'vecdot': ('vecdot', 'f', 'v', lambda x: x)}
+
+
+def job_ma_fill(args):
+    """fill OUT VALUE: each of MA_FILLS's datasets in OUT is np.ma.dot's
+    (through its epilogue) with VALUE where it is masked and as its
+    _FillValue; some results are masked."""
+    import netCDF4
+    nc, out, value = args
+    value = float(value)
+    with netCDF4.Dataset(nc) as fi, netCDF4.Dataset(out) as fo:
+        ops = {name: fi[name][:] for name in ('f', 'g', 'v')}
+        ops['f2'] = ops['f'] * 2
+        for cid, (uf, a, b, then) in MA_FILLS.items():
+            v = fo[cid]
+            if v.getncattr('_FillValue') != value:
+                raise ref.Failure(f"{cid}: _FillValue {v.getncattr('_FillValue')}, not the fill: {value}")
+            want, got = then(ma_dot(uf, ops[a], ops[b], {})), v[:]
+            mask = np.ma.getmaskarray(got)
+            if not mask.any() or not np.array_equal(mask, np.ma.getmaskarray(want)):
+                raise ref.Failure(f"{cid}: masked {mask.sum()}, np.ma {np.ma.getmaskarray(want).sum()}")
+            v.set_auto_mask(False)
+            if not np.all(v[:][mask] == value):
+                raise ref.Failure(f"{cid}: masked results not {value}")
+            if not np.allclose(got.compressed(), want.compressed(), rtol=1e-12, atol=1e-12):
+                raise ref.Failure(f"{cid}: values not np.ma.dot's")
+
+
 def netCDF4_default(code):
     import netCDF4
     return netCDF4.default_fillvals['f8' if code == 'c16' else code]
@@ -700,7 +733,8 @@ JOBS = {'inputs': job_inputs, 'recipe': job_recipe, 'check': job_check, 'same': 
         'coord_recipe': job_coord_recipe, 'coord_check': job_coord_check,
         'appendable': job_appendable, 'cf_inputs': job_cf_inputs,
         'cf_recipe': job_cf_recipe, 'cf_check': job_cf_check, 'ma_inputs': job_ma_inputs,
-        'ma_recipe': job_ma_recipe, 'ma_check': job_ma_check, 'ma_complex': job_ma_complex}
+        'ma_recipe': job_ma_recipe, 'ma_check': job_ma_check, 'ma_complex': job_ma_complex,
+        'ma_fill': job_ma_fill}
 
 if __name__ == '__main__':
     ref.main(JOBS, "gufunc_ref.py")

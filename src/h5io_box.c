@@ -1,0 +1,166 @@
+/* h5io_box.c - boxes of a dataset read and written; see h5io.h.
+ *
+ * A box is a hyperslab, moved by one H5Dread or H5Dwrite: collectively
+ * through MPI-IO where the dataset's file is shared by the ranks
+ * (independently where its record says its reads go alone), as this
+ * process's own call elsewhere.  Where this process has the file alone
+ * (one process, or an input each rank reads alone) a box of whole chunks,
+ * unfiltered and stored as moved, goes a chunk a call as its bytes.
+ * Faults are injected here for the tests (H5UFUNC_FAULT).  What it reads
+ * of a dataset is its record (h5io_dataset.c), made when the dataset was
+ * opened; it opens nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "h5io.h"
+#include "h5io_internal.h"
+#include "iostat.h"
+
+/* Select the box START/COUNT of D in a file space, and a matching memory
+ * space; an empty selection when there is nothing to move.  For a 0-d
+ * dataset COUNT[0] is 1 (the element) or 0 (nothing). */
+static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
+		       const int64_t *step, const int64_t *count, hid_t *fspace, hid_t *mspace)
+{
+	*fspace = H5Dget_space(d);
+	int64_t n = shape->ndim ? 1 : count[0];   /* a 0-d box: count[0] is 0 or 1 */
+	for (int i = 0; i < shape->ndim; i++)
+		n *= count[i];
+	if (n == 0) {
+		hsize_t one = 1;
+		H5Sselect_none(*fspace);
+		*mspace = H5Screate_simple(1, &one, NULL);
+		H5Sselect_none(*mspace);
+		return;
+	}
+	if (shape->ndim == 0) {
+		*mspace = H5Screate(H5S_SCALAR);
+		return;
+	}
+	hsize_t st[H5U_MAXDIM], stride[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	for (int i = 0; i < shape->ndim; i++) {
+		st[i] = (hsize_t)start[i];
+		stride[i] = step ? (hsize_t)step[i] : 1;
+		cnt[i] = (hsize_t)count[i];
+	}
+	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, st, stride, cnt, NULL);
+	*mspace = H5Screate_simple(shape->ndim, cnt, NULL);
+}
+
+/* A fault injected for the tests: H5UFUNC_FAULT=read:RANK:N (or
+ * write:RANK:N) makes the Nth read (write) of rows or boxes on rank RANK
+ * fail after the collective transfer has completed on every rank, as a
+ * failure HDF5 reports on that rank alone would.  Is this call the one? */
+static bool fault_due(bool write)
+{
+	static int calls[2];
+	const char *spec = getenv("H5UFUNC_FAULT");
+	if (!spec || !*spec)
+		return false;
+	int n = ++calls[write];
+	char kind[8];
+	int rank, nth;
+	if (sscanf(spec, "%7[a-z]:%d:%d", kind, &rank, &nth) != 3)
+		return false;
+	return !strcmp(kind, write ? "write" : "read") && rank == comm_rank() && nth == n;
+}
+
+/* The box START/STEP/COUNT of REC's dataset as whole chunks, unfiltered
+ * and stored as DT, stacked along one axis (one chunk thick along the
+ * others, and of extent 1 before it), in a file this process has alone
+ * (not through MPI-IO): each chunk then lies whole in BUF, and moves as
+ * its bytes by one call (H5Dread_chunk, H5Dwrite_chunk), without HDF5's
+ * selections or a copy through its chunk cache, which hold the chunk's
+ * cached copy coherent.  1: moved;
+ * 0: not such a box, or a chunk that cannot be read so (not yet
+ * stored): the caller moves it; a negative value: a write failed. */
+static herr_t move_chunks(bool write, struct h5io_record *rec, const struct shape *shape,
+			  enum dtype dt, const int64_t *start, const int64_t *step, const int64_t *count,
+			  void *buf)
+{
+	int n = shape->ndim, a = 0;
+	const hsize_t *chunk = n > 0 ? h5io_plain_chunks(rec, dt) : NULL;
+	if (!chunk)
+		return 0;
+	while (a < n - 1 && count[a] == 1 && chunk[a] == 1)
+		a++;
+	size_t bytes = (size_t)dtype_size(dt);
+	for (int i = 0; i < n; i++) {
+		bool whole = i == a ? count[i] > 0 && count[i] % (int64_t)chunk[i] == 0
+				    : count[i] == (int64_t)chunk[i];
+		if (!whole || start[i] % (int64_t)chunk[i] || (step && count[i] > 1 && step[i] != 1))
+			return 0;
+		bytes *= chunk[i];
+	}
+	hsize_t offset[H5U_MAXDIM];
+	for (int i = 0; i < n; i++)
+		offset[i] = (hsize_t)start[i];
+	for (int64_t j = 0; j < count[a] / (int64_t)chunk[a]; j++, offset[a] += chunk[a]) {
+		char *at = (char *)buf + (size_t)j * bytes;
+		uint32_t filters = 0;
+		if (write && H5Dwrite_chunk(rec->d, H5P_DEFAULT, 0, offset, bytes, at) < 0)
+			return -1;
+		if (!write && H5Dread_chunk(rec->d, H5P_DEFAULT, offset, &filters, at) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
+		    const int64_t *start, const int64_t *step, const int64_t *count, void *buf,
+		    const char *where, struct err *e)
+{
+	hid_t fspace = -1, mspace = -1, dxpl = -1;
+	struct h5io_record *rec = h5io_record_of(d);
+	herr_t r = move_chunks(write, rec, shape, dt, start, step, count, buf);
+	if (r == 0) {
+		select_box(d, shape, start, step, count, &fspace, &mspace);
+		if (H5Sget_simple_extent_npoints(fspace) == 0) {
+			/* A dataset of no elements has no storage to move (every
+			 * rank sees the same extent, so every rank skips alike). */
+			h5io_close_ids(2, (hid_t[]){ mspace, fspace });
+			return 0;
+		}
+		dxpl = H5Pcreate(H5P_DATASET_XFER);
+		/* reads of chunks never written go independently (h5io_unwritten.c) */
+		if (comm_mpi() && rec && rec->driver == H5FD_MPIO && (write || !rec->read_alone))
+			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+		r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
+			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
+	}
+	if (write)
+		iostat.h5_writes++;
+	else
+		iostat.h5_reads++;
+	hid_t stack = r < 0 ? H5Eget_current_stack() : -1;
+	h5io_close_ids(3, (hid_t[]){ dxpl, mspace, fspace });
+	if (r < 0) {
+		err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
+		h5io_fold_stack(e, stack);
+		return -1;
+	}
+	if (fault_due(write)) {
+		err_set(e, EXIT_RUN, where, "%s failed (H5UFUNC_FAULT)", write ? "write" : "read");
+		return -1;
+	}
+	return 0;
+}
+
+int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
+		  const int64_t *start, const int64_t *step, const int64_t *count,
+		  void *buf, const char *where, struct err *e)
+{
+	return transfer(false, d, shape, dt, start, step, count, buf, where, e);
+}
+
+int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
+		   const int64_t *start, const int64_t *step, const int64_t *count,
+		   const void *buf, const char *where, struct err *e)
+{
+	return transfer(true, d, shape, dt, start, step, count, (void *)buf, where, e);
+}
