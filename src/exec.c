@@ -508,10 +508,12 @@ static int describe_all(struct plan *p, struct err *e)
 			err_set(e, EXIT_RUN, f->name, "cannot open the file again to describe its datasets");
 			break;
 		}
+		bool created = false;   /* a dataset, so perhaps scales: number them */
 		for (int j = 0; j < p->narrays && !e->status; j++) {
 			const struct array *x = p->arrays[j];
 			if (!described(x, f))
 				continue;
+			created |= x->create;
 			if (names_of(x))
 				dims_attach(id, x->path, x->dims, &x->shape, x->display, e);
 			if (e->status)
@@ -523,7 +525,7 @@ static int describe_all(struct plan *p, struct err *e)
 				err_set(e, EXIT_RUN, x->display, "cannot write its CF attributes");
 			h5io_dataset_close(d);
 		}
-		if (!e->status && dims_number(id, !f->exists) < 0)
+		if (!e->status && created && dims_number(id, !f->exists) < 0)
 			err_set(e, EXIT_RUN, f->name, "cannot number its dimensions for netCDF-4");
 		h5io_close(id);
 	}
