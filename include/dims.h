@@ -39,6 +39,8 @@ struct dims {
 	int64_t step[H5U_MAXDIM];        /* scale (0 and 1: the scale as it is) ... */
 	const struct dims_segments *seg[H5U_MAXDIM];   /* ... or, where not NULL, segments
 							  START + STEP * j of a reduceat */
+	bool unlimited[H5U_MAXDIM];      /* the input's axis can grow (netCDF's record
+					    dimension): so can the output's */
 };
 
 /* The names of dataset D's axes (SHAPE) in FILE (its name as opened), or
@@ -69,6 +71,10 @@ struct dims *dims_reduceat(const struct dims *x, int axis, const int64_t *starts
  * scale's elements (or a reduceat's segments) it is, so that an output
  * with this axis gets the coordinate values X's axis has. */
 void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i);
+
+/* The axes of X (bits 1 << axis) that an input can grow along (its netCDF
+ * record dimension): 0 for NULL. */
+unsigned dims_unlimited(const struct dims *x);
 
 /* The axis named NAME, or -1. */
 int dims_axis(const struct dims *x, const char *name);

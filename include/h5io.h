@@ -80,11 +80,12 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 hid_t h5io_dataset_open_quiet(hid_t file, const char *path);
 /* Create dataset PATH (parent groups too, h5io_parents) of DT and SHAPE,
  * contiguous, or chunked by CHUNK (NCHUNK == SHAPE's rank) and compressed
- * as COMPRESSION says (NULL or not on: no filter).  FILL (one element of
+ * as COMPRESSION says (NULL or not on: no filter); chunked, it can grow
+ * along the axes whose bits GROWS sets (1 << axis).  FILL (one element of
  * DT, or NULL): the dataset's fill value and its _FillValue attribute
  * (netCDF's), in a file on disk.  Collective. */
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
-			  const struct shape *shape, int nchunk, const int64_t *chunk,
+			  const struct shape *shape, int nchunk, const int64_t *chunk, unsigned grows,
 			  const struct compression *compression, const void *fill,
 			  const char *where, struct err *e);
 /* Create dataset PATH as h5io_dataset_create, its layout the virtual

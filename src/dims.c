@@ -39,6 +39,20 @@ static const char *last_component(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Mark X's axes that D (a dataset of X's shape) can grow along: netCDF-C
+ * gives a variable of its record dimension maxshape unlimited there. */
+static void mark_unlimited(hid_t d, struct dims *x)
+{
+	hsize_t dim[H5S_MAX_RANK], max[H5S_MAX_RANK];
+	hid_t space = H5Dget_space(d);
+	if (space >= 0 && H5Sget_simple_extent_ndims(space) == x->ndim &&
+	    H5Sget_simple_extent_dims(space, dim, max) >= 0)
+		for (int i = 0; i < x->ndim; i++)
+			x->unlimited[i] = max[i] == H5S_UNLIMITED;
+	if (space >= 0)
+		H5Sclose(space);
+}
+
 struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, struct arena *a)
 {
 	if (shape->ndim == 0)
@@ -75,6 +89,8 @@ struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, str
 	for (int i = 0; ok && i < x->ndim; i++)
 		for (int j = 0; j < i; j++)
 			ok = ok && strcmp(x->name[i], x->name[j]) != 0;   /* xarray refuses repeated names */
+	if (ok)
+		mark_unlimited(d, x);
 	return ok ? x : NULL;
 }
 
@@ -95,6 +111,7 @@ void dims_copy_axis(struct dims *y, int j, const struct dims *x, int i)
 	y->start[j] = x->start[i];
 	y->step[j] = x->step[i];
 	y->seg[j] = x->seg[i];
+	y->unlimited[j] = x->unlimited[i];
 }
 
 /* Does axis I of X have values of its own (a scale, or reduceat's)? */
@@ -133,6 +150,7 @@ struct dims *dims_reduce(const struct dims *x, const bool *reduced, bool keepdim
 		if (reduced[i]) {
 			y->file[j] = y->scale[j] = NULL;
 			y->seg[j] = NULL;
+			y->unlimited[j] = false;
 			y->start[j] = 0;
 			y->step[j] = 1;
 		}
@@ -181,7 +199,17 @@ struct dims *dims_reduceat(const struct dims *x, int axis, const int64_t *starts
 	y->start[axis] = 0;
 	y->step[axis] = 1;
 	y->seg[axis] = g;
+	y->unlimited[axis] = false;
 	return y;
+}
+
+unsigned dims_unlimited(const struct dims *x)
+{
+	unsigned grows = 0;
+	for (int i = 0; x && i < x->ndim; i++)
+		if (x->unlimited[i])
+			grows |= 1u << i;
+	return grows;
 }
 
 int dims_axis(const struct dims *x, const char *name)
@@ -402,11 +430,28 @@ static void gather_rows(const struct rows *r, const char *all, int64_t lo, size_
 	}
 }
 
+/* Does SSPACE (of rank N) grow along its first axis, netCDF's record
+ * dimension?  Then DCPL is chunked for the copy of extents DIM as netCDF-C
+ * chunks a coordinate variable of it (1024 records, the others whole) and
+ * MAX is the copy's maximum extents. */
+static bool growing_copy(hid_t sspace, int n, const hsize_t *dim, hid_t dcpl, hsize_t *max)
+{
+	hsize_t smax[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+	if (H5Sget_simple_extent_dims(sspace, chunk, smax) < 0 || smax[0] != H5S_UNLIMITED)
+		return false;
+	for (int i = 0; i < n; i++) {
+		max[i] = i ? dim[i] : H5S_UNLIMITED;
+		chunk[i] = i ? (dim[i] ? dim[i] : 1) : 1024;
+	}
+	return H5Pset_chunk(dcpl, n, chunk) >= 0;
+}
+
 /* Create dataset PATH of F as a copy of SRC (a dataset of any file): its
  * type, the rows R of its first axis and all of the others, and its
  * attributes but own_attribute's.  A slice is read as one, picked rows
  * as the span that holds them.  The copy is contiguous, with netCDF-4's
- * creation properties. */
+ * creation properties, but chunked and unlimited along a first axis that
+ * is so in SRC (growing_copy). */
 static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *r)
 {
 	hid_t ftype = H5Dget_type(src), type = H5Tcopy(ftype);   /* a committed type: a copy */
@@ -428,11 +473,13 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 	st[0] = (hsize_t)(r->pick ? (hi >= lo ? lo : 0) : r->start);
 	elements *= row / es;
 	read = (size_t)cnt[0] * (row / es);
-	hsize_t tdim[H5S_MAX_RANK];
+	hsize_t tdim[H5S_MAX_RANK], max[H5S_MAX_RANK];
 	memcpy(tdim, cnt, sizeof tdim);
 	tdim[0] = (hsize_t)r->count;
+	dcpl = h5io_dataset_plist();
+	bool grows = growing_copy(sspace, n, tdim, dcpl, max);
 	mspace = H5Screate_simple(n, cnt, NULL);
-	tspace = H5Screate_simple(n, tdim, NULL);
+	tspace = H5Screate_simple(n, tdim, grows ? max : NULL);
 	all = calloc(read ? read : 1, es);
 	buf = r->pick ? calloc(elements ? elements : 1, es) : all;
 	if (!all || !buf || H5Sselect_hyperslab(sspace, H5S_SELECT_SET, st, stride, cnt, NULL) < 0 ||
@@ -440,7 +487,6 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 		goto out;
 	if (r->pick)
 		gather_rows(r, all, lo, row, es, buf);
-	dcpl = h5io_dataset_plist();
 	d = H5Dcreate2(f, path, type, tspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	if (d >= 0 && ((elements && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
 		       copy_attributes(src, d) < 0)) {

@@ -12,6 +12,7 @@
 #include "at.h"
 #include "comm.h"
 #include "contract.h"
+#include "dims.h"
 #include "elementwise.h"
 #include "exec.h"
 #include "cf.h"
@@ -269,7 +270,8 @@ static hid_t create_dataset(struct plan *p, struct array *x, struct err *e)
 	enum dtype dt = c ? c->stored : x->dtype;
 	if (!x->vds)
 		return h5io_dataset_create(x->file->id, x->replace ? x->new_path : x->path, dt,
-					   &x->shape, x->nchunk, x->chunk, &x->compression, fill,
+					   &x->shape, x->nchunk, x->chunk, dims_unlimited(x->dims),
+					   &x->compression, fill,
 					   x->display, e);
 	struct vds_spec spec = {
 		.path = x->path, .dir = x->file->tmp_dir, .base = x->file->tmp_base, .token = p->token,

@@ -272,16 +272,18 @@ static int reserve_space(hid_t file, bool shared, const char *where, struct err 
  * FILL's _FillValue; its metadata written, the file's space reserved and
  * its record made.  Collective in a file shared under MPI-IO. */
 static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dtype dt,
-			    const struct shape *shape, hid_t dcpl, bool filtered, const void *fill,
-			    const char *where, struct err *e)
+			    const struct shape *shape, unsigned grows, hid_t dcpl, bool filtered,
+			    const void *fill, const char *where, struct err *e)
 {
-	hsize_t dims[H5U_MAXDIM];
-	for (int i = 0; i < shape->ndim; i++)
+	hsize_t dims[H5U_MAXDIM], max[H5U_MAXDIM];
+	for (int i = 0; i < shape->ndim; i++) {
 		dims[i] = (hsize_t)shape->dim[i];
+		max[i] = grows >> i & 1 ? H5S_UNLIMITED : dims[i];
+	}
 	bool memory = driver == H5FD_CORE;
 	if (fill && !memory)
 		H5Pset_fill_value(dcpl, h5io_mem_type(dt), fill);
-	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, NULL) : H5Screate(H5S_SCALAR);
+	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, max) : H5Screate(H5S_SCALAR);
 	hid_t dapl = dataset_access(filtered ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
 	hid_t d = h5io_parents(file, path, where, e) < 0 ? -1
@@ -332,7 +334,7 @@ static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dty
 }
 
 hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
-			  const struct shape *shape, int nchunk, const int64_t *chunk,
+			  const struct shape *shape, int nchunk, const int64_t *chunk, unsigned grows,
 			  const struct compression *compression, const void *fill, const char *where,
 			  struct err *e)
 {
@@ -352,14 +354,15 @@ hid_t h5io_dataset_create(hid_t file, const char *path, enum dtype dt,
 	hid_t driver = driver_of(file);
 	H5Pset_fill_time(dcpl, driver == H5FD_CORE ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
 	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-	return create_dataset(file, driver, path, dt, shape, dcpl, filtered, fill, where, e);
+	return create_dataset(file, driver, path, dt, shape, nchunk ? grows : 0, dcpl, filtered, fill,
+			      where, e);
 }
 
 hid_t h5io_dataset_create_virtual(hid_t file, const char *path, enum dtype dt,
 				  const struct shape *shape, hid_t dcpl, const void *fill,
 				  const char *where, struct err *e)
 {
-	return create_dataset(file, driver_of(file), path, dt, shape, dcpl, false, fill, where, e);
+	return create_dataset(file, driver_of(file), path, dt, shape, 0, dcpl, false, fill, where, e);
 }
 
 int h5io_dataset_chunks(hid_t d, int64_t *chunk)

@@ -298,6 +298,29 @@ int outputs_vds_read(struct planner *pl, struct plan_step *s, struct err *e)
 	return 0;
 }
 
+/* X chunked as chunks: auto says: whole rows, then the largest axis halved
+ * while a chunk is over 1 MiB. */
+static void auto_chunks(struct array *x)
+{
+	const struct shape *sh = &x->shape;
+	x->nchunk = sh->ndim;
+	int64_t bytes = dtype_size(x->dtype);
+	for (int i = 0; i < sh->ndim; i++) {
+		x->chunk[i] = sh->dim[i] > 0 ? sh->dim[i] : 1;
+		bytes *= x->chunk[i];
+	}
+	while (bytes > ((int64_t)1 << 20)) {
+		int big = 0;
+		for (int i = 1; i < sh->ndim; i++)
+			if (x->chunk[i] > x->chunk[big])
+				big = i;
+		if (x->chunk[big] == 1)
+			break;
+		bytes = bytes / x->chunk[big] * ((x->chunk[big] + 1) / 2);
+		x->chunk[big] = (x->chunk[big] + 1) / 2;
+	}
+}
+
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		       struct err *e)
@@ -330,23 +353,16 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 		}
 		return 0;
 	}
-	/* auto: whole rows, then halve the largest axis while over 1 MiB */
-	int64_t bytes = dtype_size(x->dtype);
-	for (int i = 0; i < sh->ndim; i++) {
-		x->chunk[i] = sh->dim[i] > 0 ? sh->dim[i] : 1;
-		bytes *= x->chunk[i];
-	}
-	while (bytes > ((int64_t)1 << 20)) {
-		int big = 0;
-		for (int i = 1; i < sh->ndim; i++)
-			if (x->chunk[i] > x->chunk[big])
-				big = i;
-		if (x->chunk[big] == 1)
-			break;
-		bytes = bytes / x->chunk[big] * ((x->chunk[big] + 1) / 2);
-		x->chunk[big] = (x->chunk[big] + 1) / 2;
-	}
+	auto_chunks(x);
 	return 0;
+}
+
+void outputs_growing(struct plan_step *s, int k)
+{
+	struct array *x = s->out[k];
+	if (x->create && !x->file->scratch && !x->nchunk && !x->vds &&
+	    dims_unlimited(x->dims))
+		auto_chunks(x);
 }
 
 /* Outputs of S that print: scratch datasets read back after the step. */

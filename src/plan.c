@@ -200,7 +200,7 @@ static int plan_masks(struct planner *pl, struct plan_step *s, const struct step
 }
 
 /* The datasets S creates: packed (pack:), then chunks and compression,
- * then over one file per rank (vds:). */
+ * then over one file per rank (vds:), then chunked where they can grow. */
 static int plan_created(struct planner *pl, struct plan_step *s, const struct step_opts *o,
 			struct err *e)
 {
@@ -213,6 +213,8 @@ static int plan_created(struct planner *pl, struct plan_step *s, const struct st
 	for (int k = 0; k < s->nout && option_given(o, OPT_VDS) && o->vds; k++)
 		if (outputs_vds(pl, s, k, o, e) < 0)
 			return -1;
+	for (int k = 0; k < s->nout; k++)
+		outputs_growing(s, k);
 	return 0;
 }
 

@@ -192,6 +192,10 @@ int outputs_vds_read(struct planner *pl, struct plan_step *s, struct err *e);
 /* Chunks and compression of output K, a dataset the step creates. */
 int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct step_opts *o,
 		   struct err *e);
+/* Output K of S chunked, as chunks: auto does, where it can grow (an axis
+ * of an input's netCDF record dimension, dims_unlimited; not over one file
+ * per rank) and is not chunked already: HDF5 grows chunked datasets only. */
+void outputs_growing(struct plan_step *s, int k);
 
 /* ---- lower.c ---- */
 

@@ -137,7 +137,7 @@ static hid_t source_dataset(struct vds *x, const struct vds_spec *spec, int64_t 
 	int64_t chunk[H5U_MAXDIM];
 	for (int i = 0; i < spec->nchunk; i++)
 		chunk[i] = spec->chunk[i] < x->shape.dim[i] ? spec->chunk[i] : x->shape.dim[i];
-	return h5io_dataset_create(x->src->id, spec->path, spec->dt, &x->shape, spec->nchunk, chunk,
+	return h5io_dataset_create(x->src->id, spec->path, spec->dt, &x->shape, spec->nchunk, chunk, 0,
 				   spec->compression, spec->fill, where, e);
 }
 

@@ -246,3 +246,28 @@ nco_appends() {
 	ref masked_mean mean.nc:/tas cmip.nc:/tas 0 \
 	    :: attrs mean.nc:/tas units=K 'cell_methods=area: mean time: mean' standard_name=air_temperature
 }
+
+@test "an input's record dimension stays unlimited: ncrcat joins outputs and netCDF4-python appends records, on 1 and 3 ranks" {
+	fixture cmip.nc grp.nc
+	h5u call multiply cmip.nc:/u 2 -o one.nc:/u2
+	mpi 3 h5ufunc call multiply cmip.nc:/u 2 -o three.nc:/u2
+	mpi 3 h5ufunc reduce add cmip.nc:/u --axis lat -o lat.nc:/s
+	printf 'inputs: {u: cmip.nc:/u}\nsteps:\n  - expr: u * u + 1\n    out: speed.nc:/w\n' > r.yaml
+	mpi 3 h5ufunc run r.yaml
+	h5u call add grp.nc:/g5/var 0 -o fixed.nc:/y
+	local f
+	for f in one.nc three.nc lat.nc speed.nc; do
+		run ncdump -h "$f"
+		assert_output --partial 'time = UNLIMITED'
+	done
+	run ncdump -h fixed.nc
+	assert_output --partial 'time = 3 ;'
+	run h5dump -p -H fixed.nc
+	refute_output --partial 'CHUNKED'
+	run ncrcat -O one.nc three.nc cat.nc
+	assert_success
+	ref records cat.nc:/u2 cmip.nc:/u 'x * 2' 2 \
+	    :: records one.nc:/u2 cmip.nc:/u 'x * 2' \
+	    :: records lat.nc:/s cmip.nc:/u 'x.sum(axis=1)' \
+	    :: records speed.nc:/w cmip.nc:/u 'x * x + 1'
+}

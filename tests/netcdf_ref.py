@@ -51,6 +51,11 @@ malformed job)
       (netCDF4-python's masked read) over AXIS, as NumPy computes
       numpy.ma's sum (in SOURCE's dtype) over the count, masked where no
       value is valid.
+  records OUT SOURCE:/PATH EXPR [COPIES]
+      netCDF4-python sees OUT's first dimension as unlimited, its values
+      as EXPR of x (SOURCE, NumPy) repeated COPIES (default 1) times along
+      it and its coordinate as SOURCE's alike; then appends a record (to
+      the variable and its coordinate) in mode 'a' and reads it back.
 """
 import subprocess
 
@@ -315,6 +320,30 @@ def masked_mean(ref, source, axis):
         f"{ref}: {got.compressed()} not {want.compressed()}"
 
 
+def records(out, source, expr, copies="1"):
+    import netCDF4
+    of, group, name = split_ref(out)
+    sf, sgroup, sname = split_ref(source)
+    with netCDF4.Dataset(of) as f, netCDF4.Dataset(sf) as s:
+        v, x = variable(f, group, name), variable(s, sgroup, sname)
+        dim = v.dimensions[0]
+        assert f.dimensions[dim].isunlimited(), f"{out}: {dim} is not unlimited"
+        want = np.concatenate([eval(expr, {"np": np, "x": x[...]})] * int(copies))
+        assert np.allclose(v[...], want, rtol=1e-6), f"{out}: values {v[...]} not {want}"
+        times = np.concatenate([lookup(s, dim)[:]] * int(copies))
+        assert np.array_equal(lookup(f, dim)[:], times), f"{out}: {dim} {lookup(f, dim)[:]}"
+        n = len(f.dimensions[dim])
+    with netCDF4.Dataset(of, "a") as f:
+        v = variable(f, group, name)
+        v[n] = np.full(v.shape[1:], 7, dtype=v.dtype)
+        lookup(f, dim)[n] = times[-1] + 1
+    with netCDF4.Dataset(of) as f:
+        v = variable(f, group, name)
+        assert len(f.dimensions[dim]) == n + 1, f"{out}: {dim} did not grow"
+        assert np.all(v[n] == 7) and np.allclose(v[:n], want), f"{out}: after appending"
+        assert lookup(f, dim)[n] == times[-1] + 1, f"{out}: {dim} after appending"
+
+
 JOBS = {
     "fixtures": lambda a: fixtures(*a),
     "appendable": appendable,
@@ -324,6 +353,7 @@ JOBS = {
     "xtime": lambda a: xtime(*a),
     "filtered": lambda a: filtered(*a),
     "masked_mean": lambda a: masked_mean(*a),
+    "records": lambda a: records(*a),
 }
 
 if __name__ == "__main__":
