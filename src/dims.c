@@ -431,18 +431,25 @@ static void gather_rows(const struct rows *r, const char *all, int64_t lo, size_
 }
 
 /* Does SSPACE (of rank N) grow along its first axis, netCDF's record
- * dimension?  Then DCPL is chunked for the copy of extents DIM as netCDF-C
- * chunks a coordinate variable of it (1024 records, the others whole) and
- * MAX is the copy's maximum extents. */
-static bool growing_copy(hid_t sspace, int n, const hsize_t *dim, hid_t dcpl, hsize_t *max)
+ * dimension?  Then DCPL is chunked for the copy of extents DIM, elements
+ * of SIZE bytes, as any dataset that grows there (shape_chunks: 1024
+ * records of a coordinate or its bounds) and MAX is the copy's maximum
+ * extents. */
+static bool growing_copy(hid_t sspace, int n, const hsize_t *dim, size_t size, hid_t dcpl,
+			 hsize_t *max)
 {
 	hsize_t smax[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+	struct shape shape = { .ndim = n };
+	int64_t c[H5U_MAXDIM];
 	if (H5Sget_simple_extent_dims(sspace, chunk, smax) < 0 || smax[0] != H5S_UNLIMITED)
 		return false;
 	for (int i = 0; i < n; i++) {
 		max[i] = i ? dim[i] : H5S_UNLIMITED;
-		chunk[i] = i ? (dim[i] ? dim[i] : 1) : 1024;
+		shape.dim[i] = (int64_t)dim[i];
 	}
+	shape_chunks(&shape, (int64_t)size, 1u, c);
+	for (int i = 0; i < n; i++)
+		chunk[i] = (hsize_t)c[i];
 	return H5Pset_chunk(dcpl, n, chunk) >= 0;
 }
 
@@ -477,7 +484,7 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 	memcpy(tdim, cnt, sizeof tdim);
 	tdim[0] = (hsize_t)r->count;
 	dcpl = h5io_dataset_plist();
-	bool grows = growing_copy(sspace, n, tdim, dcpl, max);
+	bool grows = growing_copy(sspace, n, tdim, es, dcpl, max);
 	mspace = H5Screate_simple(n, cnt, NULL);
 	tspace = H5Screate_simple(n, tdim, grows ? max : NULL);
 	all = calloc(read ? read : 1, es);
