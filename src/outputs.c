@@ -298,11 +298,12 @@ int outputs_vds_read(struct planner *pl, struct plan_step *s, struct err *e)
 	return 0;
 }
 
-/* X chunked as chunks: auto says (shape_chunks). */
+/* X chunked as chunks: auto says (shape_chunks), along the axes it grows
+ * along in records. */
 static void auto_chunks(struct array *x)
 {
 	x->nchunk = x->shape.ndim;
-	shape_chunks(&x->shape, dtype_size(x->dtype), 0, x->chunk);
+	shape_chunks(&x->shape, dtype_size(x->dtype), dims_unlimited(x->dims), x->chunk);
 }
 
 /* Chunks and compression of output K, a dataset the step creates. */
