@@ -50,4 +50,16 @@ bool literal_can_cast(const struct literal *l, enum dtype dt, enum casting casti
 int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 		     const char *where, struct err *e);
 
+/* Store the literal into one element of DT as NumPy stores a Python scalar
+ * given for a dtype it does not promote (initial=: PyArray_Pack, the
+ * dtype's setitem): as literal_to_dtype, except a float for an integer
+ * dtype, which Python's int() truncates first, so NaN ("cannot convert
+ * float NaN to integer"), an infinity ("cannot convert float infinity to
+ * integer") and a value beyond the C long NumPy reads it through ("Python
+ * int too large to convert to C long") are errors (EXIT_USAGE, at WHERE);
+ * a value within it wraps to DT as C's cast does (1000.0 for int8 is
+ * -24). */
+int literal_pack(const struct literal *l, enum dtype dt, void *out, const char *where,
+		 struct err *e);
+
 #endif

@@ -11,6 +11,7 @@
  * does, asking literal_can_cast) and does not read dataset references.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -172,5 +173,39 @@ int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 	 * through float32; overflow gives inf; a complex value gets a +0
 	 * imaginary part) */
 	dtype_cast(DT_FLOAT64, &l->f, 8, dt, out, dtype_size(dt), 1);
+	return 0;
+}
+
+/* Which C integer NumPy's setitem reads a Python float through for the
+ * integer dtype DT (arraytypes.c.src): unsigned long for uint32 and uint64,
+ * which take a negative long too when the unsigned read fails; long for
+ * the others.  Returns the exclusive top of that range; the bottom is
+ * -2**63 either way. */
+static double setitem_top(enum dtype dt)
+{
+	return dtype_table[dt].kind == 'u' && dtype_table[dt].size >= 4 ? 0x1p64 : 0x1p63;
+}
+
+int literal_pack(const struct literal *l, enum dtype dt, void *out, const char *where,
+		 struct err *e)
+{
+	char kind = dtype_table[dt].kind;
+	if (l->kind != LIT_FLOAT || (kind != 'i' && kind != 'u'))
+		return literal_to_dtype(l, dt, out, where, e);
+	if (isnan(l->f))
+		return err_set(e, EXIT_USAGE, where, "cannot convert float NaN to integer");
+	if (isinf(l->f))
+		return err_set(e, EXIT_USAGE, where, "cannot convert float infinity to integer");
+	double t = trunc(l->f);   /* Python's int() */
+	if (t < -0x1p63 || t >= setitem_top(dt))
+		return err_set(e, EXIT_USAGE, where, "Python int too large to convert to C long");
+	/* the C integer, then C's cast to DT: it wraps */
+	if (t >= 0x1p63) {
+		uint64_t u = (uint64_t)t;
+		dtype_cast(DT_UINT64, &u, 8, dt, out, dtype_size(dt), 1);
+	} else {
+		int64_t v = (int64_t)t;
+		dtype_cast(DT_INT64, &v, 8, dt, out, dtype_size(dt), 1);
+	}
 	return 0;
 }
