@@ -327,6 +327,11 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 {
 	struct array *x = s->out[k];
 	bool chunks = option_given(o, OPT_CHUNKS), compress = option_given(o, OPT_COMPRESSION);
+	/* under defaults they are meant for the outputs HDF5 can chunk: a 0-d
+	 * one stays contiguous, as h5py stores a scalar */
+	const struct step_opts *own = &s->src->opts;
+	if (x->shape.ndim == 0 && !option_given(own, OPT_CHUNKS) && !option_given(own, OPT_COMPRESSION))
+		chunks = compress = false;
 	x->compression = compress ? o->compression : (struct compression){ .on = false };
 	if (!chunks && !compress)
 		return 0;
@@ -335,9 +340,10 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 		return err_place(e, &wc->loc);
 	const struct site *w = LOCATE(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
 	const struct shape *sh = &x->shape;
-	if (sh->ndim == 0)
-		return err_at(e, EXIT_USAGE, w, "'%s' is a scalar (0-d): it cannot be chunked or compressed",
-			      x->display);
+	if (sh->ndim == 0)   /* the step's own option, not a default */
+		return err_at(e, EXIT_USAGE,
+			      LOCATE(pl, s, o->mark[option_given(own, OPT_CHUNKS) ? OPT_CHUNKS : OPT_COMPRESSION]),
+			      "'%s' is a scalar (0-d): it cannot be chunked or compressed", x->display);
 	x->nchunk = sh->ndim;
 	if (chunks && !o->chunks_auto) {
 		if (o->nchunks != sh->ndim)
