@@ -85,15 +85,20 @@ int literal_parse(const char *text, struct literal *out)
 		}
 		if (negative && magnitude > (UINT64_C(1) << 63))
 			fits = false;
-		if (fits) {
-			out->kind = LIT_INT;
-			out->negative = negative && magnitude != 0;
-			out->magnitude = magnitude;
-			/* correctly rounded, as Python's float(int) */
-			out->f = out->negative ? -(double)magnitude : (double)magnitude;
+		out->kind = LIT_INT;
+		out->negative = negative && (magnitude != 0 || !fits);
+		out->magnitude = magnitude;
+		/* correctly rounded, as Python's float(int) */
+		out->f = out->negative ? -(double)magnitude : (double)magnitude;
+		if (fits)
 			return 0;
-		}
-		/* beyond int64 and uint64: NumPy converts it as a float */
+		/* beyond int64 and uint64: NumPy 2 keeps it a Python int, which
+		 * only a float dtype takes (ufunc_object.c replaces it by a
+		 * default-int array for the promotion, then converts it) */
+		out->huge = true;
+		out->magnitude = UINT64_MAX;
+		out->f = strtod(text, NULL);
+		return 0;
 	}
 
 	const char *unsigned_text = text + (*text == '+' || *text == '-');
@@ -116,8 +121,9 @@ enum dtype literal_default_dtype(const struct literal *l)
 	case LIT_BOOL:
 		return DT_BOOL;
 	case LIT_INT:
-		/* np.asarray(2**63) is uint64: int64 does not hold it */
-		return !l->negative && l->magnitude > INT64_MAX ? DT_UINT64 : DT_INT64;
+		/* np.asarray(2**63) is uint64: int64 does not hold it; beyond
+		 * uint64 NumPy 2 promotes as the default int64 (and refuses it) */
+		return !l->negative && !l->huge && l->magnitude > INT64_MAX ? DT_UINT64 : DT_INT64;
 	default:
 		return DT_FLOAT64;
 	}
@@ -153,6 +159,8 @@ int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 		return 0;
 	}
 	if (l->kind == LIT_INT && (kind == 'i' || kind == 'u')) {
+		if (l->huge)   /* NumPy reads it through a C long first */
+			return err_set(e, EXIT_USAGE, where, "Python int too large to convert to C long");
 		if (!int_in_range(l, dt))
 			return err_set(e, EXIT_USAGE, where,
 				       "Python integer %s%llu out of bounds for %s",
