@@ -110,6 +110,8 @@ void h5io_dataset_close(hid_t d);
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 /* Does D's data go through filters (compression, checksums)? */
 bool h5io_dataset_filtered(hid_t d);
+/* Is D stored compact (its data in its object header)? */
+bool h5io_dataset_compact(hid_t d);
 /* How many of D's chunks were ever written (h5py's and netCDF-4's
  * incremental allocation leaves some unwritten; a dataset not chunked
  * counts as written)?  Reads fill them with the fill value; HDF5 1.10

@@ -31,4 +31,9 @@ void print_array(FILE *f, enum dtype dt, const void *data, int ndim, const int64
 void print_json(FILE *f, enum dtype dt, const void *data, int ndim, const int64_t *dims,
 		const uint8_t *mask);
 
+/* Flush F (stdout) and say whether everything printed to it reached it:
+ * NULL, or why the first write that failed did (a full disk, a closed
+ * descriptor; static text), which F keeps, so a later call says it again. */
+const char *print_flush(FILE *f);
+
 #endif

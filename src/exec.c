@@ -65,7 +65,11 @@ static int print_results(struct plan_step *s, struct err *e)
 			if (k > 0)
 				fputc('\n', stdout);
 			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim, mask);
-			fflush(stdout);
+			const char *lost = print_flush(stdout);   /* a full disk: the run fails */
+			if (lost) {
+				err_set(e, EXIT_RUN, s->where, "cannot print the result: %s", lost);
+				err_place(e, &s->loc);
+			}
 		}
 		free(buf);
 	}

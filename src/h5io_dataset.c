@@ -391,6 +391,15 @@ bool h5io_dataset_filtered(hid_t d)
 	return filtered;
 }
 
+bool h5io_dataset_compact(hid_t d)
+{
+	hid_t dcpl = H5Dget_create_plist(d);
+	bool compact = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_COMPACT;
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return compact;
+}
+
 void h5io_dataset_close(hid_t d)
 {
 	if (d < 0)

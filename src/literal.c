@@ -11,6 +11,7 @@
  * does, asking literal_can_cast) and does not read dataset references.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -84,15 +85,20 @@ int literal_parse(const char *text, struct literal *out)
 		}
 		if (negative && magnitude > (UINT64_C(1) << 63))
 			fits = false;
-		if (fits) {
-			out->kind = LIT_INT;
-			out->negative = negative && magnitude != 0;
-			out->magnitude = magnitude;
-			/* correctly rounded, as Python's float(int) */
-			out->f = out->negative ? -(double)magnitude : (double)magnitude;
+		out->kind = LIT_INT;
+		out->negative = negative && (magnitude != 0 || !fits);
+		out->magnitude = magnitude;
+		/* correctly rounded, as Python's float(int) */
+		out->f = out->negative ? -(double)magnitude : (double)magnitude;
+		if (fits)
 			return 0;
-		}
-		/* beyond int64 and uint64: NumPy converts it as a float */
+		/* beyond int64 and uint64: NumPy 2 keeps it a Python int, which
+		 * only a float dtype takes (ufunc_object.c replaces it by a
+		 * default-int array for the promotion, then converts it) */
+		out->huge = true;
+		out->magnitude = UINT64_MAX;
+		out->f = strtod(text, NULL);
+		return 0;
 	}
 
 	const char *unsigned_text = text + (*text == '+' || *text == '-');
@@ -115,8 +121,9 @@ enum dtype literal_default_dtype(const struct literal *l)
 	case LIT_BOOL:
 		return DT_BOOL;
 	case LIT_INT:
-		/* np.asarray(2**63) is uint64: int64 does not hold it */
-		return !l->negative && l->magnitude > INT64_MAX ? DT_UINT64 : DT_INT64;
+		/* np.asarray(2**63) is uint64: int64 does not hold it; beyond
+		 * uint64 NumPy 2 promotes as the default int64 (and refuses it) */
+		return !l->negative && !l->huge && l->magnitude > INT64_MAX ? DT_UINT64 : DT_INT64;
 	default:
 		return DT_FLOAT64;
 	}
@@ -152,6 +159,8 @@ int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 		return 0;
 	}
 	if (l->kind == LIT_INT && (kind == 'i' || kind == 'u')) {
+		if (l->huge)   /* NumPy reads it through a C long first */
+			return err_set(e, EXIT_USAGE, where, "Python int too large to convert to C long");
 		if (!int_in_range(l, dt))
 			return err_set(e, EXIT_USAGE, where,
 				       "Python integer %s%llu out of bounds for %s",
@@ -172,5 +181,39 @@ int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 	 * through float32; overflow gives inf; a complex value gets a +0
 	 * imaginary part) */
 	dtype_cast(DT_FLOAT64, &l->f, 8, dt, out, dtype_size(dt), 1);
+	return 0;
+}
+
+/* Which C integer NumPy's setitem reads a Python float through for the
+ * integer dtype DT (arraytypes.c.src): unsigned long for uint32 and uint64,
+ * which take a negative long too when the unsigned read fails; long for
+ * the others.  Returns the exclusive top of that range; the bottom is
+ * -2**63 either way. */
+static double setitem_top(enum dtype dt)
+{
+	return dtype_table[dt].kind == 'u' && dtype_table[dt].size >= 4 ? 0x1p64 : 0x1p63;
+}
+
+int literal_pack(const struct literal *l, enum dtype dt, void *out, const char *where,
+		 struct err *e)
+{
+	char kind = dtype_table[dt].kind;
+	if (l->kind != LIT_FLOAT || (kind != 'i' && kind != 'u'))
+		return literal_to_dtype(l, dt, out, where, e);
+	if (isnan(l->f))
+		return err_set(e, EXIT_USAGE, where, "cannot convert float NaN to integer");
+	if (isinf(l->f))
+		return err_set(e, EXIT_USAGE, where, "cannot convert float infinity to integer");
+	double t = trunc(l->f);   /* Python's int() */
+	if (t < -0x1p63 || t >= setitem_top(dt))
+		return err_set(e, EXIT_USAGE, where, "Python int too large to convert to C long");
+	/* the C integer, then C's cast to DT: it wraps */
+	if (t >= 0x1p63) {
+		uint64_t u = (uint64_t)t;
+		dtype_cast(DT_UINT64, &u, 8, dt, out, dtype_size(dt), 1);
+	} else {
+		int64_t v = (int64_t)t;
+		dtype_cast(DT_INT64, &v, 8, dt, out, dtype_size(dt), 1);
+	}
 	return 0;
 }

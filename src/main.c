@@ -8,6 +8,7 @@
 #include "cpu.h"
 #include "deflate.h"
 #include "options.h"
+#include "print.h"
 
 #define DATA_OPTIONS \
 	"  --set NAME=VALUE   fill ${NAME} in the recipe (else the environment)\n" \
@@ -129,5 +130,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "h5ufunc: unknown command '%s' (see h5ufunc --help)\n", argv[1]);
 		return 2;
 	}
-	return c->run(argc - 1, argv + 1);
+	int status = c->run(argc - 1, argv + 1);
+	/* what went to stdout after the run (--json, a plan, help) */
+	const char *lost = print_flush(stdout);
+	if (lost && status == 0) {
+		fprintf(stderr, "h5ufunc: standard output: %s\n", lost);
+		status = 1;
+	}
+	return status;
 }

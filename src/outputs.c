@@ -40,9 +40,16 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 /* Can X, an existing dataset, be written in place (W, E: where and how it
  * fails)?  Under MPI not when some of its chunks were never written: HDF5
  * 1.10's collective write fails on them, and it allocates none in an
- * independent one (h5io_unwritten.c). */
-static int check_gaps(const struct array *x, const struct site *w, struct err *e)
+ * independent one (h5io_unwritten.c).  Nor on several ranks when it is
+ * stored compact: its data lives in its object header, of which every rank
+ * holds a copy with its own part written, and the library keeps one of
+ * them. */
+static int check_mpi_writable(const struct array *x, const struct site *w, struct err *e)
 {
+	if (x->stored_compact && comm_size() > 1)
+		return err_at(e, EXIT_USAGE, w, "'%s' is stored compact: HDF5 1.10 cannot write it in "
+			      "place from several ranks (run on one process, or write a new output)",
+			      x->display);
 	if (!x->stored_gaps || !comm_mpi())
 		return 0;
 	return err_at(e, EXIT_USAGE, w, "'%s' has chunks that were never written: HDF5 1.10 "
@@ -81,7 +88,7 @@ static struct array *in_place(struct planner *pl, struct plan_step *s, int k, st
 	if (x && x->vds)
 		return err_at(e, EXIT_USAGE, w, "'%s' is written over one file per rank (vds): "
 			      "no later step of the run writes into it", x->display), NULL;
-	if (x && check_gaps(x, w, e) < 0)
+	if (x && check_mpi_writable(x, w, e) < 0)
 		return NULL;
 	if (x && s->decoded)
 		x = array_decoded(pl, x, w, e);
@@ -238,7 +245,7 @@ int outputs_in_place(struct planner *pl, struct plan_step *s, struct array *x, c
 	if (x->kind != ARR_DATASET || x->file->scratch || x->create)
 		return err_at(e, EXIT_USAGE, w, "%s writes in place into an existing dataset: '%s' is not one",
 			      verb_name(s->verb), x->display);
-	if (check_gaps(x, w, e) < 0 || file_check_writable(x->file->name, true, w, e) < 0)
+	if (check_mpi_writable(x, w, e) < 0 || file_check_writable(x->file->name, true, w, e) < 0)
 		return -1;
 	x->in_place = true;
 	x->file->write = true;
@@ -312,6 +319,11 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 {
 	struct array *x = s->out[k];
 	bool chunks = option_given(o, OPT_CHUNKS), compress = option_given(o, OPT_COMPRESSION);
+	/* under defaults they are meant for the outputs HDF5 can chunk: a 0-d
+	 * one stays contiguous, as h5py stores a scalar */
+	const struct step_opts *own = &s->src->opts;
+	if (x->shape.ndim == 0 && !option_given(own, OPT_CHUNKS) && !option_given(own, OPT_COMPRESSION))
+		chunks = compress = false;
 	x->compression = compress ? o->compression : (struct compression){ .on = false };
 	if (!chunks && !compress)
 		return 0;
@@ -320,9 +332,10 @@ int outputs_layout(struct planner *pl, struct plan_step *s, int k, const struct 
 		return err_place(e, &wc->loc);
 	const struct site *w = LOCATE(pl, s, o->mark[chunks ? OPT_CHUNKS : OPT_COMPRESSION]);
 	const struct shape *sh = &x->shape;
-	if (sh->ndim == 0)
-		return err_at(e, EXIT_USAGE, w, "'%s' is a scalar (0-d): it cannot be chunked or compressed",
-			      x->display);
+	if (sh->ndim == 0)   /* the step's own option, not a default */
+		return err_at(e, EXIT_USAGE,
+			      LOCATE(pl, s, o->mark[option_given(own, OPT_CHUNKS) ? OPT_CHUNKS : OPT_COMPRESSION]),
+			      "'%s' is a scalar (0-d): it cannot be chunked or compressed", x->display);
 	x->nchunk = sh->ndim;
 	if (chunks && !o->chunks_auto) {
 		if (o->nchunks != sh->ndim)

@@ -157,9 +157,7 @@ int plan_reduction(struct planner *pl, struct plan_step *s, const struct step_op
 		struct literal lit;
 		if (literal_parse(o->initial, &lit) < 0)
 			return err_at(e, EXIT_USAGE, w, "initial must be a number, got '%s'", o->initial);
-		if (lit.kind == LIT_BOOL)
-			dtype_cast(DT_BOOL, &lit.b, 0, t, s->fold.init_value, 0, 1);
-		else if (literal_to_dtype(&lit, t, s->fold.init_value, w->text, e) < 0)
+		if (literal_pack(&lit, t, s->fold.init_value, w->text, e) < 0)
 			return err_place(e, &w->loc);
 		s->fold.init = FOLD_VALUE;
 	}

@@ -20,6 +20,7 @@
  * This module only formats values that are already in memory; it does not
  * read datasets or decide what to print.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -462,4 +463,16 @@ void print_json(FILE *f, enum dtype dt, const void *data, int ndim, const int64_
 {
 	const char *p = data;
 	json_nested(f, dt, &p, ndim, dims, &mask);
+}
+
+const char *print_flush(FILE *f)
+{
+	static int lost;   /* the first failure's errno (stdout is the one F) */
+	errno = 0;
+	if (fflush(f) == 0 && !ferror(f))
+		return NULL;
+	if (!lost)
+		lost = errno;
+	/* a write of a full buffer failed inside printf: its errno is gone */
+	return lost ? strerror(lost) : "a write failed";
 }

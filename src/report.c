@@ -711,7 +711,7 @@ void report_end(int status)
 			fputc('\n', stderr);   /* keep the last line, end it */
 		if (status == 0 && rep.opt.json) {
 			json_summary(stdout, all);
-			fflush(stdout);
+			print_flush(stdout);   /* a failure is said at exit (main.c) */
 		}
 	}
 	free(all);

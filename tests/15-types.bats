@@ -153,6 +153,38 @@ setup_file() {
 	assert_unchanged
 }
 
+@test "NEP 50: an integer literal beyond 64 bits stays an integer: a float array takes it, an integer array refuses it" {
+	fixture n.h5
+	# NumPy 2 keeps 10**20 a Python int: float32 + 10**20 is float32, while
+	# int32 + 10**20 fails converting it through a C long (it used to be
+	# read as the float 1e20, so int32 + 10**20 was a float64 array).
+	h5u call add n.h5:/f32 100000000000000000000 -o o.h5:/f
+	h5u call multiply n.h5:/h -18446744073709551617 -o o.h5:/h
+	np check add n.h5:/f32 100000000000000000000 -o o.h5:/f :: stored o.h5:/f float32 :: \
+		check multiply n.h5:/h -18446744073709551617 -o o.h5:/h :: stored o.h5:/h float16
+	snapshot
+	local ufunc operand literal
+	while read -r ufunc operand literal; do
+		run /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+np._set_promotion_state("weak")   # NumPy 2 rules (NEP 50)
+ufunc, (f, path), literal = getattr(np, sys.argv[1]), sys.argv[2].split(":"), int(sys.argv[3])
+try:
+    ufunc(h5py.File(f)[path][()], literal)
+except OverflowError as exc:
+    sys.exit(0 if str(exc) == "Python int too large to convert to C long" else f"NumPy says {exc}")
+sys.exit("NumPy computes it")' "$ufunc" "$operand" "$literal"
+		assert_success
+		run --separate-stderr h5u call "$ufunc" "$operand" "$literal" -o o.h5:/a
+		assert_error 2 "call $ufunc: Python int too large to convert to C long"
+	done <<-'EOF'
+		add n.h5:/i32 100000000000000000000
+		subtract n.h5:/u64 18446744073709551616
+		maximum n.h5:/i8 -9223372036854775809
+	EOF
+	assert_unchanged
+}
+
 @test "literals alone take NumPy's default dtypes" {
 	h5u call add 2 3 -o o.h5:/a
 	h5u call add 2 2.5 -o o.h5:/b

@@ -137,6 +137,9 @@ axis_cases() {
 		initmul reduce multiply f.h5:/k --axis 2 --initial 3
 		initsub reduce subtract f.h5:/c --axis 1 --initial 100
 		initand reduce logical_and f.h5:/b --axis 2 --initial false
+		initfwrap reduce minimum f.h5:/si --axis all --initial 1e3
+		initftrunc reduce add f.h5:/k --axis 1 --initial -2.9
+		initfneg reduce maximum f.h5:/u --axis all --initial -1.5
 		dtf32 reduce add f.h5:/c --axis 1 --dtype float32
 		dti16 reduce add f.h5:/u --dtype int16
 		dti8 reduce add f.h5:/k --axis all --dtype int8
@@ -179,6 +182,34 @@ axis_cases() {
 		stored out.h5:/addb02 int64 4 :: stored out.h5:/andb1 bool 5,3 :: \
 		stored out.h5:/dti8 int8 '()' :: stored out.h5:/addg float16 4
 	assert_success
+}
+
+@test "a float initial for an integer reduction is NumPy's: truncated, and NaN, infinities and values beyond a C long refused" {
+	fixture f.h5
+	# initial= is stored as NumPy's setitem stores a Python float: int(),
+	# then C's cast (the cases above: 1e3 for int8 is -24); what int() or
+	# a C long cannot hold is NumPy's error, before anything is written.
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {reduce: add, in: f.h5:/i, axis: 0, out: f.h5:/sum}
+		  - {reduce: maximum, in: f.h5:/k, initial: nan, out: f.h5:/max}
+	EOF
+	local ufunc operand initial message
+	snapshot
+	while read -r ufunc operand initial message; do
+		ref raises reduce "$ufunc" "$operand" --initial "$initial" -- "$message"
+		run --separate-stderr h5u reduce "$ufunc" "$operand" --initial "$initial" -o o.h5:/r
+		assert_error 2 "reduce $ufunc: $message"
+	done <<-'EOF'
+		maximum f.h5:/ei nan cannot convert float NaN to integer
+		add f.h5:/k inf cannot convert float infinity to integer
+		minimum f.h5:/u -inf cannot convert float infinity to integer
+		add f.h5:/i 1e30 Python int too large to convert to C long
+		maximum f.h5:/si -1e19 Python int too large to convert to C long
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:3:45: step 2 (reduce maximum): cannot convert float NaN to integer"
+	assert_unchanged
 }
 
 @test "the same cases as reduce: steps, on one process and on 2 and 4 ranks" {

@@ -179,6 +179,41 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 	np check negative mid.h5:/x -o full/out.h5:/y
 }
 
+@test "standard output on a full disk: printed results fail the run (exit 1, what it wrote undone), as do --json and ufuncs" {
+	# /dev/full refuses every write with ENOSPC: a result printed there
+	# used to be lost with exit status 0.
+	fixture f.h5
+	cp f.h5 before.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {ufunc: add, in: [f.h5:/x, 1], out: f.h5:/x}
+		  - {reduce: add, in: f.h5:/x, axis: null}
+		  - {ufunc: negative, in: f.h5:/x, out: new.h5:/y}
+	EOF
+	snapshot
+	run --separate-stderr bash -c 'timeout 120 h5ufunc run r.yaml >/dev/full'
+	assert_error 1 "r.yaml:3:5: step 2 (reduce add): cannot print the result: No space left on device; 'f.h5:/x' is as it was before the run"
+	assert_unchanged
+	cmp f.h5 before.h5 || fail "f.h5 changed"
+	run --separate-stderr bash -c 'timeout 120 h5ufunc call add f.h5:/m 1 >/dev/full'
+	assert_error 1 "call add: cannot print the result: No space left on device"
+	local cmd
+	for cmd in "call add f.h5:/m 1 --json" "ufuncs" "check r.yaml"; do
+		run --separate-stderr bash -c "timeout 120 h5ufunc $cmd >/dev/full"
+		# the errno of a write made inside printf is gone by the flush
+		assert_error_match 1 "standard output: (No space left on device|a write failed)"
+	done
+	assert_unchanged
+	# on a working stdout the same run prints NumPy's sum of x + 1
+	h5u run r.yaml >sum.txt
+	run /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+want = repr(float(np.add.reduce(h5py.File("before.h5")["x"][()] + 1, axis=None)))
+got = open("sum.txt").read().strip()
+sys.exit(0 if got == want else f"printed {got}, NumPy {want}")'
+	assert_success
+}
+
 # ---- a file in use -----------------------------------------------------
 
 # hold FILE: h5py keeps FILE open for writing in the background (HDF5's

@@ -4,8 +4,9 @@
 # collective, metadata read by rank 0 and shared, every metadata call made by
 # all ranks, seen in --json's per-rank counts), datasets never filled because
 # they are written whole, alignment to the stripe from --mpi-info
-# striping_unit=, the file-locking failure explained, and a dataset whose
-# filter is not available refused by name and the package of its plugin.
+# striping_unit=, the file-locking failure explained, a dataset whose
+# filter is not available refused by name and the package of its plugin,
+# and a compact dataset, which HDF5 1.10 cannot write from several ranks.
 
 load helper
 
@@ -69,6 +70,34 @@ for name in ("one.h5:/c", "two.h5:/c", "two.h5:/chunked", "two.h5:/gzip"):
 	assert_success
 	np check sqrt f.h5:/x -o one.h5:/c :: check sqrt f.h5:/x -o two.h5:/c :: check sqrt f.h5:/x -o two.h5:/chunked \
 		:: check sqrt f.h5:/x -o two.h5:/gzip
+}
+
+@test "a compact dataset: read on 1-4 ranks, written in place on one process, refused from several ranks" {
+	# A compact dataset's data lives in its object header; every rank
+	# holds a copy with its own part written, and HDF5 1.10 keeps one of
+	# them, so a write from several ranks lost the others' rows (exit 0).
+	np make f.h5:/c float64 5,6 layout=compact :: make f.h5:/x float64 5,6
+	cp f.h5 before.h5
+	local n
+	for n in 1 2 3 4; do
+		mpi "$n" h5ufunc call multiply f.h5:/c 2 -o "r$n.h5:/c" || fail "$n ranks: exit status $?"
+		np check multiply before.h5:/c 2 -o "r$n.h5:/c"
+		cat >r.yaml <<-'EOF'
+			steps:
+			  - {ufunc: add, in: [f.h5:/x, 1], out: f.h5:/x}
+			  - {ufunc: multiply, in: [f.h5:/c, 2], out: f.h5:/c}
+		EOF
+		((n == 1)) && continue
+		run --separate-stderr mpi "$n" h5ufunc run r.yaml
+		assert_error_once 2 "r.yaml:3:46: step 2 (ufunc multiply): 'f.h5:/c' is stored compact: HDF5 1.10 cannot write it in place from several ranks (run on one process, or write a new output)"
+		run --separate-stderr mpi "$n" h5ufunc at add f.h5:/c --indices 0,1 1
+		assert_error_once 2 "at add: 'f.h5:/c' is stored compact: HDF5 1.10 cannot write it in place from several ranks (run on one process, or write a new output)"
+		cmp f.h5 before.h5 || fail "$n ranks: f.h5 changed"
+	done
+	mpi 1 h5ufunc call multiply f.h5:/c 2 -o f.h5:/c
+	np check multiply before.h5:/c 2 -o f.h5:/c
+	h5u call multiply f.h5:/c 2 -o f.h5:/c
+	np let c2 multiply before.h5:/c 2 :: check multiply c2 2 -o f.h5:/c
 }
 
 @test "--mpi-info striping_unit= aligns datasets of 64 KiB and more to the stripe, and changes no value" {

@@ -219,6 +219,34 @@ layout_error() {
 	done
 }
 
+@test "defaults: chunks and compression leave a 0-d result contiguous; a step's own is still refused" {
+	fixture l.h5
+	# As where= and axis under defaults, they are meant for the outputs
+	# that can take them: HDF5 chunks no scalar.
+	cat >r.yaml <<-'EOF'
+		defaults: {chunks: auto, compression: gzip:6}
+		steps:
+		  - {ufunc: negative, in: l.h5:/t, out: o.h5:/a}
+		  - {reduce: add, in: l.h5:/t, axis: null, out: o.h5:/total}
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	assert_layout o.h5 /a 'CHUNKED ( 9, 6, 4 ) DEFLATE 6'
+	assert_layout o.h5 /total 'CONTIGUOUS NONE'
+	run /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+t, got = h5py.File("l.h5")["t"][()], h5py.File("o.h5")["total"][()]
+want = np.add.reduce(t, axis=None)
+sys.exit(0 if got.dtype == want.dtype and got.shape == () and got == want else f"total: {got!r}, NumPy {want!r}")'
+	assert_success
+	rm o.h5
+	echo '  - {reduce: maximum, in: l.h5:/t, axis: null, out: o.h5:/max, compression: gzip}' >>r.yaml
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:5:77: step 3 (reduce maximum): 'o.h5:/max' is a scalar (0-d): it cannot be chunked or compressed"
+	assert_unchanged
+}
+
 @test "defaults: a chunk list that does not fit a step is an error at the defaults line" {
 	fixture l.h5
 	cat >r.yaml <<-'EOF'

@@ -292,7 +292,9 @@ def parse_literal(text):
         v = int(text)
         if -2**63 <= v <= 2**64 - 1:
             return "int", v
-        return "float", float(text)
+        # NumPy 2 keeps it a Python int: a float dtype converts it, an
+        # integer one reads it through a C long and fails
+        return "huge", v
     if FLOAT_RE.match(text) or SPECIAL_RE.match(text):
         return "float", float(text)
     return None
@@ -320,18 +322,23 @@ def literal():
         elif kind == "int":
             default = "uint64" if v > 2**63 - 1 else "int64"
             print("'%s' int %d %s default %s" % (text, v, f64hex(float(v)), default))
+        elif kind == "huge":
+            default = "int64"
+            print("'%s' int huge %s default int64" % (text, f64hex(float(v))))
         else:
             default = "float64"
             print("'%s' float %s default float64" % (text, f64hex(v)))
         for name in DTYPES:
             dt = np.dtype(name)
-            if kind == "int" and dt.kind in "iu":
+            if kind == "huge" and dt.kind in "iu":
+                res = "status 2: operand: Python int too large to convert to C long"
+            elif kind == "int" and dt.kind in "iu":
                 info = np.iinfo(dt)
                 if info.min <= v <= info.max:
                     res = ref.hexes(np.array([v], dtype=dt))[0]
                 else:
                     res = "status 2: operand: Python integer %d out of bounds for %s" % (v, name)
-            elif kind == "int" and dt.kind == "b":
+            elif kind in ("int", "huge") and dt.kind == "b":
                 res = ref.hexes(np.array([v != 0]))[0]
             elif kind == "bool":
                 res = ref.hexes(np.array([v]).astype(dt))[0]
@@ -339,7 +346,7 @@ def literal():
                 # a Python float (or an int for a float dtype, through its
                 # double) as NumPy converts it
                 res = ref.hexes(np.array([float(v)], dtype=np.float64).astype(dt))[0]
-            weak = (kind == "int" and dt.kind in "iufc") or (kind == "float" and dt.kind in "fc")
+            weak = (kind in ("int", "huge") and dt.kind in "iufc") or (kind == "float" and dt.kind in "fc")
             cc = "".join("1" if weak or np.can_cast(default, dt, r) else "0" for r in RULES)
             print("'%s' %s %s can_cast %s" % (text, name, res, cc))
 

@@ -239,7 +239,9 @@ static void literal(void)
 			continue;
 		}
 		printf("'%s' %s", line, kinds[l.kind]);
-		if (l.kind == LIT_INT)
+		if (l.kind == LIT_INT && l.huge)
+			printf(" huge");
+		else if (l.kind == LIT_INT)
 			printf(" %s%" PRIu64, l.negative ? "-" : "", l.magnitude);
 		printf(" %s default %s\n", hex(DT_FLOAT64, &l.f, a),
 		       dtype_name(literal_default_dtype(&l)));
