@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "comm.h"
+#include "dims.h"
 #include "h5io.h"
 #include "planner.h"
 #include "tmpfiles.h"
@@ -144,6 +145,11 @@ static int check_replace(const struct plan_file *f, const char *path, const char
 			return err_at(e, EXIT_USAGE, w,
 				      "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
 				      text);
+		if (dims_is_scale(f->id, path))
+			return err_at(e, EXIT_USAGE, w,
+				      "'%s' is a dimension scale (a coordinate variable): replacing it "
+				      "would take its dimension from the datasets that use it; write "
+				      "into it in place instead (%s[...])", text, text);
 		*replace = true;
 		return 0;
 	default:

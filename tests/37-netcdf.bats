@@ -154,6 +154,31 @@ nco_appends() {
 	    :: strtype strings.nc:/c units fixed m2.s-2
 }
 
+@test "a coordinate variable is not replaced by --overwrite (exit 2, file as it was); written into in place it stays the coordinate, on 1 and 3 ranks" {
+	fixture cmip.nc
+	cp cmip.nc c.nc
+	cp cmip.nc before.nc
+	run h5ufunc call negative cmip.nc:/lat -o c.nc:/lat --overwrite
+	assert_failure 2
+	assert_output --partial "h5ufunc: call negative: 'c.nc:/lat' is a dimension scale"
+	assert_output --partial "c.nc:/lat[...]"
+	cmp c.nc before.nc
+	h5u call negative cmip.nc:/lat -o 'c.nc:/lat[...]'
+	mpi 3 h5ufunc call multiply cmip.nc:/lon 2 -o 'c.nc:/lon[...]'
+	run ncdump -h c.nc
+	assert_output --partial 'float u(time, lat, lon)'
+	assert_output --partial 'double lat(lat)'
+	/usr/bin/python3 - <<'PY'
+import netCDF4, numpy as np
+with netCDF4.Dataset("cmip.nc") as a, netCDF4.Dataset("c.nc") as b:
+    assert np.array_equal(b["lat"][:], np.negative(a["lat"][:])), b["lat"][:]
+    assert np.array_equal(b["lon"][:], np.multiply(a["lon"][:], 2)), b["lon"][:]
+    assert b["u"].dimensions == ("time", "lat", "lon"), b["u"].dimensions
+    assert np.array_equal(b["u"][:], a["u"][:])
+PY
+	ref appendable c.nc
+}
+
 @test "Debian's filter plugins: every one is read; lzf, bzip2 and lz4 written on 1 and 3 ranks" {
 	fixture filters.h5
 	local f
