@@ -4,14 +4,12 @@
  *
  * Contiguous data: the box's runs in C order.  Chunked data without
  * filters, in a file this process has alone (one process: MPI-IO is not
- * its driver) or moved alone under MPI-IO (h5io_dataset_alone: each rank
- * writes its own chunks): every chunk the box touches, whole (a chunk is
- * rewritten whole, or by its rank alone).  Nothing else is announced -- a
- * compressed chunk moves when it is rewritten, and under MPI-IO's
- * collective writes the aggregator ranks write for others -- and the
- * journal then saves exactly what each write call overwrites.  Announcing
- * never widens what is saved beyond what this rank writes: a box's runs
- * and chunks are written by the box's write.
+ * its driver): every chunk the box touches, whole (a chunk is rewritten
+ * whole).  Nothing else is announced -- a compressed chunk
+ * moves when it is rewritten, and under MPI-IO the aggregator ranks write
+ * for others -- and the journal then saves exactly what each write call
+ * overwrites.  Announcing never widens what is saved beyond what this
+ * rank writes: a box's runs and chunks are written by the box's write.
  *
  * What a dataset's boxes need is learned on its first box and hangs from
  * the dataset's record (h5io_dataset.c) until the dataset is closed: its
@@ -134,9 +132,8 @@ size_t h5io_chunk_row_bytes(hid_t d)
 	return bytes;
 }
 
-/* What L's dataset D, in a file of DRIVER (moved ALONE, h5io_dataset_alone),
- * is, asked of HDF5. */
-static void layout_learn(struct h5io_layout *l, hid_t d, hid_t driver, bool alone)
+/* What L's dataset D, in a file of DRIVER, is, asked of HDF5. */
+static void layout_learn(struct h5io_layout *l, hid_t d, hid_t driver)
 {
 	*l = (struct h5io_layout){ .d = d, .kind = LAYOUT_NONE, .asked = DT_NONE };
 	hid_t dcpl = H5Dget_create_plist(d), type = H5Dget_type(d), space = H5Dget_space(d);
@@ -151,7 +148,7 @@ static void layout_learn(struct h5io_layout *l, hid_t d, hid_t driver, bool alon
 	} else if (layout == H5D_CONTIGUOUS) {
 		l->addr = H5Dget_offset(d);
 		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
-	} else if (layout == H5D_CHUNKED && (driver != H5FD_MPIO || alone) && H5Pget_nfilters(dcpl) == 0 &&
+	} else if (layout == H5D_CHUNKED && driver != H5FD_MPIO && H5Pget_nfilters(dcpl) == 0 &&
 		   H5Pget_chunk(dcpl, H5U_MAXDIM, l->chunk) == l->ndim && chunk_api_base(d, &l->base) == 0) {
 		l->kind = LAYOUT_CHUNKED;
 		for (int i = 0; i < l->ndim; i++)
@@ -170,14 +167,14 @@ static struct h5io_layout *layout_of(struct h5io_record *rec)
 	rec->layout = malloc(sizeof *rec->layout);
 	if (!rec->layout)
 		abort();
-	layout_learn(rec->layout, rec->d, rec->driver, rec->alone);
+	layout_learn(rec->layout, rec->d, rec->driver);
 	return rec->layout;
 }
 
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt)
 {
 	struct h5io_layout *l = layout_of(rec);
-	if (!l || l->kind != LAYOUT_CHUNKED || rec->driver == H5FD_MPIO)
+	if (!l || l->kind != LAYOUT_CHUNKED)
 		return NULL;
 	if (l->asked != dt) {
 		hid_t type = H5Dget_type(l->d);

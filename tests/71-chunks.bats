@@ -28,7 +28,8 @@
 # reduction reads it; NumPy's bits on 1-4 and 6 ranks.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
-# no collective one, the chunks announced to the journal), collectively
+# no collective one, the journal following each dataset's run of them),
+# collectively
 # where the boxes cut chunks (3 ranks) or beside gzip chunks; NumPy's bits.
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
@@ -317,7 +318,7 @@ assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_r
 	[[ $status == 0 ]] || fail "$output"
 }
 
-@test "datasets of a file the run writes, in boxes of whole chunks: each rank moves its own alone, one call a chunk, no collective transfer, the journal's records few; gzip and chunks cut by the boxes stay collective; NumPy's bits on 1-4 ranks" {
+@test "datasets of a file the run writes, in boxes of whole chunks: each rank moves its own alone, one call a chunk, no collective transfer, the journal's records a few a run; gzip and chunks cut by the boxes stay collective; NumPy's bits on 1-4 ranks" {
 	cp "$BATS_FILE_TMPDIR/rc.h5" .
 	# one pass writes four datasets in place (ragged (256, 64) chunks;
 	# float32, complex and big-endian among them), reading /rb of the same
@@ -354,13 +355,15 @@ assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_r
 	done
 	# alone: no collective transfer of the data (HDF5's two collective
 	# writes of metadata at the end), and the journal's records a few a
-	# rank, the chunks announced; otherwise collective transfers
+	# run of each dataset's chunks (2188 writes on rank 0 of 2, the rows
+	# of ragged chunks among them: not a record each); otherwise
+	# collective transfers
 	python3 -c '
 import json
 for n in (2, 4):
     for r in json.load(open(f"r{n}/a.json"))["per_rank"]:
         assert r["mpiio_coll_reads"] == 0 and r["mpiio_coll_writes"] <= 2, (n, r)
-        assert r["journal_records"] <= 16, (n, r)
+        assert r["journal_records"] <= 100, (n, r)
 for n, f in ((3, "a"), (2, "z"), (3, "z"), (4, "z")):
     for r in json.load(open(f"r{n}/{f}.json"))["per_rank"]:
         assert r["mpiio_coll_reads"] > 0 and r["mpiio_coll_writes"] > 2, (n, f, r)
