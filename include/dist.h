@@ -127,6 +127,13 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const s
 /* Does each chunk of CHUNK (a chunked array of L's space) lie whole in
  * one box of L, and in one of its slices? */
 bool dist_holds_chunks(const struct dist_layout *l, const int64_t *chunk);
+/* Does each box of L, or each of its slices where L->slice is set, hold
+ * the chunks CHUNK whole and one after another in its buffer (C order), so
+ * that each chunk is one run of the buffer and one run of the file?  Yes
+ * when L holds them (dist_holds_chunks), they span every axis between the
+ * split one and the last, and along the last span it or are as wide as a
+ * slice. */
+bool dist_chunks_in_runs(const struct dist_layout *l, const int64_t *chunk);
 /* L, laid out for several ranks, is walked by ranks that each move the
  * chunks CHUNK (L's slices follow them) alone, as one process does (no
  * collective call a slice): its slices, where it has any, are one chunk

@@ -46,10 +46,17 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write);
 bool elementwise_reads_chunks(const struct plan_step *s, int k);
 /* Once the files are placed: S, on several ranks, reads its slices of
  * chunks with no collective call when every input it reads by boxes is in
- * a file each rank reads alone (plan_file's read_alone) and its results
- * are written a box at a time; they are then one chunk column each, as
- * on one process (dist_slices_alone). */
+ * a file each rank reads alone (plan_file's read_alone) or a dataset moved
+ * alone (array's alone), and its results are written a box at a time or
+ * into datasets moved alone; they are then one chunk column each, as on
+ * one process (dist_slices_alone). */
 void elementwise_slices_alone(struct plan_step *s);
+/* Would S, on several ranks and with the files and datasets moved alone
+ * as they are now, read or write X (one of its inputs or outputs) in
+ * boxes or slices each of whose chunks is one run of the buffer
+ * (dist_chunks_in_runs), so that an independent transfer moves a chunk
+ * in one call rather than a call a row? */
+bool elementwise_moves_runs(const struct plan_step *s, const struct array *x);
 /* Run S.  Collective. */
 int elementwise_run(struct plan_step *s, struct err *e);
 

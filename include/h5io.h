@@ -134,10 +134,17 @@ int h5io_move(hid_t file, const char *from, const char *to, const char *where, s
 void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		     const int64_t *step, const int64_t *count);
 
+/* Under MPI-IO, move the boxes of dataset D (opened by h5io_dataset_open)
+ * with each rank's own independent transfers, no collective call, when
+ * every chunk of it is stored (HDF5 1.10 allocates chunks only
+ * collectively): the planner's array alone, whose boxes hold whole chunks
+ * of one rank each.  Decided from the file, so alike on every rank. */
+void h5io_dataset_alone(hid_t d);
 /* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
  * of dataset D of SHAPE, opened or created by h5io_dataset_open or
  * h5io_dataset_create; C order in BUF.  STEP may be NULL (all 1).  Any
- * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective. */
+ * COUNT may be 0; for a 0-d dataset COUNT[0] is 1 or 0.  Collective, but
+ * for a dataset moved alone (h5io_dataset_alone). */
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 		  const int64_t *start, const int64_t *step, const int64_t *count,
 		  void *buf, const char *where, struct err *e);

@@ -115,6 +115,9 @@ struct array {
 				  * over PATH once the whole run has succeeded */
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
+	bool alone;              /* under MPI, a chunked dataset of a file the run writes,
+				    without filters, moved by each rank with independent
+				    transfers, a chunk a call (plan.c's read_alone) */
 	bool written;            /* ... and has written into (set while running) */
 	bool announced;          /* ... and the pass now writing it announced to the
 				    journal every box it writes, first (set while

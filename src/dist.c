@@ -233,6 +233,17 @@ bool dist_holds_chunks(const struct dist_layout *l, const int64_t *chunk)
 	return (a == 1 || l->align == a) && (l->slice <= 0 || l->slice % chunk[last] == 0);
 }
 
+bool dist_chunks_in_runs(const struct dist_layout *l, const int64_t *chunk)
+{
+	int last = l->ndim - 1;
+	if (!dist_holds_chunks(l, chunk))
+		return false;
+	for (int i = l->axis + 1; i < last; i++)
+		if (chunk[i] < l->dim[i])
+			return false;
+	return l->axis == last || chunk[last] >= l->dim[last] || l->slice == chunk[last];
+}
+
 void dist_slices_alone(struct dist_layout *l, const int64_t *chunk)
 {
 	if (l->slice > 0 && chunk && column_large(l, chunk))

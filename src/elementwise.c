@@ -183,17 +183,53 @@ bool elementwise_reads_chunks(const struct plan_step *s, int k)
 	       (chunk && shape_equal(&x->shape, &s->shape) && dist_holds_chunks(&s->blocks.split, chunk));
 }
 
-void elementwise_slices_alone(struct plan_step *s)
+/* Does S, on several ranks, move its slices with no collective call:
+ * every input it reads box by box in a file each rank reads alone
+ * (plan_file's read_alone) or moved alone (array's alone), and its results
+ * written a box at a time or each into a dataset moved alone?  N: the
+ * slices of its box. */
+static bool slices_alone(const struct plan_step *s, int64_t *n)
 {
-	int64_t per_write, n = s->blocks.split.nranks < 2 ? 1 : elementwise_slices(s, &per_write);
-	if (n < 2 || per_write < n)   /* results written a slice (a round of collective calls) at a time */
-		return;
+	int64_t per_write;
+	*n = s->blocks.split.nranks < 2 ? 1 : elementwise_slices(s, &per_write);
+	if (*n < 2)
+		return false;
+	for (int k = 0; k < s->nout; k++)
+		if (per_write < *n && !s->out[k]->alone)   /* a slice's results: a round of collective calls */
+			return false;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
-		if (x->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) && !x->file->read_alone)
-			return;
+		if (x->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) && !x->file->read_alone &&
+		    !x->alone)
+			return false;
 	}
-	dist_slices_alone(&s->blocks.split, pass_chunks(s));
+	return true;
+}
+
+void elementwise_slices_alone(struct plan_step *s)
+{
+	int64_t n;
+	if (slices_alone(s, &n))
+		dist_slices_alone(&s->blocks.split, pass_chunks(s));
+}
+
+bool elementwise_moves_runs(const struct plan_step *s, const struct array *x)
+{
+	const int64_t *chunk = pass_chunks(s);
+	struct dist_layout l = s->blocks.split;
+	int64_t per_write = 1, n = 1;
+	bool out = false;
+	if (!chunk || !in_chunks(stage_chunks(x), chunk, s->shape.ndim) || !shape_equal(&x->shape, &s->shape))
+		return false;
+	for (int k = 0; k < s->nout; k++)
+		out = out || s->out[k] == x;
+	if (slices_alone(s, &n))
+		dist_slices_alone(&l, chunk);
+	if (n > 1)
+		elementwise_slices(s, &per_write);
+	if (n < 2 || (out && per_write > 1))
+		l.slice = 0;   /* moved a box at a time */
+	return dist_chunks_in_runs(&l, chunk);
 }
 
 /* ---- what a run holds ------------------------------------------------- */

@@ -312,6 +312,8 @@ static int open_all(struct plan *p, struct err *e)
 			enum dtype dt;
 			x->id = h5io_dataset_open(x->file->id, x->path, &shape, &dt, x->display,
 						  x->display, e);
+			if (x->id >= 0 && x->alone)
+				h5io_dataset_alone(x->id);
 		}
 	}
 	return comm_agree(e);

@@ -6,6 +6,12 @@
  * process's own call elsewhere.  Where this process has the file alone
  * (one process, or an input each rank reads alone) a box of whole chunks,
  * unfiltered and stored as moved, goes a chunk a call as its bytes.
+ * Under MPI-IO a dataset moved alone (h5io_dataset_alone) goes
+ * independently: each rank's boxes hold whole chunks of its own, so no
+ * collective call joins them, and a chunk that lies whole in the buffer,
+ * one run of it, is one MPI-IO call of one run of the file (a collective
+ * write of chunks went through ROMIO's data sieving, which read back
+ * what it wrote).
  * Faults are injected here for the tests (H5UFUNC_FAULT).  What it reads
  * of a dataset is its record (h5io_dataset.c), made when the dataset was
  * opened; it opens nothing.
@@ -127,8 +133,10 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 			return 0;
 		}
 		dxpl = H5Pcreate(H5P_DATASET_XFER);
-		/* reads of chunks never written go independently (h5io_unwritten.c) */
-		if (comm_mpi() && rec && rec->driver == H5FD_MPIO && (write || !rec->read_alone))
+		/* reads of chunks never written go independently (h5io_unwritten.c),
+		 * and every box of a dataset moved alone */
+		if (comm_mpi() && rec && rec->driver == H5FD_MPIO && !rec->alone &&
+		    (write || !rec->read_alone))
 			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
 		r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
 			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
@@ -149,6 +157,13 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		return -1;
 	}
 	return 0;
+}
+
+void h5io_dataset_alone(hid_t d)
+{
+	struct h5io_record *rec = h5io_record_of(d);
+	if (rec && rec->driver == H5FD_MPIO && h5io_dataset_written(d) == H5IO_WRITTEN_ALL)
+		rec->alone = true;
 }
 
 int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,

@@ -40,6 +40,8 @@ struct h5io_record {
 				     * ranks, H5FD_CORE in memory, ... */
 	bool read_alone;            /* its reads go independently (chunks never
 				     * written under MPI-IO: h5io_unwritten.c) */
+	bool alone;                 /* its reads and writes go independently
+				     * (h5io_dataset_alone) */
 	struct h5io_layout *layout; /* h5io_extent.c's, learned on first
 				     * asking; NULL before */
 };

@@ -26,8 +26,13 @@
 
 /* The most old bytes of an announced range one record saves. */
 #define RECORD_MAX ((uint64_t)16 << 20)
-/* ... and of a run of writes nobody announced (see save). */
+/* ... and of a run of writes nobody announced (see save), and how many
+ * such runs are followed at once. */
 #define RUN_MAX ((uint64_t)4 << 20)
+#define RUNS 8
+/* ... and the bytes a write may skip and still go on with one (or the
+ * record's size, when that is more). */
+#define SKIP_MAX ((uint64_t)64 << 10)
 
 /* ---- injected faults ------------------------------------------------------ */
 
@@ -77,6 +82,10 @@ struct spans {   /* sorted, apart, none touching; but see spans_push */
 	int empty;       /* ranges spans_cut emptied, left in place */
 };
 
+struct run {   /* where an unannounced record ended, and its size */
+	uint64_t end, size;
+};
+
 struct target {
 	char path[PATH_MAX], dir[PATH_MAX], base[PATH_MAX];
 	char display[PATH_MAX];       /* the file as the user named it */
@@ -90,7 +99,8 @@ struct target {
 	struct spans saved;           /* the ranges this rank has saved */
 	struct spans ahead;           /* ... and those it announced it overwrites, not
 					 saved yet (appended by spans_push) */
-	uint64_t run_end, run;        /* where the last unannounced record ended, its size */
+	struct run runs[RUNS];        /* the last unannounced records, ... */
+	int next_run;                 /* ... the oldest replaced next */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
 	bool dirty;                   /* this rank wrote into the file */
 };
@@ -363,6 +373,20 @@ static void spans_cut(struct spans *l, uint64_t lo, uint64_t hi)
 	}
 }
 
+/* The run of T's unannounced records that a write at LO goes on with:
+ * one that ended at LO, or at most SKIP_MAX or its own size before it (a
+ * write that skips a few bytes, as a chunk's rows cut by a ragged edge
+ * do); NULL when none. */
+static struct run *run_going_on(struct target *t, uint64_t lo)
+{
+	for (int i = 0; i < RUNS; i++) {
+		struct run *r = &t->runs[i];
+		if (r->size && lo >= r->end && lo - r->end <= (r->size > SKIP_MAX ? r->size : SKIP_MAX))
+			return r;
+	}
+	return NULL;
+}
+
 /* Save whatever of [LO, HI) this rank has not saved yet, each gap in one
  * record, never past the old size or into a range saved already.  A gap
  * that begins inside a range this rank announced (journal_expect) is
@@ -371,12 +395,15 @@ static void spans_cut(struct spans *l, uint64_t lo, uint64_t hi)
  * need not come in the file's order: a chunk cache flushes its chunks
  * in its own); the writes that follow there then need no record of
  * their own, so a stream of writes costs a few fsyncs.  (The announced
- * ranges hold no byte saved already: spans_cut.)  Elsewhere (HDF5's metadata, an aggregator's writes for
- * other ranks, a chunk written through MPI-IO, a compressed chunk where
- * it moves) a gap is saved exactly, unless it begins where the last such
- * record ended: a run of writes (MPI-IO's pieces of a share) then saves
- * twice the last record ahead, up to RUN_MAX, so a run costs a few fsyncs
- * and saves at most RUN_MAX past its end. */
+ * ranges hold no byte saved already: spans_cut.)  Elsewhere (HDF5's
+ * metadata, an aggregator's writes for other ranks, a chunk written
+ * through MPI-IO, a compressed chunk where it moves) a gap is saved
+ * exactly, unless it goes on with one of the last RUNS such records
+ * (begins where it ended, or skips a few bytes): a run of
+ * writes (MPI-IO's pieces of a share; each dataset's chunks that a pass
+ * moves alone, a ragged chunk's rows among them) then saves twice that
+ * record ahead, up to RUN_MAX, so a run costs a few fsyncs and saves at
+ * most RUN_MAX past its end. */
 static int save(struct target *t, uint64_t lo, uint64_t hi)
 {
 	spans_settle(&t->ahead);
@@ -393,13 +420,14 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 		uint64_t most = 0;   /* where the record may reach, past END */
 		if (announced)
 			most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
-		else if (lo == t->run_end && t->run)
-			most = lo + (2 * t->run < RUN_MAX ? 2 * t->run : RUN_MAX);
+		struct run *r = announced ? NULL : run_going_on(t, lo);
+		if (r)
+			most = lo + (2 * r->size < RUN_MAX ? 2 * r->size : RUN_MAX);
 		if (end < most)
 			end = most < ceil ? most : ceil;
 		if (!announced) {
-			t->run_end = end;
-			t->run = end - lo;
+			r = r ? r : &t->runs[t->next_run++ % RUNS];
+			*r = (struct run){ end, end - lo };
 		}
 		uint64_t from = lo;   /* where the record begins: back into the range */
 		if (announced && end - lo < RECORD_MAX) {

@@ -372,6 +372,67 @@ static bool read_by_chunks(const struct plan *p, const struct array *x)
 	return read;
 }
 
+/* Does step S move X (read or write it box by box)? */
+static bool step_moves(const struct plan_step *s, const struct array *x)
+{
+	for (int k = 0; k < s->nin && s->fused.merged_into < 0; k++)
+		if (s->in[k] == x)
+			return true;
+	for (int k = 0; k < s->nout && s->fused.merged_into < 0; k++)
+		if (s->out[k] == x)
+			return true;
+	return false;
+}
+
+/* May X, under MPI, move alone (array's alone)?  A whole dataset that
+ * existed, chunked without filters, every chunk stored (HDF5 1.10
+ * allocates chunks collectively), in a file the run writes through
+ * MPI-IO, moved by some step and only by elementwise passes each of
+ * whose boxes or slices hold its chunks whole and one after another
+ * (elementwise_moves_runs), with the datasets moved alone as they are. */
+static bool moves_alone(const struct plan *p, const struct array *x)
+{
+	bool moved = false;
+	if (x->kind != ARR_DATASET || x->unused || x->create || !x->file->exists || !x->file->write ||
+	    x->file->scratch || !x->nstored || x->stored_filtered || x->stored_gaps || x->selected ||
+	    x->base || x->coding || x->raw)
+		return false;
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		if (!step_moves(s, x))
+			continue;
+		if (s->fused.host || !elementwise_pass(s) || !elementwise_moves_runs(s, x))
+			return false;
+		moved = true;
+	}
+	return moved;
+}
+
+/* Under MPI, the datasets of files the run writes that each rank moves
+ * alone, with independent transfers (h5io_dataset_alone): each rank reads
+ * and writes its own whole chunks, each chunk one call of one run of the
+ * file, so no collective call is needed, and the passes that move them
+ * take one chunk column a slice.  HDF5 1.10's collective writes of chunks
+ * went through ROMIO's data sieving: each rank read back every 512 KiB it
+ * wrote, under a lock (W4 in place on 2 ranks: 1.36x contiguous).  A pass
+ * moves a dataset in runs only when every other dataset it moves a slice
+ * at a time moves alone too, so the datasets that may are found by
+ * dropping, until none drops, those that some pass would not. */
+static void moved_alone(struct plan *p, int nranks)
+{
+	bool dropped = true;
+	for (int j = 0; j < p->narrays; j++)
+		p->arrays[j]->alone = nranks > 1 && p->arrays[j]->kind == ARR_DATASET;
+	while (dropped) {
+		dropped = false;
+		for (int j = 0; j < p->narrays; j++) {
+			struct array *x = p->arrays[j];
+			if (x->alone && !moves_alone(p, x))
+				x->alone = false, dropped = true;
+		}
+	}
+}
+
 /* Once the files are placed, on several ranks: which existing files the
  * run never writes each rank reads alone (plan_file's read_alone), and
  * the elementwise passes that read only such files take one process's
@@ -393,6 +454,7 @@ static void read_alone(struct plan *p, int nranks)
 				f->read_alone = read_by_chunks(p, x);
 		}
 	}
+	moved_alone(p, nranks);
 	for (int i = 0; i < p->nsteps; i++) {
 		struct plan_step *s = &p->steps[i];
 		if (s->fused.merged_into < 0 && !s->fused.host && elementwise_pass(s))

@@ -195,6 +195,39 @@ rank_pids() {
 	verify after-c "${cases[@]}" z-r2=old
 }
 
+# /k at the default budget: each box holds whole chunks (50, 30) of one
+# rank, so on 2 and 3 ranks (8 chunk rows: 4 and 4, 3, 3 and 2) each rank
+# moves its own chunks alone (independent transfers, a chunk a call, the
+# journal saving each run of them ahead): no collective transfer of data.
+@test "kill -9 of each rank while 2 and 3 ranks write their own chunks in place alone: the first, a middle and the last write on 2 ranks, a middle one on 3" {
+	local n r w k ws points cases=() args="eval -i a=t.h5:/k a=a*2+1"
+	for n in 2 3; do
+		mkdir "m$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" "m$n/"
+		(cd "m$n" && h5 "$n" $args --json) >"m$n.json" || fail "$n ranks: exit status $?"
+		python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["per_rank"]:
+    assert r["mpiio_coll_reads"] == 0 and r["mpiio_coll_writes"] <= 2, r
+    assert r["journal_records"] <= 6, r
+' "m$n.json" || fail "$n ranks: not moved alone"
+		mapfile -t ws < <(sed -n 's/.*"journal_writes": \([0-9]*\).*/\1/p' "m$n.json")
+		((${#ws[@]} == n)) || fail "$n ranks: ${#ws[@]} reports"
+		for ((r = 0; r < n; r++)); do
+			w=${ws[r]}
+			((w >= 3)) || fail "$n ranks: only $w writes on rank $r"
+			points="$((w / 2))"
+			((n == 2)) && points="1 $((w / 2)) $w"
+			for k in $points; do
+				stopped "k$n-$r-$k" "kill-write:$r:$k" "$n" $args
+				(cd "k$n-$r-$k" && h5u recover t.h5 >/dev/null) || fail "recover k$n-$r-$k"
+				cases+=("k$n-$r-$k=old")
+			done
+		done
+	done
+	verify after-c "${cases[@]}"
+}
+
 @test "the journal saves what each rank overwrites: exactly where announced, a run's tail more through MPI-IO" {
 	# 1001 rows: no number of ranks from 2 to 4 splits them evenly; chunks
 	# of 77 rows, which the shares may cut.  A contiguous dataset's boxes

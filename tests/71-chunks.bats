@@ -25,7 +25,12 @@
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and through
 # MPI-IO's collective reads where its boxes cut chunks (3 ranks) or a
-# reduction reads it; NumPy's bits on 1-4 and 6 ranks.
+# reduction reads it; NumPy's bits on 1-4 and 6 ranks.  Datasets of a file
+# the run writes (in place, and read beside), in boxes of whole chunks,
+# are moved by each rank alone on 2 and 4 ranks (independent transfers,
+# no collective one, the journal following each dataset's run of them),
+# collectively
+# where the boxes cut chunks (3 ranks) or beside gzip chunks; NumPy's bits.
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
@@ -217,9 +222,11 @@ check_reads() {
 		    out: o.h5:/w2
 	EOF
 	# one process: slices of one chunk column (40 and 48 columns; the
-	# last of the 2-d pass 20 wide), each chunk moved whole; 2 ranks: 4
-	# MiB ones of the 2-d pass (five chunk rows: one rank walks an empty
-	# box's slices), the 3-d one's boxes 1.2 MiB; 3 ranks deal the five
+	# last of the 2-d pass 20 wide), each chunk moved whole; 2 ranks: the
+	# same slices of the 2-d pass, whose inputs, in a file the run writes
+	# (/v in place), each rank moves alone (five chunk rows: one rank
+	# walks an empty box's slices), the 3-d one's boxes 1.2 MiB, whose
+	# chunks (1, 256, 48) do not lie whole in a box's runs; 3 ranks deal the five
 	# chunk rows unevenly (2, 2, 1): boxes of rows, no slices.  The wide
 	# /q's slices of 1024 columns are written to the contiguous /w2 in
 	# bands of 8 (rows of 64 KiB runs; the last band 5 slices, the last
@@ -231,7 +238,7 @@ check_reads() {
 	assert_line --regexp '^step 4: expr sqrt, .*, boxes \(32, 12300\), 3 boxes in 13 slices 1024 wide, written 8 slices at a time, 1 of 1 ranks with work$'
 	run --separate-stderr mpi 2 h5ufunc check --memory 20M sl.yaml
 	assert_success
-	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 2 slices 2040 wide, written a box at a time, 2 of 2 ranks with work$'
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(256, 2100\), 5 boxes in 53 slices 40 wide, written a box at a time, 2 of 2 ranks with work$'
 	local n jobs=()
 	for n in 0 2 3 4; do
 		mkdir "r$n"
@@ -306,6 +313,60 @@ for n in (2, 3, 4, 6):
 import json
 assert all(r["mpiio_coll_reads"] == 0 for r in json.load(open("al2.json"))["per_rank"])
 assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_rank"])
+'
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "datasets of a file the run writes, in boxes of whole chunks: each rank moves its own alone, one call a chunk, no collective transfer, the journal's records a few a run; gzip and chunks cut by the boxes stay collective; NumPy's bits on 1-4 ranks" {
+	cp "$BATS_FILE_TMPDIR/rc.h5" .
+	# one pass writes four datasets in place (ragged (256, 64) chunks;
+	# float32, complex and big-endian among them), reading /rb of the same
+	# file; /z in gzip chunks, and the /rb it reads beside it, stay on
+	# collective transfers
+	cat >a.yaml <<-'EOF'
+		inputs: {r: rc.h5:/r, rb: rc.h5:/rb, f: rc.h5:/f, c: rc.h5:/c, be: rc.h5:/be}
+		steps:
+		  - {expr: r * 2 + rb, out: r}
+		  - {expr: f * f + 1, out: f}
+		  - {expr: c * c, out: c}
+		  - {expr: be * 2, out: be}
+	EOF
+	printf 'inputs: {z: rc.h5:/z, rb: rc.h5:/rb}\nsteps:\n  - {expr: z * 2 + rb, out: z}\n' >z.yaml
+	# 2 and 4 ranks: the four chunk rows dealt in whole runs, slices of
+	# one chunk column; 3 ranks: boxes of rows that cut chunks
+	run --separate-stderr mpi 2 h5ufunc check a.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr add, .*, boxes \(256, 1100\), 4 boxes in 18 slices 64 wide, written a slice at a time, 2 of 2 ranks with work$'
+	run --separate-stderr mpi 3 h5ufunc check a.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr add, .*, boxes \(238, 1100\), 6 boxes, 3 of 3 ranks with work$'
+	local n jobs=()
+	for n in 0 2 3 4; do
+		mkdir "r$n"
+		cp rc.h5 a.yaml z.yaml "r$n/"
+		if ((n == 0)); then
+			(cd r0 && h5u run a.yaml && h5u run z.yaml) || fail "one process: exit status $?"
+		else
+			(cd "r$n" && mpi "$n" h5ufunc run --json a.yaml >a.json && mpi "$n" h5ufunc run --json z.yaml >z.json) ||
+				fail "$n ranks: exit status $?"
+		fi
+		jobs+=(:: same rc.h5 "r$n/rc.h5" /r "r * 2 + rb" /f "f * f + 1" /c "c * c" /be "be * 2" /z "z * 2 + rb" /rb rb)
+	done
+	# alone: no collective transfer of the data (HDF5's two collective
+	# writes of metadata at the end), and the journal's records a few a
+	# run of each dataset's chunks (2188 writes on rank 0 of 2, the rows
+	# of ragged chunks among them: not a record each); otherwise
+	# collective transfers
+	python3 -c '
+import json
+for n in (2, 4):
+    for r in json.load(open(f"r{n}/a.json"))["per_rank"]:
+        assert r["mpiio_coll_reads"] == 0 and r["mpiio_coll_writes"] <= 2, (n, r)
+        assert r["journal_records"] <= 100, (n, r)
+for n, f in ((3, "a"), (2, "z"), (3, "z"), (4, "z")):
+    for r in json.load(open(f"r{n}/{f}.json"))["per_rank"]:
+        assert r["mpiio_coll_reads"] > 0 and r["mpiio_coll_writes"] > 2, (n, f, r)
 '
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
