@@ -27,9 +27,10 @@
 # MPI-IO's collective reads where its boxes cut chunks (3 ranks);
 # NumPy's bits on 1-4 and 6 ranks.  So are reductions (over axis 0, 1,
 # all) and scans (along either axis) of a ragged (1001, 37) array in
-# (64, 16) chunks, raw and gzip: each chunk read once by one rank, or
-# through MPI-IO under a budget whose boxes cut chunks; NumPy's bits on
-# 1-4 and 6 ranks under three budgets.
+# (64, 16) chunks, raw and gzip, int64 ones whose ranks share the axis
+# they fold, and reductions that share one pass: each chunk read once by
+# one rank, or through MPI-IO under a budget whose boxes cut chunks;
+# NumPy's bits on 1-4 and 6 ranks under several budgets.
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
@@ -348,7 +349,7 @@ fold_same() {
 	done
 }
 
-@test "reductions and scans under MPI: an input file read in boxes of whole chunks is read by each rank alone, each chunk in one call by one rank; through MPI-IO where the boxes cut chunks; ragged (1001, 37) in (64, 16), gzip; NumPy's bits on 1-4 and 6 ranks under three budgets" {
+@test "reductions and scans under MPI: an input file read in boxes of whole chunks is read by each rank alone, each chunk in one call by one rank; through MPI-IO where the boxes cut chunks; ragged (1001, 37) in (64, 16), gzip, a shared pass, ranks sharing the folded axis; NumPy's bits on 1-4 and 6 ranks under several budgets" {
 	cp "$BATS_FILE_TMPDIR/ru.h5" .
 	local all=(reduce:0 reduce:1 reduce:null accumulate:0 accumulate:1) cut=(reduce:0 reduce:1 accumulate:0 accumulate:1)
 	local n mem d step verb axis tr JOBS=()
@@ -362,6 +363,7 @@ fold_same() {
 	for mem in 64M 300K 8K; do
 		for n in 0 1 2 3 4 6; do
 			d=$mem-$n
+			[[ $mem == 8K ]] && d=cut$d
 			mkdir "$d"
 			if [[ $mem == 8K ]]; then
 				((n == 2 || n == 3)) || continue
@@ -378,6 +380,27 @@ fold_same() {
 			mv o.h5 "$d/"
 		done
 	done
+	# int64 /i's sum and scan along axis 0, exact in any grouping: the
+	# ranks share the 1001 rows (37 columns are too few to deal), dealt in
+	# runs of 64 under 100K, read alone; in blocks of 27 rows under 24K,
+	# through MPI-IO
+	printf '%s\n' 'inputs: {i: ru.h5:/i}' 'steps:' '  - {reduce: add, in: i, axis: 0, out: o.h5:/r}' \
+		'  - {accumulate: add, in: i, axis: 0, out: o.h5:/a}' >shared.yaml
+	run --separate-stderr mpi 3 h5ufunc check --memory 100K shared.yaml
+	assert_success
+	assert_line --regexp '^step 1: reduce add, .*, blocks of 128 along axis 0, dealt to the ranks; .*, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 2: accumulate add, .*, blocks of 64 along axis 0, dealt to the ranks; .*, 3 of 3 ranks with work$'
+	for mem in 100K 24K; do
+		for n in 2 3 6; do
+			d=shared$mem-$n
+			[[ $mem == 24K ]] && d=cut$d
+			mkdir "$d"
+			mpi "$n" h5ufunc run --memory "$mem" --json shared.yaml >"$d/p.json" ||
+				fail "$n ranks, $mem: exit status $?"
+			mv o.h5 "$d/"
+			JOBS+=(:: same ru.h5 "$d/o.h5" /r "np.add.reduce(i, axis=0)" /a "np.add.accumulate(i, axis=0)")
+		done
+	done
 	# consecutive reductions of /u share one pass (its boxes whole chunk
 	# rows): read alone too
 	mkdir host
@@ -392,7 +415,7 @@ fold_same() {
 import glob, json
 for name in glob.glob("*/p.json"):
     coll = [r["mpiio_coll_reads"] for r in json.load(open(name))["per_rank"]]
-    if name.startswith("8K-"):
+    if name.startswith("cut"):
         assert all(coll), (name, coll)
     elif len(coll) > 1:
         assert not any(coll), (name, coll)

@@ -38,7 +38,9 @@ Jobs:
                   several chunk rows; DIR/ru.h5: float64 /u (1001, 37)
                   in chunks (64, 16), ragged on both axes, magnitudes
                   over twelve decades (a fold in another order gives
-                  other bits), and /z the same in gzip chunks (level 1)
+                  other bits), /z the same in gzip chunks (level 1), and
+                  int64 /i alike (its sums exact: the ranks may share
+                  the axis they fold)
   index-files DIR
                   write the chunk indexes chunkindexdump reads, all in
                   version-1 B-trees: DIR/ix.h5 (object headers of version
@@ -142,6 +144,7 @@ def make(d):
         u = rng.standard_normal((1001, 37)) * 10.0 ** rng.uniform(-6, 6, (1001, 37))
         f.create_dataset('u', data=u, chunks=(64, 16))
         f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
+        f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
 
 
 def make_raw(path, rng):
