@@ -9,9 +9,9 @@
 # (along either axis; a reduction under a budget of 6M, in boxes of chunk
 # columns) reads each chunk of its inputs in one call on one
 # process, counted by strace (a chunk's read, and HDF5's few reads of
-# metadata), and no more than the input's bytes on 2 and 3 ranks (where
-# ROMIO's collective reads join the ranks' chunks); the results are
-# NumPy's, bit for bit.  gzip chunks go through libdeflate: what h5ufunc
+# metadata), and no more than the input's bytes on 2 and 3 ranks (each
+# rank's own chunks, or ROMIO's collective reads joining the ranks'
+# chunks where boxes cut them); the results are NumPy's, bit for bit.  gzip chunks go through libdeflate: what h5ufunc
 # writes (a new dataset, and in place into h5py's shuffle+deflate one) is
 # read back by h5py's zlib, what h5py's zlib wrote is read by h5ufunc, on
 # one process and 2 to 4 ranks, each rank's share of a compressed output
