@@ -220,6 +220,12 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 		     const struct dist_cost *c, unsigned how, int nranks, const char *where,
 		     struct err *e, struct dist_stream *s);
 
+/* Does each chunk of CHUNK (a chunked array of S's, S->ndim extents) lie
+ * whole in one array box of S: its extents across in one box across (whole
+ * runs of its lines dealt, dist_holds_chunks), its extents along in one box
+ * along?  A shared stream's runs along are dealt so too, or it does not. */
+bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk);
+
 /* Rank RANK's walks: through the boxes across (S->across.nboxes of them),
  * and for each, through the boxes along (S->along.nboxes); past the end
  * of what the rank has, the boxes are empty. */

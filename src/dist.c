@@ -229,8 +229,10 @@ bool dist_holds_chunks(const struct dist_layout *l, const int64_t *chunk)
 		if (chunk[i] != 1)
 			return false;
 	int64_t a = chunk[l->axis] < l->dim[l->axis] ? chunk[l->axis] : l->dim[l->axis];
+	int64_t d = l->dim[l->axis];
+	bool whole = l->align == d && l->lines_per_box == d;   /* every box the axis whole */
 	int last = l->ndim - 1;
-	return (a == 1 || l->align == a) && (l->slice <= 0 || l->slice % chunk[last] == 0);
+	return (a == 1 || l->align == a || whole) && (l->slice <= 0 || l->slice % chunk[last] == 0);
 }
 
 bool dist_chunks_in_runs(const struct dist_layout *l, const int64_t *chunk)
@@ -624,6 +626,22 @@ void dist_stream_across_start(const struct dist_stream *s, int rank, struct dist
 void dist_stream_along_start(const struct dist_stream *s, int rank, struct dist_walk *w)
 {
 	dist_walk_start(&s->along, s->shared ? rank : 0, w);
+}
+
+/* A stream's array box is a box across times a box along, so it holds a
+ * chunk whole when the box across holds the chunk's extents across and the
+ * box along its extents along (after the along space's leading 1). */
+bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk)
+{
+	int64_t across[H5U_MAXDIM] = {1}, along[H5U_MAXDIM + 1] = {1};
+	int na = 0, nr = 1;
+	for (int i = 0; i < s->ndim; i++) {
+		if (s->axis_along[i])
+			along[nr++] = chunk[i];
+		else
+			across[na++] = chunk[i];
+	}
+	return dist_holds_chunks(&s->across, across) && dist_holds_chunks(&s->along, along);
 }
 
 int dist_stream_ranks_with_work(const struct dist_stream *s)

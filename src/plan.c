@@ -27,6 +27,7 @@
 #include "resolve.h"
 #include "scan.h"
 #include "select.h"
+#include "stage.h"
 #include "where.h"
 
 /* Broadcast the inputs' shapes (bshape) into S's result shape. */
@@ -354,8 +355,28 @@ static bool elementwise_pass(const struct plan_step *s)
 	       s->verb != VERB_ACCUMULATE && !s->contract;
 }
 
-/* Is X read by some step of P, and only by elementwise passes whose boxes
- * hold its chunks whole (elementwise_reads_chunks)? */
+/* Does S (not fused into another step) read its input K in boxes that
+ * hold K's chunks whole: an elementwise pass's (elementwise_reads_chunks,
+ * or held whole), a reduction's that shares a pass with the next ones
+ * (its host's), a chained reduction's boxes, a stream's array boxes (a
+ * reduction's or a scan's)?  Other steps, and where= masks, which are not
+ * inputs, read through MPI-IO. */
+static bool step_reads_chunks(const struct plan_step *s, int k)
+{
+	if (s->fused.host)
+		return elementwise_reads_chunks(s->fused.host, k);
+	if (elementwise_pass(s))
+		return elementwise_reads_chunks(s, k);
+	const int64_t *chunk = stage_chunks(s->in[k]);
+	if (!chunk || k > 0 || (s->verb != VERB_REDUCE && s->verb != VERB_ACCUMULATE))
+		return false;
+	if (s->verb == VERB_REDUCE && s->fold.mode == REDUCE_CHAIN)
+		return dist_holds_chunks(&s->blocks.split, chunk);
+	return dist_stream_holds_chunks(&s->blocks.stream, chunk);
+}
+
+/* Is X read by some step of P, and only in boxes that hold its chunks
+ * whole (step_reads_chunks)? */
 static bool read_by_chunks(const struct plan *p, const struct array *x)
 {
 	bool read = false;
@@ -364,7 +385,7 @@ static bool read_by_chunks(const struct plan *p, const struct array *x)
 		for (int k = 0; k < s->nin && s->fused.merged_into < 0; k++) {
 			if (s->in[k] != x)
 				continue;
-			if (s->fused.host || !elementwise_pass(s) || !elementwise_reads_chunks(s, k))
+			if (!step_reads_chunks(s, k))
 				return false;
 			read = true;
 		}
@@ -441,8 +462,10 @@ static void moved_alone(struct plan *p, int nranks)
  * reads a chunk so only outside MPI-IO, and its collective read of chunks
  * cost a third more than of contiguous data (W1 on 2 ranks).  Each of
  * its datasets must lie in whole chunks in the boxes of one rank, or be
- * read whole; otherwise the ranks' reads would cut chunks that MPI-IO's
- * collective reads join. */
+ * read whole, in every pass that reads it, elementwise, reduction or
+ * scan; otherwise the ranks' reads would cut chunks that MPI-IO's
+ * collective reads join, and each rank would read and decompress every
+ * chunk it cuts, once a box. */
 static void read_alone(struct plan *p, int nranks)
 {
 	for (int i = 0; i < p->nfiles; i++) {

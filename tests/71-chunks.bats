@@ -9,9 +9,9 @@
 # (along either axis; a reduction under a budget of 6M, in boxes of chunk
 # columns) reads each chunk of its inputs in one call on one
 # process, counted by strace (a chunk's read, and HDF5's few reads of
-# metadata), and no more than the input's bytes on 2 and 3 ranks (where
-# ROMIO's collective reads join the ranks' chunks); the results are
-# NumPy's, bit for bit.  gzip chunks go through libdeflate: what h5ufunc
+# metadata), and no more than the input's bytes on 2 and 3 ranks (each
+# rank's own chunks, or ROMIO's collective reads joining the ranks'
+# chunks where boxes cut them); the results are NumPy's, bit for bit.  gzip chunks go through libdeflate: what h5ufunc
 # writes (a new dataset, and in place into h5py's shuffle+deflate one) is
 # read back by h5py's zlib, what h5py's zlib wrote is read by h5ufunc, on
 # one process and 2 to 4 ranks, each rank's share of a compressed output
@@ -24,8 +24,13 @@
 # read through HDF5's selections, and 2-4 ranks.  Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and through
-# MPI-IO's collective reads where its boxes cut chunks (3 ranks) or a
-# reduction reads it; NumPy's bits on 1-4 and 6 ranks.  Datasets of a file
+# MPI-IO's collective reads where its boxes cut chunks (3 ranks);
+# NumPy's bits on 1-4 and 6 ranks.  So are reductions (over axis 0, 1,
+# all) and scans (along either axis) of a ragged (1001, 37) array in
+# (64, 16) chunks, raw and gzip, int64 ones whose ranks share the axis
+# they fold, and reductions that share one pass: each chunk read once by
+# one rank, or through MPI-IO under a budget whose boxes cut chunks;
+# NumPy's bits on 1-4 and 6 ranks under several budgets.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
 # no collective one, the journal following each dataset's run of them),
@@ -289,12 +294,14 @@ check_reads() {
 		jobs+=(:: same sl.h5 "r$n/o.h5" /w1 "np.sqrt(p*p + pb*pb)" /v "v * 3 - 1"
 			:: same rc.h5 "r$n/o.h5" /e "h * 2 + r" /r1 "np.add.reduce(h, axis=1)")
 	done
-	# rc.h5 is reduced too: it stays on MPI-IO, whose reads are collective
+	# 2 ranks: both files read by each rank alone, rc.h5 by its reduction
+	# too (its boxes whole runs of chunk rows, as the pass's); 3, 4 and 6
+	# ranks deal sl.h5's five chunk rows unevenly: collective reads
 	python3 -c '
 import json
 for n in (2, 3, 4, 6):
     for r in json.load(open(f"r{n}/p.json"))["per_rank"]:
-        assert r["mpiio_coll_reads"] > 0, (n, r)
+        assert (r["mpiio_coll_reads"] > 0) == (n > 2), (n, r)
 '
 	# an input file read only in whole chunks: no MPI-IO read on 2 ranks,
 	# each of the 2 x 5 x 53 chunks of /p and /pb one read of its 81920
@@ -369,6 +376,125 @@ for n, f in ((3, "a"), (2, "z"), (3, "z"), (4, "z")):
         assert r["mpiio_coll_reads"] > 0 and r["mpiio_coll_writes"] > 2, (n, f, r)
 '
 	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+# fold_recipe STEP...: a recipe of add steps, each STEP (reduce:AXIS or
+# accumulate:AXIS; AXIS null: all axes) over ru.h5's /u and then over its
+# gzip twin /z, so that no two consecutive reductions read one dataset
+# (which would share one pass), written to o.h5:/uVAXIS and /zVAXIS (V: r
+# or a, the verb's initial).
+fold_recipe() {
+	local step verb axis d
+	printf 'inputs: {u: ru.h5:/u, z: ru.h5:/z}\nsteps:\n'
+	for step in "$@"; do
+		verb=${step%:*} axis=${step#*:}
+		for d in u z; do
+			printf '  - %s: add\n    in: %s\n    axis: %s\n    out: o.h5:/%s%s%s\n' \
+				"$verb" "$d" "$axis" "$d" "${verb:0:1}" "$axis"
+		done
+	done
+}
+
+# fold_same OUT STEP...: the chunks_ref.py job, added to JOBS, that
+# compares OUT's results of fold_recipe STEP... with NumPy's.
+fold_same() {
+	local out=$1 step verb axis d
+	shift
+	JOBS+=(:: same ru.h5 "$out")
+	for step in "$@"; do
+		verb=${step%:*} axis=${step#*:}
+		for d in u z; do
+			JOBS+=("/$d${verb:0:1}$axis" "np.add.$verb($d, axis=${axis/null/None})")
+		done
+	done
+}
+
+@test "reductions and scans under MPI: an input file read in boxes of whole chunks is read by each rank alone, each chunk in one call by one rank; through MPI-IO where the boxes cut chunks; ragged (1001, 37) in (64, 16), gzip, a shared pass, ranks sharing the folded axis; NumPy's bits on 1-4 and 6 ranks under several budgets" {
+	cp "$BATS_FILE_TMPDIR/ru.h5" .
+	local all=(reduce:0 reduce:1 reduce:null accumulate:0 accumulate:1) cut=(reduce:0 reduce:1 accumulate:0 accumulate:1)
+	local n mem d step verb axis tr JOBS=()
+	fold_recipe "${all[@]}" >all.yaml
+	fold_recipe "${cut[@]}" >cut.yaml
+	# 64M and 300K: every box holds whole chunks (runs of 64 rows dealt to
+	# the ranks, 16 runs on 6 ranks; the 37 columns whole: too narrow to
+	# deal, a reduction over axis 0 is one rank's, in blocks of whole
+	# chunk rows); 8K: a scan's box across holds no chunk's 64 rows or 16
+	# columns, a chained reduction's no run of 64 rows: MPI-IO
+	for mem in 64M 300K 8K; do
+		for n in 0 1 2 3 4 6; do
+			d=$mem-$n
+			[[ $mem == 8K ]] && d=cut$d
+			mkdir "$d"
+			if [[ $mem == 8K ]]; then
+				((n == 2 || n == 3)) || continue
+				mpi "$n" h5ufunc run --memory "$mem" --json cut.yaml >"$d/p.json" ||
+					fail "$n ranks, $mem: exit status $?"
+				fold_same "$d/o.h5" "${cut[@]}"
+			elif ((n == 0)); then
+				h5u run --memory "$mem" --json all.yaml >"$d/p.json" || fail "one process, $mem: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$mem" --json all.yaml >"$d/p.json" ||
+					fail "$n ranks, $mem: exit status $?"
+			fi
+			[[ $mem == 8K ]] || fold_same "$d/o.h5" "${all[@]}"
+			mv o.h5 "$d/"
+		done
+	done
+	# int64 /i's sum and scan along axis 0, exact in any grouping: the
+	# ranks share the 1001 rows (37 columns are too few to deal), dealt in
+	# runs of 64 under 100K, read alone; in blocks of 27 rows under 24K,
+	# through MPI-IO
+	printf '%s\n' 'inputs: {i: ru.h5:/i}' 'steps:' '  - {reduce: add, in: i, axis: 0, out: o.h5:/r}' \
+		'  - {accumulate: add, in: i, axis: 0, out: o.h5:/a}' >shared.yaml
+	run --separate-stderr mpi 3 h5ufunc check --memory 100K shared.yaml
+	assert_success
+	assert_line --regexp '^step 1: reduce add, .*, blocks of 128 along axis 0, dealt to the ranks; .*, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 2: accumulate add, .*, blocks of 64 along axis 0, dealt to the ranks; .*, 3 of 3 ranks with work$'
+	for mem in 100K 24K; do
+		for n in 2 3 6; do
+			d=shared$mem-$n
+			[[ $mem == 24K ]] && d=cut$d
+			mkdir "$d"
+			mpi "$n" h5ufunc run --memory "$mem" --json shared.yaml >"$d/p.json" ||
+				fail "$n ranks, $mem: exit status $?"
+			mv o.h5 "$d/"
+			JOBS+=(:: same ru.h5 "$d/o.h5" /r "np.add.reduce(i, axis=0)" /a "np.add.accumulate(i, axis=0)")
+		done
+	done
+	# consecutive reductions of /u share one pass (its boxes whole chunk
+	# rows): read alone too
+	mkdir host
+	printf '%s\n' 'inputs: {u: ru.h5:/u}' 'steps:' '  - {reduce: add, in: u, axis: 1, out: host/o.h5:/s}' \
+		'  - {reduce: maximum, in: u, axis: 1, out: host/o.h5:/m}' >host.yaml
+	run --separate-stderr mpi 3 h5ufunc check host.yaml
+	assert_success
+	assert_line 'step 2: reduce maximum, fused into step 1'
+	mpi 3 h5ufunc run --json host.yaml >host/p.json || fail "shared pass, 3 ranks: exit status $?"
+	JOBS+=(:: same ru.h5 host/o.h5 /s "np.add.reduce(u, axis=1)" /m "np.maximum.reduce(u, axis=1)")
+	python3 -c '
+import glob, json
+for name in glob.glob("*/p.json"):
+    coll = [r["mpiio_coll_reads"] for r in json.load(open(name))["per_rank"]]
+    if name.startswith("cut"):
+        assert all(coll), (name, coll)
+    elif len(coll) > 1:
+        assert not any(coll), (name, coll)
+'
+	# each of the 16 x 3 chunks of /u read once in all, as stored (8192
+	# bytes, the ragged ones too), by the rank whose box holds it
+	for n in 2 3; do
+		for step in "${all[@]}"; do
+			verb=${step%:*} axis=${step#*:}
+			tr=f$n$verb$axis
+			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+				-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$verb" add ru.h5:/u \
+				--axis "${axis/null/all}" --memory 64M -o "o$tr.h5:/r" || fail "$n ranks, $step: exit status $?"
+			JOBS+=(:: whole "$tr" ru.h5 8192 48
+				:: same ru.h5 "o$tr.h5" /r "np.add.$verb(u, axis=${axis/null/None})")
+		done
+	done
+	run ref "${JOBS[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
 

@@ -35,7 +35,12 @@ Jobs:
                   chunks only the first was ever written (the rest its
                   fill value 1.5); /e (0, 1100) empty; /v (3, 300, 700) in
                   (1, 256, 64); /g (1000, 1100) in (16, 64), boxes of
-                  several chunk rows
+                  several chunk rows; DIR/ru.h5: float64 /u (1001, 37)
+                  in chunks (64, 16), ragged on both axes, magnitudes
+                  over twelve decades (a fold in another order gives
+                  other bits), /z the same in gzip chunks (level 1), and
+                  int64 /i alike (its sums exact: the ranks may share
+                  the axis they fold)
   index-files DIR
                   write the chunk indexes chunkindexdump reads, all in
                   version-1 B-trees: DIR/ix.h5 (object headers of version
@@ -133,6 +138,13 @@ def make(d):
             for suffix in ('', 'b'):
                 f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
     make_raw(f'{d}/rc.h5', rng)
+    with h5py.File(f'{d}/ru.h5', 'w') as f:
+        # magnitudes over twelve decades: a sum folded in another order
+        # than NumPy's gives other bits
+        u = rng.standard_normal((1001, 37)) * 10.0 ** rng.uniform(-6, 6, (1001, 37))
+        f.create_dataset('u', data=u, chunks=(64, 16))
+        f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
+        f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
 
 
 def make_raw(path, rng):

@@ -15,7 +15,9 @@
  *    which cover the axes along in C order; boxes within the budget; a
  *    last-axis run never cut when it must stay whole; shares within 25%,
  *    4096 elements or one run of lines across; chunks each in one box when
- *    both layouts follow them; the floor and its messages;
+ *    both layouts follow them, and wherever dist_stream_holds_chunks (and,
+ *    of a layout, dist_holds_chunks) says so, which it says of whole chunk
+ *    runs and not of cut ones; the floor and its messages;
  *  - shared streams (the space along dealt, every box across walked by
  *    every rank): the same tiling, each rank's along boxes one contiguous
  *    run in C order, the runs in rank order; narrow runs across never cut
@@ -169,6 +171,12 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 			CHECK(s0 % a == 0 && (e0 % a == 0 || e0 == l.dim[l.axis]),
 			      "box [%lld, %lld) along axis %d cuts chunks of %lld", (long long)s0, (long long)e0,
 			      l.axis, (long long)a);
+			/* where dist_holds_chunks says so, each chunk lies in one box */
+			int64_t ca = chunk ? chunk[l.axis] : 1;
+			CHECK(!chunk || !dist_holds_chunks(&l, chunk) ||
+			      (s0 % ca == 0 && (e0 % ca == 0 || e0 == l.dim[l.axis])),
+			      "dist_holds_chunks, but box [%lld, %lld) along axis %d cuts chunks of %lld",
+			      (long long)s0, (long long)e0, l.axis, (long long)ca);
 			check_slices(&l, chunk, start, count);
 			last = at;
 			mine += n;
@@ -496,9 +504,11 @@ static void check_chunk_boxes(const struct walk *w, const int64_t *chunk, int64_
 
 /* Stream SHAPE along the axes ALONG for NRANKS within MEMORY (8 bytes an
  * element, 8 an across element) and walk it; small arrays are checked
- * element by element.  ALIGNED: each chunk must lie in one box. */
-static void check_stream(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
-			 bool whole_last, bool may_share, int nranks, int64_t memory, bool aligned)
+ * element by element.  ALIGNED: each chunk must lie in one box, and
+ * dist_stream_holds_chunks say so; where it says so, each does.  Returns
+ * whether it says so (-1: the budget refused). */
+static int check_stream(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
+			bool whole_last, bool may_share, int nranks, int64_t memory, bool aligned)
 {
 	struct dist_stream s;
 	struct err e = {0};
@@ -507,8 +517,11 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 		   &s) < 0) {
 		CHECK(memory < 16 * 64 || (whole_last && along[ndim - 1] && memory < 16 * dim[ndim - 1]),
 		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
-		return;
+		return -1;
 	}
+	bool holds = chunk && dist_stream_holds_chunks(&s, chunk);
+	CHECK(holds || !aligned, "%d-d on %d ranks: chunks in one box each, dist_stream_holds_chunks says not",
+	      ndim, nranks);
 	check_stream_budget(&s, memory);
 	struct walk w = { .s = &s, .n = s.ndim, .memory = memory, .whole_last = whole_last };
 	int64_t total = 1, stream = 1;
@@ -540,8 +553,9 @@ static void check_stream(int ndim, const int64_t *dim, const bool *along, const 
 	      (long long)total);
 	for (int64_t k = 0; w.small && k < total; k++)
 		CHECK(owner[k] >= 0, "element %lld in no box", (long long)k);
-	if (aligned && w.small)
+	if (holds && w.small)
 		check_chunk_boxes(&w, chunk, total);
+	return holds;
 }
 
 /* Streams over a grid of shapes, axes along, rank counts and budgets;
@@ -589,6 +603,29 @@ static void check_streams_grid(void)
 	for (int nranks = 1; nranks <= 4; nranks++)
 		for (int share = 0; share < 2; share++)
 			check_stream(3, f3, mid, c3, false, share, nranks, 1 << 20, true);
+}
+
+/* dist_stream_holds_chunks over a ragged (1001, 37) in (64, 16), along
+ * either axis, shared or not, on 1-6 ranks, under budgets that hold whole
+ * chunks in a box and that do not: where it says so, each chunk lies in
+ * one array box (check_stream); it says so, and not, somewhere. */
+static void check_streams_hold_chunks(void)
+{
+	int64_t d[] = { 1001, 37 }, c[] = { 64, 16 };
+	static const int64_t memories[] = { 16 * 64, 16 * 1000, 24 << 10, 100 << 10, 1 << 20 };
+	int said[2] = {0};
+	for (int a = 0; a < 2; a++) {
+		bool along[2] = { a == 0, a == 1 };
+		for (int nranks = 1; nranks <= 6; nranks++)
+			for (size_t m = 0; m < sizeof memories / sizeof *memories; m++)
+				for (int share = 0; share < 2; share++) {
+					int h = check_stream(2, d, along, c, false, share, nranks, memories[m], false);
+					if (h >= 0)
+						said[h]++;
+				}
+	}
+	CHECK(said[0] > 0 && said[1] > 0, "(1001, 37) in (64, 16): whole chunks in %d layouts, cut in %d",
+	      said[1], said[0]);
 }
 
 /* The floor of a stream and its messages. */
@@ -659,7 +696,7 @@ static void check_streams_chunked(void)
 	int64_t big[] = { 8192, 32768 }, bigc[] = { 256, 64 };
 	CHECK(stream(2, big, first, bigc, (int64_t)256 << 20, DIST_CHUNK_BOXES, 1, &e3, &s) == 0 &&
 	      dist_stream_along_elems(&s) == 256 &&
-	      s.across.lines_per_box % 64 == 0,
+	      s.across.lines_per_box % 64 == 0 && dist_stream_holds_chunks(&s, bigc),
 	      "(8192, 32768) in (256, 64) along axis 0: blocks of %lld, boxes of %lld across",
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
 	CHECK(stream(2, big, first, bigc, (int64_t)256 << 20, 0, 1, &e3, &s) == 0 &&
@@ -667,7 +704,8 @@ static void check_streams_chunked(void)
 	      "a scan keeps its rows wide: blocks of %lld, %lld across",
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
 	CHECK(stream(2, big, first, bigc, (int64_t)64 << 20, 0, 1, &e3, &s) == 0 &&
-	      dist_stream_along_elems(&s) == 16 && s.across.lines_per_box == 32768,
+	      dist_stream_along_elems(&s) == 16 && s.across.lines_per_box == 32768 &&
+	      !dist_stream_holds_chunks(&s, bigc),
 	      "a scan whose budget does not hold whole chunk rows: blocks of %lld, %lld across",
 	      (long long)dist_stream_along_elems(&s), (long long)s.across.lines_per_box);
 }
@@ -775,6 +813,7 @@ int main(void)
 	check_streams_floor();
 	check_streams_narrow();
 	check_streams_chunked();
+	check_streams_hold_chunks();
 	check_holds();
 	return check_done();
 }
