@@ -55,8 +55,6 @@ struct chunk_index {
  * caller (chunk_index_free); -1 when it cannot (see above), IX empty, no
  * HDF5 error left on the stack. */
 int chunk_index_read(hid_t d, struct chunk_index *ix);
-/* The stored chunk at place KEY of IX's grid, or NULL: none stored there. */
-const struct chunk_entry *chunk_index_find(const struct chunk_index *ix, uint64_t key);
 /* The first element of chunk KEY: its offset along each of IX's axes. */
 void chunk_index_offset(const struct chunk_index *ix, uint64_t key, hsize_t *offset);
 /* What to add to a chunk address that H5Dget_chunk_info* report for D

@@ -345,19 +345,6 @@ int chunk_index_read(hid_t d, struct chunk_index *ix)
 	return ok ? 0 : -1;
 }
 
-const struct chunk_entry *chunk_index_find(const struct chunk_index *ix, uint64_t key)
-{
-	size_t lo = 0, hi = ix->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->e[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && ix->e[lo].key == key ? &ix->e[lo] : NULL;
-}
-
 void chunk_index_offset(const struct chunk_index *ix, uint64_t key, hsize_t *offset)
 {
 	for (int i = ix->ndim - 1; i >= 0; i--) {
