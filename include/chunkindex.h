@@ -51,12 +51,29 @@ struct chunk_index {
 	size_t n;
 };
 
+/* A file as chunk_index_parse reads it. */
+struct chunk_file {
+	int fd;                    /* read with pread */
+	unsigned sa, ss;           /* bytes of an address, of a length (2-8) */
+	hsize_t eof;               /* reads stop there (a place in the file) */
+	hsize_t base;              /* the userblock: where HDF5's address 0 lies */
+	unsigned two_k;            /* children a B-tree node holds at most */
+};
+
 /* Read every stored chunk of dataset D into IX.  0, IX then owned by the
  * caller (chunk_index_free); -1 when it cannot (see above), IX empty, no
  * HDF5 error left on the stack. */
 int chunk_index_read(hid_t d, struct chunk_index *ix);
-/* The stored chunk at place KEY of IX's grid, or NULL: none stored there. */
-const struct chunk_entry *chunk_index_find(const struct chunk_index *ix, uint64_t key);
+/* The bytes-only half of chunk_index_read, which asks HDF5 for F, OH,
+ * COUNT and IX's extents and checks the result against HDF5 after: the
+ * chunks of the version-1 B-tree named by the layout message of the
+ * object header at HDF5's address OH of F, into IX, whose ndim, chunk and
+ * grid the caller set; exactly COUNT of them, keys growing.  0, IX's
+ * entries then the caller's (chunk_index_free); -1 on any surprise, IX
+ * without entries.  Every read is bounded by F's eof, every block by a
+ * MiB, and the walk ends after COUNT chunks: any bytes are safe to give
+ * (tests/fuzz/fuzz_chunkindex.c gives them). */
+int chunk_index_parse(const struct chunk_file *f, uint64_t oh, size_t count, struct chunk_index *ix);
 /* The first element of chunk KEY: its offset along each of IX's axes. */
 void chunk_index_offset(const struct chunk_index *ix, uint64_t key, hsize_t *offset);
 /* What to add to a chunk address that H5Dget_chunk_info* report for D

@@ -19,8 +19,10 @@
  *
  * Read with pread on the file descriptor of HDF5's default driver, at an
  * address plus the userblock, every read bounded by the file's size; a
- * node, a block or a key out of shape ends the read with -1.  Not here:
- * writing, other index types.
+ * node, a block or a key out of shape ends the read with -1.  The bytes
+ * are read by chunk_index_parse alone (tests/fuzz/fuzz_chunkindex.c gives
+ * it any); chunk_index_read asks HDF5 where to begin and checks the
+ * result against it.  Not here: writing, other index types.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -36,18 +38,9 @@
 #define MSG_LAYOUT 0x0008
 #define MSG_CONTINUATION 0x0010
 
-/* The file, as the reads see it. */
-struct reader {
-	int fd;
-	unsigned sa, ss;           /* bytes of an address, of a length */
-	hsize_t eof;               /* reads stop there (a place in the file) */
-	hsize_t base;              /* the userblock: where HDF5's address 0 lies */
-	unsigned two_k;            /* children a B-tree node holds at most */
-};
-
 /* What the walk of the tree fills. */
 struct walk {
-	const struct reader *r;
+	const struct chunk_file *r;
 	struct chunk_index *ix;
 	unsigned dims;             /* D: the key's offsets */
 	size_t cap;                /* entries the index may hold: HDF5's count */
@@ -69,7 +62,7 @@ static bool addr_undefined(uint64_t a, unsigned sa)
 
 /* LEN bytes at HDF5's address AT into BUF: false past the file's end or
  * short. */
-static bool read_at(const struct reader *r, uint64_t at, void *buf, size_t len)
+static bool read_at(const struct chunk_file *r, uint64_t at, void *buf, size_t len)
 {
 	uint64_t end = r->eof - r->base;   /* open_reader saw the file end after the userblock */
 	if (at > end || len > end - at)
@@ -78,7 +71,7 @@ static bool read_at(const struct reader *r, uint64_t at, void *buf, size_t len)
 }
 
 /* LEN bytes at AT, in memory the caller frees; NULL when they cannot be. */
-static unsigned char *read_block(const struct reader *r, uint64_t at, uint64_t len)
+static unsigned char *read_block(const struct chunk_file *r, uint64_t at, uint64_t len)
 {
 	unsigned char *b = len > 0 && len <= MAX_BLOCK ? malloc(len) : NULL;
 	if (b && !read_at(r, at, b, len)) {
@@ -101,7 +94,7 @@ struct header {
 
 /* The layout message's data P (LEN bytes) into H; false when it is not a
  * version 3 chunked layout. */
-static bool layout_message(const struct reader *r, const unsigned char *p, size_t len,
+static bool layout_message(const struct chunk_file *r, const unsigned char *p, size_t len,
 			   struct header *h)
 {
 	if (len < 3 || p[0] != 3 || p[1] != 2)
@@ -117,7 +110,7 @@ static bool layout_message(const struct reader *r, const unsigned char *p, size_
 }
 
 /* The messages of one header block B (LEN bytes); false on a surprise. */
-static bool header_messages(const struct reader *r, const unsigned char *b, size_t len,
+static bool header_messages(const struct chunk_file *r, const unsigned char *b, size_t len,
 			    struct header *h)
 {
 	size_t at = 0;
@@ -152,7 +145,7 @@ static bool header_messages(const struct reader *r, const unsigned char *b, size
 
 /* The first block of the object header at ADDR into H (its messages read,
  * continuations queued); false on a surprise. */
-static bool header_first(const struct reader *r, uint64_t addr, struct header *h)
+static bool header_first(const struct chunk_file *r, uint64_t addr, struct header *h)
 {
 	unsigned char pre[64];
 	uint64_t start, len;
@@ -181,7 +174,7 @@ static bool header_first(const struct reader *r, uint64_t addr, struct header *h
 
 /* Find the layout of the dataset whose object header is at ADDR; false
  * when it is not a version-3 chunked layout, or on a surprise. */
-static bool header_layout(const struct reader *r, uint64_t addr, struct header *h)
+static bool header_layout(const struct chunk_file *r, uint64_t addr, struct header *h)
 {
 	if (!header_first(r, addr, h))
 		return false;
@@ -229,14 +222,17 @@ static bool leaf_entry(struct walk *w, const unsigned char *k, uint64_t addr)
  * into W's index; false on a surprise. */
 static bool walk_node(struct walk *w, uint64_t addr, int level)
 {
-	const struct reader *r = w->r;
+	const struct chunk_file *r = w->r;
 	size_t key = 8 + 8 * (size_t)w->dims, head = 8 + 2 * (size_t)r->sa;
 	size_t size = head + (size_t)r->two_k * (key + r->sa) + key;
 	unsigned char *b = read_block(r, addr, size);
 	bool ok = b && !memcmp(b, "TREE", 4) && b[4] == 1 && (level < 0 || b[5] == level) &&
 		  b[5] < MAX_LEVELS;
 	unsigned used = ok ? (unsigned)le(b + 6, 2) : 0;
-	ok = ok && used <= r->two_k;
+	/* Every node leads to a chunk: a tree whose nodes point at one
+	 * another over and over then ends at the count, not after
+	 * exponentially many visits of empty nodes. */
+	ok = ok && used >= 1 && used <= r->two_k;
 	for (unsigned i = 0; ok && i < used; i++) {
 		const unsigned char *k = b + head + i * (key + r->sa);
 		uint64_t child = le(k + key, r->sa);
@@ -251,7 +247,7 @@ static bool walk_node(struct walk *w, uint64_t addr, int level)
 /* R for D's file, and the header address and chunk extents of D into IX
  * and *OH; false when D is not chunked in a file read by HDF5's default
  * driver. */
-static bool open_reader(hid_t d, struct reader *r, struct chunk_index *ix, haddr_t *oh)
+static bool open_reader(hid_t d, struct chunk_file *r, struct chunk_index *ix, haddr_t *oh)
 {
 	hid_t f = H5Iget_file_id(d), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
 	hid_t fcpl = f >= 0 ? H5Fget_create_plist(f) : -1, dcpl = H5Dget_create_plist(d);
@@ -272,7 +268,7 @@ static bool open_reader(hid_t d, struct reader *r, struct chunk_index *ix, haddr
 	for (int i = 0; ok && i < ix->ndim; i++)
 		ix->grid[i] = (dims[i] + ix->chunk[i] - 1) / ix->chunk[i];
 	if (ok) {
-		*r = (struct reader){ .fd = *(int *)handle, .sa = (unsigned)sa, .ss = (unsigned)ss,
+		*r = (struct chunk_file){ .fd = *(int *)handle, .sa = (unsigned)sa, .ss = (unsigned)ss,
 				      .eof = r->eof, .base = ub, .two_k = 2 * ik };
 		*oh = info.addr;
 	}
@@ -319,43 +315,46 @@ static bool index_agrees(hid_t d, const struct chunk_index *ix, haddr_t base)
 	return true;
 }
 
+int chunk_index_parse(const struct chunk_file *r, uint64_t oh, size_t count, struct chunk_index *ix)
+{
+	struct header h = { .n = 0 };
+	bool ok = r->base < r->eof && r->sa >= 2 && r->sa <= 8 && r->ss >= 2 && r->ss <= 8 &&
+		  r->two_k > 0 && ix->ndim > 0 && ix->ndim <= H5U_MAXDIM && header_layout(r, oh, &h) &&
+		  h.ndims == (unsigned)ix->ndim + 1;
+	for (int i = 0; ok && i < ix->ndim; i++)
+		ok = h.dims[i] == ix->chunk[i] && ix->chunk[i] > 0;
+	ix->e = NULL;
+	ix->n = 0;
+	if (ok && count > 0) {
+		struct walk w = { .r = r, .ix = ix, .dims = h.ndims, .cap = count };
+		ix->e = count <= SIZE_MAX / sizeof *ix->e ? malloc(count * sizeof *ix->e) : NULL;
+		ok = ix->e && !addr_undefined(h.btree, r->sa) && walk_node(&w, h.btree, -1) &&
+		     ix->n == count;
+	}
+	if (!ok) {
+		free(ix->e);
+		ix->e = NULL;
+		ix->n = 0;
+	}
+	return ok ? 0 : -1;
+}
+
 int chunk_index_read(hid_t d, struct chunk_index *ix)
 {
 	*ix = (struct chunk_index){ .ndim = 0 };
-	struct reader r;
-	struct header h = { .n = 0 };
+	struct chunk_file r;
 	haddr_t oh;
 	hsize_t count = 0;
 	hid_t s = H5Dget_space(d);
 	bool ok = s >= 0 && open_reader(d, &r, ix, &oh) && H5Dget_num_chunks(d, s, &count) >= 0 &&
-		  header_layout(&r, oh, &h) && h.ndims == (unsigned)ix->ndim + 1;
+		  count <= SIZE_MAX && chunk_index_parse(&r, oh, (size_t)count, ix) == 0 &&
+		  (count == 0 || index_agrees(d, ix, api_leaves_out_userblock() ? r.base : 0));
 	if (s >= 0)
 		H5Sclose(s);
-	for (int i = 0; ok && i < ix->ndim; i++)
-		ok = h.dims[i] == ix->chunk[i];
-	if (ok && count > 0) {
-		struct walk w = { .r = &r, .ix = ix, .dims = h.ndims, .cap = count };
-		ix->e = count <= SIZE_MAX / sizeof *ix->e ? malloc(count * sizeof *ix->e) : NULL;
-		ok = ix->e && !addr_undefined(h.btree, r.sa) && walk_node(&w, h.btree, -1) &&
-		     ix->n == count && index_agrees(d, ix, api_leaves_out_userblock() ? r.base : 0);
-	}
 	H5Eclear2(H5E_DEFAULT);
 	if (!ok)
 		chunk_index_free(ix);
 	return ok ? 0 : -1;
-}
-
-const struct chunk_entry *chunk_index_find(const struct chunk_index *ix, uint64_t key)
-{
-	size_t lo = 0, hi = ix->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->e[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && ix->e[lo].key == key ? &ix->e[lo] : NULL;
 }
 
 void chunk_index_offset(const struct chunk_index *ix, uint64_t key, hsize_t *offset)

@@ -3,10 +3,14 @@
  *
  * The record (h5io_internal.h, struct h5io_record) is made where a
  * dataset is opened or created and dropped where it is closed
- * (h5io_dataset_close): its file's driver and whether its reads go
- * independently are facts of the open, asked of HDF5 once, there, on
- * every rank alike (asking the driver is collective under MPI-IO); what
- * h5io_extent.c learns of its storage hangs from it until the close.
+ * (h5io_dataset_close): its file's driver, whether its reads go
+ * independently, and what its creation properties, dataspace and type say
+ * of its storage (layout, shape, chunks, filters, the type stored) are
+ * facts of the open, asked of HDF5 once, there, on every rank alike
+ * (asking the driver is collective under MPI-IO), and read from the
+ * record after (the chunk cache's size, h5io_extent.c's layouts,
+ * h5io_dataset_chunks); what h5io_extent.c learns of its storage hangs
+ * from it until the close.
  * Not here: files (h5io.c), boxes (h5io_box.c), which chunks were never
  * written (h5io_unwritten.c).
  */
@@ -34,7 +38,7 @@
 #define CHUNK_CACHE_FILTERED ((size_t)16 << 20)
 #define CHUNK_CACHE_RAW ((size_t)1 << 20)
 /* Boxes too small for a chunk row cut it along the rows, each row of boxes
- * crossing its chunks: raw caches hold those (h5io_chunk_row_bytes) up to
+ * crossing its chunks: raw caches hold those (chunk_row_bytes) up to
  * this, so each is read once, not once a row (--memory 4K, (1024, 1024)
  * float64 in (256, 64) chunks: a quarter of the CPU); wider rows cycle. */
 #define CHUNK_CACHE_ROW ((size_t)4 << 20)
@@ -68,8 +72,34 @@ struct h5io_record *h5io_record_of(hid_t d)
 	return NULL;
 }
 
-/* The record of D, just opened or created in a file of DRIVER, made. */
-static struct h5io_record *record_make(hid_t d, hid_t driver)
+/* What HDF5 says of dataset D's storage, into S: its creation property
+ * list, dataspace and type asked once. */
+static void storage_learn(hid_t d, struct h5io_storage *s)
+{
+	hid_t dcpl = H5Dget_create_plist(d), space = H5Dget_space(d), type = H5Dget_type(d);
+	*s = (struct h5io_storage){ .layout = H5D_LAYOUT_ERROR, .ndim = -1, .as_stored = DT_NONE };
+	int ndim = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+	if (ndim >= 0 && ndim <= H5U_MAXDIM && H5Sget_simple_extent_dims(space, s->dim, NULL) == ndim)
+		s->ndim = ndim;
+	if (dcpl >= 0) {
+		s->layout = H5Pget_layout(dcpl);
+		s->nfilters = H5Pget_nfilters(dcpl);
+	}
+	if (s->layout == H5D_CHUNKED && (s->ndim < 0 || H5Pget_chunk(dcpl, H5U_MAXDIM, s->chunk) != s->ndim))
+		s->layout = H5D_LAYOUT_ERROR;
+	if (type >= 0) {
+		char name[64];
+		enum dtype dt = h5io_type_dtype(type, name, sizeof name);
+		s->esize = H5Tget_size(type);
+		s->as_stored = dt != DT_NONE && H5Tequal(type, h5io_mem_type(dt)) > 0 ? dt : DT_NONE;
+	}
+	h5io_close_ids(3, (hid_t[]){ dcpl, space, type });
+	H5Eclear2(H5E_DEFAULT);
+}
+
+/* The record of D, just opened or created in a file of DRIVER, with its
+ * storage S, made. */
+static struct h5io_record *record_make(hid_t d, hid_t driver, const struct h5io_storage *s)
 {
 	if (nrecords == records_cap) {
 		int more = records_cap ? 2 * records_cap : 16;
@@ -82,7 +112,8 @@ static struct h5io_record *record_make(hid_t d, hid_t driver)
 	struct h5io_record *r = malloc(sizeof *r);
 	if (!r)
 		abort();
-	*r = (struct h5io_record){ .d = d, .driver = driver, .read_alone = false, .layout = NULL };
+	*r = (struct h5io_record){ .d = d, .driver = driver, .read_alone = false, .storage = *s,
+				   .layout = NULL };
 	records[nrecords++] = r;
 	return r;
 }
@@ -122,17 +153,27 @@ static int dataset_filters(hid_t d, char *missing, size_t len)
 	return n;
 }
 
+/* Bytes of the chunks a row along the last axis of a dataset stored as S
+ * crosses, and of one more: what a chunk cache holds so that boxes
+ * cutting its chunk rows read each chunk once (0 when not chunked). */
+static size_t chunk_row_bytes(const struct h5io_storage *s)
+{
+	int n = s->ndim;
+	if (s->layout != H5D_CHUNKED || n <= 0)
+		return 0;
+	size_t bytes = s->esize * ((s->dim[n - 1] + s->chunk[n - 1] - 1) / s->chunk[n - 1] + 1);
+	for (int i = 0; i < n; i++)
+		bytes *= s->chunk[i];
+	return bytes;
+}
+
 /* D, dataset PATH of FILE, again through a handle of this process alone
- * when it is virtual and FILE is shared under MPI-IO: HDF5 1.10 reads no
+ * when it is VIRTUAL and FILE is shared under MPI-IO: HDF5 1.10 reads no
  * virtual dataset through MPI-IO (and would open its sources with it,
  * collectively, on the ranks whose boxes meet them only).  Its reads are
  * then independent; the file stays open while the dataset is. */
-static hid_t alone_if_virtual(hid_t file, const char *path, hid_t d, hid_t dapl)
+static hid_t alone_if_virtual(hid_t file, const char *path, hid_t d, bool virtual, hid_t dapl)
 {
-	hid_t dcpl = H5Dget_create_plist(d);
-	bool virtual = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
 	char name[PATH_MAX];
 	ssize_t n = H5Fget_name(file, name, sizeof name);
 	if (!virtual || driver_of(file) != H5FD_MPIO || n <= 0 || (size_t)n >= sizeof name)
@@ -149,20 +190,25 @@ static hid_t alone_if_virtual(hid_t file, const char *path, hid_t d, hid_t dapl)
 	return again;
 }
 
-/* Dataset PATH of FILE, opened, and MISSING as dataset_filters says;
- * errors (EXIT_USAGE) name DISPLAY. */
+/* Dataset PATH of FILE, opened with its record, and MISSING as
+ * dataset_filters says; errors (EXIT_USAGE) name DISPLAY. */
 static hid_t open_dataset(hid_t file, const char *path, const char *where, const char *display,
 			  char *missing, size_t len, struct err *e)
 {
 	hid_t dapl = dataset_access(CHUNK_CACHE_RAW);
+	struct h5io_storage s;
 	iostat.h5_metadata++;
 	hid_t d = H5Dopen2(file, path, dapl);
-	if (d >= 0)
-		d = alone_if_virtual(file, path, d, dapl);
+	if (d >= 0) {
+		storage_learn(d, &s);
+		d = alone_if_virtual(file, path, d, s.layout == H5D_VIRTUAL, dapl);
+	}
 	H5Pclose(dapl);
-	size_t cache = d < 0 ? 0 : h5io_chunk_row_bytes(d);
+	size_t cache = d < 0 ? 0 : chunk_row_bytes(&s);
 	cache = cache < CHUNK_CACHE_ROW ? cache : CHUNK_CACHE_ROW;
-	cache = d >= 0 && dataset_filters(d, missing, len) > 0 ? CHUNK_CACHE_FILTERED : cache;
+	*missing = '\0';
+	cache = d >= 0 && s.nfilters > 0 && dataset_filters(d, missing, len) > 0 ? CHUNK_CACHE_FILTERED
+										   : cache;
 	if (cache > CHUNK_CACHE_RAW) {
 		/* The cache is fixed when a dataset is opened: open it again (its
 		 * header is in HDF5's metadata cache by now). */
@@ -173,7 +219,8 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 	}
 	if (d >= 0) {
 		hid_t driver = driver_of(d);
-		record_make(d, driver)->read_alone = h5io_unwritten_read_alone(d, driver);
+		struct h5io_record *r = record_make(d, driver, &s);
+		r->read_alone = h5io_unwritten_read_alone(d, driver);
 	} else {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());
@@ -329,7 +376,9 @@ static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dty
 		H5Eclear2(H5E_DEFAULT);
 		return -1;
 	}
-	record_make(d, driver);
+	struct h5io_storage s;
+	storage_learn(d, &s);
+	record_make(d, driver, &s);
 	return d;
 }
 
@@ -365,30 +414,31 @@ hid_t h5io_dataset_create_virtual(hid_t file, const char *path, enum dtype dt,
 	return create_dataset(file, driver_of(file), path, dt, shape, 0, dcpl, false, fill, where, e);
 }
 
+/* What D's storage is: its record's, or (without one) learned into OWN. */
+static const struct h5io_storage *storage_of(hid_t d, struct h5io_storage *own)
+{
+	struct h5io_record *r = h5io_record_of(d);
+	if (r)
+		return &r->storage;
+	storage_learn(d, own);
+	return own;
+}
+
 int h5io_dataset_chunks(hid_t d, int64_t *chunk)
 {
-	hid_t dcpl = H5Dget_create_plist(d);
-	int n = 0;
-	if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED) {
-		hsize_t c[H5U_MAXDIM];
-		n = H5Pget_chunk(dcpl, H5U_MAXDIM, c);
-		for (int i = 0; i < n; i++)
-			chunk[i] = (int64_t)c[i];
-		if (n < 0)
-			n = 0;
-	}
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	return n;
+	struct h5io_storage own;
+	const struct h5io_storage *s = storage_of(d, &own);
+	if (s->layout != H5D_CHUNKED)
+		return 0;
+	for (int i = 0; i < s->ndim; i++)
+		chunk[i] = (int64_t)s->chunk[i];
+	return s->ndim;
 }
 
 bool h5io_dataset_filtered(hid_t d)
 {
-	hid_t dcpl = H5Dget_create_plist(d);
-	bool filtered = dcpl >= 0 && H5Pget_nfilters(dcpl) > 0;
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	return filtered;
+	struct h5io_storage own;
+	return storage_of(d, &own)->nfilters > 0;
 }
 
 bool h5io_dataset_compact(hid_t d)

@@ -13,18 +13,20 @@
  *
  * What a dataset's boxes need is learned on its first box and hangs from
  * the dataset's record (h5io_dataset.c) until the dataset is closed: its
- * layout and its file's name, and its chunks' addresses: the whole chunk
- * index read at once (chunkindex.h), or, where that cannot be read and
- * for chunks written since, each chunk's once looked up, so that a chunk
- * that many boxes touch is looked up once.  (HDF5 1.10 finds a chunk's
- * address by walking the chunk index from its first chunk: tens of
- * microseconds a chunk in a dataset of thousands, 1.7 s for every chunk
- * of 16384.)  A reader that learns many chunks' addresses at once hands
- * them in with h5io_chunk_keep; chunk_look_up is where a chunk not kept
- * is asked of HDF5.  Every address kept is a place in the file, its
- * userblock counted, as the journal's ranges are: HDF5 1.10 leaves the
- * userblock out of a chunk's address (chunk_api_base adds it back), not
- * out of H5Dget_offset's.
+ * file's name and, chunked, one store of where its chunks lie.  The store
+ * is filled on the first chunk asked with the whole chunk index read at
+ * once (chunkindex.h), where that can be read, or else with each chunk
+ * asked of HDF5 once as boxes touch it, so that a chunk that many boxes
+ * touch is looked up once.  (HDF5 1.10 finds a chunk's address by walking
+ * the chunk index from its first chunk: tens of microseconds a chunk in a
+ * dataset of thousands, 1.7 s for every chunk of 16384.)  A chunk never
+ * written is kept as such, and asked of HDF5 again once a box announced
+ * over it has written it.  chunk_at is where an address is looked up and
+ * where it says where it comes from.  What the dataset is (layout, shape,
+ * chunks, type) is its record's, learned when it was opened.  Every
+ * address kept is a place in the file, its userblock counted, as the
+ * journal's ranges are: HDF5 1.10 leaves the userblock out of a chunk's
+ * address (chunk_api_base adds it back), not out of H5Dget_offset's.
  */
 #include <hdf5.h>
 #include <limits.h>
@@ -38,7 +40,7 @@
 
 #define BATCH 256            /* ranges handed to the journal at once */
 #define MAX_BATCHES 16       /* ... and at most these many batches a box */
-#define CHUNKS_KEPT ((size_t)1 << 16)   /* chunk addresses kept a dataset */
+#define CHUNKS_KEPT ((size_t)1 << 16)   /* slots of a store filled a chunk at a time */
 
 enum layout_kind {
 	LAYOUT_NONE,         /* nothing is announced */
@@ -46,29 +48,41 @@ enum layout_kind {
 	LAYOUT_CHUNKED       /* unfiltered, the file this process's alone */
 };
 
-struct chunk_addr {
-	uint64_t key;        /* the chunk's index in the chunk grid + 1; 0: free */
-	haddr_t addr;
-	hsize_t size;
+/* What is known of one chunk's place. */
+struct chunk_fact {
+	uint64_t key;        /* its place in the chunk grid, in C order, + 1; 0: a free slot */
+	haddr_t addr;        /* where its bytes begin, its file's userblock
+			      * counted; HADDR_UNDEF: never written when last
+			      * known (a box announced over it writes it: asked
+			      * again) */
+	hsize_t size;        /* the bytes stored */
+};
+
+/* Where a store's facts come from. */
+enum store_source {
+	STORE_EMPTY,         /* not yet filled: on the first chunk asked */
+	STORE_INDEX,         /* the chunk index read whole: a chunk it lacks
+			      * was never written when it was read */
+	STORE_HDF5           /* HDF5, a chunk at a time, as boxes ask */
+};
+
+/* The chunks' places of one dataset: open addressing, keys hashed. */
+struct chunk_store {
+	enum store_source source;
+	struct chunk_fact *slot;
+	size_t cap, n;       /* slots (a power of two), and those used */
 };
 
 /* One dataset's layout, learned on its first box. */
 struct h5io_layout {
-	hid_t d;
+	const struct h5io_record *rec; /* its dataset's: the handle, the
+				     * driver, what it is stored as */
 	enum layout_kind kind;
-	size_t esize;              /* bytes an element */
 	haddr_t addr;              /* contiguous: where its data begins */
 	haddr_t base;              /* chunked: added to HDF5's chunk addresses */
-	int ndim;
-	hsize_t chunk[H5U_MAXDIM]; /* chunked: the chunks' extents */
-	hsize_t grid[H5U_MAXDIM];  /* ... and how many along each axis */
+	hsize_t grid[H5U_MAXDIM];  /* chunked: chunks along each axis */
 	char path[PATH_MAX];       /* its file's name, as the journal knows it */
-	enum dtype asked;          /* chunked: the dtype last asked of h5io_plain_chunks */
-	bool same;                 /* ... whose memory type is the stored type */
-	int indexed;               /* chunked: 0 not yet read, 1 INDEX read, -1 refused */
-	struct chunk_index index;  /* ... the chunks stored when it was read */
-	struct chunk_addr *map;    /* chunked: the chunks looked up (open addressing) */
-	size_t cap, n;
+	struct chunk_store store;  /* chunked: where its chunks lie */
 };
 
 /* The ranges of a box, handed to the journal a batch at a time. */
@@ -105,56 +119,33 @@ static bool extent_add(struct extents *x, haddr_t at, uint64_t len)
 	return true;
 }
 
-/* ---- layouts and chunk addresses, kept ---------------------------------- */
+/* ---- layouts ------------------------------------------------------------ */
 
 void h5io_layout_free(struct h5io_layout *l)
 {
-	if (l) {
-		free(l->map);
-		chunk_index_free(&l->index);
-	}
+	if (l)
+		free(l->store.slot);
 	free(l);
 }
 
-size_t h5io_chunk_row_bytes(hid_t d)
+/* What L's dataset, of record REC, is: read from the record, and where
+ * it lies asked of HDF5. */
+static void layout_learn(struct h5io_layout *l, const struct h5io_record *rec)
 {
-	hid_t dcpl = H5Dget_create_plist(d), space = H5Dget_space(d), type = H5Dget_type(d);
-	hsize_t chunk[H5S_MAX_RANK], dim[H5S_MAX_RANK];
-	size_t bytes = 0;
-	int n = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk)
-									   : 0;
-	if (n > 0 && space >= 0 && type >= 0 && H5Sget_simple_extent_dims(space, dim, NULL) == n) {
-		bytes = H5Tget_size(type) * ((dim[n - 1] + chunk[n - 1] - 1) / chunk[n - 1] + 1);
-		for (int i = 0; i < n; i++)
-			bytes *= chunk[i];
-	}
-	h5io_close_ids(3, (hid_t[]){ dcpl, space, type });
-	return bytes;
-}
-
-/* What L's dataset D, in a file of DRIVER, is, asked of HDF5. */
-static void layout_learn(struct h5io_layout *l, hid_t d, hid_t driver)
-{
-	*l = (struct h5io_layout){ .d = d, .kind = LAYOUT_NONE, .asked = DT_NONE };
-	hid_t dcpl = H5Dget_create_plist(d), type = H5Dget_type(d), space = H5Dget_space(d);
-	ssize_t len = H5Fget_name(d, l->path, sizeof l->path);
-	hsize_t dim[H5U_MAXDIM];
-	l->ndim = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-	l->esize = type >= 0 ? H5Tget_size(type) : 0;
-	H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
-	if (len <= 0 || (size_t)len >= sizeof l->path || !l->esize || l->ndim < 0 ||
-	    l->ndim > H5U_MAXDIM || H5Sget_simple_extent_dims(space, dim, NULL) != l->ndim) {
+	const struct h5io_storage *s = &rec->storage;
+	*l = (struct h5io_layout){ .rec = rec, .kind = LAYOUT_NONE };
+	ssize_t len = H5Fget_name(rec->d, l->path, sizeof l->path);
+	if (len <= 0 || (size_t)len >= sizeof l->path || !s->esize || s->ndim < 0) {
 		l->kind = LAYOUT_NONE;
-	} else if (layout == H5D_CONTIGUOUS) {
-		l->addr = H5Dget_offset(d);
+	} else if (s->layout == H5D_CONTIGUOUS) {
+		l->addr = H5Dget_offset(rec->d);
 		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
-	} else if (layout == H5D_CHUNKED && driver != H5FD_MPIO && H5Pget_nfilters(dcpl) == 0 &&
-		   H5Pget_chunk(dcpl, H5U_MAXDIM, l->chunk) == l->ndim && chunk_api_base(d, &l->base) == 0) {
+	} else if (s->layout == H5D_CHUNKED && rec->driver != H5FD_MPIO && s->nfilters == 0 &&
+		   chunk_api_base(rec->d, &l->base) == 0) {
 		l->kind = LAYOUT_CHUNKED;
-		for (int i = 0; i < l->ndim; i++)
-			l->grid[i] = (dim[i] + l->chunk[i] - 1) / l->chunk[i];
+		for (int i = 0; i < s->ndim; i++)
+			l->grid[i] = (s->dim[i] + s->chunk[i] - 1) / s->chunk[i];
 	}
-	h5io_close_ids(3, (hid_t[]){ space, type, dcpl });
 	H5Eclear2(H5E_DEFAULT);
 }
 
@@ -167,57 +158,83 @@ static struct h5io_layout *layout_of(struct h5io_record *rec)
 	rec->layout = malloc(sizeof *rec->layout);
 	if (!rec->layout)
 		abort();
-	layout_learn(rec->layout, rec->d, rec->driver);
+	layout_learn(rec->layout, rec);
 	return rec->layout;
 }
 
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt)
 {
 	struct h5io_layout *l = layout_of(rec);
-	if (!l || l->kind != LAYOUT_CHUNKED)
+	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt)
 		return NULL;
-	if (l->asked != dt) {
-		hid_t type = H5Dget_type(l->d);
-		l->asked = dt;
-		l->same = type >= 0 && H5Tequal(type, h5io_mem_type(dt)) > 0;
-		if (type >= 0)
-			H5Tclose(type);
-		H5Eclear2(H5E_DEFAULT);
-	}
-	return l->same ? l->chunk : NULL;
+	return rec->storage.chunk;
 }
 
-/* Where KEY's entry of L's map is, or would go. */
-static struct chunk_addr *chunk_slot(const struct h5io_layout *l, uint64_t key)
+/* ---- chunk places, kept ------------------------------------------------- */
+
+/* Where KEY's fact in S is, or would go. */
+static struct chunk_fact *chunk_slot(const struct chunk_store *s, uint64_t key)
 {
-	size_t i = (size_t)(key * 0x9E3779B97F4A7C15u) & (l->cap - 1);
-	while (l->map[i].key && l->map[i].key != key)
-		i = (i + 1) & (l->cap - 1);
-	return &l->map[i];
+	size_t i = (size_t)(key * 0x9E3779B97F4A7C15u) & (s->cap - 1);
+	while (s->slot[i].key && s->slot[i].key != key)
+		i = (i + 1) & (s->cap - 1);
+	return &s->slot[i];
 }
 
-/* Keep chunk KEY's address and size in L's map: grown as it fills, up to
- * CHUNKS_KEPT, then emptied to start again. */
-static void chunk_keep(struct h5io_layout *l, uint64_t key, haddr_t addr, hsize_t size)
+/* S with room for N facts, at most three quarters of its slots used: its
+ * slots grown, or, filled from HDF5 and at CHUNKS_KEPT slots, emptied to
+ * start again (the index's facts are never dropped: it lists the
+ * dataset's chunks, as many as they are). */
+static void store_room(struct chunk_store *s, size_t n)
 {
-	if (2 * (l->n + 1) > l->cap) {
-		struct chunk_addr *old = l->map;
-		size_t ncap = l->cap, cap = l->cap ? 2 * l->cap : 1024;
-		bool again = cap > CHUNKS_KEPT;
-		l->cap = again ? l->cap : cap;
-		l->map = calloc(l->cap, sizeof *l->map);
-		if (!l->map)
-			abort();
-		l->n = 0;
-		for (size_t i = 0; i < ncap && !again; i++)
-			if (old[i].key) {
-				*chunk_slot(l, old[i].key) = old[i];
-				l->n++;
-			}
-		free(old);
+	size_t cap = s->cap ? s->cap : 1024;
+	while (4 * n > 3 * cap)
+		cap *= 2;
+	if (cap == s->cap)
+		return;
+	struct chunk_fact *old = s->slot;
+	size_t ncap = s->cap;
+	bool again = s->source == STORE_HDF5 && cap > CHUNKS_KEPT;
+	s->cap = again ? (ncap ? ncap : 1024) : cap;
+	s->slot = calloc(s->cap, sizeof *s->slot);
+	if (!s->slot)
+		abort();
+	s->n = 0;
+	for (size_t i = 0; i < ncap && !again; i++)
+		if (old[i].key) {
+			*chunk_slot(s, old[i].key) = old[i];
+			s->n++;
+		}
+	free(old);
+}
+
+/* Keep in S that chunk KEY lies at ADDR, SIZE bytes (HADDR_UNDEF: not
+ * written when last known). */
+static void chunk_keep(struct chunk_store *s, uint64_t key, haddr_t addr, hsize_t size)
+{
+	struct chunk_fact *c = s->cap ? chunk_slot(s, key) : NULL;
+	if (!c || !c->key) {
+		store_room(s, s->n + 1);
+		c = chunk_slot(s, key);
+		s->n++;
 	}
-	*chunk_slot(l, key) = (struct chunk_addr){ key, addr, size };
-	l->n++;
+	*c = (struct chunk_fact){ key, addr, size };
+}
+
+/* Fill L's store on the first chunk asked: with the whole chunk index
+ * read at once (chunkindex.h), else left to HDF5 a chunk at a time. */
+static void store_fill(struct h5io_layout *l)
+{
+	struct chunk_index ix;
+	struct chunk_store *s = &l->store;
+	s->source = chunk_index_read(l->rec->d, &ix) == 0 ? STORE_INDEX : STORE_HDF5;
+	store_room(s, ix.n);
+	for (size_t i = 0; i < ix.n; i++) {
+		*chunk_slot(s, ix.e[i].key + 1) =
+			(struct chunk_fact){ ix.e[i].key + 1, ix.e[i].addr, ix.e[i].size };
+		s->n++;
+	}
+	chunk_index_free(&ix);
 }
 
 /* The key of the chunk whose first element is at OFFSET in L's dataset:
@@ -225,55 +242,40 @@ static void chunk_keep(struct h5io_layout *l, uint64_t key, haddr_t addr, hsize_
 static uint64_t chunk_key(const struct h5io_layout *l, const hsize_t *offset)
 {
 	uint64_t key = 0;
-	for (int i = 0; i < l->ndim; i++)
-		key = key * l->grid[i] + offset[i] / l->chunk[i];
+	for (int i = 0; i < l->rec->storage.ndim; i++)
+		key = key * l->grid[i] + offset[i] / l->rec->storage.chunk[i];
 	return key + 1;
 }
 
-void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t addr, hsize_t size)
-{
-	struct h5io_layout *l = layout_of(rec);
-	if (l && l->kind == LAYOUT_CHUNKED && addr != HADDR_UNDEF)
-		chunk_keep(l, chunk_key(l, offset), addr, size);
-}
-
-/* Where the chunk at OFFSET of L's dataset lies, not kept: asked of HDF5
- * (its address plus L's base), and kept.  A chunk not yet allocated is not kept: writing it allocates
- * it.  False when HDF5 cannot say. */
-static bool chunk_look_up(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr,
-			  hsize_t *size)
-{
-	unsigned mask;
-	if (H5Dget_chunk_info_by_coord(l->d, offset, &mask, addr, size) < 0)
-		return false;
-	if (*addr != HADDR_UNDEF) {
-		*addr += l->base;
-		chunk_keep(l, chunk_key(l, offset), *addr, *size);
-	}
-	return true;
-}
-
-/* The address and size of the chunk at OFFSET of L's dataset: in its
- * chunk index, read on the first call, else kept, or looked up.  False
- * when HDF5 cannot say. */
+/* The address (a place in the file; HADDR_UNDEF: never written) and
+ * size of the chunk at OFFSET of L's dataset, the one place that says
+ * where they come from: L's store, filled on the first call; a chunk the
+ * index lacks was never written, and the box being announced writes it,
+ * so it is asked of HDF5 next time; any other chunk the store lacks is
+ * asked of HDF5 (its address plus L's base) and kept once written.
+ * False when HDF5 cannot say. */
 static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr, hsize_t *size)
 {
+	struct chunk_store *s = &l->store;
+	if (s->source == STORE_EMPTY)
+		store_fill(l);
 	uint64_t key = chunk_key(l, offset);
-	if (!l->indexed)
-		l->indexed = chunk_index_read(l->d, &l->index) == 0 ? 1 : -1;
-	const struct chunk_entry *stored = l->indexed > 0 ? chunk_index_find(&l->index, key - 1) : NULL;
-	if (stored) {
-		*addr = stored->addr;
-		*size = stored->size;
-		return true;
-	}
-	struct chunk_addr *c = l->cap ? chunk_slot(l, key) : NULL;
-	if (c && c->key == key) {
+	const struct chunk_fact *c = chunk_slot(s, key);
+	unsigned mask;
+	if (c->key == key && c->addr != HADDR_UNDEF) {
 		*addr = c->addr;
 		*size = c->size;
-		return true;
+	} else if (c->key != key && s->source == STORE_INDEX) {
+		*addr = HADDR_UNDEF;
+		*size = 0;
+		chunk_keep(s, key, HADDR_UNDEF, 0);
+	} else if (H5Dget_chunk_info_by_coord(l->rec->d, offset, &mask, addr, size) < 0) {
+		return false;
+	} else if (*addr != HADDR_UNDEF) {
+		*addr += l->base;
+		chunk_keep(s, key, *addr, *size);
 	}
-	return chunk_look_up(l, offset, addr, size);
+	return true;
 }
 
 /* ---- the extents of a box ------------------------------------------------ */
@@ -285,7 +287,7 @@ static bool contiguous_runs(const struct h5io_layout *l, const struct shape *sha
 			    struct extents *x)
 {
 	int n = shape->ndim, outer = n - 1;
-	uint64_t run = l->esize, stride[H5U_MAXDIM + 1];
+	uint64_t esize = l->rec->storage.esize, run = esize, stride[H5U_MAXDIM + 1];
 	stride[n > 0 ? n - 1 : 0] = 1;
 	for (int i = n - 1; i > 0; i--)
 		stride[i - 1] = stride[i] * (uint64_t)shape->dim[i];
@@ -305,7 +307,7 @@ static bool contiguous_runs(const struct h5io_layout *l, const struct shape *sha
 		uint64_t at = 0;
 		for (int i = 0; i < n; i++)
 			at += (uint64_t)(start[i] + idx[i] * (step ? step[i] : 1)) * stride[i];
-		if (!extent_add(x, l->addr + at * l->esize, run))
+		if (!extent_add(x, l->addr + at * esize, run))
 			return false;
 		int i = outer;
 		while (i >= 0 && ++idx[i] == count[i])
@@ -321,17 +323,18 @@ static bool contiguous_runs(const struct h5io_layout *l, const struct shape *sha
 static bool chunks_touched(struct h5io_layout *l, const int64_t *start, const int64_t *count,
 			   struct extents *x)
 {
-	int n = l->ndim;
+	const hsize_t *chunk = l->rec->storage.chunk;
+	int n = l->rec->storage.ndim;
 	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM];
 	for (int i = 0; i < n; i++) {
-		first[i] = at[i] = (hsize_t)start[i] / l->chunk[i];
-		last[i] = (hsize_t)(start[i] + count[i] - 1) / l->chunk[i];
+		first[i] = at[i] = (hsize_t)start[i] / chunk[i];
+		last[i] = (hsize_t)(start[i] + count[i] - 1) / chunk[i];
 	}
 	for (;;) {
 		hsize_t offset[H5U_MAXDIM], size;
 		haddr_t addr;
 		for (int i = 0; i < n; i++)
-			offset[i] = at[i] * l->chunk[i];
+			offset[i] = at[i] * chunk[i];
 		if (!chunk_at(l, offset, &addr, &size))
 			return false;
 		if (addr != HADDR_UNDEF && !extent_add(x, addr, size))
@@ -354,7 +357,7 @@ void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
 		if (count[i] == 0)
 			return;
 	struct h5io_layout *l = layout_of(h5io_record_of(d));
-	if (!l || l->ndim != shape->ndim)
+	if (!l || l->rec->storage.ndim != shape->ndim)
 		return;
 	bool strided = false;
 	for (int i = 0; step && i < shape->ndim; i++)

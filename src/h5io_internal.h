@@ -14,6 +14,7 @@
 
 #include "dtype.h"
 #include "err.h"
+#include "shape.h"
 
 /* Make the types of h5py's bool and float16 (h5io_init calls it once). */
 void h5io_types_init(void);
@@ -34,6 +35,20 @@ enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
  * dataset's storage on its first box.  A dataset opened otherwise
  * (h5io_dataset_open_quiet, or HDF5 directly) has none. */
 struct h5io_layout;   /* h5io_extent.c's */
+/* What a dataset's creation property list, dataspace and type say of how
+ * it is stored: asked of HDF5 once, where its record is made. */
+struct h5io_storage {
+	H5D_layout_t layout;        /* H5D_CONTIGUOUS, H5D_CHUNKED, ...;
+				     * H5D_LAYOUT_ERROR when HDF5 cannot say */
+	int ndim;                   /* -1: not a simple dataspace of at most
+				     * H5U_MAXDIM axes */
+	hsize_t dim[H5U_MAXDIM];
+	hsize_t chunk[H5U_MAXDIM];  /* chunked: a chunk's extents */
+	int nfilters;               /* its filters: compression, checksums */
+	size_t esize;               /* bytes an element as stored; 0 unknown */
+	enum dtype as_stored;       /* the dtype whose memory type it is stored
+				     * as, bytes for bytes; DT_NONE: none */
+};
 struct h5io_record {
 	hid_t d;
 	hid_t driver;               /* its file's: H5FD_MPIO when shared by the
@@ -42,6 +57,7 @@ struct h5io_record {
 				     * written under MPI-IO: h5io_unwritten.c) */
 	bool alone;                 /* its reads and writes go independently
 				     * (h5io_dataset_alone) */
+	struct h5io_storage storage;
 	struct h5io_layout *layout; /* h5io_extent.c's, learned on first
 				     * asking; NULL before */
 };
@@ -57,19 +73,9 @@ bool h5io_unwritten_read_alone(hid_t d, hid_t driver);
  * DT's memory type, so that a chunk's bytes in the file are its elements
  * in memory; else NULL (and without a record). */
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
-/* Keep that the chunk of REC's dataset whose first element is at OFFSET
- * lies at ADDR, SIZE bytes, as h5io_extent.c learns it itself one chunk
- * at a time from HDF5 (for a reader of the whole chunk index); ADDR is a
- * place in the file, its userblock counted (chunkindex.h).  Ignored
- * where its chunks are not announced (h5io_extent.c says which). */
-void h5io_chunk_keep(struct h5io_record *rec, const hsize_t *offset, haddr_t addr, hsize_t size);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
  * fine. */
 void h5io_layout_free(struct h5io_layout *l);
-/* Bytes of the chunks a row along dataset D's last axis crosses, and of
- * one more: what a chunk cache holds so that boxes cutting its chunk rows
- * read each chunk once (0 when D is not chunked). */
-size_t h5io_chunk_row_bytes(hid_t d);
 
 /* Fold the innermost message of STACK, HDF5's error stack taken with
  * H5Eget_current_stack() right after the failing call, into the message

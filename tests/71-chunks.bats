@@ -41,7 +41,8 @@
 # reduce, accumulate; written in place on one process, and under MPI
 # when none was written, refused (exit 2) when some were.  Chunk indexes
 # read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
-# lists, or are refused for the other index types.  In a file with a
+# lists, a layout message in a continuation block of the object header
+# (h5debug says where) included, or are refused for the other index types.  In a file with a
 # userblock (MATLAB v7.3's 512 bytes) chunk addresses are places in the
 # file (HDF5 1.10's get_chunk_info leaves the userblock out), and an
 # in-place write saves in its journal what it saves without one.
@@ -608,24 +609,28 @@ for name in glob.glob("*/p.json"):
 	[[ $status == 0 ]] || fail "$output"
 }
 
-@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2; other indexes refused; in place through it, saved exactly" {
+@test "chunk indexes read whole (chunkindex.h): every chunk h5py lists, in its order, 1-3 and 10 axes, sparse, gzip, 10000 chunks, headers of version 1 and 2, the layout in a continuation block; other indexes refused; in place through it, saved exactly" {
 	unit_program CHUNKINDEXDUMP chunkindexdump || return 1
 	ref index-files . || fail "index-files: exit status $?"
-	local f names=(a1 a2 a3 many sparse s3 gz empty one ext attrs)
-	run ref index "$CHUNKINDEXDUMP" ix.h5 "${names[@]}" :: index "$CHUNKINDEXDUMP" ix108.h5 "${names[@]}" :: \
+	local f names=(a1 a2 a3 many sparse s3 gz empty one ext attrs deep)
+	run ref continued ix.h5 deep :: continued ix108.h5 deep :: \
+		index "$CHUNKINDEXDUMP" ix.h5 "${names[@]}" :: index "$CHUNKINDEXDUMP" ix108.h5 "${names[@]}" :: \
 		refused "$CHUNKINDEXDUMP" latest.h5 fixed grow both single
 	[[ $status == 0 ]] || fail "$output"
 	# in place with the journal, one process: its announcements come from the index
+	# (no history: each run's longer line would add to the metadata saved)
 	local d jobs=()
 	for f in ix ix108; do
 		cp "$f.h5" "$f-before.h5"
-		for d in many attrs sparse; do
-			h5u eval -i "a=$f.h5:/$d" 'a = a * 2 + 1' --json >"$f-$d.json" || fail "$f:/$d: exit status $?"
+		for d in many attrs deep sparse; do
+			h5u eval --no-history -i "a=$f.h5:/$d" 'a = a * 2 + 1' --json >"$f-$d.json" ||
+				fail "$f:/$d: exit status $?"
 			[[ $d == sparse ]] && continue   # its new chunks: nothing of the file's overwritten
 			run /usr/bin/python3 "$H5U_TESTS/interrupted_ref.py" saved "$f-before.h5" "$d" "$f-$d.json"
 			[[ $status == 0 ]] || fail "$f:/$d: $output"
 		done
-		jobs+=(:: same "$f-before.h5" "$f.h5" /many "many * 2 + 1" /attrs "attrs * 2 + 1" /sparse "sparse * 2 + 1")
+		jobs+=(:: same "$f-before.h5" "$f.h5" /many "many * 2 + 1" /attrs "attrs * 2 + 1" /deep "deep * 2 + 1"
+			/sparse "sparse * 2 + 1")
 	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"

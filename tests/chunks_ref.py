@@ -54,7 +54,13 @@ Jobs:
                   filters skipped: mask 3), /empty (no chunk written),
                   /one (a single chunk), /ext (resizable, grown after
                   writing), /attrs (40 attributes: a header continued in
-                  ix.h5, dense ones in ix108.h5); and the indexes it refuses:
+                  ix.h5, dense ones in ix108.h5), /deep (10-d, (2,)*8 +
+                  (4, 6) in (1,)*8 + (2, 3), allocated early, the first
+                  object: its dataspace fills the header's first block
+                  and the B-tree is allocated right after it before the
+                  layout message is added, which goes to a continuation
+                  block, in both files); and the
+                  indexes it refuses:
                   DIR/latest.h5 (libver latest: /fixed a fixed array,
                   /grow an extensible array, /both a version-2 B-tree,
                   /single one chunk)
@@ -72,6 +78,10 @@ Jobs:
                   the address a place in the file, where HDF5 before
                   1.14.4 reports one without the file's userblock; the
                   bytes there are h5py's read_direct_chunk's
+  continued FILE PATH...
+                  the layout message of each FILE:PATH lies in a
+                  continuation block of its object header (h5debug says
+                  in which block each message is)
   refused DUMP FILE PATH...
                   DUMP refuses each FILE:PATH (HDF5 then answers alone),
                   and h5py still reads it
@@ -173,6 +183,7 @@ def index_files(d):
     rng = np.random.default_rng(28)
     for name, libver in (('ix', 'earliest'), ('ix108', 'v108')):
         with h5py.File(f'{d}/{name}.h5', 'w', libver=libver) as f:
+            deep(f)
             f.create_dataset('a1', data=rng.random(1000), chunks=(7,))
             f.create_dataset('a2', data=rng.random((300, 200)), chunks=(16, 8))
             f.create_dataset('a3', data=rng.random((20, 30, 40)), chunks=(3, 7, 5))
@@ -198,6 +209,31 @@ def index_files(d):
         f.create_dataset('grow', data=rng.random((300, 200)), chunks=(16, 8), maxshape=(None, 200))
         f.create_dataset('both', data=rng.random((300, 200)), chunks=(16, 8), maxshape=(None, None))
         f.create_dataset('single', data=rng.random((30, 20)), chunks=(30, 20))
+
+
+def deep(f):
+    """F's /deep: the layout message in a continuation block (see
+    index-files; the first object of F, where its header's first block is
+    followed by the B-tree's root)."""
+    shape = (2,) * 8 + (4, 6)
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_chunk((1,) * 8 + (2, 3))
+    dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
+    dsid = h5py.h5d.create(f.id, b'deep', h5py.h5t.IEEE_F64LE, h5py.h5s.create_simple(shape),
+                           dcpl=dcpl)
+    h5py.Dataset(dsid)[...] = np.random.default_rng(10).random(shape)
+
+
+def continued(path, *names):
+    for name in names:
+        with h5py.File(path) as f:
+            addr = h5py.h5o.get_info(f[name].id).addr
+        out = subprocess.run(['h5debug', path, str(addr)], capture_output=True, text=True,
+                             check=True).stdout
+        blocks = re.findall(r"`layout'.*?Chunk number:\s+(\d+)", out, re.S)
+        if len(blocks) != 1 or blocks[0] == '0':
+            raise Failure(f'{path}:{name}: layout message in header blocks {blocks}, '
+                          'not one continuation block')
 
 
 def userblock_files(d):
@@ -345,7 +381,7 @@ def words(fn):
 
 if __name__ == '__main__':
     jobs = {f.__name__: words(f) for f in (make, reads, whole, same, decoded, filters, stored, index,
-                                              refused, journals)}
+                                              refused, continued, journals)}
     jobs['index-files'] = words(index_files)
     jobs['userblock-files'] = words(userblock_files)
     h5ref.main(jobs, 'chunks_ref.py')

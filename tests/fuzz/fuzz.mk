@@ -1,8 +1,10 @@
 # tests/fuzz/fuzz.mk - h5ufunc's libFuzzer targets; the Makefile includes it.
 #
 #   make fuzz         build build/fuzz/fuzz_recipe (recipe parser + planner +
-#                     error display) and build/fuzz/fuzz_expr (expression
-#                     parser) with clang -fsanitize=fuzzer,address,undefined
+#                     error display), build/fuzz/fuzz_expr (expression
+#                     parser) and build/fuzz/fuzz_chunkindex (the chunk
+#                     index reader's object header and B-tree parser, on a
+#                     file's bytes) with clang -fsanitize=fuzzer,address,undefined
 #   make fuzz-check   run each target for FUZZ_SECONDS (default 20) on its
 #                     seed corpus; fails on the first crash, leak, hang or
 #                     undefined behaviour.  `make check` runs it first
@@ -16,8 +18,10 @@
 # r.yaml and stdin of tests/bad-input/ (a case's setup script makes its own
 # large inputs; those are not seeds) and tests/fuzz/regressions/*.yaml, the
 # inputs that once crashed it, replayed on every run; for fuzz_expr each
-# line of tests/fuzz/expressions.  The dictionaries tests/fuzz/recipe.dict and
-# expr.dict give each target its words.  fuzz_recipe runs in
+# line of tests/fuzz/expressions; for fuzz_chunkindex small h5py files
+# behind the header it reads (tests/fuzz/chunkindex_seeds.py).  The
+# dictionaries tests/fuzz/recipe.dict, expr.dict and chunkindex.dict give
+# each target its words.  fuzz_recipe runs in
 # build/fuzz/work, which holds the bad-input fixtures (f.h5, e.h5, made by
 # tests/np.py), so that recipes naming them reach the planner's checks of
 # real datasets; nothing is written there.  A crash leaves
@@ -31,7 +35,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= fuzz_recipe fuzz_expr
+FUZZ_TARGETS ?= fuzz_recipe fuzz_expr fuzz_chunkindex
 FUZZ_DIR      = build/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link
@@ -69,8 +73,10 @@ $(FUZZ_DIR)/obj:
 
 # Seeds, made afresh on every run from the files of the tree.
 fuzz-seeds: | $(FUZZ_DIR)/obj
-	$(Q)rm -rf $(FUZZ_DIR)/seeds-fuzz_recipe $(FUZZ_DIR)/seeds-fuzz_expr
-	$(Q)mkdir -p $(FUZZ_DIR)/seeds-fuzz_recipe $(FUZZ_DIR)/seeds-fuzz_expr $(FUZZ_DIR)/work
+	$(Q)rm -rf $(FUZZ_DIR)/seeds-fuzz_recipe $(FUZZ_DIR)/seeds-fuzz_expr $(FUZZ_DIR)/seeds-fuzz_chunkindex
+	$(Q)mkdir -p $(FUZZ_DIR)/seeds-fuzz_recipe $(FUZZ_DIR)/seeds-fuzz_expr \
+		$(FUZZ_DIR)/seeds-fuzz_chunkindex $(FUZZ_DIR)/work
+	$(Q)/usr/bin/python3 tests/fuzz/chunkindex_seeds.py $(FUZZ_DIR)/seeds-fuzz_chunkindex
 	$(Q)for f in recipes/*.yaml tests/recipe-cases/*.yaml tests/bad-input/*/r.yaml \
 			tests/bad-input/*/stdin tests/fuzz/regressions/*.yaml; do \
 		[ -f "$$f" ] && cp "$$f" "$(FUZZ_DIR)/seeds-fuzz_recipe/$$(echo "$$f" | tr / _)"; \
