@@ -138,11 +138,9 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 	rows = min64(min64(rows, fit), max64(r->extent, 1));
 	int64_t least = r->longest <= rows ? 1 : r->stream == STREAM_PAIRWISE ? r->pairwise_block : 1;
 	if (rows < least || rows < 1)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(%lld rows of one element need %lld bytes)",
-			       (long long)memory, (long long)max64(least, 1),
-			       (long long)(max64(least, 1) * c + extra));
+		return dist_too_small(memory, where, e, "%lld row%s of one element need%s %lld bytes",
+				      (long long)max64(least, 1), least > 1 ? "s" : "", least > 1 ? "" : "s",
+				      (long long)(max64(least, 1) * c + extra));
 	r->block_rows = rows;
 	r->batch = max64(min64(r->nseg, rows), 1);
 	/* the boxes across: each element a column of a block's rows */
