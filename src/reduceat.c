@@ -175,6 +175,7 @@ struct walk {
 	int64_t reads;
 	char *raw, *data, *wdata, *conv;   /* the block: as stored, in the loop's dtype, wide */
 	uint8_t *valid;                    /* masked: which elements of the block are valid */
+	char *plane_raw;                   /* masked: scratch its mask plane is read through */
 	char *out;                         /* the batch's results, in the loop's dtype */
 	uint8_t *accv;                     /* masked: which results have a valid element */
 	char *acc;                         /* a streamed fold: its values, wide ... */
@@ -210,7 +211,7 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (s->mask.masked)
 		masked_skip_missing(s, x, w->dt, start, count, n, x->dtype != w->dt ? w->raw : w->data,
-				    w->data, w->valid, e);
+				    w->plane_raw, w->data, w->valid, e);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
 			   (size_t)n);
@@ -497,6 +498,8 @@ static void each_buffer(const struct plan_step *s, int64_t rows, int64_t batch, 
 	hold_buffer(h, DIST_PER_ELEM, rows * dtype_size(dt), HOLD_SLOT(w, data));
 	hold_buffer(h, DIST_PER_ELEM, r->wide != t ? rows * ws : 0, HOLD_SLOT(w, wdata));
 	hold_buffer(h, DIST_PER_ELEM, rows * s->mask.masked, HOLD_SLOT(w, valid));
+	if (s->mask.masked)
+		masked_hold(h, s->in[0], DIST_PER_ELEM, rows, HOLD_SLOT(w, plane_raw));
 	hold_buffer(h, DIST_PER_ELEM, batch * dtype_size(t), HOLD_SLOT(w, out));
 	hold_buffer(h, DIST_PER_ELEM, batch * stage_scratch(s->out[0], t), HOLD_SLOT(w, conv));
 	hold_buffer(h, DIST_PER_ELEM, batch * s->mask.masked, HOLD_SLOT(w, accv));
