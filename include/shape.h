@@ -29,4 +29,18 @@ int64_t shape_rows(const struct shape *s);
 /* Elements in one row: the product of dim[1..], 1 for 0-d and 1-d shapes. */
 int64_t shape_row_size(const struct shape *s);
 
+/* The most bytes a chunk of shape_chunks holds, and the most records it
+ * takes along an axis that grows. */
+#define SHAPE_CHUNK_BYTES ((int64_t)1 << 20)
+#define SHAPE_CHUNK_RECORDS 1024
+/* The chunks of a new dataset of shape S, elements of SIZE bytes, that
+ * grows along the axes GROWS (bits 1 << axis: netCDF's record dimension),
+ * into CHUNK: every axis that does not grow whole (an empty one 1), the
+ * largest of them halved (rounding up; the first of equals) while a chunk
+ * holds over SHAPE_CHUNK_BYTES; then the first axis that grows takes as
+ * many records as fit in SHAPE_CHUNK_BYTES, 1 to SHAPE_CHUNK_RECORDS
+ * (whatever its extent: the records appended later fill them), and any
+ * other that grows 1.  Without GROWS: h5ufunc's chunks: auto. */
+void shape_chunks(const struct shape *s, int64_t size, unsigned grows, int64_t *chunk);
+
 #endif

@@ -431,18 +431,25 @@ static void gather_rows(const struct rows *r, const char *all, int64_t lo, size_
 }
 
 /* Does SSPACE (of rank N) grow along its first axis, netCDF's record
- * dimension?  Then DCPL is chunked for the copy of extents DIM as netCDF-C
- * chunks a coordinate variable of it (1024 records, the others whole) and
- * MAX is the copy's maximum extents. */
-static bool growing_copy(hid_t sspace, int n, const hsize_t *dim, hid_t dcpl, hsize_t *max)
+ * dimension?  Then DCPL is chunked for the copy of extents DIM, elements
+ * of SIZE bytes, as any dataset that grows there (shape_chunks: 1024
+ * records of a coordinate or its bounds) and MAX is the copy's maximum
+ * extents. */
+static bool growing_copy(hid_t sspace, int n, const hsize_t *dim, size_t size, hid_t dcpl,
+			 hsize_t *max)
 {
 	hsize_t smax[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+	struct shape shape = { .ndim = n };
+	int64_t c[H5U_MAXDIM];
 	if (H5Sget_simple_extent_dims(sspace, chunk, smax) < 0 || smax[0] != H5S_UNLIMITED)
 		return false;
 	for (int i = 0; i < n; i++) {
 		max[i] = i ? dim[i] : H5S_UNLIMITED;
-		chunk[i] = i ? (dim[i] ? dim[i] : 1) : 1024;
+		shape.dim[i] = (int64_t)dim[i];
 	}
+	shape_chunks(&shape, (int64_t)size, 1u, c);
+	for (int i = 0; i < n; i++)
+		chunk[i] = (hsize_t)c[i];
 	return H5Pset_chunk(dcpl, n, chunk) >= 0;
 }
 
@@ -477,7 +484,7 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 	memcpy(tdim, cnt, sizeof tdim);
 	tdim[0] = (hsize_t)r->count;
 	dcpl = h5io_dataset_plist();
-	bool grows = growing_copy(sspace, n, tdim, dcpl, max);
+	bool grows = growing_copy(sspace, n, tdim, es, dcpl, max);
 	mspace = H5Screate_simple(n, cnt, NULL);
 	tspace = H5Screate_simple(n, tdim, grows ? max : NULL);
 	all = calloc(read ? read : 1, es);
@@ -710,12 +717,43 @@ static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, 
 #define NETCDF_DIMID "_Netcdf4Dimid"
 
 struct numbering {
-	int next;      /* one past the largest number seen */
-	bool any;      /* some scale has one */
-	bool assign;   /* second walk: number those without */
+	int next;        /* one past the largest number seen */
+	bool any;        /* some scale has one */
+	hid_t *open;     /* the scales without one, open, in the order found */
+	haddr_t *addr;   /* ... and where each is (a scale under two links is one) */
+	size_t n, cap;
 	bool failed;
 };
 
+/* Keep D, a scale at ADDR without a number, open in NB (once). */
+static void keep_unnumbered(struct numbering *nb, hid_t d, haddr_t addr)
+{
+	for (size_t i = 0; i < nb->n; i++)
+		if (nb->addr[i] == addr) {
+			H5Dclose(d);
+			return;
+		}
+	if (nb->n == nb->cap) {
+		size_t cap = nb->cap ? 2 * nb->cap : 16;
+		hid_t *open = realloc(nb->open, cap * sizeof *open);
+		if (open)
+			nb->open = open;
+		haddr_t *at = open ? realloc(nb->addr, cap * sizeof *at) : NULL;
+		if (at)
+			nb->addr = at;
+		if (!open || !at) {
+			nb->failed = true;
+			H5Dclose(d);
+			return;
+		}
+		nb->cap = cap;
+	}
+	nb->open[nb->n] = d;
+	nb->addr[nb->n++] = addr;
+}
+
+/* One link of the walk: a scale's number raises NB's largest; a scale
+ * without one is kept open to be numbered once the largest is known. */
 static herr_t number_scale(hid_t g, const char *name, const H5L_info_t *info, void *data)
 {
 	struct numbering *nb = data;
@@ -725,29 +763,36 @@ static herr_t number_scale(hid_t g, const char *name, const H5L_info_t *info, vo
 		return 0;
 	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
 	unsigned char v[1][16];
-	if (d >= 0 && H5DSis_scale(d) > 0) {
-		int has = h5attr_numbers(d, NETCDF_DIMID, DT_INT32, 1, v);
+	int has = d >= 0 && H5DSis_scale(d) > 0 ? h5attr_numbers(d, NETCDF_DIMID, DT_INT32, 1, v) : -1;
+	if (has == 1) {
 		int32_t id;
 		memcpy(&id, v[0], sizeof id);
-		if (has == 1 && !nb->assign) {
-			nb->any = true;
-			nb->next = id >= nb->next ? id + 1 : nb->next;
-		} else if (has == 0 && nb->assign) {
-			id = nb->next++;
-			nb->failed |= h5attr_write_number(d, NETCDF_DIMID, DT_INT32, &id) < 0;
-		}
+		nb->any = true;
+		nb->next = id >= nb->next ? id + 1 : nb->next;
 	}
-	if (d >= 0)
+	if (has == 0)
+		keep_unnumbered(nb, d, oi.addr);
+	else if (d >= 0)
 		H5Dclose(d);
 	return 0;
 }
 
-/* Walk every link of F, in creation order where the groups keep it. */
+/* Close the scales NB keeps and forget them. */
+static void forget_unnumbered(struct numbering *nb)
+{
+	for (size_t i = 0; i < nb->n; i++)
+		H5Dclose(nb->open[i]);
+	nb->n = 0;
+}
+
+/* Walk every link of F once, in creation order where the groups keep it
+ * (else by name, from the start). */
 static int walk_scales(hid_t f, struct numbering *nb)
 {
 	if (H5Lvisit(f, H5_INDEX_CRT_ORDER, H5_ITER_INC, number_scale, nb) >= 0)
 		return 0;
 	H5Eclear2(H5E_DEFAULT);
+	forget_unnumbered(nb);
 	return H5Lvisit(f, H5_INDEX_NAME, H5_ITER_INC, number_scale, nb) < 0 ? -1 : 0;
 }
 
@@ -757,10 +802,14 @@ int dims_number(hid_t f, bool created)
 	int rc = 0;
 	H5E_BEGIN_TRY {
 		rc = walk_scales(f, &nb);
-		nb.assign = true;
-		if (rc == 0 && (created || nb.any))
-			rc = walk_scales(f, &nb);
+		for (size_t i = 0; rc == 0 && (created || nb.any) && i < nb.n; i++) {
+			int32_t id = nb.next++;
+			nb.failed |= h5attr_write_number(nb.open[i], NETCDF_DIMID, DT_INT32, &id) < 0;
+		}
+		forget_unnumbered(&nb);
 	} H5E_END_TRY;
+	free(nb.open);
+	free(nb.addr);
 	return rc < 0 || nb.failed ? -1 : 0;
 }
 

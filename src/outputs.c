@@ -298,27 +298,12 @@ int outputs_vds_read(struct planner *pl, struct plan_step *s, struct err *e)
 	return 0;
 }
 
-/* X chunked as chunks: auto says: whole rows, then the largest axis halved
- * while a chunk is over 1 MiB. */
+/* X chunked as chunks: auto says (shape_chunks), along the axes it grows
+ * along in records. */
 static void auto_chunks(struct array *x)
 {
-	const struct shape *sh = &x->shape;
-	x->nchunk = sh->ndim;
-	int64_t bytes = dtype_size(x->dtype);
-	for (int i = 0; i < sh->ndim; i++) {
-		x->chunk[i] = sh->dim[i] > 0 ? sh->dim[i] : 1;
-		bytes *= x->chunk[i];
-	}
-	while (bytes > ((int64_t)1 << 20)) {
-		int big = 0;
-		for (int i = 1; i < sh->ndim; i++)
-			if (x->chunk[i] > x->chunk[big])
-				big = i;
-		if (x->chunk[big] == 1)
-			break;
-		bytes = bytes / x->chunk[big] * ((x->chunk[big] + 1) / 2);
-		x->chunk[big] = (x->chunk[big] + 1) / 2;
-	}
+	x->nchunk = x->shape.ndim;
+	shape_chunks(&x->shape, dtype_size(x->dtype), dims_unlimited(x->dims), x->chunk);
 }
 
 /* Chunks and compression of output K, a dataset the step creates. */

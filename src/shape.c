@@ -80,3 +80,34 @@ int64_t shape_row_size(const struct shape *s)
 		n *= s->dim[i];
 	return n;
 }
+
+/* The largest of CHUNK's axes that do not grow (GROWS), the first of
+ * equals; -1 when every one grows. */
+static int largest_fixed(const int64_t *chunk, int ndim, unsigned grows)
+{
+	int big = -1;
+	for (int i = 0; i < ndim; i++)
+		if (!(grows >> i & 1) && (big < 0 || chunk[i] > chunk[big]))
+			big = i;
+	return big;
+}
+
+void shape_chunks(const struct shape *s, int64_t size, unsigned grows, int64_t *chunk)
+{
+	int64_t bytes = size;
+	for (int i = 0; i < s->ndim; i++) {
+		chunk[i] = grows >> i & 1 || s->dim[i] < 1 ? 1 : s->dim[i];
+		bytes *= chunk[i];
+	}
+	for (int big; bytes > SHAPE_CHUNK_BYTES && (big = largest_fixed(chunk, s->ndim, grows)) >= 0 &&
+		      chunk[big] > 1;) {
+		bytes = bytes / chunk[big] * ((chunk[big] + 1) / 2);
+		chunk[big] = (chunk[big] + 1) / 2;
+	}
+	for (int i = 0; i < s->ndim; i++)
+		if (grows >> i & 1) {   /* the first axis that grows takes the records */
+			int64_t records = SHAPE_CHUNK_BYTES / bytes;
+			chunk[i] = records < 1 ? 1 : records > SHAPE_CHUNK_RECORDS ? SHAPE_CHUNK_RECORDS : records;
+			break;
+		}
+}

@@ -271,3 +271,16 @@ nco_appends() {
 	    :: records lat.nc:/s cmip.nc:/u 'x.sum(axis=1)' \
 	    :: records speed.nc:/w cmip.nc:/u 'x * x + 1'
 }
+
+@test "an output that grows is chunked in whole records, up to 1 MiB and 1024 records, with or without chunks: auto, on 1 and 3 ranks" {
+	fixture wide.nc cmip.nc
+	h5u call add wide.nc:/wide 1 -o w1.nc:/w
+	mpi 3 h5ufunc call multiply wide.nc:/mid 2 -o m3.nc:/m
+	printf 'steps:\n  - ufunc: negative\n    in: wide.nc:/mid\n    out: auto.nc:/n\n    chunks: auto\n' > a.yaml
+	mpi 2 h5ufunc run a.yaml
+	mpi 3 h5ufunc reduce add wide.nc:/wide --axis x -o r.nc:/s
+	h5u call multiply cmip.nc:/u 2 -o small.nc:/u2
+	ref record_chunks w1.nc:/w m3.nc:/m auto.nc:/n r.nc:/s small.nc:/u2 w1.nc:/time small.nc:/time_bnds \
+	    :: records w1.nc:/w wide.nc:/wide 'x + 1' :: records m3.nc:/m wide.nc:/mid 'x * 2' \
+	    :: records auto.nc:/n wide.nc:/mid '-x' :: records r.nc:/s wide.nc:/wide 'x.sum(axis=2)'
+}

@@ -17,7 +17,9 @@ malformed job)
       the dimension nv in /g5, var(time, lat) in /g5 and v2(time, lat) in
       /g5/sub); strings.nc (units as a netCDF string and as chars);
       filters.h5 (h5py: one dataset per filter of Debian's plugins);
-      classic.nc, offset64.nc, cdf5.nc (the netCDF-3 formats).
+      classic.nc, offset64.nc, cdf5.nc (the netCDF-3 formats); wide.nc
+      (time unlimited, two records: wide(time, y, x) float64 of 2.4 MB a
+      record, mid(time, lat, lon) float32 of 80 kB a record).
   appendable FILE...
       netCDF4-python opens each FILE in mode 'a' and adds a global
       attribute, a dimension and a variable over one of the file's own
@@ -51,6 +53,12 @@ malformed job)
       (netCDF4-python's masked read) over AXIS, as NumPy computes
       numpy.ma's sum (in SOURCE's dtype) over the count, masked where no
       value is valid.
+  record_chunks FILE:/PATH...
+      h5py sees each dataset grow along its first axis and chunked as
+      h5ufunc-recipe(5) says chunks: auto chunks a dataset that grows: the
+      other axes whole, the longest halved (rounding up, the first of
+      equals) while a chunk holds over 1 MiB, then as many records as fit
+      in 1 MiB, 1 to 1024.
   records OUT SOURCE:/PATH EXPR [COPIES]
       netCDF4-python sees OUT's first dimension as unlimited, its values
       as EXPR of x (SOURCE, NumPy) repeated COPIES (default 1) times along
@@ -102,6 +110,15 @@ def fixtures(d, cdl=None):
             w = f.createVariable(name, "f4", ("time", "lat", "lon"))
             w.standard_name, w.long_name, w.units = std, std.replace("_", " "), "m s-1"
             w[:] = rng.normal(0, 8, (5, 3, 4))
+    with netCDF4.Dataset(f"{d}/wide.nc", "w") as f:
+        f.createDimension("time", None)
+        for dim, n in (("y", 600), ("x", 500), ("lat", 200), ("lon", 100)):
+            f.createDimension(dim, n)
+            f.createVariable(dim, "f8", (dim,))[:] = np.arange(n, dtype="f8")
+        f.createVariable("time", "f8", ("time",))[:] = [0.5, 1.5]
+        wide = np.random.default_rng(29)   # the others' values stay as they were
+        f.createVariable("wide", "f8", ("time", "y", "x"))[:] = wide.normal(0, 1, (2, 600, 500))
+        f.createVariable("mid", "f4", ("time", "lat", "lon"))[:] = wide.normal(0, 1, (2, 200, 100))
     with netCDF4.Dataset(f"{d}/grp.nc", "w") as f:
         f.createDimension("time", 3)
         t = f.createVariable("time", "f8", ("time",))
@@ -344,6 +361,24 @@ def records(out, source, expr, copies="1"):
         assert lookup(f, dim)[n] == times[-1] + 1, f"{out}: {dim} after appending"
 
 
+def record_chunks(refs):
+    import h5py
+    for ref in refs:
+        fname, path, _ = h5ref.split_ref(ref)
+        with h5py.File(fname, "r") as f:
+            d = f[path]
+            shape, size, got = d.shape, d.dtype.itemsize, d.chunks
+            assert d.maxshape[0] is None and None not in d.maxshape[1:], f"{ref}: maxshape {d.maxshape}"
+        want = [1] + [n if n > 0 else 1 for n in shape[1:]]
+        while size * int(np.prod(want)) > 1 << 20:
+            big = max(range(1, len(want)), key=lambda i: (want[i], -i), default=None)
+            if big is None or want[big] == 1:
+                break
+            want[big] = (want[big] + 1) // 2
+        want[0] = min(1024, max(1, (1 << 20) // (size * int(np.prod(want)))))
+        assert got == tuple(want), f"{ref}: chunks {got}, not {tuple(want)}"
+
+
 JOBS = {
     "fixtures": lambda a: fixtures(*a),
     "appendable": appendable,
@@ -354,6 +389,7 @@ JOBS = {
     "filtered": lambda a: filtered(*a),
     "masked_mean": lambda a: masked_mean(*a),
     "records": lambda a: records(*a),
+    "record_chunks": record_chunks,
 }
 
 if __name__ == "__main__":
