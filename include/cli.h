@@ -59,7 +59,9 @@ struct cli {
  * by a row with name NULL) and, when DATA, the common options. */
 int cli_parse(struct cli *c, const char *command, int argc, char **argv,
 	      const struct cli_option *own, bool data, struct err *e);
-/* Parse a size: bytes, or a number with K, M, G or T (binary). */
+/* Parse a size: a whole number of bytes, or a decimal number with K, M,
+ * G or T (binary; KiB and KB read as K), at least one byte in all; -1
+ * for anything else. */
 int cli_size(const char *text, size_t *out);
 /* Start MPI (when launched or --mpi) and HDF5. */
 int cli_session(struct cli *c, int *argc, char ***argv, struct err *e);

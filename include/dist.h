@@ -16,6 +16,12 @@
 #include "err.h"
 #include "shape.h"   /* H5U_MAXDIM */
 
+/* The error of a budget of MEMORY bytes too small for one block: "--memory
+ * N bytes is too small for one block (WHY)" (1 byte), WHY formatted from
+ * FMT; EXIT_USAGE at WHERE into E.  Returns -1. */
+int dist_too_small(int64_t memory, const char *where, struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Bytes of the widest array at which blocks stop growing: larger ones only
  * cost page faults. */
 #define DIST_BLOCK_BYTES ((int64_t)4 << 20)

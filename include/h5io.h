@@ -63,6 +63,10 @@ void h5io_close(hid_t f);
 void h5io_close_ids(int n, const hid_t *ids);
 /* Is PATH an HDF5 file?  1 yes, 0 no (message in E), -1 cannot be read. */
 int h5io_is_hdf5(const char *path);
+/* Can PATH be opened as an HDF5 file?  0 yes; -1 with E (EXIT_USAGE,
+ * at WHERE) when it does not exist, is a directory, a netCDF-3 file or
+ * another file that is not HDF5.  Opens nothing for writing. */
+int h5io_check_file(const char *path, const char *where, struct err *e);
 
 enum h5io_object { H5IO_NONE, H5IO_DATASET, H5IO_GROUP, H5IO_OTHER };
 /* What PATH (absolute, "/a/b") names in FILE; H5IO_NONE when any part is missing. */

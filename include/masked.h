@@ -20,12 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dist.h"
 #include "dtype.h"
 #include "ufunc.h"
 
 struct array;
 struct cf_missing;
 struct err;
+struct hold;
 struct plan_step;
 struct step_mask;
 
@@ -35,22 +37,29 @@ struct step_mask;
  * numpy.ma reduces, its fill (0 for subtract, 1 for arctan2) -- into OUT.
  * -1: none of these, so masked elements are skipped (plan_step.mask.skip_fold). */
 int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out);
+/* The scratch masked_valid reads X's mask plane through, when X has
+ * one: a buffer of the pass's list H (hold.h) that grows HOW, PER bytes
+ * of it for each element, into SLOT (NULL when the plane needs none);
+ * and, for a plane read with its axes moved, the copy stage.c makes,
+ * counted.  Nothing without a plane. */
+void masked_hold(struct hold *h, const struct array *x, enum dist_hold how, int64_t per, void *slot);
 /* Which of N elements of X just read (the box START/COUNT; STORED: them
  * in X's dtype) are valid, into VALID: X's mask plane read over the same
- * box when it has one (a named intermediate's: collective, so every rank
- * calls it whatever E holds), else MISSING's tests (cf_valid; NaN too with
- * NAN), left undone once E holds an error.  -1: the plane's read failed. */
+ * box through RAW (masked_hold's) when it has one (a named intermediate's:
+ * collective, so every rank calls it whatever E holds), else MISSING's
+ * tests (cf_valid; NaN too with NAN), left undone once E holds an error.
+ * -1: the plane's read failed. */
 int masked_valid(const struct array *x, const struct cf_missing *missing, bool nan,
 		 const int64_t *start, const int64_t *count, int64_t n, const char *stored,
-		 uint8_t *valid, const char *where, struct err *e);
+		 char *raw, uint8_t *valid, const char *where, struct err *e);
 /* Masked mode of a reduce, accumulate or reduceat step S, on N elements
  * of its input X just read (box START/COUNT; STORED: them in X's dtype):
- * VALID = which are valid (masked_valid, of S's mask part), and the others
- * of DATA (in T) made s->mask.skip, unless S is a skip_fold step.
- * Collective; -1 (E set, at S's place) when a read failed. */
+ * VALID = which are valid (masked_valid, of S's mask part, through RAW),
+ * and the others of DATA (in T) made s->mask.skip, unless S is a
+ * skip_fold step.  Collective; -1 (E set, at S's place) when a read failed. */
 int masked_skip_missing(const struct plan_step *s, const struct array *x, enum dtype t,
 			const int64_t *start, const int64_t *count, int64_t n, const char *stored,
-			char *data, uint8_t *valid, struct err *e);
+			char *raw, char *data, uint8_t *valid, struct err *e);
 /* Are the VALID elements of N results (DATA, in T) of S's output K apart
  * from its fill value (s->mask.fill[K], in the output's dtype), so that
  * none reads back as missing?  Asked of outputs written to the user's

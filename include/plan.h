@@ -396,6 +396,14 @@ static inline bool plan_step_ranged(const struct plan_step *s)
 	return false;
 }
 
+/* S's number as the recipe has it, which messages, the plan and --json
+ * give: the steps an expression is split into where it calls a
+ * generalized ufunc share its number (INDEX counts them apart). */
+static inline int plan_step_number(const struct plan_step *s)
+{
+	return s->src && s->src->number ? s->src->number : s->index;
+}
+
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);
 /* Step S of P's line of plan_print, newline included: its verb, loop and

@@ -37,9 +37,16 @@ struct units {
 /* The units of rule R applied to the N operands IN; text from A. */
 struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a);
 
-/* The units of reduce (ACCUMULATE false) or accumulate of a ufunc of rule
- * R over COUNT elements of X. */
-struct units units_fold(enum units_rule r, bool accumulate, long long count, struct units x,
+/* Does reduce, reduceat or accumulate of UF over X turn reference times
+ * (X's units CF's "UNIT since DATE" of a time coordinate) into values
+ * that are no dates: every ufunc but one that picks an operand (maximum,
+ * minimum) -- a sum of dates is not a date, the latest one is. */
+bool units_fold_undates(const struct ufunc *uf, struct units x);
+/* The units of reduce (ACCUMULATE false), reduceat or accumulate of UF
+ * (the catalogue's units column) over COUNT elements of X; of reference
+ * times that the fold undates, those of their durations since the
+ * reference ("days" for a sum of "days since 2000-01-01"). */
+struct units units_fold(const struct ufunc *uf, bool accumulate, long long count, struct units x,
 			struct arena *a);
 
 /* units: strict, for one call of UF on the N operands IN (named NAME in

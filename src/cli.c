@@ -32,23 +32,29 @@ static const struct cli_option common[] = {
 
 int cli_size(const char *text, size_t *out)
 {
-	char *end;
-	if (!isdigit((unsigned char)*text))
+	size_t whole = strspn(text, "0123456789"), frac = 0;
+	const char *end = text + whole;
+	if (*end == '.') {
+		frac = strspn(end + 1, "0123456789");
+		end += 1 + frac;
+	}
+	if (!whole)
 		return -1;
-	double v = strtod(text, &end);
 	int shift = 0;
 	switch (toupper((unsigned char)*end)) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
+	case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
 	}
-	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
-		end += strlen(end);
-	if (*end || v <= 0)
+	const char *suffix = end + (shift > 0);
+	if (shift && (!strcmp(suffix, "iB") || !strcmp(suffix, "B")))
+		suffix += strlen(suffix);
+	/* decimal only; a fraction of a byte is no size */
+	if (*suffix || (end > text + whole && !shift))
 		return -1;
-	double bytes = v * (double)((uint64_t)1 << shift);
-	if (bytes > 9e18)
+	double bytes = strtod(text, NULL) * (double)((uint64_t)1 << shift);
+	if (bytes < 1 || bytes > 9e18)
 		return -1;
 	*out = (size_t)bytes;
 	return 0;

@@ -2,7 +2,8 @@
  * and put it right: roll the file back from its journal (journal.h), and
  * remove the temporary files of dead runs in its directory (tmpfiles.h).
  * Every run that opens the file does the first by itself; this is for a
- * file no run is about to open. */
+ * file no run is about to open.  A directory, or a file that is not HDF5,
+ * is refused with nothing touched. */
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "cmd.h"
 #include "comm.h"
+#include "h5io.h"
 #include "replay.h"
 #include "tmpfiles.h"
 
@@ -49,6 +51,10 @@ static void recover(const char *file, bool quiet, struct err *e)
 		err_set(e, EXIT_USAGE, "recover", "cannot open '%s': No such file or directory", file);
 		return;
 	}
+	/* a file there is one HDF5 can open, else nothing is touched: its
+	 * journal, if any, was not made for it */
+	if (stat(path, &st) == 0 && h5io_check_file(file, "recover", e) < 0)
+		return;
 	if (replay_recover(path, file, "recover", EXIT_RUN, &r, e) < 0)
 		return;
 	if (!r.found && stat(path, &st) != 0) {

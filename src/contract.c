@@ -100,7 +100,7 @@ static void read_slab(struct run *R, int k, int64_t p0, int64_t np, struct err *
 	if (stage_read(in, in->dtype, x->start, x->count, x->data, x->data, R->s->where, e) < 0)
 		err_place(e, &R->s->loc);
 	if (R->s->mask.masked)
-		contract_mask_slab(R->s, k, x->start, x->count, x->data, n, R->mask.valid[k], e);
+		contract_mask_slab(R->s, k, x->start, x->count, x->data, n, &R->mask, e);
 }
 
 /* Byte offset in slab X of loop index BI (relative to the box). */

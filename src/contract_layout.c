@@ -168,10 +168,8 @@ static int layout_try(const struct plan_step *s, struct contract *c, bool shared
 	l->align = 1;
 	int axis = split_axis(s, c, memory);
 	if (axis < 0)
-		return err_set(e, EXIT_USAGE, w,
-			       "--memory %lld bytes is too small for one block (a cell of %s's results "
-			       "needs %lld bytes)", (long long)memory, s->uf->name,
-			       (long long)box_total(s, c, l->ndim - 1, 1, 1, INT64_MAX - 1));
+		return dist_too_small(memory, w, e, "a cell of %s's results needs %lld bytes", s->uf->name,
+				      (long long)box_total(s, c, l->ndim - 1, 1, 1, INT64_MAX - 1));
 	l->axis = axis;
 	l->line = 1;
 	l->lines = 1;

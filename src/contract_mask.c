@@ -18,15 +18,18 @@ void contract_mask_buffers(const struct plan_step *s, int64_t na, int64_t nb, in
 	hold_buffer(h, DIST_FIXED, on ? nb : 0, HOLD_SLOT(m, valid[1]));
 	hold_buffer(h, DIST_FIXED, on ? results : 0, HOLD_SLOT(m, any));
 	hold_buffer(h, DIST_FIXED, on && shared ? results : 0, HOLD_SLOT(m, recv));
+	for (int k = 0; on && k < 2; k++)
+		masked_hold(h, s->in[k], DIST_FIXED, k ? nb : na, HOLD_SLOT(m, plane_raw[k]));
 }
 
 int contract_mask_slab(const struct plan_step *s, int k, const int64_t *start, const int64_t *count,
-		       char *data, int64_t n, uint8_t *valid, struct err *e)
+		       char *data, int64_t n, const struct contract_masks *m, struct err *e)
 {
 	static const unsigned char zero[16];
 	const struct array *x = s->in[k];
-	if (masked_valid(x, s->contract->missing[k], s->mask.nan, start, count, n, data, valid, s->where,
-			 e) < 0)
+	uint8_t *valid = m->valid[k];
+	if (masked_valid(x, s->contract->missing[k], s->mask.nan, start, count, n, data, m->plane_raw[k],
+			 valid, s->where, e) < 0)
 		return err_place(e, &s->loc);
 	if (!e->status)
 		where_select(x->dtype, n, data, valid, (const char *)zero, 0);

@@ -36,6 +36,7 @@ struct contract_masks {
 	uint8_t *valid[2];   /* each operand's slab: 1 where an element is not missing */
 	uint8_t *any;        /* the result box: 1 where a product has two valid factors */
 	uint8_t *recv;       /* a shared run: on rank 0, another rank's ANY */
+	char *plane_raw[2];  /* each slab's mask plane read through (masked_hold) */
 };
 
 /* A 2-d view of bytes: element (i, j) at DATA[i * STEP[0] + j * STEP[1]]. */
@@ -51,11 +52,11 @@ void contract_mask_buffers(const struct plan_step *s, int64_t na, int64_t nb, in
 			   bool shared, struct contract_masks *m, struct hold *h);
 
 /* Operand K's slab of S just read (the box START/COUNT of it): N elements
- * at DATA (its dtype), VALID made 1 where they are not missing (masked.h's
+ * at DATA (its dtype), M's VALID[K] made 1 where they are not missing (masked.h's
  * masked_valid: a named intermediate's mask plane read beside them,
  * collective), and the missing ones made 0. */
 int contract_mask_slab(const struct plan_step *s, int k, const int64_t *start, const int64_t *count,
-		       char *data, int64_t n, uint8_t *valid, struct err *e);
+		       char *data, int64_t n, const struct contract_masks *m, struct err *e);
 
 /* ANY (NR x NC) or'ed with whether some product A (NR x NK) by B (NK x
  * NC) has two valid factors: np.ma.dot's bool product of validities. */

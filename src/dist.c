@@ -1,4 +1,6 @@
 /* dist.c - n-d boxes dealt to ranks in contiguous runs; streams of them. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dist.h"
@@ -112,37 +114,48 @@ static int64_t box_cap(const struct dist_cost *c, int64_t line)
 	return cap;
 }
 
+int dist_too_small(int64_t memory, const char *where, struct err *e, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return err_set(e, EXIT_USAGE, where, "--memory %lld byte%s is too small for one block (%s)",
+		       (long long)memory, memory == 1 ? "" : "s", why);
+}
+
+/* "N elements of every array need" (1 element ... needs) into BUF. */
+static const char *elements_need(int64_t n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%lld element%s of every array need%s", (long long)n, n == 1 ? "" : "s",
+		 n == 1 ? "s" : "");
+	return buf;
+}
+
 /* The error of a budget C whose boxes cannot hold LEAST elements of lines
  * of LINE elements (FLOOR the fewest a box may hold): a line over the I/O
  * cap, or the budget too small. */
 static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
 		     const char *where, struct err *e)
 {
+	char buf[64];
 	int64_t need = box_cost(c, least, line);
 	if (c->widest > 0 && least > (IO_LIMIT - 1) / c->widest)
 		return err_set(e, EXIT_USAGE, where,
 			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)(line * c->widest));
 	if (least > floor)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(one row of every array needs %lld bytes)",
-			       (long long)c->memory, (long long)need);
+		return dist_too_small(c->memory, where, e, "one row of every array needs %lld bytes",
+				      (long long)need);
 	if (c->unit > 0 && c->twin > 0)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(one piece needs %lld bytes, and a rank whose share begins inside "
-			       "one needs %lld)",
-			       (long long)c->memory, (long long)(need - c->twin), (long long)need);
+		return dist_too_small(c->memory, where, e, "one piece needs %lld bytes, and a rank whose "
+				      "share begins inside one needs %lld", (long long)(need - c->twin),
+				      (long long)need);
 	if (c->unit > 0)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(one piece needs %lld bytes)",
-			       (long long)c->memory, (long long)need);
-	return err_set(e, EXIT_USAGE, where,
-		       "--memory %lld bytes is too small for one block "
-		       "(%lld elements of every array need %lld bytes)",
-		       (long long)c->memory, (long long)floor, (long long)need);
+		return dist_too_small(c->memory, where, e, "one piece needs %lld bytes", (long long)need);
+	return dist_too_small(c->memory, where, e, "%s %lld bytes", elements_need(floor, buf, sizeof buf),
+			      (long long)need);
 }
 
 void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes)
@@ -482,15 +495,12 @@ static int stream_floor(const struct stream_spaces *sp, int64_t total, const cha
 	int64_t need = sp->c.fixed + floor * per;
 	if (sp->c.memory >= need)
 		return 0;
+	char buf[64];
 	if (floor > FLOOR_ELEMS)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(one row of every array needs %lld bytes)",
-			       (long long)sp->c.memory, (long long)need);
-	return err_set(e, EXIT_USAGE, where,
-		       "--memory %lld bytes is too small for one block "
-		       "(%lld elements of every array need %lld bytes)",
-		       (long long)sp->c.memory, (long long)floor, (long long)need);
+		return dist_too_small(sp->c.memory, where, e, "one row of every array needs %lld bytes",
+				      (long long)need);
+	return dist_too_small(sp->c.memory, where, e, "%s %lld bytes",
+			      elements_need(floor, buf, sizeof buf), (long long)need);
 }
 
 /* The elements an along box of SP holds at most: as many as the budget

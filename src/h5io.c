@@ -243,10 +243,7 @@ static const char *netcdf3_format(const char *path)
 	     : magic[3] == 5 ? "CDF-5, 64-bit data format" : NULL;
 }
 
-/* Open PATH, read-only unless WRITE, through MPI-IO when SHARED (and MPI
- * runs), else for this process alone; errors as h5io_open says. */
-static hid_t open_file(const char *path, bool write, bool shared, const char *where,
-		       struct err *e)
+int h5io_check_file(const char *path, const char *where, struct err *e)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
@@ -260,6 +257,16 @@ static hid_t open_file(const char *path, bool write, bool shared, const char *wh
 				       "reads once it is netCDF-4: nccopy -k nc4 %s NEW.nc", path, kind, path);
 		return err_set(e, EXIT_USAGE, where, "'%s' is not an HDF5 file", path);
 	}
+	return 0;
+}
+
+/* Open PATH, read-only unless WRITE, through MPI-IO when SHARED (and MPI
+ * runs), else for this process alone; errors as h5io_open says. */
+static hid_t open_file(const char *path, bool write, bool shared, const char *where,
+		       struct err *e)
+{
+	if (h5io_check_file(path, where, e) < 0)
+		return -1;
 	hid_t fapl = file_access(shared);
 	/* A file each rank reads alone is not locked, as MPI-IO locks none: a
 	 * file system without locks (some Lustre and NFS mounts) serves such

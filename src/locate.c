@@ -64,7 +64,7 @@ void locate_name_step(const struct planner *pl, struct plan_step *s)
 	if (pl->o->command)
 		snprintf(s->where, sizeof s->where, "%s %s", pl->o->command, rs->fn);
 	else
-		snprintf(s->where, sizeof s->where, "step %d (%s %s)", rs->number ? rs->number : s->index,
+		snprintf(s->where, sizeof s->where, "step %d (%s %s)", plan_step_number(s),
 			 expr ? "expr" : verb_name(rs->verb), expr ? "expression" : rs->fn);
 	if (pl->o->command && expr)
 		snprintf(s->where, sizeof s->where, "%s", pl->o->command);

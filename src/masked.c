@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cf.h"
+#include "hold.h"
 #include "masked.h"
 #include "plan.h"
 #include "print.h"
@@ -57,9 +58,17 @@ int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 	return 0;
 }
 
+void masked_hold(struct hold *h, const struct array *x, enum dist_hold how, int64_t per, void *slot)
+{
+	const struct array *p = x->plane;
+	hold_buffer(h, how, p ? per * stage_scratch(p, DT_BOOL) : 0, slot);
+	if (p && p->base)   /* read with its axes moved (stage.c): once more, as read */
+		hold_buffer(h, how, per * dtype_size(DT_BOOL), NULL);
+}
+
 int masked_valid(const struct array *x, const struct cf_missing *missing, bool nan,
 		 const int64_t *start, const int64_t *count, int64_t n, const char *stored,
-		 uint8_t *valid, const char *where, struct err *e)
+		 char *raw, uint8_t *valid, const char *where, struct err *e)
 {
 	if (!x->plane) {
 		if (!e->status)
@@ -67,10 +76,7 @@ int masked_valid(const struct array *x, const struct cf_missing *missing, bool n
 		return 0;
 	}
 	enum { CHUNK = 4096 };
-	int64_t scratch = stage_scratch(x->plane, DT_BOOL);   /* read with its axes moved */
-	char *raw = scratch ? stage_alloc((size_t)(scratch * (n > 0 ? n : 1))) : NULL;
 	int rc = stage_read(x->plane, DT_BOOL, start, count, raw, (char *)valid, where, e);
-	free(raw);
 	uint8_t number[CHUNK];   /* with NAN (mask-nan): its NaNs missing too */
 	ptrdiff_t size = dtype_size(x->dtype);
 	for (int64_t o = 0; nan && rc == 0 && !e->status && o < n; o += CHUNK) {
@@ -84,10 +90,10 @@ int masked_valid(const struct array *x, const struct cf_missing *missing, bool n
 
 int masked_skip_missing(const struct plan_step *s, const struct array *x, enum dtype t,
 			const int64_t *start, const int64_t *count, int64_t n, const char *stored,
-			char *data, uint8_t *valid, struct err *e)
+			char *raw, char *data, uint8_t *valid, struct err *e)
 {
 	const struct step_mask *m = &s->mask;
-	if (masked_valid(x, m->in_missing, m->nan, start, count, n, stored, valid, s->where, e) < 0)
+	if (masked_valid(x, m->in_missing, m->nan, start, count, n, stored, raw, valid, s->where, e) < 0)
 		return err_place(e, &s->loc);
 	if (!e->status && !m->skip_fold)
 		where_select(t, n, data, valid, (const char *)m->skip, 0);

@@ -135,19 +135,12 @@ static void print_stream(FILE *f, const struct plan_step *s)
 	fprintf(f, "\n");
 }
 
-/* S's number as the recipe has it (an expression split where it calls a
- * generalized ufunc is several steps of one number). */
-static int step_number(const struct plan_step *s)
-{
-	return s->src && s->src->number ? s->src->number : s->index;
-}
-
 void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f)
 {
 	if (s->fused.merged_into >= 0) {
-		fprintf(f, "step %d: %s %s, fused into step %d\n", step_number(s), verb_name(s->verb),
+		fprintf(f, "step %d: %s %s, fused into step %d\n", plan_step_number(s), verb_name(s->verb),
 			s->verb == VERB_EXPR ? "expression" : s->uf->name,
-			step_number(&p->steps[s->fused.merged_into]));
+			plan_step_number(&p->steps[s->fused.merged_into]));
 		return;
 	}
 	char sig[64] = "";
@@ -158,7 +151,7 @@ void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f)
 		n += (size_t)snprintf(sig + n, sizeof sig - n, "%c",
 				      dtype_table[s->loop->types[k]].typechar);
 	}
-	fprintf(f, "step %d: %s %s, loop %s, casting %s", step_number(s), verb_name(s->verb),
+	fprintf(f, "step %d: %s %s, loop %s, casting %s", plan_step_number(s), verb_name(s->verb),
 		s->uf->name, sig, casting_name(s->casting));
 	const struct plan_step *pass = s->fused.host ? s->fused.host : s;
 	if (s->verb == VERB_REDUCE && !s->fused.host && s->fold.mode == REDUCE_CHAIN) {

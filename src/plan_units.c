@@ -74,7 +74,7 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 			if (s->fold.reduced[i])
 				count *= s->in[0]->shape.dim[i];
 		/* segments of many lengths fold as accumulate's running results do */
-		s->units[0] = units_fold(s->uf->units, s->verb != VERB_REDUCE, count, s->in[0]->units, a);
+		s->units[0] = units_fold(s->uf, s->verb != VERB_REDUCE, count, s->in[0]->units, a);
 		if (strict && s->units[0].kind == UK_UNKNOWN)
 			return err_at(e, EXIT_USAGE, LOCATE(pl, s, s->src->mark),
 				      "the units of %s.%s of %s (%s) cannot be determined (units: strict)",
@@ -142,6 +142,8 @@ static void step_desc(struct planner *pl, struct plan_step *s)
 				names[n++] = x->dims->name[i];
 		s->desc = cfdesc_reduce(&x->desc, s->uf->cell_method, n, x->dims ? names : NULL,
 					pl->p->arena);
+		if (units_fold_undates(s->uf, x->units))   /* no longer the dates they name */
+			s->desc.long_name = s->desc.standard_name = NULL;
 	} else {
 		bool same = s->prog.nops ? true : s->uf->units == UNITS_SAME;
 		for (int j = 0; j < s->prog.nops; j++)

@@ -27,9 +27,10 @@
  * the value that folds as nothing, and in masked mode the missing ones
  * the value numpy.ma fills them with; a skip_fold reduction leaves them.
  * VALID (one byte per element, for a masked or skip_fold S, else NULL):
- * which elements are valid and where= takes.  Collective. */
+ * which elements are valid and where= takes (PLANE_RAW: masked_hold's
+ * scratch for its mask plane).  Collective. */
 static void read_input(const struct plan_step *s, enum dtype t, const int64_t *start,
-		       const int64_t *count, char *raw, char *data, uint8_t *valid,
+		       const int64_t *count, char *raw, char *data, uint8_t *valid, char *plane_raw,
 		       struct where_mask *m, struct err *e)
 {
 	const struct array *x = s->in[0];
@@ -38,7 +39,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 		err_place(e, &s->loc);
 	const char *stored = x->dtype != t ? raw : data;   /* the values in X's dtype */
 	if (s->mask.masked)
-		masked_skip_missing(s, x, t, start, count, n, stored, data, valid, e);
+		masked_skip_missing(s, x, t, start, count, n, stored, plane_raw, data, valid, e);
 	else if (s->mask.skip_fold)
 		memset(valid, 1, (size_t)n);
 	if (!m)
@@ -56,6 +57,7 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 struct reduce_buffers {
 	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype */
 	uint8_t *valid;       /* masked, skip_fold: which of its elements fold */
+	char *plane_raw;      /* masked: scratch its mask plane is read through */
 	struct where_mask *m; /* where=: its mask over the box */
 	char *acc, *conv;     /* REDUCE_STREAM: a box across's results, in the loop's
 				 first dtype and (to write) the output's */
@@ -74,6 +76,8 @@ static void each_buffer(struct plan_step *s, int nranks, struct reduce_buffers *
 	hold_buffer(h, DIST_PER_ELEM, dtype_size(dt), HOLD_SLOT(B, data));
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(x, dt), HOLD_SLOT(B, raw));
 	hold_buffer(h, DIST_PER_ELEM, valid, HOLD_SLOT(B, valid));
+	if (s->mask.masked)
+		masked_hold(h, x, DIST_PER_ELEM, 1, HOLD_SLOT(B, plane_raw));
 	struct where_mask *m = s->mask.where_arr ? where_mask_hold(h, s->mask.where_arr) : NULL;
 	if (s->fold.mode == REDUCE_STREAM) {
 		hold_buffer(h, DIST_PER_ACROSS, dtype_size(t), HOLD_SLOT(B, acc));
@@ -116,7 +120,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		read_input(s, t, start, cnt, B.raw, B.data, B.valid, B.m, e);
+		read_input(s, t, start, cnt, B.raw, B.data, B.valid, B.plane_raw, B.m, e);
 		if (any && !e->status) {
 			reducer_box(r, B.data, B.valid, start, cnt);
 			reducer_check_fault(s, e);
@@ -178,7 +182,7 @@ static int reduce_stream(struct plan_step *s, struct err *e)
 			dist_stream_box(st, qo, qc, ro, rc, start, cnt);
 			if (!some)
 				memset(cnt, 0, sizeof cnt);
-			read_input(s, dt, start, cnt, B.raw, B.data, B.valid, B.m, e);
+			read_input(s, dt, start, cnt, B.raw, B.data, B.valid, B.plane_raw, B.m, e);
 			if (some && !e->status) {
 				ptrdiff_t ast[H5U_MAXDIM];
 				reducer_acc_strides(n, cnt, s->fold.reduced, size, ast);

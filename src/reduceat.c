@@ -138,11 +138,9 @@ int reduceat_layout(struct plan_step *s, int nranks, int64_t memory, const char 
 	rows = min64(min64(rows, fit), max64(r->extent, 1));
 	int64_t least = r->longest <= rows ? 1 : r->stream == STREAM_PAIRWISE ? r->pairwise_block : 1;
 	if (rows < least || rows < 1)
-		return err_set(e, EXIT_USAGE, where,
-			       "--memory %lld bytes is too small for one block "
-			       "(%lld rows of one element need %lld bytes)",
-			       (long long)memory, (long long)max64(least, 1),
-			       (long long)(max64(least, 1) * c + extra));
+		return dist_too_small(memory, where, e, "%lld row%s of one element need%s %lld bytes",
+				      (long long)max64(least, 1), least > 1 ? "s" : "", least > 1 ? "" : "s",
+				      (long long)(max64(least, 1) * c + extra));
 	r->block_rows = rows;
 	r->batch = max64(min64(r->nseg, rows), 1);
 	/* the boxes across: each element a column of a block's rows */
@@ -177,6 +175,7 @@ struct walk {
 	int64_t reads;
 	char *raw, *data, *wdata, *conv;   /* the block: as stored, in the loop's dtype, wide */
 	uint8_t *valid;                    /* masked: which elements of the block are valid */
+	char *plane_raw;                   /* masked: scratch its mask plane is read through */
 	char *out;                         /* the batch's results, in the loop's dtype */
 	uint8_t *accv;                     /* masked: which results have a valid element */
 	char *acc;                         /* a streamed fold: its values, wide ... */
@@ -212,7 +211,7 @@ static void read_block(struct walk *w, int64_t lo, int64_t hi, bool empty, struc
 	int64_t n = stage_box_size(x->shape.ndim, count);
 	if (s->mask.masked)
 		masked_skip_missing(s, x, w->dt, start, count, n, x->dtype != w->dt ? w->raw : w->data,
-				    w->data, w->valid, e);
+				    w->plane_raw, w->data, w->valid, e);
 	if (w->wdata)
 		dtype_cast(w->dt, w->data, dtype_size(w->dt), w->r->wide, w->wdata, dtype_size(w->r->wide),
 			   (size_t)n);
@@ -499,6 +498,8 @@ static void each_buffer(const struct plan_step *s, int64_t rows, int64_t batch, 
 	hold_buffer(h, DIST_PER_ELEM, rows * dtype_size(dt), HOLD_SLOT(w, data));
 	hold_buffer(h, DIST_PER_ELEM, r->wide != t ? rows * ws : 0, HOLD_SLOT(w, wdata));
 	hold_buffer(h, DIST_PER_ELEM, rows * s->mask.masked, HOLD_SLOT(w, valid));
+	if (s->mask.masked)
+		masked_hold(h, s->in[0], DIST_PER_ELEM, rows, HOLD_SLOT(w, plane_raw));
 	hold_buffer(h, DIST_PER_ELEM, batch * dtype_size(t), HOLD_SLOT(w, out));
 	hold_buffer(h, DIST_PER_ELEM, batch * stage_scratch(s->out[0], t), HOLD_SLOT(w, conv));
 	hold_buffer(h, DIST_PER_ELEM, batch * s->mask.masked, HOLD_SLOT(w, accv));

@@ -560,7 +560,7 @@ static void json_plan_line(FILE *f, const struct plan *p, const struct plan_step
 static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		      const struct step_record *r, bool with_result)
 {
-	fprintf(f, "    {\"step\": %d, \"verb\": \"%s\", ", s->index, verb_name(s->verb));
+	fprintf(f, "    {\"step\": %d, \"verb\": \"%s\", ", plan_step_number(s), verb_name(s->verb));
 	if (s->verb == VERB_EXPR) {
 		size_t n;
 		const char *t = expr_text(s->src, &n);
@@ -578,12 +578,12 @@ static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		}
 	}
 	if (s->fused.merged_into >= 0) {
-		fprintf(f, ", \"fused_into\": %d", s->fused.merged_into + 1);
+		fprintf(f, ", \"fused_into\": %d", plan_step_number(&p->steps[s->fused.merged_into]));
 	} else if (fused_count(p, s->index)) {
 		fputs(", \"fused\": [", f);
 		for (int i = 0, n = 0; i < p->nsteps; i++)
 			if (p->steps[i].fused.merged_into == s->index - 1)
-				fprintf(f, "%s%d", n++ ? ", " : "", i + 1);
+				fprintf(f, "%s%d", n++ ? ", " : "", plan_step_number(&p->steps[i]));
 		fputc(']', f);
 	}
 	fputs(",\n     \"inputs\": [", f);

@@ -127,6 +127,7 @@ struct scan_buffers {
 	char *raw, *data;      /* a block of the input: as stored, in the loop's second dtype */
 	char *out, *conv;      /* its results: in the loop's first dtype, and (to write) the output's */
 	uint8_t *valid;        /* masked: which of them are valid */
+	char *plane_raw;       /* masked: scratch the input's mask plane is read through */
 	uint8_t *run;          /* skip_fold: which have taken an element */
 	char *carry;           /* the last slice of a block, carried into the next */
 	uint8_t *carry_run;    /* skip_fold: which of it have taken one */
@@ -143,6 +144,8 @@ static void each_buffer(const struct plan_step *s, struct scan_buffers *B, struc
 	hold_buffer(h, DIST_PER_ELEM, dtype_size(t), HOLD_SLOT(B, out));
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(s->out[0], t), HOLD_SLOT(B, conv));
 	hold_buffer(h, DIST_PER_ELEM, s->mask.masked, HOLD_SLOT(B, valid));
+	if (s->mask.masked)
+		masked_hold(h, s->in[0], DIST_PER_ELEM, 1, HOLD_SLOT(B, plane_raw));
 	hold_buffer(h, DIST_PER_ELEM, s->mask.skip_fold, HOLD_SLOT(B, run));
 	hold_buffer(h, DIST_PER_ACROSS, dtype_size(t), HOLD_SLOT(B, carry));
 	hold_buffer(h, DIST_PER_ACROSS, s->mask.skip_fold, HOLD_SLOT(B, carry_run));
@@ -209,7 +212,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 			report_read_again(nel);
 		const char *stored = x->dtype != dt ? b->raw : b->data;   /* in X's dtype */
 		if (s->mask.masked)   /* skipped, or numpy.ma's: masked elements count as nothing */
-			masked_skip_missing(s, x, dt, start, cnt, nel, stored, b->data, b->valid, e);
+			masked_skip_missing(s, x, dt, start, cnt, nel, stored, b->plane_raw, b->data, b->valid, e);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
 			reducer_check_fault(s, e);

@@ -218,10 +218,35 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
 	return none;
 }
 
-struct units units_fold(enum units_rule r, bool accumulate, long long count, struct units x,
+/* The length of the unit X counts in when X is a reference time, CF's
+ * "UNIT since DATE" of a time coordinate ("days" of "days since
+ * 2000-01-01"); 0 when it is not one. */
+static size_t reference_time(struct units x)
+{
+	const char *since = x.kind == UK_KNOWN ? strstr(x.text, " since ") : NULL;
+	if (!since)
+		return 0;
+	char unit[64];
+	snprintf(unit, sizeof unit, "%.*s", (int)(since - x.text), x.text);
+	ut_unit *u = parse(unit), *second = parse("s");
+	bool time = u && second && ut_are_convertible(u, second);
+	ut_free(u);
+	ut_free(second);
+	return time ? (size_t)(since - x.text) : 0;
+}
+
+bool units_fold_undates(const struct ufunc *uf, struct units x)
+{
+	return !(uf->flags & UF_PICKS_OPERAND) && reference_time(x) > 0;
+}
+
+struct units units_fold(const struct ufunc *uf, bool accumulate, long long count, struct units x,
 			struct arena *a)
 {
+	enum units_rule r = uf->units;
 	x.weak = false;
+	if (units_fold_undates(uf, x))   /* the durations since the reference fold */
+		x.text = arena_strndup(a, x.text, reference_time(x));
 	if (r == UNITS_SAME || r == UNITS_NONE || r == UNITS_COMPARE)
 		return r == UNITS_SAME ? x : none;
 	if (r == UNITS_PRODUCT && !accumulate && count > 0 && count <= 64)

@@ -114,6 +114,17 @@ setup_file() {
 	assert_error_match 2 ".*12Q.*"
 	run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --memory lots
 	assert_error_match 2 ".*lots.*"
+	local size
+	for size in 0 0.5 1.5 1e3 0x10 0.0001K .5K; do   # no fraction of a byte, decimal only
+		run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --memory "$size"
+		assert_error 2 "call: --memory: invalid size '$size' (bytes, or a number with K, M, G or T)"
+	done
+	for size in 1536:1536 1.5K:1536 2KiB:2048 1.5m:1572864 3MB:3145728; do   # what --json reports
+		run --separate-stderr h5u call add f.h5:/x 1 --memory "${size%%:*}" --json
+		assert_success
+		/usr/bin/python3 -c 'import json, sys; assert json.loads(sys.argv[1])["memory"] == int(sys.argv[2])' \
+			"$output" "${size#*:}" || fail "--memory ${size%%:*}: $output"
+	done
 	run --separate-stderr h5u call add f.h5:/x 1 -o o.h5:/y --set NOEQUALSIGN
 	assert_error_match 2 ".*NOEQUALSIGN.*"
 	assert_unchanged

@@ -192,6 +192,14 @@ bad_case() {
 	bad_case long-line
 }
 
+@test "memory-fraction-of-byte: a --memory with a fraction of a byte" {
+	bad_case memory-fraction-of-byte
+}
+
+@test "memory-one-byte: a --memory of one byte: too small, said in the singular" {
+	bad_case memory-one-byte
+}
+
 @test "memory-too-small: a --memory too small for one block" {
 	bad_case memory-too-small
 }

@@ -514,7 +514,7 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	np check add "$BATS_FILE_TMPDIR/big.h5:/x" 1 -o big.h5:/x
 }
 
-@test "recover: nothing to do, no such file, a file replaced since the run was killed" {
+@test "recover: nothing to do, no such file, a directory or a file not HDF5, a file replaced since the run was killed" {
 	cp "$BATS_FILE_TMPDIR/t.h5" .
 	run --separate-stderr h5u recover t.h5
 	assert_success
@@ -524,6 +524,23 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	assert_output ""
 	run --separate-stderr h5u recover nothere.h5
 	assert_error 2 "recover: cannot open 'nothere.h5': No such file or directory"
+	# A directory, or a file that is not HDF5: refused, nothing touched (a
+	# dead run's temporary beside it stays).
+	mkdir d
+	echo 'not hdf5' >notes.txt
+	/usr/bin/python3 -c 'import netCDF4; netCDF4.Dataset("c3.nc", "w", format="NETCDF3_CLASSIC").close()'
+	echo dead >.t.h5.h5ufunc-0123456789abcdef0123456789abcdef.tmp
+	cp notes.txt notes.before
+	run --separate-stderr h5u recover d
+	assert_error 2 "recover: 'd' is a directory, not an HDF5 file"
+	run --separate-stderr h5u recover notes.txt
+	assert_error 2 "recover: 'notes.txt' is not an HDF5 file"
+	run --separate-stderr h5u recover c3.nc
+	assert_error 2 "recover: 'c3.nc' is a netCDF-3 file (classic format), which h5ufunc reads once it is netCDF-4: nccopy -k nc4 c3.nc NEW.nc"
+	[[ -f .t.h5.h5ufunc-0123456789abcdef0123456789abcdef.tmp ]] || fail "a refused recover swept the directory"
+	cmp notes.txt notes.before || fail "a refused recover changed the file"
+	[[ -z "$(ls -A d)" ]] || fail "a refused recover wrote into the directory"
+	rm .t.h5.h5ufunc-0123456789abcdef0123456789abcdef.tmp
 	run --separate-stderr h5u recover
 	assert_error 2 "recover: the file to recover is needed"
 	stopped gone kill-write:0:2 1 $(in_place c)

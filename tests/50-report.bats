@@ -475,6 +475,43 @@ same(ds("o.h5:/cols"), np.add.reduce(b, axis=0))
 	done
 }
 
+@test "--json numbers steps as the recipe and the plan do: an expression split at @ is one number" {
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+rng = np.random.default_rng(5)
+with h5py.File("g.h5", "w") as f:
+    f["a"], f["b"], f["c"] = rng.random((3, 4)), rng.random((4, 2)), rng.random((3, 2))'
+	cat >r.yaml <<-'EOF2'
+		inputs: {a: g.h5:/a, b: g.h5:/b, c: g.h5:/c}
+		steps:
+		  - {expr: (a @ b) * 2 + c, out: y}
+		  - {ufunc: negative, in: y, out: o.h5:/n}
+		  - {reduce: add, in: y, out: o.h5:/s}
+	EOF2
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	assert_line "step 2: ufunc negative, fused into step 1"
+	h5u check r.yaml --json >c.json
+	h5u run r.yaml --json >s.json
+	local f
+	for f in c.json s.json; do
+		pyjson "$f" '
+steps = d["steps"]
+# matmul, then the expression pass with step 2 in it, then the reduce
+assert [s["step"] for s in steps] == [1, 1, 2, 3], steps
+assert [s["verb"] for s in steps] == ["ufunc", "expr", "ufunc", "reduce"], steps
+assert steps[1]["fused"] == [2] and steps[2]["fused_into"] == 1, steps
+if "plan" in steps[0]:   # check: each object is its plan line
+    assert all(s["plan"].startswith("step %d: " % s["step"]) for s in steps), steps
+else:
+    a, b, c = ds("g.h5:/a"), ds("g.h5:/b"), ds("g.h5:/c")
+    y = (a @ b) * 2 + c
+    assert np.allclose(ds("o.h5:/n"), -y, rtol=1e-14, atol=0), ds("o.h5:/n")
+    assert np.allclose(ds("o.h5:/s"), np.add.reduce(y), rtol=1e-14, atol=0), ds("o.h5:/s")
+'
+	done
+}
+
 @test "--json and the meter with fused steps: one pass, counted on the step that heads it" {
 	cat >r.yaml <<-'EOF2'
 		inputs: {u: f.h5:/x}

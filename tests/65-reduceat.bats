@@ -236,3 +236,51 @@ setup_file() {
 	run --separate-stderr h5u reduceat add d.nc:/t2m --indices 0,31,59 --axis latitude
 	assert_error 2 "reduceat add: 'd.nc:/t2m' has no dimension 'latitude'"
 }
+
+@test "sums of dates are durations: reduceat, reduce and accumulate add of a 'days since' time give 'days', without its names; maximum stays a date (netCDF4, xarray)" {
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np
+		with netCDF4.Dataset("d.nc", "w") as d:
+		    d.createDimension("time", 90)
+		    t = d.createVariable("time", "f8", ("time",))
+		    t.units, t.calendar = "days since 2000-01-01", "standard"
+		    t.long_name, t.standard_name = "time", "time"
+		    t[:] = np.arange(90) + 0.5
+		    v = d.createVariable("t2m", "f4", ("time",))
+		    v.units, v.long_name = "K", "air temperature"
+		    v[:] = np.arange(90, dtype="f4")
+	EOF
+	h5u reduceat add d.nc:/time --indices 0,31,59 -o o.nc:/sum_at
+	h5u reduceat maximum d.nc:/time --indices 0,31,59 -o o.nc:/max_at
+	h5u reduceat add d.nc:/t2m --indices 0,31,59 -o o.nc:/t2m_at
+	h5u reduce add d.nc:/time -o o.nc:/sum
+	h5u accumulate add d.nc:/time -o o.nc:/cumsum
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np, xarray as xr
+		idx = [0, 31, 59]
+		with netCDF4.Dataset("d.nc") as d, netCDF4.Dataset("o.nc") as o:
+		    t, v = d["time"][:], d["t2m"][:]
+		    def attrs(name):
+		        return {k: o[name].getncattr(k) for k in o[name].ncattrs()}
+		    want = {"sum_at": np.add.reduceat(t, idx), "max_at": np.maximum.reduceat(t, idx),
+		            "t2m_at": np.add.reduceat(v, idx), "sum": np.add.reduce(t),
+		            "cumsum": np.add.accumulate(t)}
+		    for name, w in want.items():
+		        assert np.array_equal(o[name][:], w), (name, o[name][:], w)
+		    sums = {"units": "days", "cell_methods": "time: sum"}
+		    assert attrs("sum_at") == sums, attrs("sum_at")
+		    assert attrs("sum") == sums, attrs("sum")
+		    assert attrs("cumsum") == {"units": "days"}, attrs("cumsum")
+		    assert attrs("max_at") == {"units": "days since 2000-01-01", "long_name": "time",
+		                               "standard_name": "time", "cell_methods": "time: maximum"}, attrs("max_at")
+		    assert attrs("t2m_at") == {"units": "K", "long_name": "air temperature",
+		                               "cell_methods": "time: sum"}, attrs("t2m_at")
+		    # the segments' coordinate is still their starts, as dates
+		    assert o["time"].units == "days since 2000-01-01", o["time"].units
+		    assert np.array_equal(o["time"][:], t[idx]), o["time"][:]
+		x = xr.open_dataset("o.nc")
+		assert x["max_at"].dtype.kind == "M", x["max_at"].dtype   # dates
+		for name in ("sum_at", "sum", "cumsum"):                   # not dates
+		    assert x[name].dtype.kind != "M", (name, x[name].dtype)
+	EOF
+}

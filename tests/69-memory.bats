@@ -127,6 +127,38 @@ inputs() {
 	same_bytes
 }
 
+@test "masked mode, 8x the budget: reductions and a scan of a named intermediate read with its mask plane, within the fixed cost + 2 x --memory" {
+	inputs
+	# log(a - 0.5) masks about half the elements (numpy.ma's domain); m
+	# spills to scratch with its mask plane, which each fold reads beside it
+	cat >r.yaml <<-'EOF2'
+		defaults: {missing: mask}
+		inputs: {a: big.h5:/a}
+		steps:
+		  - {expr: log(a - 0.5), out: m}
+		  - {reduce: add, in: m, axis: 0, out: "${OUT}:/s0"}
+		  - {reduce: maximum, in: m, axis: 1, out: "${OUT}:/s1"}
+		  - {accumulate: add, in: m, axis: 0, out: "${OUT}:/c0"}
+	EOF2
+	h5u run r.yaml --set OUT=ref.h5
+	local n
+	for n in 0 2; do
+		peak_rss "$n" run r.yaml --set OUT="w$n.h5"
+	done
+	np same ref.h5:/s0 w0.h5:/s0 :: same ref.h5:/s0 w2.h5:/s0 :: same ref.h5:/s1 w0.h5:/s1 :: \
+		same ref.h5:/s1 w2.h5:/s1 :: same ref.h5:/c0 w0.h5:/c0 :: same ref.h5:/c0 w2.h5:/c0
+	/usr/bin/python3 - <<-'EOF2'
+		import h5py, numpy as np, numpy.ma as ma
+		with h5py.File("big.h5") as f:
+		    m = ma.log(f["a"][()] - 0.5)
+		with h5py.File("ref.h5") as f:
+		    for name, want in (("s0", m.sum(axis=0)), ("s1", m.max(axis=1))):
+		        got = ma.masked_equal(f[name][()], f[name].attrs["_FillValue"])
+		        assert np.array_equal(ma.getmaskarray(got), ma.getmaskarray(want)), name
+		        assert ma.allclose(got, want, rtol=1e-12), name
+	EOF2
+}
+
 @test "accumulate along axis 1 and axis 0, 8x the budget: within the fixed cost + 2 x --memory" {
 	inputs
 	local axis SAME=()
