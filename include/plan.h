@@ -113,6 +113,8 @@ struct array {
 	bool replace;            /* ... in place of an existing one (overwrite), */
 	const char *new_path;    /* ... written under this hidden name and moved
 				  * over PATH once the whole run has succeeded */
+	bool superseded;         /* ... and replaced by a later step's output at PATH
+				    (overwrite): read by the steps between, gone at the end */
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
 	bool alone;              /* under MPI, a chunked dataset of a file the run writes,

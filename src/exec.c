@@ -340,6 +340,10 @@ static int replace_all(struct plan *p, struct err *e)
 		struct array *x = p->arrays[i];
 		if (x->kind != ARR_DATASET || !x->replace || x->unused)
 			continue;
+		if (x->superseded) {   /* a later output replaces it in turn */
+			h5io_unlink(x->file->id, x->new_path);
+			continue;
+		}
 		h5io_unlink(x->file->id, x->path);
 		if (h5io_move(x->file->id, x->new_path, x->path, x->display, e) == 0)
 			x->create = false;   /* done: a later failure keeps it */
@@ -493,7 +497,7 @@ static bool names_of(const struct array *x)
 
 static bool described(const struct array *x, const struct plan_file *f)
 {
-	return x->kind == ARR_DATASET && x->file == f && !x->unused && !x->base &&
+	return x->kind == ARR_DATASET && x->file == f && !x->unused && !x->base && !x->superseded &&
 	       (names_of(x) || x->units_set || x->desc_set);
 }
 

@@ -158,15 +158,56 @@ static int check_replace(const struct plan_file *f, const char *path, const char
 }
 
 /* The name a dataset replacing PATH is written under until the run ends:
- * "/g/.y.h5ufunc-TOKEN.tmp" next to "/g/y". */
-static const char *replacement_path(struct planner *pl, const char *path)
+ * "/g/.y.h5ufunc-TOKEN.tmp" next to "/g/y", or "/g/.y.h5ufunc-TOKEN.N.tmp"
+ * for the array numbered N when it replaces one that an earlier step
+ * created (AGAIN), which may have a hidden name of its own. */
+static const char *replacement_path(struct planner *pl, const char *path, bool again)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-	size_t n = strlen(path) + strlen(pl->o->token) + 16;
+	size_t n = strlen(path) + strlen(pl->o->token) + 32;
 	char *tmp = arena_alloc(pl->p->arena, n);
-	snprintf(tmp, n, "%.*s.%s.h5ufunc-%s.tmp", (int)dir, path, path + dir, pl->o->token);
+	char nth[16] = "";
+	if (again)
+		snprintf(nth, sizeof nth, ".%d", pl->p->narrays);
+	snprintf(tmp, n, "%.*s.%s.h5ufunc-%s%s.tmp", (int)dir, path, path + dir, pl->o->token, nth);
 	return tmp;
+}
+
+/* X, a dataset that an earlier step of the run created, named by output K
+ * of S.  Without OVERWRITE it is written into, as a dataset in place, when
+ * the result fits it (shape and casting), else that is the error.  With
+ * OVERWRITE the output replaces it: a new dataset under a hidden name,
+ * moved over X's at the end of the run; the steps before S read X, those
+ * after S the new one. */
+static int output_over_created(struct planner *pl, struct plan_step *s, int k, struct array *x,
+			       bool overwrite, const char *text, struct err *e)
+{
+	const struct site *w = LOCATE_OUTPUT(pl, s, k);
+	int maker = 0;
+	for (const struct plan_step *t = pl->p->steps; t < s && !maker; t++)
+		for (int j = 0; j < t->nout; j++)
+			maker = t->out[j] == x ? (int)(t - pl->p->steps) + 1 : maker;
+	char a[800];
+	if (!overwrite && !x->vds && (!shape_equal(&x->shape, &s->shape) ||
+				      !dtype_can_cast(s->out_dtype[k], x->dtype, s->casting)))
+		return err_at(e, EXIT_USAGE, w, "dataset '%s' is made by step %d as %s %s "
+			      "(use overwrite: true or --overwrite to replace it)", text, maker,
+			      dtype_name(x->dtype), shape_format_compact(&x->shape, a, sizeof a));
+	if (!overwrite || x->vds) {
+		if (!(x = in_place(pl, s, k, x, e)))
+			return -1;
+		s->out[k] = x;
+		return 0;
+	}
+	struct array *y = new_output(pl, s, k, x->file, x->path, text, e);
+	if (!y)
+		return -1;
+	y->replace = true;
+	y->new_path = replacement_path(pl, x->path, true);
+	x->superseded = true;
+	s->out[k] = y;
+	return 0;
 }
 
 int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
@@ -194,11 +235,12 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		return 0;
 	}
 	x = array_find(pl->p, f, op.path);
+	if (x && x->create)
+		return output_over_created(pl, s, k, x, overwrite, text, e);
 	if (x) {
 		if (!(x = in_place(pl, s, k, x, e)))
 			return -1;
-		if (!x->create)
-			x->in_place = true;
+		x->in_place = true;
 		s->out[k] = x;
 		return 0;
 	}
@@ -210,7 +252,7 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		return -1;
 	x->replace = replace;
 	if (replace)
-		x->new_path = replacement_path(pl, op.path);
+		x->new_path = replacement_path(pl, op.path, false);
 	s->out[k] = x;
 	return 0;
 }

@@ -184,6 +184,62 @@ setup() {
 	np check subtract f.h5:/xi 2 -o p.h5:/c
 }
 
+@test "a later step replaces with overwrite a dataset an earlier step made; the steps between read the old one, on 1-4 ranks" {
+	np make o.h5:/g/y int16 5 :: make o.h5:/keep int8 3
+	cp o.h5 o-orig.h5
+	# /g/y: replaced by step 1 (it existed), by step 3 (another shape), by
+	# step 5 (another dtype); steps 2 and 4 read the values before them
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {ufunc: add, in: [f.h5:/x, 1], out: o.h5:/g/y}
+		  - {reduce: add, in: o.h5:/g/y, axis: 0, out: o.h5:/s}
+		  - {reduce: add, in: o.h5:/g/y, axis: 1, out: o.h5:/g/y}
+		  - {ufunc: multiply, in: [o.h5:/g/y, 2], out: o.h5:/z}
+		  - {ufunc: negative, in: [f.h5:/xi], out: o.h5:/g/y}
+	EOF
+	local n
+	for n in 0 1 2 3 4; do
+		cp o-orig.h5 o.h5
+		if ((n == 0)); then
+			h5u run --overwrite r.yaml
+		else
+			mpi "$n" h5ufunc run --overwrite r.yaml
+		fi
+		/usr/bin/python3 - <<-'PY'
+			import h5py, numpy as np
+			with h5py.File('f.h5') as f:
+			    x, xi = f['x'][()], f['xi'][()]
+			y1 = np.add(x, 1)
+			y3 = np.add.reduce(y1, axis=1)
+			want = {'g/y': np.negative(xi), 's': np.add.reduce(y1, axis=0),
+			        'z': np.multiply(y3, 2), 'keep': h5py.File('o-orig.h5')['keep'][()]}
+			with h5py.File('o.h5') as f:
+			    got = []
+			    f.visititems(lambda k, v: got.append(k) if isinstance(v, h5py.Dataset) else None)
+			    assert sorted(got) == sorted(want), got
+			    for k, w in want.items():
+			        assert f[k].dtype == w.dtype and f[k].shape == w.shape, (k, f[k].dtype, f[k].shape)
+			        assert np.array_equal(f[k][()], w), (k, f[k][()], w)
+		PY
+	done
+}
+
+@test "without overwrite, a step whose result does not fit a dataset an earlier step made is refused before any write" {
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {ufunc: add, in: [f.h5:/x, 1], out: o.h5:/y}
+		  - {reduce: add, in: o.h5:/y, axis: 1, out: o.h5:/y}
+	EOF
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:3:46: step 2 (reduce add): dataset 'o.h5:/y' is made by step 1 as float64 (4,3) (use overwrite: true or --overwrite to replace it)"
+	assert_unchanged
+	# a result that fits is written into it, as NumPy's out= would
+	sed -i 's/axis: 1, //; s/reduce: add/ufunc: negative/' r.yaml
+	h5u run r.yaml
+	np let y add f.h5:/x 1 :: check negative y -o o.h5:/y
+}
+
 @test "a replaced dataset's space stays in the file until h5repack, as h5ufunc-recipe(5) says" {
 	np make big.h5:/x float64 20000 :: make big.h5:/keep int8 3
 	h5u call negative big.h5:/x -o big.h5:/y
