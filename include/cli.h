@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "recipe.h"   /* struct vars */
+#include "vars.h"
 
 #define CLI_MAXPOS 64
 #define CLI_MAXSET 64

@@ -18,6 +18,7 @@
 #include "err.h"
 #include "filter.h"
 #include "shape.h"   /* H5U_MAXDIM */
+#include "vars.h"   /* struct vars */
 #include "verb.h"
 
 #define RECIPE_MAXIN 8      /* operands of one step */
@@ -143,14 +144,6 @@ struct recipe {
 	int nsteps;
 	struct recipe_step *steps;
 	struct step_opts defaults;
-};
-
-/* --set NAME=VALUE pairs; ${NAME} not among them falls back to getenv. */
-struct vars {
-	int n;
-	const char **name;
-	const char **value;
-	const size_t *name_len;   /* the names' lengths; NULL: they end in NUL */
 };
 
 /* Parse LEN bytes of YAML TEXT into R, allocating from A.  PATH names the

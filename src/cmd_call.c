@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "expr.h"
 #include "options.h"
+#include "vars.h"
 
 /* Flag ids: -o, -i, --indices, then the step options (options.def) from
  * STEP_FLAG. */
@@ -39,6 +40,20 @@ static int finish(struct cli *c, struct recipe *r, struct arena *a, int argc, ch
 		cmd_execute(c, r, false, e);
 	arena_free(a);
 	return cli_finish(e);
+}
+
+/* ${NAME} filled in (vars.h), as in a recipe's scalars, in C's texts FROM
+ * to TO - 1: its operands, then the values of its flags (NULL for a flag
+ * without one); W is where messages point. */
+static int fill_vars(struct cli *c, struct arena *a, int from, int to, const char *w, struct err *e)
+{
+	char why[200];
+	for (int i = from; i < to; i++) {
+		const char **t = i < c->npos ? &c->pos[i] : &c->val[i - c->npos].arg;
+		if (*t && vars_fill(&c->vars, *t, strlen(*t), a, t, why, sizeof why) < 0)
+			return err_set(e, EXIT_USAGE, w, "%s", why);
+	}
+	return 0;
 }
 
 /* Split "a,b" (commas inside [...] kept, blanks around each piece
@@ -150,10 +165,14 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct one_lin
 		err_set(&e, EXIT_USAGE, command, "a ufunc name and its operands are needed");
 		goto out;
 	}
+	if (fill_vars(&c, &a, 0, 1, command, &e) < 0)   /* the ufunc's name first */
+		goto out;
 	step.fn = c.pos[0];
 	if (method_call(&a, &step, command, &e) < 0)
 		goto out;
 	snprintf(where, sizeof where, "%s %s", command, step.fn);
+	if (fill_vars(&c, &a, 1, c.npos + c.nval, where, &e) < 0)
+		goto out;
 	if (c.npos - 1 > RECIPE_MAXIN) {
 		err_set(&e, EXIT_USAGE, where, "too many operands (at most %d)", RECIPE_MAXIN);
 		goto out;
@@ -227,6 +246,8 @@ int cmd_eval(int argc, char **argv)
 			: "an expression is needed: h5ufunc eval [-i NAME=REF]... '[OUT =] EXPRESSION'");
 		goto out;
 	}
+	if (fill_vars(&c, &a, 0, c.npos + c.nval, "eval", &e) < 0)
+		goto out;
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
 		switch (c.val[i].id) {

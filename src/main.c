@@ -11,7 +11,7 @@
 #include "print.h"
 
 #define DATA_OPTIONS \
-	"  --set NAME=VALUE   fill ${NAME} in the recipe (else the environment)\n" \
+	"  --set NAME=VALUE   fill ${NAME} in the recipe or the command line (else the environment)\n" \
 	"  --memory SIZE      per-rank working memory: bytes, or with K M G T (default 256M)\n" \
 	"  --mpi              initialise MPI even without a launcher\n" \
 	"  --overwrite        allow replacing existing datasets that are not in-place targets\n" \

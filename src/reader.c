@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reader.h"
+#include "vars.h"
 
 /* Keys refused by name, with the reason. */
 /* ---- Marks and messages ------------------------------------------------ */
@@ -244,18 +245,6 @@ int reader_advance(struct parser *p)
 
 /* ---- Scalars ----------------------------------------------------------- */
 
-bool reader_is_identifier(const char *s, size_t n)
-{
-	if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
-		return false;
-	for (size_t i = 1; i < n; i++) {
-		char c = s[i];
-		if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-			return false;
-	}
-	return true;
-}
-
 /* A decimal integer, optionally signed, within int64. */
 bool reader_parse_int(const char *s, int64_t *out)
 {
@@ -278,84 +267,14 @@ static bool is_null_text(const char *s)
 	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-/* The value of ${NAME}: the last --set NAME=..., else the environment, else
- * NULL. */
-static const char *lookup_var(struct parser *p, const char *name, size_t n)
-{
-	if (p->vars)
-		for (int i = p->vars->n - 1; i >= 0; i--)
-			if ((p->vars->name_len ? p->vars->name_len[i] : strlen(p->vars->name[i])) == n &&
-			    memcmp(p->vars->name[i], name, n) == 0)
-				return p->vars->value[i];
-	return getenv(arena_strndup(p->a, name, n));
-}
-
-/* S (N bytes) with every ${NAME} replaced, into *OUT (arena-owned).  Errors
- * are reported at M, the scalar's mark.  "$${X}" is "$" then ${X}: there is
- * no escape. */
+/* S (N bytes) with every ${NAME} filled in (vars.h), into *OUT (arena-owned).
+ * Errors are reported at M, the scalar's mark. */
 static int substitute(struct parser *p, const char *s, size_t n, struct mark m, const char **out)
 {
-	if (!memmem(s, n, "${", 2)) {
-		*out = arena_strndup(p->a, s, n);
-		return 0;
-	}
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc = -1;
-	size_t i = 0;
-	for (;;) {
-		const char *open = memmem(s + i, n - i, "${", 2);
-		size_t lit = open ? (size_t)(open - (s + i)) : n - i;
-		const char *val = NULL;
-		size_t vlen = 0, next = n;
-		if (open) {
-			const char *name = open + 2;
-			const char *close = memchr(name, '}', (size_t)(s + n - name));
-			if (!close) {
-				reader_fail(p, m, "'${' has no closing '}'");
-				goto out;
-			}
-			size_t nlen = (size_t)(close - name);
-			int show = nlen > 40 ? 40 : (int)nlen;
-			if (!reader_is_identifier(name, nlen)) {
-				reader_fail(p, m, "'${%.*s}' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", show, name);
-				goto out;
-			}
-			val = lookup_var(p, name, nlen);
-			if (!val) {
-				reader_fail(p, m, "${%.*s} is not set (use --set %.*s=VALUE)", show, name, show, name);
-				goto out;
-			}
-			vlen = strlen(val);
-			next = (size_t)(close + 1 - s);
-		}
-		if (len + lit + vlen > RECIPE_MAXSCALAR) {
-			reader_fail(p, m, "value is longer than 1 MiB after ${NAME} substitution");
-			goto out;
-		}
-		if (len + lit + vlen + 1 > cap) {
-			cap = (len + lit + vlen + 1) * 2;
-			char *grown = realloc(buf, cap);
-			if (!grown) {
-				err_set(p->e, EXIT_RUN, p->path, "out of memory while reading the recipe");
-				goto out;
-			}
-			buf = grown;
-		}
-		memcpy(buf + len, s + i, lit);
-		len += lit;
-		if (vlen)
-			memcpy(buf + len, val, vlen);
-		len += vlen;
-		if (!open)
-			break;
-		i = next;
-	}
-	*out = arena_strndup(p->a, buf ? buf : "", len);
-	rc = 0;
-out:
-	free(buf);
-	return rc;
+	char why[200];
+	if (vars_fill(p->vars, s, n, p->a, out, why, sizeof why) < 0)
+		return reader_fail(p, m, "%s", why);
+	return 0;
 }
 
 /* Where the current scalar's text begins: after an opening quote, or at the

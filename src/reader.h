@@ -23,7 +23,7 @@
 /* Collections inside each other.  A backstop: the reader refuses the first
  * collection where a recipe has none, so a valid recipe nests 4 deep. */
 #define RECIPE_MAXDEPTH 32
-#define RECIPE_MAXSCALAR (1u << 20)    /* bytes in a scalar, before and after ${} */
+#define RECIPE_MAXSCALAR VARS_MAXTEXT    /* bytes in a scalar, before and after ${} */
 
 /* The reader's state: the current event and where the tree goes. */
 struct parser {
@@ -73,7 +73,6 @@ const char *reader_joined(struct parser *p, const char *const *names, int n, con
 /* Drop the current event and read the next, checking what holds for every
  * node: no aliases, standard tags only, the nesting depth, the scalar size. */
 int reader_advance(struct parser *p);
-bool reader_is_identifier(const char *s, size_t n);
 bool reader_parse_int(const char *s, int64_t *out);
 /* Where the current scalar's text begins (inside quotes, or a block
  * scalar's first content line). */

@@ -95,7 +95,7 @@ static int read_inputs(struct parser *p)
 		struct mark km;
 		if (reader_take_key(p, &name, &km))
 			return -1;
-		if (!reader_is_identifier(name, strlen(name)))
+		if (!vars_is_name(name, strlen(name)))
 			return reader_fail(p, km, "input name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
 				    reader_shortened(p, name));
 		for (int i = 0; i < p->ninputs; i++)

@@ -166,6 +166,35 @@ setup_file() {
 		check multiply data/wind.h5:/u -4 -o q.h5:/scaled
 }
 
+@test "one-liners fill \${NAME} in operands, -o, flag values and expressions as recipes do" {
+	mkdir data
+	(cd data && fixture wind.h5 ints.h5)
+	cp data/ints.h5 at.h5
+	local set=(--set DIR=data --set OUT=o.h5)
+	h5u call '${UF}' '${DIR}/wind.h5:/u' '${FACTOR}' -o '${OUT}:/c' "${set[@]}" --set UF=multiply --set FACTOR=2.5
+	FACTOR=-4 h5u call multiply '${DIR}/wind.h5:/u' '${FACTOR}' -o '${OUT}:/env' "${set[@]}"
+	h5u reduce add '${DIR}/wind.h5:/v' --axis '${AX}' --keepdims -o '${OUT}:/r' "${set[@]}" --set AX=1
+	h5u accumulate add '${DIR}/ints.h5:/a' --axis '${AX}' --dtype '${T}' -o '${OUT}:/acc' "${set[@]}" \
+		--set AX=0 --set T=int64
+	h5u reduceat add '${DIR}/ints.h5:/a' --indices '${IDX}' -o '${OUT}:/ra' "${set[@]}" --set IDX=0,2,1
+	h5u at add '${F}:/a' --indices '${I}' '${B}' "${set[@]}" --set F=at.h5 --set B=5 --set I='[0,3,0],[2,1,2]'
+	h5u eval -i 'u=${DIR}/wind.h5:/u' '${OUT}:/e = u * ${K} - v' -i 'v=${DIR}/wind.h5:/v' "${set[@]}" --set K=3
+	np check multiply data/wind.h5:/u 2.5 -o o.h5:/c :: check multiply data/wind.h5:/u -4 -o o.h5:/env
+	/usr/bin/python3 - <<-'PY'
+		import h5py, numpy as np
+		w, i = h5py.File('data/wind.h5'), h5py.File('data/ints.h5')
+		u, v, a = w['u'][()], w['v'][()], i['a'][()]
+		at = a.copy()
+		np.add.at(at, ([0, 3, 0], [2, 1, 2]), 5)
+		want = {'r': np.add.reduce(v, axis=1, keepdims=True), 'acc': np.add.accumulate(a, axis=0, dtype='int64'),
+		        'ra': np.add.reduceat(a, [0, 2, 1]), 'e': u * 3 - v}
+		with h5py.File('o.h5') as o:
+		    for k, x in want.items():
+		        assert o[k].dtype == x.dtype and np.array_equal(o[k][()], x), (k, o[k][()], x)
+		assert np.array_equal(h5py.File('at.h5')['a'][()], at)
+	PY
+}
+
 @test "a step sees what an earlier step wrote to a new file" {
 	fixture f.h5
 	cat >r.yaml <<-'EOF'

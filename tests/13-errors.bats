@@ -253,6 +253,20 @@ setup() {
 	assert_unchanged
 }
 
+@test "\${NAME} unset or malformed in a one-liner: the recipe's messages, nothing written" {
+	unset H5U_UNSET_VAR
+	snapshot
+	run --separate-stderr h5u call add f.h5:/x 1 -o '${H5U_UNSET_VAR}.h5:/y'
+	assert_error 2 "call add: \${H5U_UNSET_VAR} is not set (use --set H5U_UNSET_VAR=VALUE)"
+	run --separate-stderr h5u call '${H5U_UNSET_VAR}' f.h5:/x 1 -o o.h5:/y
+	assert_error 2 "call: \${H5U_UNSET_VAR} is not set (use --set H5U_UNSET_VAR=VALUE)"
+	run --separate-stderr h5u reduce add '${DIR' -o o.h5:/y
+	assert_error 2 "reduce add: '\${' has no closing '}'"
+	run --separate-stderr h5u eval -i 'x=f.h5:/x' 'o.h5:/y = x * ${1X}'
+	assert_error 2 "eval: '\${1X}' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)"
+	assert_unchanged
+}
+
 # Four valid steps that would write (a new file, a new dataset in an existing
 # file, in place, an overwrite), then a fifth that cannot run: nothing may be
 # written at all.
