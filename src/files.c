@@ -10,6 +10,7 @@
  * them again.  Part of the planner (planner.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -119,11 +120,50 @@ struct plan_file *file_for_read(struct planner *pl, const char *name, const stru
 	return f;
 }
 
+/* Does DIR take new files?  access() answers yes to root whatever the
+ * permission bits say, and /proc says yes to it though it takes no files,
+ * so one is made and removed: unnamed where the file system can
+ * (O_TMPFILE: nothing ever appears in DIR), else under a unique hidden
+ * name.  0, or the errno that refused it. */
+static int dir_takes_files(const char *dir)
+{
+	if (access(dir, W_OK | X_OK) != 0)
+		return errno;
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) {
+		int why = fd >= 0 ? 0 : errno;
+		if (fd >= 0)
+			close(fd);
+		return why;
+	}
+	char name[PATH_MAX];
+	if (snprintf(name, sizeof name, "%s/.h5ufunc-probe-XXXXXX", dir) >= (int)sizeof name)
+		return ENAMETOOLONG;
+	fd = mkostemp(name, O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	unlink(name);
+	return 0;
+}
+
+/* Can the existing file PATH be opened for writing (not written: opening
+ * changes nothing)?  0, or the errno that refused it. */
+static int file_opens_for_write(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 int file_check_writable(const char *path, bool exists, const struct site *w, struct err *e)
 {
+	int why;
 	if (exists) {
-		if (access(path, W_OK) != 0)
-			return err_at(e, EXIT_USAGE, w, "cannot write '%s': %s", path, strerror(errno));
+		if ((why = file_opens_for_write(path)) != 0)
+			return err_at(e, EXIT_USAGE, w, "cannot write '%s': %s", path, strerror(why));
 		return 0;
 	}
 	char *copy = strdup(path);
@@ -136,8 +176,9 @@ int file_check_writable(const char *path, bool exists, const struct site *w, str
 		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': directory '%s' does not exist", path, dir);
 	else if (!S_ISDIR(st.st_mode))
 		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': '%s' is not a directory", path, dir);
-	else if (access(dir, W_OK | X_OK) != 0)
-		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': directory '%s': %s", path, dir, strerror(errno));
+	else if ((why = dir_takes_files(dir)) != 0)
+		r = err_at(e, EXIT_USAGE, w, "cannot create '%s': directory '%s': %s", path, dir,
+			   why == ENOENT ? "no file can be made in it" : strerror(why));   /* /proc */
 	free(copy);
 	return r;
 }
@@ -231,10 +272,11 @@ static int plan_journal(struct planner *pl, struct plan_file *f, struct err *e)
 	static const char hint[] = "--risk-partial-writes writes in place without a journal";
 	struct statvfs vfs;
 	int64_t room = journal_room(pl->p, f);
-	if (access(dir, W_OK | X_OK) != 0)
+	int why = dir_takes_files(dir);
+	if (why != 0)
 		return err_set(e, EXIT_USAGE, f->name, "cannot write into it undoably: its directory "
 			       "'%s' (where its journal goes) is not writable: %s; %s", dir,
-			       strerror(errno), hint);
+			       strerror(why), hint);
 	if (statvfs(dir, &vfs) == 0 && (int64_t)(vfs.f_bavail * vfs.f_frsize) < room)
 		return err_set(e, EXIT_USAGE, f->name, "cannot write into it undoably: the journal of "
 			       "the bytes it overwrites needs up to %lld bytes beside it, and '%s' has "

@@ -364,6 +364,10 @@ bad_case() {
 	bad_case units-strict-number
 }
 
+@test "proc-output-dir: an output in /proc: writable to access() for root, yet it takes no files" {
+	bad_case proc-output-dir
+}
+
 @test "unwritable-dir: an output in a directory h5ufunc may not write" {
 	bad_case unwritable-dir
 }
