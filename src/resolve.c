@@ -4,6 +4,10 @@
 
 #include "resolve.h"
 
+/* NumPy's TypeError when dtype= names a type that no loop of the ufunc
+ * gives (call, reduce and accumulate alike). */
+#define NO_LOOP "No loop matching the specified signature and casting was found for ufunc %s"
+
 static int kind_order(char kind)
 {
 	return kind == 'b' ? 0 : kind == 'f' ? 2 : kind == 'c' ? 3 : 1;
@@ -117,8 +121,7 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 			}
 	}
 	if (fixed) {
-		err_at(e, EXIT_USAGE, w, "ufunc '%s' has no loop that gives %s", uf->name,
-			dtype_name(o->dtype));
+		err_at(e, EXIT_USAGE, w, NO_LOOP, uf->name);
 		return NULL;
 	}
 	err_at(e, EXIT_USAGE, w,
@@ -195,8 +198,7 @@ int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const
 		}
 	}
 	if (fixed)
-		return err_at(e, EXIT_USAGE, w, "ufunc '%s' has no loop to %s with dtype=%s",
-			      uf->name, verb_name(s->verb), dtype_name(want));
+		return err_at(e, EXIT_USAGE, w, NO_LOOP, uf->name);
 	return err_at(e, EXIT_USAGE, w, "ufunc '%s' cannot %s %s data", uf->name,
 		      verb_name(s->verb), dtype_name(s->in[0]->dtype));
 }

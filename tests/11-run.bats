@@ -166,6 +166,7 @@ setup_file() {
 		check multiply data/wind.h5:/u -4 -o q.h5:/scaled
 }
 
+# shellcheck disable=SC2016  # ${NAME} is for h5ufunc to fill, not the shell
 @test "one-liners fill \${NAME} in operands, -o, flag values and expressions as recipes do" {
 	mkdir data
 	(cd data && fixture wind.h5 ints.h5)

@@ -173,6 +173,34 @@ setup() {
 	assert_unchanged
 }
 
+@test "--dtype naming a type no loop gives: NumPy's message, nothing written" {
+	local cmd uf want
+	snapshot
+	while read -r cmd uf rest; do
+		# shellcheck disable=SC2086  # the operands: REST without its --dtype
+		want=$(/usr/bin/python3 -c '
+import sys, h5py, numpy as np
+cmd, uf, dt, *ops = sys.argv[1:]
+ops = [h5py.File(o.split(":")[0])[o.split(":")[1]][()] for o in ops]
+f = getattr(np, uf)
+try:
+    f(*ops, dtype=dt) if cmd == "call" else getattr(f, cmd)(*ops, dtype=dt)
+except TypeError as e:
+    print(e)
+' "$cmd" "$uf" "${rest##* }" ${rest% --dtype *})
+		[[ -n $want ]] || fail "NumPy raised nothing for $cmd $uf $rest"
+		# shellcheck disable=SC2086
+		run --separate-stderr h5u $cmd $uf $rest -o o.h5:/y
+		assert_error 2 "$cmd $uf: $want"
+	done <<-'EOF'
+		call sqrt f.h5:/x --dtype int32
+		call bitwise_and f.h5:/x f.h5:/x --dtype float64
+		reduce power f.h5:/base --dtype bool
+		accumulate power f.h5:/base --dtype bool
+	EOF
+	assert_unchanged
+}
+
 @test "a result too large to print is refused before any work" {
 	fixture big.h5
 	snapshot
@@ -253,6 +281,7 @@ setup() {
 	assert_unchanged
 }
 
+# shellcheck disable=SC2016  # ${NAME} is for h5ufunc to fill, not the shell
 @test "\${NAME} unset or malformed in a one-liner: the recipe's messages, nothing written" {
 	unset H5U_UNSET_VAR
 	snapshot
