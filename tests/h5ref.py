@@ -183,14 +183,15 @@ def read_ref(ref):
 
 def parse_literal(text):
     """A number literal as h5ufunc reads it, as the Python value NumPy 2
-    sees (Python int/float are weak; true/false are NumPy bools), or None."""
+    sees (Python int/float are weak; true/false are NumPy bools), or None.
+    An integer stays a Python int whatever its size, as in NumPy 2 (NEP 50):
+    a float array takes one beyond 64 bits, an integer array refuses it."""
     if text in ('true', 'True'):
         return np.bool_(True)
     if text in ('false', 'False'):
         return np.bool_(False)
     if re.fullmatch(r'[+-]?\d+', text):
-        v = int(text)
-        return v if -2**63 <= v < 2**64 else float(v)
+        return int(text)
     low = text.lower()
     if re.fullmatch(r'[+-]?(inf|infinity|nan)', low):
         return float(low)

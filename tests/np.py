@@ -173,6 +173,9 @@ def np2_call(name, args, dtype=None, casting='same_kind'):
     if len(args) != nin:
         raise TypeError(f"ufunc '{canon}' takes {nin} inputs, got {len(args)}")
     dt = None if dtype is None else np.dtype(dtype)
+    if all(is_weak(a) for a in args) and any(isinstance(a, int) and not -2**63 <= a < 2**64
+                                             for a in args):
+        args = [alone_default(a) for a in args]   # NumPy 2's OverflowError, not 1.24's object
     if canon == 'bitwise_count':
         return (np2_bitwise_count(args[0], dt),)
     if canon in ('floor', 'ceil', 'trunc'):
