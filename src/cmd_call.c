@@ -26,20 +26,22 @@ static void flags_of(enum one_liner w, int nown, const struct cli_option *own, s
 }
 
 /* The one-liners' end: run R when E holds no error (a usage error found
- * before MPI starts is printed by the first rank only), free A, and give the
- * exit status. */
+ * before MPI starts is printed by the first rank only), free A once the
+ * error is printed (its texts, ${NAME} filled in, are what it quotes), and
+ * give the exit status. */
 static int finish(struct cli *c, struct recipe *r, struct arena *a, int argc, char **argv,
 		  struct err *e)
 {
 	if (e->status) {
-		arena_free(a);
 		cli_usage_error(e);
+		arena_free(a);
 		return e->status;
 	}
 	if (cli_session(c, &argc, &argv, e) == 0)
 		cmd_execute(c, r, false, e);
+	int status = cli_finish(e);
 	arena_free(a);
-	return cli_finish(e);
+	return status;
 }
 
 /* ${NAME} filled in (vars.h), as in a recipe's scalars, in C's texts FROM
