@@ -169,7 +169,7 @@ bool select_backwards(const struct array_view *v)
 /* Swap the N bytes at A and B. */
 static void swap_bytes(char *a, char *b, size_t n)
 {
-	char t[64];
+	char t[1024];
 	for (size_t k = 0; k < n; k += sizeof t) {
 		size_t m = n - k < sizeof t ? n - k : sizeof t;
 		memcpy(t, a + k, m);

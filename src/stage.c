@@ -103,7 +103,7 @@ static int element_bytes(const struct array *x)
 	return a > b ? a : b;
 }
 
-/* Is X a view that runs backwards (its writes turn a copy round)? */
+/* Is X a view that runs backwards (its blocks are turned round)? */
 static bool backwards(const struct array *x)
 {
 	return x->selected && select_backwards(&x->view);
@@ -114,7 +114,8 @@ int64_t stage_scratch(const struct array *x, enum dtype t)
 	const struct array *b = x->base ? x->base : x;
 	if (cf_coding_transforms(b->coding))
 		return element_bytes(b);
-	return x->dtype != t || backwards(x) ? dtype_size(x->dtype) : 0;
+	/* a read turns its block round where it lands; a write, a copy */
+	return x->dtype != t || (backwards(x) && x->in_place) ? dtype_size(x->dtype) : 0;
 }
 
 /* The dataset box behind the box START/COUNT of X: the box itself (no
