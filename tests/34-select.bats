@@ -187,20 +187,10 @@ same(np.subtract(np.multiply(t[4], 2), t[8, ::-1, None, 3]), 'o.h5:/e')
 same(np.subtract(np.multiply(m[::-2, None, ::-1], v[8:3:-1]), 1), 'o.h5:/f')"
 }
 
-# select_run DIR [N]: in a new directory DIR with a copy of s.h5, run
-# sel.yaml there, without a launcher or on N ranks.
+# select_run DIR [N [OPTION...]]: in a new directory DIR with a copy of
+# s.h5, run sel.yaml there, without a launcher or on N ranks.
 select_run() {
-	local dir=$1 n=${2:-}
-	mkdir "$dir"
-	cp sel.yaml "$dir"/
-	(
-		cd "$dir" && fixture s.h5 || exit 1
-		if [[ -z $n ]]; then
-			h5u run sel.yaml
-		else
-			mpi "$n" h5ufunc run sel.yaml
-		fi
-	)
+	run_copy "$1" "${2:-}" s.h5 sel.yaml "${@:3}"
 }
 
 @test "selections read and written in place give the same datasets on 1, 2, 3 ranks" {
@@ -239,22 +229,6 @@ for n in (1, 2, 3):
     same(m, f'r{n}/s.h5:/m')"
 }
 
-# reversed_run DIR [N]: as select_run, under a --memory of 16 KiB, in
-# which every rank streams several blocks of s.h5:/w (41, 29, 6).
-reversed_run() {
-	local dir=$1 n=${2:-}
-	mkdir "$dir"
-	cp sel.yaml "$dir"/
-	(
-		cd "$dir" && fixture s.h5 || exit 1
-		if [[ -z $n ]]; then
-			h5u run --memory 16K sel.yaml
-		else
-			mpi "$n" h5ufunc run --memory 16K sel.yaml
-		fi
-	)
-}
-
 @test "reversed axes (the split one too) read, reduced, accumulated and written on 1 to 4 ranks in small blocks" {
 	fixture s.h5
 	cat >sel.yaml <<-'EOF'
@@ -271,10 +245,11 @@ reversed_run() {
 		  - {ufunc: positive, in: "s.h5:/w[0:10, 1]", out: "s.h5:/w[40:30:-1, 28]"}   # w[40:30:-1, 28] = w[0:10, 1]
 		  - {ufunc: negative, in: "s.h5:/w[20:30, None, 5:9, 1]", out: "s.h5:/w[10:0:-1, None, 27:0:-7, 3]"}
 	EOF
-	reversed_run r0
+	# a --memory of 16 KiB: every rank streams several blocks of s.h5:/w
+	select_run r0 '' --memory 16K
 	local n
 	for n in 1 2 3 4; do
-		reversed_run "r$n" "$n"
+		select_run "r$n" "$n" --memory 16K
 	done
 	npy "
 w = read('s.h5:/w')
