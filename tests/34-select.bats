@@ -271,6 +271,25 @@ for n in (1, 2, 3, 4):
     same(w, f'r{n}/s.h5:/w')"
 }
 
+@test "at, reduceat and matmul on reversed selections: NumPy's result on the view" {
+	fixture s.h5
+	cp s.h5 before.h5
+	h5u at add 's.h5:/v[::-1]' --indices 0,1,1,-1 1
+	h5u at multiply 's.h5:/m[::-2, 1]' --indices 0,2,2 3
+	h5u reduceat add 's.h5:/w[::-1, 5, ::-1]' --indices 0,7,7,30 --axis 0 -o o.h5:/r
+	h5u reduceat maximum 's.h5:/w[2, ::-3]' --indices 1,0,5 --axis 0 -o o.h5:/q
+	h5u call matmul 's.h5:/m[::-1, ::-2]' 's.h5:/m[1:4, ::-1]' -o o.h5:/p
+	npy "
+v, m, w = read('before.h5:/v'), read('before.h5:/m'), read('s.h5:/w')
+np.add.at(v[::-1], [0, 1, 1, -1], 1)
+np.multiply.at(m[::-2, 1], [0, 2, 2], 3)
+same(v, 's.h5:/v')
+same(m, 's.h5:/m')
+same(np.add.reduceat(w[::-1, 5, ::-1], [0, 7, 7, 30], axis=0), 'o.h5:/r')
+same(np.maximum.reduceat(w[2, ::-3], [1, 0, 5], axis=0), 'o.h5:/q')
+same(np.matmul(m[::-1, ::-2], m[1:4, ::-1]), 'o.h5:/p')"
+}
+
 @test "under that --memory every rank reads a reversed selection in several blocks" {
 	fixture s.h5
 	local n
