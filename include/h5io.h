@@ -69,8 +69,11 @@ int h5io_is_hdf5(const char *path);
 int h5io_check_file(const char *path, const char *where, struct err *e);
 
 enum h5io_object { H5IO_NONE, H5IO_DATASET, H5IO_GROUP, H5IO_OTHER };
-/* What PATH (absolute, "/a/b") names in FILE; H5IO_NONE when any part is missing. */
-enum h5io_object h5io_probe(hid_t file, const char *path);
+/* What PATH (absolute, "/a/b") names in FILE; H5IO_NONE when any part is
+ * missing.  With SCALE, *SCALE says whether it is a dataset that is a
+ * dimension scale (a netCDF-4 coordinate variable or dimension, an h5py
+ * scale), learned from the same open; NULL asks nothing more. */
+enum h5io_object h5io_probe(hid_t file, const char *path, bool *scale);
 
 /* Open dataset PATH of FILE, and give its shape and dtype.  A dataset of a
  * type h5ufunc does not handle is an error naming the type.  DISPLAY is the

@@ -11,6 +11,7 @@
  * h5io_internal.h.
  */
 #include <errno.h>
+#include <hdf5_hl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,9 +374,11 @@ void h5io_close_ids(int n, const hid_t *ids)
 			H5Idec_ref(ids[i]);
 }
 
-enum h5io_object h5io_probe(hid_t file, const char *path)
+enum h5io_object h5io_probe(hid_t file, const char *path, bool *scale)
 {
 	iostat.h5_metadata++;
+	if (scale)
+		*scale = false;
 	/* Walk the path one link at a time: H5Lexists needs every parent. */
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
@@ -392,11 +395,18 @@ enum h5io_object h5io_probe(hid_t file, const char *path)
 				break;
 		}
 	}
+	/* Asked about scales, the object is opened once for both answers. */
 	H5O_info_t info;
-	if (H5Oget_info_by_name(file, path, &info, H5P_DEFAULT) < 0) {
-		H5Eclear2(H5E_DEFAULT);
+	hid_t o = scale ? H5Oopen(file, path, H5P_DEFAULT) : -1;
+	herr_t got = !scale ? H5Oget_info_by_name(file, path, &info, H5P_DEFAULT)
+		     : o >= 0 ? H5Oget_info(o, &info) : -1;
+	if (got >= 0 && scale && info.type == H5O_TYPE_DATASET)
+		*scale = H5DSis_scale(o) > 0;
+	if (o >= 0)
+		H5Oclose(o);
+	H5Eclear2(H5E_DEFAULT);
+	if (got < 0)
 		return H5IO_NONE;
-	}
 	return info.type == H5O_TYPE_DATASET ? H5IO_DATASET
 	     : info.type == H5O_TYPE_GROUP ? H5IO_GROUP : H5IO_OTHER;
 }
