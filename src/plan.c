@@ -460,6 +460,18 @@ static void moved_alone(struct plan *p, int nranks)
 				x->alone = false, dropped = true;
 		}
 	}
+	/* A written file whose written datasets all move alone takes its
+	 * writes in runs (plan_file's write_runs). */
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		f->write_runs = nranks > 1 && f->exists && f->write && !f->scratch;
+		for (int j = 0; j < p->narrays && f->write_runs; j++) {
+			const struct array *x = p->arrays[j];
+			if (x->kind == ARR_DATASET && x->file == f && !x->unused &&
+			    (x->in_place || x->create) && !x->alone)
+				f->write_runs = false;
+		}
+	}
 }
 
 /* Once the files are placed, on several ranks: which existing files the
