@@ -129,9 +129,5 @@ int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct
  * netCDF-C has numbered already: the scales of an h5py file are left as
  * they are.  After dims_attach, with F open as for it. */
 int dims_number(hid_t f, bool created);
-/* Is the dataset at PATH of F a dimension scale (a netCDF-4 coordinate
- * variable or dimension, an h5py scale)?  Replacing one would detach the
- * datasets that name their axes by it. */
-bool dims_is_scale(hid_t f, const char *path);
 
 #endif

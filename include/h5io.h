@@ -30,6 +30,12 @@ int h5io_hint(const char *key, size_t keylen, const char *value);
 /* Open PATH (read-only unless WRITE).  Collective under MPI.  Returns the
  * file id, or a negative value with E set (WHERE names the operand). */
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e);
+/* Open PATH for writing, as h5io_open, when every rank's raw writes into
+ * it are runs of the file, one a call (its datasets written in place all
+ * moved alone): ROMIO's data sieving of writes is off (unless --mpi-info
+ * names romio_ds_write), so that HDF5's metadata is written as its pieces,
+ * not as one read-modify-write of everything between them. */
+hid_t h5io_open_runs(const char *path, const char *where, struct err *e);
 /* Open PATH read-only, as h5io_open, for this process alone: HDF5's
  * default driver, not collective, and (under MPI, as MPI-IO) no file
  * lock.  For an input that no rank writes while it is open: each rank
@@ -69,8 +75,11 @@ int h5io_is_hdf5(const char *path);
 int h5io_check_file(const char *path, const char *where, struct err *e);
 
 enum h5io_object { H5IO_NONE, H5IO_DATASET, H5IO_GROUP, H5IO_OTHER };
-/* What PATH (absolute, "/a/b") names in FILE; H5IO_NONE when any part is missing. */
-enum h5io_object h5io_probe(hid_t file, const char *path);
+/* What PATH (absolute, "/a/b") names in FILE; H5IO_NONE when any part is
+ * missing.  With SCALE, *SCALE says whether it is a dataset that is a
+ * dimension scale (a netCDF-4 coordinate variable or dimension, an h5py
+ * scale), learned from the same open; NULL asks nothing more. */
+enum h5io_object h5io_probe(hid_t file, const char *path, bool *scale);
 
 /* Open dataset PATH of FILE, and give its shape and dtype.  A dataset of a
  * type h5ufunc does not handle is an error naming the type.  DISPLAY is the

@@ -52,6 +52,9 @@ struct plan_file {
 				    (h5io_open_reader), not MPI-IO: under MPI, an
 				    existing file the run never writes, all of whose
 				    datasets it reads are chunked */
+	bool write_runs;         /* written, under MPI, only in runs of the file, one
+				    a call: every dataset of it written moves alone
+				    (h5io_open_runs) */
 	bool undoable;           /* existed, and the run writes into it: journaled
 				    (journal.h), unless --risk-partial-writes */
 	const char *unfinished;  /* check: what an interrupted run's journal beside

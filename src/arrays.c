@@ -168,7 +168,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 			err_at(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
 			return NULL;
 		}
-		switch (h5io_probe(f->id, op->path)) {
+		switch (h5io_probe(f->id, op->path, NULL)) {
 		case H5IO_DATASET:
 			break;
 		case H5IO_GROUP:

@@ -870,16 +870,3 @@ int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct
 	} H5E_END_TRY;
 	return rc;
 }
-
-bool dims_is_scale(hid_t f, const char *path)
-{
-	bool scale = false;
-	H5E_BEGIN_TRY {
-		hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-		if (d >= 0) {
-			scale = H5DSis_scale(d) > 0;
-			H5Dclose(d);
-		}
-	} H5E_END_TRY;
-	return scale;
-}

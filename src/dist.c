@@ -133,29 +133,44 @@ static const char *elements_need(int64_t n, char *buf, size_t len)
 	return buf;
 }
 
-/* The error of a budget C whose boxes cannot hold LEAST elements of lines
- * of LINE elements (FLOOR the fewest a box may hold): a line over the I/O
- * cap, or the budget too small. */
-static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
-		     const char *where, struct err *e)
+/* Does a box of N elements of C's widest array reach the I/O cap? */
+static bool over_io(const struct dist_cost *c, int64_t n)
+{
+	return c->widest > 0 && n > (IO_LIMIT - 1) / c->widest;
+}
+
+/* The error of a budget C whose boxes cannot hold LEAST elements (NEED
+ * bytes) of lines of LINE elements: a line over the I/O cap, or the
+ * budget too small for one row of every array (LEAST over FLOOR, the
+ * fewest a box may hold) or for FLOOR elements of every array. */
+static int box_too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
+			 int64_t need, const char *where, struct err *e)
 {
 	char buf[64];
-	int64_t need = box_cost(c, least, line);
-	if (c->widest > 0 && least > (IO_LIMIT - 1) / c->widest)
+	if (over_io(c, least))
 		return err_set(e, EXIT_USAGE, where,
 			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
 			       (long long)(line * c->widest));
 	if (least > floor)
 		return dist_too_small(c->memory, where, e, "one row of every array needs %lld bytes",
 				      (long long)need);
-	if (c->unit > 0 && c->twin > 0)
-		return dist_too_small(c->memory, where, e, "one piece needs %lld bytes, and a rank whose "
-				      "share begins inside one needs %lld", (long long)(need - c->twin),
-				      (long long)need);
-	if (c->unit > 0)
-		return dist_too_small(c->memory, where, e, "one piece needs %lld bytes", (long long)need);
 	return dist_too_small(c->memory, where, e, "%s %lld bytes", elements_need(floor, buf, sizeof buf),
 			      (long long)need);
+}
+
+/* The error of a budget C whose boxes cannot hold LEAST elements of lines
+ * of LINE elements (FLOOR the fewest a box may hold): box_too_small's, or
+ * one piece of C's unit too large. */
+static int too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
+		     const char *where, struct err *e)
+{
+	int64_t need = box_cost(c, least, line);
+	if (c->unit > 0 && least <= floor && !over_io(c, least))
+		return c->twin > 0 ? dist_too_small(c->memory, where, e, "one piece needs %lld bytes, and a "
+						    "rank whose share begins inside one needs %lld",
+						    (long long)(need - c->twin), (long long)need)
+			: dist_too_small(c->memory, where, e, "one piece needs %lld bytes", (long long)need);
+	return box_too_small(c, least, line, floor, need, where, e);
 }
 
 void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes)
@@ -483,24 +498,16 @@ bool dist_stream_uneven(const struct dist_stream *s)
 static int stream_floor(const struct stream_spaces *sp, int64_t total, const char *where,
 			struct err *e)
 {
-	int64_t floor = total < FLOOR_ELEMS ? total : FLOOR_ELEMS, per = sp->c.per_elem + sp->c.per_across;
-	if (floor < sp->least)
-		floor = sp->least;
-	if (floor < 1)
-		floor = 1;
-	if (sp->c.widest > 0 && floor > (IO_LIMIT - 1) / sp->c.widest)
-		return err_set(e, EXIT_USAGE, where,
-			       "a row of %lld bytes is too large: no I/O call moves 2 GiB or more",
-			       (long long)(floor * sp->c.widest));
-	int64_t need = sp->c.fixed + floor * per;
-	if (sp->c.memory >= need)
+	int64_t least = total < FLOOR_ELEMS ? total : FLOOR_ELEMS;
+	if (least < sp->least)
+		least = sp->least;
+	if (least < 1)
+		least = 1;
+	int64_t need = sp->c.fixed + least * (sp->c.per_elem + sp->c.per_across);
+	if (!over_io(&sp->c, least) && sp->c.memory >= need)
 		return 0;
-	char buf[64];
-	if (floor > FLOOR_ELEMS)
-		return dist_too_small(sp->c.memory, where, e, "one row of every array needs %lld bytes",
-				      (long long)need);
-	return dist_too_small(sp->c.memory, where, e, "%s %lld bytes",
-			      elements_need(floor, buf, sizeof buf), (long long)need);
+	return box_too_small(&sp->c, least, least, least < FLOOR_ELEMS ? least : FLOOR_ELEMS, need,
+			     where, e);
 }
 
 /* The elements an along box of SP holds at most: as many as the budget

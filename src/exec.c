@@ -291,6 +291,8 @@ static int open_all(struct plan *p, struct err *e)
 		struct plan_file *f = p->files[i];
 		if (f->exists && f->read_alone)
 			f->id = h5io_open_reader(f->name, f->name, e);
+		else if (f->exists && f->write_runs)
+			f->id = h5io_open_runs(f->name, f->name, e);
 		else if (f->exists)
 			f->id = h5io_open(f->name, f->write, f->name, e);
 		else

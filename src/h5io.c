@@ -11,6 +11,7 @@
  * h5io_internal.h.
  */
 #include <errno.h>
+#include <hdf5_hl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,17 +115,25 @@ void h5io_fold_stack(struct err *e, hid_t stack)
 
 /* ---- files ------------------------------------------------------------- */
 
+/* The value --mpi-info gave KEY, or NULL. */
+static const char *hint_given(const char *key)
+{
+	for (int i = 0; i < nhints; i++)
+		if (!strcmp(hint_key[i], key))
+			return hint_value[i];
+	return NULL;
+}
+
 /* The stripe size given as --mpi-info striping_unit=BYTES, or 0. */
 static unsigned long long striping_unit(void)
 {
-	for (int i = 0; i < nhints; i++)
-		if (!strcmp(hint_key[i], "striping_unit")) {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(hint_value[i], &end, 10);
-			return errno || end == hint_value[i] || *end || *hint_value[i] == '-' ? 0 : v;
-		}
-	return 0;
+	const char *v = hint_given("striping_unit");
+	if (!v)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long unit = strtoull(v, &end, 10);
+	return errno || end == v || *end || *v == '-' ? 0 : unit;
 }
 
 /* Objects of at least this many bytes start on a stripe boundary when the
@@ -132,8 +141,12 @@ static unsigned long long striping_unit(void)
 #define ALIGN_THRESHOLD ((unsigned long long)64 << 10)
 
 /* Access through MPI-IO when MPI runs and SHARED, else HDF5's default
- * driver (a file this process has alone). */
-static hid_t file_access(bool shared)
+ * driver (a file this process has alone).  RUNS: every rank's raw writes
+ * into the file are runs of it, one a call (h5io_open_runs), so ROMIO's
+ * data sieving of writes, unless --mpi-info asks for it, is off: it would
+ * serve only HDF5's metadata, whose pieces it joins into one 512 KiB
+ * read-modify-write around whatever lies between them. */
+static hid_t file_access(bool shared, bool runs)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	/* Each dataset of a new file on its own stripes: a rank's collective
@@ -149,10 +162,13 @@ static hid_t file_access(bool shared)
 		H5Pset_alignment(fapl, unit < ALIGN_THRESHOLD ? unit : ALIGN_THRESHOLD, unit);
 	if (comm_mpi() && shared) {
 		MPI_Info info = MPI_INFO_NULL;
-		if (nhints) {
+		bool unsieved = runs && !hint_given("romio_ds_write");
+		if (nhints || unsieved) {
 			MPI_Info_create(&info);
 			for (int i = 0; i < nhints; i++)
 				MPI_Info_set(info, hint_key[i], hint_value[i]);
+			if (unsieved)
+				MPI_Info_set(info, "romio_ds_write", "disable");
 		}
 		H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, info);
 		if (info != MPI_INFO_NULL)
@@ -261,13 +277,14 @@ int h5io_check_file(const char *path, const char *where, struct err *e)
 }
 
 /* Open PATH, read-only unless WRITE, through MPI-IO when SHARED (and MPI
- * runs), else for this process alone; errors as h5io_open says. */
-static hid_t open_file(const char *path, bool write, bool shared, const char *where,
+ * runs), else for this process alone, its writes RUNS as file_access
+ * says; errors as h5io_open says. */
+static hid_t open_file(const char *path, bool write, bool shared, bool runs, const char *where,
 		       struct err *e)
 {
 	if (h5io_check_file(path, where, e) < 0)
 		return -1;
-	hid_t fapl = file_access(shared);
+	hid_t fapl = file_access(shared, runs);
 	/* A file each rank reads alone is not locked, as MPI-IO locks none: a
 	 * file system without locks (some Lustre and NFS mounts) serves such
 	 * a run as before. */
@@ -286,17 +303,22 @@ static hid_t open_file(const char *path, bool write, bool shared, const char *wh
 
 hid_t h5io_open(const char *path, bool write, const char *where, struct err *e)
 {
-	return open_file(path, write, true, where, e);
+	return open_file(path, write, true, false, where, e);
+}
+
+hid_t h5io_open_runs(const char *path, const char *where, struct err *e)
+{
+	return open_file(path, true, true, true, where, e);
 }
 
 hid_t h5io_open_reader(const char *path, const char *where, struct err *e)
 {
-	return open_file(path, false, false, where, e);
+	return open_file(path, false, false, false, where, e);
 }
 
 static hid_t create(const char *path, bool private, bool shared, const char *where, struct err *e)
 {
-	hid_t fapl = file_access(shared);
+	hid_t fapl = file_access(shared, false);
 	/* H5F_ACC_EXCL is O_CREAT|O_EXCL: a name that exists, a link planted
 	 * under it included, is refused, never followed or truncated. */
 	mode_t mask = private ? umask(077) : 0;
@@ -373,9 +395,11 @@ void h5io_close_ids(int n, const hid_t *ids)
 			H5Idec_ref(ids[i]);
 }
 
-enum h5io_object h5io_probe(hid_t file, const char *path)
+enum h5io_object h5io_probe(hid_t file, const char *path, bool *scale)
 {
 	iostat.h5_metadata++;
+	if (scale)
+		*scale = false;
 	/* Walk the path one link at a time: H5Lexists needs every parent. */
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
@@ -392,11 +416,18 @@ enum h5io_object h5io_probe(hid_t file, const char *path)
 				break;
 		}
 	}
+	/* Asked about scales, the object is opened once for both answers. */
 	H5O_info_t info;
-	if (H5Oget_info_by_name(file, path, &info, H5P_DEFAULT) < 0) {
-		H5Eclear2(H5E_DEFAULT);
+	hid_t o = scale ? H5Oopen(file, path, H5P_DEFAULT) : -1;
+	herr_t got = !scale ? H5Oget_info_by_name(file, path, &info, H5P_DEFAULT)
+		     : o >= 0 ? H5Oget_info(o, &info) : -1;
+	if (got >= 0 && scale && info.type == H5O_TYPE_DATASET)
+		*scale = H5DSis_scale(o) > 0;
+	if (o >= 0)
+		H5Oclose(o);
+	H5Eclear2(H5E_DEFAULT);
+	if (got < 0)
 		return H5IO_NONE;
-	}
 	return info.type == H5O_TYPE_DATASET ? H5IO_DATASET
 	     : info.type == H5O_TYPE_GROUP ? H5IO_GROUP : H5IO_OTHER;
 }

@@ -134,10 +134,11 @@ static int output_named(struct planner *pl, struct plan_step *s, int k, const ch
 static int check_replace(const struct plan_file *f, const char *path, const char *text,
 			 bool overwrite, bool *replace, const struct site *w, struct err *e)
 {
+	bool scale;
 	*replace = false;
 	if (f->id < 0)
 		return 0;
-	switch (h5io_probe(f->id, path)) {
+	switch (h5io_probe(f->id, path, &scale)) {
 	case H5IO_NONE:
 		return 0;
 	case H5IO_DATASET:
@@ -145,7 +146,7 @@ static int check_replace(const struct plan_file *f, const char *path, const char
 			return err_at(e, EXIT_USAGE, w,
 				      "dataset '%s' exists (use overwrite: true or --overwrite to replace it)",
 				      text);
-		if (dims_is_scale(f->id, path))
+		if (scale)   /* replacing it would detach the datasets naming axes by it */
 			return err_at(e, EXIT_USAGE, w,
 				      "'%s' is a dimension scale (a coordinate variable): replacing it "
 				      "would take its dimension from the datasets that use it; write "

@@ -375,34 +375,51 @@ static bool step_reads_chunks(const struct plan_step *s, int k)
 	return dist_stream_holds_chunks(&s->blocks.stream, chunk);
 }
 
+/* Which of a step's slots a walk of the steps looks at. */
+enum slots { SLOTS_IN, SLOTS_IN_OUT };
+
+/* Is X in some slot of SLOTS (its inputs, or its outputs too) of a step
+ * of P that runs (not merged into another), and does OK hold of each step
+ * S and slot K (input K, or output K - S->nin) where X is? */
+static bool every_slot(const struct plan *p, const struct array *x, enum slots slots,
+		       bool (*ok)(const struct plan_step *s, int k, const struct array *x))
+{
+	bool found = false;
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		int n = slots == SLOTS_IN_OUT ? s->nin + s->nout : s->nin;
+		for (int k = 0; k < n && s->fused.merged_into < 0; k++) {
+			if ((k < s->nin ? s->in[k] : s->out[k - s->nin]) != x)
+				continue;
+			if (!ok(s, k, x))
+				return false;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* every_slot's test of read_by_chunks: step_reads_chunks. */
+static bool reads_chunks(const struct plan_step *s, int k, const struct array *x)
+{
+	(void)x;
+	return step_reads_chunks(s, k);
+}
+
 /* Is X read by some step of P, and only in boxes that hold its chunks
  * whole (step_reads_chunks)? */
 static bool read_by_chunks(const struct plan *p, const struct array *x)
 {
-	bool read = false;
-	for (int i = 0; i < p->nsteps; i++) {
-		const struct plan_step *s = &p->steps[i];
-		for (int k = 0; k < s->nin && s->fused.merged_into < 0; k++) {
-			if (s->in[k] != x)
-				continue;
-			if (!step_reads_chunks(s, k))
-				return false;
-			read = true;
-		}
-	}
-	return read;
+	return every_slot(p, x, SLOTS_IN, reads_chunks);
 }
 
-/* Does step S move X (read or write it box by box)? */
-static bool step_moves(const struct plan_step *s, const struct array *x)
+/* every_slot's test of moves_alone: S, which moves X, is an elementwise
+ * pass of its own whose boxes or slices hold X's chunks whole and one
+ * after another. */
+static bool moves_in_runs(const struct plan_step *s, int k, const struct array *x)
 {
-	for (int k = 0; k < s->nin && s->fused.merged_into < 0; k++)
-		if (s->in[k] == x)
-			return true;
-	for (int k = 0; k < s->nout && s->fused.merged_into < 0; k++)
-		if (s->out[k] == x)
-			return true;
-	return false;
+	(void)k;
+	return !s->fused.host && elementwise_pass(s) && elementwise_moves_runs(s, x);
 }
 
 /* May X, under MPI, move alone (array's alone)?  A whole dataset that
@@ -413,20 +430,11 @@ static bool step_moves(const struct plan_step *s, const struct array *x)
  * (elementwise_moves_runs), with the datasets moved alone as they are. */
 static bool moves_alone(const struct plan *p, const struct array *x)
 {
-	bool moved = false;
 	if (x->kind != ARR_DATASET || x->unused || x->create || !x->file->exists || !x->file->write ||
 	    x->file->scratch || !x->nstored || x->stored_filtered || x->stored_gaps || x->selected ||
 	    x->base || x->coding || x->raw)
 		return false;
-	for (int i = 0; i < p->nsteps; i++) {
-		const struct plan_step *s = &p->steps[i];
-		if (!step_moves(s, x))
-			continue;
-		if (s->fused.host || !elementwise_pass(s) || !elementwise_moves_runs(s, x))
-			return false;
-		moved = true;
-	}
-	return moved;
+	return every_slot(p, x, SLOTS_IN_OUT, moves_in_runs);
 }
 
 /* Under MPI, the datasets of files the run writes that each rank moves
@@ -450,6 +458,18 @@ static void moved_alone(struct plan *p, int nranks)
 			struct array *x = p->arrays[j];
 			if (x->alone && !moves_alone(p, x))
 				x->alone = false, dropped = true;
+		}
+	}
+	/* A written file whose written datasets all move alone takes its
+	 * writes in runs (plan_file's write_runs). */
+	for (int i = 0; i < p->nfiles; i++) {
+		struct plan_file *f = p->files[i];
+		f->write_runs = nranks > 1 && f->exists && f->write && !f->scratch;
+		for (int j = 0; j < p->narrays && f->write_runs; j++) {
+			const struct array *x = p->arrays[j];
+			if (x->kind == ARR_DATASET && x->file == f && !x->unused &&
+			    (x->in_place || x->create) && !x->alone)
+				f->write_runs = false;
 		}
 	}
 }
