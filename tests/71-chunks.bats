@@ -39,7 +39,13 @@
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
-# when none was written, refused (exit 2) when some were.  Chunk indexes
+# when none was written, refused (exit 2) when some were.  A
+# shuffle+gzip dataset with one chunk stored without its filters (filter
+# mask 3, ix.h5:/gz) gives NumPy's values on one process and 1-4 ranks,
+# under budgets whose boxes cut its chunks: elementwise (to a new file,
+# and to a new dataset of its own file), reduce, accumulate; written in
+# place on one process, refused (exit 2, the file unchanged) under MPI.
+# Chunk indexes
 # read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
 # lists, a layout message in a continuation block of the object header
 # (h5debug says where) included, or are refused for the other index types.  In a file with a
@@ -605,6 +611,45 @@ for name in glob.glob("*/p.json"):
 			fail "$n ranks: $stderr"
 	done
 	cmp rc.h5 "$BATS_FILE_TMPDIR/rc.h5" || fail "rc.h5 changed"
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "chunks stored without their filters (filter mask 3) on 1-4 ranks: elementwise to a new file and beside it in its own file, under budgets that cut the chunks, reduce, accumulate; in place on one process, refused under MPI" {
+	ref index-files . || fail "index-files: exit status $?"
+	cp ix.h5 before.h5
+	local n jobs=()
+	for n in 0 1 2 3 4; do
+		mkdir "r$n"
+		cp ix.h5 "r$n/"
+		local run=(h5u)
+		((n == 0)) || run=(mpi "$n" h5ufunc)
+		(cd "r$n" && "${run[@]}" eval -i g=ix.h5:/gz 'o.h5:/e = g * 2 + 1' --memory 8K &&
+			"${run[@]}" eval -i g=ix.h5:/gz 'o.h5:/s = sqrt(g) * 0.5' &&
+			"${run[@]}" eval -i g=ix.h5:/gz 'ix.h5:/g2 = g - 3' --memory 8K &&
+			"${run[@]}" reduce add ix.h5:/gz --axis 0 -o o.h5:/r0 --memory 8K &&
+			"${run[@]}" reduce maximum ix.h5:/gz --axis 1 -o o.h5:/r1 &&
+			"${run[@]}" reduce add ix.h5:/gz --axis all -o o.h5:/ra --memory 160K &&
+			"${run[@]}" accumulate add ix.h5:/gz --axis 0 -o o.h5:/c0 --memory 8K &&
+			"${run[@]}" accumulate multiply ix.h5:/gz --axis 1 -o o.h5:/c1) ||
+			fail "$n ranks (0: one process): exit status $?"
+		jobs+=(:: same ix.h5 "r$n/o.h5" /e "gz * 2 + 1" /s "np.sqrt(gz) * 0.5"
+			/r0 "np.add.reduce(gz, axis=0)" /r1 "np.maximum.reduce(gz, axis=1)"
+			/ra "np.add.reduce(gz, axis=None)" /c0 "np.add.accumulate(gz, axis=0)"
+			/c1 "np.multiply.accumulate(gz, axis=1)"
+			:: same ix.h5 "r$n/ix.h5" /g2 "gz - 3" /gz "gz")
+	done
+	# in place: one process writes it; under MPI HDF5 1.10 would read the raw chunk through the filters
+	cp ix.h5 one.h5
+	h5u eval -i g=one.h5:/gz 'g = g * 2 + 1' --memory 8K || fail "in place, one process: exit status $?"
+	jobs+=(:: same ix.h5 one.h5 /gz "gz * 2 + 1")
+	for n in 1 2 3 4; do
+		run --separate-stderr mpi "$n" h5ufunc eval -i g=ix.h5:/gz 'g = g * 2 + 1'
+		[[ $status == 2 ]] || fail "$n ranks: exit status $status, $stderr"
+		[[ ${stderr%%$'\n'*} == "h5ufunc: eval: 'ix.h5:/gz' has chunks stored without their filters: HDF5 1.10 cannot write it in place under MPI (run on one process, or write a new output)" ]] ||
+			fail "$n ranks: $stderr"
+	done
+	cmp ix.h5 before.h5 || fail "ix.h5 changed"
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
