@@ -11,7 +11,8 @@
  * against HDF5 (the number of chunks, and the first, middle and last
  * chunk's place, size and filter mask); any surprise, and every other
  * index (single chunk, implicit, fixed and extensible arrays, version-2
- * B-tree), or a driver other than HDF5's default, and it says it cannot:
+ * B-tree), or a driver other than HDF5's default and MPI-IO's (whose file
+ * it reads through a descriptor of its own), and it says it cannot:
  * the caller asks HDF5 chunk by chunk, as before.
  *
  * Addresses here are places in the file, a userblock (512 bytes before a

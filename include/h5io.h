@@ -131,6 +131,14 @@ bool h5io_dataset_compact(hid_t d);
  * writes collectively into no dataset of SOME (h5io_unwritten.c). */
 enum h5io_written { H5IO_WRITTEN_ALL, H5IO_WRITTEN_SOME, H5IO_WRITTEN_NONE };
 enum h5io_written h5io_dataset_written(hid_t d);
+/* Are some of D's chunks stored without their filters (a filter mask not
+ * 0: h5py's write_direct_chunk with filter_mask=3)?  HDF5 1.10 reads and
+ * writes no such dataset collectively (h5io_unwritten.c): its reads go
+ * independently under MPI-IO.  UNKNOWN: a chunk index that cannot be
+ * read whole, of more chunks than are asked of HDF5 one by one.  Learned
+ * when D was opened through MPI-IO, else read now. */
+enum h5io_masks { H5IO_MASKS_NONE, H5IO_MASKS_SOME, H5IO_MASKS_UNKNOWN };
+enum h5io_masks h5io_dataset_masks(hid_t d);
 
 /* Unlink PATH from FILE (best effort, for cleanup after a failure). */
 void h5io_unlink(hid_t file, const char *path);

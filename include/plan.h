@@ -109,6 +109,7 @@ struct array {
 	int64_t stored_chunk[H5U_MAXDIM];   /* chunk extents; 0: contiguous */
 	bool stored_filtered;    /* ... and its chunks compressed (or filtered otherwise) */
 	bool stored_gaps;        /* ... some of its chunks never written (h5io.h) */
+	bool stored_raw;         /* ... under MPI, some stored without their filters (h5io.h) */
 	bool stored_compact;     /* stored compact: its data in its object header */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cf.h"
+#include "comm.h"
 #include "h5io.h"
 #include "planner.h"
 #include "select.h"
@@ -82,7 +83,7 @@ static struct array *plane_of(struct planner *pl, struct array *x, const struct 
 	m->dtype = DT_BOOL;
 	m->create = m->has_fill = m->in_place = m->replace = m->units_set = m->desc_set = false;
 	m->nstored = 0;
-	m->stored_filtered = m->stored_gaps = m->stored_compact = false;
+	m->stored_filtered = m->stored_gaps = m->stored_raw = m->stored_compact = false;
 	m->missing = NULL;
 	m->coding = NULL;
 	m->decoded = m;
@@ -198,6 +199,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
 		x->stored_filtered = h5io_dataset_filtered(d);
 		x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
+		x->stored_raw = comm_mpi() && h5io_dataset_masks(d) == H5IO_MASKS_SOME;
 		x->stored_compact = h5io_dataset_compact(d);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
 		x->units = cf_units_read(d, pl->p->arena);

@@ -17,13 +17,16 @@
  * which a userblock puts after the file's first bytes (its size is the
  * file creation property list's).
  *
- * Read with pread on the file descriptor of HDF5's default driver, at an
- * address plus the userblock, every read bounded by the file's size; a
+ * Read with pread on the file descriptor of HDF5's default driver, or on
+ * one of its own for a file shared through MPI-IO (closed at the end of
+ * the read), at an address plus the userblock, every read bounded by the file's size; a
  * node, a block or a key out of shape ends the read with -1.  The bytes
  * are read by chunk_index_parse alone (tests/fuzz/fuzz_chunkindex.c gives
  * it any); chunk_index_read asks HDF5 where to begin and checks the
  * result against it.  Not here: writing, other index types.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,10 +247,30 @@ static bool walk_node(struct walk *w, uint64_t addr, int level)
 
 /* ---- the dataset ---------------------------------------------------------- */
 
+/* A descriptor that reads file F, of access list FAPL: its own driver's
+ * (the default one), or one opened for the read by its name (MPI-IO's),
+ * which *OWN then holds for the caller to close; -1 for any other driver. */
+static int file_descriptor(hid_t f, hid_t fapl, int *own)
+{
+	hid_t driver = H5Pget_driver(fapl);
+	void *handle = NULL;
+	char name[PATH_MAX];
+	ssize_t len;
+	*own = -1;
+	if (driver == H5FD_SEC2)
+		return H5Fget_vfd_handle(f, fapl, &handle) >= 0 && handle ? *(int *)handle : -1;
+	if (driver != H5FD_MPIO || (len = H5Fget_name(f, name, sizeof name)) <= 0 ||
+	    (size_t)len >= sizeof name)
+		return -1;
+	*own = open(name, O_RDONLY | O_CLOEXEC);
+	return *own;
+}
+
 /* R for D's file, and the header address and chunk extents of D into IX
  * and *OH; false when D is not chunked in a file read by HDF5's default
- * driver. */
-static bool open_reader(hid_t d, struct chunk_file *r, struct chunk_index *ix, haddr_t *oh)
+ * driver or MPI-IO's (whose descriptor *OWN then holds: see
+ * file_descriptor). */
+static bool open_reader(hid_t d, struct chunk_file *r, struct chunk_index *ix, haddr_t *oh, int *own)
 {
 	hid_t f = H5Iget_file_id(d), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
 	hid_t fcpl = f >= 0 ? H5Fget_create_plist(f) : -1, dcpl = H5Dget_create_plist(d);
@@ -256,19 +279,19 @@ static bool open_reader(hid_t d, struct chunk_file *r, struct chunk_index *ix, h
 	hsize_t ub = 0, dims[H5U_MAXDIM];
 	size_t sa = 0, ss = 0;
 	unsigned ik = 0;
-	void *handle = NULL;
-	bool ok = fapl >= 0 && fcpl >= 0 && dcpl >= 0 && s >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 &&
+	int fd = -1;
+	*own = -1;
+	bool ok = fapl >= 0 && fcpl >= 0 && dcpl >= 0 && s >= 0 &&
 		  H5Pget_userblock(fcpl, &ub) >= 0 && H5Pget_sizes(fcpl, &sa, &ss) >= 0 &&
 		  sa >= 2 && sa <= 8 && ss >= 2 && ss <= 8 && H5Pget_istore_k(fcpl, &ik) >= 0 && ik > 0 &&
 		  H5Pget_layout(dcpl) == H5D_CHUNKED && H5Fget_filesize(f, &r->eof) >= 0 && r->eof > ub &&
-		  H5Fget_vfd_handle(f, fapl, &handle) >= 0 && handle &&
-		  H5Oget_info2(d, &info, H5O_INFO_BASIC) >= 0;
+		  H5Oget_info2(d, &info, H5O_INFO_BASIC) >= 0 && (fd = file_descriptor(f, fapl, own)) >= 0;
 	ix->ndim = ok ? H5Sget_simple_extent_dims(s, dims, NULL) : -1;
 	ok = ok && ix->ndim > 0 && H5Pget_chunk(dcpl, H5U_MAXDIM, ix->chunk) == ix->ndim;
 	for (int i = 0; ok && i < ix->ndim; i++)
 		ix->grid[i] = (dims[i] + ix->chunk[i] - 1) / ix->chunk[i];
 	if (ok) {
-		*r = (struct chunk_file){ .fd = *(int *)handle, .sa = (unsigned)sa, .ss = (unsigned)ss,
+		*r = (struct chunk_file){ .fd = fd, .sa = (unsigned)sa, .ss = (unsigned)ss,
 				      .eof = r->eof, .base = ub, .two_k = 2 * ik };
 		*oh = info.addr;
 	}
@@ -346,11 +369,14 @@ int chunk_index_read(hid_t d, struct chunk_index *ix)
 	haddr_t oh;
 	hsize_t count = 0;
 	hid_t s = H5Dget_space(d);
-	bool ok = s >= 0 && open_reader(d, &r, ix, &oh) && H5Dget_num_chunks(d, s, &count) >= 0 &&
+	int own = -1;
+	bool ok = s >= 0 && open_reader(d, &r, ix, &oh, &own) && H5Dget_num_chunks(d, s, &count) >= 0 &&
 		  count <= SIZE_MAX && chunk_index_parse(&r, oh, (size_t)count, ix) == 0 &&
 		  (count == 0 || index_agrees(d, ix, api_leaves_out_userblock() ? r.base : 0));
 	if (s >= 0)
 		H5Sclose(s);
+	if (own >= 0)
+		close(own);
 	H5Eclear2(H5E_DEFAULT);
 	if (!ok)
 		chunk_index_free(ix);

@@ -112,7 +112,8 @@ static struct h5io_record *record_make(hid_t d, hid_t driver, const struct h5io_
 	struct h5io_record *r = malloc(sizeof *r);
 	if (!r)
 		abort();
-	*r = (struct h5io_record){ .d = d, .driver = driver, .read_alone = false, .storage = *s,
+	*r = (struct h5io_record){ .d = d, .driver = driver, .read_alone = false,
+				   .masks = H5IO_MASKS_NONE, .storage = *s,
 				   .layout = NULL };
 	records[nrecords++] = r;
 	return r;
@@ -220,7 +221,8 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 	if (d >= 0) {
 		hid_t driver = driver_of(d);
 		struct h5io_record *r = record_make(d, driver, &s);
-		r->read_alone = h5io_unwritten_read_alone(d, driver);
+		r->masks = driver == H5FD_MPIO ? h5io_masks_read(d) : H5IO_MASKS_NONE;
+		r->read_alone = h5io_unwritten_read_alone(r);
 	} else {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());

@@ -14,6 +14,7 @@
 
 #include "dtype.h"
 #include "err.h"
+#include "h5io.h"
 #include "shape.h"
 
 /* Make the types of h5py's bool and float16 (h5io_init calls it once). */
@@ -54,7 +55,11 @@ struct h5io_record {
 	hid_t driver;               /* its file's: H5FD_MPIO when shared by the
 				     * ranks, H5FD_CORE in memory, ... */
 	bool read_alone;            /* its reads go independently (chunks never
-				     * written under MPI-IO: h5io_unwritten.c) */
+				     * written, or stored without their filters,
+				     * under MPI-IO: h5io_unwritten.c) */
+	enum h5io_masks masks;      /* under MPI-IO, whether chunks are stored
+				     * without their filters (h5io_masks_read);
+				     * H5IO_MASKS_NONE otherwise */
 	bool alone;                 /* its reads and writes go independently
 				     * (h5io_dataset_alone) */
 	struct h5io_storage storage;
@@ -64,9 +69,14 @@ struct h5io_record {
 /* The record of dataset D; NULL when it has none. */
 struct h5io_record *h5io_record_of(hid_t d);
 
-/* Whether dataset D, just opened in a file of DRIVER, is read
- * independently: under MPI-IO, chunked with chunks never written. */
-bool h5io_unwritten_read_alone(hid_t d, hid_t driver);
+/* Whether some chunk of dataset D is stored without its filters, read
+ * from its chunk index (h5io_dataset_masks's answer for a dataset without
+ * a record of MPI-IO). */
+enum h5io_masks h5io_masks_read(hid_t d);
+/* Whether the dataset of REC, just opened, its masks learned, is read
+ * independently: under MPI-IO, chunked with chunks never written or
+ * stored without their filters. */
+bool h5io_unwritten_read_alone(const struct h5io_record *rec);
 
 /* The chunk extents of REC's dataset when it is chunked, without filters,
  * in a file this process has alone (not through MPI-IO), and stored as

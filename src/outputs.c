@@ -41,7 +41,8 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 /* Can X, an existing dataset, be written in place (W, E: where and how it
  * fails)?  Under MPI not when some of its chunks were never written: HDF5
  * 1.10's collective write fails on them, and it allocates none in an
- * independent one (h5io_unwritten.c).  Nor on several ranks when it is
+ * independent one (h5io_unwritten.c).  Nor when some are stored without
+ * their filters: its collective write reads them through the filters.  Nor on several ranks when it is
  * stored compact: its data lives in its object header, of which every rank
  * holds a copy with its own part written, and the library keeps one of
  * them. */
@@ -51,11 +52,11 @@ static int check_mpi_writable(const struct array *x, const struct site *w, struc
 		return err_at(e, EXIT_USAGE, w, "'%s' is stored compact: HDF5 1.10 cannot write it in "
 			      "place from several ranks (run on one process, or write a new output)",
 			      x->display);
-	if (!x->stored_gaps || !comm_mpi())
+	if (!comm_mpi() || !(x->stored_gaps || x->stored_raw))
 		return 0;
-	return err_at(e, EXIT_USAGE, w, "'%s' has chunks that were never written: HDF5 1.10 "
-		      "cannot write it in place under MPI (run on one process, or write a new output)",
-		      x->display);
+	return err_at(e, EXIT_USAGE, w, "'%s' has chunks %s: HDF5 1.10 cannot write it in place "
+		      "under MPI (run on one process, or write a new output)", x->display,
+		      x->stored_gaps ? "that were never written" : "stored without their filters");
 }
 
 /* Check in-place target X against output K of S: shape and casting. */

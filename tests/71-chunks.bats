@@ -39,7 +39,13 @@
 # Chunks never written (h5py's /h, a variable
 # ncgen never wrote) read as their fill value on 1-4 ranks: elementwise,
 # reduce, accumulate; written in place on one process, and under MPI
-# when none was written, refused (exit 2) when some were.  Chunk indexes
+# when none was written, refused (exit 2) when some were.  A
+# shuffle+gzip dataset with one chunk stored without its filters (filter
+# mask 3, ix.h5:/gz) gives NumPy's values on one process and 1-4 ranks,
+# under budgets whose boxes cut its chunks: elementwise (to a new file,
+# and to a new dataset of its own file), reduce, accumulate; written in
+# place on one process, refused (exit 2, the file unchanged) under MPI.
+# Chunk indexes
 # read whole (tests/unit/chunkindexdump) list what h5py's get_chunk_info
 # lists, a layout message in a continuation block of the object header
 # (h5debug says where) included, or are refused for the other index types.  In a file with a
@@ -565,6 +571,57 @@ for name in glob.glob("*/p.json"):
 	[[ $status == 0 ]] || fail "$output"
 }
 
+# in_rank_dirs FILE FN: FN RUN... in a directory rN holding a copy of
+# FILE, for one process (N 0, RUN h5u) and 1-4 ranks (RUN mpi N h5ufunc);
+# the test fails at the first that fails.
+in_rank_dirs() {
+	local file=$1 fn=$2 n run
+	for n in 0 1 2 3 4; do
+		mkdir "r$n"
+		cp "$file" "r$n/"
+		run=(h5u)
+		((n == 0)) || run=(mpi "$n" h5ufunc)
+		(cd "r$n" && "$fn" "${run[@]}") || fail "$n ranks (0: one process): exit status $?"
+	done
+}
+
+# refused_in_place RANKS FILE:/PATH WHY BEFORE: writing FILE:/PATH in place
+# on each of RANKS ranks is refused (exit 2) because its chunks are WHY,
+# and FILE is still BEFORE, byte for byte.
+refused_in_place() {
+	local n
+	for n in $1; do
+		run --separate-stderr mpi "$n" h5ufunc eval -i "v=$2" 'v = v * 2'
+		[[ $status == 2 ]] || fail "$n ranks: exit status $status, $stderr"
+		[[ ${stderr%%$'\n'*} == "h5ufunc: eval: '$2' has chunks $3: HDF5 1.10 cannot write it in place under MPI (run on one process, or write a new output)" ]] ||
+			fail "$n ranks: $stderr"
+	done
+	cmp "${2%%:/*}" "$4" || fail "${2%%:/*} changed"
+}
+
+# never_written RUN...: the runs of the chunks-never-written test
+never_written() {
+	"$@" eval -i h=../rc.h5:/h -i r=../rc.h5:/r 'o.h5:/e = h * 2 + r' &&
+		"$@" reduce add ../rc.h5:/h --axis 0 -o o.h5:/r0 &&
+		"$@" reduce add ../rc.h5:/h --axis all -o o.h5:/ra &&
+		"$@" accumulate add ../rc.h5:/h --axis 1 -o o.h5:/c1 &&
+		"$@" eval -i v=nw.nc:/v 'o.h5:/v = v * 2' &&
+		"$@" eval -i v=nw.nc:/v 'v = v + 1'
+}
+
+# stored_raw RUN...: the runs of the chunks-stored-without-filters test,
+# under budgets whose boxes cut ix.h5:/gz's chunks (and some that do not)
+stored_raw() {
+	"$@" eval -i g=ix.h5:/gz 'o.h5:/e = g * 2 + 1' --memory 8K &&
+		"$@" eval -i g=ix.h5:/gz 'o.h5:/s = sqrt(g) * 0.5' &&
+		"$@" eval -i g=ix.h5:/gz 'ix.h5:/g2 = g - 3' --memory 8K &&
+		"$@" reduce add ix.h5:/gz --axis 0 -o o.h5:/r0 --memory 8K &&
+		"$@" reduce maximum ix.h5:/gz --axis 1 -o o.h5:/r1 &&
+		"$@" reduce add ix.h5:/gz --axis all -o o.h5:/ra --memory 160K &&
+		"$@" accumulate add ix.h5:/gz --axis 0 -o o.h5:/c0 --memory 8K &&
+		"$@" accumulate multiply ix.h5:/gz --axis 1 -o o.h5:/c1
+}
+
 @test "chunks never written read as their fill value on 1-4 ranks: h5py's partly written /h, a variable ncgen never wrote; elementwise, reduce, accumulate, in place; an in-place write into a partly written dataset refused under MPI" {
 	cp "$BATS_FILE_TMPDIR/rc.h5" .
 	cat >nw.cdl <<-'EOF'
@@ -579,17 +636,8 @@ for name in glob.glob("*/p.json"):
 	EOF
 	ncgen -k nc4 -o nw.nc nw.cdl
 	local n jobs=()
+	in_rank_dirs nw.nc never_written
 	for n in 0 1 2 3 4; do
-		mkdir "r$n"
-		cp nw.nc "r$n/"
-		local run=(h5u)
-		((n == 0)) || run=(mpi "$n" h5ufunc)
-		(cd "r$n" && "${run[@]}" eval -i h=../rc.h5:/h -i r=../rc.h5:/r 'o.h5:/e = h * 2 + r' &&
-			"${run[@]}" reduce add ../rc.h5:/h --axis 0 -o o.h5:/r0 &&
-			"${run[@]}" reduce add ../rc.h5:/h --axis all -o o.h5:/ra &&
-			"${run[@]}" accumulate add ../rc.h5:/h --axis 1 -o o.h5:/c1 &&
-			"${run[@]}" eval -i v=nw.nc:/v 'o.h5:/v = v * 2' &&
-			"${run[@]}" eval -i v=nw.nc:/v 'v = v + 1') || fail "$n ranks (0: one process): exit status $?"
 		jobs+=(:: same rc.h5 "r$n/o.h5" /e "h * 2 + r" /r0 "np.add.reduce(h, axis=0)"
 			/ra "np.add.reduce(h, axis=None)" /c1 "np.add.accumulate(h, axis=1)"
 			:: same nw.nc "r$n/o.h5" /v "v * 2" :: same nw.nc "r$n/nw.nc" /v "v + 1")
@@ -598,13 +646,28 @@ for name in glob.glob("*/p.json"):
 	cp rc.h5 one.h5
 	h5u eval -i h=one.h5:/h 'h = h * 2' || fail "in place, one process: exit status $?"
 	jobs+=(:: same rc.h5 one.h5 /h "h * 2")
-	for n in 1 2 3; do
-		run --separate-stderr mpi "$n" h5ufunc eval -i h=rc.h5:/h 'h = h * 2'
-		[[ $status == 2 ]] || fail "$n ranks: exit status $status, $stderr"
-		[[ ${stderr%%$'\n'*} == "h5ufunc: eval: 'rc.h5:/h' has chunks that were never written: HDF5 1.10 cannot write it in place under MPI (run on one process, or write a new output)" ]] ||
-			fail "$n ranks: $stderr"
+	refused_in_place "1 2 3" rc.h5:/h "that were never written" "$BATS_FILE_TMPDIR/rc.h5"
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "chunks stored without their filters (filter mask 3) on 1-4 ranks: elementwise to a new file and beside it in its own file, under budgets that cut the chunks, reduce, accumulate; in place on one process, refused under MPI" {
+	ref index-files . || fail "index-files: exit status $?"
+	cp ix.h5 before.h5
+	local n jobs=()
+	in_rank_dirs ix.h5 stored_raw
+	for n in 0 1 2 3 4; do
+		jobs+=(:: same ix.h5 "r$n/o.h5" /e "gz * 2 + 1" /s "np.sqrt(gz) * 0.5"
+			/r0 "np.add.reduce(gz, axis=0)" /r1 "np.maximum.reduce(gz, axis=1)"
+			/ra "np.add.reduce(gz, axis=None)" /c0 "np.add.accumulate(gz, axis=0)"
+			/c1 "np.multiply.accumulate(gz, axis=1)"
+			:: same ix.h5 "r$n/ix.h5" /g2 "gz - 3" /gz "gz")
 	done
-	cmp rc.h5 "$BATS_FILE_TMPDIR/rc.h5" || fail "rc.h5 changed"
+	# in place: one process writes it; under MPI HDF5 1.10 would read the raw chunk through the filters
+	cp ix.h5 one.h5
+	h5u eval -i g=one.h5:/gz 'g = g * 2 + 1' --memory 8K || fail "in place, one process: exit status $?"
+	jobs+=(:: same ix.h5 one.h5 /gz "gz * 2 + 1")
+	refused_in_place "1 2 3 4" ix.h5:/gz "stored without their filters" before.h5
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
