@@ -147,6 +147,9 @@ struct array *array_decoded(struct planner *pl, struct array *x, const struct si
 	cf_coding_missing(own, m);
 	y->coding = own;
 	y->dtype = own->dtype;
+	/* unpacked values are computed, in the machine's order; values only
+	 * reinterpreted (_Unsigned) keep the stored order, as netCDF4's do */
+	y->swapped = x->swapped && !own->has_scale && !own->has_offset;
 	y->missing = m;
 	y->decoded = y;
 	y->raw = x;
@@ -199,6 +202,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		x->stored_filtered = h5io_dataset_filtered(d);
 		x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
 		x->stored_compact = h5io_dataset_compact(d);
+		x->swapped = h5io_dataset_swapped(d);
 		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
 		x->units = cf_units_read(d, pl->p->arena);
 		x->cf_present = cf_attrs_present(d);
@@ -227,6 +231,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->file = f;
 	y->path = x->path;
 	y->dtype = x->dtype;
+	y->swapped = x->swapped;
 	y->shape = vshape;
 	y->selected = true;
 	y->view = v;
@@ -254,6 +259,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	y->file = x->file;
 	y->path = x->path;
 	y->dtype = x->dtype;
+	y->swapped = x->swapped;
 	y->base = x;
 	y->units = x->units;
 	y->desc = x->desc;
