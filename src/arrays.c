@@ -157,6 +157,21 @@ struct array *array_decoded(struct planner *pl, struct array *x, const struct si
 	return y;
 }
 
+/* What X's dataset D, just opened, says of how it is stored, of its axes'
+ * names and of what it is (units, CF attributes); from A. */
+static void dataset_learn(struct array *x, hid_t d, struct arena *a)
+{
+	x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
+	x->stored_filtered = h5io_dataset_filtered(d);
+	x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
+	x->stored_compact = h5io_dataset_compact(d);
+	x->swapped = h5io_dataset_swapped(d);
+	x->dims = dims_read(d, x->file->name, &x->shape, a);
+	x->units = cf_units_read(d, a);
+	x->cf_present = cf_attrs_present(d);
+	x->desc = cfdesc_read(d, a);
+}
+
 /* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
  * in place, for a selection). */
 struct array *array_dataset(struct planner *pl, const struct operand *op,
@@ -198,15 +213,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 			err_place(e, &w->loc);
 			return NULL;
 		}
-		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
-		x->stored_filtered = h5io_dataset_filtered(d);
-		x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
-		x->stored_compact = h5io_dataset_compact(d);
-		x->swapped = h5io_dataset_swapped(d);
-		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
-		x->units = cf_units_read(d, pl->p->arena);
-		x->cf_present = cf_attrs_present(d);
-		x->desc = cfdesc_read(d, pl->p->arena);
+		dataset_learn(x, d, pl->p->arena);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)
