@@ -5,7 +5,10 @@
  * dataset's own name (the last component of its path), as netCDF-4 names
  * dimensions.  An array names its axes only when every axis has a scale;
  * otherwise it has no names at all (NULL), and everything about it is
- * positional, as NumPy has it.  Names are plan-time facts: the kernels
+ * positional, as NumPy has it.  One exception: an axis that a selection's
+ * None adds has no name (NULL) beside the named ones, which keep theirs
+ * for the outputs; such an array broadcasts by position (dims_named), and
+ * an output writes that axis as xarray's dim_N (dims_attach).  Names are plan-time facts: the kernels
  * never see them, only the views (axes inserted or permuted) that
  * broadcasting by name asks stage.c to read.
  */
@@ -50,10 +53,15 @@ struct dims {
 struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, struct arena *a);
 
 /* The names of a selection of X: indexed axes (DROPPED) are gone; axis i
- * is elements START[i] + STEP[i] * j of X's axis, and keeps its name and
- * its scale, sliced alike.  NULL for NULL. */
+ * is elements START[i] + STEP[i] * j of X's axis (a negative STEP runs
+ * backwards), and keeps its name and its scale, sliced alike; axis j of
+ * the selection where INSERTED[j] is one that None added, with no name.
+ * NULL for NULL. */
 struct dims *dims_select(const struct dims *x, const bool *dropped, const int64_t *start,
-			 const int64_t *step, struct arena *a);
+			 const int64_t *step, const bool *inserted, struct arena *a);
+/* Does X name every axis (no axis None added)?  Only then do its names
+ * broadcast (xarray's rule); false for NULL. */
+bool dims_named(const struct dims *x);
 
 /* After a reduction over REDUCED: the kept axes' names, and with KEEPDIMS
  * each reduced axis too (length one: its name, without a scale).  NULL for
@@ -108,8 +116,9 @@ char *dims_format(const struct dims *x, char *buf, size_t len);
  * its scale's elements at the segments' starts, and for bounds the hull
  * of its segment's cells (the lower bound of the first cell in the
  * scale's order, the upper of the last); an axis with no variable to take
- * them from takes the segment starts themselves (int64).  An axis whose name in PATH's
- * group holds something else stays unnamed.  Not collective: one
+ * them from takes the segment starts themselves (int64).  An axis without a
+ * name (None's) is dimension dim_N, N its position, without a variable.
+ * An axis whose name in PATH's group holds something else stays unnamed.  Not collective: one
  * process, with F open for it alone. */
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
 		const char *where, struct err *e);

@@ -15,8 +15,11 @@
 
 enum operand_kind { OPERAND_LITERAL, OPERAND_DATASET, OPERAND_NAME };
 
-/* One item of a NumPy basic-slicing selection: t[1:9:2, 5, ...]. */
-enum select_kind { SELECT_INDEX, SELECT_SLICE, SELECT_ELLIPSIS };
+/* One item of a NumPy basic-slicing selection: t[1:9:2, 5, ..., None].
+ * A bound or step written as None is not given (has_ false).  Integers
+ * beyond int64 saturate, which Python's slice.indices() clips alike; an
+ * index beyond int64 is refused while parsing, as NumPy refuses it. */
+enum select_kind { SELECT_INDEX, SELECT_SLICE, SELECT_ELLIPSIS, SELECT_NEWAXIS };
 struct select_item {
 	enum select_kind kind;
 	bool has_start, has_stop, has_step;

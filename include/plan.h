@@ -69,12 +69,17 @@ enum array_kind { ARR_DATASET, ARR_LITERAL };
 
 /* A selection of a dataset (NumPy basic slicing), resolved against its
  * extents: axis i of the dataset contributes start[i] + step[i] * j for
- * j < count[i], or only start[i] when it is indexed (dropped). */
+ * j < count[i] (a negative step runs backwards: HDF5 reads the same
+ * elements forwards and stage.c turns them round), or only start[i] when
+ * it is indexed (dropped).  The selection's axes are the dataset's that
+ * are not dropped, in order, with the axes of length one that None adds
+ * among them (inserted[j]: axis j of the selection is one of those). */
 struct array_view {
 	int ndim;                       /* the dataset's rank */
 	int64_t dim[H5U_MAXDIM];        /* the dataset's extents */
 	int64_t start[H5U_MAXDIM], step[H5U_MAXDIM], count[H5U_MAXDIM];
 	bool dropped[H5U_MAXDIM];
+	bool inserted[H5U_MAXDIM];      /* by the selection's axes */
 };
 
 struct array {

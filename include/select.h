@@ -21,7 +21,15 @@
  * the operand as TEXT, with NumPy's messages. */
 int select_view(const struct operand *op, const struct shape *dshape, struct array_view *v,
 		struct shape *vshape, const char *text, const char *w, struct err *e);
-/* Do A and B select the same elements? */
+/* Does V run backwards along some axis (a negative step)? */
+bool select_backwards(const struct array_view *v);
+/* BUF holds the dataset box of extents COUNT (all of V's dataset axes, an
+ * indexed one with extent one; elements of SIZE bytes, C order) that
+ * holds a box of V's elements in the dataset's order: turn it round, in
+ * place, along the axes V runs backwards, into V's order (or back: it is
+ * its own inverse).  No allocation. */
+void select_reverse(const struct array_view *v, const int64_t *count, size_t size, char *buf);
+/* Do A and B select the same elements, in the same order? */
 bool select_same_view(const struct array_view *a, const struct array_view *b);
 /* May two arrays of one dataset (whole, or selections) touch common
  * elements?  Conservative: their bounding boxes. */

@@ -18,8 +18,9 @@ void *stage_alloc(size_t n);
 void *stage_realloc(void *p, size_t n);
 
 /* Bytes per element of the scratch that stage_read and stage_write need to
- * move X's values as dtype T: the cast to or from X's dtype, and X's CF
- * coding (unpacked on reading, packed on writing, in the same pass); 0
+ * move X's values as dtype T: the cast to or from X's dtype, X's CF
+ * coding (unpacked on reading, packed on writing, in the same pass), and
+ * for a selection that runs backwards the copy a write turns round; 0
  * when they need none. */
 int64_t stage_scratch(const struct array *x, enum dtype t);
 

@@ -245,7 +245,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->units = x->units;
 	y->cf_present = x->cf_present;
 	y->desc = x->desc;
-	y->dims = dims_select(x->dims, v.dropped, v.start, v.step, pl->p->arena);
+	y->dims = dims_select(x->dims, v.dropped, v.start, v.step, v.inserted, pl->p->arena);
 	return y;
 }
 
@@ -288,7 +288,7 @@ int arrays_by_name(struct planner *pl, int n, struct array **in, bool by_positio
 		if (in[k]->kind == ARR_LITERAL)
 			continue;
 		arrays++;
-		named += in[k]->dims != NULL;
+		named += dims_named(in[k]->dims);
 	}
 	if (by_position || !named || named < arrays) {
 		/* positional: the result keeps the names of an operand with all its axes */

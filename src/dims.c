@@ -121,13 +121,15 @@ static bool has_values(const struct dims *x, int i)
 }
 
 struct dims *dims_select(const struct dims *x, const bool *dropped, const int64_t *start,
-			 const int64_t *step, struct arena *a)
+			 const int64_t *step, const bool *inserted, struct arena *a)
 {
 	if (!x)
 		return NULL;
 	struct dims *y = dims_new(a);
-	for (int i = 0; i < x->ndim; i++) {
-		if (dropped[i])
+	for (int i = 0; i <= x->ndim; i++) {
+		while (y->ndim < H5U_MAXDIM && inserted[y->ndim])
+			y->step[y->ndim++] = 1;   /* None's: no name, no scale */
+		if (i == x->ndim || dropped[i])
 			continue;
 		int j = y->ndim++;
 		dims_copy_axis(y, j, x, i);
@@ -212,10 +214,18 @@ unsigned dims_unlimited(const struct dims *x)
 	return grows;
 }
 
+bool dims_named(const struct dims *x)
+{
+	for (int i = 0; x && i < x->ndim; i++)
+		if (!x->name[i])
+			return false;
+	return x != NULL;
+}
+
 int dims_axis(const struct dims *x, const char *name)
 {
 	for (int i = 0; x && i < x->ndim; i++)
-		if (!strcmp(x->name[i], name))
+		if (x->name[i] && !strcmp(x->name[i], name))
 			return i;
 	return -1;
 }
@@ -275,7 +285,7 @@ char *dims_format(const struct dims *x, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "(");
 	for (int i = 0; x && i < x->ndim && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", x->name[i]);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", x->name[i] ? x->name[i] : "-");
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
 	return buf;
@@ -430,6 +440,16 @@ static void gather_rows(const struct rows *r, const char *all, int64_t lo, size_
 	}
 }
 
+/* Swap the N bytes at A and B. */
+static void swap_rows(char *a, char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char t = a[i];
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
 /* Does SSPACE (of rank N) grow along its first axis, netCDF's record
  * dimension?  Then DCPL is chunked for the copy of extents DIM, elements
  * of SIZE bytes, as any dataset that grows there (shape_chunks: 1024
@@ -472,12 +492,13 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 	if (n < 1 || n > H5S_MAX_RANK || H5Sget_simple_extent_dims(sspace, dim, NULL) < 0)
 		goto out;
 	size_t es = H5Tget_size(mtype), row = es, elements = (size_t)r->count, read;
+	bool back = !r->pick && r->step < 0;   /* read forwards, then turned round */
 	for (int i = 0; i < n; i++) {
-		stride[i] = i || r->pick ? 1 : (hsize_t)r->step;
+		stride[i] = i || r->pick ? 1 : (hsize_t)(back ? -r->step : r->step);
 		cnt[i] = i ? dim[i] : r->pick ? (hsize_t)(hi >= lo ? hi - lo + 1 : 0) : (hsize_t)r->count;
 		row *= i ? dim[i] : 1;
 	}
-	st[0] = (hsize_t)(r->pick ? (hi >= lo ? lo : 0) : r->start);
+	st[0] = (hsize_t)(r->pick || back ? (hi >= lo ? lo : 0) : r->start);
 	elements *= row / es;
 	read = (size_t)cnt[0] * (row / es);
 	hsize_t tdim[H5S_MAX_RANK], max[H5S_MAX_RANK];
@@ -494,6 +515,8 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 		goto out;
 	if (r->pick)
 		gather_rows(r, all, lo, row, es, buf);
+	for (int64_t j = 0, k = r->count - 1; back && j < k; j++, k--)
+		swap_rows(all + (size_t)j * row, all + (size_t)k * row, row);
 	d = H5Dcreate2(f, path, type, tspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	if (d >= 0 && ((elements && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
 		       copy_attributes(src, d) < 0)) {
@@ -824,14 +847,20 @@ int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct
 	H5E_BEGIN_TRY {
 		hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
 		for (int i = 0; d >= 0 && i < dims->ndim && rc == 0; i++) {
-			struct axis_source a = { dims->name[i], dims->file[i], dims->scale[i],
-						 dims->start[i], dims->step[i], shape->dim[i], dims->seg[i] };
+			/* None's axis, unnamed: a dimension without a variable named
+			 * as xarray names an unnamed axis (netCDF-C cannot open a
+			 * dataset that leaves an axis after a named one without one) */
+			char unnamed[32];
+			snprintf(unnamed, sizeof unnamed, "dim_%d", i);
+			struct axis_source a = { dims->name[i] ? dims->name[i] : unnamed, dims->file[i],
+						 dims->scale[i], dims->start[i], dims->step[i], shape->dim[i],
+						 dims->seg[i] };
 			hid_t sd = scale_for(f, group, &a, true);
 			if (sd < 0)
 				continue;   /* its name holds something else: the axis stays unnamed */
 			if (H5DSattach_scale(d, sd, (unsigned)i) < 0)
 				rc = err_set(e, EXIT_RUN, where, "cannot attach dimension '%s' to '%s'",
-					     dims->name[i], path);
+					     a.name, path);
 			H5Dclose(sd);
 		}
 		if (d < 0)

@@ -538,7 +538,7 @@ static int shapes(struct planner *pl, struct plan_step *s, struct step_opts *o, 
 		return -1;
 	struct dims *names = NULL;
 	bool position = option_given(o, OPT_BROADCAST) && o->by_position;
-	bool by_name = s->in[0]->dims && s->in[1]->dims && !position;
+	bool by_name = dims_named(s->in[0]->dims) && dims_named(s->in[1]->dims) && !position;
 	if ((by_name ? loop_by_name(pl, g, s->in, c, &names, w, e) : loop_by_position(g, s->in, c, w, e)) < 0)
 		return -1;
 	if (!by_name && !position)

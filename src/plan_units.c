@@ -145,7 +145,7 @@ static void step_desc(struct planner *pl, struct plan_step *s)
 		const char *names[H5U_MAXDIM];
 		int n = 0;
 		for (int i = 0; x->dims && i < x->shape.ndim; i++)
-			if (s->fold.reduced[i])
+			if (s->fold.reduced[i] && x->dims->name[i])   /* not None's axis: no name */
 				names[n++] = x->dims->name[i];
 		s->desc = cfdesc_reduce(&x->desc, s->uf->cell_method, n, x->dims ? names : NULL,
 					pl->p->arena);

@@ -498,7 +498,10 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 		for (int i = 0; i < x->dims->ndim; i++) {
 			if (i)
 				fputs(", ", f);
-			json_string(f, x->dims->name[i]);
+			if (x->dims->name[i])
+				json_string(f, x->dims->name[i]);
+			else
+				fputs("null", f);   /* an axis None added */
 		}
 		fputc(']', f);
 	}

@@ -8,6 +8,7 @@
 #include "h5io.h"
 #include "iter.h"
 #include "report.h"
+#include "select.h"
 #include "stage.h"
 #include "vds.h"
 
@@ -59,7 +60,9 @@ const int64_t *stage_chunks(const struct array *x)
 	return x->nstored == x->shape.ndim ? x->stored_chunk : NULL;
 }
 
-/* The dataset box behind the box START/COUNT of X's (selected) shape. */
+/* The dataset box behind the box START/COUNT of X's (selected) shape:
+ * the same elements, forwards along an axis the view runs backwards
+ * (select_reverse turns them round); an axis None inserted has none. */
 static void file_box(const struct array *x, const int64_t *start, const int64_t *count,
 		     struct shape *fshape, int64_t *fstart, int64_t *fstep, int64_t *fcount)
 {
@@ -68,15 +71,19 @@ static void file_box(const struct array *x, const int64_t *start, const int64_t 
 	memcpy(fshape->dim, v->dim, sizeof v->dim);
 	bool any = stage_box_size(x->shape.ndim, count) > 0;
 	for (int i = 0, j = 0; i < v->ndim; i++) {
-		fstep[i] = v->dropped[i] ? 1 : v->step[i];
-		if (v->dropped[i]) {
-			fstart[i] = v->start[i];
-			fcount[i] = any;
-		} else {
-			fstart[i] = v->start[i] + start[j] * v->step[i];
-			fcount[i] = count[j];
+		fstep[i] = v->dropped[i] ? 1 : v->step[i] < 0 ? -v->step[i] : v->step[i];
+		fstart[i] = v->start[i];
+		fcount[i] = any;
+		if (v->dropped[i])
+			continue;
+		while (v->inserted[j])
 			j++;
-		}
+		int64_t first = start[j], n = any ? count[j] : 0;
+		if (v->step[i] < 0)
+			first += n - 1;   /* the last of the box, the first in the dataset */
+		fstart[i] = n ? v->start[i] + first * v->step[i] : 0;
+		fcount[i] = n;
+		j++;
 	}
 	if (v->ndim == 0)
 		fcount[0] = any;
@@ -96,12 +103,19 @@ static int element_bytes(const struct array *x)
 	return a > b ? a : b;
 }
 
+/* Is X a view that runs backwards (its blocks are turned round)? */
+static bool backwards(const struct array *x)
+{
+	return x->selected && select_backwards(&x->view);
+}
+
 int64_t stage_scratch(const struct array *x, enum dtype t)
 {
 	const struct array *b = x->base ? x->base : x;
 	if (cf_coding_transforms(b->coding))
 		return element_bytes(b);
-	return x->dtype != t ? dtype_size(x->dtype) : 0;
+	/* a read turns its block round where it lands; a write, a copy */
+	return x->dtype != t || (backwards(x) && x->in_place) ? dtype_size(x->dtype) : 0;
 }
 
 /* The dataset box behind the box START/COUNT of X: the box itself (no
@@ -139,19 +153,29 @@ static void expect(const struct array *x, const struct dset_box *b)
 }
 
 /* Read or write the box START/COUNT of X; a box written in place is
- * announced first, unless its pass announced every box already. */
+ * announced first, unless its pass announced every box already.  A view
+ * that runs backwards along some axis moves the box forwards, BUF turned
+ * round after a read and before a write (it is scratch then). */
 static int box_io(bool write, const struct array *x, const int64_t *start, const int64_t *count,
 		  char *buf, const char *where, struct err *e)
 {
 	enum dtype dt = stored_dtype(x);
 	struct dset_box b;
 	dset_box(x, start, count, &b);
+	bool back = backwards(x);
+	if (back && write)
+		select_reverse(&x->view, b.count, (size_t)dtype_size(dt), buf);
 	if (write && !x->announced)
 		expect(x, &b);
+	int rc;
 	if (x->vds)
-		return vds_box_io(x->vds_run, write, dt, b.start, b.step, b.count, buf, where, e);
-	return write ? h5io_write_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e)
-		     : h5io_read_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e);
+		rc = vds_box_io(x->vds_run, write, dt, b.start, b.step, b.count, buf, where, e);
+	else
+		rc = write ? h5io_write_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e)
+			   : h5io_read_box(x->id, b.shape, dt, b.start, b.step, b.count, buf, where, e);
+	if (back && !write && rc == 0)
+		select_reverse(&x->view, b.count, (size_t)dtype_size(dt), buf);
+	return rc;
 }
 
 void stage_expect(const struct array *x, const int64_t *start, const int64_t *count)
@@ -242,13 +266,19 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 {
 	const char *buf = data;
 	int64_t n = stage_box_size(x->shape.ndim, count);
+	char *own = NULL;   /* scratch to turn round, when the caller gave none */
 	if (x->dtype != t) {
 		dtype_cast(t, data, dtype_size(t), x->dtype, conv, dtype_size(x->dtype), (size_t)n);
+		buf = conv;
+	} else if (backwards(x)) {
+		conv = conv ? conv : (own = stage_alloc((size_t)n * (size_t)element_bytes(x)));
+		memcpy(conv, data, (size_t)n * (size_t)dtype_size(t));
 		buf = conv;
 	}
 	if (x->dry) {   /* a first pass: what a packed output's values range over */
 		if (x->coding && x->coding->from_range)
 			cf_range_fold(x->coding, buf, n);
+		free(own);
 		return 0;
 	}
 	int64_t none[H5U_MAXDIM + 1] = {0};
@@ -260,6 +290,7 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 	x->written = x->written || count != none;
 	report_written(stage_box_size(x->shape.ndim, count), dtype_size(stored_dtype(x)));
 	int rc = box_io(true, x, start, count, (char *)buf, where, e);
+	free(own);
 	return count == none ? -1 : rc;   /* failed either way: the caller places it */
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # 34-select.bats - NumPy basic slicing on operands, `FILE:/PATH[...]`:
-# reads in every form (slices with steps, negative indices and bounds, an
-# integer index that drops its axis, `...`, empty and clipped ranges)
-# against NumPy's own indexing of the same text, on 1 to 3 ranks; reduce and
-# accumulate of a selection; in-place writes into a selection with the rest
-# of the dataset untouched; a write overlapping what the step reads is
-# refused; NumPy's IndexError texts.  Expected values come from NumPy
+# reads in every form (slices with steps, negative steps, negative indices
+# and bounds, an integer index that drops its axis, `...`, None, empty and
+# clipped ranges, bounds beyond int64) against NumPy's own indexing of the
+# same text, on 1 to 4 ranks and under a --memory that streams several
+# blocks a rank; reduce and accumulate of a selection, along reversed axes;
+# in-place writes into a selection (reversed too) with the rest of the
+# dataset untouched; a write overlapping what the step reads is refused;
+# None's axis unnamed beside named ones; NumPy's IndexError texts.  Expected values come from NumPy
 # indexing the arrays that h5py reads (npy below), with NumPy 2's NEP 50.
 
 load helper
@@ -17,7 +19,18 @@ setup_file() {
 		make s.h5:/v float32 10 fill=range
 		make s.h5:/z float64 () data=2.5
 		make s.h5:/b bool 9,6
+		make s.h5:/w int64 41,29,6 lo=-1000 hi=1000
 	EOF
+	# t(time, lat) with coordinate variables, as netCDF4-python writes them
+	(cd "$BATS_FILE_TMPDIR" && /usr/bin/python3 -c "
+import netCDF4, numpy as np
+with netCDF4.Dataset('n.nc', 'w') as f:
+    f.createDimension('time', 5)
+    f.createDimension('lat', 4)
+    f.createVariable('time', 'f8', ('time',))[:] = [10, 20, 30, 40, 50]
+    f.createVariable('lat', 'f4', ('lat',))[:] = [-60, -20, 20, 60]
+    f.createVariable('t', 'f8', ('time', 'lat'))[:] = np.arange(20.0).reshape(5, 4)
+")
 }
 
 # npy CODE: run Python CODE with NumPy (NEP 50 as NumPy 2), and
@@ -79,6 +92,19 @@ SELECTIONS=(
 	'step2|5:2:2'
 	'dropmid|:, 3'
 	'ellipsisend|2:4, ...'
+	'reversed|::-1'
+	'reversedall|::-1, ::-2, ::-3'
+	'reversedmix|5:1:-2, 3, ::-1'
+	'reversedneg|-2:-8:-3, 1:5, -1'
+	'reversedclip|100:-100:-4'
+	'reversedempty|3:5:-1'
+	'none|None'
+	'nonemid|1, None, ::-2, np.newaxis'
+	'noneellipsis|None, ..., None, 2'
+	'nonebounds|None:5:None, 1:None'
+	'hugebounds|-1000000000000000000000:1000000000000000000000, 2'
+	'hugestep|::-1000000000000000000000, ::1000000000000000000000'
+	'pythonints|0x1:0b111:0o2, 1_0:-1_0:-1'
 )
 
 @test "a selection in every basic-slicing form reads what NumPy's indexing gives" {
@@ -134,48 +160,37 @@ printed(read('s.h5:/m')[-2], 'row.txt')"
 		inputs:
 		  row: s.h5:/t[4]              # (6,4)
 		  col: s.h5:/m[:, -1]          # (7,)
-		steps:
-		  - ufunc: add
-		    in: [row, "s.h5:/t[0, :, ::-1]"]
-		    out: o.h5:/bad
-	EOF
-	run --separate-stderr h5u run r.yaml
-	assert_error 2 "r.yaml:6:15: step 1 (ufunc add): 's.h5:/t[0, :, ::-1]': negative slice steps are not supported"
-	cat >r.yaml <<-'EOF'
-		inputs:
-		  row: s.h5:/t[4]              # (6,4)
-		  col: s.h5:/m[:, -1]          # (7,)
+		  rev: s.h5:/t[8, ::-1, None, 3]   # (6,1)
 		steps:
 		  - ufunc: subtract
 		    in: [row, "s.h5:/t[0, :, 1:2]"]
 		    out: o.h5:/a
 		  - expr: col * 2 + 1
 		    out: o.h5:/b
+		  - ufunc: add
+		    in: [row, "s.h5:/t[0, :, ::-1]"]
+		    out: o.h5:/d
+		  - expr: row * 2 - rev
+		    out: o.h5:/e
 	EOF
 	run --separate-stderr h5u run r.yaml
 	assert_success
 	h5u eval -i x='s.h5:/m[1:6:2, 1:]' -i y='s.h5:/v[:4]' 'o.h5:/c = x * y - 1'
+	h5u eval -i x='s.h5:/m[::-2, None, ::-1]' -i y='s.h5:/v[8:3:-1]' 'o.h5:/f = x * y - 1'
 	npy "
 t, m, v = read('s.h5:/t'), read('s.h5:/m'), read('s.h5:/v')
 same(np.subtract(t[4], t[0, :, 1:2]), 'o.h5:/a')
 same(m[:, -1] * 2 + 1, 'o.h5:/b')
-same(np.subtract(np.multiply(m[1:6:2, 1:], v[:4]), 1), 'o.h5:/c')"
+same(np.subtract(np.multiply(m[1:6:2, 1:], v[:4]), 1), 'o.h5:/c')
+same(np.add(t[4], t[0, :, ::-1]), 'o.h5:/d')
+same(np.subtract(np.multiply(t[4], 2), t[8, ::-1, None, 3]), 'o.h5:/e')
+same(np.subtract(np.multiply(m[::-2, None, ::-1], v[8:3:-1]), 1), 'o.h5:/f')"
 }
 
-# select_run DIR [N]: in a new directory DIR with a copy of s.h5, run
-# sel.yaml there, without a launcher or on N ranks.
+# select_run DIR [N [OPTION...]]: in a new directory DIR with a copy of
+# s.h5, run sel.yaml there, without a launcher or on N ranks.
 select_run() {
-	local dir=$1 n=${2:-}
-	mkdir "$dir"
-	cp sel.yaml "$dir"/
-	(
-		cd "$dir" && fixture s.h5 || exit 1
-		if [[ -z $n ]]; then
-			h5u run sel.yaml
-		else
-			mpi "$n" h5ufunc run sel.yaml
-		fi
-	)
+	run_copy "$1" "${2:-}" s.h5 sel.yaml "${@:3}"
 }
 
 @test "selections read and written in place give the same datasets on 1, 2, 3 ranks" {
@@ -212,6 +227,114 @@ for n in (1, 2, 3):
         same(read(f'r0/o.h5:/{d}'), f'r{n}/o.h5:/{d}')
     same(t, f'r{n}/s.h5:/t')
     same(m, f'r{n}/s.h5:/m')"
+}
+
+@test "reversed axes (the split one too) read, reduced, accumulated and written on 1 to 4 ranks in small blocks" {
+	fixture s.h5
+	cat >sel.yaml <<-'EOF'
+		steps:
+		  - {ufunc: negative, in: "s.h5:/w[::-1]", out: o.h5:/a}   # the split axis reversed
+		  - {ufunc: add, in: ["s.h5:/w[::-3, 20:2:-2, ::-1]", "s.h5:/w[None, -1, 20:2:-2, ::-1]"], out: o.h5:/b}
+		  - {ufunc: multiply, in: ["s.h5:/w[3, ::-1, None]", 2], out: o.h5:/c}   # split along a reversed axis
+		  - {reduce: add, in: "s.h5:/w[::-1, 3:, ::-2]", axis: [0, 2], out: o.h5:/d}
+		  - {reduce: maximum, in: "s.h5:/w[30:0:-1, ::-1]", axis: 1, out: o.h5:/e}
+		  - {reduce: add, in: "s.h5:/w[::-2, None, ::-1, 4]", axis: null, out: o.h5:/f}
+		  - {accumulate: add, in: "s.h5:/w[::-1, ::-1, 2]", axis: 0, out: o.h5:/g}   # along the reversed split axis
+		  - {accumulate: subtract, in: "s.h5:/w[::-2, 25:5:-1]", axis: 1, out: o.h5:/h}
+		  - {ufunc: multiply, in: ["s.h5:/w[::-1, 0]", 3], out: "s.h5:/w[::-1, 0]"}   # in place, the same view
+		  - {ufunc: positive, in: "s.h5:/w[0:10, 1]", out: "s.h5:/w[40:30:-1, 28]"}   # w[40:30:-1, 28] = w[0:10, 1]
+		  - {ufunc: negative, in: "s.h5:/w[20:30, None, 5:9, 1]", out: "s.h5:/w[10:0:-1, None, 27:0:-7, 3]"}
+	EOF
+	# a --memory of 16 KiB: every rank streams several blocks of s.h5:/w
+	select_run r0 '' --memory 16K
+	local n
+	for n in 1 2 3 4; do
+		select_run "r$n" "$n" --memory 16K
+	done
+	npy "
+w = read('s.h5:/w')
+same(np.negative(w[::-1]), 'r0/o.h5:/a')
+same(np.add(w[::-3, 20:2:-2, ::-1], w[None, -1, 20:2:-2, ::-1]), 'r0/o.h5:/b')
+same(np.multiply(w[3, ::-1, None], 2), 'r0/o.h5:/c')
+same(np.add.reduce(w[::-1, 3:, ::-2], axis=(0, 2)), 'r0/o.h5:/d')
+same(np.maximum.reduce(w[30:0:-1, ::-1], axis=1), 'r0/o.h5:/e')
+same(np.add.reduce(w[::-2, None, ::-1, 4], axis=None), 'r0/o.h5:/f')
+same(np.add.accumulate(w[::-1, ::-1, 2], axis=0), 'r0/o.h5:/g')
+same(np.subtract.accumulate(w[::-2, 25:5:-1], axis=1), 'r0/o.h5:/h')
+w[::-1, 0] *= 3
+w[40:30:-1, 28] = w[0:10, 1]
+w[10:0:-1, None, 27:0:-7, 3] = np.negative(w[20:30, None, 5:9, 1])
+same(w, 'r0/s.h5:/w')
+for n in (1, 2, 3, 4):
+    for d in 'abcdefgh':
+        same(read(f'r0/o.h5:/{d}'), f'r{n}/o.h5:/{d}')
+    same(w, f'r{n}/s.h5:/w')"
+}
+
+@test "at, reduceat and matmul on reversed selections: NumPy's result on the view" {
+	fixture s.h5
+	cp s.h5 before.h5
+	h5u at add 's.h5:/v[::-1]' --indices 0,1,1,-1 1
+	h5u at multiply 's.h5:/m[::-2, 1]' --indices 0,2,2 3
+	h5u reduceat add 's.h5:/w[::-1, 5, ::-1]' --indices 0,7,7,30 --axis 0 -o o.h5:/r
+	h5u reduceat maximum 's.h5:/w[2, ::-3]' --indices 1,0,5 --axis 0 -o o.h5:/q
+	h5u call matmul 's.h5:/m[::-1, ::-2]' 's.h5:/m[1:4, ::-1]' -o o.h5:/p
+	npy "
+v, m, w = read('before.h5:/v'), read('before.h5:/m'), read('s.h5:/w')
+np.add.at(v[::-1], [0, 1, 1, -1], 1)
+np.multiply.at(m[::-2, 1], [0, 2, 2], 3)
+same(v, 's.h5:/v')
+same(m, 's.h5:/m')
+same(np.add.reduceat(w[::-1, 5, ::-1], [0, 7, 7, 30], axis=0), 'o.h5:/r')
+same(np.maximum.reduceat(w[2, ::-3], [1, 0, 5], axis=0), 'o.h5:/q')
+same(np.matmul(m[::-1, ::-2], m[1:4, ::-1]), 'o.h5:/p')"
+}
+
+@test "under that --memory every rank reads a reversed selection in several blocks" {
+	fixture s.h5
+	local n
+	for n in 1 3; do
+		run --separate-stderr mpi "$n" h5ufunc call negative 's.h5:/w[::-1, ::-2]' -o "j$n.h5:/a" --memory 16K --json
+		assert_success
+		printf '%s\n' "$output" >"j$n.json"
+	done
+	npy "
+import json
+w = read('s.h5:/w')
+for n in (1, 3):
+    same(np.negative(w[::-1, ::-2]), f'j{n}.h5:/a')
+    reads = [r['h5_reads'] for r in json.load(open(f'j{n}.json'))['per_rank']]
+    if len(reads) != n or min(reads) < 2:
+        problems.append(f'{n} ranks: reads per rank {reads}, want two or more each')"
+}
+
+@test "None's axis has no name: the dataset's named axes keep theirs, coordinates sliced and reversed" {
+	fixture n.nc
+	run --separate-stderr h5u call positive 'n.nc:/t[::-2, None, 1:]' -o o.nc:/r --json
+	assert_success
+	assert_output --partial '"operand": "o.nc:/r", "kind": "new file", "shape": [3, 1, 3], "dims": ["time", null, "lat"]'
+	h5u reduce add 'n.nc:/t[None, ::-1]' --axis time -o s.nc:/s
+	ncdump o.nc >/dev/null
+	ncdump s.nc >/dev/null
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np, sys
+		problems = []
+		with netCDF4.Dataset('n.nc') as n, netCDF4.Dataset('o.nc') as o, netCDF4.Dataset('s.nc') as so:
+		    t, r, s = n['t'][:], o['r'], so['s']
+		    # None's axis: a dimension without a variable, named as xarray names an unnamed one
+		    if r.dimensions != ('time', 'dim_1', 'lat') or 'dim_1' in o.variables:
+		        problems.append(f'r{r.dimensions}')
+		    if not np.array_equal(r[:], t[::-2, None, 1:]):
+		        problems.append(f'r: {r[:]}')
+		    if not np.array_equal(o['time'][:], n['time'][::-2]) or not np.array_equal(o['lat'][:], n['lat'][1:]):
+		        problems.append(f"coordinates {o['time'][:]} {o['lat'][:]}")
+		    if s.dimensions != ('dim_0', 'lat') or not np.array_equal(s[:], np.add.reduce(t[None, ::-1], axis=1)):
+		        problems.append(f's{s.dimensions}: {s[:]}')
+		    if s.getncattr('cell_methods') != 'time: sum':
+		        problems.append(f"cell_methods {s.getncattr('cell_methods')!r}")
+		if problems:
+		    sys.exit('\n'.join(problems))
+	EOF
 }
 
 @test "reduce and accumulate of a selection, along every axis and all of them" {
@@ -290,6 +413,11 @@ same(t, 's.h5:/t')"
 	# Interleaved steps share a bounding box: refused as well (documented).
 	run --separate-stderr h5u call negative 's.h5:/v[::2]' -o 's.h5:/v[1::2]'
 	assert_error 2 "call negative: 's.h5:/v[1::2]' overlaps 's.h5:/v[::2]', which the step reads: write to another dataset"
+	# NumPy's v[::-1] = -v copies first; h5ufunc streams, so it refuses
+	run --separate-stderr h5u call negative s.h5:/v -o 's.h5:/v[::-1]'
+	assert_error 2 "call negative: 's.h5:/v[::-1]' overlaps 's.h5:/v', which the step reads: write to another dataset"
+	run --separate-stderr h5u call negative 's.h5:/v[::-1]' -o 's.h5:/v[0:10]'
+	assert_error 2 "call negative: 's.h5:/v[0:10]' overlaps 's.h5:/v[::-1]', which the step reads: write to another dataset"
 	run --separate-stderr h5u eval -i a='s.h5:/m[1:4]' -i b='s.h5:/m[3:6]' 'b = a + 1'
 	assert_error 2 "eval: 's.h5:/m[3:6]' overlaps 's.h5:/m[1:4]', which the step reads: write to another dataset"
 	cat >r.yaml <<-'EOF'
@@ -335,8 +463,10 @@ same(v, 's.h5:/v')"
 	EOF
 	run --separate-stderr h5u call positive 's.h5:/z[0]'
 	assert_error 2 "call positive: 's.h5:/z[0]': too many indices for array: array is 0-dimensional, but 1 were indexed"
-	run --separate-stderr h5u call positive 's.h5:/t[::-1]'
-	assert_error 2 "call positive: 's.h5:/t[::-1]': negative slice steps are not supported"
+	run --separate-stderr h5u call positive 's.h5:/t[-100000000000000000000, 1]'
+	assert_error 2 "call positive: 's.h5:/t[-100000000000000000000, 1]': only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices"
+	run --separate-stderr h5u call positive 's.h5:/t[None, 1, None, 2, 3, 4]'
+	assert_error 2 "call positive: 's.h5:/t[None, 1, None, 2, 3, 4]': too many indices for array: array is 3-dimensional, but 4 were indexed"
 	assert_unchanged
 	printf 'steps:\n  - ufunc: sqrt\n    in: s.h5:/m[7]\n    out: o.h5:/x\n' >r.yaml
 	snapshot
@@ -353,6 +483,8 @@ a = np.zeros((9, 6, 4))
 for sel, text in [((9,), 'index 9 is out of bounds for axis 0 with size 9'),
                   ((0, 0, 0, 0), 'too many indices for array: array is 3-dimensional, but 4 were indexed'),
                   ((slice(None, None, 0),), 'slice step cannot be zero'),
+                  ((None, 1, None, 2, 3, 4), 'too many indices for array: array is 3-dimensional, but 4 were indexed'),
+                  ((-10**20, 1), 'only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices'),
                   ((Ellipsis, Ellipsis), \"an index can only have a single ellipsis ('...')\")]:
     try:
         a[sel]

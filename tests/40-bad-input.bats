@@ -172,6 +172,10 @@ bad_case() {
 	bad_case in-place-shape
 }
 
+@test "select-reversed-index: an index out of range after a reversed axis and None's new axis" {
+	bad_case select-reversed-index
+}
+
 @test "invalid-utf8: a Latin-1 byte in UTF-8 text" {
 	bad_case invalid-utf8
 }

@@ -141,17 +141,7 @@ assert_layout() {
 # lay.yaml (with a small --memory, so that each rank writes several blocks
 # into each chunk), without a launcher or on N ranks.
 layout_run() {
-	local dir=$1 n=${2:-}
-	mkdir "$dir"
-	cp lay.yaml "$dir"/
-	(
-		cd "$dir" && fixture l.h5 || exit 1
-		if [[ -z $n ]]; then
-			h5u run --memory 8K lay.yaml
-		else
-			mpi "$n" h5ufunc run --memory 8K lay.yaml
-		fi
-	)
+	run_copy "$1" "${2:-}" l.h5 lay.yaml --memory 8K
 }
 
 @test "compressed chunked outputs are the same written by 1, 2 and 3 ranks" {

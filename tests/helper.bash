@@ -182,6 +182,24 @@ fixture() {
 	cp "${@/#/$BATS_FILE_TMPDIR/}" . || return 1
 }
 
+# run_copy DIR N FIXTURE YAML [OPTION...]: in a new directory DIR with a
+# copy of the fixture FIXTURE and of the recipe YAML, run YAML there with
+# the OPTIONs, without a launcher (N empty) or on N ranks.
+run_copy() {
+	local dir=$1 n=$2 file=$3 yaml=$4
+	shift 4
+	mkdir "$dir"
+	cp "$yaml" "$dir"/
+	(
+		cd "$dir" && fixture "$file" || exit 1
+		if [[ -z $n ]]; then
+			h5u run "$@" "$yaml"
+		else
+			mpi "$n" h5ufunc run "$@" "$yaml"
+		fi
+	)
+}
+
 now() {
 	date +%s
 }

@@ -14,6 +14,10 @@ read, filled with standard normal values from a fixed seed:
   DIR/w8s-empty.h5      /c, never written, in chunks (64, COLS) with shuffle
                         and deflate at level 1, netCDF's usual pair (W8s)
   DIR/tiny.h5           /x, three float64 values (the start-up probe)
+  DIR/in-wide-contiguous.h5, DIR/in-wide-chunked.h5, DIR/a-wide-contiguous.h5,
+  DIR/a-wide-chunked.h5 the same four of the wide shape (wide_shape: as many
+                        elements in rows of 32768), chunked in (256, 64), the
+                        chunks whose columns a wide row crosses 512 of
 It writes in blocks of rows, so its memory stays near 64 MiB whatever the size,
 and it does nothing when DIR/ready already records the same shape.  The
 chunked files are then copied over themselves (as `cp` copies): the file
@@ -53,6 +57,13 @@ import h5py
 import numpy as np
 
 BLOCK_BYTES = 32 << 20
+WIDE_COLS = 32768
+WIDE_CHUNKS = (256, 64)
+
+
+def wide_shape(rows, cols):
+    """The wide inputs' shape: ROWS x COLS elements in rows of WIDE_COLS."""
+    return (rows * cols // WIDE_COLS, WIDE_COLS)
 
 
 def made(stamp, want):
@@ -66,7 +77,7 @@ def made(stamp, want):
 
 def make(directory, rows, cols):
     stamp = os.path.join(directory, "ready")
-    want = "%d %d float32 smooth, chunked copied\n" % (rows, cols)
+    want = "%d %d float32 smooth wide, chunked copied\n" % (rows, cols)
     if made(stamp, want) and os.path.exists(os.path.join(directory, "w8s-empty.h5")):
         return 0
     os.makedirs(directory, exist_ok=True)
@@ -81,6 +92,8 @@ def make(directory, rows, cols):
         "in-float32.h5": ("a", "b"),
         "in-smooth.h5": ("a", "b"),
     }
+    wide = {"in-wide-contiguous.h5": ("a", "b"), "in-wide-chunked.h5": ("a", "b"),
+            "a-wide-contiguous.h5": ("a",), "a-wide-chunked.h5": ("a",)}
     files = {name: h5py.File(os.path.join(directory, name), "w") for name in names}
     try:
         sets = []
@@ -102,7 +115,8 @@ def make(directory, rows, cols):
     finally:
         for f in files.values():
             f.close()
-    for name in names:
+    make_wide(directory, wide_shape(rows, cols), wide)
+    for name in list(names) + list(wide):
         if "chunked" in name:
             path = os.path.join(directory, name)
             shutil.copyfile(path, path + ".copy")
@@ -117,6 +131,25 @@ def make(directory, rows, cols):
     print("data.py: wrote %dx%d float64 inputs in %s (chunks %s)"
           % (rows, cols, directory, chunk), file=sys.stderr)
     return 0
+
+
+def make_wide(directory, shape, names):
+    """The wide files NAMES ({file: datasets}) of SHAPE, standard normal
+    values from their own seed, the chunked ones in WIDE_CHUNKS."""
+    files = {name: h5py.File(os.path.join(directory, name), "w") for name in names}
+    try:
+        sets = [(d, files[name].create_dataset(
+            d, shape, "f8", chunks=WIDE_CHUNKS if "chunked" in name else None))
+            for name, datasets in names.items() for d in datasets]
+        rng = np.random.default_rng(20261127)
+        for first in range(0, shape[0], WIDE_CHUNKS[0]):   # whole chunk rows
+            count = min(WIDE_CHUNKS[0], shape[0] - first)
+            block = {d: rng.standard_normal((count, shape[1])) for d in ("a", "b")}
+            for d, ds in sets:
+                ds[first:first + count] = block[d]
+    finally:
+        for f in files.values():
+            f.close()
 
 
 def smooth_rows(first, count, rows, cols):

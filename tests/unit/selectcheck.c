@@ -76,7 +76,8 @@ static void print_grid_line(char *line)
 	printf("\n");
 }
 
-/* TEXT on DIMS fails with MESSAGE ("w: 'f.h5:/x[...]': ..."). */
+/* TEXT on DIMS fails with MESSAGE ("w: 'f.h5:/x[...]': ...", without
+ * "w: " for text that does not parse). */
 static void check_error(int ndim, const int64_t *dims, const char *text, const char *message)
 {
 	struct array x;
@@ -104,7 +105,14 @@ static void check_all(void)
 	check_error(2, d2, "[10]", "w: 'f.h5:/x[10]': index 10 is out of bounds for axis 0 with size 10");
 	check_error(2, d2, "[:, -7]", "w: 'f.h5:/x[:, -7]': index -7 is out of bounds for axis 1 with size 6");
 	check_error(2, d2, "[::0]", "w: 'f.h5:/x[::0]': slice step cannot be zero");
-	check_error(2, d2, "[::-1]", "w: 'f.h5:/x[::-1]': negative slice steps are not supported");
+	check_error(2, d2, "[None, 10]", "w: 'f.h5:/x[None, 10]': index 10 is out of bounds for axis 0 with size 10");
+	check_error(2, d2, "[1, None, 2, None, 3]", "w: 'f.h5:/x[1, None, 2, None, 3]': too many indices for "
+		    "array: array is 2-dimensional, but 3 were indexed");
+	check_error(2, d2, "[-99999999999999999999]", "'f.h5:/x[-99999999999999999999]': only integers, "
+		    "slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are "
+		    "valid indices");
+	check_error(2, d2, "[None None]", "'f.h5:/x[None None]': a selection is NumPy basic slicing: "
+		    "[start:stop:step, index, None, ...]");
 	check_error(3, d3, "[..., 1, ...]", "w: 'f.h5:/x[..., 1, ...]': an index can only have a single "
 		    "ellipsis ('...')");
 	CHECK(overlap(2, d2, "[0:5]", "[4:10]"), "rows 0-4 and 4-9 share row 4");
@@ -114,12 +122,36 @@ static void check_all(void)
 	CHECK(!overlap(3, d3, "[..., 0]", "[..., 5]"), "last-axis planes 0 and 5 are disjoint");
 	CHECK(overlap(3, d3, "[1]", "[:, 2]"), "a plane and a column of planes meet");
 	CHECK(!overlap(2, d2, "[3]", "[4]"), "rows 3 and 4 are disjoint");
+	CHECK(overlap(2, d2, "[::-1]", "[9]"), "all rows backwards hold row 9");
+	CHECK(!overlap(2, d2, "[4::-1]", "[5:]"), "rows 4-0 and 5-9 are disjoint");
+	CHECK(overlap(2, d2, "[4::-2]", "[0]"), "rows 4, 2, 0 hold row 0");
+	CHECK(!overlap(2, d2, "[3:5:-1]", "[:]"), "an empty selection meets nothing");
 	struct array x, y;
 	struct err e = {0};
 	CHECK(view_of(2, d2, "[1:3, -2:]", &x, &e) == 0 && view_of(2, d2, "[1:3:1, 4:6]", &y, &e) == 0 &&
 	      select_same_view(&x.view, &y.view), "[1:3, -2:] is [1:3:1, 4:6] on (10, 6): %s", e.msg);
 	CHECK(view_of(2, d2, "[1:3, 4]", &y, &e) == 0 && !select_same_view(&x.view, &y.view),
 	      "[1:3, -2:] is not [1:3, 4]");
+	CHECK(view_of(2, d2, "[2:0:-1, 4:6]", &y, &e) == 0 && !select_same_view(&x.view, &y.view),
+	      "[1:3, -2:] is not [2:0:-1, 4:6]: the same elements, another order");
+	CHECK(view_of(2, d2, "[None, 1:3, -2:]", &y, &e) == 0 && !select_same_view(&x.view, &y.view),
+	      "[1:3, -2:] is not [None, 1:3, -2:]");
+	CHECK(view_of(2, d2, "[3:4, 0x4:6]", &x, &e) == 0 && view_of(2, d2, "[3:2:-1, 1_0-6:]", &y, &e) < 0,
+	      "1_0-6 is no integer");
+	CHECK(view_of(2, d2, "[3:2:-1, 0b100:-10**0]", &y, &e) < 0, "10**0 is no integer");
+	CHECK(view_of(2, d2, "[3:2:-1, 0b100:None:None]", &y, &e) == 0 && select_same_view(&x.view, &y.view),
+	      "one element backwards is one element forwards: %s", e.msg);
+	int64_t box[] = { 3, 4 };
+	char v[12] = "abcdefghijkl";
+	CHECK(view_of(2, d2, "[::-1, ::-2]", &x, &e) == 0, "[::-1, ::-2]: %s", e.msg);
+	select_reverse(&x.view, box, 1, v);
+	CHECK(!memcmp(v, "lkjihgfedcba", 12), "a 3x4 box turned round along both axes: %.12s", v);
+	char w[24] = "aabbccddeeffgghhiijjkkll";
+	CHECK(view_of(2, d2, "[::-1, 1]", &x, &e) == 0, "[::-1, 1]: %s", e.msg);
+	box[0] = 4;
+	box[1] = 1;
+	select_reverse(&x.view, box, 6, w);
+	CHECK(!memcmp(w, "jjkkllgghhiiddeeffaabbcc", 24), "rows of 6 bytes turned round: %.24s", w);
 }
 
 int main(int argc, char **argv)
