@@ -6,13 +6,14 @@
  * or reduceat's segments) whose ufunc is a CF cell method (the catalogue's
  * column: add is `sum`, maximum and fmax `maximum`, minimum and fmin
  * `minimum`) keeps its input's names and appends "NAME: METHOD" to its
- * `cell_methods`, as ncwa and ncra do (but a sum of reference times, no
- * longer the times its names say, keeps only cell_methods:
- * units_fold_undates); a reduction by another ufunc, over unnamed axes, or an
- * accumulation, describes a quantity CF has no name for and carries none
- * of them.  An elementwise step keeps an attribute only when every op of
- * it keeps units (the catalogue's UNITS_SAME: add, maximum, negative, ...)
- * and every array operand has the attribute with one value (ncap2 takes
+ * `cell_methods`, as ncwa and ncra do; a reduction by another ufunc, over
+ * unnamed axes, or an accumulation, describes a quantity CF has no name for
+ * and carries none of them.  An elementwise step keeps an attribute only
+ * when every op of it keeps units (the catalogue's UNITS_SAME, UNITS_SUM
+ * and UNITS_DIFFERENCE: add, maximum, negative, ...) and every array
+ * operand has the attribute with one value.  A result of reference times
+ * that is no longer a date (a sum of them, a difference of two: units.h's
+ * units_dated) keeps no long_name or standard_name (ncap2 takes
  * the leftmost variable's attributes whatever the operation; here
  * hypot(u, v) does not call itself eastward_wind).
  *

@@ -33,6 +33,10 @@ enum casting { CAST_NO, CAST_EQUIV, CAST_SAFE, CAST_SAME_KIND, CAST_UNSAFE };
 
 /* NumPy's name of a dtype; "?" for DT_NONE. */
 const char *dtype_name(enum dtype dt);
+/* NumPy's name of DT stored in the other byte order than the machine's
+ * when SWAPPED (its dtype.str: ">f8" on a little-endian machine), else
+ * dtype_name's.  Static storage. */
+const char *dtype_name_order(enum dtype dt, bool swapped);
 /* Size in bytes of one element. */
 int dtype_size(enum dtype dt);
 /* Parse a dtype name as NumPy accepts it in dtype= ("float32", "f4", "int",
@@ -43,6 +47,12 @@ enum dtype dtype_from_typechar(char c);
 
 /* np.can_cast(from, to, casting). */
 bool dtype_can_cast(enum dtype from, enum dtype to, enum casting casting);
+/* np.can_cast(from, to, casting) where FROM or TO is stored in the other
+ * byte order than the machine's (FROM_SWAPPED, TO_SWAPPED; one-byte dtypes
+ * have none): 'no' refuses any change of byte order, 'equiv' and the
+ * others allow it (dtype('>f8') to float64). */
+bool dtype_can_cast_order(enum dtype from, bool from_swapped, enum dtype to, bool to_swapped,
+			  enum casting casting);
 /* np.promote_types(a, b) for strong dtypes. */
 enum dtype dtype_promote(enum dtype a, enum dtype b);
 const char *casting_name(enum casting c);

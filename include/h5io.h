@@ -123,6 +123,9 @@ void h5io_dataset_close(hid_t d);
 int h5io_dataset_chunks(hid_t d, int64_t *chunk);
 /* Does D's data go through filters (compression, checksums)? */
 bool h5io_dataset_filtered(hid_t d);
+/* Is D's type stored in the other byte order than the machine's (h5py's
+ * '>f8' on a little-endian machine)?  Never for one-byte dtypes. */
+bool h5io_dataset_swapped(hid_t d);
 /* Is D stored compact (its data in its object header)? */
 bool h5io_dataset_compact(hid_t d);
 /* How many of D's chunks were ever written (h5py's and netCDF-4's

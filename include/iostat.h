@@ -10,7 +10,11 @@
  * are counted through MPI's profiling interface (iostat.c defines the
  * MPI_File_* functions HDF5 calls and forwards them to PMPI_File_*): reads
  * and writes, collective and independent, of data and metadata alike, and
- * MPI_File_open.  Without MPI only the HDF5 level counts.  Counting never
+ * MPI_File_open; of the reads and writes, those HDF5 makes within h5io's
+ * data calls (H5Dread, H5Dwrite and their chunk calls, while h5io sets
+ * iostat_moving) are data's, the others metadata's (file opens, object
+ * headers, the planning's opens of inputs each rank then reads alone
+ * without MPI-IO).  Without MPI only the HDF5 level counts.  Counting never
  * changes what a call does.
  *
  * Below both, the writes into files whose old bytes are journaled
@@ -20,6 +24,7 @@
 #ifndef H5UFUNC_IOSTAT_H
 #define H5UFUNC_IOSTAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct iostat {
@@ -29,6 +34,8 @@ struct iostat {
 	int64_t mpiio_reads, mpiio_writes;      /* MPI_File_read_at[_all], MPI_File_write_at[_all] */
 	int64_t mpiio_coll_reads;               /* of the reads, the collective ones (_all) */
 	int64_t mpiio_coll_writes;              /* of the writes, likewise */
+	int64_t mpiio_data_reads;               /* of the reads, those within data calls */
+	int64_t mpiio_data_writes;              /* of the writes, likewise */
 	int64_t mpiio_opens;                    /* MPI_File_open */
 	int64_t journal_writes;                 /* write calls into journaled files */
 	int64_t journal_records;                /* ranges of old bytes saved ... */
@@ -38,5 +45,7 @@ struct iostat {
 
 /* This rank's counts since the process started. */
 extern struct iostat iostat;
+/* True while h5io's data call moves a box (h5io_box.c). */
+extern bool iostat_moving;
 
 #endif

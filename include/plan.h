@@ -103,6 +103,9 @@ struct array {
 	int from_axis[H5U_MAXDIM]; /* ... axis i being BASE's axis from_axis[i], or -1 for
 				      an inserted axis of length one */
 	enum dtype dtype;        /* stored dtype; a literal's default dtype */
+	bool swapped;            /* ... stored in the other byte order than the machine's
+				    (h5py's '>f8'): an existing dataset, read as it is;
+				    what matters to casting: 'no' (dtype_can_cast_order) */
 	struct literal lit;      /* ARR_LITERAL */
 	bool strong;             /* ARR_LITERAL made an array first (outer), not weak */
 	int nstored;             /* chunked as stored (an existing dataset): its */

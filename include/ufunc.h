@@ -86,6 +86,10 @@ struct ma_domain {
 enum units_rule {
 	UNITS_DIMENSIONLESS,   /* none from dimensionless inputs, else unknown */
 	UNITS_SAME,            /* its operands' units, when they agree */
+	UNITS_SUM,             /* the same; of reference times (units.h), a date
+				  plus a duration is a date */
+	UNITS_DIFFERENCE,      /* the same; a date minus a date is a duration,
+				  a date minus a duration a date */
 	UNITS_PRODUCT,
 	UNITS_QUOTIENT,
 	UNITS_POWER,           /* the first's units to a literal integer power */

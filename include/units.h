@@ -10,7 +10,12 @@
  * not: the conversion itself, which is one more op of the step's program
  * (planner.h: lower_convert).  Names of units are
  * compared through UDUNITS-2 (`m s-1` and `m/s` are one unit); a unit
- * that is computed is written as UDUNITS-2 defines it ("m2.s-2").
+ * that is computed is written as UDUNITS-2 defines it ("m2.s-2"), or,
+ * where that has a factor ("7464960000 s2"), in the operands' own units
+ * ("days2").  Reference times ("days since 2000-01-01") are points in
+ * time: a date minus a date is a duration ("days"), a date plus a duration
+ * a date, a sum of dates nothing (the catalogue's UNITS_SUM and
+ * UNITS_DIFFERENCE).
  */
 #ifndef H5UFUNC_UNITS_H
 #define H5UFUNC_UNITS_H
@@ -37,6 +42,9 @@ struct units {
 /* The units of rule R applied to the N operands IN; text from A. */
 struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a);
 
+/* Is X a reference time: CF's "UNIT since DATE" of a time coordinate,
+ * UNIT a unit of time? */
+bool units_dated(struct units x);
 /* Does reduce, reduceat or accumulate of UF over X turn reference times
  * (X's units CF's "UNIT since DATE" of a time coordinate) into values
  * that are no dates: every ufunc but one that picks an operand (maximum,

@@ -148,11 +148,30 @@ struct array *array_decoded(struct planner *pl, struct array *x, const struct si
 	cf_coding_missing(own, m);
 	y->coding = own;
 	y->dtype = own->dtype;
+	/* unpacked values are computed, in the machine's order; values only
+	 * reinterpreted (_Unsigned) keep the stored order, as netCDF4's do */
+	y->swapped = x->swapped && !own->has_scale && !own->has_offset;
 	y->missing = m;
 	y->decoded = y;
 	y->raw = x;
 	x->decoded = y;
 	return y;
+}
+
+/* What X's dataset D, just opened, says of how it is stored, of its axes'
+ * names and of what it is (units, CF attributes); from A. */
+static void dataset_learn(struct array *x, hid_t d, struct arena *a)
+{
+	x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
+	x->stored_filtered = h5io_dataset_filtered(d);
+	x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
+	x->stored_raw = comm_mpi() && h5io_dataset_masks(d) == H5IO_MASKS_SOME;
+	x->stored_compact = h5io_dataset_compact(d);
+	x->swapped = h5io_dataset_swapped(d);
+	x->dims = dims_read(d, x->file->name, &x->shape, a);
+	x->units = cf_units_read(d, a);
+	x->cf_present = cf_attrs_present(d);
+	x->desc = cfdesc_read(d, a);
 }
 
 /* The dataset FILE:/PATH[SELECTION] as an operand that is read (or written
@@ -196,15 +215,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 			err_place(e, &w->loc);
 			return NULL;
 		}
-		x->nstored = h5io_dataset_chunks(d, x->stored_chunk);
-		x->stored_filtered = h5io_dataset_filtered(d);
-		x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
-		x->stored_raw = comm_mpi() && h5io_dataset_masks(d) == H5IO_MASKS_SOME;
-		x->stored_compact = h5io_dataset_compact(d);
-		x->dims = dims_read(d, f->name, &x->shape, pl->p->arena);
-		x->units = cf_units_read(d, pl->p->arena);
-		x->cf_present = cf_attrs_present(d);
-		x->desc = cfdesc_read(d, pl->p->arena);
+		dataset_learn(x, d, pl->p->arena);
 		h5io_dataset_close(d);
 	}
 	if (!op->selected)
@@ -229,6 +240,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->file = f;
 	y->path = x->path;
 	y->dtype = x->dtype;
+	y->swapped = x->swapped;
 	y->shape = vshape;
 	y->selected = true;
 	y->view = v;
@@ -256,6 +268,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	y->file = x->file;
 	y->path = x->path;
 	y->dtype = x->dtype;
+	y->swapped = x->swapped;
 	y->base = x;
 	y->units = x->units;
 	y->desc = x->desc;

@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -43,6 +44,19 @@ const char *dtype_name(enum dtype dt)
 int dtype_size(enum dtype dt)
 {
 	return dtype_table[dt].size;
+}
+
+const char *dtype_name_order(enum dtype dt, bool swapped)
+{
+	static char names[DT_COUNT][8];
+	if (!swapped || dt < 0 || dt >= DT_COUNT || dtype_table[dt].size == 1)
+		return dtype_name(dt);
+	if (!names[dt][0]) {
+		bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+		snprintf(names[dt], sizeof names[dt], "%c%c%d", little ? '>' : '<',
+			 dtype_table[dt].kind, dtype_table[dt].size);
+	}
+	return names[dt];
 }
 
 /* ---------------------------------------------------------------------
@@ -179,7 +193,7 @@ bool dtype_can_cast(enum dtype from, enum dtype to, enum casting casting)
 	switch (casting) {
 	case CAST_NO:
 	case CAST_EQUIV:
-		/* dtypes differ only by byte order, which results do not have */
+		/* the byte order: dtype_can_cast_order */
 		return from == to;
 	case CAST_SAFE:
 		return can_cast_safe(from, to);
@@ -190,6 +204,13 @@ bool dtype_can_cast(enum dtype from, enum dtype to, enum casting casting)
 		return true;
 	}
 	return false;
+}
+
+bool dtype_can_cast_order(enum dtype from, bool from_swapped, enum dtype to, bool to_swapped,
+			  enum casting casting)
+{
+	bool reorders = from_swapped != to_swapped && dtype_size(from) > 1;
+	return !(casting == CAST_NO && reorders) && dtype_can_cast(from, to, casting);
 }
 
 /* NumPy's promotion: the first dtype in type order, from the larger of the

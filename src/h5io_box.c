@@ -123,6 +123,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 {
 	hid_t fspace = -1, mspace = -1, dxpl = -1;
 	struct h5io_record *rec = h5io_record_of(d);
+	iostat_moving = true;
 	herr_t r = move_chunks(write, rec, shape, dt, start, step, count, buf);
 	if (r == 0) {
 		select_box(d, shape, start, step, count, &fspace, &mspace);
@@ -130,6 +131,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 			/* A dataset of no elements has no storage to move (every
 			 * rank sees the same extent, so every rank skips alike). */
 			h5io_close_ids(2, (hid_t[]){ mspace, fspace });
+			iostat_moving = false;
 			return 0;
 		}
 		dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -141,6 +143,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
 			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	}
+	iostat_moving = false;
 	if (write)
 		iostat.h5_writes++;
 	else

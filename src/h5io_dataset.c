@@ -92,6 +92,7 @@ static void storage_learn(hid_t d, struct h5io_storage *s)
 		enum dtype dt = h5io_type_dtype(type, name, sizeof name);
 		s->esize = H5Tget_size(type);
 		s->as_stored = dt != DT_NONE && H5Tequal(type, h5io_mem_type(dt)) > 0 ? dt : DT_NONE;
+		s->swapped = dt != DT_NONE && h5io_type_swapped(type);
 	}
 	h5io_close_ids(3, (hid_t[]){ dcpl, space, type });
 	H5Eclear2(H5E_DEFAULT);
@@ -441,6 +442,12 @@ bool h5io_dataset_filtered(hid_t d)
 {
 	struct h5io_storage own;
 	return storage_of(d, &own)->nfilters > 0;
+}
+
+bool h5io_dataset_swapped(hid_t d)
+{
+	struct h5io_storage own;
+	return storage_of(d, &own)->swapped;
 }
 
 bool h5io_dataset_compact(hid_t d)

@@ -26,6 +26,10 @@ hid_t h5io_mem_type(enum dtype dt);
 /* The dtype of HDF5 type T as h5py maps it, or DT_NONE with NAME (LEN
  * bytes) set to what it is. */
 enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);
+/* Is HDF5 type T (of a dtype, h5io_type_dtype) stored in the other byte
+ * order than the machine's?  Never for one-byte types; a complex compound
+ * by its parts'. */
+bool h5io_type_swapped(hid_t t);
 
 /* ---- the record of an open dataset (h5io_dataset.c) ----
  *
@@ -49,6 +53,8 @@ struct h5io_storage {
 	size_t esize;               /* bytes an element as stored; 0 unknown */
 	enum dtype as_stored;       /* the dtype whose memory type it is stored
 				     * as, bytes for bytes; DT_NONE: none */
+	bool swapped;               /* its type in the other byte order than
+				     * the machine's (h5io_type_swapped) */
 };
 struct h5io_record {
 	hid_t d;

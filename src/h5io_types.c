@@ -143,3 +143,13 @@ enum dtype h5io_type_dtype(hid_t t, char *name, size_t len)
 	}
 	return DT_NONE;
 }
+
+bool h5io_type_swapped(hid_t t)
+{
+	bool compound = H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) > 0;
+	hid_t part = compound ? H5Tget_member_type(t, 0) : t;
+	H5T_order_t order = part >= 0 && H5Tget_size(part) > 1 ? H5Tget_order(part) : H5T_ORDER_NONE;
+	if (compound && part >= 0)
+		H5Tclose(part);
+	return (order == H5T_ORDER_LE || order == H5T_ORDER_BE) && order != H5Tget_order(H5T_NATIVE_INT);
+}

@@ -71,11 +71,17 @@ static int check_in_place(struct planner *pl, struct plan_step *s, int k, struct
 			      shape_format_compact(&x->shape, a, sizeof a),
 			      shape_format_compact(&s->shape, b, sizeof b));
 	enum dtype from = s->out_dtype[k];
-	if (!dtype_can_cast(from, x->dtype, s->casting))
+	/* NumPy's reduce, accumulate and reduceat take no casting=: their
+	 * outputs may be of either byte order */
+	bool order = s->verb == VERB_UFUNC || s->verb == VERB_OUTER || s->verb == VERB_EXPR;
+	char number[16] = "";
+	if (s->uf->nout != 1)   /* NumPy numbers outputs after the inputs */
+		snprintf(number, sizeof number, "%d ", s->uf->nin + k);
+	if (!dtype_can_cast_order(from, false, x->dtype, order && x->swapped, s->casting))
 		return err_at(e, EXIT_USAGE, w,
-			      "Cannot cast ufunc '%s' output from %s to %s with casting rule '%s'",
-			      s->uf->name, dtype_name(from), dtype_name(x->dtype),
-			      casting_name(s->casting));
+			      "Cannot cast ufunc '%s' output %sfrom %s to %s with casting rule '%s'",
+			      s->uf->name, number, dtype_name(from),
+			      dtype_name_order(x->dtype, order && x->swapped), casting_name(s->casting));
 	return 0;
 }
 

@@ -126,6 +126,13 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 	return convert ? lower_convert(pl, s, factor, name, e) : 0;
 }
 
+/* Is UF's result the quantity its operands are (their units, when they
+ * agree: a sum, a maximum, ...)? */
+static bool keeps_quantity(const struct ufunc *uf)
+{
+	return uf->units == UNITS_SAME || uf->units == UNITS_SUM || uf->units == UNITS_DIFFERENCE;
+}
+
 /* What CF says S's results are (cfdesc.h), from its inputs and its ops as
  * the verb planned them (before units: strict's conversions and the ops
  * of where= and masks are added). */
@@ -142,12 +149,10 @@ static void step_desc(struct planner *pl, struct plan_step *s)
 				names[n++] = x->dims->name[i];
 		s->desc = cfdesc_reduce(&x->desc, s->uf->cell_method, n, x->dims ? names : NULL,
 					pl->p->arena);
-		if (units_fold_undates(s->uf, x->units))   /* no longer the dates they name */
-			s->desc.long_name = s->desc.standard_name = NULL;
 	} else {
-		bool same = s->prog.nops ? true : s->uf->units == UNITS_SAME;
+		bool same = s->prog.nops ? true : keeps_quantity(s->uf);
 		for (int j = 0; j < s->prog.nops; j++)
-			same = same && s->prog.ops[j].uf->units == UNITS_SAME;
+			same = same && keeps_quantity(s->prog.ops[j].uf);
 		const struct cfdesc *in[RECIPE_MAXIN];
 		int n = 0;
 		for (int k = 0; k < s->nin; k++)
@@ -164,7 +169,17 @@ int step_describe(struct planner *pl, struct plan_step *s, const struct step_opt
 	step_desc(pl, s);
 	s->units_off = option_given(o, OPT_UNITS) && o->units_off;
 	bool strict = option_given(o, OPT_UNITS) && o->units_strict;
-	return s->units_off ? 0 : step_units(pl, s, strict, e);
+	/* followed under units: off too (not written), for what S's results are */
+	if (step_units(pl, s, strict, e) < 0)
+		return -1;
+	bool dated_in = false, dated_out = false;
+	for (int k = 0; k < s->nin; k++)
+		dated_in = dated_in || (s->in[k]->kind == ARR_DATASET && units_dated(s->in[k]->units));
+	for (int k = 0; k < s->nout; k++)
+		dated_out = dated_out || units_dated(s->units[k]);
+	if (dated_in && !dated_out)   /* no longer the dates their inputs name: a duration, ... */
+		s->desc.long_name = s->desc.standard_name = NULL;
+	return 0;
 }
 
 /* What output K of S says of itself, for later steps to read and the end

@@ -628,7 +628,8 @@ static void json_per_rank(FILE *f, const struct rank_counts *all)
 			"   \"h5_reads\": %lld, \"h5_writes\": %lld, \"h5_opens\": %lld, "
 			"\"h5_metadata\": %lld,\n"
 			"   \"mpiio_reads\": %lld, \"mpiio_writes\": %lld, \"mpiio_coll_reads\": %lld, "
-			"\"mpiio_coll_writes\": %lld, \"mpiio_opens\": %lld,\n"
+			"\"mpiio_coll_writes\": %lld,\n"
+			"   \"mpiio_data_reads\": %lld, \"mpiio_data_writes\": %lld, \"mpiio_opens\": %lld,\n"
 			"   \"journal_writes\": %lld, \"journal_records\": %lld, \"journal_bytes\": %lld, "
 			"\"journal_syncs\": %lld}%s\n",
 			r, (long long)c->elements, (long long)c->read, (long long)c->written,
@@ -636,8 +637,8 @@ static void json_per_rank(FILE *f, const struct rank_counts *all)
 			(long long)c->io.h5_writes, (long long)c->io.h5_opens,
 			(long long)c->io.h5_metadata, (long long)c->io.mpiio_reads,
 			(long long)c->io.mpiio_writes, (long long)c->io.mpiio_coll_reads,
-			(long long)c->io.mpiio_coll_writes,
-			(long long)c->io.mpiio_opens, (long long)c->io.journal_writes,
+			(long long)c->io.mpiio_coll_writes, (long long)c->io.mpiio_data_reads,
+			(long long)c->io.mpiio_data_writes, (long long)c->io.mpiio_opens, (long long)c->io.journal_writes,
 			(long long)c->io.journal_records, (long long)c->io.journal_bytes,
 			(long long)c->io.journal_syncs, r + 1 < comm_size() ? "," : "");
 	}

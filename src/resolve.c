@@ -1,5 +1,6 @@
 /* resolve.c - type resolution, NumPy's linear search with NEP 50
  * literals.  See resolve.h. */
+#include <stdio.h>
 #include <string.h>
 
 #include "resolve.h"
@@ -25,7 +26,22 @@ static bool input_fits(const struct array *x, enum dtype t, enum casting casting
 {
 	if (is_weak(x) && use_min_scalar)
 		return literal_can_cast(&x->lit, t, casting);
-	return dtype_can_cast(x->dtype, t, casting);
+	return dtype_can_cast_order(x->dtype, x->swapped, t, false, casting);
+}
+
+/* NumPy's refusal of input K (X) of UF to loop type T under CASTING
+ * (its number shown when UF has more than one input); NULL. */
+static const struct ufunc_loop *refuse_input(const struct ufunc *uf, int k, const struct array *x,
+					     enum dtype t, enum casting casting,
+					     const struct site *w, struct err *e)
+{
+	char number[16] = "";
+	if (uf->nin != 1)
+		snprintf(number, sizeof number, "%d ", k);
+	err_at(e, EXIT_USAGE, w, "Cannot cast ufunc '%s' input %sfrom %s to %s with casting rule '%s'",
+	       uf->name, number, dtype_name_order(x->dtype, x->swapped), dtype_name(t),
+	       casting_name(casting));
+	return NULL;
 }
 
 /* Ufuncs whose NumPy type resolvers refuse bool inputs rather than cast
@@ -101,24 +117,14 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 		if (!ok)
 			continue;
 		for (int k = 0; k < nin && !fixed && casting < CAST_SAFE; k++)
-			if (!input_fits(in[k], loop->types[k], casting, use_min_scalar)) {
-				err_at(e, EXIT_USAGE, w,
-					"Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
-					uf->name, k, dtype_name(in[k]->dtype), dtype_name(loop->types[k]),
-					casting_name(casting));
-				return NULL;
-			}
+			if (!input_fits(in[k], loop->types[k], casting, use_min_scalar))
+				return refuse_input(uf, k, in[k], loop->types[k], casting, w, e);
 		return loop;
 	}
 	if (fixed && with_out) {
 		for (int k = 0; k < nin; k++)
-			if (!input_fits(in[k], with_out->types[k], in_casting, use_min_scalar)) {
-				err_at(e, EXIT_USAGE, w,
-					"Cannot cast ufunc '%s' input %d from %s to %s with casting rule '%s'",
-					uf->name, k, dtype_name(in[k]->dtype),
-					dtype_name(with_out->types[k]), casting_name(in_casting));
-				return NULL;
-			}
+			if (!input_fits(in[k], with_out->types[k], in_casting, use_min_scalar))
+				return refuse_input(uf, k, in[k], with_out->types[k], in_casting, w, e);
 	}
 	if (fixed) {
 		err_at(e, EXIT_USAGE, w, NO_LOOP, uf->name);

@@ -32,10 +32,49 @@ static ut_unit *parse(const char *text)
 static const struct units none = { UK_NONE, NULL, false, 0 };
 static const struct units unknown = { UK_UNKNOWN, NULL, false, 0 };
 
-/* U as a result: its definition's text, or the spelling of one of the N
- * operands IN that has U's very unit (m/s times 2 stays m/s); the unit
- * one is no units. */
-static struct units known(ut_unit *u, const struct units *in, int n, struct arena *a)
+/* Is TEXT one unit's name or symbol alone ("days", "km"), without an
+ * operator, a number or an exponent? */
+static bool one_word(const char *text)
+{
+	size_t n = strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_");
+	return n > 0 && text[n] == '\0';
+}
+
+/* U spelt as UDUNITS-2 writes a product of powers ("m2.s-1"), but in the
+ * N operands' own units IN to the powers P ("days2" for days times days,
+ * "km.h"), when each is one word and that spelling parses back to U
+ * itself; else NULL. */
+static const char *own_spelling(ut_unit *u, int n, const struct units *in, const int *p,
+				struct arena *a)
+{
+	char text[256] = "";
+	size_t at = 0;
+	for (int k = 0; k < n; k++) {
+		if (in[k].kind != UK_KNOWN || !one_word(in[k].text))
+			return NULL;
+		int e = p[k];
+		if (k == 1 && !strcmp(in[0].text, in[1].text))
+			continue;   /* the first's term has it */
+		if (k == 0 && n == 2 && !strcmp(in[0].text, in[1].text))
+			e += p[1];
+		if (e == 0 || at >= sizeof text)
+			continue;
+		at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? "." : "", in[k].text);
+		if (e != 1 && at < sizeof text)
+			at += (size_t)snprintf(text + at, sizeof text - at, "%d", e);
+	}
+	ut_unit *v = at > 0 && at < sizeof text ? parse(text) : NULL;
+	bool same = v && ut_compare(u, v) == 0;
+	ut_free(v);
+	return same ? arena_strdup(a, text) : NULL;
+}
+
+/* U as a result: the spelling of one of the N operands IN that has U's
+ * very unit (m/s times 2 stays m/s), else its definition's text ("m2.s-2")
+ * -- but for a multiple of that (a definition with a factor, "7464960000
+ * s2"), the operands' own units to the powers P ("days2") where they say
+ * it (P NULL: they do not); the unit one is no units. */
+static struct units known(ut_unit *u, const struct units *in, int n, const int *p, struct arena *a)
 {
 	if (!u)
 		return unknown;
@@ -53,7 +92,9 @@ static struct units known(ut_unit *u, const struct units *in, int n, struct aren
 	struct units r = unknown;
 	if (len > 0 && (size_t)len < sizeof buf) {
 		ut_unit *one = ut_get_dimensionless_unit_one(units_system());
-		r = ut_compare(u, one) == 0 ? none : (struct units){ UK_KNOWN, arena_strdup(a, buf), false, 0 };
+		const char *own = p && strchr("0123456789.", buf[0]) ? own_spelling(u, n, in, p, a) : NULL;
+		r = ut_compare(u, one) == 0 ? none
+		    : (struct units){ UK_KNOWN, own ? own : arena_strdup(a, buf), false, 0 };
 		ut_free(one);
 	}
 	ut_free(u);
@@ -115,7 +156,7 @@ static struct units combine(int n, const struct units *in, bool quotient, struct
 	ut_unit *r = x && y ? (quotient ? ut_divide(x, y) : ut_multiply(x, y)) : NULL;
 	ut_free(x);
 	ut_free(y);
-	return known(r, in, n, a);
+	return known(r, in, n, (const int[]){ 1, quotient ? -1 : 1 }, a);
 }
 
 static int gcd(int a, int b)
@@ -180,7 +221,74 @@ static struct units raise(struct units x, int p, bool root, struct arena *a)
 		return f;
 	}
 	ut_free(u);
-	return known(r, &x, 1, a);
+	return known(r, &x, 1, root ? NULL : &p, a);
+}
+
+/* The length of the unit X counts in when X is a reference time, CF's
+ * "UNIT since DATE" of a time coordinate ("days" of "days since
+ * 2000-01-01"); 0 when it is not one. */
+static size_t reference_time(struct units x)
+{
+	const char *since = x.kind == UK_KNOWN ? strstr(x.text, " since ") : NULL;
+	if (!since)
+		return 0;
+	char unit[64];
+	snprintf(unit, sizeof unit, "%.*s", (int)(since - x.text), x.text);
+	ut_unit *u = parse(unit), *second = parse("s");
+	bool time = u && second && ut_are_convertible(u, second);
+	ut_free(u);
+	ut_free(second);
+	return time ? (size_t)(since - x.text) : 0;
+}
+
+/* Is X (no weak literal) a duration in the unit of the reference time
+ * DATE, LEN its length ("days" beside "days since 2000-01-01")? */
+static bool duration_of(struct units x, struct units date, size_t len)
+{
+	char unit[64];
+	snprintf(unit, sizeof unit, "%.*s", (int)len, date.text);
+	return !x.weak && x.kind == UK_KNOWN && same_unit(x.text, unit);
+}
+
+/* What IN[0] + IN[1] (DIFFERENCE: IN[0] - IN[1]) is when reference times
+ * are among them, points in time as xarray's datetime64 are: a date plus
+ * or minus a number or a duration in its own unit is that date (add(t,
+ * 1)); a date minus a date in the same units is a duration in their unit
+ * ("days"); a sum of dates, a duration minus a date, and dates or
+ * durations in other units (whose numbers would need converting) are
+ * nothing that can be determined. */
+enum dated { DATED_NONE, DATED_FIRST, DATED_SECOND, DATED_DURATION, DATED_UNKNOWN };
+static enum dated dated_kind(bool difference, const struct units *in)
+{
+	size_t len0 = reference_time(in[0]), len1 = reference_time(in[1]);
+	if (!len0 && !len1)
+		return DATED_NONE;
+	if (len0 && len1)
+		return difference && same_unit(in[0].text, in[1].text) ? DATED_DURATION : DATED_UNKNOWN;
+	if (difference && !len0)
+		return DATED_UNKNOWN;
+	struct units date = len0 ? in[0] : in[1], other = len0 ? in[1] : in[0];
+	if (other.weak || duration_of(other, date, len0 ? len0 : len1))
+		return len0 ? DATED_FIRST : DATED_SECOND;
+	return DATED_UNKNOWN;
+}
+
+/* The units of IN[0] + IN[1] (DIFFERENCE: IN[0] - IN[1]): dated_kind's,
+ * UNITS_SAME's without dates. */
+static struct units dated(bool difference, const struct units *in, struct arena *a)
+{
+	enum dated kind = dated_kind(difference, in);
+	switch (kind) {
+	case DATED_NONE:
+		return same(2, in);
+	case DATED_FIRST:
+	case DATED_SECOND:
+		return (struct units){ UK_KNOWN, in[kind == DATED_SECOND].text, false, 0 };
+	case DATED_DURATION:
+		return (struct units){ UK_KNOWN, arena_strndup(a, in[0].text, reference_time(in[0])), false, 0 };
+	default:
+		return unknown;
+	}
 }
 
 struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a)
@@ -190,6 +298,9 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
 	switch (r) {
 	case UNITS_SAME:
 		return same(n, in);
+	case UNITS_SUM:
+	case UNITS_DIFFERENCE:
+		return n == 2 ? dated(r == UNITS_DIFFERENCE, in, a) : unknown;
 	case UNITS_PRODUCT:
 	case UNITS_QUOTIENT:
 		return n == 2 ? combine(n, in, r == UNITS_QUOTIENT, a) : unknown;
@@ -218,21 +329,9 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
 	return none;
 }
 
-/* The length of the unit X counts in when X is a reference time, CF's
- * "UNIT since DATE" of a time coordinate ("days" of "days since
- * 2000-01-01"); 0 when it is not one. */
-static size_t reference_time(struct units x)
+bool units_dated(struct units x)
 {
-	const char *since = x.kind == UK_KNOWN ? strstr(x.text, " since ") : NULL;
-	if (!since)
-		return 0;
-	char unit[64];
-	snprintf(unit, sizeof unit, "%.*s", (int)(since - x.text), x.text);
-	ut_unit *u = parse(unit), *second = parse("s");
-	bool time = u && second && ut_are_convertible(u, second);
-	ut_free(u);
-	ut_free(second);
-	return time ? (size_t)(since - x.text) : 0;
+	return reference_time(x) > 0;
 }
 
 bool units_fold_undates(const struct ufunc *uf, struct units x)
@@ -247,6 +346,8 @@ struct units units_fold(const struct ufunc *uf, bool accumulate, long long count
 	x.weak = false;
 	if (units_fold_undates(uf, x))   /* the durations since the reference fold */
 		x.text = arena_strndup(a, x.text, reference_time(x));
+	if (r == UNITS_SUM || r == UNITS_DIFFERENCE)
+		r = UNITS_SAME;   /* of durations or dates alone */
 	if (r == UNITS_SAME || r == UNITS_NONE || r == UNITS_COMPARE)
 		return r == UNITS_SAME ? x : none;
 	if (r == UNITS_PRODUCT && !accumulate && count > 0 && count <= 64)
@@ -288,7 +389,16 @@ int units_strict(const struct ufunc *uf, int n, struct units *in, const char *co
 		return -1;
 	}
 	enum units_rule r = uf->units;
-	bool match = n == 2 && (r == UNITS_SAME || r == UNITS_COMPARE);
+	bool sum = n == 2 && (r == UNITS_SUM || r == UNITS_DIFFERENCE);
+	if (sum && dated_kind(r == UNITS_DIFFERENCE, in) == DATED_UNKNOWN) {
+		snprintf(msg, len, "cannot %s %s (%s) and %s (%s): a date takes a number or a duration in its "
+			 "own unit, and is subtracted from a date in the same units", uf->name, name[0],
+			 shown(in[0]), name[1], shown(in[1]));
+		return -1;
+	}
+	if (sum && dated_kind(r == UNITS_DIFFERENCE, in) != DATED_NONE)
+		return 0;   /* nothing converted: the numbers are in the date's unit */
+	bool match = n == 2 && (r == UNITS_SAME || r == UNITS_COMPARE || sum);
 	bool plain = r == UNITS_DIMENSIONLESS || r == UNITS_ANGLE;
 	if (!match && !plain)
 		return 0;

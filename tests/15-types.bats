@@ -94,6 +94,105 @@ setup_file() {
 		same orig.h5:/int32 be.h5:/int32
 }
 
+# NumPy's verdict on each case, on the data as h5py reads it (its byte
+# order kept): "CASE|MESSAGE" lines, dtype('>f8') written as h5ufunc's >f8.
+casting_order_ref() {
+	/usr/bin/python3 - <<-'EOF'
+		import re, h5py, numpy as np
+		be, le = h5py.File("be.h5", "r"), h5py.File("le.h5", "r")
+		b64, b16, l64, l16 = be["float64"][...], be["int16"][...], le["float64"][...], le["int16"][...]
+		assert b64.dtype.byteorder == ">" and l64.dtype.isnative
+		cases = {
+		    "add0": lambda: np.add(b64, 1.0, casting="no"),
+		    "add1": lambda: np.add(1.0, b64, casting="no"),
+		    "sqrt": lambda: np.sqrt(b64, casting="no"),
+		    "mixed": lambda: np.add(l16, b16, casting="no"),
+		    "dtype": lambda: np.add(b64, b64, dtype="float32", casting="equiv"),
+		    "out": lambda: np.add(l64, 1.0, out=b64.copy(), casting="no"),
+		    "out2": lambda: np.divmod(l64, 2.0, out=(l64.copy(), b64.copy()), casting="no"),
+		}
+		for name, f in cases.items():
+		    try:
+		        f()
+		        print(f"{name}|accepted")
+		    except TypeError as x:
+		        print(f"{name}|" + re.sub(r"dtype\('([^']*)'\)", r"\1", str(x)))
+	EOF
+}
+
+@test "casting no: a big-endian input or in-place output is refused as NumPy refuses it, equiv takes it; nothing written (1 and 3 ranks)" {
+	fixture be.h5 le.h5
+	local -A argv=(
+		[add0]="call add be.h5:/float64 1.0 --casting no"
+		[add1]="call add 1.0 be.h5:/float64 --casting no"
+		[sqrt]="call sqrt be.h5:/float64 --casting no"
+		[mixed]="call add le.h5:/int16 be.h5:/int16 --casting no"
+		[dtype]="call add be.h5:/float64 be.h5:/float64 --dtype float32 --casting equiv"
+		[out]="run out.yaml"
+		[out2]="run out2.yaml"
+	)
+	printf 'inputs: {b: be.h5:/float64, l: le.h5:/float64}\nsteps:\n  - {ufunc: add, in: [l, 1.0], casting: no, out: b}\n' >out.yaml
+	printf 'inputs: {b: be.h5:/float64, l: le.h5:/float64}\nsteps:\n  - {ufunc: divmod, in: [l, 2.0], casting: no, out: [l, b]}\n' >out2.yaml
+	run casting_order_ref
+	assert_success
+	local lines=("${lines[@]}") line name message where n verb uf
+	assert_equal "${#lines[@]}" 7
+	snapshot
+	for line in "${lines[@]}"; do
+		name=${line%%|*} message=${line#*|}
+		read -r verb uf _ <<<"${argv[$name]}"
+		where="$verb $uf"
+		[[ $name != out* ]] || where="$name.yaml:3:[0-9]+: step 1 \((ufunc add|ufunc divmod)\)"
+		[[ $message == "Cannot cast ufunc "* ]] || fail "NumPy accepts $name: $message"
+		for n in 0 1 3; do
+			# shellcheck disable=SC2086
+			if ((n)); then run --separate-stderr mpi $n h5ufunc ${argv[$name]}
+			else run --separate-stderr h5u ${argv[$name]}; fi
+			assert_error_once_match 2 "$where: ${message//[()]/.}"
+		done
+	done
+	assert_unchanged
+}
+
+@test "casting equiv: big-endian inputs and in-place outputs; reduce and accumulate take no casting=, as NumPy's (1 and 3 ranks)" {
+	fixture be.h5 le.h5
+	cp be.h5 orig.h5
+	local n
+	for n in 0 1 3; do
+		cp orig.h5 be$n.h5
+		cat >r$n.yaml <<-EOF
+			inputs: {b: be$n.h5:/float64, l: le.h5:/float64, i: be$n.h5:/float32}
+			steps:
+			  - {ufunc: add, in: [b, 1.0], casting: equiv, out: o$n.h5:/a}
+			  - {ufunc: add, in: [l, 1.0], casting: equiv, out: b}
+			  - {reduce: add, in: i, axis: 1, casting: no, out: o$n.h5:/r}
+			  - {accumulate: add, in: i, casting: no, out: i}
+		EOF
+		if ((n)); then run --separate-stderr mpi $n h5ufunc run r$n.yaml
+		else run --separate-stderr h5u run r$n.yaml; fi
+		[[ $status == 0 ]] || echo "$stderr"
+		assert_success
+		/usr/bin/python3 - "$n" <<-'EOF'
+			import sys, h5py, numpy as np
+			n = sys.argv[1]
+			orig, le = h5py.File("orig.h5", "r"), h5py.File("le.h5", "r")
+			be, o = h5py.File(f"be{n}.h5", "r"), h5py.File(f"o{n}.h5", "r")
+			b64, f32, l64 = orig["float64"][...], orig["float32"][...], le["float64"][...]
+			want = {"a": np.add(b64, 1.0, casting="equiv"), "r": np.add.reduce(f32, axis=1)}
+			for k, w in want.items():
+			    assert o[k].dtype == w.dtype and o[k].dtype.isnative, (k, o[k].dtype, w.dtype)
+			    assert np.array_equal(o[k][...], w, equal_nan=True), (k, o[k][...], w)
+			b = b64.copy()
+			np.add(l64, 1.0, out=b, casting="equiv")
+			i = f32.copy()
+			np.add.accumulate(i, axis=0, out=i)
+			for k, w in (("float64", b), ("float32", i)):
+			    assert be[k].dtype == w.dtype and be[k].dtype.byteorder == ">", (k, be[k].dtype)
+			    assert np.array_equal(be[k][...], w, equal_nan=True), (k, be[k][...], w)
+		EOF
+	done
+}
+
 @test "chunked and compressed, compact and contiguous inputs read alike" {
 	fixture lay.h5
 	h5u call add lay.h5:/chunked lay.h5:/contig -o o.h5:/a

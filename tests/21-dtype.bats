@@ -35,6 +35,10 @@ compare() {
 	compare cancast
 }
 
+@test "can_cast with either dtype in the other byte order: no refuses it, equiv and the rest allow it" {
+	compare cancastorder
+}
+
 @test "promote_types: every pair of dtypes" {
 	compare promote
 }

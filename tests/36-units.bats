@@ -168,3 +168,101 @@ REF=units_ref.py
 		rm out.nc
 	done
 }
+
+# Reference times ("days since 2000-01-01") are points in time, as xarray
+# decodes them (datetime64): a difference of two is a duration (timedelta64).
+dates_nc() {
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np
+		with netCDF4.Dataset("d.nc", "w") as d:
+		    d.createDimension("time", 5)
+		    for name, units in (("t", "days since 2000-01-01"), ("t0", "days since 2000-01-01"),
+		                        ("th", "hours since 1990-01-01"), ("dur", "days"), ("hrs", "hours")):
+		        v = d.createVariable(name, "f8", ("time",))
+		        v.units = units
+		        if name.startswith("t"):
+		            v.long_name, v.standard_name, v.calendar = "time", "time", "standard"
+		        v[:] = np.arange(5) * 1.5 + (30 if name == "t" else 2)
+	EOF
+}
+
+@test "dates: a difference is a duration without a time's names, a date plus a number or a duration stays a date, a sum of dates has no units (netCDF4, xarray)" {
+	dates_nc
+	h5u call subtract d.nc:/t d.nc:/t0 -o o.nc:/diff
+	h5u call subtract d.nc:/t d.nc:/t0 -o o.nc:/diff_off --units off
+	h5u call subtract d.nc:/t d.nc:/t0 -o o.nc:/diff_strict --units strict
+	h5u eval -i t=d.nc:/t -i t0=d.nc:/t0 'o.nc:/expr = (t - t0) * 2'
+	h5u call add d.nc:/t 1 -o o.nc:/plus1
+	h5u call add d.nc:/dur d.nc:/t -o o.nc:/plus_dur
+	h5u call subtract d.nc:/t d.nc:/dur -o o.nc:/minus_dur
+	h5u call add d.nc:/t d.nc:/t -o o.nc:/sum
+	h5u call subtract d.nc:/dur d.nc:/t -o o.nc:/dur_minus
+	h5u call subtract d.nc:/t d.nc:/th -o o.nc:/other_ref
+	h5u call add d.nc:/t d.nc:/hrs -o o.nc:/other_unit
+	h5u call maximum d.nc:/t d.nc:/t0 -o o.nc:/latest
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np, xarray as xr
+		with netCDF4.Dataset("d.nc") as d, netCDF4.Dataset("o.nc") as o:
+		    v = {k: d[k][:] for k in ("t", "t0", "dur", "th", "hrs")}
+		    want = {"diff": v["t"] - v["t0"], "diff_off": v["t"] - v["t0"], "diff_strict": v["t"] - v["t0"],
+		            "expr": (v["t"] - v["t0"]) * 2, "plus1": v["t"] + 1, "plus_dur": v["dur"] + v["t"],
+		            "minus_dur": v["t"] - v["dur"], "sum": v["t"] + v["t"], "dur_minus": v["dur"] - v["t"],
+		            "other_ref": v["t"] - v["th"], "other_unit": v["t"] + v["hrs"],
+		            "latest": np.maximum(v["t"], v["t0"])}
+		    for name, w in want.items():
+		        assert np.array_equal(o[name][:], w), (name, o[name][:], w)
+		    def attrs(name):
+		        return {k: o[name].getncattr(k) for k in o[name].ncattrs()}
+		    date = {"units": "days since 2000-01-01", "long_name": "time", "standard_name": "time"}
+		    for name in ("diff", "diff_strict", "expr"):
+		        assert attrs(name) == {"units": "days"}, (name, attrs(name))
+		    assert attrs("diff_off") == {}, attrs("diff_off")
+		    assert attrs("plus1") == date, attrs("plus1")
+		    assert attrs("latest") == date, attrs("latest")
+		    for name in ("plus_dur", "minus_dur"):
+		        assert attrs(name) == {"units": "days since 2000-01-01"}, (name, attrs(name))
+		    for name in ("sum", "dur_minus", "other_ref", "other_unit"):
+		        assert attrs(name) == {}, (name, attrs(name))
+		x = xr.open_dataset("o.nc")
+		kinds = {"diff": "m", "diff_strict": "m", "expr": "m", "plus1": "M", "plus_dur": "M",
+		         "minus_dur": "M", "latest": "M", "sum": "f", "dur_minus": "f", "other_ref": "f"}
+		for name, kind in kinds.items():
+		    assert x[name].dtype.kind == kind, (name, x[name].dtype)
+		d = xr.open_dataset("d.nc")   # xarray's own t - t0 is what it reads
+		assert (x["diff"].values == d["t"].values - d["t0"].values).all(), x["diff"].values
+	EOF
+}
+
+@test "dates under units: strict: a sum of dates, or dates of other references, refused before anything is written" {
+	dates_nc
+	snapshot
+	run --separate-stderr h5u call add d.nc:/t d.nc:/t -o o.nc:/s --units strict
+	assert_error 2 "call add: cannot add d.nc:/t (days since 2000-01-01) and d.nc:/t (days since 2000-01-01): a date takes a number or a duration in its own unit, and is subtracted from a date in the same units (units: strict)"
+	run --separate-stderr h5u call subtract d.nc:/t d.nc:/th -o d.nc:/t --units strict
+	assert_error 2 "call subtract: cannot subtract d.nc:/t (days since 2000-01-01) and d.nc:/th (hours since 1990-01-01): a date takes a number or a duration in its own unit, and is subtracted from a date in the same units (units: strict)"
+	assert_unchanged
+}
+
+@test "a product of a unit with itself is written in the input's own unit: days2, cm3, km2; UDUNITS-2's base units where it has no factor" {
+	dates_nc
+	h5u reduce multiply d.nc:/dur -o o.nc:/dd
+	h5u reduce multiply d.nc:/t -o o.nc:/tt
+	h5u call multiply d.nc:/dur d.nc:/dur -o o.nc:/sq
+	h5u call power u.h5:/len 3 -o o.h5:/p
+	h5u call multiply u.h5:/len u.h5:/len2 -o o.h5:/cm_m
+	h5u call multiply u.h5:/rows_km u.h5:/rows_km -o o.h5:/km2
+	h5u call multiply u.h5:/u u.h5:/u -o o.h5:/uu
+	ref is o.h5:/p "cm**3" :: is o.h5:/cm_m "cm*m" :: is o.h5:/uu "m/s * m/s"
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, netCDF4, xarray as xr
+		with netCDF4.Dataset("d.nc") as d, netCDF4.Dataset("o.nc") as o:
+		    n = len(d["dur"])
+		    got = {k: o[k].units for k in ("dd", "tt", "sq")}
+		    assert got == {"dd": f"days{n}", "tt": f"days{n}", "sq": "days2"}, got
+		with h5py.File("o.h5") as f:
+		    got = {k: f[k].attrs["units"].decode() for k in ("p", "cm_m", "km2", "uu")}
+		    assert got == {"p": "cm3", "cm_m": "cm.m", "km2": "km2", "uu": "m2.s-2"}, got
+		x = xr.open_dataset("o.nc")
+		assert all(x[k].dtype.kind == "f" for k in ("dd", "tt", "sq")), x   # no durations
+	EOF
+}

@@ -36,11 +36,13 @@ per = json.load(open(sys.argv[1]))["per_rank"]
 for e in per:
     assert e["mpiio_writes"] == e["mpiio_coll_writes"] > 0, ("independent writes", e)
     assert e["mpiio_coll_reads"] == e["h5_reads"], ("data reads not one collective call each", e)
+    assert e["mpiio_data_reads"] == e["h5_reads"], ("MPI-IO reads within data calls", e)
+    assert e["mpiio_data_writes"] == e["h5_writes"], ("MPI-IO writes within data calls", e)
     for k in ("h5_metadata", "h5_opens", "h5_reads", "h5_writes", "mpiio_opens", "mpiio_writes"):
         assert e[k] == per[0][k], (k, e, per[0])
 # rank 0 reads the metadata and broadcasts it
-others = {e["mpiio_reads"] for e in per[1:]}
-assert len(others) == 1 and per[0]["mpiio_reads"] > others.pop(), per
+meta = [e["mpiio_reads"] - e["mpiio_data_reads"] for e in per]
+assert len(set(meta[1:])) == 1 and meta[0] > meta[1], per
 ' "r$n/run.json"
 		assert_success
 		(cd "r$n" && np check sqrt ../f.h5:/x -o out.h5:/g/h/s :: check add ../f.h5:/y 1 -o f.h5:/new/y1 \

@@ -327,6 +327,12 @@ for n in (2, 3, 4, 6):
 import json
 assert all(r["mpiio_coll_reads"] == 0 for r in json.load(open("al2.json"))["per_rank"])
 assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_rank"])
+# the MPI-IO reads of ranks that read alone are metadata read as the
+# planning opens the file, none within a data call; on 3 ranks one a data call
+for r in json.load(open("al2.json"))["per_rank"]:
+    assert r["mpiio_data_reads"] == 0 < r["h5_reads"] and r["mpiio_reads"] > 0, r
+for r in json.load(open("al3.json"))["per_rank"]:
+    assert r["mpiio_data_reads"] == r["mpiio_coll_reads"] == r["h5_reads"], r
 '
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"

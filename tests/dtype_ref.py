@@ -5,7 +5,7 @@
     dtype_ref.py SECTION-input    the input lines for sections that read stdin
                                   (names, cast, literal, print)
 
-Sections: cancast promote casting typechar names cast inplace literal print
+Sections: cancast cancastorder promote casting typechar names cast inplace literal print
 array.  Values are written as the hexadecimal of their bits (the element's
 bytes as a little-endian unsigned integer: a complex128 is 32 digits, the
 imaginary part's bits then the real part's).  The dtypes are the rows of
@@ -61,6 +61,21 @@ def cancast():
         for b in DTYPES:
             for r in RULES:
                 print(a, b, r, int(np.can_cast(a, b, r)))
+
+
+def cancastorder():
+    """np.can_cast with the first, then the second, of each pair in the other
+    byte order than the machine's, named by dtype.str ('>f8'); a one-byte
+    dtype has no byte order and keeps its name."""
+    def name(d):
+        return d.name if d.isnative else d.str
+    for a in DTYPES:
+        for b in DTYPES:
+            for swap in (0, 1):
+                x, y = np.dtype(a), np.dtype(b)
+                x, y = (x.newbyteorder(), y) if swap == 0 else (x, y.newbyteorder())
+                for r in RULES:
+                    print(name(x), name(y), r, int(np.can_cast(x, y, r)))
 
 
 def promote():
@@ -481,7 +496,7 @@ def array():
 
 
 SECTIONS = {
-    "cancast": cancast, "promote": promote, "casting": casting,
+    "cancast": cancast, "cancastorder": cancastorder, "promote": promote, "casting": casting,
     "typechar": typechar, "names": names, "names-input": names_input,
     "cast": cast, "cast-input": cast_input, "inplace": inplace,
     "literal": literal, "literal-input": literals_input,

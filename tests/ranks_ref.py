@@ -119,6 +119,8 @@ def model(P, r):
         'bytes_written': 8 * NOUT * rows(P, r) * C,
         'h5_reads': NIN * blocks,
         'h5_writes': NOUT * blocks,
+        'mpiio_data_reads': NIN * blocks,    # each data call one MPI-IO call
+        'mpiio_data_writes': NOUT * blocks,
         'h5_opens': FILES_OPENED,
         'mpiio_opens': FILES_OPENED,
     }

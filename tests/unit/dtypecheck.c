@@ -2,6 +2,9 @@
  * for tests/21-dtype.bats to compare with tests/dtype_ref.py (NumPy).
  *
  *   dtypecheck cancast          np.can_cast for every pair under every rule
+ *   dtypecheck cancastorder     ... with one of the two in the other byte
+ *                               order than the machine's, named as NumPy's
+ *                               dtype.str names it (">f8")
  *   dtypecheck promote          np.promote_types for every pair
  *   dtypecheck casting          casting names, both ways
  *   dtypecheck typechar         dtype_from_typechar for printable characters
@@ -88,6 +91,17 @@ static void cancast(void)
 			for (int c = CAST_NO; c <= CAST_UNSAFE; c++)
 				printf("%s %s %s %d\n", dtype_name(a), dtype_name(b),
 				       casting_name(c), dtype_can_cast(a, b, c));
+}
+
+static void cancastorder(void)
+{
+	for (int a = 0; a < DT_COUNT; a++)
+		for (int b = 0; b < DT_COUNT; b++)
+			for (int swap = 0; swap < 2; swap++)
+				for (int c = CAST_NO; c <= CAST_UNSAFE; c++)
+					printf("%s %s %s %d\n", dtype_name_order(a, swap == 0),
+					       dtype_name_order(b, swap == 1), casting_name(c),
+					       dtype_can_cast_order(a, swap == 0, b, swap == 1, c));
 }
 
 static void promote(void)
@@ -322,7 +336,7 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*fn)(void);
 	} sections[] = {
-		{ "cancast", cancast }, { "promote", promote }, { "casting", casting },
+		{ "cancast", cancast }, { "cancastorder", cancastorder }, { "promote", promote }, { "casting", casting },
 		{ "typechar", typechar }, { "names", names }, { "cast", cast },
 		{ "inplace", inplace }, { "literal", literal }, { "print", print },
 		{ "array", array },
@@ -333,7 +347,7 @@ int main(int argc, char **argv)
 			return fflush(stdout) == 0 ? 0 : 1;
 		}
 	}
-	fprintf(stderr, "usage: dtypecheck cancast|promote|casting|typechar|names|cast|"
+	fprintf(stderr, "usage: dtypecheck cancast|cancastorder|promote|casting|typechar|names|cast|"
 		"inplace|literal|print|array\n");
 	return 2;
 }
