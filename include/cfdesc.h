@@ -1,5 +1,5 @@
 /* cfdesc.h - the CF attributes that say what a result is: `long_name`,
- * `standard_name` and `cell_methods`, carried from a step's inputs to its
+ * `standard_name`, `cell_methods` and a date's `calendar`, carried from a step's inputs to its
  * outputs where they stay true (h5ufunc(1), NETCDF).
  *
  * The rules, as NCO keeps them where they stay true: a reduction (reduce,
@@ -15,7 +15,11 @@
  * that is no longer a date (a sum of them, a difference of two: units.h's
  * units_dated) keeps no long_name or standard_name (ncap2 takes
  * the leftmost variable's attributes whatever the operation; here
- * hypot(u, v) does not call itself eastward_wind).
+ * hypot(u, v) does not call itself eastward_wind).  `calendar` belongs to
+ * a date's units: a result that is a date (units_dated: t + 1, the latest
+ * of t and t0, a maximum over time) keeps the one calendar its dated
+ * inputs agree on, any other result none (plan_units.c), so that xarray
+ * decodes a noleap date as one.
  *
  * Not here: units (units.h), missing values (cf.h), coordinates and
  * their bounds (dims.h).  These are plan-time facts, written by the end
@@ -34,6 +38,7 @@ struct cfdesc {
 	const char *long_name;       /* NULL: none */
 	const char *standard_name;
 	const char *cell_methods;
+	const char *calendar;        /* a date's: see above */
 };
 
 /* Dataset D's (fields NULL where it has none, or not as text). */
@@ -50,6 +55,9 @@ struct cfdesc cfdesc_elementwise(int n, const struct cfdesc *const *in, bool sam
  * method or names. */
 struct cfdesc cfdesc_reduce(const struct cfdesc *x, const char *method, int naxes,
 			    const char *const *names, struct arena *a);
+
+/* The calendar all N of IN have, one value, or NULL. */
+const char *cfdesc_calendar(int n, const struct cfdesc *const *in);
 
 /* Write X's attributes onto D, a dataset the run created; 0 or -1. */
 int cfdesc_write(hid_t d, const struct cfdesc *x);

@@ -1,4 +1,5 @@
-/* cfdesc.c - long_name, standard_name and cell_methods; see cfdesc.h. */
+/* cfdesc.c - long_name, standard_name, cell_methods and calendar; see
+ * cfdesc.h. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 #include "h5attr.h"
 
 /* The attributes, in the order they are written. */
-#define CFDESC_FIELDS(X) X(long_name) X(standard_name) X(cell_methods)
+#define CFDESC_FIELDS(X) X(long_name) X(standard_name) X(cell_methods) X(calendar)
 
 struct cfdesc cfdesc_read(hid_t d, struct arena *a)
 {
@@ -41,6 +42,11 @@ struct cfdesc cfdesc_elementwise(int n, const struct cfdesc *const *in, bool sam
 	CFDESC_FIELDS(AGREE)
 #undef AGREE
 	return x;
+}
+
+const char *cfdesc_calendar(int n, const struct cfdesc *const *in)
+{
+	return agreed(n, in, offsetof(struct cfdesc, calendar));
 }
 
 struct cfdesc cfdesc_reduce(const struct cfdesc *x, const char *method, int naxes,

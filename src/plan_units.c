@@ -173,12 +173,18 @@ int step_describe(struct planner *pl, struct plan_step *s, const struct step_opt
 	if (step_units(pl, s, strict, e) < 0)
 		return -1;
 	bool dated_in = false, dated_out = false;
+	const struct cfdesc *dated[RECIPE_MAXIN];
+	int ndated = 0;
 	for (int k = 0; k < s->nin; k++)
-		dated_in = dated_in || (s->in[k]->kind == ARR_DATASET && units_dated(s->in[k]->units));
+		if (s->in[k]->kind == ARR_DATASET && units_dated(s->in[k]->units))
+			dated[ndated++] = &s->in[k]->desc;
+	dated_in = ndated > 0;
 	for (int k = 0; k < s->nout; k++)
 		dated_out = dated_out || units_dated(s->units[k]);
 	if (dated_in && !dated_out)   /* no longer the dates their inputs name: a duration, ... */
 		s->desc.long_name = s->desc.standard_name = NULL;
+	/* a date's calendar: the one its dated inputs agree on (cfdesc.h) */
+	s->desc.calendar = dated_out && !s->units_off ? cfdesc_calendar(ndated, dated) : NULL;
 	return 0;
 }
 

@@ -183,6 +183,9 @@ dates_nc() {
 		        if name.startswith("t"):
 		            v.long_name, v.standard_name, v.calendar = "time", "time", "standard"
 		        v[:] = np.arange(5) * 1.5 + (30 if name == "t" else 2)
+		    v = d.createVariable("tn", "f8", ("time",))   # around 1 March in a 365-day year
+		    v.units, v.long_name, v.calendar = "days since 2000-01-01", "time", "noleap"
+		    v[:] = np.arange(57, 62)
 	EOF
 }
 
@@ -213,14 +216,16 @@ dates_nc() {
 		        assert np.array_equal(o[name][:], w), (name, o[name][:], w)
 		    def attrs(name):
 		        return {k: o[name].getncattr(k) for k in o[name].ncattrs()}
-		    date = {"units": "days since 2000-01-01", "long_name": "time", "standard_name": "time"}
+		    date = {"units": "days since 2000-01-01", "long_name": "time", "standard_name": "time",
+		            "calendar": "standard"}
 		    for name in ("diff", "diff_strict", "expr"):
 		        assert attrs(name) == {"units": "days"}, (name, attrs(name))
 		    assert attrs("diff_off") == {}, attrs("diff_off")
 		    assert attrs("plus1") == date, attrs("plus1")
 		    assert attrs("latest") == date, attrs("latest")
 		    for name in ("plus_dur", "minus_dur"):
-		        assert attrs(name) == {"units": "days since 2000-01-01"}, (name, attrs(name))
+		        assert attrs(name) == {"units": "days since 2000-01-01", "calendar": "standard"}, \
+		            (name, attrs(name))
 		    for name in ("sum", "dur_minus", "other_ref", "other_unit"):
 		        assert attrs(name) == {}, (name, attrs(name))
 		x = xr.open_dataset("o.nc")
@@ -231,6 +236,34 @@ dates_nc() {
 		d = xr.open_dataset("d.nc")   # xarray's own t - t0 is what it reads
 		assert (x["diff"].values == d["t"].values - d["t0"].values).all(), x["diff"].values
 	EOF
+}
+
+@test "a date keeps its calendar: noleap dates plus a day, their latest and running maximum decode as xarray decodes the input's; sums and differences carry none" {
+	dates_nc
+	local run
+	for run in h5u "mpi 3 h5ufunc"; do
+		rm -f o.nc
+		$run call add d.nc:/tn 1 -o o.nc:/next
+		$run reduce maximum d.nc:/tn -o o.nc:/last
+		$run accumulate maximum d.nc:/tn -o o.nc:/running
+		$run reduce add d.nc:/tn -o o.nc:/total
+		$run call subtract d.nc:/tn d.nc:/t -o o.nc:/mixed
+		$run call add d.nc:/tn 1 -o o.nc:/next_off --units off
+		/usr/bin/python3 - <<-'EOF'
+			import datetime, netCDF4, numpy as np, xarray as xr
+			d, o = xr.open_dataset("d.nc"), xr.open_dataset("o.nc")
+			tn = d["tn"].values                      # cftime's 365-day dates
+			day = datetime.timedelta(days=1)
+			assert list(o["next"].values) == [x + day for x in tn], o["next"].values
+			assert o["last"].values.item() == max(tn), o["last"].values
+			assert list(o["running"].values) == list(tn), o["running"].values
+			with netCDF4.Dataset("o.nc") as f:
+			    cal = {k: getattr(f[k], "calendar", None) for k in
+			           ("next", "last", "running", "total", "mixed", "next_off")}
+			assert cal == {"next": "noleap", "last": "noleap", "running": "noleap", "total": None,
+			               "mixed": None, "next_off": None}, cal
+		EOF
+	done
 }
 
 @test "dates under units: strict: a sum of dates, or dates of other references, refused before anything is written" {
