@@ -237,7 +237,7 @@ setup_file() {
 	assert_error 2 "reduceat add: 'd.nc:/t2m' has no dimension 'latitude'"
 }
 
-@test "sums of dates are durations: reduceat, reduce and accumulate add of a 'days since' time give 'days', without its names; maximum stays a date (netCDF4, xarray)" {
+@test "sums of dates are durations: reduceat, reduce and accumulate add of a 'days since' time give 'days', without its names; maximum stays a date, with its calendar (netCDF4, xarray)" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
 		with netCDF4.Dataset("d.nc", "w") as d:
@@ -272,7 +272,8 @@ setup_file() {
 		    assert attrs("sum") == sums, attrs("sum")
 		    assert attrs("cumsum") == {"units": "days"}, attrs("cumsum")
 		    assert attrs("max_at") == {"units": "days since 2000-01-01", "long_name": "time",
-		                               "standard_name": "time", "cell_methods": "time: maximum"}, attrs("max_at")
+		                               "standard_name": "time", "cell_methods": "time: maximum",
+		                               "calendar": "standard"}, attrs("max_at")
 		    assert attrs("t2m_at") == {"units": "K", "long_name": "air temperature",
 		                               "cell_methods": "time: sum"}, attrs("t2m_at")
 		    # the segments' coordinate is still their starts, as dates
