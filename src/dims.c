@@ -563,6 +563,7 @@ struct axis_source {
 	const char *name, *file, *scale;
 	int64_t start, step, len;
 	const struct dims_segments *seg;
+	bool renamed;   /* NAME is not its scale's (whose name was taken) */
 };
 
 /* The rows of A's scale its coordinate takes (BOUNDS: of its bounds). */
@@ -624,7 +625,7 @@ static bool bounds_copied(hid_t f, hid_t d, const char *path, hid_t sf,
 		shape.dim[i] = (int64_t)dim[i];
 	const struct dims *x = ok ? dims_read(bd, a->file, &shape, &ar) : NULL;
 	for (int i = 1; x && i < n && ok; i++) {
-		struct axis_source b = { x->name[i], x->file[i], x->scale[i], 0, 1, shape.dim[i], NULL };
+		struct axis_source b = { x->name[i], x->file[i], x->scale[i], 0, 1, shape.dim[i], NULL, false };
 		hid_t sd = scale_for(f, group, &b, false);
 		ok = sd >= 0 && H5DSattach_scale(bt, sd, (unsigned)i) >= 0;
 		if (sd >= 0)
@@ -687,6 +688,8 @@ static hid_t make_coordinate(hid_t f, const char *path, const struct axis_source
 	ssize_t n = sd >= 0 ? H5DSget_scale_name(sd, name, sizeof name) : -1;
 	const char *scale_name = n > 0 && (size_t)n < sizeof name ? name : a->name;
 	bool variable = sd >= 0 && strncmp(scale_name, DIMENSION_ONLY, strlen(DIMENSION_ONLY)) != 0;
+	if (a->renamed)
+		scale_name = a->name;
 	struct rows rows = rows_of(a, false);
 	hid_t d = a->seg && !variable ? segment_starts(f, path, a)
 		: sd >= 0 ? copy_rows(f, path, sd, &rows) : -1;
@@ -720,7 +723,7 @@ static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, 
 	}
 	if (a->scale)
 		group_of(a->scale, from, sizeof from);
-	if (a->scale && !shadowed && encloses(from, group))
+	if (a->scale && !shadowed && !a->renamed && encloses(from, group))
 		snprintf(path, sizeof path, "%s", a->scale);
 	else
 		path_in(group, a->name, path, sizeof path);
@@ -854,10 +857,17 @@ int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct
 			snprintf(unnamed, sizeof unnamed, "dim_%d", i);
 			struct axis_source a = { dims->name[i] ? dims->name[i] : unnamed, dims->file[i],
 						 dims->scale[i], dims->start[i], dims->step[i], shape->dim[i],
-						 dims->seg[i] };
+						 dims->seg[i], false };
 			hid_t sd = scale_for(f, group, &a, true);
+			char other[300];
+			if (sd < 0) {   /* its name holds something else: NAME_LENGTH */
+				snprintf(other, sizeof other, "%s_%lld", a.name, (long long)a.len);
+				a.name = other;
+				a.renamed = true;
+				sd = scale_for(f, group, &a, true);
+			}
 			if (sd < 0)
-				continue;   /* its name holds something else: the axis stays unnamed */
+				continue;   /* that too: the axis stays unnamed */
 			if (H5DSattach_scale(d, sd, (unsigned)i) < 0)
 				rc = err_set(e, EXIT_RUN, where, "cannot attach dimension '%s' to '%s'",
 					     a.name, path);

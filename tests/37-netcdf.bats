@@ -179,6 +179,48 @@ PY
 	ref appendable c.nc
 }
 
+@test "an axis whose name the output group holds at another length gets a dimension NAME_LENGTH with its coordinate: netCDF-C opens the file, on 1 and 3 ranks" {
+	/usr/bin/python3 - <<'PY'
+import netCDF4, numpy as np
+with netCDF4.Dataset("src.nc", "w") as d:
+    d.createDimension("lat", 4)
+    d.createDimension("time", 2)
+    v = d.createVariable("lat", "f8", ("lat",))
+    v[:], v.units = [10, 20, 30, 40], "degrees_north"
+    d.createVariable("v", "f8", ("time", "lat"))[:] = np.arange(8).reshape(2, 4)
+with netCDF4.Dataset("out.nc", "w") as d:
+    d.createDimension("lat", 3)
+    d.createDimension("time", 2)
+    d.createVariable("lat", "f8", ("lat",))[:] = [1, 2, 3]
+    d.createVariable("w", "f8", ("time", "lat"))[:] = 0
+PY
+	cp out.nc out3.nc
+	h5u call negative src.nc:/v -o out.nc:/v2
+	h5u call add src.nc:/v 1 -o out.nc:/v3
+	mpi 3 h5ufunc call negative src.nc:/v -o out3.nc:/v2
+	local f
+	for f in out.nc out3.nc; do
+		run ncdump -h "$f"
+		assert_success
+		assert_output --partial 'double v2(time, lat_4)'
+		assert_output --partial 'double w(time, lat)'
+	done
+	/usr/bin/python3 - <<'PY'
+import numpy as np, xarray as xr
+s = xr.open_dataset("src.nc")
+for f in ("out.nc", "out3.nc"):
+    o = xr.open_dataset(f)
+    assert o["v2"].dims == ("time", "lat_4"), o["v2"].dims
+    assert np.array_equal(o["v2"].values, np.negative(s["v"].values)), o["v2"].values
+    assert np.array_equal(o["lat_4"].values, s["lat"].values), o["lat_4"].values
+    assert o["lat_4"].attrs["units"] == "degrees_north", o["lat_4"].attrs
+    assert np.array_equal(o["lat"].values, [1, 2, 3]) and o["w"].dims == ("time", "lat")
+o = xr.open_dataset("out.nc")
+assert o["v3"].dims == ("time", "lat_4"), o["v3"].dims    # the second one finds it
+PY
+	ref appendable out.nc
+}
+
 @test "Debian's filter plugins: every one is read; lzf, bzip2 and lz4 written on 1 and 3 ranks" {
 	fixture filters.h5
 	local f
