@@ -29,6 +29,9 @@ bool select_backwards(const struct array_view *v);
  * place, along the axes V runs backwards, into V's order (or back: it is
  * its own inverse).  No allocation. */
 void select_reverse(const struct array_view *v, const int64_t *count, size_t size, char *buf);
+/* Reverse each of the OUTER rows of N elements of SIZE bytes at BUF, in
+ * place (the one turn select_reverse and copied coordinates share). */
+void select_reverse_rows(char *buf, int64_t outer, int64_t n, size_t size);
 /* Do A and B select the same elements, in the same order? */
 bool select_same_view(const struct array_view *a, const struct array_view *b);
 /* May two arrays of one dataset (whole, or selections) touch common

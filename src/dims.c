@@ -16,6 +16,7 @@
 #include "dims.h"
 #include "h5attr.h"
 #include "h5io.h"
+#include "select.h"
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -440,16 +441,6 @@ static void gather_rows(const struct rows *r, const char *all, int64_t lo, size_
 	}
 }
 
-/* Swap the N bytes at A and B. */
-static void swap_rows(char *a, char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char t = a[i];
-		a[i] = b[i];
-		b[i] = t;
-	}
-}
-
 /* Does SSPACE (of rank N) grow along its first axis, netCDF's record
  * dimension?  Then DCPL is chunked for the copy of extents DIM, elements
  * of SIZE bytes, as any dataset that grows there (shape_chunks: 1024
@@ -515,8 +506,8 @@ static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *
 		goto out;
 	if (r->pick)
 		gather_rows(r, all, lo, row, es, buf);
-	for (int64_t j = 0, k = r->count - 1; back && j < k; j++, k--)
-		swap_rows(all + (size_t)j * row, all + (size_t)k * row, row);
+	if (back)
+		select_reverse_rows(all, 1, r->count, row);
 	d = H5Dcreate2(f, path, type, tspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	if (d >= 0 && ((elements && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
 		       copy_attributes(src, d) < 0)) {

@@ -188,7 +188,7 @@ static void swap_bytes(char *a, char *b, size_t n)
 			r[l] = t;                                               \
 		}                                                               \
 	}
-static void reverse_rows(char *buf, int64_t outer, int64_t n, size_t size)
+void select_reverse_rows(char *buf, int64_t outer, int64_t n, size_t size)
 {
 	switch (size) {
 	case 1: REVERSE_ROWS(uint8_t) return;
@@ -214,6 +214,6 @@ void select_reverse(const struct array_view *v, const int64_t *count, size_t siz
 				outer *= count[j];
 			else if (j > i)
 				inner *= count[j];
-		reverse_rows(buf, outer, count[i], size * (size_t)inner);
+		select_reverse_rows(buf, outer, count[i], size * (size_t)inner);
 	}
 }

@@ -390,13 +390,14 @@ int units_strict(const struct ufunc *uf, int n, struct units *in, const char *co
 	}
 	enum units_rule r = uf->units;
 	bool sum = n == 2 && (r == UNITS_SUM || r == UNITS_DIFFERENCE);
-	if (sum && dated_kind(r == UNITS_DIFFERENCE, in) == DATED_UNKNOWN) {
+	enum dated kind = sum ? dated_kind(r == UNITS_DIFFERENCE, in) : DATED_NONE;
+	if (kind == DATED_UNKNOWN) {
 		snprintf(msg, len, "cannot %s %s (%s) and %s (%s): a date takes a number or a duration in its "
 			 "own unit, and is subtracted from a date in the same units", uf->name, name[0],
 			 shown(in[0]), name[1], shown(in[1]));
 		return -1;
 	}
-	if (sum && dated_kind(r == UNITS_DIFFERENCE, in) != DATED_NONE)
+	if (kind != DATED_NONE)
 		return 0;   /* nothing converted: the numbers are in the date's unit */
 	bool match = n == 2 && (r == UNITS_SAME || r == UNITS_COMPARE || sum);
 	bool plain = r == UNITS_DIMENSIONLESS || r == UNITS_ANGLE;
