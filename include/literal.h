@@ -55,6 +55,10 @@ bool literal_can_cast(const struct literal *l, enum dtype dt, enum casting casti
 int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 		     const char *where, struct err *e);
 
+/* Where the integer literal L lies against the integer dtype DT's range:
+ * -1 below it, 1 above it (a huge one by its sign), 0 within it. */
+int literal_int_side(const struct literal *l, enum dtype dt);
+
 /* Store the literal into one element of DT as NumPy stores a Python scalar
  * given for a dtype it does not promote (initial=: PyArray_Pack, the
  * dtype's setitem): as literal_to_dtype, except a float for an integer

@@ -26,9 +26,12 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 				      const struct site *w, struct err *e);
 /* Literal X, operand K of OP (whose loop is resolved), converted to the
  * loop's dtype into OP's literal slot K.  Errors when a weak literal does
- * not fit (NEP 50). */
-int resolve_literal(const struct array *x, struct plan_op *op, int k, const struct site *w,
-		    struct err *e);
+ * not fit (NEP 50), except that a comparison with an integer operand (OTHER
+ * is the dtype of OP's other operand; DT_NONE when it has none) takes it
+ * exactly, as NumPy 2 does: OP then runs the loop of the comparison that
+ * gives its fixed result. */
+int resolve_literal(const struct array *x, struct plan_op *op, int k, enum dtype other,
+		    const struct site *w, struct err *e);
 /* The loop of S's reduce or accumulate (S's ufunc, verb and input set): the
  * accumulator's dtype is NumPy's (dtype= when given in O). */
 int resolve_reduction_loop(struct plan_step *s, const struct step_opts *o, const struct site *w,

@@ -59,8 +59,12 @@ enum ufunc_flag {
 					operand (vecdot, vecmat) */
 	UF_PAIRWISE = 1u << 9,       /* a reduce of the float and complex loops, one
 					call, sums pairwise (NumPy's pairwise summation) */
-	UF_HALF_WIDE = 1u << 10      /* a reduce of the float16 loop folds in float32,
+	UF_HALF_WIDE = 1u << 10,     /* a reduce of the float16 loop folds in float32,
 					rounded to float16 at the end of the call */
+	UF_TRUE_BELOW = 1u << 11,    /* a comparison, true where its first operand */
+	UF_TRUE_EQUAL = 1u << 12,    /* orders below, equal to, or above its second */
+	UF_TRUE_ABOVE = 1u << 13,
+	UF_COMPARISON = UF_TRUE_BELOW | UF_TRUE_EQUAL | UF_TRUE_ABOVE
 };
 
 /* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the
@@ -129,6 +133,9 @@ extern const int ufunc_count;
 const struct ufunc *ufunc_lookup(const char *name);
 /* The I-th other name of UF ("abs" for absolute), or NULL past the last. */
 const char *ufunc_alias(const struct ufunc *uf, int i);
+/* The comparison true exactly for the orders TRUE_FOR (UF_TRUE_* bits:
+ * UF_TRUE_BELOW | UF_TRUE_EQUAL is less_equal); NULL when none is. */
+const struct ufunc *ufunc_comparison(unsigned true_for);
 /* Reorderable: np.UFUNC.reduce may take several axes. */
 bool ufunc_reorderable(const struct ufunc *uf);
 /* Does a fold of UF's loop over dtype T give the same bits in any grouping

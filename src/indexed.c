@@ -249,7 +249,8 @@ static int at_loop(struct planner *pl, struct plan_step *s, struct at_plan *a, s
 	op->nout = 1;   /* its result goes back into the target: the step has no outputs */
 	s->out_dtype[0] = s->loop->types[s->nin];
 	if (s->nin == 2 && s->in[1]->kind == ARR_LITERAL)
-		return resolve_literal(s->in[1], op, 1, LOCATE(pl, s, rs->in_mark[1]), e);
+		return resolve_literal(s->in[1], op, 1, s->in[0]->dtype, LOCATE(pl, s, rs->in_mark[1]),
+				       e);
 	return 0;
 }
 

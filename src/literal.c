@@ -149,6 +149,13 @@ static bool int_in_range(const struct literal *l, enum dtype dt)
 	return l->negative ? l->magnitude <= limit : l->magnitude < limit;
 }
 
+int literal_int_side(const struct literal *l, enum dtype dt)
+{
+	if (!l->huge && int_in_range(l, dt))
+		return 0;
+	return l->negative ? -1 : 1;
+}
+
 int literal_to_dtype(const struct literal *l, enum dtype dt, void *out,
 		     const char *where, struct err *e)
 {

@@ -79,7 +79,9 @@ static int lower_op(struct lowering *L, const struct ufunc *uf, const struct ope
 		return -1;
 	for (int k = 0; k < uf->nin; k++) {
 		op->src[k] = args[k].src;
-		if (src_is_literal(args[k].src) && resolve_literal(&args[k].view, op, k, w, e) < 0)
+		if (src_is_literal(args[k].src) &&
+		    resolve_literal(&args[k].view, op, k,
+				    uf->nin == 2 ? args[1 - k].view.dtype : DT_NONE, w, e) < 0)
 			return -1;
 	}
 	memset(out, 0, sizeof *out);

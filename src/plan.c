@@ -106,7 +106,8 @@ static int plan_elementwise(struct planner *pl, struct plan_step *s, const struc
 	op->shape = s->shape;
 	for (int k = 0; k < s->nin; k++)
 		if (s->in[k]->kind == ARR_LITERAL &&
-		    resolve_literal(s->in[k], op, k, LOCATE(pl, s, rs->in_mark[k]), e) < 0)
+		    resolve_literal(s->in[k], op, k, s->nin == 2 ? s->in[1 - k]->dtype : DT_NONE,
+				    LOCATE(pl, s, rs->in_mark[k]), e) < 0)
 			return -1;
 	return 0;
 }

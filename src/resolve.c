@@ -137,12 +137,58 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 	return NULL;
 }
 
+/* NumPy 2 compares a Python int with an integer operand exactly, also out
+ * of the operand's range, where every element orders the same way against
+ * it (special_integer_comparisons.cpp): `uint8 == -1` is all False, `int8 <
+ * 300` all True.  Then OP, a comparison whose weak integer literal X (its
+ * operand K) lies outside the integer loop dtype, runs the loop of the
+ * comparison that gives the same fixed result against the dtype's maximum,
+ * which every element orders at or below, with that maximum for X; it
+ * keeps its ufunc, whose name plans and messages show.  Its other operand,
+ * of dtype OTHER, must be an integer (a bool one meets the literal as
+ * int64, and NumPy refuses it there).  Returns 1 when OP's loop and literal
+ * were set so, 0 when this does not apply. */
+static int compare_out_of_range(const struct array *x, struct plan_op *op, int k,
+				enum dtype other)
+{
+	enum dtype t = op->loop->types[k];
+	if (!op->uf || !(op->uf->flags & UF_COMPARISON) || !is_weak(x) || x->lit.kind != LIT_INT ||
+	    other == DT_NONE || !strchr("iu", dtype_table[other].kind) ||
+	    !strchr("iu", dtype_table[t].kind))
+		return 0;
+	int side = literal_int_side(&x->lit, t);
+	if (!side)
+		return 0;
+	/* how every element orders against the literal, as the op reads them */
+	bool element_first = k == 1;
+	unsigned order = (side > 0) == element_first ? UF_TRUE_BELOW : UF_TRUE_ABOVE;
+	bool truth = op->uf->flags & order;
+	/* against the maximum, elements order below or equal (element first)
+	 * or it orders above or equal (literal first) */
+	unsigned at_max = element_first ? UF_TRUE_BELOW | UF_TRUE_EQUAL : UF_TRUE_ABOVE | UF_TRUE_EQUAL;
+	const struct ufunc *uf = ufunc_comparison(truth ? at_max : UF_COMPARISON & ~at_max);
+	const struct ufunc_loop *loop = NULL;
+	for (int l = 0; uf && l < uf->nloops && !loop; l++)
+		if (uf->loops[l].types[0] == op->loop->types[0] &&
+		    uf->loops[l].types[1] == op->loop->types[1])
+			loop = &uf->loops[l];
+	if (!loop)
+		return 0;
+	int bits = 8 * dtype_size(t);
+	uint64_t max = dtype_table[t].kind == 'u' ? UINT64_MAX >> (64 - bits) : UINT64_MAX >> (65 - bits);
+	dtype_cast(DT_UINT64, &max, 8, t, op->lit[k], dtype_size(t), 1);
+	op->loop = loop;
+	return 1;
+}
+
 /* Literal operand K of OP, converted to the loop's dtype. */
-int resolve_literal(const struct array *x, struct plan_op *op, int k, const struct site *w,
-			   struct err *e)
+int resolve_literal(const struct array *x, struct plan_op *op, int k, enum dtype other,
+		    const struct site *w, struct err *e)
 {
 	enum dtype t = op->loop->types[k];
 	op->src[k] = src_literal();
+	if (compare_out_of_range(x, op, k, other))
+		return 0;
 	if (is_weak(x))
 		return literal_to_dtype(&x->lit, t, op->lit[k], w->text, e) < 0 ? err_place(e, &w->loc) : 0;
 	/* a strong literal: its default dtype's value, then cast */

@@ -126,6 +126,15 @@ const struct ufunc *ufunc_lookup(const char *name)
 	return NULL;
 }
 
+const struct ufunc *ufunc_comparison(unsigned true_for)
+{
+	for (int i = 0; i < ufunc_count; i++)
+		if (ufunc_table[i].flags & UF_COMPARISON &&
+		    (ufunc_table[i].flags & UF_COMPARISON) == true_for)
+			return &ufunc_table[i];
+	return NULL;
+}
+
 bool ufunc_reorderable(const struct ufunc *uf)
 {
 	return uf->identity != ID_NONE;

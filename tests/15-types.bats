@@ -252,6 +252,32 @@ casting_order_ref() {
 	assert_unchanged
 }
 
+@test "NEP 50: comparisons take an integer literal out of the array's range exactly (NumPy 2)" {
+	fixture n.h5
+	# NumPy 2 refuses `uint8 + -1` but compares `uint8 == -1` (all False) and
+	# `int8 < 300` (all True): its special_integer_comparisons loops.
+	local uf operand literal k=0 jobs=()
+	for uf in equal not_equal less less_equal greater greater_equal; do
+		for operand in "n.h5:/u8 -1" "n.h5:/i8 300" "-129 n.h5:/i8" "n.h5:/i16 -32769" \
+			"n.h5:/u64 -1" "n.h5:/i64 9223372036854775808" "n.h5:/u64 18446744073709551616" \
+			"n.h5:/u8 255"; do
+			k=$((k + 1))
+			# shellcheck disable=SC2086
+			h5u call "$uf" $operand -o o.h5:/c$k
+			# shellcheck disable=SC2206
+			jobs+=(:: check "$uf" $operand -o o.h5:/c$k)
+		done
+	done
+	np "${jobs[@]:1}"
+	run h5u call less_equal n.h5:/u8 -1
+	assert_output $'False\nFalse\nFalse\nFalse'
+	run h5u eval -i u=n.h5:/u8 -i i=n.h5:/i8 '(u != -1) & (300 > i) & ~(i == -129)'
+	assert_output $'True\nTrue\nTrue\nTrue'
+	# a bool array meets the literal as int64, which 2**64 does not fit
+	run --separate-stderr h5u call equal n.h5:/b 18446744073709551616
+	assert_error 2 "call equal: Python int too large to convert to C long"
+}
+
 @test "NEP 50: an integer literal beyond 64 bits stays an integer: a float array takes it, an integer array refuses it" {
 	fixture n.h5
 	# NumPy 2 keeps 10**20 a Python int: float32 + 10**20 is float32, while

@@ -18,6 +18,9 @@ differences are encoded explicitly:
   - bitwise_count (NumPy 2.0) is computed here: popcount of |x|, uint8;
   - comparisons of a signed with an unsigned integer whose promotion is a
     float (int64 vs uint64) are exact, as NumPy 2's 'qQ->?'/'Qq->?' loops;
+  - comparisons of an integer array with a Python int out of its range are
+    exact too (NumPy 2's special_integer_comparisons: `uint8 == -1` is all
+    False, `int8 < 300` all True) where other ufuncs refuse the literal;
   - NumPy 2's names: divide (not true_divide) is canonical, and acos, pow,
     bitwise_left_shift, bitwise_invert, ... are aliases.
 
@@ -187,6 +190,15 @@ def np2_call(name, args, dtype=None, casting='same_kind'):
                                 f"{x.dtype} to {target} with casting rule "
                                 f"'{casting}'")
             return (x.astype(target),)
+    if canon in COMPARISONS and dt is None and any(
+            is_weak(a) and isinstance(a, int) for a in args):
+        k = 0 if is_weak(args[0]) else 1
+        other = strong_dtype(args[1 - k]) if not is_weak(args[1 - k]) else np.dtype(np.int64)
+        if other.kind in 'iu' and not (np.iinfo(other).min <= args[k] <= np.iinfo(other).max):
+            a = np.asarray(args[0]).astype(object)
+            b = np.asarray(args[1]).astype(object)
+            r = COMPARISONS[canon](a, b)
+            return (np.asarray(r, dtype=bool).reshape(np.broadcast_shapes(a.shape, b.shape)),)
     if canon in COMPARISONS and dt is None:
         da, db = strong_dtype(args[0]), strong_dtype(args[1])
         if (da is not None and db is not None and da.kind in 'iu'

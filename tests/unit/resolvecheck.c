@@ -123,16 +123,58 @@ static void check_literals(void)
 	const struct ufunc_loop *l = loop_of("add", &i8, &big, DT_NONE, CAST_SAME_KIND, &e);
 	CHECK(l && l->types[1] == DT_INT8, "add(int8, 300) picks the int8 loop: %s", e.msg);
 	struct plan_op op = { .loop = l, .nin = 2, .nout = 1 };
-	int rc = l ? resolve_literal(&big, &op, 1, &at, &e) : -1;
+	int rc = l ? resolve_literal(&big, &op, 1, DT_INT8, &at, &e) : -1;
 	CHECK(rc < 0 && !strcmp(e.msg, "w: Python integer 300 out of bounds for int8"), "300 to int8: %s", e.msg);
 	CHECK(placed(&e), "300 to int8 points at its site: %s:%d:%d", e.loc.source, e.loc.line, e.loc.col);
 	struct err e2 = {0};
-	rc = l ? resolve_literal(&two, &op, 1, &at, &e2) : -1;
+	rc = l ? resolve_literal(&two, &op, 1, DT_INT8, &at, &e2) : -1;
 	CHECK(rc == 0 && src_is_literal(op.src[1]) && *(signed char *)op.lit[1] == 2, "2 to int8: %s", e2.msg);
 	l = loop_of("add", &f16, &huge, DT_NONE, CAST_SAME_KIND, &e2);
 	struct plan_op op16 = { .loop = l, .nin = 2, .nout = 1 };
-	rc = l && l->types[1] == DT_FLOAT16 ? resolve_literal(&huge, &op16, 1, &at, &e2) : -1;
+	rc = l && l->types[1] == DT_FLOAT16 ? resolve_literal(&huge, &op16, 1, DT_FLOAT16, &at, &e2) : -1;
 	CHECK(rc == 0, "1e300 to float16 overflows to inf, no error: %s", e2.msg);
+}
+
+/* A comparison of an integer operand with a weak integer literal out of its
+ * range runs the loop of the comparison with the dtype's maximum that gives
+ * NumPy 2's fixed result, under its own name (OTHER: the other operand's
+ * dtype). */
+static void check_comparison(const char *name, enum dtype dt, const char *text, int k,
+			     enum dtype other, const char *becomes, long long max)
+{
+	struct array x = array_of(dt), lit = literal_of(text);
+	const struct array *in[2] = { k ? &x : &lit, k ? &lit : &x };
+	struct err e = {0};
+	const struct ufunc_loop *l = loop_of(name, in[0], in[1], DT_NONE, CAST_SAME_KIND, &e);
+	struct plan_op op = { .uf = ufunc_lookup(name), .loop = l, .nin = 2, .nout = 1 };
+	int rc = l ? resolve_literal(&lit, &op, k, other, &at, &e) : -1;
+	long long value = 0;
+	if (rc == 0)
+		dtype_cast(dt, op.lit[k], 0, DT_INT64, &value, 0, 1);
+	const struct ufunc *want = ufunc_lookup(becomes);
+	bool runs = rc == 0 && op.loop >= want->loops && op.loop < want->loops + want->nloops;
+	CHECK(runs && !strcmp(op.uf->name, name) && op.loop->types[k] == dt && value == max,
+	      "%s(%s %s) at %d: %s, want %s's loop against %lld", name, dtype_name(dt), text, k,
+	      rc ? e.msg : runs ? "its loop" : "another loop", becomes, max);
+}
+
+static void check_comparisons(void)
+{
+	check_comparison("equal", DT_UINT8, "-1", 1, DT_UINT8, "greater", 255);        /* False */
+	check_comparison("not_equal", DT_UINT8, "-1", 1, DT_UINT8, "less_equal", 255); /* True */
+	check_comparison("less", DT_INT8, "300", 1, DT_INT8, "less_equal", 127);       /* True */
+	check_comparison("less", DT_INT8, "-300", 1, DT_INT8, "greater", 127);         /* False */
+	check_comparison("less", DT_INT8, "300", 0, DT_INT8, "less", 127);             /* False */
+	check_comparison("greater_equal", DT_INT16, "-40000", 0, DT_INT16, "less", 32767);
+	check_comparison("greater", DT_UINT64, "-1", 1, DT_UINT64, "less_equal", -1);  /* 2**64-1 */
+	check_comparison("equal", DT_UINT8, "7", 1, DT_UINT8, "equal", 7);             /* in range */
+	struct array b = array_of(DT_BOOL), huge = literal_of("18446744073709551616");
+	struct err e = {0};
+	const struct ufunc_loop *l = loop_of("equal", &b, &huge, DT_NONE, CAST_SAME_KIND, &e);
+	struct plan_op op = { .uf = ufunc_lookup("equal"), .loop = l, .nin = 2, .nout = 1 };
+	int rc = l ? resolve_literal(&huge, &op, 1, DT_BOOL, &at, &e) : 0;
+	CHECK(rc < 0 && !strcmp(e.msg, "w: Python int too large to convert to C long"),
+	      "equal(bool, 2**64) is NumPy's OverflowError: %s", e.msg);
 }
 
 /* NAME's reduce (or accumulate) of IN runs in ACC. */
@@ -189,6 +231,9 @@ static void check_flags(void)
 		{ UF_NO_BOOL, " gcd lcm positive sign " },
 		{ UF_REDUCE_UPCAST, " add multiply " },
 		{ UF_REDUCE_BOOL, " logical_and logical_or logical_xor " },
+		{ UF_TRUE_BELOW, " less less_equal not_equal " },
+		{ UF_TRUE_EQUAL, " equal less_equal greater_equal " },
+		{ UF_TRUE_ABOVE, " greater greater_equal not_equal " },
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
 		for (int u = 0; u < ufunc_count; u++) {
@@ -203,6 +248,7 @@ int main(void)
 {
 	check_calls();
 	check_literals();
+	check_comparisons();
 	check_reductions();
 	check_flags();
 	return check_done();
