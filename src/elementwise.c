@@ -378,14 +378,30 @@ static bool reads_runs(const struct plan_step *s)
 	return any;
 }
 
+/* Bytes of the widest array in a box of a compressed output that several
+ * ranks write into one file.  Each box is a round of HDF5 1.10's
+ * collective filtered write, about 18 collective calls (which rank owns
+ * each chunk, gathered on rank 0 and scattered back; the compressed sizes
+ * gathered on every rank; the chunks' new places; the file views and the
+ * write), where every rank waits for the slowest one's compressions; and
+ * in a round a rank holds every chunk of its box, as it is and compressed,
+ * memory touched for the first time and given back to the system after
+ * the write.  Boxes as large as the budget allows (a rank's share in one
+ * or two rounds) made W8 on 2 ranks fault in 229 MiB a rank and hold
+ * 236 MiB; 16 MiB boxes, four rounds, fault in 79 MiB and hold 100 MiB,
+ * for 14% less CPU (half the system time) and the same wall time; 4 MiB
+ * boxes (the usual size, sixteen rounds) fault in 31 MiB but make 2.4
+ * times the collective calls (README, Benchmarks: "Sixteen cores"). */
+#define COMPRESSED_TARGET ((int64_t)16 << 20)
+
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	s->blocks.whole_limit = memory / WHOLE_PART;
 	/* Compressed chunks written by several ranks into one file: every box
 	 * is a round of HDF5's collective calls (the chunks' owners, their new
-	 * sizes, the index), so boxes as large as the budget allows, each
-	 * rank's share in as few rounds as it can.  (Over one file per rank,
-	 * vds.h, each rank compresses alone, in boxes of the usual size.) */
+	 * sizes, the index), so boxes of COMPRESSED_TARGET rather than the
+	 * usual size.  (Over one file per rank, vds.h, each rank compresses
+	 * alone, in boxes of the usual size.) */
 	bool compressed = false;
 	struct dist_cost c = { .memory = memory, .tile = TILE_ELEMS };
 	struct hold h;
@@ -399,7 +415,7 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 		compressed = compressed || (y->create ? y->compression.on && !y->vds : y->stored_filtered);
 		c.widest = max64(c.widest, dtype_size(y->dtype));
 	}
-	c.target = compressed && nranks > 1 ? INT64_MAX / 2 : 0;
+	c.target = compressed && nranks > 1 ? COMPRESSED_TARGET : 0;
 	/* boxes that every fused reduction can take */
 	int max_axis = H5U_MAXDIM;
 	for (int k = 0; k < s->fused.nred; k++)
