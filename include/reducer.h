@@ -87,6 +87,9 @@ int reducer_max_axis(const struct plan_step *s);
  * else NULL). */
 void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int64_t *start,
 		 const int64_t *count);
+/* reducer_box of a chain's box (REDUCE_CHAIN) given a run at a time, as
+ * chain_run takes it. */
+void reducer_run(struct reducer *r, const char *data, const int64_t *start, int64_t at, int64_t n);
 /* Collective, after every reducer_box: writes what the box finished (the
  * rows of a stream, the groups of a chain with kept leading axes; a chain
  * without them writes at the end). */

@@ -14,6 +14,11 @@
 
 /* malloc that never returns NULL (an out-of-memory abort). */
 void *stage_alloc(size_t n);
+/* Ask the kernel for huge pages for the N bytes at P (the whole 2 MiB
+ * pages within them), a large buffer filled afresh: one fault a 2 MiB
+ * page where 4 KiB pages take 512.  Advice only: nothing changes where the
+ * kernel declines. */
+void stage_huge_pages(void *p, int64_t n);
 /* realloc that never returns NULL, likewise. */
 void *stage_realloc(void *p, size_t n);
 
@@ -29,6 +34,34 @@ int64_t stage_scratch(const struct array *x, enum dtype t);
 int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e);
+/* A box read as its chunks (stage_read_chunks): where each of its
+ * elements lies in BUF, each chunk whole there, in the chunk grid's C
+ * order over the box. */
+struct stage_chunked {
+	const char *buf;
+	int ndim;
+	int64_t count[H5U_MAXDIM];   /* the box's extents */
+	int64_t chunk[H5U_MAXDIM];   /* a chunk's */
+	int64_t grid[H5U_MAXDIM];    /* the box's chunks along each axis */
+	int size;                    /* bytes of an element */
+};
+/* Read the box START/COUNT of X as dtype T into BUF (CAP bytes) as its
+ * chunks, whole, described into B, where X is a whole dataset stored as
+ * T in plain chunks that the box holds whole (h5io_read_chunks): 1; 0
+ * when it is not such a box (nothing read: the caller reads it with
+ * stage_read); -1 on a failed read.  Not collective: only a file this
+ * process has alone is read so, so ranks may differ in what they return. */
+int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
+		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
+		      const char *where, struct err *e);
+/* Copy the N elements of the box of B from its flat index AT on, in C
+ * order, into OUT. */
+void stage_chunked_copy(const struct stage_chunked *b, int64_t at, int64_t n, char *out);
+/* Bytes a box of X of N elements takes when read as its chunks, at most
+ * (N elements of T, and those its chunks hold beyond X's edges): an
+ * element's share, rounded up; T's size where X is not stored so. */
+int64_t stage_chunked_elem_bytes(const struct array *x, enum dtype t);
+
 /* Write DATA (dtype T) into the box START/COUNT of X, through CONV
  * (scratch as stage_read's RAW), announced first as stage_expect says
  * unless X->announced.  A value that X's coding cannot pack is

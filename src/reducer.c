@@ -6,6 +6,7 @@
  * reducer_carry_in), writing results; the reducer: a stream's rows
  * folded and written box by box, or a chain's runs handed to chain.c.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,6 +292,12 @@ void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int6
 	if (r->accv)
 		memset(r->accv, 0, (size_t)(count[0] * r->orow));
 	reducer_fold(s, s->fold.init, data, ndim, dims, r->acc, ast, true, valid, r->accv);
+}
+
+void reducer_run(struct reducer *r, const char *data, const int64_t *start, int64_t at, int64_t n)
+{
+	assert(r->chain);
+	chain_run(r->chain, data, NULL, start, at, n);
 }
 
 int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e)
