@@ -54,6 +54,10 @@ struct stage_chunked {
 int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
 		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
 		      const char *where, struct err *e);
+/* The bytes of BUF, a buffer of ELEMS elements of
+ * stage_chunked_elem_bytes(X, T) bytes that stage_read_chunks fills (its
+ * CAP), huge pages asked for it (stage_huge_pages). */
+int64_t stage_chunked_buffer(const struct array *x, enum dtype t, void *buf, int64_t elems);
 /* Copy the N elements of the box of B from its flat index AT on, in C
  * order, into OUT. */
 void stage_chunked_copy(const struct stage_chunked *b, int64_t at, int64_t n, char *out);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chain.h"
 #include "comm.h"
 #include "dist.h"
 #include "elementwise.h"
@@ -274,9 +273,10 @@ struct buffers {
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
 	int chunked_in;                  /* the input read as its chunks where a box holds
 					    them whole (chunk_input), or -1 */
+	int64_t chunked_cap;             /* ... the bytes its buffer holds */
 	struct stage_chunked chunked;    /* ... the current box so read, when FROM_CHUNKS */
 	bool from_chunks;
-	char *run;                       /* ... a run of it copied out (feed_runs) */
+	char *run;                       /* ... a run of it copied out (reducer_box_chunked) */
 	struct hold hold;                /* every buffer above that the run allocated */
 };
 
@@ -284,7 +284,7 @@ struct buffers {
  * or -1: S is a pass of one input that only feeds reductions (a host of
  * grouped reductions, fuse.c), each a chain that folds it, unmasked and in
  * its own dtype, so each takes its runs copied out of the chunks
- * (feed_runs), and no op nor write needs the box gathered. */
+ * (reducer_box_chunked), and no op nor write needs the box gathered. */
 static int chunk_input(const struct plan_step *s)
 {
 	if (s->prog.nops > 0 || s->nout > 0 || s->fused.nred == 0 || s->nin != 1)
@@ -317,7 +317,7 @@ static void input_buffers(const struct plan_step *s, struct buffers *B, struct h
 		bool chunked = k == chunk_input(s);
 		hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, x->dtype) : size,
 			    HOLD_SLOT(B, in[k].data));
-		hold_buffer(h, DIST_FIXED, chunked ? CHAIN_PIECE * size : 0, HOLD_SLOT(B, run));
+		hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * size : 0, HOLD_SLOT(B, run));
 		if (raw)
 			hold_buffer(h, DIST_PER_ELEM, raw, HOLD_SLOT(B, in[k].raw));
 		if (x->base)   /* read with its axes moved (stage.c): once more, as read */
@@ -515,10 +515,10 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	 * drops outputs no step reads and repeated inputs after the last
 	 * layout, and adds nothing) */
 	hold_end(&B->hold);
-	if (B->chunked_in >= 0) {   /* whole chunk rows, touched afresh each run */
+	if (B->chunked_in >= 0) {
 		const struct array *x = s->in[B->chunked_in];
-		stage_huge_pages(B->in[B->chunked_in].data,
-				 dist_held_elems(l, DIST_PER_ELEM) * stage_chunked_elem_bytes(x, x->dtype));
+		B->chunked_cap = stage_chunked_buffer(x, x->dtype, B->in[B->chunked_in].data,
+						      dist_held_elems(l, DIST_PER_ELEM));
 	}
 	read_whole_inputs(s, B, e);
 	for (int k = 0; k < s->nout && s->mask.masked; k++)
@@ -558,10 +558,9 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
 		const struct array *x = s->in[k];
 		int got = 0;
-		if (k == B->chunked_in && B->slices == 1) {
-			int64_t cap = dist_held_elems(B->l, DIST_PER_ELEM) * stage_chunked_elem_bytes(x, x->dtype);
-			got = stage_read_chunks(x, x->dtype, start, cnt, in->data, cap, &B->chunked, s->where, e);
-		}
+		if (k == B->chunked_in && B->slices == 1)
+			got = stage_read_chunks(x, x->dtype, start, cnt, in->data, B->chunked_cap, &B->chunked,
+						s->where, e);
 		B->from_chunks = got > 0;
 		if (got < 0 || (got == 0 && stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e) < 0))
 			err_place(e, &s->loc);
@@ -723,30 +722,6 @@ static void run_tile(struct plan_step *s, struct buffers *B, int64_t r, int64_t 
 	}
 }
 
-/* A fault that reduction K's fold raised, into E. */
-static void reduction_fault(const struct plan_step *s, int k, struct err *e)
-{
-	enum ufunc_fault f = ufunc_take_error();
-	if (f != UFERR_NONE)
-		err_set_at(e, EXIT_RUN, &s->fused.red[k]->loc, s->fused.red[k]->where, "%s",
-			   ufunc_fault_message(f));
-}
-
-/* The box, read as its chunks, into the fused reductions: copied out a run
- * of CHAIN_PIECE elements at a time into B->run, which every reduction
- * folds while it is in the core's cache. */
-static void feed_runs(struct plan_step *s, struct buffers *B, int64_t count, struct err *e)
-{
-	for (int64_t at = 0; at < count && !e->status; at += CHAIN_PIECE) {
-		int64_t n = count - at < CHAIN_PIECE ? count - at : CHAIN_PIECE;
-		stage_chunked_copy(&B->chunked, at, n, B->run);
-		for (int k = 0; k < s->fused.nred && !e->status; k++) {
-			reducer_run(B->red[k], B->run, B->o, at, n);
-			reduction_fault(s, k, e);
-		}
-	}
-}
-
 /* The box into the fused reductions (whose boxes they are, see
  * reducer_max_axis). */
 static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *e)
@@ -754,7 +729,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 	/* a box of rows with no elements still starts its rows' results */
 	int64_t count = stage_box_size(B->ndim, B->c);
 	if (B->from_chunks && B->c[B->l->axis] > 0) {
-		feed_runs(s, B, count, e);
+		reducer_box_chunked(B->red, s->fused.nred, &B->chunked, B->run, B->o, B->c, e);
 		return;
 	}
 	for (int k = 0; k < s->fused.nred && B->c[B->l->axis] > 0 && !e->status; k++) {
@@ -767,7 +742,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 			data = B->redconv[k];
 		}
 		reducer_box(B->red[k], data, NULL, B->o, B->c);
-		reduction_fault(s, k, e);
+		reducer_check_fault(s->fused.red[k], e);
 	}
 }
 

@@ -363,6 +363,13 @@ int64_t stage_chunked_elem_bytes(const struct array *x, enum dtype t)
 	return bytes < (double)size * ratio ? bytes + 1 : bytes;
 }
 
+int64_t stage_chunked_buffer(const struct array *x, enum dtype t, void *buf, int64_t elems)
+{
+	int64_t bytes = elems * stage_chunked_elem_bytes(x, t);
+	stage_huge_pages(buf, bytes);   /* whole chunk rows, filled afresh each run */
+	return bytes;
+}
+
 int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
 		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
 		      const char *where, struct err *e)

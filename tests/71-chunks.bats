@@ -511,7 +511,7 @@ for name in glob.glob("*/p.json"):
 	[[ $status == 0 ]] || fail "$output"
 }
 
-@test "reductions that share a pass fold their pieces out of the chunks as read: chunk widths that cut NumPy's blocks of 128 and pieces of 8192, rows of two pieces, pieces across rows, 3-d, float32, complex; NumPy's bits on 1-4 ranks under several budgets" {
+@test "reductions that share a pass fold their pieces out of the chunks as read: chunk widths that cut NumPy's blocks of 128 and pieces of 8192, rows of two pieces, pieces across rows, 3-d, float32, complex; a reduction of its own pass; NumPy's bits on 1-4 ranks under several budgets" {
 	cp "$BATS_FILE_TMPDIR/fo.h5" .
 	# a sum over the last axes and one over all axes of each dataset, one
 	# pass each: boxes of whole chunk rows read as their chunks (64M, and
@@ -533,7 +533,7 @@ for name in glob.glob("*/p.json"):
 	assert_success
 	assert_line 'step 2: reduce add, fused into step 1'
 	assert_line 'step 8: reduce add, fused into step 7'
-	local mem n d JOBS=()
+	local mem n d name JOBS=()
 	for mem in 64M 3M 300K; do
 		for n in 0 1 2 3 4; do
 			d=$mem-$n
@@ -549,6 +549,22 @@ for name in glob.glob("*/p.json"):
 				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
 				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)")
 		done
+	done
+	# a reduction of its own pass, read so too
+	for n in 0 2 3; do
+		for name in w f; do
+			if ((n == 0)); then
+				h5u reduce add "fo.h5:/$name" --axis 1 -o "one$n.h5:/${name}r" &&
+					h5u reduce add "fo.h5:/$name" --axis all -o "one$n.h5:/${name}a" ||
+					fail "one process, /$name: exit status $?"
+			else
+				mpi "$n" h5ufunc reduce add "fo.h5:/$name" --axis 1 -o "one$n.h5:/${name}r" &&
+					mpi "$n" h5ufunc reduce add "fo.h5:/$name" --axis all -o "one$n.h5:/${name}a" ||
+					fail "$n ranks, /$name: exit status $?"
+			fi
+		done
+		JOBS+=(:: same fo.h5 "one$n.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)")
 	done
 	run ref "${JOBS[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
