@@ -45,6 +45,14 @@ struct stage_chunked {
 	int64_t grid[H5U_MAXDIM];    /* the box's chunks along each axis */
 	int size;                    /* bytes of an element */
 };
+/* The least --memory under which boxes are read as their chunks: smaller
+ * budgets hold few whole chunk rows, and the floor of a reduction's budget
+ * stays what it is without the runs (stage_read_chunks's callers). */
+#define STAGE_CHUNKED_MEMORY ((int64_t)1 << 20)
+/* May a pass under MEMORY read boxes of X as T as its chunks (and so hold
+ * stage_chunked_elem_bytes an element): X stored as T in chunks, a whole
+ * dataset, and MEMORY at least STAGE_CHUNKED_MEMORY? */
+bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory);
 /* Read the box START/COUNT of X as dtype T into BUF (CAP bytes) as its
  * chunks, whole, described into B, where X is a whole dataset stored as
  * T in plain chunks that the box holds whole (h5io_read_chunks): 1; 0

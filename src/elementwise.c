@@ -284,10 +284,12 @@ struct buffers {
  * or -1: S is a pass of one input that only feeds reductions (a host of
  * grouped reductions, fuse.c), each a chain that folds it, unmasked and in
  * its own dtype, so each takes its runs copied out of the chunks
- * (reducer_box_chunked), and no op nor write needs the box gathered. */
-static int chunk_input(const struct plan_step *s)
+ * (reducer_box_chunked), and no op nor write needs the box gathered; and
+ * the input may be read so under the budget MEMORY (stage_chunked_reads). */
+static int chunk_input(const struct plan_step *s, int64_t memory)
 {
-	if (s->prog.nops > 0 || s->nout > 0 || s->fused.nred == 0 || s->nin != 1)
+	if (s->prog.nops > 0 || s->nout > 0 || s->fused.nred == 0 || s->nin != 1 ||
+	    !stage_chunked_reads(s->in[0], s->in[0]->dtype, memory))
 		return -1;
 	for (int k = 0; k < s->fused.nred; k++) {
 		const struct plan_step *r = s->fused.red[k];
@@ -314,7 +316,7 @@ static void input_buffers(const struct plan_step *s, struct buffers *B, struct h
 				hold_buffer(h, DIST_FIXED, n * raw, HOLD_SLOT(B, in[k].raw));
 			continue;
 		}
-		bool chunked = k == chunk_input(s);
+		bool chunked = k == chunk_input(s, hold_memory(h));
 		hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, x->dtype) : size,
 			    HOLD_SLOT(B, in[k].data));
 		hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * size : 0, HOLD_SLOT(B, run));
@@ -508,7 +510,7 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 		for (int k = 0; k < s->prog.ops[j].nout; k++)
 			B->whole_tmp[src_slot(src_result(j, k))] = whole_result(s, src_result(j, k));
 	input_extents(s, B, boxmax);
-	B->chunked_in = chunk_input(s);
+	B->chunked_in = chunk_input(s, l->cost.memory);
 	hold_layout(&B->hold, l);
 	each_buffer(s, l->nranks, B, &B->hold);
 	/* the run holds no more than the boxes were sized by (the optimizer

@@ -55,10 +55,12 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 
 /* May S's boxes be read as its input's chunks where they hold them whole
  * (stage_read_chunks), its chain fed from them a run at a time
- * (reducer_box_chunked): a chain, unmasked, with no where=? */
-static bool read_chunked(const struct plan_step *s)
+ * (reducer_box_chunked): a chain, unmasked, with no where=, of an input
+ * so read under the budget MEMORY? */
+static bool read_chunked(const struct plan_step *s, int64_t memory)
 {
-	return s->fold.mode == REDUCE_CHAIN && !s->mask.masked && !s->mask.where_arr;
+	return s->fold.mode == REDUCE_CHAIN && !s->mask.masked && !s->mask.where_arr &&
+	       stage_chunked_reads(s->in[0], s->loop->types[1], memory);
 }
 
 /* What a run of a reduction holds, allocated before the first box. */
@@ -83,7 +85,7 @@ static void each_buffer(struct plan_step *s, int nranks, struct reduce_buffers *
 	const struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int64_t valid = s->mask.masked || s->mask.skip_fold;
-	bool chunked = read_chunked(s);
+	bool chunked = read_chunked(s, hold_memory(h));
 	hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, dt) : dtype_size(dt),
 		    HOLD_SLOT(B, data));
 	hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * dtype_size(dt) : 0, HOLD_SLOT(B, run));
@@ -125,7 +127,8 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	each_buffer(s, l->nranks, &B, &B.hold);
 	hold_end(&B.hold);
 	struct reducer *r = B.r;
-	int64_t cap = read_chunked(s) ? stage_chunked_buffer(x, t, B.data, dist_held_elems(l, DIST_PER_ELEM)) : 0;
+	bool from_chunks = read_chunked(s, l->cost.memory);
+	int64_t cap = from_chunks ? stage_chunked_buffer(x, t, B.data, dist_held_elems(l, DIST_PER_ELEM)) : 0;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -135,7 +138,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
 		struct stage_chunked chunked;
-		int got = any && read_chunked(s) ? stage_read_chunks(x, t, start, cnt, B.data, cap, &chunked,
+		int got = any && from_chunks ? stage_read_chunks(x, t, start, cnt, B.data, cap, &chunked,
 								      s->where, e)
 						 : 0;
 		if (got < 0)

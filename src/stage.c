@@ -345,6 +345,11 @@ static bool chunked_as_stored(const struct array *x, enum dtype t)
 	       !cf_coding_transforms(x->coding) && stored_dtype(x) == t;
 }
 
+bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory)
+{
+	return memory >= STAGE_CHUNKED_MEMORY && chunked_as_stored(x, t);
+}
+
 int64_t stage_chunked_elem_bytes(const struct array *x, enum dtype t)
 {
 	int64_t size = dtype_size(t);
