@@ -30,7 +30,10 @@
 # (64, 16) chunks, raw and gzip, int64 ones whose ranks share the axis
 # they fold, and reductions that share one pass: each chunk read once by
 # one rank, or through MPI-IO under a budget whose boxes cut chunks;
-# NumPy's bits on 1-4 and 6 ranks under several budgets.  Datasets of a file
+# NumPy's bits on 1-4 and 6 ranks under several budgets.  Sums over trailing
+# and all axes (sharing a pass, or alone) of chunks whose widths cut
+# NumPy's blocks and pieces, read as the chunks and folded a run at a
+# time, give NumPy's bits on 1-4 ranks.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
 # no collective one, the journal following each dataset's run of them),
