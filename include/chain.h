@@ -50,6 +50,11 @@ void chain_free(struct chain *c);
  * box must be a flat run that begins where this rank's previous box ended. */
 void chain_box(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
 	       const int64_t *count);
+/* chain_box of a box given a run at a time: the N elements at DATA (VALID
+ * beside, or NULL) of the box at START from its AT-th element on (C order
+ * over the box), each run continuing the one before, a box's first at 0. */
+void chain_run(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
+	       int64_t at, int64_t n);
 /* Collective, after every chain_box: write the groups the box finished
  * (with no kept axes the one result is written by chain_finish). */
 int chain_write_box(struct chain *c, struct err *e);

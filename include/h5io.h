@@ -180,5 +180,17 @@ int h5io_read_box(hid_t d, const struct shape *shape, enum dtype dt,
 int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
 		   const int64_t *start, const int64_t *step, const int64_t *count,
 		   const void *buf, const char *where, struct err *e);
+/* Read the box START/COUNT of dataset D of SHAPE as its chunks, whole and
+ * as stored, one call a chunk, into BUF in the chunk grid's C order over
+ * the box (each chunk's bytes C-ordered over its full extents, the parts
+ * past the dataset's edge included): the kernel's copy alone, no gather
+ * of HDF5's into the box.  Only where the box begins at a chunk's corner
+ * and ends at one or at the dataset's edge along every axis, D's chunks
+ * are unfiltered and stored as DT, in a file this process has alone (not
+ * through MPI-IO: never collective), and they fit CAP bytes.  1: read; 0:
+ * not such a box, or a chunk not yet stored (the caller reads the box);
+ * -1: a read failed (E set). */
+int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const int64_t *start,
+		     const int64_t *count, void *buf, int64_t cap, const char *where, struct err *e);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "iter.h"
 #include "plan.h"
 
 /* ---- the fold of one box ------------------------------------------------ */
@@ -87,6 +88,16 @@ int reducer_max_axis(const struct plan_step *s);
  * else NULL). */
 void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int64_t *start,
 		 const int64_t *count);
+/* Elements of the runs reducer_box_chunked copies a box out in. */
+#define REDUCER_RUN 1024
+/* reducer_box of the box START/COUNT read as its chunks, B (stage.h), for
+ * each of the N chains R (REDUCE_CHAIN, unmasked): copied out a run of
+ * REDUCER_RUN elements at a time into RUN (that many of its elements),
+ * which each folds while it is in the core's cache (chain_run); a fault
+ * of a fold into E. */
+struct stage_chunked;
+void reducer_box_chunked(struct reducer *const *r, int n, const struct stage_chunked *b, char *run,
+			 const int64_t *start, const int64_t *count, struct err *e);
 /* Collective, after every reducer_box: writes what the box finished (the
  * rows of a stream, the groups of a chain with kept leading axes; a chain
  * without them writes at the end). */

@@ -14,6 +14,11 @@
 
 /* malloc that never returns NULL (an out-of-memory abort). */
 void *stage_alloc(size_t n);
+/* Ask the kernel for huge pages for the N bytes at P (the whole 2 MiB
+ * pages within them), a large buffer filled afresh: one fault a 2 MiB
+ * page where 4 KiB pages take 512.  Advice only: nothing changes where the
+ * kernel declines. */
+void stage_huge_pages(void *p, int64_t n);
 /* realloc that never returns NULL, likewise. */
 void *stage_realloc(void *p, size_t n);
 
@@ -29,6 +34,46 @@ int64_t stage_scratch(const struct array *x, enum dtype t);
 int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e);
+/* A box read as its chunks (stage_read_chunks): where each of its
+ * elements lies in BUF, each chunk whole there, in the chunk grid's C
+ * order over the box. */
+struct stage_chunked {
+	const char *buf;
+	int ndim;
+	int64_t count[H5U_MAXDIM];   /* the box's extents */
+	int64_t chunk[H5U_MAXDIM];   /* a chunk's */
+	int64_t grid[H5U_MAXDIM];    /* the box's chunks along each axis */
+	int size;                    /* bytes of an element */
+};
+/* The least --memory under which boxes are read as their chunks: smaller
+ * budgets hold few whole chunk rows, and the floor of a reduction's budget
+ * stays what it is without the runs (stage_read_chunks's callers). */
+#define STAGE_CHUNKED_MEMORY ((int64_t)1 << 20)
+/* May a pass under MEMORY read boxes of X as T as its chunks (and so hold
+ * stage_chunked_elem_bytes an element): X stored as T in chunks, a whole
+ * dataset, and MEMORY at least STAGE_CHUNKED_MEMORY? */
+bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory);
+/* Read the box START/COUNT of X as dtype T into BUF (CAP bytes) as its
+ * chunks, whole, described into B, where X is a whole dataset stored as
+ * T in plain chunks that the box holds whole (h5io_read_chunks): 1; 0
+ * when it is not such a box (nothing read: the caller reads it with
+ * stage_read); -1 on a failed read.  Not collective: only a file this
+ * process has alone is read so, so ranks may differ in what they return. */
+int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
+		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
+		      const char *where, struct err *e);
+/* The bytes of BUF, a buffer of ELEMS elements of
+ * stage_chunked_elem_bytes(X, T) bytes that stage_read_chunks fills (its
+ * CAP), huge pages asked for it (stage_huge_pages). */
+int64_t stage_chunked_buffer(const struct array *x, enum dtype t, void *buf, int64_t elems);
+/* Copy the N elements of the box of B from its flat index AT on, in C
+ * order, into OUT. */
+void stage_chunked_copy(const struct stage_chunked *b, int64_t at, int64_t n, char *out);
+/* Bytes a box of X of N elements takes when read as its chunks, at most
+ * (N elements of T, and those its chunks hold beyond X's edges): an
+ * element's share, rounded up; T's size where X is not stored so. */
+int64_t stage_chunked_elem_bytes(const struct array *x, enum dtype t);
+
 /* Write DATA (dtype T) into the box START/COUNT of X, through CONV
  * (scratch as stage_read's RAW: every caller holds it, so DATA is left
  * as it was, a view that runs backwards turned round in CONV), announced first as stage_expect says

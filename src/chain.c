@@ -202,17 +202,17 @@ static int64_t flat_index(const struct shape *X, const int64_t *start)
 	return f;
 }
 
-void chain_box(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
-	       const int64_t *count)
+void chain_run(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
+	       int64_t at, int64_t n)
 {
-	const struct shape *X = &c->s->in[0]->shape;
-	int64_t f = flat_index(X, start), n = stage_box_size(X->ndim, count);
+	int64_t f = flat_index(&c->s->in[0]->shape, start) + at;
 	if (!c->begun) {
 		c->begun = true;
 		c->first = c->next = f;
 	}
 	assert(f == c->next);
-	c->nout = 0;
+	if (at == 0)
+		c->nout = 0;
 	while (n > 0) {
 		int64_t g = f / c->group_len, k = (f - g * c->group_len) / CHAIN_PIECE;
 		int64_t pstart = g * c->group_len + k * CHAIN_PIECE, plen = piece_len(c, k);
@@ -242,6 +242,12 @@ void chain_box(struct chain *c, const char *data, const uint8_t *valid, const in
 		valid = valid ? valid + take : NULL;
 	}
 	c->next = f;
+}
+
+void chain_box(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
+	       const int64_t *count)
+{
+	chain_run(c, data, valid, start, 0, stage_box_size(c->s->in[0]->shape.ndim, count));
 }
 
 /* ---- writing what a box finished -------------------------------------- */

@@ -272,8 +272,35 @@ struct buffers {
 	unsigned char fill[PLAN_MAXOUT][16];     /* where=: a new output k's fill, its keep */
 	struct reducer *red[PLAN_MAXOUT];
 	char *redconv[PLAN_MAXOUT];      /* reduction k's input cast to its loop's dtype */
+	int chunked_in;                  /* the input read as its chunks where a box holds
+					    them whole (chunk_input), or -1 */
+	int64_t chunked_cap;             /* ... the bytes its buffer holds */
+	struct stage_chunked chunked;    /* ... the current box so read, when FROM_CHUNKS */
+	bool from_chunks;
+	char *run;                       /* ... a run of it copied out (reducer_box_chunked) */
 	struct hold hold;                /* every buffer above that the run allocated */
 };
+
+/* The input of S that its boxes may read as its chunks (stage_read_chunks),
+ * or -1: S is a pass of one input that only feeds reductions (a host of
+ * grouped reductions, fuse.c), each a chain that folds it, unmasked and in
+ * its own dtype, so each takes its runs copied out of the chunks
+ * (reducer_box_chunked), and no op nor write needs the box gathered; and
+ * the input may be read so under the budget MEMORY (stage_chunked_reads). */
+static int chunk_input(const struct plan_step *s, int64_t memory)
+{
+	if (s->prog.nops > 0 || s->nout > 0 || s->fused.nred == 0 || s->nin != 1 ||
+	    !stage_chunked_reads(s->in[0], s->in[0]->dtype, memory))
+		return -1;
+	for (int k = 0; k < s->fused.nred; k++) {
+		const struct plan_step *r = s->fused.red[k];
+		struct op_src src = s->fused.red_src[k];
+		if (r->fold.mode != REDUCE_CHAIN || r->mask.masked || src_is_result(src) || src.input != 0 ||
+		    elementwise_source_dtype(s, src) != r->loop->types[1])
+			return -1;
+	}
+	return elementwise_reads_whole(s, 0) ? -1 : 0;
+}
 
 /* The inputs' buffers: each held whole, or its part of a box. */
 static void input_buffers(const struct plan_step *s, struct buffers *B, struct hold *h)
@@ -290,7 +317,10 @@ static void input_buffers(const struct plan_step *s, struct buffers *B, struct h
 				hold_buffer(h, DIST_FIXED, n * raw, HOLD_SLOT(B, in[k].raw));
 			continue;
 		}
-		hold_buffer(h, DIST_PER_ELEM, size, HOLD_SLOT(B, in[k].data));
+		bool chunked = k == chunk_input(s, hold_memory(h));
+		hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, x->dtype) : size,
+			    HOLD_SLOT(B, in[k].data));
+		hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * size : 0, HOLD_SLOT(B, run));
 		if (raw)
 			hold_buffer(h, DIST_PER_ELEM, raw, HOLD_SLOT(B, in[k].raw));
 		if (x->base)   /* read with its axes moved (stage.c): once more, as read */
@@ -527,12 +557,18 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 		for (int k = 0; k < s->prog.ops[j].nout; k++)
 			B->whole_tmp[src_slot(src_result(j, k))] = whole_result(s, src_result(j, k));
 	input_extents(s, B, boxmax);
+	B->chunked_in = chunk_input(s, l->cost.memory);
 	hold_layout(&B->hold, l);
 	each_buffer(s, l->nranks, B, &B->hold);
 	/* the run holds no more than the boxes were sized by (the optimizer
 	 * drops outputs no step reads and repeated inputs after the last
 	 * layout, and adds nothing) */
 	hold_end(&B->hold);
+	if (B->chunked_in >= 0) {
+		const struct array *x = s->in[B->chunked_in];
+		B->chunked_cap = stage_chunked_buffer(x, x->dtype, B->in[B->chunked_in].data,
+						      dist_held_elems(l, DIST_PER_ELEM));
+	}
 	read_whole_inputs(s, B, e);
 	for (int k = 0; k < s->nout && s->mask.masked; k++)
 		dtype_cast(s->out[k]->dtype, s->mask.fill[k], 0, s->out_dtype[k], B->masked[k], 0, 1);
@@ -569,7 +605,13 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 			in->ext[i] = in->dims[i] == 1 ? 1 : B->c[i];
 		}
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
-		if (stage_read(s->in[k], s->in[k]->dtype, start, cnt, in->raw, in->data, s->where, e) < 0)
+		const struct array *x = s->in[k];
+		int got = 0;
+		if (k == B->chunked_in && B->slices == 1)
+			got = stage_read_chunks(x, x->dtype, start, cnt, in->data, B->chunked_cap, &B->chunked,
+						s->where, e);
+		B->from_chunks = got > 0;
+		if (got < 0 || (got == 0 && stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e) < 0))
 			err_place(e, &s->loc);
 	}
 }
@@ -735,6 +777,10 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 {
 	/* a box of rows with no elements still starts its rows' results */
 	int64_t count = stage_box_size(B->ndim, B->c);
+	if (B->from_chunks && B->c[B->l->axis] > 0) {
+		reducer_box_chunked(B->red, s->fused.nred, &B->chunked, B->run, B->o, B->c, e);
+		return;
+	}
 	for (int k = 0; k < s->fused.nred && B->c[B->l->axis] > 0 && !e->status; k++) {
 		struct op_src src = s->fused.red_src[k];
 		enum dtype t = s->fused.red[k]->loop->types[1], from = elementwise_source_dtype(s, src);
@@ -745,10 +791,7 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 			data = B->redconv[k];
 		}
 		reducer_box(B->red[k], data, NULL, B->o, B->c);
-		enum ufunc_fault f = ufunc_take_error();
-		if (f != UFERR_NONE)
-			err_set_at(e, EXIT_RUN, &s->fused.red[k]->loc, s->fused.red[k]->where, "%s",
-				   ufunc_fault_message(f));
+		reducer_check_fault(s->fused.red[k], e);
 	}
 }
 

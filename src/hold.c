@@ -11,6 +11,7 @@ void hold_count(struct hold *h, struct dist_cost *c)
 {
 	memset(h, 0, sizeof *h);
 	h->cost = c;
+	h->memory = c->memory;
 }
 
 void hold_layout(struct hold *h, const struct dist_layout *l)
@@ -21,6 +22,7 @@ void hold_layout(struct hold *h, const struct dist_layout *l)
 		h->fits[how] = how != DIST_PER_ACROSS;   /* a layout carries nothing across */
 	}
 	h->counted = dist_layout_bytes(l);
+	h->memory = l->cost.memory;
 }
 
 void hold_stream(struct hold *h, const struct dist_stream *s)
@@ -31,6 +33,12 @@ void hold_stream(struct hold *h, const struct dist_stream *s)
 		h->fits[how] = how != DIST_PER_TILE;   /* a stream has no tile */
 	}
 	h->counted = dist_stream_bytes(s);
+	h->memory = s->across.cost.memory;
+}
+
+int64_t hold_memory(const struct hold *h)
+{
+	return h->memory;
 }
 
 bool hold_counting(const struct hold *h)

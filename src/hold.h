@@ -31,6 +31,7 @@ struct hold {
 	int64_t elems[DIST_HOLDS];     /* allocating: a buffer's elements, by how it grows */
 	bool fits[DIST_HOLDS];         /* ... and whether its layout or stream has such buffers */
 	int64_t held, counted;         /* bytes of the buffers listed; bytes the boxes were sized by */
+	int64_t memory;                /* the budget (--memory) they are held within */
 	void **owned;                  /* the buffers allocated, freed by hold_free */
 	size_t nowned;
 };
@@ -45,6 +46,9 @@ void hold_count(struct hold *h, struct dist_cost *c);
 void hold_layout(struct hold *h, const struct dist_layout *l);
 void hold_stream(struct hold *h, const struct dist_stream *s);
 
+/* The budget H's buffers are held within, counting or allocating: a list
+ * may choose its buffers by it (the same choice both times). */
+int64_t hold_memory(const struct hold *h);
 /* Is H counting (its list's slots are NULL)? */
 bool hold_counting(const struct hold *h);
 

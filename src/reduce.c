@@ -53,9 +53,21 @@ static void read_input(const struct plan_step *s, enum dtype t, const int64_t *s
 		where_select(t, n, data, mask, (const char *)s->mask.skip_value, 0);
 }
 
+/* May S's boxes be read as its input's chunks where they hold them whole
+ * (stage_read_chunks), its chain fed from them a run at a time
+ * (reducer_box_chunked): a chain, unmasked, with no where=, of an input
+ * so read under the budget MEMORY? */
+static bool read_chunked(const struct plan_step *s, int64_t memory)
+{
+	return s->fold.mode == REDUCE_CHAIN && !s->mask.masked && !s->mask.where_arr &&
+	       stage_chunked_reads(s->in[0], s->loop->types[1], memory);
+}
+
 /* What a run of a reduction holds, allocated before the first box. */
 struct reduce_buffers {
-	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype */
+	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype
+				 (or its chunks, read_chunked) */
+	char *run;            /* read_chunked: a run of the box copied out */
 	uint8_t *valid;       /* masked, skip_fold: which of its elements fold */
 	char *plane_raw;      /* masked: scratch its mask plane is read through */
 	struct where_mask *m; /* where=: its mask over the box */
@@ -73,7 +85,10 @@ static void each_buffer(struct plan_step *s, int nranks, struct reduce_buffers *
 	const struct array *x = s->in[0], *y = s->out[0];
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int64_t valid = s->mask.masked || s->mask.skip_fold;
-	hold_buffer(h, DIST_PER_ELEM, dtype_size(dt), HOLD_SLOT(B, data));
+	bool chunked = read_chunked(s, hold_memory(h));
+	hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, dt) : dtype_size(dt),
+		    HOLD_SLOT(B, data));
+	hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * dtype_size(dt) : 0, HOLD_SLOT(B, run));
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(x, dt), HOLD_SLOT(B, raw));
 	hold_buffer(h, DIST_PER_ELEM, valid, HOLD_SLOT(B, valid));
 	if (s->mask.masked)
@@ -112,6 +127,8 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	each_buffer(s, l->nranks, &B, &B.hold);
 	hold_end(&B.hold);
 	struct reducer *r = B.r;
+	bool from_chunks = read_chunked(s, l->cost.memory);
+	int64_t cap = from_chunks ? stage_chunked_buffer(x, t, B.data, dist_held_elems(l, DIST_PER_ELEM)) : 0;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -120,8 +137,17 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 		if (!any)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
-		read_input(s, t, start, cnt, B.raw, B.data, B.valid, B.plane_raw, B.m, e);
-		if (any && !e->status) {
+		struct stage_chunked chunked;
+		int got = any && from_chunks ? stage_read_chunks(x, t, start, cnt, B.data, cap, &chunked,
+								      s->where, e)
+						 : 0;
+		if (got < 0)
+			err_place(e, &s->loc);
+		else if (got == 0)
+			read_input(s, t, start, cnt, B.raw, B.data, B.valid, B.plane_raw, B.m, e);
+		if (any && !e->status && got > 0) {
+			reducer_box_chunked(&r, 1, &chunked, B.run, start, cnt, e);
+		} else if (any && !e->status) {
 			reducer_box(r, B.data, B.valid, start, cnt);
 			reducer_check_fault(s, e);
 		}

@@ -6,6 +6,7 @@
  * reducer_carry_in), writing results; the reducer: a stream's rows
  * folded and written box by box, or a chain's runs handed to chain.c.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,6 +292,21 @@ void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int6
 	if (r->accv)
 		memset(r->accv, 0, (size_t)(count[0] * r->orow));
 	reducer_fold(s, s->fold.init, data, ndim, dims, r->acc, ast, true, valid, r->accv);
+}
+
+void reducer_box_chunked(struct reducer *const *r, int n, const struct stage_chunked *b, char *run,
+			 const int64_t *start, const int64_t *count, struct err *e)
+{
+	int64_t total = stage_box_size(b->ndim, count);
+	for (int64_t at = 0; at < total && !e->status; at += REDUCER_RUN) {
+		int64_t m = total - at < REDUCER_RUN ? total - at : REDUCER_RUN;
+		stage_chunked_copy(b, at, m, run);
+		for (int k = 0; k < n && !e->status; k++) {
+			assert(r[k]->chain);
+			chain_run(r[k]->chain, run, NULL, start, at, m);
+			reducer_check_fault(r[k]->s, e);
+		}
+	}
 }
 
 int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *count, struct err *e)

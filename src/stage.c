@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cf.h"
 #include "h5io.h"
@@ -20,6 +21,14 @@ void *stage_alloc(size_t n)
 		abort();
 	}
 	return p;
+}
+
+void stage_huge_pages(void *p, int64_t n)
+{
+	uintptr_t page = 2u << 20, a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)p + (uintptr_t)n) & ~(page - 1);
+	if (end > a)
+		madvise((void *)a, end - a, MADV_HUGEPAGE);
 }
 
 void *stage_realloc(void *p, size_t n)
@@ -321,4 +330,109 @@ int stage_read_broadcast(const struct array *x, const struct shape *space, enum 
 	iter_contiguous(n, count, count, size, dst);
 	iter_copy(size, own, sst, out, dst, n, count);
 	return 0;
+}
+
+/* Is X read as its dataset's chunks, as T: a whole dataset (no selection,
+ * no axes moved, not one the run creates or a virtual one), chunked, whose
+ * values are its stored ones in T? */
+static bool chunked_as_stored(const struct array *x, enum dtype t)
+{
+	return stage_chunks(x) && !x->create && !x->vds && x->dtype == t &&
+	       !cf_coding_transforms(x->coding) && stored_dtype(x) == t;
+}
+
+bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory)
+{
+	return memory >= STAGE_CHUNKED_MEMORY && chunked_as_stored(x, t);
+}
+
+int64_t stage_chunked_elem_bytes(const struct array *x, enum dtype t)
+{
+	int64_t size = dtype_size(t);
+	if (!chunked_as_stored(x, t))
+		return size;
+	const int64_t *c = stage_chunks(x);
+	/* the chunks' elements over the dataset's, at most twice (beyond, the
+	 * boxes are read as boxes) */
+	double ratio = 1;
+	for (int i = 0; i < x->shape.ndim; i++)
+		if (x->shape.dim[i] > 0)
+			ratio *= (double)((x->shape.dim[i] + c[i] - 1) / c[i] * c[i]) / (double)x->shape.dim[i];
+	if (ratio > 2)
+		return size;
+	int64_t bytes = (int64_t)(ratio * (double)size);
+	return bytes < (double)size * ratio ? bytes + 1 : bytes;
+}
+
+int64_t stage_chunked_buffer(const struct array *x, enum dtype t, void *buf, int64_t elems)
+{
+	int64_t bytes = elems * stage_chunked_elem_bytes(x, t);
+	stage_huge_pages(buf, bytes);   /* whole chunk rows, filled afresh each run */
+	return bytes;
+}
+
+int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
+		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
+		      const char *where, struct err *e)
+{
+	if (!chunked_as_stored(x, t) || x->id < 0)
+		return 0;
+	int rc = h5io_read_chunks(x->id, &x->shape, t, start, count, buf, cap, where, e);
+	if (rc <= 0)
+		return rc;
+	const int64_t *c = stage_chunks(x);
+	b->buf = buf;
+	b->ndim = x->shape.ndim;
+	b->size = dtype_size(t);
+	for (int i = 0; i < b->ndim; i++) {
+		b->count[i] = count[i];
+		b->chunk[i] = c[i];
+		b->grid[i] = (count[i] + c[i] - 1) / c[i];
+	}
+	report_read(stage_box_size(x->shape.ndim, count), dtype_size(t));
+	return 1;
+}
+
+void stage_chunked_copy(const struct stage_chunked *b, int64_t at, int64_t n, char *out)
+{
+	int nd = b->ndim, last = nd - 1;
+	int64_t idx[H5U_MAXDIM], chunk_bytes = b->size;
+	for (int i = 0; i < nd; i++)
+		chunk_bytes *= b->chunk[i];
+	for (int i = last; i >= 0; i--) {   /* AT's index in the box */
+		idx[i] = at % b->count[i];
+		at /= b->count[i];
+	}
+	int64_t c = b->chunk[last], row = b->count[last];
+	while (n > 0) {
+		/* the chunk of the line IDX lies on (but its last axis), and where
+		 * the line lies in it */
+		int64_t key = 0, within = 0;
+		for (int i = 0; i < last; i++) {
+			key = key * b->grid[i] + idx[i] / b->chunk[i];
+			within = within * b->chunk[i] + idx[i] % b->chunk[i];
+		}
+		key *= b->grid[last];
+		within *= c;
+		/* the line from IDX[LAST] on, a chunk's run at a time */
+		int64_t j = idx[last];
+		while (n > 0 && j < row) {
+			int64_t k = j / c, off = j - k * c, take = c - off;
+			if (take > row - j)
+				take = row - j;
+			if (take > n)
+				take = n;
+			memcpy(out, b->buf + (key + k) * chunk_bytes + (within + off) * b->size,
+			       (size_t)(take * b->size));
+			out += take * b->size;
+			j += take;
+			n -= take;
+		}
+		idx[last] = 0;
+		for (int i = last - 1; i >= 0; i--) {   /* the next line */
+			if (++idx[i] < b->count[i])
+				break;
+			idx[i] = 0;
+		}
+	}
 }

@@ -36,7 +36,10 @@
 # (64, 16) chunks, raw and gzip, int64 ones whose ranks share the axis
 # they fold, and reductions that share one pass: each chunk read once by
 # one rank, or through MPI-IO under a budget whose boxes cut chunks;
-# NumPy's bits on 1-4 and 6 ranks under several budgets.  Datasets of a file
+# NumPy's bits on 1-4 and 6 ranks under several budgets.  Sums over trailing
+# and all axes (sharing a pass, or alone) of chunks whose widths cut
+# NumPy's blocks and pieces, read as the chunks and folded a run at a
+# time, give NumPy's bits on 1-4 ranks.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
 # no collective one, the journal following each dataset's run of them),
@@ -560,6 +563,65 @@ for name in glob.glob("*/p.json"):
 			JOBS+=(:: whole "$tr" ru.h5 8192 48
 				:: same ru.h5 "o$tr.h5" /r "np.add.$verb(u, axis=${axis/null/None})")
 		done
+	done
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "reductions that share a pass fold their pieces out of the chunks as read: chunk widths that cut NumPy's blocks of 128 and pieces of 8192, rows of two pieces, pieces across rows, 3-d, float32, complex; a reduction of its own pass; NumPy's bits on 1-4 ranks under several budgets" {
+	cp "$BATS_FILE_TMPDIR/fo.h5" .
+	# a sum over the last axes and one over all axes of each dataset, one
+	# pass each: boxes of whole chunk rows read as their chunks (64M, and
+	# 3M but for /w), on one process, 2 and 3 ranks (the ragged last
+	# chunk row of /c through HDF5); boxes that cut chunks read through
+	# HDF5's gather (300K; /w at 3M); 4 ranks, whose shares cut chunks of
+	# /c, read fo.h5 through MPI-IO
+	{
+		echo 'inputs: {w: fo.h5:/w, f: fo.h5:/f, v: fo.h5:/v, c: fo.h5:/c}'
+		echo 'steps:'
+		for name in w f v c; do
+			local last=1
+			[[ $name == v ]] && last='[1, 2]'
+			echo "  - {reduce: add, in: $name, axis: $last, out: o.h5:/${name}r}"
+			echo "  - {reduce: add, in: $name, axis: null, out: o.h5:/${name}a}"
+		done
+	} >sums.yaml
+	run --separate-stderr h5u check sums.yaml
+	assert_success
+	assert_line 'step 2: reduce add, fused into step 1'
+	assert_line 'step 8: reduce add, fused into step 7'
+	local mem n d name JOBS=()
+	for mem in 64M 3M 300K; do
+		for n in 0 1 2 3 4; do
+			d=$mem-$n
+			mkdir "$d"
+			if ((n == 0)); then
+				h5u run --memory "$mem" sums.yaml || fail "one process, $mem: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$mem" sums.yaml || fail "$n ranks, $mem: exit status $?"
+			fi
+			mv o.h5 "$d/"
+			JOBS+=(:: same fo.h5 "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+				/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
+				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
+				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)")
+		done
+	done
+	# a reduction of its own pass, read so too
+	for n in 0 2 3; do
+		for name in w f; do
+			if ((n == 0)); then
+				h5u reduce add "fo.h5:/$name" --axis 1 -o "one$n.h5:/${name}r" &&
+					h5u reduce add "fo.h5:/$name" --axis all -o "one$n.h5:/${name}a" ||
+					fail "one process, /$name: exit status $?"
+			else
+				mpi "$n" h5ufunc reduce add "fo.h5:/$name" --axis 1 -o "one$n.h5:/${name}r" &&
+					mpi "$n" h5ufunc reduce add "fo.h5:/$name" --axis all -o "one$n.h5:/${name}a" ||
+					fail "$n ranks, /$name: exit status $?"
+			fi
+		done
+		JOBS+=(:: same fo.h5 "one$n.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)")
 	done
 	run ref "${JOBS[@]:1}"
 	[[ $status == 0 ]] || fail "$output"

@@ -163,6 +163,19 @@ def make(d):
         f.create_dataset('u', data=u, chunks=(64, 16))
         f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
         f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
+    with h5py.File(f'{d}/fo.h5', 'w') as f:
+        # magnitudes over twelve decades again, in chunks whose widths cut
+        # NumPy's blocks of 128 and pieces of 8192: rows of two pieces,
+        # rows that pieces of an all-axes sum cross, 3-d, float32, complex;
+        # chunk rows dealt whole to 2 and 3 ranks
+        for name, shape, chunks, dtype in (('w', (96, 12000), (8, 48), 'f8'),
+                                           ('f', (600, 1000), (25, 40), 'f4'),
+                                           ('v', (12, 30, 700), (1, 16, 48), 'f8'),
+                                           ('c', (86, 3000), (7, 100), 'c16')):
+            u = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+            if dtype == 'c16':
+                u = u + 1j * rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+            f.create_dataset(name, data=u.astype(dtype), chunks=chunks)
 
 
 def make_raw(path, rng):
