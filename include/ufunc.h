@@ -59,8 +59,10 @@ enum ufunc_flag {
 					operand (vecdot, vecmat) */
 	UF_PAIRWISE = 1u << 9,       /* a reduce of the float and complex loops, one
 					call, sums pairwise (NumPy's pairwise summation) */
-	UF_HALF_WIDE = 1u << 10      /* a reduce of the float16 loop folds in float32,
+	UF_HALF_WIDE = 1u << 10,     /* a reduce of the float16 loop folds in float32,
 					rounded to float16 at the end of the call */
+	UF_TAKES_DATES = 1u << 11    /* NumPy has a datetime64 loop of it: dates
+					(units.h) are its operands (add, maximum, less) */
 };
 
 /* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the
