@@ -179,15 +179,11 @@ sweep() {
 		check arctan2 m.h5:/f32 -1 -o o.h5:/i
 }
 
-@test "literals alone: NumPy's default dtypes, printed" {
-	local -a calls=(
-		"add 2 3" "divide 1 4" "add 1 2.5" "sqrt 2" "add true true"
-		"multiply 2 -3" "power 2 10" "floor 7" "floor -2.5" "divmod 7 -2"
-		"logical_and true false" "exp 1" "less 2 2.5" "bitwise_count 255"
-		"subtract 0 9223372036854775807" "add 1e308 1e308" "arccos 2"
-	)
+# printed_alone CALL...: each CALL ("add 2 3") printed by h5ufunc is what
+# NumPy 2 prints for it.
+printed_alone() {
 	local c k=0 jobs=()
-	for c in "${calls[@]}"; do
+	for c in "$@"; do
 		k=$((k + 1))
 		# shellcheck disable=SC2086
 		h5u call $c >"p$k.txt"
@@ -195,6 +191,16 @@ sweep() {
 		jobs+=(:: printed $c --text "p$k.txt")
 	done
 	np "${jobs[@]:1}"
+}
+
+@test "literals alone: NumPy's default dtypes, printed" {
+	local -a calls=(
+		"add 2 3" "divide 1 4" "add 1 2.5" "sqrt 2" "add true true"
+		"multiply 2 -3" "power 2 10" "floor 7" "floor -2.5" "divmod 7 -2"
+		"logical_and true false" "exp 1" "less 2 2.5" "bitwise_count 255"
+		"subtract 0 9223372036854775807" "add 1e308 1e308" "arccos 2"
+	)
+	printed_alone "${calls[@]}"
 	run h5u call add 2 3
 	assert_output "5"
 	run h5u call divide 1 4
@@ -211,15 +217,7 @@ sweep() {
 		"add 18446744073709551615 0.0" "subtract 1.0 18446744073709551616"
 		"add 1 9223372036854775807"
 	)
-	local c k=0 jobs=()
-	for c in "${calls[@]}"; do
-		k=$((k + 1))
-		# shellcheck disable=SC2086
-		h5u call $c >"p$k.txt"
-		# shellcheck disable=SC2206
-		jobs+=(:: printed $c --text "p$k.txt")
-	done
-	np "${jobs[@]:1}"
+	printed_alone "${calls[@]}"
 	local -a refused=(
 		"add 9223372036854775808 1|Python integer 9223372036854775808 out of bounds for int64"
 		"add 9223372036854775808 9223372036854775808|Python integer 9223372036854775808 out of bounds for int64"
@@ -228,7 +226,7 @@ sweep() {
 		"subtract -9223372036854775809 1|Python int too large to convert to C long"
 		"add 18446744073709551616 1|Python int too large to convert to C long"
 	)
-	local message uf a b
+	local c message uf a b
 	for c in "${refused[@]}"; do
 		message=${c#*|}
 		c=${c%%|*}
