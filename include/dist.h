@@ -145,6 +145,20 @@ bool dist_chunks_in_runs(const struct dist_layout *l, const int64_t *chunk);
  * collective call a slice): its slices, where it has any, are one chunk
  * column when that is large enough, as on one process. */
 void dist_slices_alone(struct dist_layout *l, const int64_t *chunk);
+/* L, laid out for one rank, has boxes that cut the chunks CHUNK along the
+ * split axis (the budget holds no run of a chunk's lines, so L does not
+ * follow them) while the chunks also cut the last axis: each box then
+ * crosses a row of chunks, reading a piece of each.  Its boxes grow past
+ * the size they stop growing at to as many lines as the budget holds,
+ * a number that divides a chunk's extent along the split axis (so that no
+ * box straddles a chunk), and L->slice becomes one chunk column: a slice
+ * of a box is then one run of one chunk, read in one call (h5io.h).
+ * Unchanged when it is not such a layout, or when no such number is at
+ * least half its lines a box. */
+void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk);
+/* Are L's slices a box's pieces of the chunks it cuts (dist_cut_chunks)
+ * rather than whole chunk columns? */
+bool dist_slices_cut(const struct dist_layout *l);
 /* Slices (see above) a box of L is computed in: 1 when L->slice is 0. */
 int64_t dist_slices(const struct dist_layout *l);
 /* Slice J of the box START/COUNT over L's space, into SSTART/SCOUNT; an

@@ -126,6 +126,11 @@ bool h5io_dataset_filtered(hid_t d);
 /* Is D's type stored in the other byte order than the machine's (h5py's
  * '>f8' on a little-endian machine)?  Never for one-byte dtypes. */
 bool h5io_dataset_swapped(hid_t d);
+/* Do the chunks that a row along the last axis of a dataset of NDIM
+ * extents DIM, stored without filters in chunks CHUNK of ESIZE bytes an
+ * element, crosses take more than its chunk cache holds, so that boxes
+ * that cut them along the rows read each one whole again for every box? */
+bool h5io_row_overflows_cache(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize);
 /* Is D stored compact (its data in its object header)? */
 bool h5io_dataset_compact(hid_t d);
 /* How many of D's chunks were ever written (h5py's and netCDF-4's

@@ -30,7 +30,8 @@ int stage_read(const struct array *x, enum dtype t, const int64_t *start,
 	       const int64_t *count, char *raw, char *out, const char *where,
 	       struct err *e);
 /* Write DATA (dtype T) into the box START/COUNT of X, through CONV
- * (scratch as stage_read's RAW), announced first as stage_expect says
+ * (scratch as stage_read's RAW: every caller holds it, so DATA is left
+ * as it was, a view that runs backwards turned round in CONV), announced first as stage_expect says
  * unless X->announced.  A value that X's coding cannot pack is
  * an error (EXIT_RUN, -1 returned as for a failed write); the rank still
  * joins the collective write, with nothing to write.  While X is dry nothing is written: a packed output

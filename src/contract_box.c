@@ -111,9 +111,8 @@ void contract_box_largest(const struct contract *c, struct box *b)
 void contract_result_buffers(const struct plan_step *s, const struct contract *c, int64_t n,
 			   struct run *R, struct hold *h)
 {
-	enum dtype y = s->out[0]->dtype;
 	hold_buffer(h, DIST_FIXED, n * dtype_size(c->gemm.t), HOLD_SLOT(R, result));
-	hold_buffer(h, DIST_FIXED, y != s->out_dtype[0] ? n * dtype_size(y) : 0, HOLD_SLOT(R, conv));
+	hold_buffer(h, DIST_FIXED, n * stage_scratch(s->out[0], s->out_dtype[0]), HOLD_SLOT(R, conv));
 	for (int j = 1; j < s->prog.nops; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		hold_buffer(h, DIST_FIXED, n * dtype_size(op->loop->types[op->nin]), HOLD_SLOT(R, ops[j]));

@@ -299,6 +299,23 @@ void dist_slice(const struct dist_layout *l, const int64_t *start, const int64_t
 	scount[last] = n < l->slice ? n : l->slice;
 }
 
+/* L's boxes counted: the most a rank walks, all ranks', and the ranks
+ * with lines. */
+static void count_boxes(struct dist_layout *l)
+{
+	l->nboxes = l->total_boxes = 0;
+	l->ranks_with_work = 0;
+	for (int r = 0; r < l->nranks; r++) {
+		int64_t first, count;
+		dist_layout_share(l, r, &first, &count);
+		int64_t n = boxes_in(l, first, first + count);
+		if (n > l->nboxes)
+			l->nboxes = n;
+		l->total_boxes += n;
+		l->ranks_with_work += count > 0 && l->line > 0;
+	}
+}
+
 /* Boxes of at least 64 elements (or all; one unit in a space of units),
  * shares even within SMALL_SHARE elements (of units' elements), boxes that
  * stop growing at C's target of the widest array. */
@@ -367,16 +384,36 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const s
 		if (c->unit == 0 && widest > 0)
 			l->slice = slice_width(l, chunk, target_bytes / widest);
 	}
-	for (int r = 0; r < nranks; r++) {
-		int64_t first, count;
-		dist_layout_share(l, r, &first, &count);
-		int64_t n = boxes_in(l, first, first + count);
-		if (n > l->nboxes)
-			l->nboxes = n;
-		l->total_boxes += n;
-		l->ranks_with_work += count > 0 && line > 0;
-	}
+	count_boxes(l);
 	return 0;
+}
+
+void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk)
+{
+	int last = l->ndim - 1, ax = l->axis;
+	if (!chunk || l->nranks != 1 || l->align != 1 || l->slice || l->cost.unit || ax >= last ||
+	    l->line <= 0 || chunk[last] >= l->dim[last])
+		return;
+	for (int i = 0; i < last; i++)
+		if ((i < ax && chunk[i] != 1) || (i > ax && chunk[i] < l->dim[i]))
+			return;
+	int64_t a = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax];
+	int64_t most = box_cap(&l->cost, l->line) / l->line, n = 0;
+	if (a <= l->lines_per_box)
+		return;
+	for (int64_t d = 1; d <= a && d <= most; d++)
+		if (a % d == 0)
+			n = d;
+	if (2 * n < l->lines_per_box)
+		return;
+	l->lines_per_box = n;
+	l->slice = chunk[last];
+	count_boxes(l);
+}
+
+bool dist_slices_cut(const struct dist_layout *l)
+{
+	return l->slice > 0 && l->align == 1;
 }
 
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)

@@ -17,6 +17,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "elementwise.h"
+#include "h5io.h"
 #include "hold.h"
 #include "iter.h"
 #include "masked.h"
@@ -161,7 +162,7 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 			return 1;
 	}
 	for (int k = 0; k < s->nout; k++)
-		by_slice = by_slice && output_in_chunks(s, k, chunk);
+		by_slice = by_slice && output_in_chunks(s, k, chunk) && !dist_slices_cut(l);
 	for (int j = 0; j < s->prog.nops && !by_slice; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nin; k++)
@@ -170,8 +171,8 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 				return 1;
 	}
 	int64_t n = dist_slices(l);
-	if (!by_slice)
-		*per_write = write_band(s, l, n);
+	if (!by_slice)   /* a box that cuts the chunks is a few lines: written whole */
+		*per_write = dist_slices_cut(l) ? n : write_band(s, l, n);
 	return n;
 }
 
@@ -351,6 +352,32 @@ static void each_buffer(const struct plan_step *s, int nranks, struct buffers *B
 	}
 }
 
+/* Does one process read every input of S that it reads by boxes as the
+ * runs of its chunks that the slices of boxes cutting them are (dist_cut_chunks,
+ * h5io_read_run): a whole dataset of the step's shape, without filters,
+ * in the machine's byte order, in a file the run does not write, without MPI-IO, whose chunks a row
+ * crosses overflow its chunk cache (else the cache reads each chunk once,
+ * in one call, and each slice would be a call of HDF5's)? */
+static bool reads_runs(const struct plan_step *s)
+{
+	bool any = false;
+	if (comm_mpi())
+		return false;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind == ARR_LITERAL || elementwise_reads_whole(s, k))
+			continue;
+		enum dtype stored = x->coding ? x->coding->stored : x->dtype;
+		if (x->kind != ARR_DATASET || x->selected || x->base || x->file->write ||
+		    x->stored_filtered || x->swapped || x->nstored != x->shape.ndim || !shape_equal(&x->shape, &s->shape) ||
+		    !h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk,
+					      (size_t)dtype_size(stored)))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	s->blocks.whole_limit = memory / WHOLE_PART;
@@ -380,8 +407,12 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 			max_axis = reducer_max_axis(s->fused.red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
-	return dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
-				&s->blocks.split);
+	if (dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
+			     &s->blocks.split) < 0)
+		return -1;
+	if (nranks == 1 && reads_runs(s))
+		dist_cut_chunks(&s->blocks.split, pass_chunks(s));
+	return 0;
 }
 
 /* ---- the loop --------------------------------------------------------- */

@@ -125,6 +125,8 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 	struct h5io_record *rec = h5io_record_of(d);
 	iostat_moving = true;
 	herr_t r = move_chunks(write, rec, shape, dt, start, step, count, buf);
+	if (r == 0 && !write && rec && shape->ndim > 0)
+		r = h5io_read_run(rec, dt, start, step, count, buf);
 	if (r == 0) {
 		select_box(d, shape, start, step, count, &fspace, &mspace);
 		if (H5Sget_simple_extent_npoints(fspace) == 0) {

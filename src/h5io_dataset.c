@@ -169,6 +169,25 @@ static size_t chunk_row_bytes(const struct h5io_storage *s)
 	return bytes;
 }
 
+bool h5io_record_overflows_cache(const struct h5io_record *rec)
+{
+	return rec->storage.nfilters == 0 && chunk_row_bytes(&rec->storage) > CHUNK_CACHE_ROW;
+}
+
+bool h5io_row_overflows_cache(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize)
+{
+	struct h5io_storage s = { .layout = H5D_CHUNKED, .ndim = ndim, .esize = esize };
+	if (ndim <= 0 || ndim > H5U_MAXDIM)
+		return false;
+	for (int i = 0; i < ndim; i++) {
+		if (chunk[i] <= 0)
+			return false;
+		s.dim[i] = (hsize_t)dim[i];
+		s.chunk[i] = (hsize_t)chunk[i];
+	}
+	return chunk_row_bytes(&s) > CHUNK_CACHE_ROW;
+}
+
 /* D, dataset PATH of FILE, again through a handle of this process alone
  * when it is VIRTUAL and FILE is shared under MPI-IO: HDF5 1.10 reads no
  * virtual dataset through MPI-IO (and would open its sources with it,

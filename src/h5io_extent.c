@@ -27,10 +27,16 @@
  * address kept is a place in the file, its userblock counted, as the
  * journal's ranges are: HDF5 1.10 leaves the userblock out of a chunk's
  * address (chunk_api_base adds it back), not out of H5Dget_offset's.
+ *
+ * The same store serves reads: a box that is one run of one chunk's
+ * bytes, of a dataset whose rows' chunks overflow its chunk cache, in a
+ * file opened read-only, is read by one pread at its place
+ * (h5io_read_run), not by HDF5's copy of the whole chunk.
  */
 #include <hdf5.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "chunkindex.h"
 #include "comm.h"
@@ -83,6 +89,8 @@ struct h5io_layout {
 	hsize_t grid[H5U_MAXDIM];  /* chunked: chunks along each axis */
 	char path[PATH_MAX];       /* its file's name, as the journal knows it */
 	struct chunk_store store;  /* chunked: where its chunks lie */
+	bool fd_known;             /* chunked: fd asked (run_fd) */
+	int fd;                    /* ... the descriptor its runs are read by; -1: none */
 };
 
 /* The ranges of a box, handed to the journal a batch at a time. */
@@ -276,6 +284,72 @@ static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr
 		chunk_keep(s, key, *addr, *size);
 	}
 	return true;
+}
+
+/* ---- runs of a chunk read ------------------------------------------------ */
+
+/* The descriptor of HDF5's default driver that L's dataset is read by,
+ * when its file is open read-only (so HDF5 holds none of its bytes
+ * unwritten); -1 otherwise.  Asked once. */
+static int run_fd(struct h5io_layout *l)
+{
+	if (l->fd_known)
+		return l->fd;
+	l->fd_known = true;
+	l->fd = -1;
+	hid_t f = H5Iget_file_id(l->rec->d), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
+	unsigned intent = 0;
+	void *handle = NULL;
+	if (fapl >= 0 && H5Fget_intent(f, &intent) >= 0 && !(intent & H5F_ACC_RDWR) &&
+	    H5Pget_driver(fapl) == H5FD_SEC2 && H5Fget_vfd_handle(f, fapl, &handle) >= 0 && handle)
+		l->fd = *(int *)handle;
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (f >= 0)
+		H5Fclose(f);
+	H5Eclear2(H5E_DEFAULT);
+	return l->fd;
+}
+
+int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
+		  const int64_t *step, const int64_t *count, void *buf)
+{
+	struct h5io_layout *l = layout_of(rec);
+	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt ||
+	    !h5io_record_overflows_cache(rec) || run_fd(l) < 0)
+		return 0;
+	const struct h5io_storage *st = &rec->storage;
+	int n = st->ndim, k = n - 1;
+	hsize_t offset[H5U_MAXDIM];
+	uint64_t at = 0, bytes = st->esize, whole = st->esize;
+	for (int i = 0; i < n; i++) {
+		int64_t c = (int64_t)st->chunk[i], o = start[i] % c;
+		if (count[i] <= 0 || o + count[i] > c || (step && count[i] > 1 && step[i] != 1))
+			return 0;   /* empty, across chunks, or strided */
+		offset[i] = (hsize_t)(start[i] - o);
+		at = at * (uint64_t)c + (uint64_t)o;
+		bytes *= (uint64_t)count[i];
+		whole *= (uint64_t)c;
+	}
+	/* one run of the chunk: whole along the axes after some axis K, one
+	 * index along those before it */
+	while (k > 0 && count[k] == (int64_t)st->chunk[k])
+		k--;
+	for (int i = 0; i < k; i++)
+		if (count[i] != 1)
+			return 0;
+	haddr_t addr;
+	hsize_t size;
+	if (!chunk_at(l, offset, &addr, &size) || addr == HADDR_UNDEF || size != whole)
+		return 0;   /* never written: HDF5 gives its fill */
+	for (uint64_t done = 0; done < bytes;) {
+		ssize_t got = pread(l->fd, (char *)buf + done, bytes - done,
+				    (off_t)(addr + at * st->esize + done));
+		if (got <= 0)
+			return -1;
+		done += (uint64_t)got;
+	}
+	return 1;
 }
 
 /* ---- the extents of a box ------------------------------------------------ */

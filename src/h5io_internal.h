@@ -89,6 +89,21 @@ bool h5io_unwritten_read_alone(const struct h5io_record *rec);
  * DT's memory type, so that a chunk's bytes in the file are its elements
  * in memory; else NULL (and without a record). */
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
+/* Is REC's dataset stored without filters in chunks of which a row along
+ * its last axis crosses more than its chunk cache holds
+ * (h5io_row_overflows_cache)? */
+bool h5io_record_overflows_cache(const struct h5io_record *rec);
+/* Read the box START/STEP/COUNT of REC's dataset, stored as DT, into BUF
+ * by one pread when it is one run of the bytes of one chunk, unfiltered
+ * and stored, of a dataset whose rows' chunks overflow its chunk cache
+ * (h5io_record_overflows_cache: the cache would read the whole chunk for
+ * the box, and again for the next box that cuts it), in a file opened
+ * read-only by HDF5's default driver; so a box of a few lines of one
+ * chunk column moves as its bytes.  A smaller dataset's chunks stay in the
+ * cache, which serves the boxes that cut them without a call each.
+ * 1: read; 0: not such a box (the caller reads it); -1: the read failed. */
+int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
+		  const int64_t *step, const int64_t *count, void *buf);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
  * fine. */
 void h5io_layout_free(struct h5io_layout *l);

@@ -266,19 +266,16 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 {
 	const char *buf = data;
 	int64_t n = stage_box_size(x->shape.ndim, count);
-	char *own = NULL;   /* scratch to turn round, when the caller gave none */
 	if (x->dtype != t) {
 		dtype_cast(t, data, dtype_size(t), x->dtype, conv, dtype_size(x->dtype), (size_t)n);
 		buf = conv;
-	} else if (backwards(x)) {
-		conv = conv ? conv : (own = stage_alloc((size_t)n * (size_t)element_bytes(x)));
+	} else if (backwards(x)) {   /* turned round in CONV, not in the caller's DATA */
 		memcpy(conv, data, (size_t)n * (size_t)dtype_size(t));
 		buf = conv;
 	}
 	if (x->dry) {   /* a first pass: what a packed output's values range over */
 		if (x->coding && x->coding->from_range)
 			cf_range_fold(x->coding, buf, n);
-		free(own);
 		return 0;
 	}
 	int64_t none[H5U_MAXDIM + 1] = {0};
@@ -290,7 +287,6 @@ int stage_write(struct array *x, enum dtype t, const int64_t *start,
 	x->written = x->written || count != none;
 	report_written(stage_box_size(x->shape.ndim, count), dtype_size(stored_dtype(x)));
 	int rc = box_io(true, x, start, count, (char *)buf, where, e);
-	free(own);
 	return count == none ? -1 : rc;   /* failed either way: the caller places it */
 }
 

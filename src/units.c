@@ -43,21 +43,23 @@ static bool one_word(const char *text)
 /* U spelt as UDUNITS-2 writes a product of powers ("m2.s-1"), but in the
  * N operands' own units IN to the powers P ("days2" for days times days,
  * "km.h"), when each is one word and that spelling parses back to U
- * itself; else NULL. */
+ * itself; else NULL.  Operands of one spelling make one term, where the
+ * first of them stands, to the sum of their powers. */
 static const char *own_spelling(ut_unit *u, int n, const struct units *in, const int *p,
 				struct arena *a)
 {
 	char text[256] = "";
 	size_t at = 0;
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < n; k++)
 		if (in[k].kind != UK_KNOWN || !one_word(in[k].text))
 			return NULL;
-		int e = p[k];
-		if (k == 1 && !strcmp(in[0].text, in[1].text))
-			continue;   /* the first's term has it */
-		if (k == 0 && n == 2 && !strcmp(in[0].text, in[1].text))
-			e += p[1];
-		if (e == 0 || at >= sizeof text)
+	for (int k = 0; k < n; k++) {
+		int e = 0, first = 0;
+		while (strcmp(in[first].text, in[k].text))
+			first++;
+		for (int j = k; j < n; j++)
+			e += strcmp(in[j].text, in[k].text) ? 0 : p[j];
+		if (first < k || e == 0 || at >= sizeof text)
 			continue;
 		at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? "." : "", in[k].text);
 		if (e != 1 && at < sizeof text)

@@ -271,7 +271,7 @@ for n in (1, 2, 3, 4):
     same(w, f'r{n}/s.h5:/w')"
 }
 
-@test "at, reduceat and matmul on reversed selections: NumPy's result on the view" {
+@test "at, reduceat and matmul on reversed selections: NumPy's result on the view, matmul's written into one on 3 ranks" {
 	fixture s.h5
 	cp s.h5 before.h5
 	h5u at add 's.h5:/v[::-1]' --indices 0,1,1,-1 1
@@ -279,6 +279,8 @@ for n in (1, 2, 3, 4):
 	h5u reduceat add 's.h5:/w[::-1, 5, ::-1]' --indices 0,7,7,30 --axis 0 -o o.h5:/r
 	h5u reduceat maximum 's.h5:/w[2, ::-3]' --indices 1,0,5 --axis 0 -o o.h5:/q
 	h5u call matmul 's.h5:/m[::-1, ::-2]' 's.h5:/m[1:4, ::-1]' -o o.h5:/p
+	h5u call matmul 's.h5:/m[::-1, ::-2]' 's.h5:/m[1:4, ::-1]' -o o.h5:/pr
+	mpi 3 h5ufunc call matmul 's.h5:/m[:, 1:4]' 's.h5:/m[2:5]' -o 'o.h5:/pr[::-1, ::-1]'
 	npy "
 v, m, w = read('before.h5:/v'), read('before.h5:/m'), read('s.h5:/w')
 np.add.at(v[::-1], [0, 1, 1, -1], 1)
@@ -287,7 +289,10 @@ same(v, 's.h5:/v')
 same(m, 's.h5:/m')
 same(np.add.reduceat(w[::-1, 5, ::-1], [0, 7, 7, 30], axis=0), 'o.h5:/r')
 same(np.maximum.reduceat(w[2, ::-3], [1, 0, 5], axis=0), 'o.h5:/q')
-same(np.matmul(m[::-1, ::-2], m[1:4, ::-1]), 'o.h5:/p')"
+same(np.matmul(m[::-1, ::-2], m[1:4, ::-1]), 'o.h5:/p')
+a, b = m[:, 1:4], m[2:5]   # within 4 k eps (|a| @ |b|) of the product, k = 3 (h5ufunc(1))
+err = np.abs(read('o.h5:/pr')[::-1, ::-1] - a.astype(np.longdouble) @ b.astype(np.longdouble))
+assert np.all(err <= 12 * np.finfo(np.float64).eps * (np.abs(a) @ np.abs(b))), err"
 }
 
 @test "under that --memory every rank reads a reversed selection in several blocks" {

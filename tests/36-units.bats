@@ -40,22 +40,24 @@ setup() {
 REF=units_ref.py
 
 @test "elementwise units as unyt computes them, left out where they cannot be determined" {
-	h5u call multiply u.h5:/u u.h5:/v -o o.h5:/uv
-	h5u call divide u.h5:/rho u.h5:/u -o o.h5:/q
-	h5u call power u.h5:/len 3 -o o.h5:/p
-	h5u call sqrt u.h5:/rho -o o.h5:/r
-	h5u call cbrt u.h5:/u -o o.h5:/cu
-	h5u call sqrt u.h5:/len -o o.h5:/sc
+	calls <<-'EOF'
+		multiply u.h5:/u u.h5:/v -o o.h5:/uv
+		divide u.h5:/rho u.h5:/u -o o.h5:/q
+		power u.h5:/len 3 -o o.h5:/p
+		sqrt u.h5:/rho -o o.h5:/r
+		cbrt u.h5:/u -o o.h5:/cu
+		sqrt u.h5:/len -o o.h5:/sc
+		cbrt o.h5:/p -o o.h5:/r3
+		add u.h5:/u u.h5:/v -o o.h5:/s
+		hypot u.h5:/u u.h5:/v -o o.h5:/h
+		add u.h5:/len u.h5:/len2 -o o.h5:/cm_m
+		add u.h5:/t u.h5:/len2 -o o.h5:/k_m
+		multiply u.h5:/t u.h5:/plain -o o.h5:/tp
+		greater u.h5:/t 2 -o o.h5:/g
+		exp u.h5:/t -o o.h5:/e
+		reciprocal u.h5:/u -o o.h5:/rc
+	EOF
 	h5u eval -i u=u.h5:/u 'o.h5:/r2 = sqrt(u * u * u * u)'
-	h5u call cbrt o.h5:/p -o o.h5:/r3
-	h5u call add u.h5:/u u.h5:/v -o o.h5:/s
-	h5u call hypot u.h5:/u u.h5:/v -o o.h5:/h
-	h5u call add u.h5:/len u.h5:/len2 -o o.h5:/cm_m
-	h5u call add u.h5:/t u.h5:/len2 -o o.h5:/k_m
-	h5u call multiply u.h5:/t u.h5:/plain -o o.h5:/tp
-	h5u call greater u.h5:/t 2 -o o.h5:/g
-	h5u call exp u.h5:/t -o o.h5:/e
-	h5u call reciprocal u.h5:/u -o o.h5:/rc
 	h5u eval -i u=u.h5:/u -i r=u.h5:/rho -i t=u.h5:/t 'o.h5:/x = sqrt(u * u) * r / t ** 2 - 1'
 	ref is o.h5:/uv "m/s * m/s" :: is o.h5:/q "kg/m**3 / (m/s)" :: is o.h5:/p "cm**3" \
 	    :: is o.h5:/r "np.sqrt(kg/m**3)" :: is o.h5:/r2 "np.sqrt((m/s)**4)" :: is o.h5:/r3 "(cm**3) ** (1 / 3)" :: is o.h5:/s "m/s" :: is o.h5:/h "np.hypot(m/s, m/s)" \
@@ -194,18 +196,20 @@ dates_nc() {
 
 @test "dates: a difference is a duration without a time's names, a date plus a number or a duration stays a date, a sum of dates has no units (netCDF4, xarray)" {
 	dates_nc
-	h5u call subtract d.nc:/t d.nc:/t0 -o o.nc:/diff
-	h5u call subtract d.nc:/t d.nc:/t0 -o o.nc:/diff_off --units off
-	h5u call subtract d.nc:/t d.nc:/t0 -o o.nc:/diff_strict --units strict
+	calls <<-'EOF'
+		subtract d.nc:/t d.nc:/t0 -o o.nc:/diff
+		subtract d.nc:/t d.nc:/t0 -o o.nc:/diff_off --units off
+		subtract d.nc:/t d.nc:/t0 -o o.nc:/diff_strict --units strict
+		add d.nc:/t 1 -o o.nc:/plus1
+		add d.nc:/dur d.nc:/t -o o.nc:/plus_dur
+		subtract d.nc:/t d.nc:/dur -o o.nc:/minus_dur
+		add d.nc:/t d.nc:/t -o o.nc:/sum
+		subtract d.nc:/dur d.nc:/t -o o.nc:/dur_minus
+		subtract d.nc:/t d.nc:/th -o o.nc:/other_ref
+		add d.nc:/t d.nc:/hrs -o o.nc:/other_unit
+		maximum d.nc:/t d.nc:/t0 -o o.nc:/latest
+	EOF
 	h5u eval -i t=d.nc:/t -i t0=d.nc:/t0 'o.nc:/expr = (t - t0) * 2'
-	h5u call add d.nc:/t 1 -o o.nc:/plus1
-	h5u call add d.nc:/dur d.nc:/t -o o.nc:/plus_dur
-	h5u call subtract d.nc:/t d.nc:/dur -o o.nc:/minus_dur
-	h5u call add d.nc:/t d.nc:/t -o o.nc:/sum
-	h5u call subtract d.nc:/dur d.nc:/t -o o.nc:/dur_minus
-	h5u call subtract d.nc:/t d.nc:/th -o o.nc:/other_ref
-	h5u call add d.nc:/t d.nc:/hrs -o o.nc:/other_unit
-	h5u call maximum d.nc:/t d.nc:/t0 -o o.nc:/latest
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np, xarray as xr
 		with netCDF4.Dataset("d.nc") as d, netCDF4.Dataset("o.nc") as o:
@@ -359,11 +363,13 @@ dates_nc() {
 	dates_nc
 	h5u reduce multiply d.nc:/dur -o o.nc:/dd
 	h5u reduce multiply d.nc:/t -o o.nc:/tt
-	h5u call multiply d.nc:/dur d.nc:/dur -o o.nc:/sq
-	h5u call power u.h5:/len 3 -o o.h5:/p
-	h5u call multiply u.h5:/len u.h5:/len2 -o o.h5:/cm_m
-	h5u call multiply u.h5:/rows_km u.h5:/rows_km -o o.h5:/km2
-	h5u call multiply u.h5:/u u.h5:/u -o o.h5:/uu
+	calls <<-'EOF'
+		multiply d.nc:/dur d.nc:/dur -o o.nc:/sq
+		power u.h5:/len 3 -o o.h5:/p
+		multiply u.h5:/len u.h5:/len2 -o o.h5:/cm_m
+		multiply u.h5:/rows_km u.h5:/rows_km -o o.h5:/km2
+		multiply u.h5:/u u.h5:/u -o o.h5:/uu
+	EOF
 	ref is o.h5:/p "cm**3" :: is o.h5:/cm_m "cm*m" :: is o.h5:/uu "m/s * m/s"
 	/usr/bin/python3 - <<-'EOF'
 		import h5py, netCDF4, xarray as xr

@@ -257,6 +257,28 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	assert_success
 }
 
+# t.h5's /c is contiguous: its boxes are saved exactly, but its file keeps
+# ROMIO's data sieving, and HDF5's metadata write at the close, sieved,
+# joins a rank's pieces far apart (the history's heap near the start, an
+# object header at the end) into one read-modify-write of up to 512 KiB
+# (ROMIO's ind_wr_buffer_size), which that rank saves (h5ufunc(1)).
+@test "a contiguous dataset in place on 2 to 4 ranks: each rank saves what it writes, and at most 512 KiB of sieved metadata more" {
+	local n
+	for n in 2 3 4; do
+		mkdir "c$n"
+		cp "$BATS_FILE_TMPDIR/t.h5" "c$n/"
+		(cd "c$n" && h5 "$n" eval -i a=t.h5:/c 'a = a * 2 + 1' --json) >"c$n.json" || fail "$n ranks: exit status $?"
+	done
+	python3 -c '
+import json, sys
+for path in sys.argv[1:]:
+    ranks = json.load(open(path))["per_rank"]
+    assert sum(r["bytes_written"] for r in ranks) == 400 * 30 * 8, (path, ranks)
+    for r in ranks:
+        assert r["bytes_written"] <= r["journal_bytes"] <= r["bytes_written"] + (512 << 10) + 4096, (path, r)
+' c2.json c3.json c4.json || fail "saved less than written, or more than 512 KiB beside it"
+}
+
 @test "chunks stored out of order, 512 in a box: announced all the same, saved exactly in a few records" {
 	# each chunk of /s lies before the one before it: a box's chunks are
 	# 512 ranges, more than one batch of announcements, that the journal

@@ -320,6 +320,37 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	EOF
 }
 
+@test "matmul in place into packed datasets whose scale_factor is the result's dtype, one of them reversed: packed as netCDF4-python packs" {
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np
+		rng = np.random.default_rng(71)
+		with netCDF4.Dataset("m.nc", "w") as d:
+		    for name, size in (("i", 6), ("k", 4), ("j", 5)):
+		        d.createDimension(name, size)
+		    d.createVariable("a", "f8", ("i", "k"))[:] = rng.standard_normal((6, 4))
+		    d.createVariable("b", "f8", ("k", "j"))[:] = rng.standard_normal((4, 5))
+		    for name in ("p", "q"):
+		        v = d.createVariable(name, "i2", ("i", "j"))
+		        v.set_auto_maskandscale(False)
+		        v.scale_factor = np.float64(0.01)
+		        v[:] = rng.integers(-500, 500, (6, 5)).astype(np.int16)
+	EOF
+	cp m.nc before.nc
+	ok eval -i a=m.nc:/a -i b=m.nc:/b -i p=m.nc:/p 'p = a @ b'
+	ok call matmul m.nc:/a m.nc:/b -o 'm.nc:/q[::-1]'
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, netCDF4, numpy as np
+		with h5py.File("before.nc") as f:
+		    ab = f["a"][:] @ f["b"][:]
+		with netCDF4.Dataset("before.nc", "a") as d:
+		    d["p"][:], d["q"][::-1] = ab, ab
+		with h5py.File("before.nc") as want, h5py.File("m.nc") as got:
+		    for name in ("p", "q"):
+		        assert np.array_equal(got[name][:], want[name][:]), (name, got[name][:], want[name][:])
+		        assert got[name].attrs["scale_factor"] == 0.01
+	EOF
+}
+
 @test "a value that does not fit the packed dtype: exit 1, the dataset as it was" {
 	cp era.nc e.nc
 	h5dump e.nc > before

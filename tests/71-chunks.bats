@@ -21,7 +21,12 @@
 # and raw chunks move a chunk at a time as stored: ragged edges, an empty
 # array, 3-d, float32, int16, complex, bool and packed inputs give
 # NumPy's bits, as do filtered, byte-swapped and never-written chunks,
-# read through HDF5's selections, and 2-4 ranks.  Under MPI an input file
+# read through HDF5's selections, and 2-4 ranks.  Under a budget that
+# holds no chunk row of a wide array whose row's chunks overflow a chunk
+# cache, one process reads boxes of lines that divide a chunk's extent in
+# slices of one chunk column, each one run of one chunk in one pread:
+# each chunk in 16 calls, each byte once (the cache read every chunk
+# whole for every box); ragged, a bool result, NumPy's bits on 1-4 ranks.  Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and through
 # MPI-IO's collective reads where its boxes cut chunks (3 ranks);
@@ -72,7 +77,8 @@ chunks() {
 # N ranks under strace, with --memory $mem (40M by default), its logs
 # trK.* (K counting the test's traced runs, named in traces.txt); the
 # check that it read each chunk of its ARRAYS inputs of c.h5 (of SHAPE: t,
-# s or w) in one call, and no more than their bytes, is added to READS.
+# s or w) in one call (in $pieces calls, 1 by default), and no more than
+# their bytes, is added to READS.
 traced() {
 	local n=$1 arrays=$2 shape=$3 mem=${mem:-40M} tr
 	shift 3
@@ -89,7 +95,7 @@ traced() {
 			timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@" --memory "$mem" ||
 			fail "$n ranks, h5ufunc $*: exit status $?"
 	fi
-	local calls=$((arrays * $(chunks "$shape") + 64 * (n + 1)))
+	local calls=$((arrays * $(chunks "$shape") * ${pieces:-1} + 64 * (n + 1)))
 	local bytes=$((arrays * 8388608 * 102 / 100 + 1048576))
 	READS+=(:: reads "$tr" c.h5 "$calls" "$bytes")
 }
@@ -265,6 +271,51 @@ check_reads() {
 	done
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "a budget that holds no chunk row of a wide array: boxes of lines that divide a chunk's extent, each slice one run of one chunk read in one call, each byte once; ragged, a bool result; NumPy's bits on one process and 2-4 ranks" {
+	cp "$BATS_FILE_TMPDIR/c.h5" "$BATS_FILE_TMPDIR/cw.h5" .
+	local n READS=() jobs=() mem=2M
+	# /w (256, 4096) in (256, 32) chunks, 8 MiB a chunk row of each input,
+	# more than its chunk cache holds: at 2M boxes of 16 lines (19 fit),
+	# slices of one chunk column, each chunk read in 16 runs of 4 KiB (the
+	# chunk cache, which a row of these chunks overflows, read every chunk
+	# whole for every box that cut it: 14 times its bytes)
+	run --separate-stderr h5u check --memory 2M - <<-'EOF'
+		inputs: {a: c.h5:/w, b: c.h5:/wb}
+		steps:
+		  - expr: sqrt(a*a + b*b)
+		    out: o.h5:/c
+	EOF
+	assert_success
+	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(16, 4096\), 16 boxes in 128 slices 32 wide, written a box at a time, 1 of 1 ranks with work$'
+	pieces=16 traced 0 2 w eval -i a=c.h5:/w -i b=c.h5:/wb 'o0.h5:/c = sqrt(a*a + b*b)'
+	jobs+=(:: same c.h5 o0.h5 /c "np.sqrt(w*w + wb*wb)")
+	# ragged (300, 4500) in (128, 32): at 1M boxes of 8 lines (the last 4:
+	# the last chunk row is 44 lines), the last slice 20 wide; a literal, a bool result
+	run --separate-stderr h5u check --memory 1M - <<-'EOF'
+		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
+		steps:
+		  - expr: (a * 2.5 + 1) > b
+		    out: o.h5:/c
+	EOF
+	assert_success
+	assert_line --regexp '^step 1: expr greater, .*, boxes \(8, 4500\), 38 boxes in 141 slices 32 wide, written a box at a time, 1 of 1 ranks with work$'
+	for n in 0 2 3 4; do
+		if ((n == 0)); then
+			h5u eval --memory 1M -i a=cw.h5:/x -i b=cw.h5:/xb "x$n.h5:/c = (a * 2.5 + 1) > b" ||
+				fail "one process: exit status $?"
+			h5u eval --memory 2M -i a=c.h5:/w -i b=c.h5:/wb "w$n.h5:/c = sqrt(a*a + b*b)" ||
+				fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc eval --memory 1M -i a=cw.h5:/x -i b=cw.h5:/xb "x$n.h5:/c = (a * 2.5 + 1) > b" ||
+				fail "$n ranks: exit status $?"
+			mpi "$n" h5ufunc eval --memory 2M -i a=c.h5:/w -i b=c.h5:/wb "w$n.h5:/c = sqrt(a*a + b*b)" ||
+				fail "$n ranks: exit status $?"
+		fi
+		jobs+=(:: same cw.h5 "x$n.h5" /c "(x * 2.5 + 1) > xb" :: same c.h5 "w$n.h5" /c "np.sqrt(w*w + wb*wb)")
+	done
+	check_reads "${jobs[@]}"
 }
 
 @test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {

@@ -35,7 +35,9 @@ Jobs:
                   chunks only the first was ever written (the rest its
                   fill value 1.5); /e (0, 1100) empty; /v (3, 300, 700) in
                   (1, 256, 64); /g (1000, 1100) in (16, 64), boxes of
-                  several chunk rows; DIR/ru.h5: float64 /u (1001, 37)
+                  several chunk rows; DIR/cw.h5: /x, /xb float64 and /xf
+                  float32 (300, 4500) in chunks (128, 32), ragged on both
+                  axes, a row's chunks more than a chunk cache holds; DIR/ru.h5: float64 /u (1001, 37)
                   in chunks (64, 16), ragged on both axes, magnitudes
                   over twelve decades (a fold in another order gives
                   other bits), /z the same in gzip chunks (level 1), and
@@ -148,6 +150,12 @@ def make(d):
             for suffix in ('', 'b'):
                 f.create_dataset(name + suffix, data=rng.random(shape) - 0.25, chunks=chunks)
     make_raw(f'{d}/rc.h5', rng)
+    with h5py.File(f'{d}/cw.h5', 'w') as f:
+        # a row crosses 141 chunks, 4.6 MiB of them: more than a chunk
+        # cache holds
+        x = rng.random((300, 4500)) - 0.25
+        for name, data in (('x', x), ('xb', rng.random(x.shape)), ('xf', x.astype('f4'))):
+            f.create_dataset(name, data=data, chunks=(128, 32))
     with h5py.File(f'{d}/ru.h5', 'w') as f:
         # magnitudes over twelve decades: a sum folded in another order
         # than NumPy's gives other bits

@@ -367,6 +367,16 @@ one_liners() {
 	((${#failed[@]} == 0)) || fail "$(printf '%s\n' "${failed[@]}")"
 }
 
+# `h5u call` with the words of each line of stdin in turn (UFUNC
+# OPERAND... -o OUT [OPTION...]); the first that fails fails the test.
+calls() {
+	local words
+	while read -ra words; do
+		((${#words[@]})) || continue
+		h5u call "${words[@]}" || fail "h5ufunc call ${words[*]}: exit $?"
+	done
+}
+
 unit_program() {
 	local path=${!1:-$H5U_TESTS/../build/unit/$2}
 	if [[ ! -x $path ]]; then

@@ -9,6 +9,9 @@
  *    elements; the counts check prints; the budget's floor and its message;
  *    boxes of about 1 MiB of the widest array on one rank (4 MiB on
  *    several, and for units), whole chunk runs when they follow chunks;
+ *    boxes that cut the chunks grown (dist_cut_chunks) on one rank only,
+ *    to lines that divide a chunk's extent, each box within one chunk
+ *    along the split axis, in slices of one chunk column;
  *  - dist_stream_make over shapes, axes along, chunks, ranks and budgets:
  *    the array boxes of all ranks tile the array exactly once; every rank
  *    walks the same boxes across and, for each, the same along boxes,
@@ -122,10 +125,11 @@ static void check_slices(const struct dist_layout *l, const int64_t *chunk, cons
 	      (long long)count[z]);
 }
 
-/* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element) and walk
- * every rank's boxes; small spaces are checked element by element. */
+/* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element), with boxes
+ * that cut the chunks grown (dist_cut_chunks) when CUT, and walk every
+ * rank's boxes; small spaces are checked element by element. */
 static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int nranks,
-			 int64_t memory)
+			 int64_t memory, bool cut)
 {
 	struct dist_layout l;
 	struct err e = {0};
@@ -133,6 +137,16 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 		CHECK(memory < 8 * 64, "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return;
 	}
+	int64_t before = l.lines_per_box;
+	if (cut)
+		dist_cut_chunks(&l, chunk);
+	/* cut boxes: one rank, a number of lines that divides a chunk's extent,
+	 * at least half as many as before, slices of one chunk column */
+	CHECK(!dist_slices_cut(&l) ||
+	      (nranks == 1 && chunk[l.axis] % l.lines_per_box == 0 && 2 * l.lines_per_box >= before &&
+	       l.slice == chunk[l.ndim - 1]),
+	      "cut boxes of %lld lines (%lld before) in slices %lld wide", (long long)l.lines_per_box,
+	      (long long)before, (long long)l.slice);
 	int64_t total = volume(l.ndim, l.dim), cap = memory / 8;
 	static unsigned char seen[1 << 16];
 	bool small = total <= (int64_t)sizeof seen;
@@ -177,6 +191,10 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 			      (s0 % ca == 0 && (e0 % ca == 0 || e0 == l.dim[l.axis])),
 			      "dist_holds_chunks, but box [%lld, %lld) along axis %d cuts chunks of %lld",
 			      (long long)s0, (long long)e0, l.axis, (long long)ca);
+			/* a cut box lies within one chunk along the split axis */
+			CHECK(!dist_slices_cut(&l) || s0 / ca == (e0 - 1) / ca,
+			      "cut box [%lld, %lld) along axis %d crosses chunks of %lld", (long long)s0,
+			      (long long)e0, l.axis, (long long)ca);
 			check_slices(&l, chunk, start, count);
 			last = at;
 			mine += n;
@@ -257,7 +275,7 @@ static void check_layouts_grid(void)
 				int64_t total = volume((int)shapes[i][0], shapes[i] + 1);
 				if (total / memories[m] > 4000)
 					continue;   /* too many boxes to walk here */
-				check_layout((int)shapes[i][0], shapes[i] + 1, NULL, nranks, memories[m]);
+				check_layout((int)shapes[i][0], shapes[i] + 1, NULL, nranks, memories[m], false);
 				check_held((int)shapes[i][0], shapes[i] + 1, nranks, memories[m]);
 			}
 	/* chunked: the boxes follow the chunk grid */
@@ -267,12 +285,15 @@ static void check_layouts_grid(void)
 		{ { 3, 10, 40, 30 }, { 3, 2, 8, 30 } }, { { 1, 100000 }, { 1, 4096 } },
 		/* chunk rows computed in slices, the last one narrower */
 		{ { 2, 1280, 2100 }, { 2, 256, 40 } }, { { 3, 3, 600, 1000 }, { 3, 1, 256, 48 } },
+		/* rows wider than a budget's chunk row: boxes that cut them, grown */
+		{ { 2, 300, 4500 }, { 2, 128, 32 } }, { { 3, 2, 300, 4500 }, { 3, 1, 96, 64 } },
 	};
 	for (size_t i = 0; i < sizeof chunked / sizeof *chunked; i++)
 		for (int nranks = 1; nranks <= 5; nranks++)
 			for (size_t m = 0; m < sizeof memories / sizeof *memories; m++)
-				check_layout((int)chunked[i][0][0], chunked[i][0] + 1, chunked[i][1] + 1, nranks,
-					     memories[m]);
+				for (int cut = 0; cut < 2; cut++)
+					check_layout((int)chunked[i][0][0], chunked[i][0] + 1, chunked[i][1] + 1,
+						     nranks, memories[m], cut);
 }
 
 /* W1's and W5's boxes: about 1 MiB of the widest array on one rank, 4 MiB
