@@ -106,7 +106,9 @@ char *dims_format(const struct dims *x, char *buf, size_t len);
 
 /* Attach to dataset PATH of the open file F the scales DIMS names, each
  * looked up as netCDF-C resolves a dimension (PATH's group, then its
- * parents): a scale of the name and the axis's length found on the way;
+ * parents): a scale of the name and the axis's length found on the way,
+ * when it holds the values the axis's coordinate would (not for a
+ * reversed or shifted axis: that one is named as a clash below);
  * else a coordinate variable made in F (at its scale's path when that
  * group encloses PATH's and nothing on the way has the name, else in
  * PATH's group): a copy of the scale sliced as the axis is, with its
@@ -118,7 +120,8 @@ char *dims_format(const struct dims *x, char *buf, size_t len);
  * scale's order, the upper of the last); an axis with no variable to take
  * them from takes the segment starts themselves (int64).  An axis without a
  * name (None's) is dimension dim_N, N its position, without a variable.
- * An axis whose name in PATH's group holds something else stays unnamed.  Not collective: one
+ * An axis whose name in PATH's group holds something else gets NAME_LENGTH
+ * ("lat_4"), or where that holds something else too stays unnamed.  Not collective: one
  * process, with F open for it alone. */
 int dims_attach(hid_t f, const char *path, const struct dims *dims, const struct shape *shape,
 		const char *where, struct err *e);

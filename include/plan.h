@@ -418,6 +418,20 @@ static inline int plan_step_number(const struct plan_step *s)
 	return s->src && s->src->number ? s->src->number : s->index;
 }
 
+/* What a run does with an array, as `check` and --json name it. */
+enum plan_fate {
+	FATE_READ,           /* a dataset that is there and is only read */
+	FATE_LITERAL,
+	FATE_INTERMEDIATE,   /* a named intermediate, not written to a file */
+	FATE_IN_PLACE,       /* an existing dataset written into */
+	FATE_REPLACED,       /* a new dataset in place of another of its path: an
+				existing one (overwrite) or an earlier step's */
+	FATE_NEW_FILE,       /* a new dataset of a file the run creates */
+	FATE_NEW_DATASET     /* a new dataset of an existing file */
+};
+/* X's fate, before the run or after it. */
+enum plan_fate plan_array_fate(const struct array *x);
+
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);
 /* Step S of P's line of plan_print, newline included: its verb, loop and

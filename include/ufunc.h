@@ -64,7 +64,9 @@ enum ufunc_flag {
 	UF_TRUE_BELOW = 1u << 11,    /* a comparison, true where its first operand */
 	UF_TRUE_EQUAL = 1u << 12,    /* orders below, equal to, or above its second */
 	UF_TRUE_ABOVE = 1u << 13,
-	UF_COMPARISON = UF_TRUE_BELOW | UF_TRUE_EQUAL | UF_TRUE_ABOVE
+	UF_COMPARISON = UF_TRUE_BELOW | UF_TRUE_EQUAL | UF_TRUE_ABOVE,
+	UF_TAKES_DATES = 1u << 14    /* NumPy has a datetime64 loop of it: dates
+					(units.h) are its operands (add, maximum, less) */
 };
 
 /* numpy.ma's domain of a ufunc (its ufunc_domain), a column of the

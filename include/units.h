@@ -13,9 +13,11 @@
  * that is computed is written as UDUNITS-2 defines it ("m2.s-2"), or,
  * where that has a factor ("7464960000 s2"), in the operands' own units
  * ("days2").  Reference times ("days since 2000-01-01") are points in
- * time: a date minus a date is a duration ("days"), a date plus a duration
- * a date, a sum of dates nothing (the catalogue's UNITS_SUM and
- * UNITS_DIFFERENCE).
+ * time, operands only of the ufuncs NumPy's datetime64 is (the catalogue's
+ * UF_TAKES_DATES): a date minus a date is a duration ("days"), a date plus
+ * a duration a date, a sum of dates nothing (UNITS_SUM and
+ * UNITS_DIFFERENCE), the latest of dates a date; of a negated, absolute,
+ * scaled, ... date nothing can be determined, and strict refuses it.
  */
 #ifndef H5UFUNC_UNITS_H
 #define H5UFUNC_UNITS_H
@@ -39,8 +41,9 @@ struct units {
 	double value;       /* ... its value (a literal exponent of power) */
 };
 
-/* The units of rule R applied to the N operands IN; text from A. */
-struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a);
+/* The units of each result of UF (the catalogue's units column; a
+ * two-output ufunc's are dimensionless) on the N operands IN; text from A. */
+struct units units_apply(const struct ufunc *uf, int n, const struct units *in, struct arena *a);
 
 /* Is X a reference time: CF's "UNIT since DATE" of a time coordinate,
  * UNIT a unit of time? */

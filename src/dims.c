@@ -464,64 +464,92 @@ static bool growing_copy(hid_t sspace, int n, const hsize_t *dim, size_t size, h
 	return H5Pset_chunk(dcpl, n, chunk) >= 0;
 }
 
-/* Create dataset PATH of F as a copy of SRC (a dataset of any file): its
- * type, the rows R of its first axis and all of the others, and its
- * attributes but own_attribute's.  A slice is read as one, picked rows
- * as the span that holds them.  The copy is contiguous, with netCDF-4's
- * creation properties, but chunked and unlimited along a first axis that
- * is so in SRC (growing_copy). */
-static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *r)
+/* The rows R of SRC's first axis (and all of its others) in memory, in
+ * R's order, as taken_rows reads them. */
+struct taken {
+	hid_t mtype, sspace, mspace;   /* memory type; SRC's space; the space read */
+	int n;                         /* SRC's rank */
+	hsize_t dim[H5S_MAX_RANK];     /* the rows' extents: R's count, then SRC's */
+	size_t es, size;               /* an element's bytes; BUF's */
+	char *all, *buf;               /* as read; in R's order (ALL itself unless picked) */
+};
+
+/* Read R's rows of SRC into T: a slice is read as one, picked rows as
+ * the span that holds them.  -1 when they cannot be read (T is still to
+ * be freed). */
+static int taken_rows(hid_t src, const struct rows *r, struct taken *t)
 {
-	hid_t ftype = H5Dget_type(src), type = H5Tcopy(ftype);   /* a committed type: a copy */
-	hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT), sspace = H5Dget_space(src);
-	hid_t mspace = -1, tspace = -1, dcpl = -1, d = -1;
-	int n = H5Sget_simple_extent_ndims(sspace);
+	hid_t ftype = H5Dget_type(src);
+	*t = (struct taken){ .mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT), .sspace = H5Dget_space(src),
+			     .mspace = -1 };
+	H5Tclose(ftype);
 	hsize_t dim[H5S_MAX_RANK], st[H5S_MAX_RANK] = { 0 }, stride[H5S_MAX_RANK], cnt[H5S_MAX_RANK];
-	char *buf = NULL, *all = NULL;
 	int64_t lo, hi;
 	rows_span(r, &lo, &hi);
-	if (n < 1 || n > H5S_MAX_RANK || H5Sget_simple_extent_dims(sspace, dim, NULL) < 0)
-		goto out;
-	size_t es = H5Tget_size(mtype), row = es, elements = (size_t)r->count, read;
+	t->n = H5Sget_simple_extent_ndims(t->sspace);
+	if (t->n < 1 || t->n > H5S_MAX_RANK || H5Sget_simple_extent_dims(t->sspace, dim, NULL) < 0)
+		return -1;
+	size_t row = t->es = H5Tget_size(t->mtype), read;
 	bool back = !r->pick && r->step < 0;   /* read forwards, then turned round */
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < t->n; i++) {
 		stride[i] = i || r->pick ? 1 : (hsize_t)(back ? -r->step : r->step);
 		cnt[i] = i ? dim[i] : r->pick ? (hsize_t)(hi >= lo ? hi - lo + 1 : 0) : (hsize_t)r->count;
 		row *= i ? dim[i] : 1;
 	}
 	st[0] = (hsize_t)(r->pick || back ? (hi >= lo ? lo : 0) : r->start);
-	elements *= row / es;
-	read = (size_t)cnt[0] * (row / es);
-	hsize_t tdim[H5S_MAX_RANK], max[H5S_MAX_RANK];
-	memcpy(tdim, cnt, sizeof tdim);
-	tdim[0] = (hsize_t)r->count;
-	dcpl = h5io_dataset_plist();
-	bool grows = growing_copy(sspace, n, tdim, es, dcpl, max);
-	mspace = H5Screate_simple(n, cnt, NULL);
-	tspace = H5Screate_simple(n, tdim, grows ? max : NULL);
-	all = calloc(read ? read : 1, es);
-	buf = r->pick ? calloc(elements ? elements : 1, es) : all;
-	if (!all || !buf || H5Sselect_hyperslab(sspace, H5S_SELECT_SET, st, stride, cnt, NULL) < 0 ||
-	    (read && H5Dread(src, mtype, mspace, sspace, H5P_DEFAULT, all) < 0))
-		goto out;
+	read = (size_t)cnt[0] * row;
+	t->size = (size_t)r->count * row;
+	memcpy(t->dim, cnt, sizeof t->dim);
+	t->dim[0] = (hsize_t)r->count;
+	t->mspace = H5Screate_simple(t->n, cnt, NULL);
+	t->all = calloc(read ? read : 1, 1);
+	t->buf = r->pick ? calloc(t->size ? t->size : 1, 1) : t->all;
+	if (!t->all || !t->buf || H5Sselect_hyperslab(t->sspace, H5S_SELECT_SET, st, stride, cnt, NULL) < 0 ||
+	    (read && H5Dread(src, t->mtype, t->mspace, t->sspace, H5P_DEFAULT, t->all) < 0))
+		return -1;
 	if (r->pick)
-		gather_rows(r, all, lo, row, es, buf);
+		gather_rows(r, t->all, lo, row, t->es, t->buf);
 	if (back)
-		select_reverse_rows(all, 1, r->count, row);
+		select_reverse_rows(t->all, 1, r->count, row);
+	return 0;
+}
+
+/* Free what taken_rows left in T (the strings of variable length too). */
+static void taken_free(struct taken *t)
+{
+	if (t->all && (H5Tdetect_class(t->mtype, H5T_VLEN) > 0 || H5Tis_variable_str(t->mtype) > 0))
+		H5Dvlen_reclaim(t->mtype, t->mspace, H5P_DEFAULT, t->all);   /* BUF holds ALL's pointers */
+	if (t->buf != t->all)
+		free(t->buf);
+	free(t->all);
+	h5io_close_ids(3, (hid_t[]){ t->mspace, t->sspace, t->mtype });
+}
+
+/* Create dataset PATH of F as a copy of SRC (a dataset of any file): its
+ * type, the rows R of its first axis and all of the others (taken_rows),
+ * and its attributes but own_attribute's.  The copy is contiguous, with
+ * netCDF-4's creation properties, but chunked and unlimited along a first
+ * axis that is so in SRC (growing_copy). */
+static hid_t copy_rows(hid_t f, const char *path, hid_t src, const struct rows *r)
+{
+	hid_t type = H5Dget_type(src), tspace = -1, dcpl = -1, d = -1;   /* a committed type: a copy */
+	struct taken t;
+	if (taken_rows(src, r, &t) < 0)
+		goto out;
+	hsize_t max[H5S_MAX_RANK];
+	dcpl = h5io_dataset_plist();
+	bool grows = growing_copy(t.sspace, t.n, t.dim, t.es, dcpl, max);
+	tspace = H5Screate_simple(t.n, t.dim, grows ? max : NULL);
 	d = H5Dcreate2(f, path, type, tspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-	if (d >= 0 && ((elements && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ||
+	if (d >= 0 && ((t.size && H5Dwrite(d, t.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.buf) < 0) ||
 		       copy_attributes(src, d) < 0)) {
 		H5Dclose(d);
 		H5Ldelete(f, path, H5P_DEFAULT);
 		d = -1;
 	}
-	if (read && (H5Tdetect_class(mtype, H5T_VLEN) > 0 || H5Tis_variable_str(mtype) > 0))
-		H5Dvlen_reclaim(mtype, mspace, H5P_DEFAULT, all);   /* BUF holds ALL's pointers */
 out:
-	if (buf != all)
-		free(buf);
-	free(all);
-	h5io_close_ids(7, (hid_t[]){ dcpl, tspace, mspace, sspace, mtype, type, ftype });
+	taken_free(&t);
+	h5io_close_ids(3, (hid_t[]){ dcpl, tspace, type });
 	return d;
 }
 
@@ -646,24 +674,97 @@ static void copy_bounds(hid_t f, hid_t d, const char *path, hid_t sf, hid_t sd,
 	}
 }
 
-/* The starts of reduceat's segments A->seg as the coordinate of axis A,
- * at PATH of F: int64, no attributes. */
-static hid_t segment_starts(hid_t f, const char *path, const struct axis_source *a)
+/* The starts of reduceat's segments A->seg, the coordinate of an axis
+ * without a variable, into T: int64, one dimension. */
+static int segment_starts(const struct axis_source *a, struct taken *t)
 {
-	hsize_t n = (hsize_t)a->len;
-	int64_t *v = malloc(sizeof *v * (n ? n : 1));
-	hid_t sp = H5Screate_simple(1, &n, NULL), dcpl = h5io_dataset_plist();
-	hid_t d = v ? H5Dcreate2(f, path, H5T_STD_I64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
-	for (hsize_t j = 0; v && j < n; j++)
-		v[j] = a->seg->at[a->start + a->step * (int64_t)j];
-	if (d >= 0 && n && H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+	*t = (struct taken){ .mtype = H5Tcopy(H5T_NATIVE_INT64), .sspace = -1, .mspace = -1, .n = 1,
+			     .es = sizeof(int64_t), .size = sizeof(int64_t) * (size_t)a->len };
+	t->dim[0] = (hsize_t)a->len;
+	int64_t *v = malloc(t->size ? t->size : 1);
+	t->all = t->buf = (char *)v;
+	for (int64_t j = 0; v && j < a->len; j++)
+		v[j] = a->seg->at[a->start + a->step * j];
+	return v ? 0 : -1;
+}
+
+/* Is SD (of SCALE_NAME) a variable, not netCDF-4's dimension without one? */
+static bool is_variable(hid_t sd, const char *scale_name)
+{
+	return sd >= 0 && strncmp(scale_name, DIMENSION_ONLY, strlen(DIMENSION_ONLY)) != 0;
+}
+
+/* The values of axis A's coordinate (make_coordinate) into T: the rows
+ * of its scale SD (VARIABLE: one with values), or its segments' starts;
+ * -1 when it has none (T is still to be freed). */
+static int axis_values(hid_t sd, bool variable, const struct axis_source *a, struct taken *t)
+{
+	struct rows rows = rows_of(a, false);
+	if (a->seg && !variable)
+		return segment_starts(a, t);
+	if (sd >= 0)
+		return taken_rows(sd, &rows, t);
+	*t = (struct taken){ .mtype = -1, .sspace = -1, .mspace = -1 };
+	return -1;
+}
+
+/* Dataset PATH of F holding T's values, without attributes; -1 when it
+ * cannot be written (nothing is left of it then). */
+static hid_t write_values(hid_t f, const char *path, const struct taken *t)
+{
+	hid_t sp = H5Screate_simple(t->n, t->dim, NULL), dcpl = h5io_dataset_plist();
+	hid_t d = H5Dcreate2(f, path, t->mtype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (d >= 0 && t->size && H5Dwrite(d, t->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->buf) < 0) {
 		H5Dclose(d);
 		H5Ldelete(f, path, H5P_DEFAULT);
 		d = -1;
 	}
-	free(v);
 	h5io_close_ids(2, (hid_t[]){ dcpl, sp });
 	return d;
+}
+
+/* Are D and E one dataset? */
+static bool one_dataset(hid_t d, hid_t e)
+{
+	H5O_info_t x, y;
+	return d >= 0 && e >= 0 && H5Oget_info(d, &x) >= 0 && H5Oget_info(e, &y) >= 0 &&
+	       x.fileno == y.fileno && x.addr == y.addr;
+}
+
+/* Does the scale D (found by A's name and length) hold what axis A's
+ * coordinate would (make_coordinate)?  Yes for an axis without values of
+ * its own, or one that takes D itself whole and in order; else when
+ * their values are equal, element for element, so that a reversed or
+ * shifted axis does not take the name of its input's coordinate (or of
+ * an earlier output's copy of it), as netCDF-C and xarray would then
+ * read it, but gets one of its own. */
+static bool holds_axis(hid_t d, const struct axis_source *a)
+{
+	if (!a->scale && !a->seg)
+		return true;
+	hid_t sf = a->scale ? H5Fopen(a->file, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	hid_t sd = sf >= 0 ? H5Dopen2(sf, a->scale, H5P_DEFAULT) : -1;
+	char name[256];
+	ssize_t n = sd >= 0 ? H5DSget_scale_name(sd, name, sizeof name) : -1;
+	bool variable = is_variable(sd, n > 0 && (size_t)n < sizeof name ? name : a->name);
+	bool whole = !a->seg && a->start == 0 && a->step == 1 && one_dataset(d, sd);
+	struct taken t;
+	bool same = whole || (!a->seg && !variable);
+	if (!same && axis_values(sd, variable, a, &t) == 0) {
+		hid_t sp = H5Dget_space(d);
+		char *got = H5Tdetect_class(t.mtype, H5T_VLEN) > 0 || H5Tis_variable_str(t.mtype) > 0 ? NULL
+			    : malloc(t.size ? t.size : 1);
+		same = got && H5Sget_simple_extent_npoints(sp) * (hssize_t)t.es == (hssize_t)t.size &&
+		       H5Dread(d, t.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0 &&
+		       !memcmp(got, t.buf, t.size);
+		free(got);
+		H5Sclose(sp);
+		taken_free(&t);
+	} else if (!same) {
+		taken_free(&t);
+	}
+	h5io_close_ids(2, (hid_t[]){ sd, sf });
+	return same;
 }
 
 /* The coordinate variable of axis A made at PATH of F: a copy of its
@@ -678,12 +779,18 @@ static hid_t make_coordinate(hid_t f, const char *path, const struct axis_source
 	char name[256];
 	ssize_t n = sd >= 0 ? H5DSget_scale_name(sd, name, sizeof name) : -1;
 	const char *scale_name = n > 0 && (size_t)n < sizeof name ? name : a->name;
-	bool variable = sd >= 0 && strncmp(scale_name, DIMENSION_ONLY, strlen(DIMENSION_ONLY)) != 0;
+	bool variable = is_variable(sd, scale_name);
 	if (a->renamed)
 		scale_name = a->name;
 	struct rows rows = rows_of(a, false);
-	hid_t d = a->seg && !variable ? segment_starts(f, path, a)
-		: sd >= 0 ? copy_rows(f, path, sd, &rows) : -1;
+	hid_t d = -1;
+	if (a->seg && !variable) {
+		struct taken t;
+		d = segment_starts(a, &t) == 0 ? write_values(f, path, &t) : -1;
+		taken_free(&t);
+	} else if (sd >= 0) {
+		d = copy_rows(f, path, sd, &rows);
+	}
 	if (d >= 0 && H5DSset_scale(d, a->seg && !variable ? a->name : scale_name) < 0) {
 		H5Dclose(d);
 		H5Ldelete(f, path, H5P_DEFAULT);
@@ -705,8 +812,14 @@ static hid_t scale_for(hid_t f, const char *group, const struct axis_source *a, 
 	char path[1024], from[1024];
 	bool shadowed;
 	switch (find_dimension(f, group, a->name, a->len, path, sizeof path, &shadowed)) {
-	case DIM_FOUND:
-		return H5Dopen2(f, path, H5P_DEFAULT);
+	case DIM_FOUND: {
+		hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+		if (d >= 0 && holds_axis(d, a))
+			return d;
+		if (d >= 0)
+			H5Dclose(d);
+		return -1;   /* another coordinate of the name and length */
+	}
 	case DIM_BLOCKED:
 		return -1;
 	case DIM_MAKE:

@@ -10,6 +10,21 @@
 #include "planner.h"
 #include "reduceat.h"
 
+enum plan_fate plan_array_fate(const struct array *x)
+{
+	if (x->kind == ARR_LITERAL)
+		return FATE_LITERAL;
+	if (x->file->scratch)
+		return FATE_INTERMEDIATE;
+	if (x->in_place)
+		return FATE_IN_PLACE;
+	if (x->replace)   /* before create, which the run clears once it has moved it */
+		return FATE_REPLACED;
+	if (!x->create)
+		return FATE_READ;
+	return x->file->exists ? FATE_NEW_DATASET : FATE_NEW_FILE;
+}
+
 static void print_array_line(FILE *f, const char *role, const struct array *x)
 {
 	char buf[800];
@@ -19,19 +34,13 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 	}
 	if (x->base)
 		x = x->base;   /* broadcast by name: the dataset it reads */
-	const char *how = "";
-	if (x->kind == ARR_LITERAL)
-		how = ", literal";
-	else if (x->file->scratch)
-		how = ", named intermediate";
-	else if (x->in_place)
-		how = ", written in place";
-	else if (x->create && !x->file->exists)
-		how = x->vds ? ", new file over one file per rank" : ", new file";
-	else if (x->replace)
-		how = ", replaced";
-	else if (x->create)
-		how = ", new dataset";
+	static const char *const hows[] = {
+		[FATE_READ] = "", [FATE_LITERAL] = ", literal", [FATE_INTERMEDIATE] = ", named intermediate",
+		[FATE_IN_PLACE] = ", written in place", [FATE_REPLACED] = ", replaced",
+		[FATE_NEW_FILE] = ", new file", [FATE_NEW_DATASET] = ", new dataset"
+	};
+	enum plan_fate fate = plan_array_fate(x);
+	const char *how = fate == FATE_NEW_FILE && x->vds ? ", new file over one file per rank" : hows[fate];
 	char names[800] = "";
 	if (x->dims) {
 		char d[700];

@@ -95,7 +95,7 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 					      "outer steps do not convert units" : msg);
 		}
 		for (int k = 0; k < s->nout; k++)
-			s->units[k] = units_apply(s->nout == 1 ? s->uf->units : UNITS_DIMENSIONLESS, 2, in, a);
+			s->units[k] = units_apply(s->uf, 2, in, a);
 		return 0;
 	}
 	struct units *res = arena_alloc(a, sizeof *res * (size_t)src_slots(s->prog.nops));
@@ -114,8 +114,7 @@ static int step_units(struct planner *pl, struct plan_step *s, bool strict, stru
 				convert = convert || factor[j * RECIPE_MAXIN + k] != 1.0;
 		}
 		for (int k = 0; k < op->nout; k++)
-			res[src_slot(src_result(j, k))] = units_apply(op->nout == 1 ? op->uf->units : UNITS_DIMENSIONLESS,
-							op->nin, in, a);
+			res[src_slot(src_result(j, k))] = units_apply(op->uf, op->nin, in, a);
 	}
 	for (int k = 0; k < s->nout; k++) {
 		s->units[k] = res[src_slot(s->prog.out_src[k])];

@@ -483,14 +483,15 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 		fputs("null", f);
 	else
 		json_string(f, x->display);
+	static const char *const kinds[] = {
+		[FATE_READ] = "dataset", [FATE_LITERAL] = "literal", [FATE_INTERMEDIATE] = "intermediate",
+		[FATE_IN_PLACE] = "in place", [FATE_REPLACED] = "replaced", [FATE_NEW_FILE] = "new file",
+		[FATE_NEW_DATASET] = "new dataset"
+	};
+	enum plan_fate fate = printed ? FATE_READ : plan_array_fate(x);
 	const char *kind = printed ? "printed"
-			 : x->kind == ARR_LITERAL ? "literal"
-			 : x->file->scratch ? "intermediate"
-			 : !output ? "dataset"
-			 : x->in_place ? "in place"
-			 : !x->create ? "dataset"
-			 : !x->file->exists ? "new file"
-			 : x->replace ? "replaced" : "new dataset";
+			 : !output && fate != FATE_LITERAL && fate != FATE_INTERMEDIATE ? "dataset"
+			 : kinds[fate];
 	fprintf(f, ", \"kind\": \"%s\", \"shape\": ", kind);
 	json_shape(f, &x->shape);
 	if (x->dims) {

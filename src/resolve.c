@@ -19,14 +19,24 @@ static bool is_weak(const struct array *x)
 	return x->kind == ARR_LITERAL && x->lit.kind != LIT_BOOL && !x->strong;
 }
 
-/* Can input X go to loop type T under CASTING?  USE_MIN_SCALAR is NumPy's:
- * weak literals then fit any dtype of their kind or a higher one. */
-static bool input_fits(const struct array *x, enum dtype t, enum casting casting,
+/* The dtype X promotes as among NIN inputs: its own, but a weak integer
+ * literal beside other inputs is a Python int, which NumPy 2 promotes as
+ * the default int64 even where np.asarray would make it uint64 (2**63 and
+ * up: its zero_pyint_like_arr), so that converting it to an int64 loop
+ * refuses it (np.add(2**63, 1)); alone (a unary ufunc) it is uint64. */
+static enum dtype promoted_dtype(const struct array *x, int nin)
+{
+	return is_weak(x) && nin > 1 && x->lit.kind == LIT_INT ? DT_INT64 : x->dtype;
+}
+
+/* Can input X (of NIN) go to loop type T under CASTING?  USE_MIN_SCALAR is
+ * NumPy's: weak literals then fit any dtype of their kind or a higher one. */
+static bool input_fits(const struct array *x, int nin, enum dtype t, enum casting casting,
 		       bool use_min_scalar)
 {
 	if (is_weak(x) && use_min_scalar)
 		return literal_can_cast(&x->lit, t, casting);
-	return dtype_can_cast_order(x->dtype, x->swapped, t, false, casting);
+	return dtype_can_cast_order(promoted_dtype(x, nin), x->swapped, t, false, casting);
 }
 
 /* NumPy's refusal of input K (X) of UF to loop type T under CASTING
@@ -113,17 +123,17 @@ const struct ufunc_loop *resolve_loop(const struct ufunc *uf, int nin,
 		}
 		bool ok = true;
 		for (int k = 0; k < nin && ok; k++)
-			ok = input_fits(in[k], loop->types[k], in_casting, use_min_scalar);
+			ok = input_fits(in[k], nin, loop->types[k], in_casting, use_min_scalar);
 		if (!ok)
 			continue;
 		for (int k = 0; k < nin && !fixed && casting < CAST_SAFE; k++)
-			if (!input_fits(in[k], loop->types[k], casting, use_min_scalar))
+			if (!input_fits(in[k], nin, loop->types[k], casting, use_min_scalar))
 				return refuse_input(uf, k, in[k], loop->types[k], casting, w, e);
 		return loop;
 	}
 	if (fixed && with_out) {
 		for (int k = 0; k < nin; k++)
-			if (!input_fits(in[k], with_out->types[k], in_casting, use_min_scalar))
+			if (!input_fits(in[k], nin, with_out->types[k], in_casting, use_min_scalar))
 				return refuse_input(uf, k, in[k], with_out->types[k], in_casting, w, e);
 	}
 	if (fixed) {

@@ -252,57 +252,54 @@ static bool duration_of(struct units x, struct units date, size_t len)
 	return !x.weak && x.kind == UK_KNOWN && same_unit(x.text, unit);
 }
 
-/* What IN[0] + IN[1] (DIFFERENCE: IN[0] - IN[1]) is when reference times
- * are among them, points in time as xarray's datetime64 are: a date plus
- * or minus a number or a duration in its own unit is that date (add(t,
- * 1)); a date minus a date in the same units is a duration in their unit
- * ("days"); a sum of dates, a duration minus a date, and dates or
- * durations in other units (whose numbers would need converting) are
- * nothing that can be determined. */
-enum dated { DATED_NONE, DATED_FIRST, DATED_SECOND, DATED_DURATION, DATED_UNKNOWN };
-static enum dated dated_kind(bool difference, const struct units *in)
+/* What UF makes of its N operands IN when reference times are among them,
+ * points in time as xarray's datetime64 are, whose loops NumPy has for a
+ * few ufuncs only (the catalogue's UF_TAKES_DATES): a date plus or minus a
+ * number or a duration in its own unit is that date (add(t, 1)); a date
+ * minus a date in the same units is a duration in their unit ("days");
+ * dates compared, picked (maximum) or tested (isnan) among dates in the
+ * same units and numbers are what the ufunc's rule says (DATED_AMONG).
+ * Anything else -- a sum of dates, a duration minus a date, dates or
+ * durations in other units (whose numbers would need converting), and a
+ * date as an operand of any other ufunc (a negated, absolute or scaled
+ * date) -- is nothing that can be determined. */
+enum dated { DATED_NONE, DATED_FIRST, DATED_SECOND, DATED_DURATION, DATED_AMONG, DATED_UNKNOWN };
+static enum dated dated_kind(const struct ufunc *uf, int n, const struct units *in)
 {
-	size_t len0 = reference_time(in[0]), len1 = reference_time(in[1]);
-	if (!len0 && !len1)
+	int first = -1;
+	for (int k = n - 1; k >= 0; k--)
+		if (reference_time(in[k]))
+			first = k;
+	if (first < 0)
 		return DATED_NONE;
-	if (len0 && len1)
-		return difference && same_unit(in[0].text, in[1].text) ? DATED_DURATION : DATED_UNKNOWN;
-	if (difference && !len0)
+	if (!(uf->flags & UF_TAKES_DATES))
 		return DATED_UNKNOWN;
-	struct units date = len0 ? in[0] : in[1], other = len0 ? in[1] : in[0];
-	if (other.weak || duration_of(other, date, len0 ? len0 : len1))
-		return len0 ? DATED_FIRST : DATED_SECOND;
-	return DATED_UNKNOWN;
-}
-
-/* The units of IN[0] + IN[1] (DIFFERENCE: IN[0] - IN[1]): dated_kind's,
- * UNITS_SAME's without dates. */
-static struct units dated(bool difference, const struct units *in, struct arena *a)
-{
-	enum dated kind = dated_kind(difference, in);
-	switch (kind) {
-	case DATED_NONE:
-		return same(2, in);
-	case DATED_FIRST:
-	case DATED_SECOND:
-		return (struct units){ UK_KNOWN, in[kind == DATED_SECOND].text, false, 0 };
-	case DATED_DURATION:
-		return (struct units){ UK_KNOWN, arena_strndup(a, in[0].text, reference_time(in[0])), false, 0 };
-	default:
-		return unknown;
+	if (uf->units == UNITS_SUM || uf->units == UNITS_DIFFERENCE) {
+		bool difference = uf->units == UNITS_DIFFERENCE;
+		size_t len0 = reference_time(in[0]), len1 = reference_time(in[1]);
+		if (len0 && len1)
+			return difference && same_unit(in[0].text, in[1].text) ? DATED_DURATION : DATED_UNKNOWN;
+		if (difference && !len0)
+			return DATED_UNKNOWN;
+		struct units date = in[first], other = in[1 - first];
+		if (other.weak || duration_of(other, date, len0 ? len0 : len1))
+			return first ? DATED_SECOND : DATED_FIRST;
+		return DATED_UNKNOWN;
 	}
+	for (int k = 0; k < n; k++)
+		if (!in[k].weak && !(reference_time(in[k]) && same_unit(in[k].text, in[first].text)))
+			return DATED_UNKNOWN;
+	return DATED_AMONG;
 }
 
-struct units units_apply(enum units_rule r, int n, const struct units *in, struct arena *a)
+/* The units of rule R applied to the N operands IN, dates aside. */
+static struct units rule_units(enum units_rule r, int n, const struct units *in, struct arena *a)
 {
-	if (!units_system())
-		return unknown;
 	switch (r) {
 	case UNITS_SAME:
-		return same(n, in);
 	case UNITS_SUM:
 	case UNITS_DIFFERENCE:
-		return n == 2 ? dated(r == UNITS_DIFFERENCE, in, a) : unknown;
+		return same(n, in);
 	case UNITS_PRODUCT:
 	case UNITS_QUOTIENT:
 		return n == 2 ? combine(n, in, r == UNITS_QUOTIENT, a) : unknown;
@@ -331,6 +328,24 @@ struct units units_apply(enum units_rule r, int n, const struct units *in, struc
 	return none;
 }
 
+struct units units_apply(const struct ufunc *uf, int n, const struct units *in, struct arena *a)
+{
+	if (!units_system())
+		return unknown;
+	enum dated kind = dated_kind(uf, n, in);
+	switch (kind) {
+	case DATED_FIRST:
+	case DATED_SECOND:
+		return (struct units){ UK_KNOWN, in[kind == DATED_SECOND].text, false, 0 };
+	case DATED_DURATION:
+		return (struct units){ UK_KNOWN, arena_strndup(a, in[0].text, reference_time(in[0])), false, 0 };
+	case DATED_UNKNOWN:
+		return unknown;
+	default:
+		return rule_units(uf->nout == 1 ? uf->units : UNITS_DIMENSIONLESS, n, in, a);
+	}
+}
+
 bool units_dated(struct units x)
 {
 	return reference_time(x) > 0;
@@ -354,7 +369,7 @@ struct units units_fold(const struct ufunc *uf, bool accumulate, long long count
 		return r == UNITS_SAME ? x : none;
 	if (r == UNITS_PRODUCT && !accumulate && count > 0 && count <= 64)
 		return raise(x, (int)count, false, a);
-	return units_apply(UNITS_DIMENSIONLESS, 1, &x, a);
+	return rule_units(UNITS_DIMENSIONLESS, 1, &x, a);
 }
 
 /* The factor that takes values in FROM to TO, when they are convertible:
@@ -376,6 +391,28 @@ static const char *shown(struct units u)
 	return u.kind == UK_KNOWN ? u.text : "dimensionless";
 }
 
+/* units: strict's message (in MSG, LEN bytes) for dates among UF's N
+ * operands IN (named NAME) that dated_kind finds nothing of; -1. */
+static int dates_refused(const struct ufunc *uf, int n, const struct units *in, const char *const *name,
+			 char *msg, size_t len)
+{
+	int k = 0;
+	while (k < n - 1 && !reference_time(in[k]))
+		k++;
+	if (!(uf->flags & UF_TAKES_DATES))
+		snprintf(msg, len, "cannot take %s of %s (%s): a date is only added to, subtracted, compared "
+			 "or picked (maximum, minimum), as NumPy's datetime64 is", uf->name, name[k], shown(in[k]));
+	else if (uf->units == UNITS_SUM || uf->units == UNITS_DIFFERENCE)
+		snprintf(msg, len, "cannot %s %s (%s) and %s (%s): a date takes a number or a duration in its "
+			 "own unit, and is subtracted from a date in the same units", uf->name, name[0],
+			 shown(in[0]), name[1], shown(in[1]));
+	else
+		snprintf(msg, len, "cannot take %s of %s (%s) and %s (%s): a date is compared with or picked "
+			 "among numbers and dates in the same units", uf->name, name[0], shown(in[0]),
+			 name[1], shown(in[1]));
+	return -1;
+}
+
 int units_strict(const struct ufunc *uf, int n, struct units *in, const char *const *name,
 		 double *factor, char *msg, size_t len)
 {
@@ -392,13 +429,9 @@ int units_strict(const struct ufunc *uf, int n, struct units *in, const char *co
 	}
 	enum units_rule r = uf->units;
 	bool sum = n == 2 && (r == UNITS_SUM || r == UNITS_DIFFERENCE);
-	enum dated kind = sum ? dated_kind(r == UNITS_DIFFERENCE, in) : DATED_NONE;
-	if (kind == DATED_UNKNOWN) {
-		snprintf(msg, len, "cannot %s %s (%s) and %s (%s): a date takes a number or a duration in its "
-			 "own unit, and is subtracted from a date in the same units", uf->name, name[0],
-			 shown(in[0]), name[1], shown(in[1]));
-		return -1;
-	}
+	enum dated kind = dated_kind(uf, n, in);
+	if (kind == DATED_UNKNOWN)
+		return dates_refused(uf, n, in, name, msg, len);
 	if (kind != DATED_NONE)
 		return 0;   /* nothing converted: the numbers are in the date's unit */
 	bool match = n == 2 && (r == UNITS_SAME || r == UNITS_COMPARE || sum);

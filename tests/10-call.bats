@@ -179,15 +179,11 @@ sweep() {
 		check arctan2 m.h5:/f32 -1 -o o.h5:/i
 }
 
-@test "literals alone: NumPy's default dtypes, printed" {
-	local -a calls=(
-		"add 2 3" "divide 1 4" "add 1 2.5" "sqrt 2" "add true true"
-		"multiply 2 -3" "power 2 10" "floor 7" "floor -2.5" "divmod 7 -2"
-		"logical_and true false" "exp 1" "less 2 2.5" "bitwise_count 255"
-		"subtract 0 9223372036854775807" "add 1e308 1e308" "arccos 2"
-	)
+# printed_alone CALL...: each CALL ("add 2 3") printed by h5ufunc is what
+# NumPy 2 prints for it.
+printed_alone() {
 	local c k=0 jobs=()
-	for c in "${calls[@]}"; do
+	for c in "$@"; do
 		k=$((k + 1))
 		# shellcheck disable=SC2086
 		h5u call $c >"p$k.txt"
@@ -195,6 +191,16 @@ sweep() {
 		jobs+=(:: printed $c --text "p$k.txt")
 	done
 	np "${jobs[@]:1}"
+}
+
+@test "literals alone: NumPy's default dtypes, printed" {
+	local -a calls=(
+		"add 2 3" "divide 1 4" "add 1 2.5" "sqrt 2" "add true true"
+		"multiply 2 -3" "power 2 10" "floor 7" "floor -2.5" "divmod 7 -2"
+		"logical_and true false" "exp 1" "less 2 2.5" "bitwise_count 255"
+		"subtract 0 9223372036854775807" "add 1e308 1e308" "arccos 2"
+	)
+	printed_alone "${calls[@]}"
 	run h5u call add 2 3
 	assert_output "5"
 	run h5u call divide 1 4
@@ -203,6 +209,36 @@ sweep() {
 	assert_output "True"
 	run h5u call divmod 7 -2
 	assert_output $'-4\n\n-1'
+}
+
+@test "literals alone beyond int64: NumPy 2 promotes a Python int as int64 beside another input (2**63 + 1 refused), alone or beside a float it is uint64 or float64" {
+	local -a calls=(
+		"negative 9223372036854775808" "add 9223372036854775808 1.5"
+		"add 18446744073709551615 0.0" "subtract 1.0 18446744073709551616"
+		"add 1 9223372036854775807"
+	)
+	printed_alone "${calls[@]}"
+	local -a refused=(
+		"add 9223372036854775808 1|Python integer 9223372036854775808 out of bounds for int64"
+		"add 9223372036854775808 9223372036854775808|Python integer 9223372036854775808 out of bounds for int64"
+		"multiply 2 18446744073709551615|Python integer 18446744073709551615 out of bounds for int64"
+		"less 9223372036854775808 -1|Python integer 9223372036854775808 out of bounds for int64"
+		"subtract -9223372036854775809 1|Python int too large to convert to C long"
+		"add 18446744073709551616 1|Python int too large to convert to C long"
+	)
+	local c message uf a b
+	for c in "${refused[@]}"; do
+		message=${c#*|}
+		c=${c%%|*}
+		# shellcheck disable=SC2086
+		np raises $c -- "$message"
+		# shellcheck disable=SC2086
+		run --separate-stderr h5u call $c
+		assert_error 2 "call ${c%% *}: $message"
+		read -r uf a b <<<"$c"
+		run --separate-stderr h5u eval "$uf($a, $b)"   # the same operands in an expression
+		((status == 2)) && [[ $stderr == *": $message"* ]] || fail "eval $uf($a, $b): $status: $stderr"
+	done
 }
 
 @test "printed results: scalar, 1-D, 2-D rows, 3-D blocks, bools" {

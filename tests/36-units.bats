@@ -188,6 +188,9 @@ dates_nc() {
 		    v = d.createVariable("tn", "f8", ("time",))   # around 1 March in a 365-day year
 		    v.units, v.long_name, v.calendar = "days since 2000-01-01", "time", "noleap"
 		    v[:] = np.arange(57, 62)
+		    v = d.createVariable("tp", "f8", ("time",))   # no calendar: CF's standard
+		    v.units = "days since 2000-01-01"
+		    v[:] = np.arange(5) * 2.5 - 4
 	EOF
 }
 
@@ -268,6 +271,82 @@ dates_nc() {
 			               "mixed": None, "next_off": None}, cal
 		EOF
 	done
+}
+
+@test "dates are operands of what NumPy's datetime64 is (add, subtract, compare, pick): a negated, absolute, scaled, ... date has no units, no calendar, no time's names; xarray decodes numbers (0 and 3 ranks)" {
+	dates_nc
+	local run
+	for run in h5u "mpi 3 h5ufunc"; do
+		rm -f o.nc
+		for t in t tn tp; do
+			$run call negative d.nc:/$t -o o.nc:/neg_$t
+			$run call absolute d.nc:/$t -o o.nc:/abs_$t
+			$run call fmod d.nc:/$t 7 -o o.nc:/fmod_$t
+			$run call remainder d.nc:/$t 7 -o o.nc:/rem_$t
+			$run call hypot d.nc:/$t d.nc:/$t -o o.nc:/hypot_$t
+			$run call multiply d.nc:/$t 2 -o o.nc:/mul_$t
+			$run call floor d.nc:/$t -o o.nc:/floor_$t
+			$run call positive d.nc:/$t -o o.nc:/pos_$t
+			$run call sqrt d.nc:/$t -o o.nc:/sqrt_$t
+			$run eval -i t=d.nc:/$t "o.nc:/expr_$t = -t + 5"
+			$run call minimum d.nc:/$t 40 -o o.nc:/min_$t
+		done
+		/usr/bin/python3 - <<-'EOF'
+			import netCDF4, numpy as np, xarray as xr
+			with netCDF4.Dataset("d.nc") as d, netCDF4.Dataset("o.nc") as o:
+			    for t in ("t", "tn", "tp"):
+			        v = d[t][:].data
+			        with np.errstate(invalid="ignore"):
+			            want = {"neg": -v, "abs": np.absolute(v), "fmod": np.fmod(v, 7),
+			                    "rem": np.remainder(v, 7), "hypot": np.hypot(v, v), "mul": v * 2,
+			                    "floor": np.floor(v), "pos": np.positive(v), "sqrt": np.sqrt(v),
+			                    "expr": -v + 5}
+			        for name, w in want.items():
+			            got = o[f"{name}_{t}"]
+			            assert np.array_equal(got[:].data, w, equal_nan=True), (name, t, got[:], w)
+			            assert got.ncattrs() == [], (name, t, got.ncattrs())
+			        date = {k: d[t].getncattr(k) for k in d[t].ncattrs()}
+			        got = o[f"min_{t}"]
+			        assert {k: got.getncattr(k) for k in got.ncattrs()} == date, (t, got.ncattrs())
+			        assert np.array_equal(got[:].data, np.minimum(v, 40))
+			x, d = xr.open_dataset("o.nc"), xr.open_dataset("d.nc")
+			for name, var in x.data_vars.items():
+			    want = "O" if name == "min_tn" else "M" if name.startswith("min_") else "f"
+			    assert var.dtype.kind == want, (name, var.dtype)   # cftime's noleap dates: objects
+			assert list(x["min_tn"].values) == [min(a, b) for a, b in
+			        zip(d["tn"].values, xr.decode_cf(xr.Dataset({"m": ("time", [40.0] * 5,
+			            {"units": "days since 2000-01-01", "calendar": "noleap"})}))["m"].values)]
+		EOF
+	done
+}
+
+@test "dates under units: strict: a negated or scaled date, and one compared with another reference, refused before anything is written" {
+	dates_nc
+	snapshot
+	local msg="a date is only added to, subtracted, compared or picked (maximum, minimum), as NumPy's datetime64 is (units: strict)"
+	run --separate-stderr h5u call negative d.nc:/tp -o o.nc:/n --units strict
+	assert_error 2 "call negative: cannot take negative of d.nc:/tp (days since 2000-01-01): $msg"
+	run --separate-stderr h5u call fmod d.nc:/t 7 -o d.nc:/t --units strict
+	assert_error 2 "call fmod: cannot take fmod of d.nc:/t (days since 2000-01-01): $msg"
+	run --separate-stderr h5u call multiply 2 d.nc:/tn -o o.nc:/n --units strict
+	assert_error 2 "call multiply: cannot take multiply of d.nc:/tn (days since 2000-01-01): $msg"
+	run --separate-stderr h5u eval --units strict -i t=d.nc:/t 'o.nc:/n = absolute(t - 1)'
+	assert_error 2 "eval: cannot take absolute of the result of subtract (days since 2000-01-01): $msg"
+	run --separate-stderr h5u call less d.nc:/t d.nc:/th -o o.nc:/n --units strict
+	assert_error 2 "call less: cannot take less of d.nc:/t (days since 2000-01-01) and d.nc:/th (hours since 1990-01-01): a date is compared with or picked among numbers and dates in the same units (units: strict)"
+	run --separate-stderr h5u call maximum d.nc:/t d.nc:/dur -o o.nc:/n --units strict
+	assert_error 2 "call maximum: cannot take maximum of d.nc:/t (days since 2000-01-01) and d.nc:/dur (days): a date is compared with or picked among numbers and dates in the same units (units: strict)"
+	assert_unchanged
+	h5u call less d.nc:/t d.nc:/t0 -o o.nc:/earlier --units strict
+	h5u call maximum d.nc:/t 31 -o o.nc:/latest --units strict
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		with h5py.File("d.nc") as d, h5py.File("o.nc") as o:   # a bool: h5py's enum
+		    assert np.array_equal(o["earlier"][()], d["t"][()] < d["t0"][()])
+		    assert np.array_equal(o["latest"][()], np.maximum(d["t"][()], 31))
+		    assert o["latest"].attrs["units"] == b"days since 2000-01-01", dict(o["latest"].attrs)
+		    assert "units" not in o["earlier"].attrs, dict(o["earlier"].attrs)
+	EOF
 }
 
 @test "dates under units: strict: a sum of dates, or dates of other references, refused before anything is written" {

@@ -221,6 +221,68 @@ PY
 	ref appendable out.nc
 }
 
+@test "an axis reversed or shifted at its full length written beside its input gets its own coordinate NAME_LENGTH: xarray and ncdump read the reversed values, on 1 and 3 ranks" {
+	/usr/bin/python3 - <<'PY'
+import netCDF4, numpy as np
+with netCDF4.Dataset("src.nc", "w") as d:
+    d.createDimension("time", 3)
+    d.createDimension("lat", 4)
+    d.createDimension("nv", 2)
+    t = d.createVariable("time", "f8", ("time",))
+    t[:], t.units, t.bounds = [0, 31, 59], "days since 2000-01-01", "time_bnds"
+    d.createVariable("time_bnds", "f8", ("time", "nv"))[:] = [[0, 31], [31, 59], [59, 90]]
+    v = d.createVariable("lat", "f8", ("lat",))
+    v[:], v.units = [10, 20, 30, 40], "degrees_north"
+    d.createVariable("v", "f8", ("time", "lat"))[:] = np.arange(12).reshape(3, 4)
+PY
+	local run f
+	for run in h5u "mpi 3 h5ufunc"; do
+		f=src$((${#run} > 3 ? 3 : 1)).nc
+		cp src.nc "$f"
+		$run call negative "$f:/v[::-1, ::-1]" -o "$f:/back"
+		$run call negative "$f:/v[:, ::-1]" -o "$f:/back_lat"
+		$run call negative "$f:/v" -o "$f:/same"
+		$run call add "$f:/v[::-1]" 1 -o "new$f:/back"
+		$run call add "$f:/v" 1 -o "new$f:/fwd"
+		$run call add "$f:/v[::-1]" 1 -o "new$f:/back2"
+		run ncdump -h "$f"
+		assert_success
+		assert_output --partial "double back(time_3, lat_4) ;"
+		assert_output --partial "double back_lat(time, lat_4) ;"
+		assert_output --partial "double same(time, lat) ;"
+		run ncdump -v lat_4 "$f"
+		assert_output --partial "lat_4 = 40, 30, 20, 10 ;"
+		run ncdump -h "new$f"
+		assert_success
+		assert_output --partial "double fwd(time_3, lat) ;"
+	done
+	/usr/bin/python3 - <<'PY'
+import numpy as np, xarray as xr
+s = xr.open_dataset("src.nc", decode_times=False)
+v, lat, time = s["v"].values, s["lat"].values, s["time"].values
+for f in ("src1.nc", "src3.nc"):
+    o, n = xr.open_dataset(f, decode_times=False), xr.open_dataset("new" + f, decode_times=False)
+    for x, dims, data, coords in ((o["back"], ("time_3", "lat_4"), -v[::-1, ::-1], (time[::-1], lat[::-1])),
+                                  (o["back_lat"], ("time", "lat_4"), -v[:, ::-1], (time, lat[::-1])),
+                                  (o["same"], ("time", "lat"), -v, (time, lat)),
+                                  (n["back"], ("time", "lat"), v[::-1] + 1, (time[::-1], lat)),
+                                  (n["fwd"], ("time_3", "lat"), v + 1, (time, lat)),
+                                  (n["back2"], ("time", "lat"), v[::-1] + 1, (time[::-1], lat))):
+        assert x.dims == dims, (f, x.name, x.dims)
+        assert np.array_equal(x.values, data), (f, x.name, x.values)
+        for dim, want in zip(dims, coords):
+            assert np.array_equal(x[dim].values, want), (f, x.name, dim, x[dim].values, want)
+    assert o["lat_4"].attrs["units"] == "degrees_north", o["lat_4"].attrs
+    assert np.array_equal(o["lat"].values, lat) and np.array_equal(o["time"].values, time)
+    assert "bounds" not in o["time_3"].attrs, o["time_3"].attrs   # time_bnds is the input's
+    # xarray's own reversal of the input is what it reads back
+    r = -s["v"][::-1, ::-1].rename(time="time_3", lat="lat_4")
+    xr.testing.assert_equal(o["back"], r)   # values, dimensions and coordinates
+PY
+	ref appendable src1.nc
+	ref appendable newsrc3.nc
+}
+
 @test "Debian's filter plugins: every one is read; lzf, bzip2 and lz4 written on 1 and 3 ranks" {
 	fixture filters.h5
 	local f

@@ -291,6 +291,35 @@ assert s["outputs"][0]["operand"] == "o.h5:/z" and s["outputs"][0]["kind"] == "n
 	pyjson s.json 'assert d["steps"][0]["outputs"][0]["kind"] == "in place", d'
 }
 
+@test "check and --json call a dataset that replaces an earlier step's in a new file, or an existing one (--overwrite), replaced: before the run and after it" {
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {ufunc: negative, in: [f.h5:/x], out: o.h5:/y}
+		  - {ufunc: add, in: [f.h5:/x, 1], out: o.h5:/y, overwrite: true}
+	EOF
+	run --separate-stderr h5u check r.yaml
+	assert_success
+	assert_line "  out o.h5:/y float64 (4,), new file"
+	assert_line "  out o.h5:/y float64 (4,), replaced"
+	[[ ! -e o.h5 ]] || fail "check wrote o.h5"
+	local cmd
+	for cmd in check run; do
+		run --separate-stderr h5u "$cmd" r.yaml --json
+		assert_success
+		printf '%s\n' "$output" >s.json
+		pyjson s.json '
+kinds = [[o["kind"] for o in s["outputs"]] for s in d["steps"]]
+assert kinds == [["new file"], ["replaced"]], kinds
+'
+	done
+	np check add f.h5:/x 1 -o o.h5:/y
+	run --separate-stderr h5u call negative f.h5:/x -o o.h5:/y --overwrite --json
+	assert_success
+	printf '%s\n' "$output" >s.json
+	pyjson s.json 'assert d["steps"][0]["outputs"][0]["kind"] == "replaced", d'
+	np check negative f.h5:/x -o o.h5:/y
+}
+
 @test "--json: a recipe's printed steps go under their step's result; stdout holds the object alone" {
 	three_steps
 	run --separate-stderr h5u run r.yaml --json --memory 1M

@@ -9,7 +9,9 @@ PYTHONPATH for the scripts written inside .bats files).  It holds:
     numpy2(), which switches Debian's NumPy 1.24 to NumPy 2's weak
     literals (NEP 50);
   - reading what h5ufunc names: FILE:/PATH[slices] in native byte order,
-    number literals, every dataset of a file, attribute values as text;
+    number literals (and NumPy 2's conversion of the Python ints beyond
+    int64 among a ufunc's inputs), every dataset of a file, attribute
+    values as text;
   - the one comparison of arrays (compare_arrays): dtype and shape exact,
     values bit for bit (NaNs equal), or within N units in the last place
     (ulps), or within an absolute tolerance per element; and
@@ -198,6 +200,38 @@ def parse_literal(text):
     if re.fullmatch(r'[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?', text):
         return float(text)
     return None
+
+
+def numpy2_python_ints(ufunc, args, dtype=None):
+    """ARGS of np.UFUNC (several inputs) with NumPy 2's handling of a Python
+    int that np.asarray would not make int64 (2**63 and up, below -2**63):
+    it promotes as the default int64 (NumPy 2's zero_pyint_like_arr), and
+    is then converted to the loop's dtype, which raises NumPy 2's
+    OverflowError where that does not hold it: `np.add(2**63, 1)` picks the
+    int64 loop and refuses 2**63 (beyond 64 bits: its C long message), where
+    NumPy 1.24 raises its own message;
+    `np.add(2**63, 1.5)` is float64 and `np.add(uint64_array, 2**63)`
+    uint64.  Such an int is returned as a 0-d array of the loop's dtype,
+    the others as they are.  A unary ufunc takes np.asarray's dtype
+    (uint64 for 2**63), as NumPy 2 does, and ARGS stay as they are."""
+    def python_int(a):
+        return isinstance(a, int) and not isinstance(a, (bool, np.generic))
+    if ufunc.nin < 2 or not any(python_int(a) and not -2**63 <= a < 2**63 for a in args):
+        return args
+    sig = tuple(type(a) if python_int(a) or isinstance(a, float) else np.asarray(a).dtype
+                for a in args) + (None,) * ufunc.nout
+    kw = {} if dtype is None else {'signature': (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout}
+    loop = ufunc.resolve_dtypes(sig, **kw)
+    out = []
+    for a, t in zip(args, loop):
+        if python_int(a) and not -2**63 <= a < 2**63:
+            if t.kind in 'iu' and not -2**63 <= a < 2**64:   # read through a C long first
+                raise OverflowError("Python int too large to convert to C long")
+            if t.kind in 'iu' and not np.iinfo(t).min <= a <= np.iinfo(t).max:
+                raise OverflowError(f"Python integer {a} out of bounds for {t}")
+            a = np.asarray(a, t)
+        out.append(a)
+    return out
 
 
 def value(text):

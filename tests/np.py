@@ -67,6 +67,8 @@ Jobs:
   printed OPERAND [--text FILE]
       compare text printed by h5ufunc (stdin, or FILE) with the value
       formatted as SPEC 1 says
+  raises UFUNC OPERAND... [--dtype T] [--casting C] -- MESSAGE
+      NumPy 2 raises exactly MESSAGE for the call
   same REF REF...         every dataset equal to the first: dtype, shape, bytes
   stored REF DTYPE [SHAPE]   the dataset's HDF5 type is the one h5py writes
                           for DTYPE in native order (bool: enum FALSE=0/TRUE=1
@@ -176,6 +178,9 @@ def np2_call(name, args, dtype=None, casting='same_kind'):
     if len(args) != nin:
         raise TypeError(f"ufunc '{canon}' takes {nin} inputs, got {len(args)}")
     dt = None if dtype is None else np.dtype(dtype)
+    f = np.true_divide if canon == 'divide' else getattr(np, canon, None)   # not bitwise_count
+    if f is not None:
+        args = h5ref.numpy2_python_ints(f, args, dt)
     if all(is_weak(a) for a in args) and any(isinstance(a, int) and not -2**63 <= a < 2**64
                                              for a in args):
         args = [alone_default(a) for a in args]   # NumPy 2's OverflowError, not 1.24's object
@@ -208,7 +213,6 @@ def np2_call(name, args, dtype=None, casting='same_kind'):
             b = np.asarray(args[1]).astype(object)
             r = COMPARISONS[canon](a, b)
             return (np.asarray(r, dtype=bool).reshape(np.broadcast_shapes(a.shape, b.shape)),)
-    f = np.true_divide if canon == 'divide' else getattr(np, canon)
     kw = {'casting': casting}
     if dt is not None:
         kw['dtype'] = dt
@@ -571,6 +575,22 @@ def job_printed(args):
     else:
         text = sys.stdin.read()
     compare_text(label, results, text, ulp, zero_free)
+
+
+def job_raises(args):
+    if '--' not in args:
+        raise Usage("raises UFUNC OPERAND... -- MESSAGE")
+    k = args.index('--')
+    call, message = parse_call(args[:k], allow_out=False), ' '.join(args[k + 1:])
+    try:
+        got = compute(call)
+    except Exception as exc:   # OverflowError, TypeError, ...
+        if str(exc) != message:
+            raise Failure(f"{call['ufunc']}({', '.join(call['ops'])}): NumPy raises "
+                          f"{type(exc).__name__}: {exc!s}, not {message!r}")
+        return
+    raise Failure(f"{call['ufunc']}({', '.join(call['ops'])}): NumPy does not raise, "
+                  f"it gives {got[0].dtype} {got[0]!r}")
 
 
 def job_same(args):
@@ -947,7 +967,7 @@ def job_families(args):
 
 JOBS = {
     'make': job_make, 'attr': job_attr, 'let': job_let, 'check': job_check,
-    'compare': job_compare, 'printed': job_printed, 'same': job_same,
+    'compare': job_compare, 'printed': job_printed, 'raises': job_raises, 'same': job_same,
     'stored': job_stored, 'attrs': job_attrs, 'history': job_history,
     'ls': job_ls, 'names': job_names, 'catalogue': job_catalogue,
     'check-catalogue': job_check_catalogue, 'sweep': job_sweep,
