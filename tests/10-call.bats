@@ -215,14 +215,13 @@ printed_alone() {
 	local -a calls=(
 		"negative 9223372036854775808" "add 9223372036854775808 1.5"
 		"add 18446744073709551615 0.0" "subtract 1.0 18446744073709551616"
-		"add 1 9223372036854775807"
+		"add 1 9223372036854775807" "less 9223372036854775808 -1" "greater_equal 1 18446744073709551615"
 	)
 	printed_alone "${calls[@]}"
 	local -a refused=(
 		"add 9223372036854775808 1|Python integer 9223372036854775808 out of bounds for int64"
 		"add 9223372036854775808 9223372036854775808|Python integer 9223372036854775808 out of bounds for int64"
 		"multiply 2 18446744073709551615|Python integer 18446744073709551615 out of bounds for int64"
-		"less 9223372036854775808 -1|Python integer 9223372036854775808 out of bounds for int64"
 		"subtract -9223372036854775809 1|Python int too large to convert to C long"
 		"add 18446744073709551616 1|Python int too large to convert to C long"
 	)

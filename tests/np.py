@@ -20,7 +20,8 @@ differences are encoded explicitly:
     float (int64 vs uint64) are exact, as NumPy 2's 'qQ->?'/'Qq->?' loops;
   - comparisons of an integer array with a Python int out of its range are
     exact too (NumPy 2's special_integer_comparisons: `uint8 == -1` is all
-    False, `int8 < 300` all True) where other ufuncs refuse the literal;
+    False, `int8 < 300` all True) where other ufuncs refuse the literal,
+    and so are comparisons of two Python ints (NumPy 2's object loop);
   - NumPy 2's names: divide (not true_divide) is canonical, and acos, pow,
     bitwise_left_shift, bitwise_invert, ... are aliases.
 
@@ -179,7 +180,7 @@ def np2_call(name, args, dtype=None, casting='same_kind'):
         raise TypeError(f"ufunc '{canon}' takes {nin} inputs, got {len(args)}")
     dt = None if dtype is None else np.dtype(dtype)
     f = np.true_divide if canon == 'divide' else getattr(np, canon, None)   # not bitwise_count
-    if f is not None:
+    if f is not None and canon not in COMPARISONS:   # comparisons: below
         args = h5ref.numpy2_python_ints(f, args, dt)
     if all(is_weak(a) for a in args) and any(isinstance(a, int) and not -2**63 <= a < 2**64
                                              for a in args):
@@ -197,9 +198,11 @@ def np2_call(name, args, dtype=None, casting='same_kind'):
             return (x.astype(target),)
     if canon in COMPARISONS and dt is None and any(
             is_weak(a) and isinstance(a, int) for a in args):
-        k = 0 if is_weak(args[0]) else 1
+        k = 0 if is_weak(args[0]) and isinstance(args[0], int) else 1
         other = strong_dtype(args[1 - k]) if not is_weak(args[1 - k]) else np.dtype(np.int64)
-        if other.kind in 'iu' and not (np.iinfo(other).min <= args[k] <= np.iinfo(other).max):
+        both = all(is_weak(a) and isinstance(a, int) for a in args)   # NumPy 2: the object loop
+        if (both and not all(-2**63 <= a < 2**63 for a in args)) or (
+                other.kind in 'iu' and not (np.iinfo(other).min <= args[k] <= np.iinfo(other).max)):
             a = np.asarray(args[0]).astype(object)
             b = np.asarray(args[1]).astype(object)
             r = COMPARISONS[canon](a, b)
