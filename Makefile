@@ -26,7 +26,7 @@ WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter
 # own files read (planner.h, loops.h, reader.h, h5io_internal.h, ...) sits
 # beside them in src/, where #include "..." finds it first; -MMD tracks both.
 CPPFLAGS += -Iinclude -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c);
+# -lhdf5_hl: HDF5's high-level library, for dimension scales (src/dims.c, src/coords.c);
 # -ludunits2: UDUNITS-2, for units (src/units.c)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhdf5_hl -ludunits2 -lm
 # OpenBLAS through CBLAS: the block products of the generalized ufuncs
