@@ -22,7 +22,7 @@
  *   plan_units.c  what each result is: its units and CF description
  *   outputs.c   where each result goes: in place, new, replacing, scratch,
  *               printed; chunks and compression
- *   elementwise.c  the elementwise memory model (elementwise.h)
+ *   elementwise_layout.c  the elementwise memory model (elementwise.h)
  *   fuse.c      the optimizer: steps fused into passes
  *
  * This header is not a module's public face: only those files include it.
