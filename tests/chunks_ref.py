@@ -42,7 +42,11 @@ Jobs:
                   over twelve decades (a fold in another order gives
                   other bits), /z the same in gzip chunks (level 1), and
                   int64 /i alike (its sums exact: the ranks may share
-                  the axis they fold)
+                  the axis they fold); DIR/mx.h5: float64 /odd (1280,
+                  2100) in (256, 40), whose five chunk rows 3 and 4 ranks
+                  cut, beside /a (1001, 300), magnitudes over twelve
+                  decades, /t, its first 100 rows, in (64, 64), and /n,
+                  its first 50 rows of 100, in (32, 64)
   index-files DIR
                   write the chunk indexes chunkindexdump reads, all in
                   version-1 B-trees: DIR/ix.h5 (object headers of version
@@ -98,6 +102,11 @@ Jobs:
   whole PREFIX FILE SIZE COUNT
                   the logs PREFIX.* (as for reads) hold exactly COUNT reads
                   of FILE of SIZE bytes (a chunk's, each read as stored)
+  own PREFIX FILE SIZE COUNT
+                  as whole, counting only the reads of FILE (or of its
+                  temporary name) through descriptors opened
+                  O_RDONLY|O_CLOEXEC (the direct reader's under MPI-IO),
+                  not HDF5's
   same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
                   (names t, tb, ...), bit for bit, for each pair
@@ -114,6 +123,7 @@ Jobs:
 """
 import glob
 import json
+import os
 import re
 import subprocess
 
@@ -163,6 +173,18 @@ def make(d):
         f.create_dataset('u', data=u, chunks=(64, 16))
         f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
         f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
+    with h5py.File(f'{d}/mx.h5', 'w') as f:
+        # /odd: five chunk rows, which 3 and 4 ranks cut (MPI-IO for the
+        # file), as they cut the two of /t (100, 300); /a ragged (1001,
+        # 300) in (64, 64) and /n (50, 100) in (32, 64), two ranks' (none
+        # on the others): read in whole chunks (a generator of its own:
+        # the other files' data stays as it was)
+        mx = np.random.default_rng(65)
+        f.create_dataset('odd', data=mx.random((1280, 2100)) - 0.25, chunks=(256, 40))
+        a = mx.standard_normal((1001, 300)) * 10.0 ** mx.uniform(-6, 6, (1001, 300))
+        f.create_dataset('a', data=a, chunks=(64, 64))
+        f.create_dataset('t', data=a[:100], chunks=(64, 64))
+        f.create_dataset('n', data=a[:50, :100], chunks=(32, 64))
     with h5py.File(f'{d}/fo.h5', 'w') as f:
         # magnitudes over twelve decades again, in chunks whose widths cut
         # NumPy's blocks of 128 and pieces of 8192: rows of two pieces,
@@ -373,6 +395,32 @@ def whole(prefix, path, size, count):
         raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes, not {count}')
 
 
+def own(prefix, path, size, count):
+    """Exactly COUNT reads of SIZE bytes of PATH (or of its temporary name
+    while a run writes it) in the logs PREFIX.* through descriptors opened
+    O_RDONLY|O_CLOEXEC, as the direct reader opens its own under MPI-IO
+    (HDF5's drivers open without O_CLOEXEC)."""
+    logs = glob.glob(prefix + '.*')
+    if not logs:
+        raise Failure(f'no strace logs {prefix}.*')
+    got = 0
+    for name in logs:
+        fds = {}
+        for line in open(name):
+            line = line.rstrip('\n')
+            m = OPEN.match(line)
+            if m:
+                fds[m.group(2)] = (os.path.basename(m.group(1)), ', O_RDONLY|O_CLOEXEC)' in line)
+                continue
+            m = READ.match(line)
+            if m and int(m.group(2)) == int(size):
+                opened, cloexec = fds.get(m.group(1), ('', False))
+                got += cloexec and (opened == path or opened.startswith(f'.{path}.h5ufunc-'))
+    if got != int(count):
+        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes through its own descriptors, '
+                      f'not {count}')
+
+
 def same(inp, out, *pairs):
     if not pairs or len(pairs) % 2:
         raise Usage('PATH EXPR pairs wanted')
@@ -401,7 +449,7 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    jobs = {f.__name__: words(f) for f in (make, reads, whole, same, decoded, filters, stored, index,
+    jobs = {f.__name__: words(f) for f in (make, reads, whole, own, same, decoded, filters, stored, index,
                                               refused, continued, journals)}
     jobs['index-files'] = words(index_files)
     jobs['userblock-files'] = words(userblock_files)
