@@ -361,8 +361,11 @@ OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
 READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-def read_sizes(prefix, path):
-    """The sizes of the reads of PATH in the strace logs PREFIX.*."""
+def read_sizes(prefix, path, mine=False):
+    """The sizes of the reads of PATH in the strace logs PREFIX.*; MINE:
+    only those through descriptors opened O_RDONLY|O_CLOEXEC, as the
+    direct reader opens its own under MPI-IO (HDF5's drivers open without
+    O_CLOEXEC), of PATH or of its temporary name while a run writes it."""
     logs = glob.glob(prefix + '.*')
     if not logs:
         raise Failure(f'no strace logs {prefix}.*')
@@ -373,10 +376,13 @@ def read_sizes(prefix, path):
             line = line.rstrip('\n')
             m = OPEN.match(line)
             if m:
-                fds[m.group(2)] = m.group(1)
+                base = os.path.basename(m.group(1))
+                fds[m.group(2)] = (', O_RDONLY|O_CLOEXEC)' in line and
+                                   (base == path or base.startswith(f'.{path}.h5ufunc-'))
+                                   if mine else m.group(1).endswith(path))
                 continue
             m = READ.match(line)
-            if m and fds.get(m.group(1), '').endswith(path):
+            if m and fds.get(m.group(1)):
                 sizes.append(int(m.group(2)))
     return sizes
 
@@ -389,36 +395,15 @@ def reads(prefix, path, calls, nbytes):
                       f'more than {calls} reads or {nbytes} bytes')
 
 
-def whole(prefix, path, size, count):
-    got = read_sizes(prefix, path).count(int(size))
+def whole(prefix, path, size, count, mine=False):
+    got = read_sizes(prefix, path, mine).count(int(size))
     if got != int(count):
-        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes, not {count}')
+        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes{" through its own descriptors" if mine else ""}, '
+                      f'not {count}')
 
 
 def own(prefix, path, size, count):
-    """Exactly COUNT reads of SIZE bytes of PATH (or of its temporary name
-    while a run writes it) in the logs PREFIX.* through descriptors opened
-    O_RDONLY|O_CLOEXEC, as the direct reader opens its own under MPI-IO
-    (HDF5's drivers open without O_CLOEXEC)."""
-    logs = glob.glob(prefix + '.*')
-    if not logs:
-        raise Failure(f'no strace logs {prefix}.*')
-    got = 0
-    for name in logs:
-        fds = {}
-        for line in open(name):
-            line = line.rstrip('\n')
-            m = OPEN.match(line)
-            if m:
-                fds[m.group(2)] = (os.path.basename(m.group(1)), ', O_RDONLY|O_CLOEXEC)' in line)
-                continue
-            m = READ.match(line)
-            if m and int(m.group(2)) == int(size):
-                opened, cloexec = fds.get(m.group(1), ('', False))
-                got += cloexec and (opened == path or opened.startswith(f'.{path}.h5ufunc-'))
-    if got != int(count):
-        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes through its own descriptors, '
-                      f'not {count}')
+    whole(prefix, path, size, count, mine=True)
 
 
 def same(inp, out, *pairs):
