@@ -48,8 +48,9 @@
  * is read so: another's reads are collective, which a rank reading
  * directly would leave.
  */
-#include <hdf5.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <hdf5.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,8 +457,10 @@ static int read_stored(struct h5io_layout *l, const hsize_t *offset, uint64_t at
 		return 0;
 	for (uint64_t done = 0; done < bytes;) {
 		ssize_t got = pread(l->fd, (char *)buf + done, bytes - done, (off_t)(addr + at + done));
-		if (got <= 0)
+		if (got <= 0) {
+			errno = got == 0 ? EIO : errno;   /* the file ends before the chunk */
 			return -1;
+		}
 		done += (uint64_t)got;
 	}
 	return 1;
