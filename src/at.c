@@ -13,6 +13,7 @@
 #include "cf.h"
 #include "comm.h"
 #include "hold.h"
+#include "reducer.h"
 #include "stage.h"
 
 #define EXCHANGE_LIMIT ((int64_t)1 << 30)   /* bytes a round may bring one rank (MPI's int counts) */
@@ -366,6 +367,7 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 		else
 			exchange_apply(st, n);
 	}
+	reducer_check_fault(st->s, e);   /* NumPy's error from the data: nothing of it written */
 	if (st->bad_axis >= 0 && !e->status)
 		err_set_at(e, EXIT_RUN, &st->s->loc, st->s->where, "index %lld is out of bounds for axis %lld with size %lld",
 			(long long)st->bad, (long long)st->bad_axis, (long long)t->shape.dim[st->bad_axis]);

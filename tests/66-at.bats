@@ -201,6 +201,33 @@ setup_file() {
 	assert_unchanged
 }
 
+@test "NumPy's error from the data (an integer to a negative power): exit 1, one message, the target as it was, on 1 and 3 ranks" {
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		a = np.arange(1, 3001, dtype=np.int32).reshape(1000, 3)
+		i, b = np.array([5, 900, 999, 0]), np.array([2, 3, -1, 2])
+		with h5py.File("p.h5", "w") as f:
+		    f.create_dataset("a", data=a, chunks=(10, 3))
+		    f["i"], f["j"], f["b"] = i, np.array([0, 1, 2, 0]), b
+		try:
+		    np.power.at(a, (i, np.array([0, 1, 2, 0])), b)
+		except ValueError as e:
+		    assert str(e) == "Integers to negative integer powers are not allowed.", e
+		else:
+		    raise AssertionError("NumPy took a negative integer power")
+	EOF
+	cp p.h5 before.h5
+	run --separate-stderr h5u at power p.h5:/a --indices p.h5:/i,p.h5:/j p.h5:/b
+	assert_error_once 1 "at power: Integers to negative integer powers are not allowed.; 'p.h5:/a' is as it was before the run"
+	run np same before.h5:/a p.h5:/a
+	assert_success
+	# in passes of a few rows: the pass that meets the error writes nothing
+	run --separate-stderr mpi 3 h5ufunc at power p.h5:/a --indices p.h5:/i,p.h5:/j p.h5:/b --memory 4K
+	assert_error_once 1 "at power: Integers to negative integer powers are not allowed.; 'p.h5:/a' is as it was before the run"
+	run np same before.h5:/a p.h5:/a
+	assert_success
+}
+
 # indices_made UFUNC=U B=B OUT=O VALUE=V: a recipe whose first step writes
 # O, U(g.h5:/iy, B), and whose second adds V into g.h5:/grid at (O, g.h5:/ix).
 indices_made() {
