@@ -181,13 +181,16 @@ static void read_updates(struct at_state *st, const int64_t *start, const int64_
 	static const int64_t none[H5U_MAXDIM + 1];
 	const struct at_plan *a = st->a;
 	const struct plan_step *s = st->s;
-	for (int k = 0; k < a->nidx; k++)   /* the leading part of the box */
-		if (indices_read(&a->idx[k], &a->lead, start, e->status ? none : count, &st->scratch[k],
+	int64_t n = stage_box_size(a->space.ndim, count), lead[H5U_MAXDIM + 1];
+	memcpy(lead, count, sizeof lead);   /* the leading part of the box */
+	if (a->lead.ndim == 0)
+		lead[0] = n > 0;   /* a 0-d box: whether it holds its element */
+	for (int k = 0; k < a->nidx; k++)
+		if (indices_read(&a->idx[k], &a->lead, start, e->status ? none : lead, &st->scratch[k],
 				 st->idx[k], s->where, e) < 0)
 			err_place(e, &s->loc);
 	if (a->lead.ndim < a->space.ndim && !e->status)
-		spread_trailing(st, start, count, stage_box_size(a->lead.ndim, count),
-				stage_box_size(a->space.ndim, count));
+		spread_trailing(st, start, count, stage_box_size(a->lead.ndim, lead), n);
 	if (!a->literal_b &&
 	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, e->status ? none : count,
 				 st->braw, st->bown, st->b, s->where, e) < 0)

@@ -211,6 +211,7 @@ setup_file() {
 		    f["u"] = rng.integers(0, 256, (30, 4)).astype(np.uint8)
 		    f["i"] = rng.integers(-7, 7, (40, 3))             # repeated and negative rows
 		    f["j"] = rng.integers(-5, 5, (1, 3)).astype(np.int16)
+		    f["k"] = np.int64(-2)                             # 0-d: one row
 		    f["v"] = rng.normal(size=(3, 5, 6))               # float64 into float32, cast back
 		    f["cy"] = rng.integers(0, 50, 500).astype(np.uint32)
 		    f["cv"] = (rng.normal(size=(500, 3)) + 1j * rng.normal(size=(500, 3))).astype(np.complex128)
@@ -223,6 +224,7 @@ setup_file() {
 		local cmds=(
 			"at subtract t$n.h5:/a --indices t.h5:/i t.h5:/v"
 			"at add t$n.h5:/b --indices t.h5:/i,t.h5:/j 2"
+			"at multiply t$n.h5:/b --indices t.h5:/k,t.h5:/k 0.5"
 			"at multiply t$n.h5:/c --indices t.h5:/cy t.h5:/cv"
 			"at subtract t$n.h5:/u --indices [0,29,-1,0] 7"
 			"run r$n.yaml"
@@ -244,6 +246,7 @@ setup_file() {
 		i = f["i"][()]
 		np.subtract.at(a, i, f["v"][()])
 		np.add.at(b, (i, f["j"][()]), 2)
+		np.multiply.at(b, (f["k"][()], f["k"][()]), 0.5)
 		np.multiply.at(c, f["cy"][()], f["cv"][()])
 		np.subtract.at(u, [0, 29, -1, 0], np.uint8(7))
 		np.maximum.at(u, [3, -1, 3], np.uint8(200))
