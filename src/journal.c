@@ -33,6 +33,9 @@
 /* ... and the bytes a write may skip and still go on with one (or the
  * record's size, when that is more). */
 #define SKIP_MAX ((uint64_t)64 << 10)
+/* A write is compared with the bytes it overwrites in blocks of the file
+ * this size: a block it leaves as it was is not saved (see save_changed). */
+#define SAME_BLOCK ((uint64_t)4 << 10)
 
 /* ---- injected faults ------------------------------------------------------ */
 
@@ -102,6 +105,7 @@ struct target {
 	struct run runs[RUNS];        /* the last unannounced records, ... */
 	int next_run;                 /* ... the oldest replaced next */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
+	bool unsynced;                /* records written since the last fdatasync */
 	bool dirty;                   /* this rank wrote into the file */
 };
 
@@ -235,9 +239,9 @@ static int next_seq(struct target *t, uint64_t *seq)
 	return rc;
 }
 
-/* Save bytes [LO, HI) of T's file in a record of this rank's journal, and
- * make it durable.  The sequence number is taken after the old bytes are
- * read: journal.h says why that order makes replay right. */
+/* Save bytes [LO, HI) of T's file in a record of this rank's journal; it
+ * is durable after sync_records.  The sequence number is taken after the
+ * old bytes are read: journal.h says why that order makes replay right. */
 static int record(struct target *t, uint64_t lo, uint64_t hi)
 {
 	if (own_journal(t) < 0)
@@ -255,11 +259,25 @@ static int record(struct target *t, uint64_t lo, uint64_t hi)
 	if (next_seq(t, &h.seq) < 0)
 		return -1;
 	h.sum = disk_head_sum(&h, sizeof h, t->token, &data);
-	if (disk_write_all(t->own_fd, &h, sizeof h, t->own_end) < 0 || fdatasync(t->own_fd) < 0)
+	if (disk_write_all(t->own_fd, &h, sizeof h, t->own_end) < 0)
 		return -1;
 	t->own_end = at + (hi - lo);
+	t->unsynced = true;
 	iostat.journal_records++;
 	iostat.journal_bytes += (int64_t)(hi - lo);
+	return 0;
+}
+
+/* Make T's records durable, with one fdatasync however many a write
+ * needed: a write begins only after it, so a record torn before it (which
+ * ends its journal at replay) protects no write that began. */
+static int sync_records(struct target *t)
+{
+	if (!t->unsynced)
+		return 0;
+	if (fdatasync(t->own_fd) < 0)
+		return -1;
+	t->unsynced = false;
 	iostat.journal_syncs++;
 	return 0;
 }
@@ -373,6 +391,13 @@ static void spans_cut(struct spans *l, uint64_t lo, uint64_t hi)
 	}
 }
 
+/* The range of T's announced ones (settled) that holds byte AT, or -1. */
+static int ahead_at(const struct target *t, uint64_t at)
+{
+	int k = spans_after(&t->ahead, at);
+	return k < t->ahead.n && t->ahead.v[k].lo <= at ? k : -1;
+}
+
 /* The run of T's unannounced records that a write at LO goes on with:
  * one that ended at LO, or at most SKIP_MAX or its own size before it (a
  * write that skips a few bytes, as a chunk's rows cut by a ragged edge
@@ -415,8 +440,8 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 		}
 		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
 		uint64_t end = hi < ceil ? hi : ceil;
-		int k = spans_after(&t->ahead, lo);
-		bool announced = k < t->ahead.n && t->ahead.v[k].lo <= lo;
+		int k = ahead_at(t, lo);
+		bool announced = k >= 0;
 		uint64_t most = 0;   /* where the record may reach, past END */
 		if (announced)
 			most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
@@ -441,6 +466,88 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 		spans_add(&t->saved, from, end);
 		spans_cut(&t->ahead, from, end);   /* saved: no longer ahead */
 		lo = end;
+	}
+	return 0;
+}
+
+/* What a write puts into the file: its buffers, from offset AT on. */
+struct source {
+	const struct iovec *iov;
+	int n;
+	uint64_t at;
+};
+
+/* Does SRC write at [LO, LO + N) of the file the N bytes at OLD? */
+static bool source_same(const struct source *src, uint64_t lo, const unsigned char *old, size_t n)
+{
+	uint64_t skip = lo - src->at;
+	for (int i = 0; i < src->n && n; i++) {
+		size_t len = src->iov[i].iov_len;
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		size_t k = len - skip < n ? len - (size_t)skip : n;
+		if (memcmp((const unsigned char *)src->iov[i].iov_base + skip, old, k))
+			return false;
+		old += k;
+		n -= k;
+		skip = 0;
+	}
+	return true;
+}
+
+/* The first run of [LO, HI) that SRC changes, in blocks of SAME_BLOCK
+ * (the file's, cut by LO and HI): [*A, *B), or *A = *B = HI when SRC
+ * writes there what T's file holds.  The run ends at the first block
+ * that stays as it is, or at once where it begins inside an announced
+ * range (save takes the range around it).  0, or -1 with errno. */
+static int changed(struct target *t, const struct source *src, uint64_t lo, uint64_t hi,
+		   uint64_t *a, uint64_t *b)
+{
+	*a = *b = hi;
+	for (uint64_t o = lo; o < hi; o += DISK_PIECE) {
+		uint64_t end = hi - o < DISK_PIECE ? hi : o + DISK_PIECE;
+		if (disk_read_all(t->read_fd, piece, (size_t)(end - o), o) < 0)
+			return -1;
+		for (uint64_t p = o; p < end;) {
+			uint64_t q = (p / SAME_BLOCK + 1) * SAME_BLOCK;
+			q = q < end ? q : end;
+			bool same = source_same(src, p, piece + (p - o), (size_t)(q - p));
+			if (!same && *a == hi) {
+				*a = p;
+				if (ahead_at(t, p) >= 0)
+					return *b = q, 0;
+			} else if (same && *a < hi) {
+				return *b = p, 0;
+			}
+			p = q;
+		}
+	}
+	return 0;
+}
+
+/* Save what a write of SRC into [LO, HI) of T's file changes and this
+ * rank has not saved yet (save, a run of changed blocks at a time).
+ * Blocks it writes back as they are need no record: the first write that
+ * changes a byte, on whichever rank, saves it first, and replay ends on
+ * the oldest record of it (journal.h).  So a read-modify-write that
+ * rewrites bytes around its own -- ROMIO's data sieving, or an aggregator
+ * writing a whole file domain for its ranks -- costs the bytes it
+ * changes, not the span it rewrites. */
+static int save_changed(struct target *t, const struct source *src, uint64_t lo, uint64_t hi)
+{
+	spans_settle(&t->ahead);
+	while (lo < hi) {
+		int i = spans_after(&t->saved, lo);
+		if (i < t->saved.n && t->saved.v[i].lo <= lo) {
+			lo = t->saved.v[i].hi;
+			continue;
+		}
+		uint64_t end = i < t->saved.n && t->saved.v[i].lo < hi ? t->saved.v[i].lo : hi, a, b;
+		if (changed(t, src, lo, end, &a, &b) < 0 || (a < b && save(t, a, b) < 0))
+			return -1;
+		lo = b;
 	}
 	return 0;
 }
@@ -474,7 +581,7 @@ static void give_up(const struct target *t)
 	_exit(EXIT_RUN);
 }
 
-int journal_before_write(int fd, int64_t offset, uint64_t len)
+int journal_before_write(int fd, int64_t offset, const struct iovec *iov, int n)
 {
 	struct target *t = target_of(fd);
 	if (!t)
@@ -483,13 +590,17 @@ int journal_before_write(int fd, int64_t offset, uint64_t len)
 	t->dirty = true;
 	if (offset < 0 && (offset = position(fd)) < 0)
 		return -1;
+	uint64_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	struct source src = { iov, n, (uint64_t)offset };
 	uint64_t lo = (uint64_t)offset, hi = lo + len < t->size ? lo + len : t->size;
 	bool fail = false;
 	if (lo < hi && journal_fault("save", iostat.journal_writes)) {
 		errno = ENOSPC;
 		fail = true;
 	} else if (lo < hi) {
-		fail = save(t, lo, hi) < 0;
+		fail = save_changed(t, &src, lo, hi) < 0 || sync_records(t) < 0;
 	}
 	if (fail && comm_size() > 1)
 		give_up(t);
@@ -517,7 +628,7 @@ int journal_before_truncate(int fd, uint64_t len)
 	if (fstat(fd, &st) != 0)
 		return -1;
 	uint64_t hi = (uint64_t)st.st_size < t->size ? (uint64_t)st.st_size : t->size;
-	if (len < hi && save(t, len, hi) < 0) {
+	if (len < hi && (save(t, len, hi) < 0 || sync_records(t) < 0)) {
 		if (comm_size() > 1)
 			give_up(t);
 		return -1;
