@@ -18,8 +18,9 @@
  *
  * Files beside DIR/BASE (names from tmpfiles.h):
  *   .BASE.h5ufunc-journal           the master: the file's size and inode,
- *                                   the run's token, when it began, and
- *                                   the ranks' sequence counter
+ *                                   the run's token, when it began, the
+ *                                   ranks' sequence counter, and the
+ *                                   ranges their durable records hold
  *   .BASE.h5ufunc-journal.TOKEN.R   rank R's records, each the old bytes of
  *                                   a range with a sequence number taken
  *                                   after they were read and before they
@@ -32,7 +33,8 @@
  * changes (compared in 4 KiB blocks: bytes written back as they were --
  * a read-modify-write around a rank's own, an aggregator's file domain --
  * need no record, as the write that first changes them saves them, on
- * whichever rank), or, where the rank announced that it overwrites a whole
+ * whichever rank; nor do bytes another rank's durable record holds, as
+ * that record was read before any write changed them), or, where the rank announced that it overwrites a whole
  * range (journal_expect: the boxes it writes), the rest of that range, so
  * that one fsync covers many writes; either way only bytes the rank
  * overwrites, and the order stays right for them.  A torn record fails its

@@ -85,6 +85,9 @@ struct spans {   /* sorted, apart, none touching; but see spans_push */
 	int empty;       /* ranges spans_cut emptied, left in place */
 };
 
+static void spans_push(struct spans *l, uint64_t lo, uint64_t hi);
+static void spans_add(struct spans *l, uint64_t lo, uint64_t hi);
+
 struct run {   /* where an unannounced record ended, and its size */
 	uint64_t end, size;
 };
@@ -99,13 +102,16 @@ struct target {
 	uint64_t size;                /* the file's size at journal_begin */
 	int master_fd, read_fd, own_fd;   /* own_fd: -1 until the first record */
 	uint64_t own_end;             /* where the next record goes */
-	struct spans saved;           /* the ranges this rank has saved */
+	struct spans saved;           /* the ranges this rank, or another (shared), has
+					 saved */
 	struct spans ahead;           /* ... and those it announced it overwrites, not
 					 saved yet (appended by spans_push) */
 	struct run runs[RUNS];        /* the last unannounced records, ... */
 	int next_run;                 /* ... the oldest replaced next */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
 	bool unsynced;                /* records written since the last fdatasync */
+	struct spans unshared;        /* ranges of durable records not yet shared */
+	uint64_t shared_seen;         /* how many of the master's shared ranges were read */
 	bool dirty;                   /* this rank wrote into the file */
 };
 
@@ -125,6 +131,7 @@ static void target_free(struct target *t)
 		close(t->own_fd);
 	free(t->saved.v);
 	free(t->ahead.v);
+	free(t->unshared.v);
 	free(t);
 }
 
@@ -212,30 +219,80 @@ static int own_journal(struct target *t)
 	return 0;
 }
 
+/* Take (F_WRLCK) or give back (F_UNLCK) the lock that every rank of the
+ * run takes on the master's counter and shared ranges.  0, or -1. */
+static int master_lock(struct target *t, short type)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = DISK_COUNTER_AT, .l_len = 8 };
+	int rc;
+	while ((rc = fcntl(t->master_fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW, &l)) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
 /* The next number of the ranks' sequence: counted here on one rank, else
- * in the master under a lock that every rank of the run takes. */
+ * in the master under the lock that every rank of the run takes. */
 static int next_seq(struct target *t, uint64_t *seq)
 {
 	if (comm_size() == 1) {
 		*seq = ++t->seq;
 		return 0;
 	}
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = DISK_COUNTER_AT, .l_len = 8 };
-	int rc;
-	while ((rc = fcntl(t->master_fd, F_OFD_SETLKW, &l)) < 0 && errno == EINTR)
-		;
-	if (rc < 0)
+	if (master_lock(t, F_WRLCK) < 0)
 		return -1;
 	uint64_t v = 0;
-	rc = disk_read_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
+	int rc = disk_read_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
 	v++;
 	if (rc == 0)
 		rc = disk_write_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
 	int err = errno;
-	l.l_type = F_UNLCK;
-	fcntl(t->master_fd, F_OFD_SETLK, &l);
+	master_lock(t, F_UNLCK);
 	errno = err;
 	*seq = v;
+	return rc;
+}
+
+/* Under MPI: tell the other ranks the ranges of T's records made durable
+ * since the last time (the master's shared ranges, appended under its
+ * lock).  0, or -1. */
+static int share_saved(struct target *t)
+{
+	if (!t->unshared.n)
+		return 0;
+	if (master_lock(t, F_WRLCK) < 0)
+		return -1;
+	uint64_t n = 0;
+	int rc = disk_read_all(t->master_fd, &n, sizeof n, DISK_SHARED_COUNT_AT);
+	for (int i = 0; rc == 0 && i < t->unshared.n; i++) {
+		uint64_t r[2] = { t->unshared.v[i].lo, t->unshared.v[i].hi };
+		rc = disk_write_all(t->master_fd, r, sizeof r, DISK_SHARED_AT + (n + (uint64_t)i) * sizeof r);
+	}
+	n += (uint64_t)t->unshared.n;
+	if (rc == 0)
+		rc = disk_write_all(t->master_fd, &n, sizeof n, DISK_SHARED_COUNT_AT);
+	int err = errno;
+	master_lock(t, F_UNLCK);
+	errno = err;
+	t->unshared.n = 0;
+	return rc;
+}
+
+/* Under MPI: the ranges other ranks shared since the last time join T's
+ * saved ones.  0, or -1. */
+static int learn_saved(struct target *t)
+{
+	if (master_lock(t, F_WRLCK) < 0)
+		return -1;
+	uint64_t n = 0, r[2];
+	int rc = disk_read_all(t->master_fd, &n, sizeof n, DISK_SHARED_COUNT_AT);
+	for (; rc == 0 && t->shared_seen < n; t->shared_seen++) {
+		rc = disk_read_all(t->master_fd, r, sizeof r, DISK_SHARED_AT + t->shared_seen * sizeof r);
+		if (rc == 0 && r[0] < r[1] && r[1] <= t->size)
+			spans_add(&t->saved, r[0], r[1]);
+	}
+	int err = errno;
+	master_lock(t, F_UNLCK);
+	errno = err;
 	return rc;
 }
 
@@ -263,6 +320,8 @@ static int record(struct target *t, uint64_t lo, uint64_t hi)
 		return -1;
 	t->own_end = at + (hi - lo);
 	t->unsynced = true;
+	if (comm_size() > 1)
+		spans_push(&t->unshared, lo, hi);
 	iostat.journal_records++;
 	iostat.journal_bytes += (int64_t)(hi - lo);
 	return 0;
@@ -270,7 +329,8 @@ static int record(struct target *t, uint64_t lo, uint64_t hi)
 
 /* Make T's records durable, with one fdatasync however many a write
  * needed: a write begins only after it, so a record torn before it (which
- * ends its journal at replay) protects no write that began. */
+ * ends its journal at replay) protects no write that began.  Then their
+ * ranges are shared with the other ranks (save_changed). */
 static int sync_records(struct target *t)
 {
 	if (!t->unsynced)
@@ -279,7 +339,7 @@ static int sync_records(struct target *t)
 		return -1;
 	t->unsynced = false;
 	iostat.journal_syncs++;
-	return 0;
+	return share_saved(t);
 }
 
 /* The first range of L that ends after LO (L->n when none). */
@@ -537,6 +597,7 @@ static int changed(struct target *t, const struct source *src, uint64_t lo, uint
  * changes, not the span it rewrites. */
 static int save_changed(struct target *t, const struct source *src, uint64_t lo, uint64_t hi)
 {
+	bool learnt = comm_size() == 1;
 	spans_settle(&t->ahead);
 	while (lo < hi) {
 		int i = spans_after(&t->saved, lo);
@@ -545,7 +606,16 @@ static int save_changed(struct target *t, const struct source *src, uint64_t lo,
 			continue;
 		}
 		uint64_t end = i < t->saved.n && t->saved.v[i].lo < hi ? t->saved.v[i].lo : hi, a, b;
-		if (changed(t, src, lo, end, &a, &b) < 0 || (a < b && save(t, a, b) < 0))
+		if (changed(t, src, lo, end, &a, &b) < 0)
+			return -1;
+		if (a < b && !learnt) {   /* saved by another rank already? */
+			learnt = true;
+			if (learn_saved(t) < 0)
+				return -1;
+			lo = a;
+			continue;
+		}
+		if (a < b && save(t, a, b) < 0)
 			return -1;
 		lo = b;
 	}
