@@ -458,6 +458,17 @@ static int ahead_at(const struct target *t, uint64_t at)
 	return k < t->ahead.n && t->ahead.v[k].lo <= at ? k : -1;
 }
 
+/* The first byte from LO on that T's saved ranges do not hold; *NEXT:
+ * the first of them after it (T->saved.n when none). */
+static uint64_t unsaved_from(const struct target *t, uint64_t lo, int *next)
+{
+	int i = spans_after(&t->saved, lo);
+	if (i < t->saved.n && t->saved.v[i].lo <= lo)
+		lo = t->saved.v[i++].hi;   /* the next one begins past it: none touch */
+	*next = i;
+	return lo;
+}
+
 /* The run of T's unannounced records that a write at LO goes on with:
  * one that ended at LO, or at most SKIP_MAX or its own size before it (a
  * write that skips a few bytes, as a chunk's rows cut by a ragged edge
@@ -492,12 +503,8 @@ static struct run *run_going_on(struct target *t, uint64_t lo)
 static int save(struct target *t, uint64_t lo, uint64_t hi)
 {
 	spans_settle(&t->ahead);
-	while (lo < hi) {
-		int i = spans_after(&t->saved, lo);
-		if (i < t->saved.n && t->saved.v[i].lo <= lo) {
-			lo = t->saved.v[i].hi;
-			continue;
-		}
+	int i;
+	while ((lo = unsaved_from(t, lo, &i)) < hi) {
 		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
 		uint64_t end = hi < ceil ? hi : ceil;
 		int k = ahead_at(t, lo);
@@ -599,12 +606,8 @@ static int save_changed(struct target *t, const struct source *src, uint64_t lo,
 {
 	bool learnt = comm_size() == 1;
 	spans_settle(&t->ahead);
-	while (lo < hi) {
-		int i = spans_after(&t->saved, lo);
-		if (i < t->saved.n && t->saved.v[i].lo <= lo) {
-			lo = t->saved.v[i].hi;
-			continue;
-		}
+	int i;
+	while ((lo = unsaved_from(t, lo, &i)) < hi) {
 		uint64_t end = i < t->saved.n && t->saved.v[i].lo < hi ? t->saved.v[i].lo : hi, a, b;
 		if (changed(t, src, lo, end, &a, &b) < 0)
 			return -1;
