@@ -195,6 +195,38 @@ rank_pids() {
 	verify after-c "${cases[@]}" z-r2=old
 }
 
+# Ranks now skip bytes another rank saved first (journal.c's shared
+# ranges), so a kill of the rank that saved them, or of the one that
+# skipped them, after the other wrote, must still roll back whole.  On 3
+# ranks, in 4K boxes (boxes cut the chunks, gzip chunks move into each
+# other's places), each rank is killed at its first write, a third and
+# two thirds of the way, and at its last; /z on one process at eight
+# points.
+@test "kill -9 at many points of each of 3 ranks writing chunked and gzip chunks in place, boxes cutting them; and of one process writing gzip" {
+	local x w ws r k cases=()
+	for x in k z; do
+		mapfile -t ws < <(writes 3 $(in_place "$x"))
+		((${#ws[@]} == 3)) || fail "$x: ${#ws[@]} reports"
+		for ((r = 0; r < 3; r++)); do
+			w=${ws[r]}
+			((w >= 4)) || fail "$x: only $w writes on rank $r"
+			for k in 1 $((w / 3)) $((2 * w / 3)) "$w"; do
+				stopped "$x-$r-$k" "kill-write:$r:$k" 3 $(in_place "$x")
+				(cd "$x-$r-$k" && h5u recover t.h5 >/dev/null) || fail "recover $x-$r-$k"
+				cases+=("$x-$r-$k=old")
+			done
+		done
+	done
+	w=$(writes 1 $(in_place z))
+	((w >= 8)) || fail "z: only $w writes on one process"
+	for ((k = 1; k <= 8; k++)); do
+		stopped "z1-$k" "kill-write:0:$((k * w / 8))" 1 $(in_place z)
+		(cd "z1-$k" && h5u recover t.h5 >/dev/null) || fail "recover z1-$k"
+		cases+=("z1-$k=old")
+	done
+	verify after-c "${cases[@]}"
+}
+
 # /k at the default budget: each box holds whole chunks (50, 30) of one
 # rank, so on 2 and 3 ranks (8 chunk rows: 4 and 4, 3, 3 and 2) each rank
 # moves its own chunks alone (independent transfers, a chunk a call, the
