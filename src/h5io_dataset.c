@@ -357,7 +357,7 @@ static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dty
 	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, max) : H5Screate(H5S_SCALAR);
 	hid_t dapl = dataset_access(filtered ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
-	hid_t type = h5io_parents(file, path, where, e) < 0 ? -1 : h5io_file_type(file, dt);
+	hid_t type = h5io_parents(file, path, where, e) < 0 ? -1 : h5io_file_type(file, path, dt);
 	hid_t d = type < 0 ? -1 : H5Dcreate2(file, path, type, space, H5P_DEFAULT, dcpl, dapl);
 	hid_t stack = d < 0 && !e->status ? H5Eget_current_stack() : -1;
 	h5io_close_ids(4, (hid_t[]){ dapl, dcpl, space, type });

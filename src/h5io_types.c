@@ -66,26 +66,30 @@ hid_t h5io_mem_type(enum dtype dt)
 	}
 }
 
-/* Names tried for the named bool type of a file, "bool" first: a name
- * already given to something else is passed over. */
-#define BOOL_TYPE_NAME "/bool"
+/* Names tried for the named bool type of a file, "boolean" first (not a
+ * dtype's name, which outputs often take): a name already given to
+ * something else, or the dataset's own, is passed over. */
+#define BOOL_TYPE_NAME "/boolean"
 #define BOOL_TYPE_TRIES 16
 
 /* h5py writes bool as an enum type of its own in each dataset, which
  * netCDF-C passes over: it lists a variable of an enum type only when the
  * type is a named one of the file, read before the variable (in creation
  * order, or by name where that is not tracked), as netCDF-4 itself writes
- * one.  So a new bool dataset gets the file's named "bool" from the root
+ * one.  So a new bool dataset gets the file's named "boolean" from the root
  * group (read before any group's variables), committed on first use;
  * netCDF-C then lists it as an enum of byte, netCDF4-python reads it as
  * int8, and h5py reads the named type back as numpy's bool all the same.
+ * (A later dataset of the same run cannot take the type's name.)
  * Where every name tried is taken by something else, the dataset keeps
  * h5py's own type. */
-static hid_t bool_file_type(hid_t file)
+static hid_t bool_file_type(hid_t file, const char *path)
 {
 	for (int i = 1; i <= BOOL_TYPE_TRIES; i++) {
 		char name[32];
 		snprintf(name, sizeof name, i == 1 ? BOOL_TYPE_NAME : BOOL_TYPE_NAME "_%d", i);
+		if (!strcmp(name, path))
+			continue;
 		iostat.h5_metadata++;
 		htri_t there = H5Lexists(file, name, H5P_DEFAULT);
 		if (there < 0)
@@ -119,10 +123,10 @@ static hid_t bool_file_type(hid_t file)
 	return H5Tcopy(bool_type);
 }
 
-hid_t h5io_file_type(hid_t file, enum dtype dt)
+hid_t h5io_file_type(hid_t file, const char *path, enum dtype dt)
 {
 	if (dt == DT_BOOL)
-		return bool_file_type(file);
+		return bool_file_type(file, path);
 	hid_t t = h5io_mem_type(dt);
 	return t < 0 ? -1 : H5Tcopy(t);
 }

@@ -428,11 +428,12 @@ with h5py.File("h5py.h5", "w") as f:   # no creation order, as h5py makes files
 		"${cmd[@]}" call greater cmip.nc:/u 0 -o "b$n.nc:/positive"
 		"${cmd[@]}" call greater cmip.nc:/tas 280 -o "b$n.nc:/hot"
 		"${cmd[@]}" call less cmip.nc:/u cmip.nc:/v -o "b$n.nc:/g/less"
+		"${cmd[@]}" call greater cmip.nc:/v 0 -o "own$n.nc:/boolean"   # the type's own name
 		"${cmd[@]}" call logical_not "h5py$n.h5:/b" -o "h5py$n.h5:/b"
 		"${cmd[@]}" call greater "h5py$n.h5:/x" 0 -o "h5py$n.h5:/positive"
 		ref bools "b$n.nc:/positive" cmip.nc:/u 'x > 0' :: bools "b$n.nc:/hot" cmip.nc:/tas 'x > 280' \
 		    :: bools "b$n.nc:/g/less" cmip.nc:/u 'x < y' cmip.nc:/v \
-		    :: bools "h5py$n.h5:/positive" h5py.h5:/x 'x > 0'
+		    :: bools "h5py$n.h5:/positive" h5py.h5:/x 'x > 0' :: bools "own$n.nc:/boolean" cmip.nc:/v 'x > 0'
 		run /usr/bin/python3 -c '
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f, h5py.File("h5py.h5", "r") as was:

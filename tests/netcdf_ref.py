@@ -56,8 +56,9 @@ malformed job)
   bools FILE:/PATH SOURCE:/PATH EXPR [SOURCE2:/PATH]
       the dataset holds EXPR of x (SOURCE, netCDF4-python's masked read,
       masked elements False; y: SOURCE2 likewise): h5py reads it as
-      numpy's bool; netCDF-C lists it (ncdump -h: "bool NAME(" and the
-      file's "byte enum bool {FALSE = 0, TRUE = 1}"); netCDF4-python sees
+      numpy's bool; netCDF-C lists it (ncdump -h: "boolean NAME(" and the
+      file's "byte enum boolean {FALSE = 0, TRUE = 1}", boolean_N where
+      the name was taken); netCDF4-python sees
       an enum of int8 {FALSE: 0, TRUE: 1} and reads 0 and 1, never
       missing; xarray reads the same; the file holds one named bool type.
   record_chunks FILE:/PATH...
@@ -72,6 +73,7 @@ malformed job)
       it and its coordinate as SOURCE's alike; then appends a record (to
       the variable and its coordinate) in mode 'a' and reads it back.
 """
+import re
 import subprocess
 
 import numpy as np
@@ -390,8 +392,9 @@ def bools(ref, source, expr, source2=None):
         f.visititems(lambda n, o: named.append(n) if isinstance(o, h5py.Datatype) else None)
     assert len(named) == 1, f"{fname}: named types {named}"
     dump = subprocess.run(["ncdump", "-h", fname], capture_output=True, text=True, check=True).stdout
-    assert "byte enum bool {FALSE = 0, TRUE = 1} ;" in dump, f"{fname}: ncdump -h\n{dump}"
-    assert f"bool {name}(" in dump, f"{ref}: not listed by ncdump -h\n{dump}"
+    m = re.search(r"byte enum (boolean(?:_\d+)?) \{FALSE = 0, TRUE = 1\} ;", dump)
+    assert m, f"{fname}: ncdump -h\n{dump}"
+    assert f"{m[1]} {name}(" in dump, f"{ref}: not listed by ncdump -h\n{dump}"
     with netCDF4.Dataset(fname) as f:
         v = variable(f, group, name)
         assert isinstance(v.datatype, netCDF4.EnumType), f"{ref}: netCDF4-python sees {v.datatype}"
