@@ -179,9 +179,9 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 	np check negative mid.h5:/x -o full/out.h5:/y
 }
 
-@test "standard output on a full disk: printed results fail the run (exit 1, what it wrote undone), as do --json and ufuncs" {
-	# /dev/full refuses every write with ENOSPC: a result printed there
-	# used to be lost with exit status 0.
+# full_stdout_recipe: f.h5 (and its copy before.h5) and r.yaml, whose
+# second step prints a result after its first wrote f.h5:/x in place.
+full_stdout_recipe() {
 	fixture f.h5
 	cp f.h5 before.h5
 	cat >r.yaml <<-'EOF'
@@ -190,6 +190,12 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 		  - {reduce: add, in: f.h5:/x, axis: null}
 		  - {ufunc: negative, in: f.h5:/x, out: new.h5:/y}
 	EOF
+}
+
+@test "standard output on a full disk: printed results fail the run (exit 1, what it wrote undone), as do --json and ufuncs" {
+	# /dev/full refuses every write with ENOSPC: a result printed there
+	# used to be lost with exit status 0.
+	full_stdout_recipe
 	snapshot
 	run --separate-stderr bash -c 'timeout 120 h5ufunc run r.yaml >/dev/full'
 	assert_error 1 "r.yaml:3:5: step 2 (reduce add): cannot print the result: No space left on device; 'f.h5:/x' is as it was before the run"
@@ -217,13 +223,7 @@ sys.exit(0 if got == want else f"printed {got}, NumPy {want}")'
 @test "standard output on a full disk under mpirun: --json, printed results and check fail the run once, on 1 to 4 ranks" {
 	# mpirun copies rank 0's output to its own and drops a write that
 	# fails there: rank 0 writes to mpirun's standard output itself.
-	fixture f.h5
-	cp f.h5 before.h5
-	cat >r.yaml <<-'EOF'
-		steps:
-		  - {ufunc: add, in: [f.h5:/x, 1], out: f.h5:/x}
-		  - {reduce: add, in: f.h5:/x, axis: null}
-	EOF
+	full_stdout_recipe
 	snapshot
 	local n cmd
 	for n in 1 2 3 4; do
