@@ -627,6 +627,70 @@ for name in glob.glob("*/p.json"):
 	[[ $status == 0 ]] || fail "$output"
 }
 
+@test "sums over wide rows fold a band of chunk columns at a time through NumPy's pairwise tree: widths that cut its blocks of 128 and pieces of 8192, ragged last chunk columns and rows, float32, complex, 3-d, initial=, ranks with no rows; NumPy's bits on 1-4 ranks under several budgets" {
+	cp "$BATS_FILE_TMPDIR"/fb-?.h5 .
+	# rows of whole pieces: a sum over the trailing axes and one over all
+	# share a pass and are folded from the chunks a band at a time (/r: a
+	# row a group, its last piece short, with initial=), on one process
+	# and on ranks whose boxes hold whole chunks (a file of boxes that cut
+	# them is read through MPI-IO, and through HDF5's gather under 300K);
+	# magnitudes over twelve decades, so that a sum folded in another
+	# order than NumPy's tree gives other bits
+	{
+		echo 'inputs: {w: fb-w.h5:/w, f: fb-f.h5:/f, c: fb-c.h5:/c, v: fb-v.h5:/v, r: fb-r.h5:/r, n: fb-n.h5:/n}'
+		echo 'steps:'
+		for name in w f c v n; do
+			local last=1
+			[[ $name == v ]] && last='[1, 2]'
+			echo "  - {reduce: add, in: $name, axis: $last, out: o.h5:/${name}r}"
+			echo "  - {reduce: add, in: $name, axis: null, out: o.h5:/${name}a}"
+		done
+		echo "  - {reduce: add, in: r, axis: 1, initial: 0.5, out: o.h5:/rr}"
+	} >sums.yaml
+	local mem n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5 JOBS=()
+	for mem in 64M 3M 300K; do
+		for n in 0 1 2 3 4; do
+			d=$mem-$n
+			mkdir "$d"
+			if ((n == 0)); then
+				h5u run --memory "$mem" sums.yaml || fail "one process, $mem: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$mem" sums.yaml || fail "$n ranks, $mem: exit status $?"
+			fi
+			mv o.h5 "$d/"
+			JOBS+=(:: same "$in" "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+				/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
+				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)"
+				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
+				/nr "np.add.reduce(n, axis=1)" /na "np.add.reduce(n, axis=None)"
+				/rr "np.add.reduce(r, axis=1, initial=0.5)")
+		done
+	done
+	# the one-liner's pass
+	for n in 0 2; do
+		if ((n == 0)); then
+			h5u reduce add fb-w.h5:/w --axis 1 -o "one$n.h5:/wr" && h5u reduce add fb-f.h5:/f --axis all -o "one$n.h5:/fa" ||
+				fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc reduce add fb-w.h5:/w --axis 1 -o "one$n.h5:/wr" &&
+				mpi "$n" h5ufunc reduce add fb-f.h5:/f --axis all -o "one$n.h5:/fa" || fail "$n ranks: exit status $?"
+		fi
+		JOBS+=(:: same "$in" "one$n.h5" /wr "np.add.reduce(w, axis=1)" /fa "np.add.reduce(f, axis=None)")
+	done
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+	run --separate-stderr h5u reduce add fb-w.h5:/w --axis all
+	assert_success
+	[[ $output == "$(/usr/bin/python3 -c "import h5py; print(repr(float(h5py.File('fb-w.h5')['w'][()].sum())))")" ]] ||
+		fail "printed $output"
+	# a band at a time: more reads than the 5 boxes of whole chunk rows
+	run --separate-stderr h5u reduce add fb-w.h5:/w --axis 1 -o j.h5:/s --json
+	assert_success
+	local reads
+	reads=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["per_rank"][0]["h5_reads"])' <<<"$output")
+	((reads > 10)) || fail "$reads reads: the boxes read whole"
+}
+
 @test "raw chunks read as stored on one process, each slice one chunk column: ragged edges, empty, 3-d, odd dtypes, packed; filtered, byte-swapped and unwritten chunks through HDF5's path; NumPy's bits on 1-4 ranks" {
 	cp "$BATS_FILE_TMPDIR/rc.h5" .
 	# NAME|EXPRESSION|NumPy's (or, for a packed input, its unpacked) value|slice width
