@@ -450,13 +450,14 @@ static bool sweep_layout(struct sweep *sw, const struct plan_step *s, const stru
 	sw->stack = carve(&p, lines * sw->depth * sw->dsz);
 	sw->sums = carve(&p, lines * sw->pieces * sw->dsz);
 	/* a chunk column of the box, and the columns a band holds: about
-	 * 256 KiB of chunks, an even number (a leaf of 128 spans two chunks
-	 * of 64), so that the band's chunks and its copy stay in the core's
-	 * cache; fewer where the rest of BUF holds fewer */
+	 * 256 KiB of chunks (at least a column), an even number (a leaf of
+	 * 128 spans two chunks of 64), so that the band's chunks and its copy
+	 * stay in the core's cache; fewer where the rest of BUF holds fewer */
 	int64_t column = sw->dsz;
 	for (int i = 0; i < nd; i++)
 		column *= i == last ? c[i] : (count[i] + c[i] - 1) / c[i] * c[i];
 	int64_t ncols = (sw->w + c[last] - 1) / c[last], k = ((int64_t)256 << 10) / column;
+	k = k > 1 ? k : 1;
 	int64_t fit = (cap - (p - buf) - 128) / (column + c[last] * lines * sw->dsz);
 	k = k < fit ? k : fit;
 	k = k > 1 ? k - k % 2 : k;

@@ -627,7 +627,7 @@ for name in glob.glob("*/p.json"):
 	[[ $status == 0 ]] || fail "$output"
 }
 
-@test "sums over wide rows fold a band of chunk columns at a time through NumPy's pairwise tree: widths that cut its blocks of 128 and pieces of 8192, ragged last chunk columns and rows, float32, complex, 3-d, initial=, ranks with no rows; NumPy's bits on 1-4 ranks under several budgets" {
+@test "sums over wide rows fold a band of chunk columns at a time through NumPy's pairwise tree: widths that cut its blocks of 128 and pieces of 8192, ragged last chunk columns and rows, float32, complex, 3-d, initial=, ranks with no rows, a chunk column wider than a band; NumPy's bits on 1-4 ranks under several budgets" {
 	cp "$BATS_FILE_TMPDIR"/fb-?.h5 .
 	# rows of whole pieces: a sum over the trailing axes and one over all
 	# share a pass and are folded from the chunks a band at a time (/r: a
@@ -637,9 +637,9 @@ for name in glob.glob("*/p.json"):
 	# magnitudes over twelve decades, so that a sum folded in another
 	# order than NumPy's tree gives other bits
 	{
-		echo 'inputs: {w: fb-w.h5:/w, f: fb-f.h5:/f, c: fb-c.h5:/c, v: fb-v.h5:/v, r: fb-r.h5:/r, n: fb-n.h5:/n}'
+		echo 'inputs: {w: fb-w.h5:/w, f: fb-f.h5:/f, c: fb-c.h5:/c, v: fb-v.h5:/v, r: fb-r.h5:/r, n: fb-n.h5:/n, k: fb-k.h5:/k}'
 		echo 'steps:'
-		for name in w f c v n; do
+		for name in w f c v n k; do
 			local last=1
 			[[ $name == v ]] && last='[1, 2]'
 			echo "  - {reduce: add, in: $name, axis: $last, out: o.h5:/${name}r}"
@@ -647,7 +647,7 @@ for name in glob.glob("*/p.json"):
 		done
 		echo "  - {reduce: add, in: r, axis: 1, initial: 0.5, out: o.h5:/rr}"
 	} >sums.yaml
-	local mem n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5 JOBS=()
+	local mem n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5,fb-k.h5 JOBS=()
 	for mem in 64M 3M 300K; do
 		for n in 0 1 2 3 4; do
 			d=$mem-$n
@@ -663,6 +663,7 @@ for name in glob.glob("*/p.json"):
 				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)"
 				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
 				/nr "np.add.reduce(n, axis=1)" /na "np.add.reduce(n, axis=None)"
+				/kr "np.add.reduce(k, axis=1)" /ka "np.add.reduce(k, axis=None)"
 				/rr "np.add.reduce(r, axis=1, initial=0.5)")
 		done
 	done

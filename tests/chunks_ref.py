@@ -182,14 +182,16 @@ def make(d):
     # /r), folded a band of chunk columns at a time: chunk widths that cut
     # NumPy's blocks and pieces, ragged last chunk columns and rows,
     # float32, complex, 3-d; /n two rows, so that ranks beyond the second
-    # get none; each in a file of its own, DIR/fb-NAME.h5, which ranks
+    # get none; /k a chunk column larger than a band's usual 256 KiB; each
+    # in a file of its own, DIR/fb-NAME.h5, which ranks
     # read alone where their boxes hold its chunks whole
     for name, shape, chunks, dtype in (('w', (40, 16384), (8, 48), 'f8'),
                                        ('f', (23, 24576), (5, 40), 'f4'),
                                        ('c', (9, 8192), (4, 100), 'c16'),
                                        ('v', (3, 5, 8192), (1, 2, 64), 'f8'),
                                        ('r', (30, 20000), (8, 48), 'f8'),
-                                       ('n', (2, 16384), (1, 128), 'f8')):
+                                       ('n', (2, 16384), (1, 128), 'f8'),
+                                       ('k', (24, 24576), (24, 8192), 'f8')):
         u = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
         if dtype == 'c16':
             u = u + 1j * rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
