@@ -39,7 +39,10 @@
 # NumPy's bits on 1-4 and 6 ranks under several budgets.  Sums over trailing
 # and all axes (sharing a pass, or alone) of chunks whose widths cut
 # NumPy's blocks and pieces, read as the chunks and folded a run at a
-# time, give NumPy's bits on 1-4 ranks.  Datasets of a file
+# time, give NumPy's bits on 1-4 ranks; so do sums over rows of whole
+# pieces folded a band of chunk columns at a time through NumPy's
+# pairwise tree (more reads than boxes, --json says), ragged, float32,
+# complex, 3-d, ranks with no rows.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
 # no collective one, the journal following each dataset's run of them),
