@@ -457,6 +457,25 @@ for n, f in ((3, "a"), (2, "z"), (3, "z"), (4, "z")):
 # gzip twin /z, so that no two consecutive reductions read one dataset
 # (which would share one pass), written to o.h5:/uVAXIS and /zVAXIS (V: r
 # or a, the verb's initial).
+# on_budgets YAML: run YAML, which writes o.h5, under --memory 64M, 3M and
+# 300K, on one process (MEM-0) and on 1 to 4 ranks (MEM-N), each o.h5
+# moved into that directory.
+on_budgets() {
+	local mem n d
+	for mem in 64M 3M 300K; do
+		for n in 0 1 2 3 4; do
+			d=$mem-$n
+			mkdir "$d"
+			if ((n == 0)); then
+				h5u run --memory "$mem" "$1" || fail "one process, $mem: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$mem" "$1" || fail "$n ranks, $mem: exit status $?"
+			fi
+			mv o.h5 "$d/"
+		done
+	done
+}
+
 fold_recipe() {
 	local step verb axis d
 	printf 'inputs: {u: ru.h5:/u, z: ru.h5:/z}\nsteps:\n'
@@ -593,22 +612,13 @@ for name in glob.glob("*/p.json"):
 	assert_success
 	assert_line 'step 2: reduce add, fused into step 1'
 	assert_line 'step 8: reduce add, fused into step 7'
-	local mem n d name JOBS=()
-	for mem in 64M 3M 300K; do
-		for n in 0 1 2 3 4; do
-			d=$mem-$n
-			mkdir "$d"
-			if ((n == 0)); then
-				h5u run --memory "$mem" sums.yaml || fail "one process, $mem: exit status $?"
-			else
-				mpi "$n" h5ufunc run --memory "$mem" sums.yaml || fail "$n ranks, $mem: exit status $?"
-			fi
-			mv o.h5 "$d/"
-			JOBS+=(:: same fo.h5 "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
-				/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
-				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
-				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)")
-		done
+	local d name JOBS=()
+	on_budgets sums.yaml
+	for d in {64M,3M,300K}-{0..4}; do
+		JOBS+=(:: same fo.h5 "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
+			/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
+			/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)")
 	done
 	# a reduction of its own pass, read so too
 	for n in 0 2 3; do
@@ -650,25 +660,16 @@ for name in glob.glob("*/p.json"):
 		done
 		echo "  - {reduce: add, in: r, axis: 1, initial: 0.5, out: o.h5:/rr}"
 	} >sums.yaml
-	local mem n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5,fb-k.h5 JOBS=()
-	for mem in 64M 3M 300K; do
-		for n in 0 1 2 3 4; do
-			d=$mem-$n
-			mkdir "$d"
-			if ((n == 0)); then
-				h5u run --memory "$mem" sums.yaml || fail "one process, $mem: exit status $?"
-			else
-				mpi "$n" h5ufunc run --memory "$mem" sums.yaml || fail "$n ranks, $mem: exit status $?"
-			fi
-			mv o.h5 "$d/"
-			JOBS+=(:: same "$in" "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
-				/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
-				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)"
-				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
-				/nr "np.add.reduce(n, axis=1)" /na "np.add.reduce(n, axis=None)"
-				/kr "np.add.reduce(k, axis=1)" /ka "np.add.reduce(k, axis=None)"
-				/rr "np.add.reduce(r, axis=1, initial=0.5)")
-		done
+	local n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5,fb-k.h5 JOBS=()
+	on_budgets sums.yaml
+	for d in {64M,3M,300K}-{0..4}; do
+		JOBS+=(:: same "$in" "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
+			/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)"
+			/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
+			/nr "np.add.reduce(n, axis=1)" /na "np.add.reduce(n, axis=None)"
+			/kr "np.add.reduce(k, axis=1)" /ka "np.add.reduce(k, axis=None)"
+			/rr "np.add.reduce(r, axis=1, initial=0.5)")
 	done
 	# the one-liner's pass
 	for n in 0 2; do
