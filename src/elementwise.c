@@ -186,7 +186,7 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
 		const struct array *x = s->in[k];
 		int got = 0;
-		if (k == B->chunked_in && B->slices == 1 && cnt[B->ndim - 1] > 0) {
+		if (k == B->chunked_in && B->slices == 1) {
 			/* folded into the reductions as read, or read whole */
 			got = reducer_box_bands(B->red, s->fused.nred, x, x->dtype, start, cnt, in->data,
 						B->chunked_cap, s->where, e);

@@ -66,7 +66,8 @@ static bool read_chunked(const struct plan_step *s, int64_t memory)
 /* What a run of a reduction holds, allocated before the first box. */
 struct reduce_buffers {
 	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype
-				 (or its chunks, read_chunked) */
+				 (or its chunks, read_chunked, or a band of them and
+				 what its fold keeps, reducer_box_bands) */
 	char *run;            /* read_chunked: a run of the box copied out */
 	uint8_t *valid;       /* masked, skip_fold: which of its elements fold */
 	char *plane_raw;      /* masked: scratch its mask plane is read through */
