@@ -1,13 +1,16 @@
 /* at.h - np.UFUNC.at: unbuffered, in place into a dataset, the same bits
  * as NumPy's for every number of ranks.
  *
- * The updates are the positions of the index space (the index arrays,
- * one per axis of the target, broadcast together), in C order; update p
- * applies the ufunc to the target element the indices at p name (a
- * negative index counted from the end) and to b at p (b broadcast over
- * the index space; a unary ufunc takes none), and stores the result, cast
- * to the target's dtype, before update p + 1 reads it.  An element named
- * twice is updated twice, in that order.
+ * The updates are the positions of the index space, in C order: the
+ * index arrays (one per leading axis of the target, as many as it has
+ * axes or fewer) broadcast together, followed by the target's axes that
+ * no index array names, whole (NumPy's a[indices] of shape
+ * lead + trailing).  Update p applies the ufunc to the target element
+ * that the indices at p name (a negative index counted from the end;
+ * along a trailing axis, p's own coordinate) and to b at p (b broadcast
+ * over the index space; a unary ufunc takes none), and stores the
+ * result, cast to the target's dtype, before update p + 1 reads it.  An
+ * element named twice is updated twice, in that order.
  *
  * The target is cut into boxes (dist.h), each rank holding one box of it
  * at a time; a target larger than the ranks' memory is done in passes,
@@ -39,9 +42,10 @@
 #include "plan.h"
 
 struct at_plan {
-	int nidx;                           /* index arrays: one per axis of the target */
+	int nidx;                           /* index arrays: one per leading axis of the target */
 	struct index_array idx[H5U_MAXDIM];
-	struct shape space;                 /* the index space they broadcast to */
+	struct shape lead;                  /* the shape they broadcast to */
+	struct shape space;                 /* the index space: LEAD, then the target's other axes */
 	bool literal_b;                     /* b is a number (or absent): one value */
 	bool keep_nan;                      /* missing: mask-nan: the target's NaNs stay too */
 	/* the layout (at_layout) */

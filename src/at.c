@@ -13,6 +13,7 @@
 #include "cf.h"
 #include "comm.h"
 #include "hold.h"
+#include "reducer.h"
 #include "stage.h"
 
 #define EXCHANGE_LIMIT ((int64_t)1 << 30)   /* bytes a round may bring one rank (MPI's int counts) */
@@ -95,12 +96,13 @@ static void target_buffers(const struct plan_step *s, int64_t fixed, struct at_s
 static void update_buffers(const struct plan_step *s, int nranks, struct at_state *st, struct hold *h)
 {
 	const struct at_plan *a = s->at;
-	for (int k = 0; k < a->nidx; k++) {
-		const struct array *x = a->idx[k].x;
+	for (int k = 0; k < s->in[0]->shape.ndim; k++) {   /* a trailing axis: its coordinates */
+		const struct array *x = k < a->nidx ? a->idx[k].x : NULL;
 		hold_buffer(h, DIST_PER_ELEM, 8, HOLD_SLOT(st, idx[k]));
 		hold_buffer(h, DIST_PER_ELEM, x && x->dtype != DT_INT64 ? dtype_size(x->dtype) : 0,
 			    HOLD_SLOT(st, scratch[k].raw));
-		hold_buffer(h, DIST_PER_ELEM, sizeof *st->scratch[k].own, HOLD_SLOT(st, scratch[k].own));
+		hold_buffer(h, DIST_PER_ELEM, k < a->nidx ? sizeof *st->scratch[k].own : 0,
+			    HOLD_SLOT(st, scratch[k].own));
 	}
 	if (!a->literal_b) {
 		enum dtype vt = s->loop->types[1];
@@ -146,6 +148,30 @@ int at_layout(struct plan_step *s, int nranks, int64_t memory, const char *where
 				&a->updates);
 }
 
+/* The index values of update box START/COUNT along the target's axes
+ * that no index array names: each index array's values, read for the
+ * box's leading part (the first NL of the box's N positions), repeated
+ * over its trailing part, and along each trailing axis the position's
+ * own coordinate. */
+static void spread_trailing(struct at_state *st, const int64_t *start, const int64_t *count, int64_t nl,
+			    int64_t n)
+{
+	const struct at_plan *a = st->a;
+	int lead = a->lead.ndim, ndim = st->s->in[0]->shape.ndim;
+	int64_t per = nl ? n / nl : 0;
+	for (int k = 0; k < a->nidx; k++)
+		for (int64_t i = nl - 1; i >= 0; i--)   /* from the back: in place */
+			for (int64_t j = per - 1; j >= 0; j--)
+				st->idx[k][i * per + j] = st->idx[k][i];
+	int64_t inner = 1;
+	for (int k = ndim - 1; k >= a->nidx; k--) {
+		int d = lead + k - a->nidx;
+		for (int64_t i = 0; i < n; i++)
+			st->idx[k][i] = start[d] + i / inner % count[d];
+		inner *= count[d];
+	}
+}
+
 /* Read update box START/COUNT (empty: none) of the index space: the
  * index values and b.  Collective: every rank makes every read, an empty
  * one once a read has failed here, and the caller agrees on the error. */
@@ -155,10 +181,16 @@ static void read_updates(struct at_state *st, const int64_t *start, const int64_
 	static const int64_t none[H5U_MAXDIM + 1];
 	const struct at_plan *a = st->a;
 	const struct plan_step *s = st->s;
+	int64_t n = stage_box_size(a->space.ndim, count), lead[H5U_MAXDIM + 1];
+	memcpy(lead, count, sizeof lead);   /* the leading part of the box */
+	if (a->lead.ndim == 0)
+		lead[0] = n > 0;   /* a 0-d box: whether it holds its element */
 	for (int k = 0; k < a->nidx; k++)
-		if (indices_read(&a->idx[k], &a->space, start, e->status ? none : count, &st->scratch[k],
+		if (indices_read(&a->idx[k], &a->lead, start, e->status ? none : lead, &st->scratch[k],
 				 st->idx[k], s->where, e) < 0)
 			err_place(e, &s->loc);
+	if (a->lead.ndim < a->space.ndim && !e->status)
+		spread_trailing(st, start, count, stage_box_size(a->lead.ndim, lead), n);
 	if (!a->literal_b &&
 	    stage_read_broadcast(s->in[1], &a->space, s->loop->types[1], start, e->status ? none : count,
 				 st->braw, st->bown, st->b, s->where, e) < 0)
@@ -366,6 +398,7 @@ static int run_pass(struct at_state *st, int64_t p, struct err *e)
 		else
 			exchange_apply(st, n);
 	}
+	reducer_check_fault(st->s, e);   /* NumPy's error from the data: nothing of it written */
 	if (st->bad_axis >= 0 && !e->status)
 		err_set_at(e, EXIT_RUN, &st->s->loc, st->s->where, "index %lld is out of bounds for axis %lld with size %lld",
 			(long long)st->bad, (long long)st->bad_axis, (long long)t->shape.dim[st->bad_axis]);

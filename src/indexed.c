@@ -183,9 +183,10 @@ static int at_operands(struct planner *pl, struct plan_step *s, struct err *e)
 	return outputs_in_place(pl, s, s->in[0], w, e);
 }
 
-/* at's index arrays: one per axis of the target, broadcast together into
- * A->space, each checked against its axis (unless only checking, or an
- * earlier step writes it). */
+/* at's index arrays: one per leading axis of the target, broadcast
+ * together into A->lead, each checked against its axis (unless only
+ * checking, or an earlier step writes it); A->space is A->lead followed
+ * by the target's axes that no index array names. */
 static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a, struct err *e)
 {
 	const struct recipe_step *rs = s->src;
@@ -196,9 +197,6 @@ static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a
 	if (rs->nidx > t->shape.ndim)
 		return err_at(e, EXIT_USAGE, w, "too many indices for array: array is %d-dimensional, but %d were indexed",
 			      t->shape.ndim, rs->nidx);
-	if (rs->nidx < t->shape.ndim)
-		return err_at(e, EXIT_USAGE, w, "at takes one index array per axis of '%s' (%d), got %d",
-			      t->display, t->shape.ndim, rs->nidx);
 	const struct shape *shapes[H5U_MAXDIM];
 	a->nidx = rs->nidx;
 	for (int k = 0; k < a->nidx; k++) {
@@ -206,7 +204,7 @@ static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a
 			return -1;
 		shapes[k] = &a->idx[k].shape;
 	}
-	if (shape_broadcast(a->nidx, shapes, &a->space) < 0) {
+	if (shape_broadcast(a->nidx, shapes, &a->lead) < 0) {
 		char msg[1024] = "", buf[800];
 		for (int k = 0; k < a->nidx; k++) {
 			size_t n = strlen(msg);
@@ -215,6 +213,12 @@ static int at_indices(struct planner *pl, struct plan_step *s, struct at_plan *a
 		return err_at(e, EXIT_USAGE, w,
 			      "shape mismatch: indexing arrays could not be broadcast together with shapes %s", msg);
 	}
+	if (a->lead.ndim + t->shape.ndim - a->nidx > H5U_MAXDIM)
+		return err_at(e, EXIT_USAGE, w, "the updates' index space would have %d axes (at most %d)",
+			      a->lead.ndim + t->shape.ndim - a->nidx, H5U_MAXDIM);
+	a->space = a->lead;
+	for (int k = a->nidx; k < t->shape.ndim; k++)
+		a->space.dim[a->space.ndim++] = t->shape.dim[k];
 	for (int k = 0; k < a->nidx; k++) {
 		const struct index_array *ix = &a->idx[k];
 		if ((pl->o->check_only && ix->x) || written_by_run(ix))

@@ -45,7 +45,7 @@ const struct command commands[] = {
 	  ONE_REDUCEAT, DATA_OPTIONS },
 	{ "at", cmd_at, "UFUNC FILE:/PATH --indices IDX[,IDX...] [OPERAND] [OPTIONS]",
 	  "np.UFUNC.at: unbuffered, in place into FILE:/PATH, repeated indices applied every time",
-	  "  --indices IDX[,IDX...]  one index array per axis: FILE:/PATH, [0,3,3], or 0,3,3 for one axis\n",
+	  "  --indices IDX[,IDX...]  one index array per (leading) axis: FILE:/PATH, [0,3,3], or 0,3,3\n",
 	  ONE_AT, DATA_OPTIONS },
 	{ "eval", cmd_eval, "[-i NAME=REF]... [OPTIONS] '[OUT =] EXPRESSION'",
 	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
