@@ -431,6 +431,10 @@ enum plan_fate {
 };
 /* X's fate, before the run or after it. */
 enum plan_fate plan_array_fate(const struct array *x);
+/* Does a step fused into S name X, an output of S's pass, among its own
+ * outputs?  The plan and --json list each output under the step that
+ * names it, though the pass of S writes it. */
+bool plan_output_fused(const struct plan *p, const struct plan_step *s, const struct array *x);
 
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);

@@ -91,9 +91,14 @@ static int read_recipe(const char *path, char **text, size_t *len, struct err *e
 
 static int run_or_check(int argc, char **argv, bool check_only)
 {
+	/* eval's -i, known here only to say where a recipe binds its names */
+	static const struct cli_option own[] = { { "input", 'i', true, 1 }, { NULL, 0, false, 0 } };
 	struct err e = {0};
 	struct cli c;
-	if (cli_parse(&c, argv[0], argc, argv, NULL, true, &e) == 0 && c.npos != 1)
+	if (cli_parse(&c, argv[0], argc, argv, own, true, &e) == 0 && c.nval > 0)
+		err_set(&e, EXIT_USAGE, argv[0], "-i binds names of eval's expression; a recipe binds its names "
+			"under inputs: (a value from the command line as ${NAME}, with --set NAME=VALUE)");
+	else if (!e.status && c.npos != 1)
 		err_set(&e, EXIT_USAGE, argv[0], c.npos ? "one recipe at a time" : "a recipe file, or - for stdin, is needed");
 	if (e.status) {
 		cli_usage_error(&e);

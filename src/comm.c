@@ -1,9 +1,12 @@
 /* comm.c - MPI when launched or asked for; a single rank otherwise. */
+#include <fcntl.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "comm.h"
 
@@ -209,6 +212,46 @@ static void ompi_defaults(void)
 }
 #endif
 
+/* Under Open MPI's mpirun, rank 0's standard output is a pipe or a
+ * pseudo-terminal that mpirun copies to its own, and mpirun drops a write
+ * that fails there (a full disk, /dev/full): a --json summary or a result
+ * would be lost with exit status 0.  Rank 0 started by mpirun on mpirun's
+ * own node (its parent) writes to mpirun's standard output itself
+ * instead, reopened through /proc, so that a failed write is its own and
+ * fails the run as it does on one process; a regular file is appended to,
+ * as mpirun's copies would be.  Elsewhere (a rank under a remote daemon,
+ * srun, output that cannot be reopened: a socket) mpirun's copy stays. */
+static void own_launcher_stdout(void)
+{
+	static const char *const launchers[] = { "mpirun", "mpiexec", "orterun", "prterun", NULL };
+	if (!getenv("OMPI_COMM_WORLD_SIZE"))
+		return;
+	char path[64], name[64] = "";
+	pid_t parent = getppid();
+	snprintf(path, sizeof path, "/proc/%ld/comm", (long)parent);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (!fgets(name, sizeof name, f))
+			name[0] = '\0';
+		fclose(f);
+	}
+	name[strcspn(name, "\n")] = '\0';
+	int known = 0;
+	for (int i = 0; launchers[i] && !known; i++)
+		known = !strcmp(name, launchers[i]);
+	struct stat mine, theirs;
+	snprintf(path, sizeof path, "/proc/%ld/fd/1", (long)parent);
+	if (!known || fstat(STDOUT_FILENO, &mine) != 0 || !(S_ISFIFO(mine.st_mode) || isatty(STDOUT_FILENO)) ||
+	    stat(path, &theirs) != 0 || (theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino))
+		return;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISREG(theirs.st_mode) ? O_APPEND : 0));
+	if (fd < 0)
+		return;
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+}
+
 int comm_init(bool want, int *argc, char ***argv, struct err *e)
 {
 	if (!want)
@@ -247,6 +290,8 @@ int comm_init(bool want, int *argc, char ***argv, struct err *e)
 	use_mpi = true;
 	if (n_ranks == 1 && l.tasks > 1)
 		return refuse_alone(&l, true, e);
+	if (my_rank == 0)
+		own_launcher_stdout();
 	return 0;
 }
 

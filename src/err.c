@@ -73,9 +73,16 @@ void err_loc_set(struct err_loc *loc, const char *source, int line, int col, con
 	snprintf(loc->step, sizeof loc->step, "%s", step ? step : "");
 }
 
+/* Append FMT's text to E's message.  A clause joined on ("; ...", " (...)")
+ * to a message that ends a sentence, as NumPy's own messages do ("...are
+ * not allowed."), takes its full stop: "...are not allowed; 'a.h5:/i' is
+ * as it was before the run".  An ellipsis stays. */
 static void append(struct err *e, const char *fmt, va_list ap)
 {
 	size_t n = strlen(e->msg);
+	bool clause = fmt[0] == ';' || (fmt[0] == ' ' && fmt[1] == '(');
+	if (clause && n >= 2 && e->msg[n - 1] == '.' && e->msg[n - 2] != '.')
+		e->msg[--n] = '\0';
 	if (n + 1 < sizeof e->msg)
 		vsnprintf(e->msg + n, sizeof e->msg - n, fmt, ap);
 }

@@ -338,8 +338,10 @@ static int reserve_space(hid_t file, bool shared, const char *where, struct err 
 
 /* Create PATH in FILE, of DRIVER, of DT and SHAPE with the creation
  * properties DCPL (closed here), its chunks cached as FILTERED says, with
- * FILL's _FillValue; its metadata written, the file's space reserved and
- * its record made.  Collective in a file shared under MPI-IO. */
+ * FILL as its fill value and _FillValue (a bool's only as its fill value:
+ * netCDF readers would read every False as missing); its metadata
+ * written, the file's space reserved and its record made.  Collective in
+ * a file shared under MPI-IO. */
 static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dtype dt,
 			    const struct shape *shape, unsigned grows, hid_t dcpl, bool filtered,
 			    const void *fill, const char *where, struct err *e)
@@ -355,10 +357,10 @@ static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dty
 	hid_t space = shape->ndim ? H5Screate_simple(shape->ndim, dims, max) : H5Screate(H5S_SCALAR);
 	hid_t dapl = dataset_access(filtered ? CHUNK_CACHE_FILTERED : CHUNK_CACHE_RAW);
 	iostat.h5_metadata++;
-	hid_t d = h5io_parents(file, path, where, e) < 0 ? -1
-		: H5Dcreate2(file, path, h5io_mem_type(dt), space, H5P_DEFAULT, dcpl, dapl);
+	hid_t type = h5io_parents(file, path, where, e) < 0 ? -1 : h5io_file_type(file, path, dt);
+	hid_t d = type < 0 ? -1 : H5Dcreate2(file, path, type, space, H5P_DEFAULT, dcpl, dapl);
 	hid_t stack = d < 0 && !e->status ? H5Eget_current_stack() : -1;
-	h5io_close_ids(3, (hid_t[]){ dapl, dcpl, space });
+	h5io_close_ids(4, (hid_t[]){ dapl, dcpl, space, type });
 	if (d < 0) {
 		if (!e->status) {
 			err_set(e, EXIT_RUN, where, "cannot create dataset '%s'", path);
@@ -372,7 +374,7 @@ static hid_t create_dataset(hid_t file, hid_t driver, const char *path, enum dty
 	 * metadata write that fails on some ranks only: they stop meeting in
 	 * the same collective calls and wait for each other for ever.) */
 	int rc = 0;
-	if (fill && !memory && h5attr_write_number(d, "_FillValue", dt, fill) < 0) {
+	if (fill && !memory && dt != DT_BOOL && h5attr_write_number(d, "_FillValue", dt, fill) < 0) {
 		stack = H5Eget_current_stack();
 		err_set(e, EXIT_RUN, where, "cannot write the _FillValue of dataset '%s'", path);
 		h5io_fold_stack(e, stack);

@@ -23,6 +23,11 @@ void h5io_types_init(void);
  * Complex is h5py's: a compound of two native floats named r and i, made
  * on first use and kept, like the other types, until HDF5 closes. */
 hid_t h5io_mem_type(enum dtype dt);
+/* The type a new dataset of DT at PATH (absolute) is created with in
+ * FILE: its memory type, but for bool a named (committed) copy of it in
+ * FILE's root group, found there or committed (collective where FILE is
+ * shared under MPI-IO).  A new type to close with H5Tclose, or -1. */
+hid_t h5io_file_type(hid_t file, const char *path, enum dtype dt);
 /* The dtype of HDF5 type T as h5py maps it, or DT_NONE with NAME (LEN
  * bytes) set to what it is. */
 enum dtype h5io_type_dtype(hid_t t, char *name, size_t len);

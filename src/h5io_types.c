@@ -1,12 +1,14 @@
 /* h5io_types.c - HDF5 types as dtypes, the way h5py stores them: the
  * memory type h5ufunc reads, writes and creates datasets of for each
- * dtype, and the dtype of a type found in a file.  Part of the HDF5
- * boundary (h5io_internal.h); nothing here reads or writes a file.
+ * dtype, the type a new dataset is stored as, and the dtype of a type
+ * found in a file.  Part of the HDF5 boundary (h5io_internal.h); nothing
+ * here reads or writes data (h5io_file_type may commit a type).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "h5io_internal.h"
+#include "iostat.h"
 
 static hid_t bool_type = -1, half_type = -1;
 
@@ -62,6 +64,71 @@ hid_t h5io_mem_type(enum dtype dt)
 	}
 	default: return -1;
 	}
+}
+
+/* Names tried for the named bool type of a file, "boolean" first (not a
+ * dtype's name, which outputs often take): a name already given to
+ * something else, or the dataset's own, is passed over. */
+#define BOOL_TYPE_NAME "/boolean"
+#define BOOL_TYPE_TRIES 16
+
+/* h5py writes bool as an enum type of its own in each dataset, which
+ * netCDF-C passes over: it lists a variable of an enum type only when the
+ * type is a named one of the file, read before the variable (in creation
+ * order, or by name where that is not tracked), as netCDF-4 itself writes
+ * one.  So a new bool dataset gets the file's named "boolean" from the root
+ * group (read before any group's variables), committed on first use;
+ * netCDF-C then lists it as an enum of byte, netCDF4-python reads it as
+ * int8, and h5py reads the named type back as numpy's bool all the same.
+ * (A later dataset of the same run cannot take the type's name.)
+ * Where every name tried is taken by something else, the dataset keeps
+ * h5py's own type. */
+static hid_t bool_file_type(hid_t file, const char *path)
+{
+	for (int i = 1; i <= BOOL_TYPE_TRIES; i++) {
+		char name[32];
+		snprintf(name, sizeof name, i == 1 ? BOOL_TYPE_NAME : BOOL_TYPE_NAME "_%d", i);
+		if (!strcmp(name, path))
+			continue;
+		iostat.h5_metadata++;
+		htri_t there = H5Lexists(file, name, H5P_DEFAULT);
+		if (there < 0)
+			break;
+		if (there) {
+			/* a named type equal to h5py's bool is taken as it is;
+			 * anything else there is passed over */
+			hid_t t = H5Topen2(file, name, H5P_DEFAULT);
+			if (t >= 0 && H5Tequal(t, bool_type) > 0)
+				return t;
+			if (t >= 0)
+				H5Tclose(t);
+			continue;
+		}
+		hid_t t = H5Tcopy(bool_type);
+		hid_t tcpl = H5Pcreate(H5P_DATATYPE_CREATE);
+		/* no time recorded: a run writes the same bytes whenever it runs */
+		if (tcpl >= 0)
+			H5Pset_obj_track_times(tcpl, 0);
+		iostat.h5_metadata++;
+		herr_t r = t < 0 || tcpl < 0 ? -1 : H5Tcommit2(file, name, t, H5P_DEFAULT, tcpl, H5P_DEFAULT);
+		if (tcpl >= 0)
+			H5Pclose(tcpl);
+		if (r >= 0)
+			return t;
+		if (t >= 0)
+			H5Tclose(t);
+		break;
+	}
+	H5Eclear2(H5E_DEFAULT);
+	return H5Tcopy(bool_type);
+}
+
+hid_t h5io_file_type(hid_t file, const char *path, enum dtype dt)
+{
+	if (dt == DT_BOOL)
+		return bool_file_type(file, path);
+	hid_t t = h5io_mem_type(dt);
+	return t < 0 ? -1 : H5Tcopy(t);
 }
 
 enum dtype h5io_type_dtype(hid_t t, char *name, size_t len)

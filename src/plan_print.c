@@ -25,6 +25,15 @@ enum plan_fate plan_array_fate(const struct array *x)
 	return x->file->exists ? FATE_NEW_DATASET : FATE_NEW_FILE;
 }
 
+bool plan_output_fused(const struct plan *p, const struct plan_step *s, const struct array *x)
+{
+	for (int i = 0; i < p->nsteps; i++)
+		for (int k = 0; p->steps[i].fused.merged_into == s->index - 1 && k < p->steps[i].nout; k++)
+			if (p->steps[i].out[k] == x)
+				return true;
+	return false;
+}
+
 static void print_array_line(FILE *f, const char *role, const struct array *x)
 {
 	char buf[800];
@@ -186,11 +195,12 @@ void plan_print(const struct plan *p, FILE *f)
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
 		plan_print_step(p, s, f);
-		if (s->fused.merged_into >= 0)
-			continue;
-		for (int k = 0; k < s->nin; k++)
+		/* a pass's inputs under the step that heads it; each output
+		 * under the step that names it */
+		for (int k = 0; s->fused.merged_into < 0 && k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);
 		for (int k = 0; k < s->nout; k++)
-			print_array_line(f, "out", s->out[k]);
+			if (!plan_output_fused(p, s, s->out[k]))
+				print_array_line(f, "out", s->out[k]);
 	}
 }

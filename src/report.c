@@ -598,8 +598,10 @@ static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		json_operand(f, x, literal_dtype(s, k), false, false, -1);
 	}
 	fputs("],\n     \"outputs\": [", f);
-	for (int k = 0; k < s->nout; k++) {
-		if (k)
+	for (int k = 0, n = 0; k < s->nout; k++) {
+		if (plan_output_fused(p, s, s->out[k]))
+			continue;   /* listed under the step that names it */
+		if (n++)
 			fputs(", ", f);
 		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print,
 			     r && (s->mask.has_where || s->mask.masked) ? r->masked : -1);

@@ -317,6 +317,32 @@ setup_file() {
 	assert_unchanged
 }
 
+@test "check of an existing output: refused as run refuses it, passed with --overwrite, nothing written, on 1-4 ranks" {
+	fixture wind.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {ufunc: hypot, in: [wind.h5:/u, wind.h5:/v], out: o.h5:/speed}
+	EOF
+	h5u run r.yaml
+	snapshot
+	run --separate-stderr h5u run r.yaml
+	assert_error 2 "r.yaml:2:55: step 1 (ufunc hypot): dataset 'o.h5:/speed' exists (use overwrite: true or --overwrite to replace it)"
+	local from_run=${stderr_lines[0]} n cmd
+	for n in 0 1 2 3 4; do
+		cmd=(h5u)
+		((n == 0)) || cmd=(mpi "$n" h5ufunc)
+		run --separate-stderr "${cmd[@]}" check r.yaml
+		assert_error_once 2 "${from_run#h5ufunc: }"
+		run --separate-stderr "${cmd[@]}" check r.yaml --overwrite
+		assert_success
+		assert_line --partial "out o.h5:/speed float64 (6, 5), replaced"
+		assert_unchanged
+	done
+	# and run --overwrite replaces it with NumPy's hypot
+	mpi 3 h5ufunc run r.yaml --overwrite
+	np check hypot wind.h5:/u wind.h5:/v -o o.h5:/speed
+}
+
 @test "errors in a recipe on stdin name <stdin>" {
 	fixture wind.h5
 	run --separate-stderr h5u run - <<-'EOF'

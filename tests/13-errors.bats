@@ -163,6 +163,29 @@ setup() {
 	assert_unchanged
 }
 
+@test "a NumPy message joined with what became of a dataset written in place loses its full stop, on 1 and 3 ranks" {
+	local numpy
+	numpy=$(/usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("f.h5", "r") as f:
+    try:
+        np.power(f["base"][()], f["neg"][()])
+    except ValueError as e:
+        print(e)')
+	[[ $numpy == *. ]] || fail "NumPy's message has no full stop: $numpy"
+	local n cmd
+	for n in 0 1 3; do
+		cmd=(h5u)
+		((n == 0)) || cmd=(mpi "$n" h5ufunc)
+		run --separate-stderr "${cmd[@]}" call power f.h5:/base f.h5:/neg -o f.h5:/base
+		assert_error_once 1 "call power: ${numpy%.}; 'f.h5:/base' is as it was before the run"
+		# alone, the message is NumPy's as it is
+		run --separate-stderr "${cmd[@]}" call power f.h5:/base f.h5:/neg
+		assert_error_once 1 "call power: $numpy"
+		assert_unchanged
+	done
+}
+
 @test "no loop for the input types: NumPy's message" {
 	run --separate-stderr h5u call left_shift f.h5:/x f.h5:/x -o o.h5:/y
 	assert_error 2 "call left_shift: ufunc 'left_shift' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''"

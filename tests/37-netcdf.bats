@@ -413,3 +413,34 @@ PY
 	    :: records w1.nc:/w wide.nc:/wide 'x + 1' :: records m3.nc:/m wide.nc:/mid 'x * 2' \
 	    :: records auto.nc:/n wide.nc:/mid '-x' :: records r.nc:/s wide.nc:/wide 'x.sum(axis=2)'
 }
+
+@test "a bool output is an enum netCDF-C lists (ncdump, netCDF4-python, xarray) that h5py reads as bool; in place into h5py's bool stays h5py's, on 1 and 3 ranks" {
+	fixture cmip.nc
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("h5py.h5", "w") as f:   # no creation order, as h5py makes files
+    f["b"] = np.array([True, False, False, True])
+    f["x"] = np.array([1.5, -2.0, 0.0, 3.0])'
+	local n cmd=(h5u)
+	for n in 1 3; do
+		((n == 1)) || cmd=(mpi "$n" h5ufunc)
+		cp h5py.h5 "h5py$n.h5"
+		"${cmd[@]}" call greater cmip.nc:/u 0 -o "b$n.nc:/positive"
+		"${cmd[@]}" call greater cmip.nc:/tas 280 -o "b$n.nc:/hot"
+		"${cmd[@]}" call less cmip.nc:/u cmip.nc:/v -o "b$n.nc:/g/less"
+		"${cmd[@]}" call greater cmip.nc:/v 0 -o "own$n.nc:/boolean"   # the type's own name
+		"${cmd[@]}" call logical_not "h5py$n.h5:/b" -o "h5py$n.h5:/b"
+		"${cmd[@]}" call greater "h5py$n.h5:/x" 0 -o "h5py$n.h5:/positive"
+		ref bools "b$n.nc:/positive" cmip.nc:/u 'x > 0' :: bools "b$n.nc:/hot" cmip.nc:/tas 'x > 280' \
+		    :: bools "b$n.nc:/g/less" cmip.nc:/u 'x < y' cmip.nc:/v \
+		    :: bools "h5py$n.h5:/positive" h5py.h5:/x 'x > 0' :: bools "own$n.nc:/boolean" cmip.nc:/v 'x > 0'
+		run /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f, h5py.File("h5py.h5", "r") as was:
+    b = f["b"]   # written in place: h5py reads NumPy s logical_not, its type still h5py s own
+    assert b.dtype == bool and not b.id.get_type().committed(), b.id.get_type()
+    assert np.array_equal(b[...], np.logical_not(was["b"][...])), b[...]' "h5py$n.h5"
+		assert_success
+	done
+	nco_appends b1.nc b3.nc
+}

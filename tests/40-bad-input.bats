@@ -112,6 +112,14 @@ bad_case() {
 	bad_case broadcast
 }
 
+@test "check-existing-output: check refuses an existing output as run does, on 1-4 ranks" {
+	bad_case check-existing-output
+}
+
+@test "check-input-option: check takes no -i (eval's), and says where a recipe binds names, on 1-3 ranks" {
+	bad_case check-input-option
+}
+
 @test "compound-dataset: a compound dataset that is not complex" {
 	bad_case compound-dataset
 }

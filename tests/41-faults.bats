@@ -179,9 +179,9 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 	np check negative mid.h5:/x -o full/out.h5:/y
 }
 
-@test "standard output on a full disk: printed results fail the run (exit 1, what it wrote undone), as do --json and ufuncs" {
-	# /dev/full refuses every write with ENOSPC: a result printed there
-	# used to be lost with exit status 0.
+# full_stdout_recipe: f.h5 (and its copy before.h5) and r.yaml, whose
+# second step prints a result after its first wrote f.h5:/x in place.
+full_stdout_recipe() {
 	fixture f.h5
 	cp f.h5 before.h5
 	cat >r.yaml <<-'EOF'
@@ -190,6 +190,12 @@ WHERE_OUT="(call negative|out\.h5:/y)"
 		  - {reduce: add, in: f.h5:/x, axis: null}
 		  - {ufunc: negative, in: f.h5:/x, out: new.h5:/y}
 	EOF
+}
+
+@test "standard output on a full disk: printed results fail the run (exit 1, what it wrote undone), as do --json and ufuncs" {
+	# /dev/full refuses every write with ENOSPC: a result printed there
+	# used to be lost with exit status 0.
+	full_stdout_recipe
 	snapshot
 	run --separate-stderr bash -c 'timeout 120 h5ufunc run r.yaml >/dev/full'
 	assert_error 1 "r.yaml:3:5: step 2 (reduce add): cannot print the result: No space left on device; 'f.h5:/x' is as it was before the run"
@@ -211,6 +217,41 @@ import sys, h5py, numpy as np
 want = repr(float(np.add.reduce(h5py.File("before.h5")["x"][()] + 1, axis=None)))
 got = open("sum.txt").read().strip()
 sys.exit(0 if got == want else f"printed {got}, NumPy {want}")'
+	assert_success
+}
+
+@test "standard output on a full disk under mpirun: --json, printed results and check fail the run once, on 1 to 4 ranks" {
+	# mpirun copies rank 0's output to its own and drops a write that
+	# fails there: rank 0 writes to mpirun's standard output itself.
+	full_stdout_recipe
+	snapshot
+	local n cmd
+	for n in 1 2 3 4; do
+		for cmd in "call add f.h5:/m 1 --json" "check r.yaml" "check r.yaml --json"; do
+			run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc $cmd >/dev/full"
+			assert_error_once_match 1 "standard output: (No space left on device|a write failed)"
+		done
+		run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc call add f.h5:/m 1 >/dev/full"
+		assert_error_once 1 "call add: cannot print the result: No space left on device"
+		run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc run r.yaml >/dev/full"
+		assert_error_once 1 "r.yaml:3:5: step 2 (reduce add): cannot print the result: No space left on device; 'f.h5:/x' is as it was before the run"
+		assert_unchanged
+		cmp f.h5 before.h5 || fail "f.h5 changed"
+	done
+	# a file is appended to, as mpirun's copy would be; a pipe takes it too
+	echo first >out.txt
+	mpi 3 h5ufunc call add f.h5:/m 1 --json >>out.txt
+	mpi 2 h5ufunc call add f.h5:/m 1 --json | cat >>out.txt
+	run /usr/bin/python3 -c '
+import json, h5py, numpy as np
+lines = open("out.txt").read().split("\n", 1)
+assert lines[0] == "first", lines[0]
+dec = json.JSONDecoder()
+a, end = dec.raw_decode(lines[1])
+b, _ = dec.raw_decode(lines[1][end:].lstrip())
+want = (h5py.File("f.h5", "r")["m"][()] + 1).tolist()
+assert a["result"] == want and b["result"] == want, (a["result"], want)
+assert (a["ranks"], b["ranks"]) == (3, 2), (a["ranks"], b["ranks"])'
 	assert_success
 }
 

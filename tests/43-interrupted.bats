@@ -461,7 +461,7 @@ for path in sys.argv[1:]:
 		mkdir "fail$n"
 		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "fail$n/"
 		run --separate-stderr in_dir "fail$n" h5 "$n" run fail.yaml --memory 4K
-		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed\.; 't\.h5:/c' is as it was before the run"
+		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed; 't\.h5:/c' is as it was before the run"
 		cases+=("fail$n=old")
 		mkdir "rollback$n"
 		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "rollback$n/"
@@ -474,7 +474,7 @@ for path in sys.argv[1:]:
 		mkdir "stuck$n"
 		cp "$BATS_FILE_TMPDIR/t.h5" fail.yaml "stuck$n/"
 		H5UFUNC_FAULT=fail-replay:0:1 run --separate-stderr in_dir "stuck$n" h5 "$n" run fail.yaml --memory 4K
-		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed\.; 't\.h5:/c' holds partial results until 'h5ufunc recover t\.h5' rolls it back \(cannot put its old bytes back: Input/output error\)"
+		assert_error_once_match 1 "fail\.yaml:4:5: step 2 \(ufunc power\): Integers to negative integer powers are not allowed; 't\.h5:/c' holds partial results until 'h5ufunc recover t\.h5' rolls it back \(cannot put its old bytes back: Input/output error\)"
 		(cd "stuck$n" && h5u recover t.h5 >/dev/null) || fail "recover stuck$n"
 		cases+=("stuck$n=old")
 		# A recovery killed after its first range put back: the next one

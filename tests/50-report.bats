@@ -575,3 +575,42 @@ same(ds("o.h5:/p"), u * 2 + u)
 	[[ $finals == "step 1/4 ufunc multiply (+2 fused): 96 B in "*$'\n'"step 4/4 reduce add: 48 B in "* ]] ||
 		fail "meter: $finals"
 }
+
+@test "check and --json list each output under the step that names it, fused steps' too, on 1 and 2 ranks" {
+	cat >r.yaml <<-'EOF2'
+		inputs: {u: f.h5:/x}
+		steps:
+		  - {expr: u * 2, out: o.h5:/p}
+		  - {ufunc: negative, in: o.h5:/p, out: o.h5:/q}
+		  - {reduce: maximum, in: o.h5:/q, out: o.h5:/s}
+		  - {expr: u + 1, out: o.h5:/r}
+	EOF2
+	local n cmd
+	for n in 1 2; do
+		cmd=(h5u)
+		((n == 1)) || cmd=(mpi "$n" h5ufunc)
+		rm -f o.h5
+		run --separate-stderr "${cmd[@]}" check r.yaml
+		assert_success
+		[[ $output == *"fused into step 1"* ]] || fail "these steps are not fused (h5ufunc check: $output)"
+		# the step each out line follows names it in the recipe
+		run awk '/^step / { step = $2 } /^  out / { print step, $2 }' <<<"$output"
+		assert_output $'1: o.h5:/p\n2: o.h5:/q\n3: o.h5:/s\n4: o.h5:/r'
+		"${cmd[@]}" check r.yaml --json >c.json
+		"${cmd[@]}" run r.yaml --json >s.json
+		local f
+		for f in c.json s.json; do
+			pyjson "$f" '
+named = {1: ["o.h5:/p"], 2: ["o.h5:/q"], 3: ["o.h5:/s"], 4: ["o.h5:/r"]}   # as r.yaml names them
+got = {s["step"]: [o["operand"] for o in s["outputs"]] for s in d["steps"]}
+assert got == named, got
+assert any("fused_into" in s for s in d["steps"]), d["steps"]
+if "plan" not in d["steps"][0]:
+    u = ds("f.h5:/x")
+    same(ds("o.h5:/q"), -(u * 2))
+    same(ds("o.h5:/s"), np.maximum.reduce(-(u * 2)))
+    same(ds("o.h5:/r"), u + 1)
+'
+		done
+	done
+}

@@ -275,12 +275,12 @@ setup_file() {
 	EOF
 	cp p.h5 before.h5
 	run --separate-stderr h5u at power p.h5:/a --indices p.h5:/i,p.h5:/j p.h5:/b
-	assert_error_once 1 "at power: Integers to negative integer powers are not allowed.; 'p.h5:/a' is as it was before the run"
+	assert_error_once 1 "at power: Integers to negative integer powers are not allowed; 'p.h5:/a' is as it was before the run"
 	run np same before.h5:/a p.h5:/a
 	assert_success
 	# in passes of a few rows: the pass that meets the error writes nothing
 	run --separate-stderr mpi 3 h5ufunc at power p.h5:/a --indices p.h5:/i,p.h5:/j p.h5:/b --memory 4K
-	assert_error_once 1 "at power: Integers to negative integer powers are not allowed.; 'p.h5:/a' is as it was before the run"
+	assert_error_once 1 "at power: Integers to negative integer powers are not allowed; 'p.h5:/a' is as it was before the run"
 	run np same before.h5:/a p.h5:/a
 	assert_success
 }

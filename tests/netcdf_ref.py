@@ -53,6 +53,14 @@ malformed job)
       (netCDF4-python's masked read) over AXIS, as NumPy computes
       numpy.ma's sum (in SOURCE's dtype) over the count, masked where no
       value is valid.
+  bools FILE:/PATH SOURCE:/PATH EXPR [SOURCE2:/PATH]
+      the dataset holds EXPR of x (SOURCE, netCDF4-python's masked read,
+      masked elements False; y: SOURCE2 likewise): h5py reads it as
+      numpy's bool; netCDF-C lists it (ncdump -h: "boolean NAME(" and the
+      file's "byte enum boolean {FALSE = 0, TRUE = 1}", boolean_N where
+      the name was taken); netCDF4-python sees
+      an enum of int8 {FALSE: 0, TRUE: 1} and reads 0 and 1, never
+      missing; xarray reads the same; the file holds one named bool type.
   record_chunks FILE:/PATH...
       h5py sees each dataset grow along its first axis and chunked as
       h5ufunc-recipe(5) says chunks: auto chunks a dataset that grows: the
@@ -65,6 +73,7 @@ malformed job)
       it and its coordinate as SOURCE's alike; then appends a record (to
       the variable and its coordinate) in mode 'a' and reads it back.
 """
+import re
 import subprocess
 
 import numpy as np
@@ -361,6 +370,43 @@ def records(out, source, expr, copies="1"):
         assert lookup(f, dim)[n] == times[-1] + 1, f"{out}: {dim} after appending"
 
 
+def bools(ref, source, expr, source2=None):
+    import h5py
+    import netCDF4
+    import xarray
+    fname, group, name = split_ref(ref)
+    arrays = {}
+    for key, src in (("x", source), ("y", source2)):
+        if src:
+            sf, path, _ = h5ref.split_ref(src)
+            sgroup, _, sname = path.rpartition("/")
+            with netCDF4.Dataset(sf) as s:   # a dataset netCDF-C does not list: h5py's view
+                v = variable(s, sgroup, sname) if sname in (s[sgroup] if sgroup else s).variables else None
+                arrays[key] = v[...] if v is not None else h5py.File(sf, "r")[path][...]
+    want = np.ma.filled(eval(expr, {"np": np, **arrays}), False).astype(bool)
+    named = []
+    with h5py.File(fname, "r") as f:
+        got = f[f"{group}/{name}"]
+        assert got.dtype == np.dtype(bool), f"{ref}: h5py reads {got.dtype}"
+        assert np.array_equal(got[...], want), f"{ref}: h5py reads {got[...]}, want {want}"
+        f.visititems(lambda n, o: named.append(n) if isinstance(o, h5py.Datatype) else None)
+    assert len(named) == 1, f"{fname}: named types {named}"
+    dump = subprocess.run(["ncdump", "-h", fname], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"byte enum (boolean(?:_\d+)?) \{FALSE = 0, TRUE = 1\} ;", dump)
+    assert m, f"{fname}: ncdump -h\n{dump}"
+    assert f"{m[1]} {name}(" in dump, f"{ref}: not listed by ncdump -h\n{dump}"
+    with netCDF4.Dataset(fname) as f:
+        v = variable(f, group, name)
+        assert isinstance(v.datatype, netCDF4.EnumType), f"{ref}: netCDF4-python sees {v.datatype}"
+        assert v.datatype.enum_dict == {"FALSE": 0, "TRUE": 1} and v.datatype.dtype == np.int8, v.datatype
+        values = v[...]
+        assert not np.ma.is_masked(values), f"{ref}: netCDF4-python masks {values}"
+        assert np.array_equal(np.ma.getdata(values), want.astype(np.int8)), f"{ref}: netCDF4-python reads {values}"
+    with xarray.open_dataset(fname, group=group or None) as x:
+        values = x[name].values
+        assert np.array_equal(values, want.astype(np.int8)), f"{ref}: xarray reads {values}"
+
+
 def record_chunks(refs):
     import h5py
     for ref in refs:
@@ -390,6 +436,7 @@ JOBS = {
     "masked_mean": lambda a: masked_mean(*a),
     "records": lambda a: records(*a),
     "record_chunks": record_chunks,
+    "bools": lambda a: bools(*a),
 }
 
 if __name__ == "__main__":

@@ -629,7 +629,7 @@ def job_stored(args):
     fname, path, _ = split_ref(ref)
     with h5py.File(fname, 'r') as f:
         ds = f[path]
-        tid = ds.id.get_type()
+        tid = ds.id.get_type().copy()   # a named type closes with its file
         got_dtype, got_shape = ds.dtype, ds.shape
     problems = []
     if got_dtype != want:

@@ -25,7 +25,8 @@ Usage: where_ref.py JOB [:: JOB]..., each JOB one of
       SCALE, a NumPy expression giving each element's scale, such as the
       sum of the magnitudes of a sum's terms; default the element's own
       magnitude); --fill: its _FillValue attribute and HDF5 fill value are
-      V, of its dtype
+      V, of its dtype (a bool has no _FillValue: netCDF readers would read
+      every False as missing)
   where_ref.py check OUT EXPR --masked V
       EXPR is a numpy.ma array: OUT holds its data where it is not masked,
       and V (a number, or "default": netCDF's fill) where it is
@@ -219,7 +220,10 @@ def check(argv):
         v = want.dtype.type(ref.parse_literal(opts['--fill']) if opts['--fill'] != 'default'
                             else fill(want.dtype))
         fv = attrs.get('_FillValue')
-        if fv is None or not (fv == v or (np.isnan(v) and np.isnan(fv))):
+        if want.dtype == bool:
+            if fv is not None:
+                raise Failure(f"{out}: _FillValue {fv!r}, expected none for a bool")
+        elif fv is None or not (fv == v or (np.isnan(v) and np.isnan(fv))):
             raise Failure(f"{out}: _FillValue {fv!r}, expected {v!r}")
         if not (fillvalue == v or (np.isnan(v) and np.isnan(fillvalue))):
             raise Failure(f"{out}: HDF5 fill value {fillvalue!r}, expected {v!r}")
