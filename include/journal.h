@@ -18,8 +18,9 @@
  *
  * Files beside DIR/BASE (names from tmpfiles.h):
  *   .BASE.h5ufunc-journal           the master: the file's size and inode,
- *                                   the run's token, when it began, and
- *                                   the ranks' sequence counter
+ *                                   the run's token, when it began, the
+ *                                   ranks' sequence counter, and the
+ *                                   ranges their durable records hold
  *   .BASE.h5ufunc-journal.TOKEN.R   rank R's records, each the old bytes of
  *                                   a range with a sequence number taken
  *                                   after they were read and before they
@@ -29,7 +30,11 @@
  * applies the records in descending sequence, so each byte ends as the
  * record with the smallest number left it, and no write can have come
  * before that record's read.  A record holds exactly the bytes a write
- * overwrites, or, where the rank announced that it overwrites a whole
+ * changes (compared in 4 KiB blocks: bytes written back as they were --
+ * a read-modify-write around a rank's own, an aggregator's file domain --
+ * need no record, as the write that first changes them saves them, on
+ * whichever rank; nor do bytes another rank's durable record holds, as
+ * that record was read before any write changed them), or, where the rank announced that it overwrites a whole
  * range (journal_expect: the boxes it writes), the rest of that range, so
  * that one fsync covers many writes; either way only bytes the rank
  * overwrites, and the order stays right for them.  A torn record fails its
@@ -47,6 +52,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "err.h"
 
@@ -66,11 +72,12 @@ int journal_commit(int j, const char *where, struct err *e);
  * (LEN bytes) on every rank; the journal then stays for recovery. */
 int journal_rollback(int j, char *why, size_t len);
 
-/* For intercept.c.  Before LEN bytes are written at OFFSET (-1: FD's
- * position) of FD's file, or before FD's file is cut to LEN bytes: save
- * what a journaled file would lose.  0 to go ahead, or -1 with errno set,
- * and then the write must not happen.  Cheap when nothing is journaled. */
-int journal_before_write(int fd, int64_t offset, uint64_t len);
+/* For intercept.c.  Before the N buffers IOV are written at OFFSET (-1:
+ * FD's position) of FD's file, or before FD's file is cut to LEN bytes:
+ * save what a journaled file would lose (of a write, the blocks it
+ * changes).  0 to go ahead, or -1 with errno set, and then the write must
+ * not happen.  Cheap when nothing is journaled. */
+int journal_before_write(int fd, int64_t offset, const struct iovec *iov, int n);
 int journal_before_truncate(int fd, uint64_t len);
 /* Before writes: this rank is about to overwrite each of the N byte
  * ranges RANGES ([lo, hi)) of the file at PATH, whole (the bytes of the

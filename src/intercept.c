@@ -45,54 +45,49 @@ static void *next(const char *name)
 	if (!real) \
 		real = (__typeof__(name) *)next(#name)
 
-static uint64_t iov_bytes(const struct iovec *iov, int n)
-{
-	uint64_t total = 0;
-	for (int i = 0; i < n; i++)
-		total += iov[i].iov_len;
-	return total;
-}
-
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	NEXT(write);
-	return journal_before_write(fd, -1, n) < 0 ? -1 : real(fd, buf, n);
+	struct iovec one = { (void *)buf, n };
+	return journal_before_write(fd, -1, &one, 1) < 0 ? -1 : real(fd, buf, n);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int n)
 {
 	NEXT(writev);
-	return journal_before_write(fd, -1, iov_bytes(iov, n)) < 0 ? -1 : real(fd, iov, n);
+	return journal_before_write(fd, -1, iov, n) < 0 ? -1 : real(fd, iov, n);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
 {
 	NEXT(pwrite);
-	return journal_before_write(fd, at, n) < 0 ? -1 : real(fd, buf, n, at);
+	struct iovec one = { (void *)buf, n };
+	return journal_before_write(fd, at, &one, 1) < 0 ? -1 : real(fd, buf, n, at);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t at)
 {
 	NEXT(pwrite64);
-	return journal_before_write(fd, at, n) < 0 ? -1 : real(fd, buf, n, at);
+	struct iovec one = { (void *)buf, n };
+	return journal_before_write(fd, at, &one, 1) < 0 ? -1 : real(fd, buf, n, at);
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t at)
 {
 	NEXT(pwritev);
-	return journal_before_write(fd, at, iov_bytes(iov, n)) < 0 ? -1 : real(fd, iov, n, at);
+	return journal_before_write(fd, at, iov, n) < 0 ? -1 : real(fd, iov, n, at);
 }
 
 ssize_t pwritev64(int fd, const struct iovec *iov, int n, off64_t at)
 {
 	NEXT(pwritev64);
-	return journal_before_write(fd, at, iov_bytes(iov, n)) < 0 ? -1 : real(fd, iov, n, at);
+	return journal_before_write(fd, at, iov, n) < 0 ? -1 : real(fd, iov, n, at);
 }
 
 ssize_t pwritev2(int fd, const struct iovec *iov, int n, off_t at, int flags)
 {
 	NEXT(pwritev2);
-	return journal_before_write(fd, at < 0 ? -1 : at, iov_bytes(iov, n)) < 0 ? -1
+	return journal_before_write(fd, at < 0 ? -1 : at, iov, n) < 0 ? -1
 	       : real(fd, iov, n, at, flags);
 }
 

@@ -33,6 +33,9 @@
 /* ... and the bytes a write may skip and still go on with one (or the
  * record's size, when that is more). */
 #define SKIP_MAX ((uint64_t)64 << 10)
+/* A write is compared with the bytes it overwrites in blocks of the file
+ * this size: a block it leaves as it was is not saved (see save_changed). */
+#define SAME_BLOCK ((uint64_t)4 << 10)
 
 /* ---- injected faults ------------------------------------------------------ */
 
@@ -82,6 +85,9 @@ struct spans {   /* sorted, apart, none touching; but see spans_push */
 	int empty;       /* ranges spans_cut emptied, left in place */
 };
 
+static void spans_push(struct spans *l, uint64_t lo, uint64_t hi);
+static void spans_add(struct spans *l, uint64_t lo, uint64_t hi);
+
 struct run {   /* where an unannounced record ended, and its size */
 	uint64_t end, size;
 };
@@ -96,12 +102,16 @@ struct target {
 	uint64_t size;                /* the file's size at journal_begin */
 	int master_fd, read_fd, own_fd;   /* own_fd: -1 until the first record */
 	uint64_t own_end;             /* where the next record goes */
-	struct spans saved;           /* the ranges this rank has saved */
+	struct spans saved;           /* the ranges this rank, or another (shared), has
+					 saved */
 	struct spans ahead;           /* ... and those it announced it overwrites, not
 					 saved yet (appended by spans_push) */
 	struct run runs[RUNS];        /* the last unannounced records, ... */
 	int next_run;                 /* ... the oldest replaced next */
 	uint64_t seq;                 /* one rank: the sequence is counted here */
+	bool unsynced;                /* records written since the last fdatasync */
+	struct spans unshared;        /* ranges of durable records not yet shared */
+	uint64_t shared_seen;         /* how many of the master's shared ranges were read */
 	bool dirty;                   /* this rank wrote into the file */
 };
 
@@ -121,6 +131,7 @@ static void target_free(struct target *t)
 		close(t->own_fd);
 	free(t->saved.v);
 	free(t->ahead.v);
+	free(t->unshared.v);
 	free(t);
 }
 
@@ -208,36 +219,86 @@ static int own_journal(struct target *t)
 	return 0;
 }
 
+/* Take (F_WRLCK) or give back (F_UNLCK) the lock that every rank of the
+ * run takes on the master's counter and shared ranges.  0, or -1. */
+static int master_lock(struct target *t, short type)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = DISK_COUNTER_AT, .l_len = 8 };
+	int rc;
+	while ((rc = fcntl(t->master_fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW, &l)) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
 /* The next number of the ranks' sequence: counted here on one rank, else
- * in the master under a lock that every rank of the run takes. */
+ * in the master under the lock that every rank of the run takes. */
 static int next_seq(struct target *t, uint64_t *seq)
 {
 	if (comm_size() == 1) {
 		*seq = ++t->seq;
 		return 0;
 	}
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = DISK_COUNTER_AT, .l_len = 8 };
-	int rc;
-	while ((rc = fcntl(t->master_fd, F_OFD_SETLKW, &l)) < 0 && errno == EINTR)
-		;
-	if (rc < 0)
+	if (master_lock(t, F_WRLCK) < 0)
 		return -1;
 	uint64_t v = 0;
-	rc = disk_read_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
+	int rc = disk_read_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
 	v++;
 	if (rc == 0)
 		rc = disk_write_all(t->master_fd, &v, sizeof v, DISK_COUNTER_AT);
 	int err = errno;
-	l.l_type = F_UNLCK;
-	fcntl(t->master_fd, F_OFD_SETLK, &l);
+	master_lock(t, F_UNLCK);
 	errno = err;
 	*seq = v;
 	return rc;
 }
 
-/* Save bytes [LO, HI) of T's file in a record of this rank's journal, and
- * make it durable.  The sequence number is taken after the old bytes are
- * read: journal.h says why that order makes replay right. */
+/* Under MPI: tell the other ranks the ranges of T's records made durable
+ * since the last time (the master's shared ranges, appended under its
+ * lock).  0, or -1. */
+static int share_saved(struct target *t)
+{
+	if (!t->unshared.n)
+		return 0;
+	if (master_lock(t, F_WRLCK) < 0)
+		return -1;
+	uint64_t n = 0;
+	int rc = disk_read_all(t->master_fd, &n, sizeof n, DISK_SHARED_COUNT_AT);
+	for (int i = 0; rc == 0 && i < t->unshared.n; i++) {
+		uint64_t r[2] = { t->unshared.v[i].lo, t->unshared.v[i].hi };
+		rc = disk_write_all(t->master_fd, r, sizeof r, DISK_SHARED_AT + (n + (uint64_t)i) * sizeof r);
+	}
+	n += (uint64_t)t->unshared.n;
+	if (rc == 0)
+		rc = disk_write_all(t->master_fd, &n, sizeof n, DISK_SHARED_COUNT_AT);
+	int err = errno;
+	master_lock(t, F_UNLCK);
+	errno = err;
+	t->unshared.n = 0;
+	return rc;
+}
+
+/* Under MPI: the ranges other ranks shared since the last time join T's
+ * saved ones.  0, or -1. */
+static int learn_saved(struct target *t)
+{
+	if (master_lock(t, F_WRLCK) < 0)
+		return -1;
+	uint64_t n = 0, r[2];
+	int rc = disk_read_all(t->master_fd, &n, sizeof n, DISK_SHARED_COUNT_AT);
+	for (; rc == 0 && t->shared_seen < n; t->shared_seen++) {
+		rc = disk_read_all(t->master_fd, r, sizeof r, DISK_SHARED_AT + t->shared_seen * sizeof r);
+		if (rc == 0 && r[0] < r[1] && r[1] <= t->size)
+			spans_add(&t->saved, r[0], r[1]);
+	}
+	int err = errno;
+	master_lock(t, F_UNLCK);
+	errno = err;
+	return rc;
+}
+
+/* Save bytes [LO, HI) of T's file in a record of this rank's journal; it
+ * is durable after sync_records.  The sequence number is taken after the
+ * old bytes are read: journal.h says why that order makes replay right. */
 static int record(struct target *t, uint64_t lo, uint64_t hi)
 {
 	if (own_journal(t) < 0)
@@ -255,13 +316,30 @@ static int record(struct target *t, uint64_t lo, uint64_t hi)
 	if (next_seq(t, &h.seq) < 0)
 		return -1;
 	h.sum = disk_head_sum(&h, sizeof h, t->token, &data);
-	if (disk_write_all(t->own_fd, &h, sizeof h, t->own_end) < 0 || fdatasync(t->own_fd) < 0)
+	if (disk_write_all(t->own_fd, &h, sizeof h, t->own_end) < 0)
 		return -1;
 	t->own_end = at + (hi - lo);
+	t->unsynced = true;
+	if (comm_size() > 1)
+		spans_push(&t->unshared, lo, hi);
 	iostat.journal_records++;
 	iostat.journal_bytes += (int64_t)(hi - lo);
-	iostat.journal_syncs++;
 	return 0;
+}
+
+/* Make T's records durable, with one fdatasync however many a write
+ * needed: a write begins only after it, so a record torn before it (which
+ * ends its journal at replay) protects no write that began.  Then their
+ * ranges are shared with the other ranks (save_changed). */
+static int sync_records(struct target *t)
+{
+	if (!t->unsynced)
+		return 0;
+	if (fdatasync(t->own_fd) < 0)
+		return -1;
+	t->unsynced = false;
+	iostat.journal_syncs++;
+	return share_saved(t);
 }
 
 /* The first range of L that ends after LO (L->n when none). */
@@ -373,6 +451,24 @@ static void spans_cut(struct spans *l, uint64_t lo, uint64_t hi)
 	}
 }
 
+/* The range of T's announced ones (settled) that holds byte AT, or -1. */
+static int ahead_at(const struct target *t, uint64_t at)
+{
+	int k = spans_after(&t->ahead, at);
+	return k < t->ahead.n && t->ahead.v[k].lo <= at ? k : -1;
+}
+
+/* The first byte from LO on that T's saved ranges do not hold; *NEXT:
+ * the first of them after it (T->saved.n when none). */
+static uint64_t unsaved_from(const struct target *t, uint64_t lo, int *next)
+{
+	int i = spans_after(&t->saved, lo);
+	if (i < t->saved.n && t->saved.v[i].lo <= lo)
+		lo = t->saved.v[i++].hi;   /* the next one begins past it: none touch */
+	*next = i;
+	return lo;
+}
+
 /* The run of T's unannounced records that a write at LO goes on with:
  * one that ended at LO, or at most SKIP_MAX or its own size before it (a
  * write that skips a few bytes, as a chunk's rows cut by a ragged edge
@@ -407,16 +503,12 @@ static struct run *run_going_on(struct target *t, uint64_t lo)
 static int save(struct target *t, uint64_t lo, uint64_t hi)
 {
 	spans_settle(&t->ahead);
-	while (lo < hi) {
-		int i = spans_after(&t->saved, lo);
-		if (i < t->saved.n && t->saved.v[i].lo <= lo) {
-			lo = t->saved.v[i].hi;
-			continue;
-		}
+	int i;
+	while ((lo = unsaved_from(t, lo, &i)) < hi) {
 		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
 		uint64_t end = hi < ceil ? hi : ceil;
-		int k = spans_after(&t->ahead, lo);
-		bool announced = k < t->ahead.n && t->ahead.v[k].lo <= lo;
+		int k = ahead_at(t, lo);
+		bool announced = k >= 0;
 		uint64_t most = 0;   /* where the record may reach, past END */
 		if (announced)
 			most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
@@ -441,6 +533,94 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 		spans_add(&t->saved, from, end);
 		spans_cut(&t->ahead, from, end);   /* saved: no longer ahead */
 		lo = end;
+	}
+	return 0;
+}
+
+/* What a write puts into the file: its buffers, from offset AT on. */
+struct source {
+	const struct iovec *iov;
+	int n;
+	uint64_t at;
+};
+
+/* Does SRC write at [LO, LO + N) of the file the N bytes at OLD? */
+static bool source_same(const struct source *src, uint64_t lo, const unsigned char *old, size_t n)
+{
+	uint64_t skip = lo - src->at;
+	for (int i = 0; i < src->n && n; i++) {
+		size_t len = src->iov[i].iov_len;
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		size_t k = len - skip < n ? len - (size_t)skip : n;
+		if (memcmp((const unsigned char *)src->iov[i].iov_base + skip, old, k))
+			return false;
+		old += k;
+		n -= k;
+		skip = 0;
+	}
+	return true;
+}
+
+/* The first run of [LO, HI) that SRC changes, in blocks of SAME_BLOCK
+ * (the file's, cut by LO and HI): [*A, *B), or *A = *B = HI when SRC
+ * writes there what T's file holds.  The run ends at the first block
+ * that stays as it is, or at once where it begins inside an announced
+ * range (save takes the range around it).  0, or -1 with errno. */
+static int changed(struct target *t, const struct source *src, uint64_t lo, uint64_t hi,
+		   uint64_t *a, uint64_t *b)
+{
+	*a = *b = hi;
+	for (uint64_t o = lo; o < hi; o += DISK_PIECE) {
+		uint64_t end = hi - o < DISK_PIECE ? hi : o + DISK_PIECE;
+		if (disk_read_all(t->read_fd, piece, (size_t)(end - o), o) < 0)
+			return -1;
+		for (uint64_t p = o; p < end;) {
+			uint64_t q = (p / SAME_BLOCK + 1) * SAME_BLOCK;
+			q = q < end ? q : end;
+			bool same = source_same(src, p, piece + (p - o), (size_t)(q - p));
+			if (!same && *a == hi) {
+				*a = p;
+				if (ahead_at(t, p) >= 0)
+					return *b = q, 0;
+			} else if (same && *a < hi) {
+				return *b = p, 0;
+			}
+			p = q;
+		}
+	}
+	return 0;
+}
+
+/* Save what a write of SRC into [LO, HI) of T's file changes and this
+ * rank has not saved yet (save, a run of changed blocks at a time).
+ * Blocks it writes back as they are need no record: the first write that
+ * changes a byte, on whichever rank, saves it first, and replay ends on
+ * the oldest record of it (journal.h).  So a read-modify-write that
+ * rewrites bytes around its own -- ROMIO's data sieving, or an aggregator
+ * writing a whole file domain for its ranks -- costs the bytes it
+ * changes, not the span it rewrites. */
+static int save_changed(struct target *t, const struct source *src, uint64_t lo, uint64_t hi)
+{
+	bool learnt = comm_size() == 1;
+	spans_settle(&t->ahead);
+	int i;
+	while ((lo = unsaved_from(t, lo, &i)) < hi) {
+		uint64_t end = i < t->saved.n && t->saved.v[i].lo < hi ? t->saved.v[i].lo : hi, a, b;
+		if (changed(t, src, lo, end, &a, &b) < 0)
+			return -1;
+		if (a < b && !learnt) {   /* saved by another rank already? */
+			learnt = true;
+			if (learn_saved(t) < 0)
+				return -1;
+			lo = a;
+			continue;
+		}
+		if (a < b && save(t, a, b) < 0)
+			return -1;
+		lo = b;
 	}
 	return 0;
 }
@@ -474,7 +654,7 @@ static void give_up(const struct target *t)
 	_exit(EXIT_RUN);
 }
 
-int journal_before_write(int fd, int64_t offset, uint64_t len)
+int journal_before_write(int fd, int64_t offset, const struct iovec *iov, int n)
 {
 	struct target *t = target_of(fd);
 	if (!t)
@@ -483,13 +663,17 @@ int journal_before_write(int fd, int64_t offset, uint64_t len)
 	t->dirty = true;
 	if (offset < 0 && (offset = position(fd)) < 0)
 		return -1;
+	uint64_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	struct source src = { iov, n, (uint64_t)offset };
 	uint64_t lo = (uint64_t)offset, hi = lo + len < t->size ? lo + len : t->size;
 	bool fail = false;
 	if (lo < hi && journal_fault("save", iostat.journal_writes)) {
 		errno = ENOSPC;
 		fail = true;
 	} else if (lo < hi) {
-		fail = save(t, lo, hi) < 0;
+		fail = save_changed(t, &src, lo, hi) < 0 || sync_records(t) < 0;
 	}
 	if (fail && comm_size() > 1)
 		give_up(t);
@@ -517,7 +701,7 @@ int journal_before_truncate(int fd, uint64_t len)
 	if (fstat(fd, &st) != 0)
 		return -1;
 	uint64_t hi = (uint64_t)st.st_size < t->size ? (uint64_t)st.st_size : t->size;
-	if (len < hi && save(t, len, hi) < 0) {
+	if (len < hi && (save(t, len, hi) < 0 || sync_records(t) < 0)) {
 		if (comm_size() > 1)
 			give_up(t);
 		return -1;

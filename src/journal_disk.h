@@ -15,6 +15,11 @@
 #define DISK_RANK_MAGIC "h5uJrnk1"
 #define DISK_RECORD_MAGIC 0x31636572754a3568ull
 #define DISK_COUNTER_AT 4096            /* the ranks' sequence counter, in the master */
+/* ... then how many ranges the ranks' durable records hold, shared so
+ * that no rank saves again what another saved (journal.c, save_changed),
+ * and from DISK_SHARED_AT those ranges, [lo, hi) as two uint64_t each */
+#define DISK_SHARED_COUNT_AT (DISK_COUNTER_AT + 8)
+#define DISK_SHARED_AT 8192
 #define DISK_PIECE ((size_t)1 << 20)    /* old bytes move through memory in pieces */
 
 /* The master: at offset 0 of ".BASE.h5ufunc-journal". */

@@ -43,10 +43,19 @@ Jobs:
       as many bytes in all as the first's (the metadata saved once).
       --run: writes nobody announced (chunks through MPI-IO): a rank may
       also save up to RUN bytes past the end of each run of its writes
+  once DIR BEFORE
+      the ranks' journals in DIR, left by a run killed at its commit point,
+      hold each byte of BEFORE (the file before that run) at most once in
+      all (but TWICE bytes, for a rank that saves while another shares
+      the same bytes), and none past its end: no rank saves again what it
+      or another saved, whatever writes it (journal.c's shared ranges)
 """
+import glob
 import hashlib
 import json
+import os
 import re
+import struct
 
 import h5py
 import numpy as np
@@ -165,6 +174,10 @@ def verify(before, after, *cases):
 
 METADATA = 512   # HDF5's superblock and the like, rewritten at the end
 RUN = 4 << 20    # journal.c's RUN_MAX
+TWICE = 8192     # two 4 KiB blocks (journal.c's SAME_BLOCK)
+RANK_HEAD = 64   # journal_disk.h's struct disk_rank ...
+RECORD = struct.Struct("=QQQQQ")   # ... and struct disk_record
+RECORD_MAGIC = 0x31636572754a3568
 
 
 def saved(path, datasets, *reports, run=False):
@@ -190,6 +203,35 @@ def saved(path, datasets, *reports, run=False):
     return failed
 
 
+def once(folder, before):
+    size = os.path.getsize(before)
+    failed, ranges = [], []
+    paths = glob.glob(os.path.join(folder, ".*.h5ufunc-journal.*.*"))
+    if len(paths) < 2:
+        return [f"{folder}: {len(paths)} ranks' journals, not those of a run of several ranks"]
+    for path in paths:
+        with open(path, "rb") as j:
+            data = j.read()
+        at = RANK_HEAD
+        while at + RECORD.size <= len(data):
+            magic, _, offset, length, _ = RECORD.unpack_from(data, at)
+            if magic != RECORD_MAGIC:
+                break
+            if offset + length > size:
+                failed.append(f"{path}: a record of [{offset}, {offset + length}) past the end {size}")
+            ranges.append((offset, offset + length))
+            at += RECORD.size + length
+    total, union, reach = 0, 0, 0
+    for lo, hi in sorted(ranges):
+        total += hi - lo
+        union += max(0, hi - max(lo, reach))
+        reach = max(reach, hi)
+    if total - union > TWICE:
+        failed.append(f"{folder}: the journals hold {total} bytes, {total - union} of them twice "
+                      f"({union} bytes of the file saved)")
+    return failed
+
+
 def scattered(path):
     rng = np.random.default_rng(28)
     a = rng.standard_normal((16, 4096))
@@ -197,6 +239,12 @@ def scattered(path):
         d = f.create_dataset("s", shape=a.shape, dtype="f8", chunks=(16, 8))
         for j in reversed(range(4096 // 8)):
             d.id.write_direct_chunk((0, 8 * j), np.ascontiguousarray(a[:, 8 * j:8 * j + 8]).tobytes())
+
+
+def job_once(args):
+    if len(args) != 2:
+        raise Usage("want DIR BEFORE")
+    ref.checks(once)(args)
 
 
 def job_scattered(args):
@@ -245,7 +293,7 @@ def job_saved(args):
 
 
 JOBS = {'make': job_make, 'verify': job_verify, 'saved': job_saved, 'scattered': job_scattered,
-        'runs': job_runs, 'twice': job_twice}
+        'runs': job_runs, 'twice': job_twice, 'once': job_once}
 
 if __name__ == "__main__":
     ref.main(JOBS, "interrupted_ref.py")
