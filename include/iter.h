@@ -36,6 +36,13 @@ void iter_loop(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 void iter_fold(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	       const int64_t *dims, const iter_strides *st);
 
+/* NumPy's pairwise sum of N elements of the float or complex dtype T (a
+ * reduce of add): a block of at most 128 reals (64 complex numbers) is
+ * summed by one loop of eight accumulators; a longer run is split in two,
+ * each half summed so, the halves added.  Returns the elements of the
+ * first half, or 0 when N is one block. */
+int64_t iter_pairwise_half(enum dtype t, int64_t n);
+
 /* Byte strides of a C-ordered buffer of DIMS, with stride 0 on every axis
  * where DIMS is 1 but SPACE (the index space) is not. */
 void iter_contiguous(int ndim, const int64_t *dims, const int64_t *space, int elsize,

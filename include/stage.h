@@ -70,6 +70,16 @@ bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory);
 int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
 		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
 		      const char *where, struct err *e);
+/* Read the columns [COL, COL + N) of the box START/COUNT of X as T (a box
+ * stage_read_chunks could read, COL a multiple of the chunks' width) into
+ * OUT, C-ordered over the box's extents with N along its last axis: its
+ * chunks read whole into CHUNKS (CAP bytes, h5io_read_chunks) and each
+ * chunk's part copied to its place.  1; 0 when those chunks cannot be
+ * read so (nothing read: the caller reads the band); -1 on a failed read.
+ * Not collective, as stage_read_chunks. */
+int stage_read_band(const struct array *x, enum dtype t, const int64_t *start, const int64_t *count,
+		    int64_t col, int64_t n, char *chunks, int64_t cap, char *out, const char *where,
+		    struct err *e);
 /* The bytes of BUF, a buffer of ELEMS elements of
  * stage_chunked_elem_bytes(X, T) bytes that stage_read_chunks fills (its
  * CAP), huge pages asked for it (stage_huge_pages). */

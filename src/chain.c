@@ -202,8 +202,10 @@ static int64_t flat_index(const struct shape *X, const int64_t *start)
 	return f;
 }
 
-void chain_run(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
-	       int64_t at, int64_t n)
+/* The flat index of the box START's element AT (C order over the box),
+ * which continues this rank's run: where a box's first element (AT 0)
+ * begins its results. */
+static int64_t run_at(struct chain *c, const int64_t *start, int64_t at)
 {
 	int64_t f = flat_index(&c->s->in[0]->shape, start) + at;
 	if (!c->begun) {
@@ -213,6 +215,13 @@ void chain_run(struct chain *c, const char *data, const uint8_t *valid, const in
 	assert(f == c->next);
 	if (at == 0)
 		c->nout = 0;
+	return f;
+}
+
+void chain_run(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
+	       int64_t at, int64_t n)
+{
+	int64_t f = run_at(c, start, at);
 	while (n > 0) {
 		int64_t g = f / c->group_len, k = (f - g * c->group_len) / CHAIN_PIECE;
 		int64_t pstart = g * c->group_len + k * CHAIN_PIECE, plen = piece_len(c, k);
@@ -242,6 +251,19 @@ void chain_run(struct chain *c, const char *data, const uint8_t *valid, const in
 		valid = valid ? valid + take : NULL;
 	}
 	c->next = f;
+}
+
+void chain_piece(struct chain *c, const char *sum, const int64_t *start, int64_t at, int64_t n)
+{
+	int64_t f = run_at(c, start, at);
+	int64_t g = f / c->group_len, k = (f - g * c->group_len) / CHAIN_PIECE;
+	assert(c->cut.n == 0 && f == g * c->group_len + k * CHAIN_PIECE && n == piece_len(c, k));
+	/* the piece's fold from the reduction's start is the loop's call over
+	 * it, which adds its sum: the same call over the sum alone (a pairwise
+	 * sum of one element is the element) */
+	fold_piece(c, k, sum, NULL, 1, c->part);
+	take_partial(c, g, k, c->part);
+	c->next = f + n;
 }
 
 void chain_box(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,

@@ -168,10 +168,13 @@ static void free_buffers(struct plan_step *s, struct buffers *B)
 	free(B->faulted);
 }
 
-/* The inputs read by boxes: their parts of the current box. */
+/* The inputs read by boxes: their parts of the current box (the chunked
+ * input's folded into the reductions as its bands are read, where
+ * reducer_box_bands takes it). */
 static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 {
 	int64_t start[H5U_MAXDIM], cnt[H5U_MAXDIM];
+	B->banded = false;
 	for (int k = 0; k < s->nin; k++) {
 		struct input_buf *in = &B->in[k];
 		if (!in->by_box || s->in[k]->kind == ARR_LITERAL)
@@ -183,10 +186,16 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 		array_box(&s->in[k]->shape, B->ndim, in->dims, B->o, B->c, start, cnt);
 		const struct array *x = s->in[k];
 		int got = 0;
-		if (k == B->chunked_in && B->slices == 1)
-			got = stage_read_chunks(x, x->dtype, start, cnt, in->data, B->chunked_cap, &B->chunked,
-						s->where, e);
-		B->from_chunks = got > 0;
+		if (k == B->chunked_in && B->slices == 1) {
+			/* folded into the reductions as read, or read whole */
+			got = reducer_box_bands(B->red, s->fused.nred, x, x->dtype, start, cnt, in->data,
+						B->chunked_cap, s->where, e);
+			B->banded = got > 0;
+			if (got == 0)
+				got = stage_read_chunks(x, x->dtype, start, cnt, in->data, B->chunked_cap,
+							&B->chunked, s->where, e);
+		}
+		B->from_chunks = got > 0 && !B->banded;
 		if (got < 0 || (got == 0 && stage_read(x, x->dtype, start, cnt, in->raw, in->data, s->where, e) < 0))
 			err_place(e, &s->loc);
 	}
@@ -353,6 +362,8 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
 {
 	/* a box of rows with no elements still starts its rows' results */
 	int64_t count = stage_box_size(B->ndim, B->c);
+	if (B->banded)
+		return;   /* folded as read (read_box) */
 	if (B->from_chunks && B->c[B->l->axis] > 0) {
 		reducer_box_chunked(B->red, s->fused.nred, &B->chunked, B->run, B->o, B->c, e);
 		return;

@@ -58,6 +58,8 @@ struct buffers {
 	int64_t chunked_cap;             /* ... the bytes its buffer holds */
 	struct stage_chunked chunked;    /* ... the current box so read, when FROM_CHUNKS */
 	bool from_chunks;
+	bool banded;                     /* ... folded into the reductions as read
+					    (reducer_box_bands) */
 	char *run;                       /* ... a run of it copied out (reducer_box_chunked) */
 	struct hold hold;                /* every buffer above that the run allocated */
 };

@@ -74,6 +74,13 @@ void iter_fold(ufunc_loop_fn fn, int nargs, char *const *base, int ndim,
 	run(fn, nargs, base, ndim, dims, st, false, ITER_PIECE);
 }
 
+int64_t iter_pairwise_half(enum dtype t, int64_t n)
+{
+	if (dtype_table[t].kind == 'c')   /* the 2N reals halved, less their remainder modulo 8 */
+		return n > 64 ? (n - n % 8) / 2 : 0;
+	return n > 128 ? n / 2 - n / 2 % 8 : 0;
+}
+
 void iter_contiguous(int ndim, const int64_t *dims, const int64_t *space, int elsize,
 		     ptrdiff_t *st)
 {
@@ -88,6 +95,10 @@ void iter_contiguous(int ndim, const int64_t *dims, const int64_t *space, int el
 	static void NAME(char **args, size_t n, const ptrdiff_t *steps)         \
 	{                                                                       \
 		char *src = args[0], *dst = args[1];                            \
+		if (steps[0] == sizeof(TYPE) && steps[1] == sizeof(TYPE)) {    \
+			memcpy(dst, src, n * sizeof(TYPE));                     \
+			return;                                                 \
+		}                                                               \
 		for (size_t i = 0; i < n; i++, src += steps[0], dst += steps[1]) \
 			memcpy(dst, src, sizeof(TYPE));                         \
 	}

@@ -66,7 +66,8 @@ static bool read_chunked(const struct plan_step *s, int64_t memory)
 /* What a run of a reduction holds, allocated before the first box. */
 struct reduce_buffers {
 	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype
-				 (or its chunks, read_chunked) */
+				 (or its chunks, read_chunked, or a band of them and
+				 what its fold keeps, reducer_box_bands) */
 	char *run;            /* read_chunked: a run of the box copied out */
 	uint8_t *valid;       /* masked, skip_fold: which of its elements fold */
 	char *plane_raw;      /* masked: scratch its mask plane is read through */
@@ -138,16 +139,19 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
 		struct stage_chunked chunked;
-		int got = any && from_chunks ? stage_read_chunks(x, t, start, cnt, B.data, cap, &chunked,
-								      s->where, e)
-						 : 0;
-		if (got < 0)
+		int banded = any && from_chunks ? reducer_box_bands(&r, 1, x, t, start, cnt, B.data, cap,
+								     s->where, e)
+						    : 0;
+		int got = any && from_chunks && banded == 0 ? stage_read_chunks(x, t, start, cnt, B.data, cap,
+										 &chunked, s->where, e)
+							    : 0;
+		if (got < 0 || banded < 0)
 			err_place(e, &s->loc);
-		else if (got == 0)
+		else if (got == 0 && banded == 0)
 			read_input(s, t, start, cnt, B.raw, B.data, B.valid, B.plane_raw, B.m, e);
 		if (any && !e->status && got > 0) {
 			reducer_box_chunked(&r, 1, &chunked, B.run, start, cnt, e);
-		} else if (any && !e->status) {
+		} else if (any && !e->status && banded == 0) {
 			reducer_box(r, B.data, B.valid, start, cnt);
 			reducer_check_fault(s, e);
 		}

@@ -365,9 +365,8 @@ static void pairwise(struct walk *w, int64_t j, int64_t lo, int64_t n, int d, st
 {
 	ptrdiff_t ws = dtype_size(w->r->wide);
 	char *level = w->stack + (size_t)d * (size_t)w->width * (size_t)ws;
-	if (n > w->r->pairwise_block) {
-		bool complex = w->r->pairwise_block < PAIRWISE_BLOCK;
-		int64_t half = complex ? (n - n % 8) / 2 : n / 2 - n / 2 % 8;
+	int64_t half = iter_pairwise_half(w->r->wide, n);
+	if (half > 0) {
 		pairwise(w, j, lo, half, d, e);
 		pairwise(w, j, lo + half, n - half, d + 1, e);
 		if (!w->dry)

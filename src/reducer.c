@@ -4,7 +4,9 @@
  * fold_valid for where= and masks), a shared stream's
  * partial results combined across ranks (reducer_combine_ranks,
  * reducer_carry_in), writing results; the reducer: a stream's rows
- * folded and written box by box, or a chain's runs handed to chain.c.
+ * folded and written box by box, or a chain's runs handed to chain.c;
+ * a box of wide lines folded a band of chunk columns at a time, its
+ * pieces' pairwise trees built leaf by leaf (reducer_box_bands).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -325,4 +327,247 @@ int reducer_write_box(struct reducer *r, const int64_t *start, const int64_t *co
 int reducer_finish(struct reducer *r, struct err *e)
 {
 	return r->chain ? chain_finish(r->chain, e) : 0;
+}
+
+/* ---- a box folded a band of chunk columns at a time ------------------- */
+
+/* A leaf of NumPy's pairwise tree over a line: LEN elements summed by one
+ * loop call, then JOINS sums joined (the two on top of the stack added),
+ * ENDS: the last leaf of a piece. */
+struct leaf {
+	int32_t len;
+	int16_t joins;
+	bool ends;
+};
+
+/* The leaves of the pairwise sum of N elements of T appended to OUT (NULL:
+ * counted) from its K-th on; returns the count after them. */
+static int64_t leaves_of(enum dtype t, int64_t n, struct leaf *out, int64_t k)
+{
+	int64_t half = iter_pairwise_half(t, n);
+	if (half == 0) {
+		if (out)
+			out[k] = (struct leaf){ .len = (int32_t)n };
+		return k + 1;
+	}
+	k = leaves_of(t, half, out, k);
+	k = leaves_of(t, n - half, out, k);
+	if (out)
+		out[k - 1].joins++;   /* after the second half: the halves added */
+	return k;
+}
+
+/* Elements of piece P of a line of W elements (pieces from its start). */
+static int64_t line_piece(int64_t w, int64_t p)
+{
+	return w - p * CHAIN_PIECE < CHAIN_PIECE ? w - p * CHAIN_PIECE : CHAIN_PIECE;
+}
+
+/* May the N chains R take a box of X's lines (whole rows of its last axis)
+ * as each line's pieces, summed from leaves (chain_piece): each an add in
+ * its loop's own float or complex dtype (not float16, which sums in
+ * float32), pieces folded from a value, unmasked, every line a run of
+ * whole pieces (a group, or pieces of 8192 that lines do not cut), one
+ * loop for all? */
+static bool sums_by_lines(struct reducer *const *r, int n, const struct shape *X)
+{
+	if (X->ndim == 0 || X->dim[X->ndim - 1] == 0)
+		return false;
+	int64_t w = X->dim[X->ndim - 1];
+	for (int k = 0; k < n; k++) {
+		const struct plan_step *s = r[k]->s;
+		enum dtype t = s->loop->types[0];
+		char kind = dtype_table[t].kind;
+		int64_t group = reducer_extent(X, s->fold.reduced, s->fold.kept_lead, true);
+		if (!r[k]->chain || s->mask.masked || !(s->uf->flags & UF_PAIRWISE) ||
+		    (kind != 'f' && kind != 'c') || t == DT_FLOAT16 || s->loop->types[1] != t ||
+		    s->loop != r[0]->s->loop || s->fold.init != FOLD_VALUE || s->fold.rest_init != FOLD_VALUE ||
+		    (group != w && w % CHAIN_PIECE != 0))
+			return false;
+	}
+	return n > 0;
+}
+
+/* What a sweep of a box's bands keeps, carved from the box's buffer: the
+ * leaves of a line, and for each line the elements of a leaf cut by a
+ * band's edge, the stack of the tree's partial sums, its pieces' sums. */
+struct sweep {
+	const struct ufunc_loop *loop;
+	const char *zero;        /* -0: a leaf's start */
+	int dsz;
+	int64_t lines, w, band;  /* lines of the box, their elements, a band's */
+	int64_t pieces, nleaves, depth, leafmax;
+	struct leaf *leaves;
+	char *chunks, *out;      /* a band's chunks as read, and in C order */
+	int64_t chunk_cap;
+	char *pending, *stack, *sums;
+	/* where every line is, after the bands so far */
+	int64_t leaf, off, top, piece;
+};
+
+/* BYTES from *P on, *P moved past them to the next 64-byte line. */
+static char *carve(char **p, int64_t bytes)
+{
+	char *q = *p;
+	*p += (bytes + 63) / 64 * 64;
+	return q;
+}
+
+/* Lay out SW for a box of LINES lines of X (chunks C) of dtype T in BUF
+ * (CAP bytes): false when it does not fit. */
+static bool sweep_layout(struct sweep *sw, const struct plan_step *s, const struct shape *X,
+			 const int64_t *c, int64_t lines, const int64_t *count, char *buf, int64_t cap)
+{
+	int nd = X->ndim, last = nd - 1;
+	enum dtype t = s->loop->types[0];
+	sw->loop = s->loop;
+	sw->zero = (const char *)s->fold.rest_value;
+	sw->dsz = dtype_size(t);
+	sw->lines = lines;
+	sw->w = X->dim[last];
+	sw->pieces = (sw->w + CHAIN_PIECE - 1) / CHAIN_PIECE;
+	sw->nleaves = 0;
+	for (int64_t p = 0; p < sw->pieces; p++)
+		sw->nleaves = leaves_of(t, line_piece(sw->w, p), NULL, sw->nleaves);
+	sw->leafmax = dtype_table[t].kind == 'c' ? 64 : 128;
+	char *p = buf;
+	sw->leaves = (struct leaf *)(void *)carve(&p, sw->nleaves * (int64_t)sizeof(struct leaf));
+	if (p - buf > cap)
+		return false;
+	sw->depth = 1;   /* the stack's height at most */
+	for (int64_t q = 0, j = 0, top = 0; q < sw->pieces; q++) {
+		int64_t from = j;
+		j = leaves_of(t, line_piece(sw->w, q), sw->leaves, j);
+		sw->leaves[j - 1].ends = true;
+		for (int64_t i = from; i < j; i++) {
+			if (++top > sw->depth)
+				sw->depth = top;
+			top -= sw->leaves[i].joins;
+		}
+		top = 0;
+	}
+	sw->pending = carve(&p, lines * sw->leafmax * sw->dsz);
+	sw->stack = carve(&p, lines * sw->depth * sw->dsz);
+	sw->sums = carve(&p, lines * sw->pieces * sw->dsz);
+	/* a chunk column of the box, and the columns a band holds: about
+	 * 256 KiB of chunks (at least a column), an even number (a leaf of
+	 * 128 spans two chunks of 64), so that the band's chunks and its copy
+	 * stay in the core's cache; fewer where the rest of BUF holds fewer */
+	int64_t column = sw->dsz;
+	for (int i = 0; i < nd; i++)
+		column *= i == last ? c[i] : (count[i] + c[i] - 1) / c[i] * c[i];
+	int64_t ncols = (sw->w + c[last] - 1) / c[last], k = ((int64_t)256 << 10) / column;
+	k = k > 1 ? k : 1;
+	int64_t fit = (cap - (p - buf) - 128) / (column + c[last] * lines * sw->dsz);
+	k = k < fit ? k : fit;
+	k = k > 1 ? k - k % 2 : k;
+	k = k < ncols ? k : ncols;
+	if (k < 1)
+		return false;
+	sw->band = k * c[last];
+	sw->chunk_cap = k * column;
+	sw->chunks = carve(&p, sw->chunk_cap);
+	sw->out = carve(&p, lines * sw->band * sw->dsz);
+	sw->leaf = sw->off = sw->top = sw->piece = 0;
+	return true;
+}
+
+/* OUT = the loop's call over the N elements at DATA from -0: NumPy's sum
+ * of a leaf. */
+static void leaf_sum(const struct sweep *sw, const char *data, int64_t n, char *out)
+{
+	memcpy(out, sw->zero, (size_t)sw->dsz);
+	char *args[3] = { out, (char *)data, out };
+	ptrdiff_t steps[3] = { 0, sw->dsz, 0 };
+	sw->loop->fn(args, (size_t)n, steps);
+}
+
+/* LEFT += RIGHT, as NumPy joins the halves of a pairwise sum. */
+static void join(const struct sweep *sw, char *left, char *right)
+{
+	char *args[3] = { left, right, left };
+	ptrdiff_t steps[3] = { 0, 0, 0 };
+	sw->loop->fn(args, 1, steps);
+}
+
+/* Fold the band in SW->out (N columns of every line) into each line's
+ * tree: its whole leaves summed where they lie, a leaf cut by the band's
+ * edge gathered, the stack joined as the tree says, a piece's sum kept. */
+static void sweep_band(struct sweep *sw, int64_t n)
+{
+	int64_t leaf = 0, off = 0, top = 0, piece = 0;
+	int dsz = sw->dsz;
+	for (int64_t l = 0; l < sw->lines; l++) {   /* every line from where all were */
+		const char *row = sw->out + l * n * dsz;
+		char *pend = sw->pending + l * sw->leafmax * dsz, *stack = sw->stack + l * sw->depth * dsz;
+		leaf = sw->leaf, off = sw->off, top = sw->top, piece = sw->piece;
+		for (int64_t x = 0; x < n;) {
+			const struct leaf *f = &sw->leaves[leaf];
+			int64_t take = f->len - off < n - x ? f->len - off : n - x;
+			const char *src = row + x * dsz;
+			x += take;
+			if (off > 0 || take < f->len) {   /* cut by a band's edge */
+				memcpy(pend + off * dsz, src, (size_t)(take * dsz));
+				off += take;
+				if (off < f->len)
+					break;
+				src = pend;
+				off = 0;
+			}
+			leaf_sum(sw, src, f->len, stack + top++ * dsz);
+			for (int j = 0; j < f->joins; j++, top--)
+				join(sw, stack + (top - 2) * dsz, stack + (top - 1) * dsz);
+			if (f->ends) {
+				memcpy(sw->sums + (l * sw->pieces + piece++) * dsz, stack, (size_t)dsz);
+				top = 0;
+			}
+			leaf++;
+		}
+	}
+	sw->leaf = leaf;
+	sw->off = off;
+	sw->top = top;
+	sw->piece = piece;
+}
+
+int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
+		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, const char *where,
+		      struct err *e)
+{
+	const struct shape *X = &x->shape;
+	const int64_t *c = stage_chunks(x);
+	int last = X->ndim - 1;
+	if (!c || !sums_by_lines(r, n, X) || r[0]->s->loop->types[1] != t || count[last] != X->dim[last])
+		return 0;
+	int64_t lines = stage_box_size(X->ndim, count) / X->dim[last];
+	struct sweep sw;
+	if (lines == 0 || !sweep_layout(&sw, r[0]->s, X, c, lines, count, buf, cap))
+		return 0;
+	for (int64_t col = 0; col < sw.w; col += sw.band) {
+		int64_t m = sw.w - col < sw.band ? sw.w - col : sw.band;
+		int got = stage_read_band(x, t, start, count, col, m, sw.chunks, sw.chunk_cap, sw.out, where, e);
+		if (got < 0)
+			return -1;
+		if (got == 0 && col == 0)
+			return 0;   /* not read as chunks: the caller reads the box */
+		if (got == 0) {   /* a chunk never written: HDF5's fill values */
+			int64_t bo[H5U_MAXDIM], bc[H5U_MAXDIM];
+			memcpy(bo, start, sizeof(int64_t) * (size_t)X->ndim);
+			memcpy(bc, count, sizeof(int64_t) * (size_t)X->ndim);
+			bo[last] += col;
+			bc[last] = m;
+			if (stage_read(x, t, bo, bc, NULL, sw.out, where, e) < 0)
+				return -1;
+		}
+		sweep_band(&sw, m);
+	}
+	/* each line's pieces, in flat order, into every chain */
+	for (int k = 0; k < n && !e->status; k++) {
+		for (int64_t l = 0; l < lines; l++)
+			for (int64_t p = 0; p < sw.pieces; p++)
+				chain_piece(r[k]->chain, sw.sums + (l * sw.pieces + p) * sw.dsz, start,
+					    l * sw.w + p * CHAIN_PIECE, line_piece(sw.w, p));
+		reducer_check_fault(r[k]->s, e);
+	}
+	return 1;
 }

@@ -398,6 +398,51 @@ int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
 	return 1;
 }
 
+int stage_read_band(const struct array *x, enum dtype t, const int64_t *start, const int64_t *count,
+		    int64_t col, int64_t n, char *chunks, int64_t cap, char *out, const char *where,
+		    struct err *e)
+{
+	int nd = x->shape.ndim, last = nd - 1, size = dtype_size(t);
+	if (!chunked_as_stored(x, t) || x->id < 0 || nd == 0)
+		return 0;
+	int64_t bo[H5U_MAXDIM], bc[H5U_MAXDIM], grid[H5U_MAXDIM], g[H5U_MAXDIM] = {0};
+	memcpy(bo, start, sizeof(int64_t) * (size_t)nd);
+	memcpy(bc, count, sizeof(int64_t) * (size_t)nd);
+	bo[last] += col;
+	bc[last] = n;
+	int rc = h5io_read_chunks(x->id, &x->shape, t, bo, bc, chunks, cap, where, e);
+	if (rc <= 0)
+		return rc;
+	/* each chunk, C-ordered over its full extents, copied to its place in
+	 * the band, as far as the band reaches into it */
+	const int64_t *c = stage_chunks(x);
+	ptrdiff_t cst[H5U_MAXDIM], ost[H5U_MAXDIM];
+	iter_contiguous(nd, c, c, size, cst);
+	iter_contiguous(nd, bc, bc, size, ost);
+	int64_t nchunks = 1, chunk_bytes = size;
+	for (int i = 0; i < nd; i++) {
+		grid[i] = (bc[i] + c[i] - 1) / c[i];
+		nchunks *= grid[i];
+		chunk_bytes *= c[i];
+	}
+	for (int64_t j = 0; j < nchunks; j++) {
+		int64_t ext[H5U_MAXDIM];
+		ptrdiff_t off = 0;
+		for (int i = 0; i < nd; i++) {
+			ext[i] = bc[i] - g[i] * c[i] < c[i] ? bc[i] - g[i] * c[i] : c[i];
+			off += g[i] * c[i] * ost[i];
+		}
+		iter_copy(size, chunks + j * chunk_bytes, cst, out + off, ost, nd, ext);
+		for (int i = last; i >= 0; i--) {   /* the next chunk, in C order */
+			if (++g[i] < grid[i])
+				break;
+			g[i] = 0;
+		}
+	}
+	report_read(stage_box_size(nd, bc), size);
+	return 1;
+}
+
 void stage_chunked_copy(const struct stage_chunked *b, int64_t at, int64_t n, char *out)
 {
 	int nd = b->ndim, last = nd - 1;

@@ -45,7 +45,10 @@
 # NumPy's bits on 1-4 and 6 ranks under several budgets.  Sums over trailing
 # and all axes (sharing a pass, or alone) of chunks whose widths cut
 # NumPy's blocks and pieces, read as the chunks and folded a run at a
-# time, give NumPy's bits on 1-4 ranks.  Datasets of a file
+# time, give NumPy's bits on 1-4 ranks; so do sums over rows of whole
+# pieces folded a band of chunk columns at a time through NumPy's
+# pairwise tree (more reads than boxes, --json says), ragged, float32,
+# complex, 3-d, ranks with no rows.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
 # no collective one, the journal following each dataset's run of them),
@@ -460,6 +463,25 @@ for n, f in ((3, "a"), (2, "z"), (3, "z"), (4, "z")):
 # gzip twin /z, so that no two consecutive reductions read one dataset
 # (which would share one pass), written to o.h5:/uVAXIS and /zVAXIS (V: r
 # or a, the verb's initial).
+# on_budgets YAML: run YAML, which writes o.h5, under --memory 64M, 3M and
+# 300K, on one process (MEM-0) and on 1 to 4 ranks (MEM-N), each o.h5
+# moved into that directory.
+on_budgets() {
+	local mem n d
+	for mem in 64M 3M 300K; do
+		for n in 0 1 2 3 4; do
+			d=$mem-$n
+			mkdir "$d"
+			if ((n == 0)); then
+				h5u run --memory "$mem" "$1" || fail "one process, $mem: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$mem" "$1" || fail "$n ranks, $mem: exit status $?"
+			fi
+			mv o.h5 "$d/"
+		done
+	done
+}
+
 fold_recipe() {
 	local step verb axis d
 	printf 'inputs: {u: ru.h5:/u, z: ru.h5:/z}\nsteps:\n'
@@ -675,22 +697,13 @@ for n in (2, 3, 4):
 	assert_success
 	assert_line 'step 2: reduce add, fused into step 1'
 	assert_line 'step 8: reduce add, fused into step 7'
-	local mem n d name JOBS=()
-	for mem in 64M 3M 300K; do
-		for n in 0 1 2 3 4; do
-			d=$mem-$n
-			mkdir "$d"
-			if ((n == 0)); then
-				h5u run --memory "$mem" sums.yaml || fail "one process, $mem: exit status $?"
-			else
-				mpi "$n" h5ufunc run --memory "$mem" sums.yaml || fail "$n ranks, $mem: exit status $?"
-			fi
-			mv o.h5 "$d/"
-			JOBS+=(:: same fo.h5 "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
-				/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
-				/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
-				/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)")
-		done
+	local d name JOBS=()
+	on_budgets sums.yaml
+	for d in {64M,3M,300K}-{0..4}; do
+		JOBS+=(:: same fo.h5 "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
+			/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
+			/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)")
 	done
 	# a reduction of its own pass, read so too
 	for n in 0 2 3; do
@@ -710,6 +723,62 @@ for n in (2, 3, 4):
 	done
 	run ref "${JOBS[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "sums over wide rows fold a band of chunk columns at a time through NumPy's pairwise tree: widths that cut its blocks of 128 and pieces of 8192, ragged last chunk columns and rows, float32, complex, 3-d, initial=, ranks with no rows, a chunk column wider than a band; NumPy's bits on 1-4 ranks under several budgets" {
+	cp "$BATS_FILE_TMPDIR"/fb-?.h5 .
+	# rows of whole pieces: a sum over the trailing axes and one over all
+	# share a pass and are folded from the chunks a band at a time (/r: a
+	# row a group, its last piece short, with initial=), on one process
+	# and on ranks whose boxes hold whole chunks (a file of boxes that cut
+	# them is read through MPI-IO, and through HDF5's gather under 300K);
+	# magnitudes over twelve decades, so that a sum folded in another
+	# order than NumPy's tree gives other bits
+	{
+		echo 'inputs: {w: fb-w.h5:/w, f: fb-f.h5:/f, c: fb-c.h5:/c, v: fb-v.h5:/v, r: fb-r.h5:/r, n: fb-n.h5:/n, k: fb-k.h5:/k}'
+		echo 'steps:'
+		for name in w f c v n k; do
+			local last=1
+			[[ $name == v ]] && last='[1, 2]'
+			echo "  - {reduce: add, in: $name, axis: $last, out: o.h5:/${name}r}"
+			echo "  - {reduce: add, in: $name, axis: null, out: o.h5:/${name}a}"
+		done
+		echo "  - {reduce: add, in: r, axis: 1, initial: 0.5, out: o.h5:/rr}"
+	} >sums.yaml
+	local n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5,fb-k.h5 JOBS=()
+	on_budgets sums.yaml
+	for d in {64M,3M,300K}-{0..4}; do
+		JOBS+=(:: same "$in" "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
+			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
+			/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)"
+			/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
+			/nr "np.add.reduce(n, axis=1)" /na "np.add.reduce(n, axis=None)"
+			/kr "np.add.reduce(k, axis=1)" /ka "np.add.reduce(k, axis=None)"
+			/rr "np.add.reduce(r, axis=1, initial=0.5)")
+	done
+	# the one-liner's pass
+	for n in 0 2; do
+		if ((n == 0)); then
+			h5u reduce add fb-w.h5:/w --axis 1 -o "one$n.h5:/wr" && h5u reduce add fb-f.h5:/f --axis all -o "one$n.h5:/fa" ||
+				fail "one process: exit status $?"
+		else
+			mpi "$n" h5ufunc reduce add fb-w.h5:/w --axis 1 -o "one$n.h5:/wr" &&
+				mpi "$n" h5ufunc reduce add fb-f.h5:/f --axis all -o "one$n.h5:/fa" || fail "$n ranks: exit status $?"
+		fi
+		JOBS+=(:: same "$in" "one$n.h5" /wr "np.add.reduce(w, axis=1)" /fa "np.add.reduce(f, axis=None)")
+	done
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+	run --separate-stderr h5u reduce add fb-w.h5:/w --axis all
+	assert_success
+	[[ $output == "$(/usr/bin/python3 -c "import h5py; print(repr(float(h5py.File('fb-w.h5')['w'][()].sum())))")" ]] ||
+		fail "printed $output"
+	# a band at a time: more reads than the 5 boxes of whole chunk rows
+	run --separate-stderr h5u reduce add fb-w.h5:/w --axis 1 -o j.h5:/s --json
+	assert_success
+	local reads
+	reads=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["per_rank"][0]["h5_reads"])' <<<"$output")
+	((reads > 10)) || fail "$reads reads: the boxes read whole"
 }
 
 @test "raw chunks read as stored on one process, each slice one chunk column: ragged edges, empty, 3-d, odd dtypes, packed; filtered, byte-swapped and unwritten chunks through HDF5's path; NumPy's bits on 1-4 ranks" {

@@ -42,11 +42,14 @@ Jobs:
                   over twelve decades (a fold in another order gives
                   other bits), /z the same in gzip chunks (level 1), and
                   int64 /i alike (its sums exact: the ranks may share
-                  the axis they fold); DIR/mx.h5: float64 /odd (1280,
-                  2100) in (256, 40), whose five chunk rows 3 and 4 ranks
-                  cut, beside /a (1001, 300), magnitudes over twelve
-                  decades, /t, its first 100 rows, in (64, 64), and /n,
-                  its first 50 rows of 100, in (32, 64)
+                  the axis they fold); DIR/fo.h5 and DIR/fb-*.h5: the same
+                  magnitudes in chunks that cut NumPy's blocks of 128
+                  and pieces of 8192 (tests/71-chunks.bats says which);
+                  DIR/mx.h5: float64 /odd (1280, 2100) in (256, 40), whose
+                  five chunk rows 3 and 4 ranks cut, beside /a (1001,
+                  300), magnitudes over twelve decades, /t, its first 100
+                  rows, in (64, 64), and /n, its first 50 rows of 100, in
+                  (32, 64)
   index-files DIR
                   write the chunk indexes chunkindexdump reads, all in
                   version-1 B-trees: DIR/ix.h5 (object headers of version
@@ -107,8 +110,8 @@ Jobs:
                   temporary name) through descriptors opened
                   O_RDONLY|O_CLOEXEC (the direct reader's under MPI-IO),
                   not HDF5's
-  same IN.h5 OUT.h5 PATH EXPR [PATH EXPR]...
-                  OUT.h5:PATH holds NumPy's EXPR over IN.h5's datasets
+  same IN.h5[,IN.h5...] OUT.h5 PATH EXPR [PATH EXPR]...
+                  OUT.h5:PATH holds NumPy's EXPR over the IN.h5 files' datasets
                   (names t, tb, ...), bit for bit, for each pair
   decoded IN.h5 OUT.h5 PATH NAME EXPR
                   OUT.h5:PATH holds EXPR over IN.h5's packed /NAME unpacked
@@ -197,6 +200,25 @@ def make(d):
             u = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
             if dtype == 'c16':
                 u = u + 1j * rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+            f.create_dataset(name, data=u.astype(dtype), chunks=chunks)
+    # the same magnitudes in wide rows of whole pieces (or a row a group,
+    # /r), folded a band of chunk columns at a time: chunk widths that cut
+    # NumPy's blocks and pieces, ragged last chunk columns and rows,
+    # float32, complex, 3-d; /n two rows, so that ranks beyond the second
+    # get none; /k a chunk column larger than a band's usual 256 KiB; each
+    # in a file of its own, DIR/fb-NAME.h5, which ranks
+    # read alone where their boxes hold its chunks whole
+    for name, shape, chunks, dtype in (('w', (40, 16384), (8, 48), 'f8'),
+                                       ('f', (23, 24576), (5, 40), 'f4'),
+                                       ('c', (9, 8192), (4, 100), 'c16'),
+                                       ('v', (3, 5, 8192), (1, 2, 64), 'f8'),
+                                       ('r', (30, 20000), (8, 48), 'f8'),
+                                       ('n', (2, 16384), (1, 128), 'f8'),
+                                       ('k', (24, 24576), (24, 8192), 'f8')):
+        u = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+        if dtype == 'c16':
+            u = u + 1j * rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+        with h5py.File(f'{d}/fb-{name}.h5', 'w') as f:
             f.create_dataset(name, data=u.astype(dtype), chunks=chunks)
 
 
@@ -409,8 +431,10 @@ def own(prefix, path, size, count):
 def same(inp, out, *pairs):
     if not pairs or len(pairs) % 2:
         raise Usage('PATH EXPR pairs wanted')
-    with h5py.File(inp) as f:
-        env = {k: f[k][()] for k in f if f[k].ndim == 0 or f[k].size < 1 << 24}
+    env = {}
+    for name in inp.split(','):
+        with h5py.File(name) as f:
+            env.update({k: f[k][()] for k in f if f[k].ndim == 0 or f[k].size < 1 << 24})
     for path, expr in zip(pairs[0::2], pairs[1::2]):
         h5ref.compare_arrays(f"{out}:{path} (NumPy's {expr})", np.asarray(eval(expr, {'np': np}, env)),
                              h5ref.read_ref(f"{out}:{path}"))
