@@ -185,9 +185,10 @@ int h5io_write_box(hid_t d, const struct shape *shape, enum dtype dt,
  * the box (each chunk's bytes C-ordered over its full extents, the parts
  * past the dataset's edge included): the kernel's copy alone, no gather
  * of HDF5's into the box.  Only where the box begins at a chunk's corner
- * and ends at one or at the dataset's edge along every axis, D's chunks
- * are unfiltered and stored as DT, in a file this process has alone (not
- * through MPI-IO: never collective), and they fit CAP bytes.  1: read; 0:
+ * and ends at one or at the dataset's edge along every axis, D is read by
+ * the direct reader as DT (a plain dataset as stored in a file opened
+ * read-only, its reads never collective: h5io_internal.h), and its
+ * chunks fit CAP bytes.  1: read; 0:
  * not such a box, or a chunk not yet stored (the caller reads the box);
  * -1: a read failed (E set). */
 int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const int64_t *start,

@@ -131,7 +131,10 @@ struct array {
 	bool in_place;           /* an existing dataset the run writes into */
 	bool alone;              /* under MPI, a chunked dataset of a file the run writes,
 				    without filters, moved by each rank with independent
-				    transfers, a chunk a call (plan.c's read_alone) */
+				    transfers, a chunk a call; or one of a file the run
+				    never writes but shares through MPI-IO, read in
+				    boxes of whole chunks, read independently (the
+				    direct reader's) (plan.c's read_alone) */
 	bool written;            /* ... and has written into (set while running) */
 	bool announced;          /* ... and the pass now writing it announced to the
 				    journal every box it writes, first (set while

@@ -45,6 +45,13 @@ struct stage_chunked {
 	int64_t grid[H5U_MAXDIM];    /* the box's chunks along each axis */
 	int size;                    /* bytes of an element */
 };
+/* Is X a plain dataset as stored, read as T: the whole of an existing,
+ * not virtual, dataset, chunked without filters, in the machine's byte
+ * order and stored as T bytes for bytes, in a file the run does not write
+ * (so opened read-only)?  The one test the plan asks before the direct
+ * reader's routes (h5io_read_chunks, h5io_read_run: h5io_internal.h),
+ * which ask it again of the file as opened. */
+bool stage_as_stored(const struct array *x, enum dtype t);
 /* The least --memory under which boxes are read as their chunks: smaller
  * budgets hold few whole chunk rows, and the floor of a reduction's budget
  * stays what it is without the runs (stage_read_chunks's callers). */
@@ -57,8 +64,9 @@ bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory);
  * chunks, whole, described into B, where X is a whole dataset stored as
  * T in plain chunks that the box holds whole (h5io_read_chunks): 1; 0
  * when it is not such a box (nothing read: the caller reads it with
- * stage_read); -1 on a failed read.  Not collective: only a file this
- * process has alone is read so, so ranks may differ in what they return. */
+ * stage_read); -1 on a failed read.  Not collective: only a dataset whose
+ * reads are independent is read so, so ranks may differ in what they
+ * return. */
 int stage_read_chunks(const struct array *x, enum dtype t, const int64_t *start,
 		      const int64_t *count, char *buf, int64_t cap, struct stage_chunked *b,
 		      const char *where, struct err *e);

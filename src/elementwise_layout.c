@@ -320,10 +320,11 @@ void elementwise_each_buffer(const struct plan_step *s, int nranks, struct buffe
 
 /* Does one process read every input of S that it reads by boxes as the
  * runs of its chunks that the slices of boxes cutting them are (dist_cut_chunks,
- * h5io_read_run): a whole dataset of the step's shape, without filters,
- * in the machine's byte order, in a file the run does not write, without MPI-IO, whose chunks a row
- * crosses overflow its chunk cache (else the cache reads each chunk once,
- * in one call, and each slice would be a call of HDF5's)? */
+ * h5io_read_run): a plain dataset as stored (stage_as_stored) of the
+ * step's shape, whose chunks a row crosses overflow its chunk cache (else
+ * the cache reads each chunk once, in one call, and each slice would be a
+ * call of HDF5's)?  Packed or masked values are read as stored, decoded
+ * after. */
 static bool reads_runs(const struct plan_step *s)
 {
 	bool any = false;
@@ -334,8 +335,7 @@ static bool reads_runs(const struct plan_step *s)
 		if (x->kind == ARR_LITERAL || elementwise_reads_whole(s, k))
 			continue;
 		enum dtype stored = x->coding ? x->coding->stored : x->dtype;
-		if (x->kind != ARR_DATASET || x->selected || x->base || x->file->write ||
-		    x->stored_filtered || x->swapped || x->nstored != x->shape.ndim || !shape_equal(&x->shape, &s->shape) ||
+		if (x->kind != ARR_DATASET || !stage_as_stored(x, stored) || !shape_equal(&x->shape, &s->shape) ||
 		    !h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk,
 					      (size_t)dtype_size(stored)))
 			return false;

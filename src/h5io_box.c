@@ -3,9 +3,11 @@
  * A box is a hyperslab, moved by one H5Dread or H5Dwrite: collectively
  * through MPI-IO where the dataset's file is shared by the ranks
  * (independently where its record says its reads go alone), as this
- * process's own call elsewhere.  Where this process has the file alone
- * (one process, or an input each rank reads alone) a box of whole chunks,
- * unfiltered and stored as moved, goes a chunk a call as its bytes.
+ * process's own call elsewhere.  A box of whole chunks, unfiltered and
+ * stored as moved, goes a chunk a call as its bytes: read by the direct
+ * reader (h5io_internal.h) from a file opened read-only, on one process
+ * and under MPI, else moved by HDF5's chunk calls where this process has
+ * the file alone.
  * Under MPI-IO a dataset moved alone (h5io_dataset_alone) goes
  * independently: each rank's boxes hold whole chunks of its own, so no
  * collective call joins them, and a chunk that lies whole in the buffer,
@@ -16,6 +18,7 @@
  * of a dataset is its record (h5io_dataset.c), made when the dataset was
  * opened; it opens nothing.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,19 +79,22 @@ static bool fault_due(bool write)
 
 /* The box START/STEP/COUNT of REC's dataset as whole chunks, unfiltered
  * and stored as DT, stacked along one axis (one chunk thick along the
- * others, and of extent 1 before it), in a file this process has alone
- * (not through MPI-IO): each chunk then lies whole in BUF, and moves as
- * its bytes by one call (H5Dread_chunk, H5Dwrite_chunk), without HDF5's
- * selections or a copy through its chunk cache, which hold the chunk's
+ * others, and of extent 1 before it): each chunk then lies whole in BUF,
+ * and moves as its bytes by one call, without HDF5's selections or a
+ * copy through its chunk cache: read by the direct reader where it reads
+ * the dataset (h5io_read_chunk: a file opened read-only, on one process
+ * or under MPI), else, in a file this process has alone (not through
+ * MPI-IO), by H5Dread_chunk and H5Dwrite_chunk, which hold the chunk's
  * cached copy coherent.  1: moved;
  * 0: not such a box, or a chunk that cannot be read so (not yet
- * stored): the caller moves it; a negative value: a write failed. */
+ * stored): the caller moves it; a negative value: a move failed. */
 static herr_t move_chunks(bool write, struct h5io_record *rec, const struct shape *shape,
 			  enum dtype dt, const int64_t *start, const int64_t *step, const int64_t *count,
 			  void *buf)
 {
 	int n = shape->ndim, a = 0;
-	const hsize_t *chunk = n > 0 ? h5io_plain_chunks(rec, dt) : NULL;
+	const hsize_t *direct = n > 0 && !write ? h5io_direct_chunks(rec, dt) : NULL;
+	const hsize_t *chunk = direct ? direct : n > 0 ? h5io_plain_chunks(rec, dt) : NULL;
 	if (!chunk)
 		return 0;
 	while (a < n - 1 && count[a] == 1 && chunk[a] == 1)
@@ -109,7 +115,11 @@ static herr_t move_chunks(bool write, struct h5io_record *rec, const struct shap
 		uint32_t filters = 0;
 		if (write && H5Dwrite_chunk(rec->d, H5P_DEFAULT, 0, offset, bytes, at) < 0)
 			return -1;
-		if (!write && H5Dread_chunk(rec->d, H5P_DEFAULT, offset, &filters, at) < 0) {
+		if (direct) {
+			int got = h5io_read_chunk(rec, dt, offset, at);
+			if (got <= 0)
+				return got;
+		} else if (!write && H5Dread_chunk(rec->d, H5P_DEFAULT, offset, &filters, at) < 0) {
 			H5Eclear2(H5E_DEFAULT);
 			return 0;
 		}
@@ -190,7 +200,7 @@ int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const in
 {
 	struct h5io_record *rec = h5io_record_of(d);
 	int n = shape->ndim;
-	const hsize_t *chunk = rec && n > 0 ? h5io_plain_chunks(rec, dt) : NULL;
+	const hsize_t *chunk = rec && n > 0 ? h5io_direct_chunks(rec, dt) : NULL;
 	if (!chunk)
 		return 0;
 	int64_t bytes = dtype_size(dt), first[H5U_MAXDIM], last[H5U_MAXDIM];
@@ -213,11 +223,8 @@ int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const in
 	iostat_moving = true;
 	int rc = 1;
 	for (int64_t j = 0; j < nchunks && rc == 1; j++) {
-		uint32_t filters = 0;
-		if (H5Dread_chunk(d, H5P_DEFAULT, offset, &filters, (char *)buf + j * bytes) < 0) {
-			H5Eclear2(H5E_DEFAULT);
-			rc = 0;   /* never written: HDF5 reads its fill value */
-		}
+		/* 0: never written: HDF5 reads its fill value */
+		rc = h5io_read_chunk(rec, dt, offset, (char *)buf + j * bytes);
 		for (int i = n - 1; i >= 0; i--) {   /* the next chunk, in C order */
 			offset[i] += chunk[i];
 			if ((int64_t)(offset[i] / chunk[i]) <= last[i])
@@ -227,6 +234,8 @@ int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const in
 	}
 	iostat_moving = false;
 	iostat.h5_reads++;
+	if (rc < 0)
+		return err_set(e, EXIT_RUN, where, "read failed: %s", strerror(errno));
 	if (rc == 1 && fault_due(false)) {
 		err_set(e, EXIT_RUN, where, "read failed (H5UFUNC_FAULT)");
 		return -1;

@@ -1,15 +1,18 @@
-/* h5io_extent.c - the bytes of a file that writing a box of a dataset
- * overwrites, announced to the rollback journal (journal.h) before the
- * write, so that it saves them in one record rather than one a write call.
+/* h5io_extent.c - where a dataset's bytes lie in its file: the bytes
+ * that writing a box overwrites, announced to the rollback journal
+ * (journal.h) before the write, and the direct reader, which reads stored
+ * chunks by their addresses.
  *
- * Contiguous data: the box's runs in C order.  Chunked data without
- * filters, in a file this process has alone (one process: MPI-IO is not
- * its driver): every chunk the box touches, whole (a chunk is rewritten
- * whole).  Nothing else is announced -- a compressed chunk
- * moves when it is rewritten, and under MPI-IO the aggregator ranks write
- * for others -- and the journal then saves exactly what each write call
- * overwrites.  Announcing never widens what is saved beyond what this
- * rank writes: a box's runs and chunks are written by the box's write.
+ * Announcing: so that the journal saves a box's bytes in one record
+ * rather than one a write call.  Contiguous data: the box's runs in C
+ * order.  Chunked data without filters, in a file this process has alone
+ * (one process: MPI-IO is not its driver): every chunk the box touches,
+ * whole (a chunk is rewritten whole).  Nothing else is announced -- a
+ * compressed chunk moves when it is rewritten, and under MPI-IO the
+ * aggregator ranks write for others -- and the journal then saves exactly
+ * what each write call overwrites.  Announcing never widens what is saved
+ * beyond what this rank writes: a box's runs and chunks are written by the
+ * box's write.
  *
  * What a dataset's boxes need is learned on its first box and hangs from
  * the dataset's record (h5io_dataset.c) until the dataset is closed: its
@@ -28,14 +31,30 @@
  * journal's ranges are: HDF5 1.10 leaves the userblock out of a chunk's
  * address (chunk_api_base adds it back), not out of H5Dget_offset's.
  *
- * The same store serves reads: a box that is one run of one chunk's
- * bytes, of a dataset whose rows' chunks overflow its chunk cache, in a
- * file opened read-only, is read by one pread at its place
- * (h5io_read_run), not by HDF5's copy of the whole chunk.
+ * The direct reader: the same store serves reads of a plain dataset as
+ * stored (direct_layout, the one test: chunked, no filters, stored as the
+ * dtype read, bytes for bytes, so in the machine's byte order, in a file
+ * opened read-only, which the run therefore never writes), one pread a
+ * chunk (h5io_read_chunk) or a run of one chunk (h5io_read_run), not
+ * HDF5's selections or its copy of the whole chunk through its cache.
+ * On one process, and in a file each rank reads alone, the descriptor is
+ * HDF5's own; in a file the ranks share through MPI-IO, each rank reads
+ * through a read-only descriptor of its own, opened once a file and
+ * closed with the last of its datasets read so, and its chunk places are the
+ * index's, read whole as the dataset is opened, on every rank alike
+ * (h5io_direct_prepare: HDF5 reads metadata collectively there, so no
+ * rank asks it of a chunk alone), and only a dataset whose reads go
+ * independently (its record's alone or read_alone), or any on one rank,
+ * is read so: another's reads are collective, which a rank reading
+ * directly would leave.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "chunkindex.h"
@@ -51,7 +70,8 @@
 enum layout_kind {
 	LAYOUT_NONE,         /* nothing is announced */
 	LAYOUT_CONTIGUOUS,
-	LAYOUT_CHUNKED       /* unfiltered, the file this process's alone */
+	LAYOUT_CHUNKED       /* unfiltered, in a file this process has alone
+			      * or one opened read-only */
 };
 
 /* What is known of one chunk's place. */
@@ -88,9 +108,12 @@ struct h5io_layout {
 	haddr_t base;              /* chunked: added to HDF5's chunk addresses */
 	hsize_t grid[H5U_MAXDIM];  /* chunked: chunks along each axis */
 	char path[PATH_MAX];       /* its file's name, as the journal knows it */
+	bool shared;               /* its file's driver is MPI-IO */
+	bool read_only;            /* its file is opened read-only */
 	struct chunk_store store;  /* chunked: where its chunks lie */
-	bool fd_known;             /* chunked: fd asked (run_fd) */
-	int fd;                    /* ... the descriptor its runs are read by; -1: none */
+	bool fd_known;             /* chunked: fd asked (direct_fd) */
+	int fd;                    /* ... the descriptor the direct reader reads
+				    * it by; -1: none */
 };
 
 /* The ranges of a box, handed to the journal a batch at a time. */
@@ -129,26 +152,46 @@ static bool extent_add(struct extents *x, haddr_t at, uint64_t len)
 
 /* ---- layouts ------------------------------------------------------------ */
 
+static void direct_close(int fd);
+
 void h5io_layout_free(struct h5io_layout *l)
 {
+	if (l && l->shared && l->fd >= 0)
+		direct_close(l->fd);
 	if (l)
 		free(l->store.slot);
 	free(l);
 }
 
+/* Is the file of dataset D opened read-only? */
+static bool read_only(hid_t d)
+{
+	hid_t f = H5Iget_file_id(d);
+	unsigned intent = H5F_ACC_RDWR;
+	if (f >= 0) {
+		H5Fget_intent(f, &intent);
+		H5Fclose(f);
+	}
+	H5Eclear2(H5E_DEFAULT);
+	return !(intent & H5F_ACC_RDWR);
+}
+
 /* What L's dataset, of record REC, is: read from the record, and where
- * it lies asked of HDF5. */
+ * it lies asked of HDF5.  Chunked under MPI-IO only read-only: the
+ * journal announces no chunk there, and the direct reader reads only
+ * such files. */
 static void layout_learn(struct h5io_layout *l, const struct h5io_record *rec)
 {
 	const struct h5io_storage *s = &rec->storage;
-	*l = (struct h5io_layout){ .rec = rec, .kind = LAYOUT_NONE };
+	*l = (struct h5io_layout){ .rec = rec, .kind = LAYOUT_NONE, .fd = -1,
+				   .shared = rec->driver == H5FD_MPIO, .read_only = read_only(rec->d) };
 	ssize_t len = H5Fget_name(rec->d, l->path, sizeof l->path);
 	if (len <= 0 || (size_t)len >= sizeof l->path || !s->esize || s->ndim < 0) {
 		l->kind = LAYOUT_NONE;
 	} else if (s->layout == H5D_CONTIGUOUS) {
 		l->addr = H5Dget_offset(rec->d);
 		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
-	} else if (s->layout == H5D_CHUNKED && rec->driver != H5FD_MPIO && s->nfilters == 0 &&
+	} else if (s->layout == H5D_CHUNKED && (!l->shared || l->read_only) && s->nfilters == 0 &&
 		   chunk_api_base(rec->d, &l->base) == 0) {
 		l->kind = LAYOUT_CHUNKED;
 		for (int i = 0; i < s->ndim; i++)
@@ -173,7 +216,7 @@ static struct h5io_layout *layout_of(struct h5io_record *rec)
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt)
 {
 	struct h5io_layout *l = layout_of(rec);
-	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt)
+	if (!l || l->kind != LAYOUT_CHUNKED || l->shared || rec->storage.as_stored != dt)
 		return NULL;
 	return rec->storage.chunk;
 }
@@ -259,9 +302,11 @@ static uint64_t chunk_key(const struct h5io_layout *l, const hsize_t *offset)
  * size of the chunk at OFFSET of L's dataset, the one place that says
  * where they come from: L's store, filled on the first call; a chunk the
  * index lacks was never written, and the box being announced writes it,
- * so it is asked of HDF5 next time; any other chunk the store lacks is
- * asked of HDF5 (its address plus L's base) and kept once written.
- * False when HDF5 cannot say. */
+ * so it is asked of HDF5 next time (in a read-only file it stays
+ * unwritten); any other chunk the store lacks is asked of HDF5 (its
+ * address plus L's base) and kept once written.  Under MPI-IO HDF5 is
+ * never asked (a rank would read metadata collectively alone): only the
+ * index, read whole, answers.  False when neither can say. */
 static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr, hsize_t *size)
 {
 	struct chunk_store *s = &l->store;
@@ -273,10 +318,13 @@ static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr
 	if (c->key == key && c->addr != HADDR_UNDEF) {
 		*addr = c->addr;
 		*size = c->size;
-	} else if (c->key != key && s->source == STORE_INDEX) {
+	} else if (s->source == STORE_INDEX && (c->key != key || l->read_only)) {
 		*addr = HADDR_UNDEF;
 		*size = 0;
-		chunk_keep(s, key, HADDR_UNDEF, 0);
+		if (c->key != key)
+			chunk_keep(s, key, HADDR_UNDEF, 0);
+	} else if (l->shared) {
+		return false;
 	} else if (H5Dget_chunk_info_by_coord(l->rec->d, offset, &mask, addr, size) < 0) {
 		return false;
 	} else if (*addr != HADDR_UNDEF) {
@@ -286,42 +334,157 @@ static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr
 	return true;
 }
 
-/* ---- runs of a chunk read ------------------------------------------------ */
+/* ---- the direct reader --------------------------------------------------- */
 
-/* The descriptor of HDF5's default driver that L's dataset is read by,
- * when its file is open read-only (so HDF5 holds none of its bytes
- * unwritten); -1 otherwise.  Asked once. */
-static int run_fd(struct h5io_layout *l)
+/* The read-only descriptors of files the ranks share through MPI-IO, by
+ * name: one a file, opened on first use, closed when the last layout
+ * that reads by it is freed (its dataset closed). */
+struct direct_file {
+	char path[PATH_MAX];
+	int fd;
+	int users;           /* layouts reading by it */
+};
+static struct direct_file *direct_files;
+static int ndirect, direct_cap;
+
+/* This process's read-only descriptor of the file named PATH; -1 when it
+ * cannot be opened. */
+static int direct_open(const char *path)
+{
+	for (int i = 0; i < ndirect; i++)
+		if (!strcmp(direct_files[i].path, path)) {
+			direct_files[i].users++;
+			return direct_files[i].fd;
+		}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ndirect == direct_cap) {
+		direct_cap = direct_cap ? 2 * direct_cap : 8;
+		direct_files = realloc(direct_files, (size_t)direct_cap * sizeof *direct_files);
+		if (!direct_files)
+			abort();
+	}
+	struct direct_file *f = &direct_files[ndirect++];
+	snprintf(f->path, sizeof f->path, "%s", path);
+	f->fd = fd;
+	f->users = 1;
+	return fd;
+}
+
+/* A layout that read by descriptor FD (direct_open) is being freed. */
+static void direct_close(int fd)
+{
+	for (int i = 0; i < ndirect; i++)
+		if (direct_files[i].fd == fd) {
+			if (--direct_files[i].users == 0) {
+				close(fd);
+				direct_files[i] = direct_files[--ndirect];
+			}
+			return;
+		}
+}
+
+/* The descriptor the direct reader reads L's dataset by, when its file
+ * is open read-only (so HDF5 holds none of its bytes unwritten): HDF5's
+ * default driver's own, or under MPI-IO this process's (direct_open);
+ * -1 otherwise.  Asked once. */
+static int direct_fd(struct h5io_layout *l)
 {
 	if (l->fd_known)
 		return l->fd;
 	l->fd_known = true;
 	l->fd = -1;
+	if (!l->read_only)
+		return -1;
+	if (l->shared)
+		return l->fd = direct_open(l->path);
 	hid_t f = H5Iget_file_id(l->rec->d), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
-	unsigned intent = 0;
 	void *handle = NULL;
-	if (fapl >= 0 && H5Fget_intent(f, &intent) >= 0 && !(intent & H5F_ACC_RDWR) &&
-	    H5Pget_driver(fapl) == H5FD_SEC2 && H5Fget_vfd_handle(f, fapl, &handle) >= 0 && handle)
+	if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 && H5Fget_vfd_handle(f, fapl, &handle) >= 0 &&
+	    handle)
 		l->fd = *(int *)handle;
-	if (fapl >= 0)
-		H5Pclose(fapl);
-	if (f >= 0)
-		H5Fclose(f);
+	h5io_close_ids(2, (hid_t[]){ fapl, f });
 	H5Eclear2(H5E_DEFAULT);
 	return l->fd;
+}
+
+/* The layout of REC's dataset when the direct reader reads it as DT: a
+ * plain dataset as stored (chunked, no filters, stored as DT bytes for
+ * bytes), in a file opened read-only, by a descriptor; under MPI-IO its
+ * chunks' places read from the index at its opening, and its reads
+ * independent (or this rank the only one, whose collective calls no
+ * other rank waits in).  Else NULL.  The one test of both direct
+ * routes. */
+static struct h5io_layout *direct_layout(struct h5io_record *rec, enum dtype dt)
+{
+	struct h5io_layout *l = layout_of(rec);
+	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt || direct_fd(l) < 0)
+		return NULL;
+	if (l->shared && (l->store.source != STORE_INDEX ||
+			  !(rec->alone || rec->read_alone || comm_size() == 1)))
+		return NULL;
+	return l;
+}
+
+void h5io_direct_prepare(struct h5io_record *rec)
+{
+	if (!rec->layout && !read_only(rec->d))
+		return;   /* written: learned on its first box, as ever */
+	struct h5io_layout *l = layout_of(rec);
+	if (l && l->kind == LAYOUT_CHUNKED && l->shared && l->store.source == STORE_EMPTY)
+		store_fill(l);
+}
+
+const hsize_t *h5io_direct_chunks(struct h5io_record *rec, enum dtype dt)
+{
+	return direct_layout(rec, dt) ? rec->storage.chunk : NULL;
+}
+
+/* Read BYTES from byte AT of the stored chunk at OFFSET of L's dataset
+ * into BUF: 1 read; 0 not stored, or not at its whole size (never
+ * written: HDF5 gives its fill); -1 the read failed. */
+static int read_stored(struct h5io_layout *l, const hsize_t *offset, uint64_t at, uint64_t bytes,
+		       void *buf)
+{
+	const struct h5io_storage *st = &l->rec->storage;
+	uint64_t whole = st->esize;
+	for (int i = 0; i < st->ndim; i++)
+		whole *= st->chunk[i];
+	haddr_t addr;
+	hsize_t size;
+	if (!chunk_at(l, offset, &addr, &size) || addr == HADDR_UNDEF || size != whole)
+		return 0;
+	for (uint64_t done = 0; done < bytes;) {
+		ssize_t got = pread(l->fd, (char *)buf + done, bytes - done, (off_t)(addr + at + done));
+		if (got <= 0) {
+			errno = got == 0 ? EIO : errno;   /* the file ends before the chunk */
+			return -1;
+		}
+		done += (uint64_t)got;
+	}
+	return 1;
+}
+
+int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offset, void *buf)
+{
+	struct h5io_layout *l = direct_layout(rec, dt);
+	uint64_t whole = rec->storage.esize;
+	for (int i = 0; i < rec->storage.ndim; i++)
+		whole *= rec->storage.chunk[i];
+	return l ? read_stored(l, offset, 0, whole, buf) : 0;
 }
 
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf)
 {
-	struct h5io_layout *l = layout_of(rec);
-	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt ||
-	    !h5io_record_overflows_cache(rec) || run_fd(l) < 0)
+	struct h5io_layout *l = direct_layout(rec, dt);
+	if (!l || !h5io_record_overflows_cache(rec))
 		return 0;
 	const struct h5io_storage *st = &rec->storage;
 	int n = st->ndim, k = n - 1;
 	hsize_t offset[H5U_MAXDIM];
-	uint64_t at = 0, bytes = st->esize, whole = st->esize;
+	uint64_t at = 0, bytes = st->esize;
 	for (int i = 0; i < n; i++) {
 		int64_t c = (int64_t)st->chunk[i], o = start[i] % c;
 		if (count[i] <= 0 || o + count[i] > c || (step && count[i] > 1 && step[i] != 1))
@@ -329,7 +492,6 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		offset[i] = (hsize_t)(start[i] - o);
 		at = at * (uint64_t)c + (uint64_t)o;
 		bytes *= (uint64_t)count[i];
-		whole *= (uint64_t)c;
 	}
 	/* one run of the chunk: whole along the axes after some axis K, one
 	 * index along those before it */
@@ -338,18 +500,7 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	for (int i = 0; i < k; i++)
 		if (count[i] != 1)
 			return 0;
-	haddr_t addr;
-	hsize_t size;
-	if (!chunk_at(l, offset, &addr, &size) || addr == HADDR_UNDEF || size != whole)
-		return 0;   /* never written: HDF5 gives its fill */
-	for (uint64_t done = 0; done < bytes;) {
-		ssize_t got = pread(l->fd, (char *)buf + done, bytes - done,
-				    (off_t)(addr + at * st->esize + done));
-		if (got <= 0)
-			return -1;
-		done += (uint64_t)got;
-	}
-	return 1;
+	return read_stored(l, offset, at * st->esize, bytes, buf);
 }
 
 /* ---- the extents of a box ------------------------------------------------ */

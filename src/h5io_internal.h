@@ -92,21 +92,48 @@ bool h5io_unwritten_read_alone(const struct h5io_record *rec);
 /* The chunk extents of REC's dataset when it is chunked, without filters,
  * in a file this process has alone (not through MPI-IO), and stored as
  * DT's memory type, so that a chunk's bytes in the file are its elements
- * in memory; else NULL (and without a record). */
+ * in memory (H5Dread_chunk and H5Dwrite_chunk move them); else NULL (and
+ * without a record). */
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt);
 /* Is REC's dataset stored without filters in chunks of which a row along
  * its last axis crosses more than its chunk cache holds
  * (h5io_row_overflows_cache)? */
 bool h5io_record_overflows_cache(const struct h5io_record *rec);
+
+/* ---- the direct reader (h5io_extent.c) ----
+ *
+ * Stored chunks read by their addresses, one pread a chunk or a run of
+ * one, for a plain dataset as stored: chunked, without filters, stored as
+ * DT's memory type bytes for bytes (the machine's byte order), in a file
+ * opened read-only (so the run never writes it), on one process or in a
+ * file each rank reads alone (HDF5's descriptor), or in a file the ranks
+ * share through MPI-IO (a descriptor of this rank's own, O_RDONLY, one a
+ * file), there only for a dataset whose reads go independently (its
+ * record's alone or read_alone; any on one rank) and whose chunk index
+ * was read whole when it was opened (h5io_direct_prepare). */
+
+/* Learn where the chunks of REC's dataset, just opened through MPI-IO,
+ * lie, when the direct reader may read it: every rank calls it alike, as
+ * it opens the dataset (the index's checks read HDF5's metadata
+ * collectively). */
+void h5io_direct_prepare(struct h5io_record *rec);
+/* The chunk extents of REC's dataset when the direct reader reads it as
+ * DT; else NULL. */
+const hsize_t *h5io_direct_chunks(struct h5io_record *rec, enum dtype dt);
+/* Read the whole stored chunk at OFFSET (its first element) of REC's
+ * dataset, as DT, into BUF by one pread.  1: read; 0: not so read (the
+ * direct reader does not read the dataset, or the chunk was never
+ * written: HDF5 gives its fill); -1: the read failed. */
+int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offset, void *buf);
 /* Read the box START/STEP/COUNT of REC's dataset, stored as DT, into BUF
- * by one pread when it is one run of the bytes of one chunk, unfiltered
- * and stored, of a dataset whose rows' chunks overflow its chunk cache
+ * by one pread when it is one run of the bytes of one chunk, of a dataset
+ * the direct reader reads whose rows' chunks overflow its chunk cache
  * (h5io_record_overflows_cache: the cache would read the whole chunk for
- * the box, and again for the next box that cuts it), in a file opened
- * read-only by HDF5's default driver; so a box of a few lines of one
- * chunk column moves as its bytes.  A smaller dataset's chunks stay in the
- * cache, which serves the boxes that cut them without a call each.
- * 1: read; 0: not such a box (the caller reads it); -1: the read failed. */
+ * the box, and again for the next box that cuts it); so a box of a few
+ * lines of one chunk column moves as its bytes.  A smaller dataset's
+ * chunks stay in the cache, which serves the boxes that cut them without
+ * a call each.  1: read; 0: not such a box (the caller reads it); -1: the
+ * read failed. */
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is

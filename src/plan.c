@@ -499,6 +499,20 @@ static void read_alone(struct plan *p, int nranks)
 		}
 	}
 	moved_alone(p, nranks);
+	/* A file the run never writes that one of its datasets sends through
+	 * MPI-IO (read in boxes that cut chunks, which the ranks' collective
+	 * reads join) takes none of the others with it: each that every pass
+	 * reads in boxes of whole chunks is read independently (array's
+	 * alone), as in a file each rank reads alone, so its chunks go by the
+	 * direct reader (each rank's own read-only descriptor) where they
+	 * are stored plain. */
+	for (int j = 0; j < p->narrays; j++) {
+		struct array *x = p->arrays[j];
+		const struct plan_file *f = x->kind == ARR_DATASET ? x->file : NULL;
+		if (f && nranks > 1 && f->exists && !f->write && !f->scratch && !f->read_alone &&
+		    !x->unused && read_by_chunks(p, x))
+			x->alone = true;
+	}
 	for (int i = 0; i < p->nsteps; i++) {
 		struct plan_step *s = &p->steps[i];
 		if (s->fused.merged_into < 0 && !s->fused.host && elementwise_pass(s))

@@ -332,13 +332,18 @@ int stage_read_broadcast(const struct array *x, const struct shape *space, enum 
 	return 0;
 }
 
-/* Is X read as its dataset's chunks, as T: a whole dataset (no selection,
- * no axes moved, not one the run creates or a virtual one), chunked, whose
- * values are its stored ones in T? */
+bool stage_as_stored(const struct array *x, enum dtype t)
+{
+	return stage_chunks(x) && !x->create && !x->vds && !x->file->write && !x->stored_filtered &&
+	       !x->swapped && stored_dtype(x) == t;
+}
+
+/* Is X read as its dataset's chunks, as T: a plain dataset as stored as
+ * T (stage_as_stored) whose values are its stored ones (no packing, no
+ * missing values, no cast)? */
 static bool chunked_as_stored(const struct array *x, enum dtype t)
 {
-	return stage_chunks(x) && !x->create && !x->vds && x->dtype == t &&
-	       !cf_coding_transforms(x->coding) && stored_dtype(x) == t;
+	return stage_as_stored(x, t) && x->dtype == t && !cf_coding_transforms(x->coding);
 }
 
 bool stage_chunked_reads(const struct array *x, enum dtype t, int64_t memory)

@@ -31,7 +31,13 @@
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and through
 # MPI-IO's collective reads where its boxes cut chunks (3 ranks);
-# NumPy's bits on 1-4 and 6 ranks.  So are reductions (over axis 0, 1,
+# NumPy's bits on 1-4 and 6 ranks.  A file one of whose datasets the
+# ranks' boxes cut goes through MPI-IO, but its plain datasets read in
+# whole chunks (ragged; on 3 and 4 ranks some with no rows) are read by
+# the direct reader, each chunk once by one pread through a read-only
+# descriptor of each rank's own (every plain chunk so on one rank), and
+# a file the run writes (in place, or new and read by a later step) never
+# so; NumPy's bits on 1-4 ranks.  So are reductions (over axis 0, 1,
 # all) and scans (along either axis) of a ragged (1001, 37) array in
 # (64, 16) chunks, raw and gzip, int64 ones whose ranks share the axis
 # they fold, and reductions that share one pass: each chunk read once by
@@ -587,6 +593,85 @@ for name in glob.glob("*/p.json"):
 		done
 	done
 	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "one dataset whose boxes cut its chunks takes no other off the direct reader: under MPI-IO each rank reads the plain ones' chunks by one pread each through its own read-only descriptor; ragged, ranks with no rows; a file written in the same run never so; NumPy's bits on 1-4 ranks" {
+	cp "$BATS_FILE_TMPDIR/mx.h5" .
+	# /odd's five chunk rows and /t's two are cut by 3 and 4 ranks (and
+	# /t's by 2): the file goes through MPI-IO, /t collectively; /a's
+	# reductions (one pass) read its 80 chunks, ragged on both axes, /n's
+	# its 4 on two ranks (none on the others), each chunk read once by one
+	# pread of its bytes through a descriptor of the rank's own; the
+	# scan, in whole chunk rows of /a, independently
+	cat >mx.yaml <<-'EOF'
+		inputs: {odd: mx.h5:/odd, a: mx.h5:/a, t: mx.h5:/t, n: mx.h5:/n}
+		steps:
+		  - {expr: odd * 2 - 1, out: o.h5:/odd}
+		  - {reduce: add, in: a, axis: 1, out: o.h5:/a1}
+		  - {reduce: add, in: a, axis: null, out: o.h5:/aall}
+		  - {reduce: add, in: t, axis: 1, out: o.h5:/t1}
+		  - {reduce: maximum, in: n, axis: 1, out: o.h5:/n1}
+		  - {reduce: add, in: n, axis: null, out: o.h5:/nall}
+		  - {accumulate: add, in: a, axis: 1, out: o.h5:/c1}
+	EOF
+	# in place, then read again, and a new file read by a later step:
+	# written by the run, so never read by the direct reader
+	cat >w.yaml <<-'EOF'
+		inputs: {a: w.h5:/a, n: w.h5:/n}
+		steps:
+		  - {expr: a * 2, out: a}
+		  - {expr: n - 1, chunks: [32, 64], out: o.h5:/b}
+		  - {reduce: add, in: a, axis: 1, out: o.h5:/s}
+		  - {reduce: add, in: o.h5:/b, axis: null, out: o.h5:/bs}
+	EOF
+	run --separate-stderr mpi 3 h5ufunc check --memory 20M mx.yaml
+	assert_success
+	assert_line --regexp '^step 1: expr subtract, .*, boxes \(249, 2100\), 6 boxes, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 5: reduce maximum, .*, boxes \(32, 100\), 2 boxes, 2 of 3 ranks with work$'
+	local n jobs=() tr
+	for n in 0 1 2 3 4; do
+		mkdir -p "r$n/w"
+		cp mx.h5 "r$n/w/w.h5"
+		if ((n == 0)); then
+			h5u run --memory 20M mx.yaml || fail "one process: exit status $?"
+			mv o.h5 "r$n/"
+			(cd "r$n/w" && h5u run --memory 20M ../../w.yaml) || fail "one process, w.yaml: exit status $?"
+		else
+			tr="r$n/mx"
+			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+				-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc run --memory 20M --json mx.yaml \
+				>"r$n/p.json" || fail "$n ranks: exit status $?"
+			mv o.h5 "r$n/"
+			(cd "r$n/w" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+				-e trace=openat,open,pread64,read -o tr timeout 60 mpirun --oversubscribe -n "$n" \
+				h5ufunc run --memory 20M ../../w.yaml) || fail "$n ranks, w.yaml: exit status $?"
+			# one rank, the only one in MPI-IO's collective calls, reads
+			# every plain chunk so (/t's 10 and /odd's but its ragged
+			# column's 5 x 52 too)
+			if ((n == 1)); then
+				jobs+=(:: own "$tr" mx.h5 32768 90 :: own "$tr" mx.h5 81920 260)
+			else
+				jobs+=(:: own "$tr" mx.h5 32768 80)
+			fi
+			jobs+=(:: own "$tr" mx.h5 16384 4)
+			jobs+=(:: own "r$n/w/tr" w.h5 32768 0 :: own "r$n/w/tr" o.h5 16384 0)
+		fi
+		jobs+=(:: same mx.h5 "r$n/o.h5" /odd "odd * 2 - 1" /a1 "np.add.reduce(a, axis=1)"
+			/aall "np.add.reduce(a, axis=None)" /t1 "np.add.reduce(t, axis=1)"
+			/n1 "np.maximum.reduce(n, axis=1)" /nall "np.add.reduce(n, axis=None)"
+			/c1 "np.add.accumulate(a, axis=1)"
+			:: same mx.h5 "r$n/w/o.h5" /s "np.add.reduce(a * 2, axis=1)" /b "n - 1"
+			/bs "np.add.reduce(n - 1, axis=None)"
+			:: same mx.h5 "r$n/w/w.h5" /a "a * 2")
+	done
+	# /t through MPI-IO's collective reads on 2-4 ranks
+	python3 -c '
+import json
+for n in (2, 3, 4):
+    assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open(f"r{n}/p.json"))["per_rank"]), n
+'
+	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
 

@@ -44,7 +44,12 @@ Jobs:
                   int64 /i alike (its sums exact: the ranks may share
                   the axis they fold); DIR/fo.h5 and DIR/fb-*.h5: the same
                   magnitudes in chunks that cut NumPy's blocks of 128
-                  and pieces of 8192 (tests/71-chunks.bats says which)
+                  and pieces of 8192 (tests/71-chunks.bats says which);
+                  DIR/mx.h5: float64 /odd (1280, 2100) in (256, 40), whose
+                  five chunk rows 3 and 4 ranks cut, beside /a (1001,
+                  300), magnitudes over twelve decades, /t, its first 100
+                  rows, in (64, 64), and /n, its first 50 rows of 100, in
+                  (32, 64)
   index-files DIR
                   write the chunk indexes chunkindexdump reads, all in
                   version-1 B-trees: DIR/ix.h5 (object headers of version
@@ -100,6 +105,11 @@ Jobs:
   whole PREFIX FILE SIZE COUNT
                   the logs PREFIX.* (as for reads) hold exactly COUNT reads
                   of FILE of SIZE bytes (a chunk's, each read as stored)
+  own PREFIX FILE SIZE COUNT
+                  as whole, counting only the reads of FILE (or of its
+                  temporary name) through descriptors opened
+                  O_RDONLY|O_CLOEXEC (the direct reader's under MPI-IO),
+                  not HDF5's
   same IN.h5[,IN.h5...] OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over the IN.h5 files' datasets
                   (names t, tb, ...), bit for bit, for each pair
@@ -116,6 +126,7 @@ Jobs:
 """
 import glob
 import json
+import os
 import re
 import subprocess
 
@@ -165,6 +176,18 @@ def make(d):
         f.create_dataset('u', data=u, chunks=(64, 16))
         f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
         f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
+    with h5py.File(f'{d}/mx.h5', 'w') as f:
+        # /odd: five chunk rows, which 3 and 4 ranks cut (MPI-IO for the
+        # file), as they cut the two of /t (100, 300); /a ragged (1001,
+        # 300) in (64, 64) and /n (50, 100) in (32, 64), two ranks' (none
+        # on the others): read in whole chunks (a generator of its own:
+        # the other files' data stays as it was)
+        mx = np.random.default_rng(65)
+        f.create_dataset('odd', data=mx.random((1280, 2100)) - 0.25, chunks=(256, 40))
+        a = mx.standard_normal((1001, 300)) * 10.0 ** mx.uniform(-6, 6, (1001, 300))
+        f.create_dataset('a', data=a, chunks=(64, 64))
+        f.create_dataset('t', data=a[:100], chunks=(64, 64))
+        f.create_dataset('n', data=a[:50, :100], chunks=(32, 64))
     with h5py.File(f'{d}/fo.h5', 'w') as f:
         # magnitudes over twelve decades again, in chunks whose widths cut
         # NumPy's blocks of 128 and pieces of 8192: rows of two pieces,
@@ -360,8 +383,11 @@ OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
 READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-def read_sizes(prefix, path):
-    """The sizes of the reads of PATH in the strace logs PREFIX.*."""
+def read_sizes(prefix, path, mine=False):
+    """The sizes of the reads of PATH in the strace logs PREFIX.*; MINE:
+    only those through descriptors opened O_RDONLY|O_CLOEXEC, as the
+    direct reader opens its own under MPI-IO (HDF5's drivers open without
+    O_CLOEXEC), of PATH or of its temporary name while a run writes it."""
     logs = glob.glob(prefix + '.*')
     if not logs:
         raise Failure(f'no strace logs {prefix}.*')
@@ -372,10 +398,13 @@ def read_sizes(prefix, path):
             line = line.rstrip('\n')
             m = OPEN.match(line)
             if m:
-                fds[m.group(2)] = m.group(1)
+                base = os.path.basename(m.group(1))
+                fds[m.group(2)] = (', O_RDONLY|O_CLOEXEC)' in line and
+                                   (base == path or base.startswith(f'.{path}.h5ufunc-'))
+                                   if mine else m.group(1).endswith(path))
                 continue
             m = READ.match(line)
-            if m and fds.get(m.group(1), '').endswith(path):
+            if m and fds.get(m.group(1)):
                 sizes.append(int(m.group(2)))
     return sizes
 
@@ -388,10 +417,15 @@ def reads(prefix, path, calls, nbytes):
                       f'more than {calls} reads or {nbytes} bytes')
 
 
-def whole(prefix, path, size, count):
-    got = read_sizes(prefix, path).count(int(size))
+def whole(prefix, path, size, count, mine=False):
+    got = read_sizes(prefix, path, mine).count(int(size))
     if got != int(count):
-        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes, not {count}')
+        raise Failure(f'{prefix}: {path}: {got} reads of {size} bytes{" through its own descriptors" if mine else ""}, '
+                      f'not {count}')
+
+
+def own(prefix, path, size, count):
+    whole(prefix, path, size, count, mine=True)
 
 
 def same(inp, out, *pairs):
@@ -424,7 +458,7 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    jobs = {f.__name__: words(f) for f in (make, reads, whole, same, decoded, filters, stored, index,
+    jobs = {f.__name__: words(f) for f in (make, reads, whole, own, same, decoded, filters, stored, index,
                                               refused, continued, journals)}
     jobs['index-files'] = words(index_files)
     jobs['userblock-files'] = words(userblock_files)
