@@ -197,7 +197,18 @@ int cli_session(struct cli *c, int *argc, char ***argv, struct err *e)
 
 void cli_usage_error(const struct err *e)
 {
-	/* Before MPI starts every rank would print: leave it to the first. */
+	/* Under a launcher the ranks meet in MPI before they leave: a rank
+	 * that left at once would have mpirun kill the first before its
+	 * message is out.  (Every rank has the same command line, so every
+	 * rank comes here.) */
+	struct err init = {0};
+	if (comm_launched() && comm_init(true, NULL, NULL, &init) == 0) {
+		if (comm_rank() == 0)
+			diag_print(e);
+		comm_finalize();
+		return;
+	}
+	/* Without MPI every rank would print: leave it to the first. */
 	static const char *const vars[] = {
 		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL
 	};
