@@ -193,7 +193,7 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct one_lin
 	}
 	if ((verb == VERB_REDUCEAT || verb == VERB_AT) && step.nidx == 0)
 		err_set(&e, EXIT_USAGE, where, "--indices is needed (%s)",
-			verb == VERB_AT ? "one index array per axis" : "where the segments start");
+			verb == VERB_AT ? "one index array per axis, or per leading axis" : "where the segments start");
 out:
 	return finish(&c, &r, &a, argc, argv, &e);
 }

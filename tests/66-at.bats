@@ -188,7 +188,7 @@ setup_file() {
 	check_error "at divmod: Only single output ufuncs supported at this time" divmod g.h5:/grid --indices '[0],[0]' 1
 	check_error "at add: Python integer 300 out of bounds for int8" add g.h5:/i8 --indices 0 300
 	check_error "at add: at writes in place into a dataset, not the number '2'" add 2 --indices 0 1
-	check_error "at add: --indices is needed (one index array per axis)" add g.h5:/i8 1
+	check_error "at add: --indices is needed (one index array per axis, or per leading axis)" add g.h5:/i8 1
 	check_error "at: unknown option '-o' (see h5ufunc help at)" add g.h5:/i8 --indices 0 1 -o x.h5:/y
 	run --separate-stderr mpi 3 h5ufunc at add g.h5:/grid --indices g.h5:/bad,0 1 --memory 4K
 	assert_error_once 2 "at add: index 7 is out of bounds for axis 0 with size 4"
