@@ -212,7 +212,8 @@ def _bound(uf, a, b, opts, want):
     core, present = _core_axes(uf, (a.shape, b.shape), opts)
     names = [n for (n, _), p in zip(SIGNATURES[uf][0], present[0]) if p]
     k = max(1, a.shape[core[0][names.index('k')]])
-    mag = numpy_result(uf, np.abs(a).astype(np.longdouble), np.abs(b).astype(np.longdouble),
+    # |x| after widening (np.abs of int8's -128 is -128): a long double
+    mag = numpy_result(uf, np.abs(a.astype(np.clongdouble)), np.abs(b.astype(np.clongdouble)),
                        opts, np.longdouble)
     return 4 * k * np.finfo(want.dtype).eps * mag
 
