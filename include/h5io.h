@@ -22,6 +22,10 @@
 
 /* Call once, after comm_init. */
 void h5io_init(void);
+/* The paths (N of them, kept, not copied) that datasets of the run will
+ * take in any file: the file's named bool type (h5io_types.c) passes over
+ * them, so that a later output of the run may take "/boolean". */
+void h5io_reserve_paths(const char *const *paths, int n);
 /* Remember an MPI-IO hint (the KEY of KEYLEN bytes = VALUE, e.g.
  * striping_factor=16) for every file opened or created under MPI.  Returns
  * 0, or -1 when too many. */

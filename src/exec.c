@@ -546,12 +546,24 @@ static int describe_all(struct plan *p, struct err *e)
 	return comm_agree(e);
 }
 
+/* The paths the datasets P creates take, kept from h5io's named types. */
+static void reserve_paths(struct plan *p)
+{
+	const char **paths = arena_alloc(p->arena, sizeof *paths * (size_t)(p->narrays + 1));
+	int n = 0;
+	for (int i = 0; i < p->narrays; i++)
+		if (p->arrays[i]->kind == ARR_DATASET && p->arrays[i]->create)
+			paths[n++] = p->arrays[i]->path;
+	h5io_reserve_paths(paths, n);
+}
+
 int exec_run(struct plan *p, const char *history, const struct report_options *ro,
 	     struct err *e)
 {
 	report_begin(p, ro);
 	interrupt_init();
 	sweep_dirs(p);
+	reserve_paths(p);
 	if (begin_journals(p, e) < 0 || open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {

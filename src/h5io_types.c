@@ -68,9 +68,30 @@ hid_t h5io_mem_type(enum dtype dt)
 
 /* Names tried for the named bool type of a file, "boolean" first (not a
  * dtype's name, which outputs often take): a name already given to
- * something else, or the dataset's own, is passed over. */
+ * something else, the dataset's own, or one a dataset of the run will
+ * take (h5io_reserve_paths), is passed over. */
 #define BOOL_TYPE_NAME "/boolean"
 #define BOOL_TYPE_TRIES 16
+
+static const char *const *reserved;
+static int nreserved;
+
+void h5io_reserve_paths(const char *const *paths, int n)
+{
+	reserved = paths;
+	nreserved = n;
+}
+
+/* Is NAME the dataset's own PATH, or a path the run reserved? */
+static bool name_reserved(const char *name, const char *path)
+{
+	if (!strcmp(name, path))
+		return true;
+	for (int i = 0; i < nreserved; i++)
+		if (!strcmp(name, reserved[i]))
+			return true;
+	return false;
+}
 
 /* h5py writes bool as an enum type of its own in each dataset, which
  * netCDF-C passes over: it lists a variable of an enum type only when the
@@ -80,7 +101,6 @@ hid_t h5io_mem_type(enum dtype dt)
  * group (read before any group's variables), committed on first use;
  * netCDF-C then lists it as an enum of byte, netCDF4-python reads it as
  * int8, and h5py reads the named type back as numpy's bool all the same.
- * (A later dataset of the same run cannot take the type's name.)
  * Where every name tried is taken by something else, the dataset keeps
  * h5py's own type. */
 static hid_t bool_file_type(hid_t file, const char *path)
@@ -88,7 +108,7 @@ static hid_t bool_file_type(hid_t file, const char *path)
 	for (int i = 1; i <= BOOL_TYPE_TRIES; i++) {
 		char name[32];
 		snprintf(name, sizeof name, i == 1 ? BOOL_TYPE_NAME : BOOL_TYPE_NAME "_%d", i);
-		if (!strcmp(name, path))
+		if (name_reserved(name, path))
 			continue;
 		iostat.h5_metadata++;
 		htri_t there = H5Lexists(file, name, H5P_DEFAULT);

@@ -444,3 +444,25 @@ with h5py.File(sys.argv[1], "r") as f, h5py.File("h5py.h5", "r") as was:
 	done
 	nco_appends b1.nc b3.nc
 }
+
+@test "the bool type passes over a name a later output of the run takes: a recipe writing a bool, then FILE:/boolean, on 1 and 3 ranks" {
+	fixture cmip.nc
+	printf 'steps:\n  - ufunc: greater\n    in: [cmip.nc:/v, 0]\n    out: o.nc:/b\n  - ufunc: add\n    in: [cmip.nc:/v, 1]\n    out: o.nc:/boolean\n' > r.yaml
+	local n cmd=(h5u)
+	for n in 1 3; do
+		((n == 1)) || cmd=(mpi "$n" h5ufunc)
+		rm -f o.nc
+		"${cmd[@]}" run r.yaml
+		run ncdump -h o.nc
+		assert_success
+		assert_output --partial 'byte enum boolean_2 {FALSE = 0, TRUE = 1}'
+		assert_output --regexp 'boolean_2 b\('
+		run /usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("o.nc", "r") as f, h5py.File("cmip.nc", "r") as c:
+    v = c["v"][...]
+    assert f["b"].dtype == bool and np.array_equal(f["b"][...], v > 0), f["b"][...]
+    assert np.array_equal(f["boolean"][...], v + 1), f["boolean"][...]'
+		assert_success
+	done
+}
