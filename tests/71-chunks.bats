@@ -333,6 +333,75 @@ check_reads() {
 	check_reads "${jobs[@]}"
 }
 
+
+@test "under MPI, a budget that holds no chunk row of a wide array: boxes of lines that divide a chunk's extent dealt to the ranks, each slice one run of one chunk read by its rank alone, each byte once; a chunk's runs to one rank where that is even; ragged, ranks with fewer boxes, mpirun -n 1; a file the run writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks" {
+	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/cw.h5" .
+	local n READS=() jobs=() alone
+	# /p, /pb (1280, 2100) in (256, 40): five chunk rows, a row's 53 chunks
+	# 4.3 MB, more than a chunk cache; at 2M boxes of 32 lines.  Dealt in a
+	# chunk's runs of 256 lines where that is even (2 ranks: three and two,
+	# within a quarter of a fair share), else in a box's (3 and 4 ranks),
+	# where the ragged last chunk column (20 of 40 wide: no run of one
+	# chunk) is read whole through HDF5 by each rank that has some of it
+	for n in 1 2 3 4; do
+		run --separate-stderr mpi "$n" h5ufunc check --memory 2M - <<-'EOF2'
+			inputs: {a: sl.h5:/p, b: sl.h5:/pb}
+			steps:
+			  - expr: sqrt(a*a + b*b)
+			    out: o.h5:/c
+		EOF2
+		assert_success
+		assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
+		echo "tr$n: $n ranks, /p and /pb" >>traces.txt
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			-o "tr$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 2M \
+			-i a=sl.h5:/p -i b=sl.h5:/pb "p$n.h5:/c = sqrt(a*a + b*b)" || fail "$n ranks: exit status $?"
+		alone=$((n < 3))
+		jobs+=(:: runs "tr$n" sl.h5 /p,/pb "$alone" :: same sl.h5 "p$n.h5" /c "np.sqrt(p*p + pb*pb)")
+	done
+	# ragged (300, 4500) in (128, 32) at 1M: boxes of 8 lines, the last
+	# chunk row 44; three chunk rows never deal evenly to 2-4 ranks: 38
+	# runs of a box's lines, so a rank of 3 walks an empty box at the end
+	# (every rank enters the same collective writes); a literal, a bool
+	# result
+	for n in 2 3 4; do
+		echo "tx$n: $n ranks, /x and /xb" >>traces.txt
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			-o "tx$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 1M \
+			-i a=cw.h5:/x -i b=cw.h5:/xb "x$n.h5:/c = (a * 2.5 + 1) > b" || fail "$n ranks: exit status $?"
+		jobs+=(:: runs "tx$n" cw.h5 /x,/xb 0 :: same cw.h5 "x$n.h5" /c "(x * 2.5 + 1) > xb")
+	done
+	run --separate-stderr mpi 3 h5ufunc check --memory 1M - <<-'EOF2'
+		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
+		steps:
+		  - expr: (a * 2.5 + 1) > b
+		    out: o.h5:/c
+	EOF2
+	assert_success
+	assert_line --regexp '^step 1: expr greater, .*, boxes \(8, 4500\), 38 boxes in 141 slices 32 wide, written a box at a time, 3 of 3 ranks with work$'
+	# a file a later step writes (a new dataset of its own) is read
+	# through MPI-IO: the boxes of the step before keep the usual size
+	cat >w.yaml <<-'EOF2'
+		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
+		steps:
+		  - expr: sqrt(a*a + b*b)
+		    out: y.h5:/c
+		  - expr: a * 3 - b
+		    out: cw.h5:/y
+	EOF2
+	run --separate-stderr mpi 2 h5ufunc check --memory 1M w.yaml
+	assert_success
+	refute_line --partial 'slices'
+	for n in 2 3; do
+		cp "$BATS_FILE_TMPDIR/cw.h5" "w$n.h5"
+		sed "s/cw.h5/w$n.h5/; s/y.h5/y$n.h5/" w.yaml >"w$n.yaml"
+		mpi "$n" h5ufunc run --memory 1M "w$n.yaml" || fail "$n ranks: exit status $?"
+		jobs+=(:: same cw.h5 "w$n.h5" /y "x * 3 - xb" :: same cw.h5 "y$n.h5" /c "np.sqrt(x*x + xb*xb)")
+	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"$'\n'"$(cat traces.txt)"
+}
+
 @test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {
 	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/rc.h5" .
 	cat >al.yaml <<-'EOF'
