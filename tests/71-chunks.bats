@@ -120,6 +120,20 @@ traced() {
 	READS+=(:: reads "$tr" c.h5 "$calls" "$bytes")
 }
 
+# planned N MEM INPUTS EXPR: `h5ufunc check` on N ranks (0: one process)
+# under --memory MEM of one step EXPR over INPUTS (a YAML map) into
+# o.h5:/c, its plan in $output
+planned() {
+	local n=$1 mem=$2
+	printf 'inputs: %s\nsteps:\n  - expr: %s\n    out: o.h5:/c\n' "$3" "$4" >planned.yaml
+	if ((n == 0)); then
+		run --separate-stderr h5u check --memory "$mem" planned.yaml
+	else
+		run --separate-stderr mpi "$n" h5ufunc check --memory "$mem" planned.yaml
+	fi
+	assert_success
+}
+
 # check_reads JOB...: the READS of every traced run, and the other
 # chunks_ref.py JOBs given (each starting with ::), in one process.
 check_reads() {
@@ -303,25 +317,13 @@ check_reads() {
 	# slices of one chunk column, each chunk read in 16 runs of 4 KiB (the
 	# chunk cache, which a row of these chunks overflows, read every chunk
 	# whole for every box that cut it: 14 times its bytes)
-	run --separate-stderr h5u check --memory 2M - <<-'EOF'
-		inputs: {a: c.h5:/w, b: c.h5:/wb}
-		steps:
-		  - expr: sqrt(a*a + b*b)
-		    out: o.h5:/c
-	EOF
-	assert_success
+	planned 0 2M '{a: c.h5:/w, b: c.h5:/wb}' 'sqrt(a*a + b*b)'
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(16, 4096\), 16 boxes in 128 slices 32 wide, written a box at a time, 1 of 1 ranks with work$'
 	pieces=16 traced 0 2 w eval -i a=c.h5:/w -i b=c.h5:/wb 'o0.h5:/c = sqrt(a*a + b*b)'
 	jobs+=(:: same c.h5 o0.h5 /c "np.sqrt(w*w + wb*wb)")
 	# ragged (300, 4500) in (128, 32): at 1M boxes of 8 lines (the last 4:
 	# the last chunk row is 44 lines), the last slice 20 wide; a literal, a bool result
-	run --separate-stderr h5u check --memory 1M - <<-'EOF'
-		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
-		steps:
-		  - expr: (a * 2.5 + 1) > b
-		    out: o.h5:/c
-	EOF
-	assert_success
+	planned 0 1M '{a: cw.h5:/x, b: cw.h5:/xb}' '(a * 2.5 + 1) > b'
 	assert_line --regexp '^step 1: expr greater, .*, boxes \(8, 4500\), 38 boxes in 141 slices 32 wide, written a box at a time, 1 of 1 ranks with work$'
 	for n in 0 2 3 4; do
 		if ((n == 0)); then
@@ -351,13 +353,7 @@ check_reads() {
 	# where the ragged last chunk column (20 of 40 wide: no run of one
 	# chunk) is read whole through HDF5 by each rank that has some of it
 	for n in 1 2 3 4; do
-		run --separate-stderr mpi "$n" h5ufunc check --memory 2M - <<-'EOF2'
-			inputs: {a: sl.h5:/p, b: sl.h5:/pb}
-			steps:
-			  - expr: sqrt(a*a + b*b)
-			    out: o.h5:/c
-		EOF2
-		assert_success
+		planned "$n" 2M '{a: sl.h5:/p, b: sl.h5:/pb}' 'sqrt(a*a + b*b)'
 		assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
 		echo "tr$n: $n ranks, /p and /pb" >>traces.txt
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
@@ -378,13 +374,7 @@ check_reads() {
 			-i a=cw.h5:/x -i b=cw.h5:/xb "x$n.h5:/c = (a * 2.5 + 1) > b" || fail "$n ranks: exit status $?"
 		jobs+=(:: runs "tx$n" cw.h5 /x,/xb 0 :: same cw.h5 "x$n.h5" /c "(x * 2.5 + 1) > xb")
 	done
-	run --separate-stderr mpi 3 h5ufunc check --memory 1M - <<-'EOF2'
-		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
-		steps:
-		  - expr: (a * 2.5 + 1) > b
-		    out: o.h5:/c
-	EOF2
-	assert_success
+	planned 3 1M '{a: cw.h5:/x, b: cw.h5:/xb}' '(a * 2.5 + 1) > b'
 	assert_line --regexp '^step 1: expr greater, .*, boxes \(8, 4500\), 38 boxes in 141 slices 32 wide, written a box at a time, 3 of 3 ranks with work$'
 	# a file a later step writes (a new dataset of its own) is read
 	# through MPI-IO: the boxes of the step before keep the usual size

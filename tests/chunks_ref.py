@@ -392,30 +392,36 @@ OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
 READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-def read_sizes(prefix, path, mine=False):
-    """The sizes of the reads of PATH in the strace logs PREFIX.*; MINE:
-    only those through descriptors opened O_RDONLY|O_CLOEXEC, as the
-    direct reader opens its own under MPI-IO (HDF5's drivers open without
-    O_CLOEXEC), of PATH or of its temporary name while a run writes it."""
+def traced(prefix, wanted, call):
+    """(log, match) for each line of the strace logs PREFIX.* (one a
+    process) that CALL matches, its group 1 a descriptor whose opening
+    WANTED(path, line) accepted."""
     logs = glob.glob(prefix + '.*')
     if not logs:
         raise Failure(f'no strace logs {prefix}.*')
-    sizes = []
     for name in logs:
         fds = {}
         for line in open(name):
             line = line.rstrip('\n')
             m = OPEN.match(line)
             if m:
-                base = os.path.basename(m.group(1))
-                fds[m.group(2)] = (', O_RDONLY|O_CLOEXEC)' in line and
-                                   (base == path or base.startswith(f'.{path}.h5ufunc-'))
-                                   if mine else m.group(1).endswith(path))
+                fds[m.group(2)] = wanted(m.group(1), line)
                 continue
-            m = READ.match(line)
+            m = call.match(line)
             if m and fds.get(m.group(1)):
-                sizes.append(int(m.group(2)))
-    return sizes
+                yield name, m
+
+
+def read_sizes(prefix, path, mine=False):
+    """The sizes of the reads of PATH in the strace logs PREFIX.*; MINE:
+    only those through descriptors opened O_RDONLY|O_CLOEXEC, as the
+    direct reader opens its own under MPI-IO (HDF5's drivers open without
+    O_CLOEXEC), of PATH or of its temporary name while a run writes it."""
+    def wanted(name, line):
+        base = os.path.basename(name)
+        return (', O_RDONLY|O_CLOEXEC)' in line and (base == path or base.startswith(f'.{path}.h5ufunc-'))
+                if mine else name.endswith(path))
+    return [int(m.group(2)) for _, m in traced(prefix, wanted, READ)]
 
 
 def reads(prefix, path, calls, nbytes):
@@ -441,27 +447,14 @@ def runs(prefix, path, names, alone):
                 chunks.append((i.byte_offset, i.byte_offset + i.size, mask.reshape(-1)))
     chunks.sort(key=lambda c: c[0])
     starts = [c[0] for c in chunks]
-    logs = glob.glob(prefix + '.*')
-    if not logs:
-        raise Failure(f'no strace logs {prefix}.*')
     seen = [{} for _ in chunks]   # per chunk, per log: how often each byte was read
-    for name in logs:
-        fds = {}
-        for line in open(name):
-            line = line.rstrip('\n')
-            m = OPEN.match(line)
-            if m:
-                fds[m.group(2)] = m.group(1).endswith(path)
-                continue
-            m = PREAD.match(line)
-            if not m or not fds.get(m.group(1)):
-                continue
-            at, n = int(m.group(3)), int(m.group(4))
-            k = int(np.searchsorted(starts, at, side='right')) - 1
-            if k >= 0 and at + n <= chunks[k][1]:
-                lo, hi, _ = chunks[k]
-                got = seen[k].setdefault(name, np.zeros(hi - lo, np.int32))
-                got[at - lo:at - lo + n] += 1
+    for name, m in traced(prefix, lambda name, line: name.endswith(path), PREAD):
+        at, n = int(m.group(3)), int(m.group(4))
+        k = int(np.searchsorted(starts, at, side='right')) - 1
+        if k >= 0 and at + n <= chunks[k][1]:
+            lo, hi, _ = chunks[k]
+            got = seen[k].setdefault(name, np.zeros(hi - lo, np.int32))
+            got[at - lo:at - lo + n] += 1
     for (lo, hi, mask), each in zip(chunks, seen):
         every = sum(each.values()) if each else np.zeros(hi - lo, np.int32)
         ragged = not mask.all()
