@@ -163,6 +163,13 @@ void dist_slices_alone(struct dist_layout *l, const int64_t *chunk);
  * Unchanged when it is not such a layout, or when no such number is at
  * least half its lines a box. */
 void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk);
+/* L's boxes, of whole lines dealt one by one (not following chunks, not
+ * in slices) and fewer than A, a chunk's extent along the split axis,
+ * that does not divide by them, made of the most lines that divide A and
+ * keep the shares even, when that is at least half as many: no box then
+ * straddles two chunk rows (a chunk cache of one row serves a pass that
+ * writes them in place, plan.c).  Else unchanged. */
+void dist_divide_chunk(struct dist_layout *l, int64_t a);
 /* Are L's slices a box's pieces of the chunks it cuts (dist_cut_chunks)
  * rather than whole chunk columns? */
 bool dist_slices_cut(const struct dist_layout *l);

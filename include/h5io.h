@@ -91,6 +91,14 @@ enum h5io_object h5io_probe(hid_t file, const char *path, bool *scale);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
+/* h5io_dataset_open with a chunk cache of ROW bytes for a dataset stored
+ * in chunks without filters, where that is more than it would get
+ * otherwise: what a plan's budget pays (h5io_chunk_row_bytes) so that the
+ * boxes of a pass that writes it, cutting its chunk rows, find each chunk
+ * still in the cache, read and written once a pass. */
+hid_t h5io_dataset_open_cached(hid_t file, const char *path, size_t row, struct shape *shape,
+			       enum dtype *dt, const char *where, const char *display,
+			       struct err *e);
 /* Under MPI-IO, learn where the chunks of dataset D (opened by
  * h5io_dataset_open) lie, once, so that the direct reader may read them
  * (h5io_internal.h): a run calls it for the datasets it reads, every rank
@@ -142,6 +150,10 @@ bool h5io_dataset_swapped(hid_t d);
  * element, crosses take more than its chunk cache holds, so that boxes
  * that cut them along the rows read each one whole again for every box? */
 bool h5io_row_overflows_cache(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize);
+/* Bytes of the chunks such a row crosses, and of one more: a chunk cache
+ * that holds them reads and writes each chunk once for boxes that cut the
+ * chunk rows (0 when CHUNK is not a chunk shape). */
+size_t h5io_chunk_row_bytes(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize);
 /* Is D stored compact (its data in its object header)? */
 bool h5io_dataset_compact(hid_t d);
 /* How many of D's chunks were ever written (h5py's and netCDF-4's

@@ -436,6 +436,18 @@ void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk)
 	count_boxes(l);
 }
 
+void dist_divide_chunk(struct dist_layout *l, int64_t a)
+{
+	int64_t n = l->lines_per_box;
+	if (l->align != 1 || l->slice || l->cut || l->cost.unit || n >= a || a % n == 0)
+		return;
+	n = even_divisor(l, a, n, l->lines * l->line);
+	if (2 * n < l->lines_per_box)
+		return;
+	l->lines_per_box = n;
+	count_boxes(l);
+}
+
 bool dist_slices_cut(const struct dist_layout *l)
 {
 	return l->cut;

@@ -285,6 +285,21 @@ static hid_t create_dataset(struct plan *p, struct array *x, struct err *e)
 	return vds_create(x->file->id, &spec, &x->vds_run, x->display, e);
 }
 
+/* The chunk cache dataset X is opened with: the largest that the plan
+ * gave any array of its file and path (HDF5 keeps one cache a dataset, set
+ * by the handle opened first). */
+static size_t same_cache(const struct plan *p, const struct array *x)
+{
+	size_t bytes = 0;
+	for (int i = 0; i < p->narrays; i++) {
+		const struct array *y = p->arrays[i];
+		if (y->kind == ARR_DATASET && y->file == x->file && !strcmp(y->path, x->path) &&
+		    y->chunk_cache > bytes)
+			bytes = y->chunk_cache;
+	}
+	return bytes;
+}
+
 static int open_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && !e->status; i++) {
@@ -312,8 +327,8 @@ static int open_all(struct plan *p, struct err *e)
 		} else {
 			struct shape shape;
 			enum dtype dt;
-			x->id = h5io_dataset_open(x->file->id, x->path, &shape, &dt, x->display,
-						  x->display, e);
+			x->id = h5io_dataset_open_cached(x->file->id, x->path, same_cache(p, x), &shape,
+							 &dt, x->display, x->display, e);
 			if (x->id >= 0 && x->alone)
 				h5io_dataset_alone(x->id);
 			if (x->id >= 0)

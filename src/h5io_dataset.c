@@ -174,18 +174,23 @@ bool h5io_record_overflows_cache(const struct h5io_record *rec)
 	return rec->storage.nfilters == 0 && chunk_row_bytes(&rec->storage) > CHUNK_CACHE_ROW;
 }
 
-bool h5io_row_overflows_cache(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize)
+size_t h5io_chunk_row_bytes(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize)
 {
 	struct h5io_storage s = { .layout = H5D_CHUNKED, .ndim = ndim, .esize = esize };
 	if (ndim <= 0 || ndim > H5U_MAXDIM)
-		return false;
+		return 0;
 	for (int i = 0; i < ndim; i++) {
 		if (chunk[i] <= 0)
-			return false;
+			return 0;
 		s.dim[i] = (hsize_t)dim[i];
 		s.chunk[i] = (hsize_t)chunk[i];
 	}
-	return chunk_row_bytes(&s) > CHUNK_CACHE_ROW;
+	return chunk_row_bytes(&s);
+}
+
+bool h5io_row_overflows_cache(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize)
+{
+	return h5io_chunk_row_bytes(ndim, dim, chunk, esize) > CHUNK_CACHE_ROW;
 }
 
 /* D, dataset PATH of FILE, again through a handle of this process alone
@@ -212,9 +217,11 @@ static hid_t alone_if_virtual(hid_t file, const char *path, hid_t d, bool virtua
 }
 
 /* Dataset PATH of FILE, opened with its record, and MISSING as
- * dataset_filters says; errors (EXIT_USAGE) name DISPLAY. */
-static hid_t open_dataset(hid_t file, const char *path, const char *where, const char *display,
-			  char *missing, size_t len, struct err *e)
+ * dataset_filters says; a raw chunked one's cache holds ROW bytes when
+ * that is more than it would (h5io_dataset_open_cached); errors
+ * (EXIT_USAGE) name DISPLAY. */
+static hid_t open_dataset(hid_t file, const char *path, size_t row, const char *where,
+			  const char *display, char *missing, size_t len, struct err *e)
 {
 	hid_t dapl = dataset_access(CHUNK_CACHE_RAW);
 	struct h5io_storage s;
@@ -227,6 +234,7 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 	H5Pclose(dapl);
 	size_t cache = d < 0 ? 0 : chunk_row_bytes(&s);
 	cache = cache < CHUNK_CACHE_ROW ? cache : CHUNK_CACHE_ROW;
+	cache = d >= 0 && s.layout == H5D_CHUNKED && row > cache ? row : cache;
 	*missing = '\0';
 	cache = d >= 0 && s.nfilters > 0 && dataset_filters(d, missing, len) > 0 ? CHUNK_CACHE_FILTERED
 										   : cache;
@@ -270,8 +278,15 @@ hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e)
 {
+	return h5io_dataset_open_cached(file, path, 0, shape, dt, where, display, e);
+}
+
+hid_t h5io_dataset_open_cached(hid_t file, const char *path, size_t row, struct shape *shape,
+			       enum dtype *dt, const char *where, const char *display,
+			       struct err *e)
+{
 	char filter[512] = "";
-	hid_t d = open_dataset(file, path, where, display, filter, sizeof filter, e);
+	hid_t d = open_dataset(file, path, row, where, display, filter, sizeof filter, e);
 	if (d < 0)
 		return -1;
 	hid_t t = H5Dget_type(d), s = H5Dget_space(d);

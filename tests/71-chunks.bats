@@ -34,6 +34,11 @@
 # pread's offset), a ragged last chunk column read whole once by each rank
 # that has some of it; ranks with fewer boxes, mpirun -n 1; a file a later
 # step writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks.
+# Written in place on one process under budgets (7M, 8M) whose boxes cut
+# square (2304, 2304) chunk rows that overflow a chunk cache, the budget
+# pays for a cache of a chunk row, and boxes of 32 lines, not 56, keep
+# within one: the file's bytes read and written once each (strace, 11
+# times before); NumPy's bits with the journal and on 1-3 ranks.
 # Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and so in runs of
@@ -164,6 +169,37 @@ check_reads() {
 	done
 	traced 0 1 s eval -i a=c.h5:/s 'a = a * 2 + 1' --risk-partial-writes
 	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /s "s * 2 + 1"
+}
+
+@test "in place into chunk rows more than a chunk cache holds, boxes cutting them (--memory 7M, 8M): the budget pays for a cache of a chunk row, boxes within one, each chunk read and written once on one process; NumPy's bits on 1-3 ranks" {
+	ref square .
+	local m n
+	# 40.5 MiB of data, and HDF5's metadata
+	local most=$((42467328 * 102 / 100 + 1048576))
+	for m in 7M 8M; do
+		cp sq.h5 "q$m.h5"
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+			-e trace=openat,open,pread64,read,pwrite64,write -o "tr$m" \
+			h5ufunc eval -i "a=q$m.h5:/a" 'a = a * 2 + 1' --risk-partial-writes --memory "$m" ||
+			fail "--memory $m: exit status $?"
+		run ref moved "tr$m" "q$m.h5" "$most" :: same sq.h5 "q$m.h5" /a "a * 2 + 1"
+		assert_success
+		run h5u check --memory "$m" - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
+		assert_success
+		assert_output --partial "boxes (32, 2304), 72 boxes"
+	done
+	# with the journal, and on 1-3 ranks (no chunk cache for a file
+	# written through MPI-IO: the plan is the usual one)
+	cp sq.h5 j.h5
+	h5u eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M
+	local same=(same sq.h5 j.h5 /a "a * 2 + 1")
+	for n in 1 2 3; do
+		cp sq.h5 "r$n.h5"
+		mpi "$n" h5ufunc eval -i "a=r$n.h5:/a" 'a = a * 2 + 1' --memory 7M
+		same+=(:: same sq.h5 "r$n.h5" /a "a * 2 + 1")
+	done
+	run ref "${same[@]}"
+	assert_success
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {

@@ -97,6 +97,13 @@ Jobs:
   journals REPORT REPORT...
                   the --json REPORTs of in-place runs saved as many
                   journal records and bytes on each rank as the first
+  square DIR      write DIR/sq.h5: float64 /a (2304, 2304) in chunks
+                  (256, 64), a chunk row of 4.5 MiB, more than a chunk
+                  cache holds unless the budget pays for it
+  moved PREFIX FILE BYTES
+                  the reads and the writes of FILE in the logs PREFIX.*
+                  of `strace -ff -e trace=openat,open,pread64,read,pwrite64,write
+                  -o PREFIX` come to at most BYTES bytes each
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
                   trace=openat,open,pread64,read -o PREFIX` (every process
@@ -229,6 +236,12 @@ def make(d):
             u = u + 1j * rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
         with h5py.File(f'{d}/fb-{name}.h5', 'w') as f:
             f.create_dataset(name, data=u.astype(dtype), chunks=chunks)
+
+
+def square(d):
+    with h5py.File(f'{d}/sq.h5', 'w') as f:
+        f.create_dataset('a', data=np.random.default_rng(65).random((2304, 2304)) - 0.25,
+                         chunks=(256, 64))
 
 
 def make_raw(path, rng):
@@ -435,6 +448,17 @@ def reads(prefix, path, calls, nbytes):
 PREAD = re.compile(r'pread64\((\d+),.*, (\d+), (\d+)\)\s+=\s+(\d+)$')
 
 
+WRITE = re.compile(r'(?:pwrite64|write)\((\d+),.*\)\s+=\s+(\d+)$')
+
+
+def moved(prefix, path, nbytes):
+    wanted = lambda name, line: name.endswith(path)
+    for what, call in (('read', READ), ('written', WRITE)):
+        total = sum(int(m.group(2)) for _, m in traced(prefix, wanted, call))
+        if total > int(nbytes):
+            raise Failure(f'{prefix}: {path}: {total} bytes {what}, more than {nbytes}')
+
+
 def runs(prefix, path, names, alone):
     chunks = []   # (start, end, mask of the bytes that hold elements, not a ragged edge's padding)
     with h5py.File(path) as f:
@@ -510,8 +534,8 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    jobs = {f.__name__: words(f) for f in (make, reads, runs, whole, own, same, decoded, filters, stored, index,
-                                              refused, continued, journals)}
+    jobs = {f.__name__: words(f) for f in (make, square, moved, reads, runs, whole, own, same, decoded, filters,
+                                              stored, index, refused, continued, journals)}
     jobs['index-files'] = words(index_files)
     jobs['userblock-files'] = words(userblock_files)
     h5ref.main(jobs, 'chunks_ref.py')
