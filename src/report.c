@@ -515,6 +515,8 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 	fprintf(f, ", \"dtype\": \"%s\"", dtype_name(dt));
 	if (masked >= 0)
 		fprintf(f, ", \"masked\": %lld", (long long)masked);
+	if (x->unused)
+		fputs(", \"written\": false", f);
 	fputc('}', f);
 }
 
@@ -600,12 +602,11 @@ static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		json_operand(f, x, literal_dtype(s, k), false, false, -1);
 	}
 	fputs("],\n     \"outputs\": [", f);
-	for (int k = 0, n = 0; k < s->nout; k++) {
-		if (plan_output_fused(p, s, s->out[k]))
-			continue;   /* listed under the step that names it */
-		if (n++)
+	for (int k = 0; k < s->fused.nown; k++) {   /* each under the step that names it */
+		const struct array *x = s->fused.own[k];
+		if (k)
 			fputs(", ", f);
-		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print,
+		json_operand(f, x, x->dtype, true, s->print,
 			     r && (s->mask.has_where || s->mask.masked) ? r->masked : -1);
 	}
 	fputc(']', f);
