@@ -576,6 +576,13 @@ same(ds("o.h5:/p"), u * 2 + u)
 		fail "meter: $finals"
 }
 
+# ranks_cmd N: h5ufunc's command on N ranks (1: without a launcher), in
+# the array cmd.
+ranks_cmd() {
+	cmd=(h5u)
+	(($1 == 1)) || cmd=(mpi "$1" h5ufunc)
+}
+
 @test "check and --json list each output under the step that names it, fused steps' too, on 1 and 2 ranks" {
 	cat >r.yaml <<-'EOF2'
 		inputs: {u: f.h5:/x}
@@ -587,8 +594,7 @@ same(ds("o.h5:/p"), u * 2 + u)
 	EOF2
 	local n cmd
 	for n in 1 2; do
-		cmd=(h5u)
-		((n == 1)) || cmd=(mpi "$n" h5ufunc)
+		ranks_cmd "$n"
 		rm -f o.h5
 		run --separate-stderr "${cmd[@]}" check r.yaml
 		assert_success
@@ -630,8 +636,7 @@ if "plan" not in d["steps"][0]:
 	EOF2
 	local n cmd f
 	for n in 1 2; do
-		cmd=(h5u)
-		((n == 1)) || cmd=(mpi "$n" h5ufunc)
+		ranks_cmd "$n"
 		rm -f o.h5
 		run --separate-stderr "${cmd[@]}" check r.yaml
 		assert_success
