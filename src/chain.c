@@ -660,10 +660,12 @@ static int64_t held_most(const struct shape *X, int kept, int nranks)
 }
 
 /* Bytes of a partial result of the PARTIAL loop (ufunc_partial_loop),
- * with its byte of SLOT_ flags. */
+ * with its byte of SLOT_ flags, rounded up so that the values of an array
+ * of them stay aligned for the loop (a power of two up to 16 bytes). */
 static size_t slot_bytes(const struct ufunc_loop *partial)
 {
-	return (size_t)dtype_size(partial->types[0]) + 1;
+	size_t size = (size_t)dtype_size(partial->types[0]), align = size < 16 ? size : 16;
+	return (size + 1 + align - 1) / align * align;
 }
 
 /* Bytes of a piece of S, its scratch included. */
