@@ -250,13 +250,19 @@ out:
 /* ---- layout ------------------------------------------------------------- */
 
 /* Is each index of S's M leading kept axes a group NumPy folds as one flat
- * run: a reorderable ufunc (so pieces may be folded apart), axis M reduced
- * and every axis after it reduced or of extent 1, and (with kept axes) a
- * group of at least one element? */
+ * run whose pieces may be folded apart and chained: a reorderable ufunc
+ * whose fold is exact in any grouping that keeps the order
+ * (ufunc_fold_exact), or a sum (UF_PAIRWISE: NumPy sums each piece on
+ * its own and adds it); not a float product, logaddexp or hypot, which
+ * NumPy folds onto the running value an element at a time, so that a
+ * piece folded apart rounds otherwise; axis M reduced and every axis
+ * after it reduced or of extent 1, and (with kept axes) a group of at
+ * least one element? */
 static bool chain_group(const struct plan_step *s, int m)
 {
 	const struct shape *X = &s->in[0]->shape;
-	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->mask.skip_fold)
+	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->mask.skip_fold ||
+	    !(ufunc_fold_exact(s->uf, s->loop->types[0]) || (s->uf->flags & UF_PAIRWISE)))
 		return false;
 	for (int i = m + 1; i < X->ndim; i++)
 		if (!s->fold.reduced[i] && X->dim[i] != 1)
