@@ -98,8 +98,10 @@ void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int6
 struct stage_chunked;
 void reducer_box_chunked(struct reducer *const *r, int n, const struct stage_chunked *b, char *run,
 			 const int64_t *start, const int64_t *count, struct err *e);
-/* reducer_box of the box START/COUNT of X as T for each of the N chains
- * R, read a band of chunk columns at a time (stage_read_band) through
+/* reducer_box of the box START/COUNT of X for each of the N chains R,
+ * read as T (X's own dtype; where the loop's is another, each band cast
+ * to it as stage_read casts) a band of chunk columns at a time
+ * (stage_read_band) through
  * BUF (CAP bytes, a buffer reducer_box_chunked reads the box into), where
  * the box is whole lines (rows of X's last axis) and every chain one loop
  * in its own dtype whose lines hold whole pieces (or a line is a group):

@@ -408,7 +408,7 @@ static enum band_fold band_fold_of(struct reducer *const *r, int n, const struct
 struct sweep {
 	enum band_fold how;
 	const struct ufunc_loop *loop;   /* the partial loop (ufunc_partial_loop) */
-	enum dtype dt, pt;       /* the elements' dtype, the partials' */
+	enum dtype dt, pt;       /* the elements' dtype as read, the partials' */
 	const char *zero;        /* -0 in PT: a leaf's start */
 	char zero_p[16];
 	int dsz, psz;
@@ -418,7 +418,8 @@ struct sweep {
 	char *chunks, *out;      /* a band's chunks as read, and in C order */
 	int64_t chunk_cap;
 	char *pending, *stack, *sums;
-	char *cast;              /* a leaf cast to PT, where DT is not PT */
+	char *cast;              /* a leaf (BAND_TREE) or a line's part of a band
+				    (BAND_RUNNING) cast to PT, where DT is not PT */
 	/* where every line is, after the bands so far */
 	int64_t leaf, off, top, piece;
 };
@@ -456,16 +457,16 @@ static bool sweep_leaves(struct sweep *sw, char **p, const char *buf, int64_t ca
 	return true;
 }
 
-/* Lay out SW, folding HOW, for a box of LINES lines of X (chunks C) of S's
- * loop in BUF (CAP bytes): false when it does not fit. */
+/* Lay out SW, folding HOW, for a box of LINES lines of X (chunks C), read
+ * as T, of S's loop in BUF (CAP bytes): false when it does not fit. */
 static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan_step *s,
-			 const struct shape *X, const int64_t *c, int64_t lines, const int64_t *count, char *buf,
-			 int64_t cap)
+			 const struct shape *X, enum dtype t, const int64_t *c, int64_t lines,
+			 const int64_t *count, char *buf, int64_t cap)
 {
 	int nd = X->ndim, last = nd - 1;
 	sw->how = how;
 	sw->loop = ufunc_partial_loop(s->uf, s->loop);
-	sw->dt = s->loop->types[1];
+	sw->dt = t;
 	sw->pt = sw->loop->types[0];
 	sw->dsz = dtype_size(sw->dt);
 	sw->psz = dtype_size(sw->pt);
@@ -481,7 +482,8 @@ static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan
 	sw->pending = carve(&p, lines * sw->leafmax * sw->dsz);
 	sw->stack = carve(&p, how == BAND_TREE ? lines * sw->depth * sw->psz : 0);
 	sw->sums = carve(&p, lines * sw->pieces * sw->psz);
-	sw->cast = carve(&p, sw->dt != sw->pt ? sw->leafmax * sw->psz : 0);
+	sw->cast = carve(&p, sw->dt != sw->pt && how == BAND_TREE ? sw->leafmax * sw->psz : 0);
+	int64_t cast_col = sw->dt != sw->pt && how == BAND_RUNNING ? sw->psz : 0;
 	/* a chunk column of the box, and the columns a band holds: about
 	 * 256 KiB of chunks (at least a column), an even number (a leaf of
 	 * 128 spans two chunks of 64), so that the band's chunks and its copy
@@ -491,7 +493,7 @@ static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan
 		column *= i == last ? c[i] : (count[i] + c[i] - 1) / c[i] * c[i];
 	int64_t ncols = (sw->w + c[last] - 1) / c[last], k = ((int64_t)256 << 10) / column;
 	k = k > 1 ? k : 1;
-	int64_t fit = (cap - (p - buf) - 128) / (column + c[last] * lines * sw->dsz);
+	int64_t fit = (cap - (p - buf) - 192) / (column + c[last] * (lines * sw->dsz + cast_col));
 	k = k < fit ? k : fit;
 	k = k > 1 ? k - k % 2 : k;
 	k = k < ncols ? k : ncols;
@@ -501,6 +503,8 @@ static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan
 	sw->chunk_cap = k * column;
 	sw->chunks = carve(&p, sw->chunk_cap);
 	sw->out = carve(&p, lines * sw->band * sw->dsz);
+	if (cast_col)
+		sw->cast = carve(&p, sw->band * cast_col);
 	sw->leaf = sw->off = sw->top = sw->piece = 0;
 	return true;
 }
@@ -572,18 +576,22 @@ static void sweep_band(struct sweep *sw, int64_t n)
  * taken as its value, the rest folded on (BAND_RUNNING). */
 static void sweep_running(struct sweep *sw, int64_t col, int64_t n)
 {
-	int dsz = sw->dsz;
-	ptrdiff_t steps[3] = { 0, dsz, 0 };
+	int psz = sw->psz;
+	ptrdiff_t steps[3] = { 0, psz, 0 };
 	for (int64_t l = 0; l < sw->lines; l++) {
-		const char *row = sw->out + l * n * dsz;
+		const char *row = sw->out + l * n * sw->dsz;
+		if (sw->dt != sw->pt) {   /* cast as the box route's read casts it */
+			dtype_cast(sw->dt, row, sw->dsz, sw->pt, sw->cast, psz, (size_t)n);
+			row = sw->cast;
+		}
 		for (int64_t x = 0; x < n;) {
 			int64_t at = col + x, p = at / CHAIN_PIECE;
 			int64_t take = (p + 1) * CHAIN_PIECE - at < n - x ? (p + 1) * CHAIN_PIECE - at : n - x;
-			char *acc = sw->sums + (l * sw->pieces + p) * dsz, *src = (char *)row + x * dsz;
+			char *acc = sw->sums + (l * sw->pieces + p) * psz, *src = (char *)row + x * psz;
 			int64_t m = take;
 			if (at % CHAIN_PIECE == 0) {
-				memcpy(acc, src, (size_t)dsz);
-				src += dsz;
+				memcpy(acc, src, (size_t)psz);
+				src += psz;
 				m--;
 			}
 			char *args[3] = { acc, src, acc };
@@ -602,11 +610,16 @@ int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, en
 	const int64_t *c = stage_chunks(x);
 	int last = X->ndim - 1;
 	enum band_fold how = c ? band_fold_of(r, n, X) : BAND_NONE;
-	if (how == BAND_NONE || r[0]->s->loop->types[1] != t || count[last] != X->dim[last])
+	const struct plan_step *s = r[0]->s;
+	/* read as T, cast straight to the partials' dtype: as the box route's
+	 * read and fold cast it, unless both casts round (T to float16 to
+	 * float32) */
+	if (how == BAND_NONE || (t != s->loop->types[1] && ufunc_partial_loop(s->uf, s->loop) != s->loop) ||
+	    count[last] != X->dim[last])
 		return 0;
 	int64_t lines = stage_box_size(X->ndim, count) / X->dim[last];
 	struct sweep sw;
-	if (lines == 0 || !sweep_layout(&sw, how, r[0]->s, X, c, lines, count, buf, cap))
+	if (lines == 0 || !sweep_layout(&sw, how, s, X, t, c, lines, count, buf, cap))
 		return 0;
 	for (int64_t col = 0; col < sw.w; col += sw.band) {
 		int64_t m = sw.w - col < sw.band ? sw.w - col : sw.band;

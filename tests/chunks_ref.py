@@ -231,7 +231,8 @@ def make_exact(d):
     were): int64 /i near 2**62 (its sums wrap), float16 /h (summed in
     float32 through the tree), float64 /n with NaNs in chunks of several
     rows and pieces (the row a group, its last piece short), bool /b, uint8
-    3-d /u, int64 /k of two rows (ranks beyond the second get none)."""
+    3-d /u, int64 /k of two rows (ranks beyond the second get none), int32
+    /j (NumPy sums it in int64)."""
     rng = np.random.default_rng(66)
     n = rng.standard_normal((30, 20000)) * 10.0 ** rng.uniform(-6, 6, (30, 20000))
     for row, col in ((0, 5), (3, 100), (3, 19999), (8, 8191), (9, 8192), (17, 12000), (29, 19990)):
@@ -244,7 +245,8 @@ def make_exact(d):
                                ('n', n, (8, 48)),
                                ('b', b, (4, 100)),
                                ('u', rng.integers(0, 255, (3, 5, 8192), dtype='u1'), (1, 2, 64)),
-                               ('k', rng.integers(-2**62, 2**62, (2, 16384)), (1, 128))):
+                               ('k', rng.integers(-2**62, 2**62, (2, 16384)), (1, 128)),
+                               ('j', rng.integers(-2**31, 2**31, (40, 16384), dtype='i4'), (8, 48))):
         with h5py.File(f'{d}/fe-{name}.h5', 'w') as f:
             f.create_dataset(name, data=data, chunks=chunks)
 
