@@ -7,7 +7,6 @@
  * between ranks, sent to rank 0 and chained there in rank order.
  */
 #include <assert.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +33,8 @@ struct chain {
 	char *scratch;           /* a piece cast to PT, when the input is not */
 	unsigned char init_p[16], rest_p[16];   /* the reduction's starts in PT */
 	bool masked;
-	size_t slot;             /* a partial result: its value (PT), and a byte
-				    of SLOT_ flags */
+	size_t slot;             /* a partial result: its value (PT), and (masked) a
+				    byte saying whether it has a valid element */
 	int64_t group_len;       /* elements of a group ... */
 	int64_t pieces;          /* ... its pieces ... */
 	int64_t piece_max;       /* ... and the elements of the longest */
@@ -60,71 +59,26 @@ struct chain {
 	int64_t res_cap, out_first, nout;
 };
 
-/* The byte after a partial result's value: (masked) whether its elements
- * include a valid one; for a float partial that is infinite or zero,
- * which of the values that can turn a running value into NaN its
- * elements hold (chain_onto). */
-enum {
-	SLOT_VALID = 1,
-	SLOT_PLUS_INF = 2,
-	SLOT_MINUS_INF = 4,
-	SLOT_ZERO = 8,
-};
-
 static int64_t min64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
 }
 
-/* One value of float dtype DT at P, as a double. */
-static double as_double(enum dtype dt, const void *p)
-{
-	double d;
-	dtype_cast(dt, p, 0, DT_FLOAT64, &d, 0, 1);
-	return d;
-}
-
-/* The SLOT_ flags of the N values of float dtype DT at SRC (STEP bytes
- * apart) that are infinite or zero. */
-static uint8_t special_values(enum dtype dt, const char *src, ptrdiff_t step, int64_t n)
-{
-	double d[256];
-	uint8_t f = 0;
-	for (int64_t i = 0; i < n; i += 256) {
-		int64_t m = min64(256, n - i);
-		dtype_cast(dt, src + i * step, step, DT_FLOAT64, d, sizeof *d, (size_t)m);
-		for (int64_t j = 0; j < m; j++)
-			f |= isinf(d[j]) ? (d[j] > 0 ? SLOT_PLUS_INF : SLOT_MINUS_INF) : d[j] == 0 ? SLOT_ZERO : 0;
-	}
-	return f;
-}
-
 /* ---- a piece's fold, and the chain step ------------------------------- */
 
-/* PART = the fold of the N elements at DATA (VALID beside, masked mode), the
- * whole of piece K of a group (N <= CHAIN_PIECE: one call of the loop, as
- * NumPy makes it): from the reduction's start for the first piece, from
- * the identity (-0 for a float zero) for the others. */
-static void fold_piece(const struct chain *c, int64_t k, const char *data, const uint8_t *valid,
-		       int64_t n, char *part)
+/* PART = the fold of the M elements at SRC (of dtype ST, STEP bytes
+ * apart), the whole of piece K of a group (one call of the partial loop,
+ * as NumPy makes it): from the reduction's start for the first piece,
+ * from the identity (-0 for a float zero) for the others. */
+static void fold_from(const struct chain *c, int64_t k, enum dtype st, const char *src, ptrdiff_t step,
+		      int64_t m, char *part)
 {
 	const struct plan_step *s = c->s;
 	enum fold_init init = k == 0 ? s->fold.init : s->fold.rest_init;
-	enum dtype dt = s->loop->types[1];
-	const char *src = data;
-	ptrdiff_t step = c->dsz;
-	if (c->scratch) {
-		dtype_cast(dt, data, c->dsz, c->pt, c->scratch, c->psz, (size_t)n);
-		src = c->scratch;
-		dt = c->pt;
-		step = c->psz;
-	}
-	const char *elements = src;
-	int64_t m = n;
 	if (init == FOLD_VALUE) {
 		memcpy(part, k == 0 ? c->init_p : c->rest_p, (size_t)c->psz);
 	} else {
-		dtype_cast(dt, src, 0, c->pt, part, 0, 1);
+		dtype_cast(st, src, 0, c->pt, part, 0, 1);
 		if (init == FOLD_FIRST_SKIP) {
 			src += step;
 			m--;
@@ -134,53 +88,30 @@ static void fold_piece(const struct chain *c, int64_t k, const char *data, const
 	ptrdiff_t steps[3] = { 0, step, 0 };
 	if (m > 0)
 		c->ploop->fn(args, (size_t)m, steps);
-	uint8_t flags = 0;
+}
+
+/* PART = the fold of the N elements at DATA (VALID beside, masked mode), the
+ * whole of piece K of a group (N <= CHAIN_PIECE), cast to the partials'
+ * dtype first where the input's is not (fold_from). */
+static void fold_piece(const struct chain *c, int64_t k, const char *data, const uint8_t *valid,
+		       int64_t n, char *part)
+{
+	enum dtype dt = c->s->loop->types[1];
+	const char *src = data;
+	ptrdiff_t step = c->dsz;
+	if (c->scratch) {
+		dtype_cast(dt, data, c->dsz, c->pt, c->scratch, c->psz, (size_t)n);
+		src = c->scratch;
+		dt = c->pt;
+		step = c->psz;
+	}
+	fold_from(c, k, dt, src, step, n, part);
 	if (c->masked) {
 		uint8_t any = 0;
 		for (int64_t i = 0; i < n; i++)
 			any |= valid[i];
-		flags = any ? SLOT_VALID : 0;
+		part[c->psz] = (char)any;
 	}
-	/* rare (an overflow, an underflow, such elements): look at them */
-	if (dtype_table[c->pt].kind == 'f') {
-		double v = as_double(c->pt, part);
-		if (isinf(v) || v == 0)
-			flags |= special_values(dt, elements, step, n);
-	}
-	part[c->psz] = (char)flags;
-}
-
-/* ACC = ACC op PART made NaN where neither was: infinity times zero, or
- * infinities of opposite signs added, where one of them (or both) is an
- * overflow or underflow of a fold of finite numbers.  NumPy's sequential
- * fold meets PART's elements one by one with its running value, ACC, and
- * gives NaN only when one of them does with it (a zero after an
- * infinity); otherwise ACC absorbs them, keeping the sign they give it.
- * OLD is ACC before. */
-static void absorb(const struct chain *c, char *acc, const char *old, const char *part)
-{
-	static const struct { uint8_t flag; double value; } special[] = {
-		{ SLOT_PLUS_INF, INFINITY }, { SLOT_MINUS_INF, -INFINITY }, { SLOT_ZERO, 0.0 },
-	};
-	if (!isnan(as_double(c->pt, acc)) || isnan(as_double(c->pt, old)) || isnan(as_double(c->pt, part)))
-		return;
-	unsigned char x[16], y[16];
-	char *args[3] = { (char *)x, (char *)y, (char *)x };
-	ptrdiff_t steps[3] = { 0, 0, 0 };
-	for (size_t i = 0; i < sizeof special / sizeof *special; i++) {
-		if (!(part[c->psz] & special[i].flag))
-			continue;
-		memcpy(x, old, (size_t)c->psz);
-		dtype_cast(DT_FLOAT64, &special[i].value, 0, c->pt, y, 0, 1);
-		c->ploop->fn(args, 1, steps);
-		if (isnan(as_double(c->pt, x)))
-			return;   /* NumPy meets it too */
-	}
-	double one = copysign(1.0, as_double(c->pt, part));
-	memcpy(x, old, (size_t)c->psz);
-	dtype_cast(DT_FLOAT64, &one, 0, c->pt, y, 0, 1);
-	c->ploop->fn(args, 1, steps);
-	memcpy(acc, x, (size_t)c->psz);
 }
 
 /* Chain PART, the partial result of a group's piece, onto ACC, the
@@ -194,12 +125,9 @@ static void chain_onto(const struct chain *c, char *acc, const char *part, bool 
 	} else {
 		char *args[3] = { acc, (char *)part, acc };
 		ptrdiff_t steps[3] = { 0, 0, 0 };
-		unsigned char old[16];
-		memcpy(old, acc, (size_t)c->psz);
 		c->ploop->fn(args, 1, steps);
-		if (dtype_table[c->pt].kind == 'f')
-			absorb(c, acc, (const char *)old, part);
-		acc[c->psz] |= part[c->psz];
+		if (c->masked)
+			acc[c->psz] |= part[c->psz];
 	}
 	if (c->scratch) {
 		enum dtype at = c->s->loop->types[0];
@@ -231,7 +159,7 @@ static void emit(struct chain *c, int64_t g, const char *acc)
 		c->out_first = g;
 	dtype_cast(c->pt, acc, 0, c->s->loop->types[0], c->res + c->nout * c->asz, 0, 1);
 	if (c->masked)
-		c->resv[c->nout] = acc[c->psz] & SLOT_VALID;
+		c->resv[c->nout] = (uint8_t)acc[c->psz];
 	c->nout++;
 }
 
@@ -333,15 +261,16 @@ void chain_run(struct chain *c, const char *data, const uint8_t *valid, const in
 	c->next = f;
 }
 
-void chain_piece(struct chain *c, const char *sum, const int64_t *start, int64_t at, int64_t n)
+void chain_piece(struct chain *c, const char *fold, const int64_t *start, int64_t at, int64_t n)
 {
 	int64_t f = run_at(c, start, at);
 	int64_t g = f / c->group_len, k = (f - g * c->group_len) / CHAIN_PIECE;
 	assert(c->cut.n == 0 && f == g * c->group_len + k * CHAIN_PIECE && n == piece_len(c, k));
 	/* the piece's fold from the reduction's start is the loop's call over
-	 * it, which adds its sum: the same call over the sum alone (a pairwise
-	 * sum of one element is the element) */
-	fold_piece(c, k, sum, NULL, 1, c->part);
+	 * it, which adds its sum (or folds its fold in): the same call over the
+	 * sum alone (a pairwise sum of one element is the element, and a fold
+	 * exact in any grouping folds its pieces' folds as their elements) */
+	fold_from(c, k, c->pt, fold, c->psz, 1, c->part);
 	take_partial(c, g, k, c->part);
 	c->next = f + n;
 }
@@ -580,7 +509,8 @@ static void assemble(struct chain *c, struct finished *f)
 	if (c->s->fold.kept_lead == 0 && f->n == 0) {   /* an empty reduction: its start */
 		c->group = 0;
 		memcpy(c->acc, c->init_p, (size_t)c->psz);
-		c->acc[c->psz] = 0;
+		if (c->masked)
+			c->acc[c->psz] = 0;
 		finished_add(c, f);
 	}
 }
@@ -605,7 +535,7 @@ int chain_finish(struct chain *c, struct err *e)
 			const char *v = f.value + c->slot * (size_t)i;
 			dtype_cast(c->pt, v, 0, c->s->loop->types[0], c->res, 0, 1);
 			if (c->masked)
-				c->resv[0] = v[c->psz] & SLOT_VALID;
+				c->resv[0] = (uint8_t)v[c->psz];
 			c->out_first = f.group[i];
 			c->nout = 1;
 		}
@@ -660,12 +590,10 @@ static int64_t held_most(const struct shape *X, int kept, int nranks)
 }
 
 /* Bytes of a partial result of the PARTIAL loop (ufunc_partial_loop),
- * with its byte of SLOT_ flags, rounded up so that the values of an array
- * of them stay aligned for the loop (a power of two up to 16 bytes). */
-static size_t slot_bytes(const struct ufunc_loop *partial)
+ * with a byte more when MASKED. */
+static size_t slot_bytes(const struct ufunc_loop *partial, bool masked)
 {
-	size_t size = (size_t)dtype_size(partial->types[0]), align = size < 16 ? size : 16;
-	return (size + 1 + align - 1) / align * align;
+	return (size_t)dtype_size(partial->types[0]) + (masked ? 1 : 0);
 }
 
 /* Bytes of a piece of S, its scratch included. */
@@ -720,7 +648,7 @@ static void each_buffer(struct hold *h, struct chain *c, const struct plan_step 
 	const struct ufunc_loop *p = ufunc_partial_loop(s->uf, s->loop);
 	const struct shape *X = &s->in[0]->shape;
 	int kept = s->fold.kept_lead;
-	int64_t slot = (int64_t)slot_bytes(p), n = piece_elems(X, kept);
+	int64_t slot = (int64_t)slot_bytes(p, s->mask.masked), n = piece_elems(X, kept);
 	hold_buffer(h, DIST_FIXED, p != s->loop ? n * dtype_size(p->types[0]) : 0, HOLD_SLOT(c, scratch));
 	fragment_hold(h, n, s->loop->types[1], s->mask.masked, c ? &c->cut : NULL);
 	if (needs_head(X, kept, nranks))
@@ -753,7 +681,7 @@ struct chain *chain_hold(struct hold *h, struct plan_step *s, int nranks)
 	dtype_cast(s->loop->types[0], s->fold.init_value, 0, c->pt, c->init_p, 0, 1);
 	dtype_cast(s->loop->types[0], s->fold.rest_value, 0, c->pt, c->rest_p, 0, 1);
 	const struct shape *X = &s->in[0]->shape;
-	c->slot = slot_bytes(c->ploop);
+	c->slot = slot_bytes(c->ploop, c->masked);
 	c->group_len = group_elems(X, s->fold.kept_lead);
 	c->pieces = (c->group_len + CHAIN_PIECE - 1) / CHAIN_PIECE;
 	c->piece_max = piece_elems(X, s->fold.kept_lead);

@@ -536,7 +536,7 @@ sys.exit(1 if bad else 0)'
 	assert_success
 	snapshot
 	run --separate-stderr h5u reduce add big.h5:/x --axis all -o c.h5:/s --memory 60K
-	assert_error 2 "reduce add: --memory 61440 bytes is too small for one block (one piece needs 65648 bytes)"
+	assert_error 2 "reduce add: --memory 61440 bytes is too small for one block (one piece needs 65600 bytes)"
 	run --separate-stderr h5u reduce add big.h5:/z --axis 0 -o c.h5:/s --memory 60K
 	assert_error_match 2 "reduce add: --memory 61440 bytes is too small for one block.*"
 	assert_unchanged
@@ -548,7 +548,7 @@ sys.exit(1 if bad else 0)'
 	# 100K holds one piece: one rank sums in it, but a rank whose share
 	# begins inside a piece holds that one beside the piece it cuts
 	run --separate-stderr mpi 4 h5ufunc reduce add big.h5:/x --axis all -o c.h5:/s --memory 100K
-	assert_error_once 2 "reduce add: --memory 102400 bytes is too small for one block (one piece needs 65808 bytes, and a rank whose share begins inside one needs 131344)"
+	assert_error_once 2 "reduce add: --memory 102400 bytes is too small for one block (one piece needs 65680 bytes, and a rank whose share begins inside one needs 131216)"
 	assert_unchanged
 	h5u reduce add big.h5:/x --axis all -o c.h5:/s --memory 100K
 	mpi 4 h5ufunc reduce add big.h5:/x --axis all -o d.h5:/s --memory 129K
