@@ -568,18 +568,6 @@ static int64_t rows_cut(const struct dist_layout *l, int ndim, const int64_t *ch
 	return l->lines_per_box < chunk[axis] && chunk[axis] % l->lines_per_box ? 2 : 1;
 }
 
-/* Bytes of chunk cache that the elementwise pass S, on one process, would
- * have its outputs written in place keep (array's chunk_cache, set when
- * KEEP): each one stored in chunks without filters, of the pass's whole
- * shape, a row of whose chunks overflows the cache it gets otherwise
- * (h5io_row_overflows_cache), and whose chunks S's boxes do not hold
- * whole, the chunk rows its boxes cut at once (rows_cut), as ASK says.  Those boxes
- * cut the chunks along the rows, and HDF5 reads and writes a chunk whole
- * for every box that cuts it unless it is still in the cache when the
- * next one comes (strace, (4096, 4096) float64 in (256, 64) chunks in
- * place at --memory 16M: 2.2 GiB read and 1.1 GiB written for 128 MiB;
- * with a cache of the chunk row, 258 and 256 MiB, the journal's half).
- * Under MPI-IO, HDF5 keeps no chunk cache for a file it writes: 0. */
 /* Is Y, an output of the elementwise pass S, a dataset written in place
  * that in_place_cache would give a chunk cache of its own? */
 static bool cache_pays(const struct plan_step *s, const struct array *y)
@@ -609,6 +597,17 @@ enum cache_ask {
 	CACHE_KEEP    /* ... and each output's chunk_cache set to its own */
 };
 
+/* Bytes of chunk cache that the elementwise pass S, on one process, would
+ * have its outputs written in place keep (array's chunk_cache): each one stored in chunks without filters, of the pass's whole
+ * shape, a row of whose chunks overflows the cache it gets otherwise
+ * (h5io_row_overflows_cache), and whose chunks S's boxes do not hold
+ * whole, the chunk rows its boxes cut at once (rows_cut), as ASK says.
+ * Those boxes cut the chunks along the rows, and HDF5 reads and writes a chunk whole
+ * for every box that cuts it unless it is still in the cache when the
+ * next one comes (strace, (4096, 4096) float64 in (256, 64) chunks in
+ * place at --memory 16M: 2.2 GiB read and 1.1 GiB written for 128 MiB;
+ * with a cache of the chunk row, 258 and 256 MiB, the journal's half).
+ * Under MPI-IO, HDF5 keeps no chunk cache for a file it writes: 0. */
 static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_ask ask)
 {
 	int64_t bytes = 0;
@@ -629,12 +628,13 @@ static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_
 
 /* S, an elementwise pass laid out within MEMORY on NRANKS ranks, laid out
  * again within what is left of it after the chunk cache in_place_cache
- * asks, when that leaves a quarter of it to the boxes.  Smaller budgets
- * are tried, each an eighth less, while the boxes' lines straddle two
- * chunk rows (rows_cut), which a cache of one row would not serve and
- * one of two would rarely be paid for: boxes of a few lines fewer whose
- * lines divide a chunk's ((5016, 5016) float64 in (256, 64) chunks at
- * --memory 16M: 16 lines, not 26).  Else laid out as it was. */
+ * asks, when that leaves a quarter of it to the boxes.  Where the boxes'
+ * lines straddle two chunk rows (rows_cut), which a cache of one row
+ * would not serve and one of two would rarely be paid for, they take the
+ * most lines that divide a chunk's (dist_divide_chunk: (5016, 5016)
+ * float64 in (256, 64) chunks at --memory 16M, 16 lines, not 26); where
+ * they still need more than is paid, budgets each an eighth less are
+ * tried.  Else laid out as it was. */
 static int pay_cache(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	int64_t row = in_place_cache(s, nranks, CACHE_ROW);
