@@ -87,7 +87,8 @@ struct cf_coding {
 	unsigned char scale[16], offset[16];    /* in DTYPE */
 	struct cf_missing missing;  /* on the packed values */
 	bool has_fill;              /* what a NaN packs as: _FillValue, else */
-	unsigned char fill[16];     /* missing_value's first value, in PACKED */
+	unsigned char fill[16];     /* missing_value's first value, else just
+				       past the valid range, in PACKED */
 	const char *display;        /* the dataset, for messages */
 	/* A new output packed from its results' range (NCO's ncpdq): */
 	bool from_range;            /* scale and offset are chosen once ... */

@@ -340,8 +340,7 @@ int cf_coding_read(hid_t file, const char *path, enum dtype stored, unsigned pre
 		if (rc < 0)
 			return -1;
 	}
-	c.has_fill = c.missing.nvalues > 0;
-	memcpy(c.fill, c.missing.value[0], sizeof c.fill);
+	c.has_fill = cf_missing_marker(&c.missing, c.packed, c.fill);   /* the same bytes as stored */
 	if (!cf_coding_transforms(&c) && !cf_missing_any(&c.missing))
 		return 0;
 	struct cf_coding *copy = arena_alloc(a, sizeof *copy);

@@ -320,7 +320,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	EOF
 }
 
-@test "in place into a dataset that marks missing values by missing_value or valid_* alone: they stay missing, as xarray and numpy.ma read them, on 1 and 3 ranks" {
+@test "in place into a dataset that marks missing values by missing_value or valid_* alone, packed or not: they stay missing, as xarray and numpy.ma read them, on 1 and 3 ranks" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
 		rng = np.random.default_rng(713)
@@ -342,26 +342,30 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 		    var("vmax", "i2", i, valid_max=np.int16(1000))
 		    g = np.round(rng.uniform(-50, 50, (7, 5)), 2)
 		    var("vrange", "f8", g, valid_range=np.array([-20.0, 30.0]))
+		    p = rng.integers(-128, 80, (7, 5)).astype(np.int8)
+		    var("packed", "i1", p, valid_max=np.int8(53), scale_factor=np.float64(0.01))
 	EOF
 	local n
 	for n in '' 3; do
 		cp mv.nc "m$n.nc"
-		for v in mv vmin vmax vrange; do
+		for v in mv:1 vmin:1 vmax:1 vrange:1 packed:0.5; do
 			if [[ -z $n ]]; then
-				ok call add "m$n.nc:/$v" 1 -o "m$n.nc:/$v"
+				ok call multiply "m$n.nc:/${v%:*}" "${v#*:}" -o "m$n.nc:/${v%:*}"
 			else
-				run --separate-stderr mpi "$n" h5ufunc call add "m$n.nc:/$v" 1 -o "m$n.nc:/$v" --memory 4K
+				run --separate-stderr mpi "$n" h5ufunc call multiply "m$n.nc:/${v%:*}" "${v#*:}" \
+					-o "m$n.nc:/${v%:*}" --memory 4K
 				assert_success
 			fi
 		done
 		N="$n" /usr/bin/python3 - <<-'EOF'
 			import os, numpy as np, numpy.ma as ma, xarray as xr
-			from cf_ref import nug_decode, read
+			from cf_ref import nug_decode, read, P
 			import h5ref
 			h5ref.numpy2()
 			out = "m%s.nc" % os.environ["N"]
-			for v in ("mv", "vmin", "vmax", "vrange"):
-			    want = nug_decode(*read("mv.nc:/" + v)) + 1
+			for v in ("mv", "vmin", "vmax", "vrange", "packed"):
+			    want = nug_decode(*read("mv.nc:/" + v))
+			    want = P(want * 0.5, np.int8, 0.01) if v == "packed" else want * 1
 			    got = nug_decode(*read(out + ":/" + v))
 			    assert np.array_equal(ma.getmaskarray(got), ma.getmaskarray(want)), (v, got, want)
 			    assert np.array_equal(ma.getdata(got)[~got.mask], ma.getdata(want)[~want.mask]), (v, got, want)
