@@ -320,7 +320,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	EOF
 }
 
-@test "in place into a dataset that marks missing values by missing_value or valid_* alone, packed or not: they stay missing, as xarray and numpy.ma read them, on 1 and 3 ranks" {
+@test "in place into a dataset that marks missing values by missing_value or valid_* alone, packed or not: they stay missing, as xarray and numpy.ma read them, on 1 and 3 ranks; a valid result they would mark missing is exit 1" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
 		rng = np.random.default_rng(713)
@@ -373,6 +373,13 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 			    assert np.array_equal(np.isnan(d["mv"].values), ma.getmaskarray(nug_decode(*read("mv.nc:/mv")))), d["mv"].values
 		EOF
 	done
+	cp mv.nc m.nc
+	snapshot
+	run --separate-stderr h5u call multiply m.nc:/vmin 0 -o m.nc:/vmin
+	assert_error 1 "call multiply: a valid result, 0, would read back as missing in 'm.nc:/vmin' (its missing_value or valid range); 'm.nc:/vmin' is as it was before the run"
+	run --separate-stderr mpi 3 h5ufunc call subtract m.nc:/vrange 100 -o m.nc:/vrange
+	assert_error_once_match 1 "call subtract: a valid result, -1[0-9.]*, would read back as missing in 'm.nc:/vrange' .*"
+	assert_unchanged
 }
 
 @test "matmul in place into packed datasets whose scale_factor is the result's dtype, one of them reversed: packed as netCDF4-python packs" {
