@@ -97,10 +97,13 @@ struct dist_layout {
 	int axis;                  /* the split axis */
 	int64_t line;              /* elements of a line */
 	int64_t lines;             /* in the space */
-	int64_t lines_per_box;     /* >= 1, at most dim[axis]; a multiple of align */
+	int64_t lines_per_box;     /* >= 1, at most dim[axis]; a multiple of align,
+				      or (cut) a number that divides it */
 	int64_t align;             /* lines are dealt in runs of this many (a chunk's) */
 	int64_t slice;             /* > 0: boxes may be computed in slices this wide
 				      along the last axis (whole chunk columns) */
+	bool cut;                  /* boxes are pieces of the chunks they cut
+				      (dist_cut_chunks): slices of one chunk column */
 	int nranks;
 	int64_t nboxes;            /* boxes every rank steps through (the most any rank has) */
 	int64_t total_boxes;       /* boxes of all ranks */
@@ -145,14 +148,18 @@ bool dist_chunks_in_runs(const struct dist_layout *l, const int64_t *chunk);
  * collective call a slice): its slices, where it has any, are one chunk
  * column when that is large enough, as on one process. */
 void dist_slices_alone(struct dist_layout *l, const int64_t *chunk);
-/* L, laid out for one rank, has boxes that cut the chunks CHUNK along the
- * split axis (the budget holds no run of a chunk's lines, so L does not
- * follow them) while the chunks also cut the last axis: each box then
- * crosses a row of chunks, reading a piece of each.  Its boxes grow past
- * the size they stop growing at to as many lines as the budget holds,
- * a number that divides a chunk's extent along the split axis (so that no
- * box straddles a chunk), and L->slice becomes one chunk column: a slice
- * of a box is then one run of one chunk, read in one call (h5io.h).
+/* L has boxes that cut the chunks CHUNK along the split axis (the budget
+ * holds no run of a chunk's lines, or whole runs would not deal evenly,
+ * so L does not follow them) while the chunks also cut the last axis: each
+ * box then crosses a row of chunks, reading a piece of each.  Its boxes
+ * grow past the size they stop growing at to as many lines as the budget
+ * holds, a number N that divides a chunk's extent along the split axis (so
+ * that no box straddles a chunk), and L->slice becomes one chunk column: a
+ * slice of a box is then one run of one chunk, read in one call (h5io.h).
+ * On several ranks the lines are dealt in whole runs of a chunk's lines
+ * when that keeps the shares even (so that no chunk is read by two ranks),
+ * else in runs of N, and N is the largest that keeps them even; each
+ * rank's boxes still lie within one chunk along the split axis.
  * Unchanged when it is not such a layout, or when no such number is at
  * least half its lines a box. */
 void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk);

@@ -42,8 +42,19 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
  * results held at their place in the box's buffers meanwhile. */
 int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write);
 /* Does S read its input K whole, or in boxes that hold its chunks whole
- * (each chunk in one box of one rank, and in one slice of it)? */
+ * (each chunk in one box of one rank, and in one slice of it), or in
+ * slices each of which is one run of one chunk (boxes that cut the chunks,
+ * dist_cut_chunks)? */
 bool elementwise_reads_chunks(const struct plan_step *s, int k);
+/* Once the files are placed: are S's boxes either whole pieces of the
+ * chunk grid, or cut (dist_cut_chunks) with every input S reads by boxes
+ * read independently on each rank (its file's read_alone or its own
+ * alone), so that each slice is one pread of a rank's own?  Else each
+ * slice would be a collective read. */
+bool elementwise_cut_read_alone(const struct plan_step *s);
+/* S's boxes laid out again as they are without being cut
+ * (elementwise_cut_read_alone said no); the same budget and ranks. */
+void elementwise_uncut(struct plan_step *s);
 /* Once the files are placed: S, on several ranks, reads its slices of
  * chunks with no collective call when every input it reads by boxes is in
  * a file each rank reads alone (plan_file's read_alone) or a dataset moved

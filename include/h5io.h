@@ -91,6 +91,13 @@ enum h5io_object h5io_probe(hid_t file, const char *path, bool *scale);
 hid_t h5io_dataset_open(hid_t file, const char *path, struct shape *shape,
 			enum dtype *dt, const char *where, const char *display,
 			struct err *e);
+/* Under MPI-IO, learn where the chunks of dataset D (opened by
+ * h5io_dataset_open) lie, once, so that the direct reader may read them
+ * (h5io_internal.h): a run calls it for the datasets it reads, every rank
+ * alike (the chunk index's checks read HDF5's metadata collectively); a
+ * plan, which moves no box, does not, so the index is read once a run.
+ * Nothing elsewhere. */
+void h5io_dataset_direct(hid_t d);
 /* Open dataset PATH of FILE as it is, its type and shape unasked, for its
  * attributes (no box moves through it); a negative id when it cannot,
  * nothing recorded. */

@@ -260,7 +260,7 @@ bool dist_holds_chunks(const struct dist_layout *l, const int64_t *chunk)
 	int64_t d = l->dim[l->axis];
 	bool whole = l->align == d && l->lines_per_box == d;   /* every box the axis whole */
 	int last = l->ndim - 1;
-	return (a == 1 || l->align == a || whole) && (l->slice <= 0 || l->slice % chunk[last] == 0);
+	return !l->cut && (a == 1 || l->align == a || whole) && (l->slice <= 0 || l->slice % chunk[last] == 0);
 }
 
 bool dist_chunks_in_runs(const struct dist_layout *l, const int64_t *chunk)
@@ -388,32 +388,57 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const s
 	return 0;
 }
 
+/* Do L's shares stay even (TOTAL elements) when its lines are dealt in
+ * runs of D? */
+static bool even_in_runs(struct dist_layout *l, int64_t d, int64_t total)
+{
+	int64_t keep = l->align;
+	l->align = d;
+	bool even = shares_even(l, total, SMALL_SHARE);
+	l->align = keep;
+	return even;
+}
+
+/* The most lines, at most MOST, that divide A and keep L's shares even
+ * when dealt in runs of that many (TOTAL elements), or 1 (lines dealt one
+ * by one, as even as they go); 0 when MOST is. */
+static int64_t even_divisor(struct dist_layout *l, int64_t a, int64_t most, int64_t total)
+{
+	int64_t n = 0;
+	for (int64_t i = 1; i <= a / i; i++) {
+		int64_t pair[2] = { i, a / i };
+		for (int k = 0; k < 2 && a % i == 0; k++)
+			if (pair[k] > n && pair[k] <= most && (pair[k] == 1 || even_in_runs(l, pair[k], total)))
+				n = pair[k];
+	}
+	return n;
+}
+
 void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk)
 {
 	int last = l->ndim - 1, ax = l->axis;
-	if (!chunk || l->nranks != 1 || l->align != 1 || l->slice || l->cost.unit || ax >= last ||
+	if (!chunk || l->align != 1 || l->slice || l->cost.unit || ax >= last ||
 	    l->line <= 0 || chunk[last] >= l->dim[last])
 		return;
 	for (int i = 0; i < last; i++)
 		if ((i < ax && chunk[i] != 1) || (i > ax && chunk[i] < l->dim[i]))
 			return;
-	int64_t a = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax];
-	int64_t most = box_cap(&l->cost, l->line) / l->line, n = 0;
+	int64_t a = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax], total = l->lines * l->line;
 	if (a <= l->lines_per_box)
 		return;
-	for (int64_t d = 1; d <= a && d <= most; d++)
-		if (a % d == 0)
-			n = d;
+	int64_t n = even_divisor(l, a, box_cap(&l->cost, l->line) / l->line, total);
 	if (2 * n < l->lines_per_box)
 		return;
 	l->lines_per_box = n;
 	l->slice = chunk[last];
+	l->cut = true;
+	l->align = even_in_runs(l, a, total) ? a : n;   /* a chunk's lines, when even */
 	count_boxes(l);
 }
 
 bool dist_slices_cut(const struct dist_layout *l)
 {
-	return l->slice > 0 && l->align == 1;
+	return l->cut;
 }
 
 void dist_walk_start(const struct dist_layout *l, int rank, struct dist_walk *w)

@@ -156,12 +156,37 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 	return n;
 }
 
+/* Does S read X, an input of its whole shape in the chunks CHUNK, in the
+ * slices of boxes that cut them (dist_cut_chunks), each slice one run of
+ * one chunk? */
+static bool reads_cut_runs(const struct plan_step *s, const struct array *x, const int64_t *chunk)
+{
+	int64_t per_write;
+	const int64_t *pass = pass_chunks(s);
+	return dist_slices_cut(&s->blocks.split) && pass && in_chunks(chunk, pass, s->shape.ndim) &&
+	       shape_equal(&x->shape, &s->shape) && elementwise_slices(s, &per_write) > 1;
+}
+
 bool elementwise_reads_chunks(const struct plan_step *s, int k)
 {
 	const struct array *x = s->in[k];
 	const int64_t *chunk = stage_chunks(x);
 	return x->kind == ARR_LITERAL || elementwise_reads_whole(s, k) ||
-	       (chunk && shape_equal(&x->shape, &s->shape) && dist_holds_chunks(&s->blocks.split, chunk));
+	       (chunk && shape_equal(&x->shape, &s->shape) &&
+		(dist_holds_chunks(&s->blocks.split, chunk) || reads_cut_runs(s, x, chunk)));
+}
+
+bool elementwise_cut_read_alone(const struct plan_step *s)
+{
+	if (!dist_slices_cut(&s->blocks.split))
+		return true;
+	for (int k = 0; k < s->nin; k++) {
+		const struct array *x = s->in[k];
+		if (x->kind != ARR_LITERAL && !elementwise_reads_whole(s, k) &&
+		    !(x->kind == ARR_DATASET && (x->file->read_alone || x->alone)))
+			return false;
+	}
+	return true;
 }
 
 /* Does S, on several ranks, move its slices with no collective call:
@@ -318,17 +343,21 @@ void elementwise_each_buffer(const struct plan_step *s, int nranks, struct buffe
 	}
 }
 
-/* Does one process read every input of S that it reads by boxes as the
+/* Does each rank read every input of S that it reads by boxes as the
  * runs of its chunks that the slices of boxes cutting them are (dist_cut_chunks,
  * h5io_read_run): a plain dataset as stored (stage_as_stored) of the
  * step's shape, whose chunks a row crosses overflow its chunk cache (else
  * the cache reads each chunk once, in one call, and each slice would be a
  * call of HDF5's)?  Packed or masked values are read as stored, decoded
- * after. */
-static bool reads_runs(const struct plan_step *s)
+ * after.  On several ranks, only where the boxes are read in slices
+ * (elementwise_slices): a whole box that cuts chunks would go through
+ * HDF5, each chunk read whole by each box that cuts it; and each rank
+ * reads alone only where the files allow it, which the planner learns
+ * later (elementwise_cut_read_alone). */
+static bool reads_runs(const struct plan_step *s, int nranks)
 {
 	bool any = false;
-	if (comm_mpi())
+	if (nranks > 1 && (s->fused.nred > 0 || s->mask.has_where || s->mask.masked || s->mask.out))
 		return false;
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
@@ -360,7 +389,10 @@ static bool reads_runs(const struct plan_step *s)
  * times the collective calls (README, Benchmarks: "Sixteen cores"). */
 #define COMPRESSED_TARGET ((int64_t)16 << 20)
 
-int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
+/* S's boxes for NRANKS ranks within MEMORY (elementwise_layout), those
+ * that cut the chunks grown when CUT and S reads them as runs. */
+static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cut, const char *w,
+			struct err *e)
 {
 	s->blocks.whole_limit = memory / WHOLE_PART;
 	/* Compressed chunks written by several ranks into one file: every box
@@ -392,7 +424,25 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	if (dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
 			     &s->blocks.split) < 0)
 		return -1;
-	if (nranks == 1 && reads_runs(s))
+	if (cut && reads_runs(s, nranks))
 		dist_cut_chunks(&s->blocks.split, pass_chunks(s));
 	return 0;
+}
+
+int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
+{
+	int64_t per_write;
+	if (layout_boxes(s, nranks, memory, true, w, e) < 0)
+		return -1;
+	if (nranks > 1 && dist_slices_cut(&s->blocks.split) && elementwise_slices(s, &per_write) < 2)
+		return layout_boxes(s, nranks, memory, false, w, e);
+	return 0;
+}
+
+void elementwise_uncut(struct plan_step *s)
+{
+	struct err e = {0};
+	const struct dist_layout *l = &s->blocks.split;
+	if (dist_slices_cut(l))
+		layout_boxes(s, l->nranks, l->cost.memory, false, s->where, &e);
 }

@@ -316,6 +316,8 @@ static int open_all(struct plan *p, struct err *e)
 						  x->display, e);
 			if (x->id >= 0 && x->alone)
 				h5io_dataset_alone(x->id);
+			if (x->id >= 0)
+				h5io_dataset_direct(x->id);
 		}
 	}
 	return comm_agree(e);

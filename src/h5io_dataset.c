@@ -243,13 +243,18 @@ static hid_t open_dataset(hid_t file, const char *path, const char *where, const
 		struct h5io_record *r = record_make(d, driver, &s);
 		r->masks = driver == H5FD_MPIO ? h5io_masks_read(d) : H5IO_MASKS_NONE;
 		r->read_alone = h5io_unwritten_read_alone(r);
-		if (driver == H5FD_MPIO)
-			h5io_direct_prepare(r);
 	} else {
 		err_set(e, EXIT_USAGE, where, "cannot open dataset '%s'", display);
 		h5io_fold_stack(e, H5Eget_current_stack());
 	}
 	return d;
+}
+
+void h5io_dataset_direct(hid_t d)
+{
+	struct h5io_record *r = h5io_record_of(d);
+	if (r && r->driver == H5FD_MPIO)
+		h5io_direct_prepare(r);
 }
 
 hid_t h5io_dataset_open_quiet(hid_t file, const char *path)

@@ -41,9 +41,10 @@
  * HDF5's own; in a file the ranks share through MPI-IO, each rank reads
  * through a read-only descriptor of its own, opened once a file and
  * closed with the last of its datasets read so, and its chunk places are the
- * index's, read whole as the dataset is opened, on every rank alike
+ * index's, read whole as the run opens the dataset, on every rank alike
  * (h5io_direct_prepare: HDF5 reads metadata collectively there, so no
- * rank asks it of a chunk alone), and only a dataset whose reads go
+ * rank asks it of a chunk alone; a plan, which reads no box, does not
+ * read it), and only a dataset whose reads go
  * independently (its record's alone or read_alone), or any on one rank,
  * is read so: another's reads are collective, which a rank reading
  * directly would leave.

@@ -110,12 +110,12 @@ bool h5io_record_overflows_cache(const struct h5io_record *rec);
  * share through MPI-IO (a descriptor of this rank's own, O_RDONLY, one a
  * file), there only for a dataset whose reads go independently (its
  * record's alone or read_alone; any on one rank) and whose chunk index
- * was read whole when it was opened (h5io_direct_prepare). */
+ * was read whole when the run opened it (h5io_direct_prepare). */
 
-/* Learn where the chunks of REC's dataset, just opened through MPI-IO,
- * lie, when the direct reader may read it: every rank calls it alike, as
- * it opens the dataset (the index's checks read HDF5's metadata
- * collectively). */
+/* Learn where the chunks of REC's dataset, opened through MPI-IO, lie,
+ * when the direct reader may read it: every rank calls it alike, as the
+ * run opens the dataset (h5io_dataset_direct; the index's checks read
+ * HDF5's metadata collectively). */
 void h5io_direct_prepare(struct h5io_record *rec);
 /* The chunk extents of REC's dataset when the direct reader reads it as
  * DT; else NULL. */

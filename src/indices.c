@@ -124,6 +124,8 @@ static int open_dataset(const struct index_array *ix, bool *opened, const char *
 	struct shape shape;
 	enum dtype dt;
 	x->id = h5io_dataset_open(x->file->id, x->path, &shape, &dt, w, x->display, e);
+	if (x->id >= 0)
+		h5io_dataset_direct(x->id);
 	*opened = x->id >= 0;
 	return x->id >= 0 ? 0 : -1;
 }

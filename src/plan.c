@@ -485,11 +485,12 @@ static void moved_alone(struct plan *p, int nranks)
  * reads a chunk so only outside MPI-IO, and its collective read of chunks
  * cost a third more than of contiguous data (W1 on 2 ranks).  Each of
  * its datasets must lie in whole chunks in the boxes of one rank, or be
- * read whole, in every pass that reads it, elementwise, reduction or
- * scan; otherwise the ranks' reads would cut chunks that MPI-IO's
+ * read in slices each one run of one chunk (boxes that cut the chunks,
+ * dist_cut_chunks), or be read whole, in every pass that reads it,
+ * elementwise, reduction or scan; otherwise the ranks' reads would cut chunks that MPI-IO's
  * collective reads join, and each rank would read and decompress every
  * chunk it cuts, once a box. */
-static void read_alone(struct plan *p, int nranks)
+static void decide_read_alone(struct plan *p, int nranks)
 {
 	for (int i = 0; i < p->nfiles; i++) {
 		struct plan_file *f = p->files[i];
@@ -515,9 +516,37 @@ static void read_alone(struct plan *p, int nranks)
 		    !x->unused && read_by_chunks(p, x))
 			x->alone = true;
 	}
+}
+
+/* The elementwise passes of P that run (not merged into another). */
+static bool pass_runs(const struct plan_step *s)
+{
+	return s->fused.merged_into < 0 && !s->fused.host && elementwise_pass(s);
+}
+
+/* decide_read_alone, then, on several ranks, the elementwise passes
+ * whose boxes cut the chunks (dist_cut_chunks) and read some input
+ * collectively (a file the run writes, a dataset read elsewhere in boxes
+ * that cut its chunks) take boxes of the usual size again, each slice
+ * being otherwise a collective call; and the files are decided again
+ * with those boxes, until no pass changes. */
+static void read_alone(struct plan *p, int nranks)
+{
+	bool again = true;
+	while (again) {
+		decide_read_alone(p, nranks);
+		again = false;
+		for (int i = 0; i < p->nsteps && nranks > 1; i++) {
+			struct plan_step *s = &p->steps[i];
+			if (pass_runs(s) && !elementwise_cut_read_alone(s)) {
+				elementwise_uncut(s);
+				again = true;
+			}
+		}
+	}
 	for (int i = 0; i < p->nsteps; i++) {
 		struct plan_step *s = &p->steps[i];
-		if (s->fused.merged_into < 0 && !s->fused.host && elementwise_pass(s))
+		if (pass_runs(s))
 			elementwise_slices_alone(s);
 	}
 }

@@ -27,10 +27,17 @@
 # cache, one process reads boxes of lines that divide a chunk's extent in
 # slices of one chunk column, each one run of one chunk in one pread:
 # each chunk in 16 calls, each byte once (the cache read every chunk
-# whole for every box); ragged, a bool result, NumPy's bits on 1-4 ranks.  Under MPI an input file
+# whole for every box); ragged, a bool result, NumPy's bits on 1-4 ranks.
+# Under MPI such boxes are dealt to the ranks, in whole runs of a chunk's
+# lines where that is even (no chunk read by two ranks), else in runs of a
+# box's, each rank reading its runs alone: each byte once (strace: every
+# pread's offset), a ragged last chunk column read whole once by each rank
+# that has some of it; ranks with fewer boxes, mpirun -n 1; a file a later
+# step writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks.
+# Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
-# alone, one call a chunk and no MPI-IO read (2 ranks), and through
-# MPI-IO's collective reads where its boxes cut chunks (3 ranks);
+# alone, one call a chunk and no MPI-IO read (2 ranks), and so in runs of
+# its chunks where its five chunk rows do not deal evenly (3 ranks);
 # NumPy's bits on 1-4 and 6 ranks.  A file one of whose datasets the
 # ranks' boxes cut goes through MPI-IO, but its plain datasets read in
 # whole chunks (ragged; on 3 and 4 ranks some with no rows) are read by
@@ -111,6 +118,20 @@ traced() {
 	local calls=$((arrays * $(chunks "$shape") * ${pieces:-1} + 64 * (n + 1)))
 	local bytes=$((arrays * 8388608 * 102 / 100 + 1048576))
 	READS+=(:: reads "$tr" c.h5 "$calls" "$bytes")
+}
+
+# planned N MEM INPUTS EXPR: `h5ufunc check` on N ranks (0: one process)
+# under --memory MEM of one step EXPR over INPUTS (a YAML map) into
+# o.h5:/c, its plan in $output
+planned() {
+	local n=$1 mem=$2
+	printf 'inputs: %s\nsteps:\n  - expr: %s\n    out: o.h5:/c\n' "$3" "$4" >planned.yaml
+	if ((n == 0)); then
+		run --separate-stderr h5u check --memory "$mem" planned.yaml
+	else
+		run --separate-stderr mpi "$n" h5ufunc check --memory "$mem" planned.yaml
+	fi
+	assert_success
 }
 
 # check_reads JOB...: the READS of every traced run, and the other
@@ -296,25 +317,13 @@ check_reads() {
 	# slices of one chunk column, each chunk read in 16 runs of 4 KiB (the
 	# chunk cache, which a row of these chunks overflows, read every chunk
 	# whole for every box that cut it: 14 times its bytes)
-	run --separate-stderr h5u check --memory 2M - <<-'EOF'
-		inputs: {a: c.h5:/w, b: c.h5:/wb}
-		steps:
-		  - expr: sqrt(a*a + b*b)
-		    out: o.h5:/c
-	EOF
-	assert_success
+	planned 0 2M '{a: c.h5:/w, b: c.h5:/wb}' 'sqrt(a*a + b*b)'
 	assert_line --regexp '^step 1: expr sqrt, .*, boxes \(16, 4096\), 16 boxes in 128 slices 32 wide, written a box at a time, 1 of 1 ranks with work$'
 	pieces=16 traced 0 2 w eval -i a=c.h5:/w -i b=c.h5:/wb 'o0.h5:/c = sqrt(a*a + b*b)'
 	jobs+=(:: same c.h5 o0.h5 /c "np.sqrt(w*w + wb*wb)")
 	# ragged (300, 4500) in (128, 32): at 1M boxes of 8 lines (the last 4:
 	# the last chunk row is 44 lines), the last slice 20 wide; a literal, a bool result
-	run --separate-stderr h5u check --memory 1M - <<-'EOF'
-		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
-		steps:
-		  - expr: (a * 2.5 + 1) > b
-		    out: o.h5:/c
-	EOF
-	assert_success
+	planned 0 1M '{a: cw.h5:/x, b: cw.h5:/xb}' '(a * 2.5 + 1) > b'
 	assert_line --regexp '^step 1: expr greater, .*, boxes \(8, 4500\), 38 boxes in 141 slices 32 wide, written a box at a time, 1 of 1 ranks with work$'
 	for n in 0 2 3 4; do
 		if ((n == 0)); then
@@ -331,6 +340,63 @@ check_reads() {
 		jobs+=(:: same cw.h5 "x$n.h5" /c "(x * 2.5 + 1) > xb" :: same c.h5 "w$n.h5" /c "np.sqrt(w*w + wb*wb)")
 	done
 	check_reads "${jobs[@]}"
+}
+
+
+@test "under MPI, a budget that holds no chunk row of a wide array: boxes of lines that divide a chunk's extent dealt to the ranks, each slice one run of one chunk read by its rank alone, each byte once; a chunk's runs to one rank where that is even; ragged, ranks with fewer boxes, mpirun -n 1; a file the run writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks" {
+	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/cw.h5" .
+	local n READS=() jobs=() alone
+	# /p, /pb (1280, 2100) in (256, 40): five chunk rows, a row's 53 chunks
+	# 4.3 MB, more than a chunk cache; at 2M boxes of 32 lines.  Dealt in a
+	# chunk's runs of 256 lines where that is even (2 ranks: three and two,
+	# within a quarter of a fair share), else in a box's (3 and 4 ranks),
+	# where the ragged last chunk column (20 of 40 wide: no run of one
+	# chunk) is read whole through HDF5 by each rank that has some of it
+	for n in 1 2 3 4; do
+		planned "$n" 2M '{a: sl.h5:/p, b: sl.h5:/pb}' 'sqrt(a*a + b*b)'
+		assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
+		echo "tr$n: $n ranks, /p and /pb" >>traces.txt
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			-o "tr$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 2M \
+			-i a=sl.h5:/p -i b=sl.h5:/pb "p$n.h5:/c = sqrt(a*a + b*b)" || fail "$n ranks: exit status $?"
+		alone=$((n < 3))
+		jobs+=(:: runs "tr$n" sl.h5 /p,/pb "$alone" :: same sl.h5 "p$n.h5" /c "np.sqrt(p*p + pb*pb)")
+	done
+	# ragged (300, 4500) in (128, 32) at 1M: boxes of 8 lines, the last
+	# chunk row 44; three chunk rows never deal evenly to 2-4 ranks: 38
+	# runs of a box's lines, so a rank of 3 walks an empty box at the end
+	# (every rank enters the same collective writes); a literal, a bool
+	# result
+	for n in 2 3 4; do
+		echo "tx$n: $n ranks, /x and /xb" >>traces.txt
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			-o "tx$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 1M \
+			-i a=cw.h5:/x -i b=cw.h5:/xb "x$n.h5:/c = (a * 2.5 + 1) > b" || fail "$n ranks: exit status $?"
+		jobs+=(:: runs "tx$n" cw.h5 /x,/xb 0 :: same cw.h5 "x$n.h5" /c "(x * 2.5 + 1) > xb")
+	done
+	planned 3 1M '{a: cw.h5:/x, b: cw.h5:/xb}' '(a * 2.5 + 1) > b'
+	assert_line --regexp '^step 1: expr greater, .*, boxes \(8, 4500\), 38 boxes in 141 slices 32 wide, written a box at a time, 3 of 3 ranks with work$'
+	# a file a later step writes (a new dataset of its own) is read
+	# through MPI-IO: the boxes of the step before keep the usual size
+	cat >w.yaml <<-'EOF2'
+		inputs: {a: cw.h5:/x, b: cw.h5:/xb}
+		steps:
+		  - expr: sqrt(a*a + b*b)
+		    out: y.h5:/c
+		  - expr: a * 3 - b
+		    out: cw.h5:/y
+	EOF2
+	run --separate-stderr mpi 2 h5ufunc check --memory 1M w.yaml
+	assert_success
+	refute_line --partial 'slices'
+	for n in 2 3; do
+		cp "$BATS_FILE_TMPDIR/cw.h5" "w$n.h5"
+		sed "s/cw.h5/w$n.h5/; s/y.h5/y$n.h5/" w.yaml >"w$n.yaml"
+		mpi "$n" h5ufunc run --memory 1M "w$n.yaml" || fail "$n ranks: exit status $?"
+		jobs+=(:: same cw.h5 "w$n.h5" /y "x * 3 - xb" :: same cw.h5 "y$n.h5" /c "np.sqrt(x*x + xb*xb)")
+	done
+	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"$'\n'"$(cat traces.txt)"
 }
 
 @test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {
@@ -379,7 +445,10 @@ for n in (2, 3, 4, 6):
 	# an input file read only in whole chunks: no MPI-IO read on 2 ranks,
 	# each of the 2 x 5 x 53 chunks of /p and /pb one read of its 81920
 	# bytes (the ragged column's, stored whole, through HDF5's cache); on
-	# 3 ranks (boxes that cut chunks) collective reads
+	# 3 ranks, to which its five chunk rows do not deal evenly, boxes of
+	# 128 lines that cut them (a row's 53 chunks overflow the chunk cache),
+	# each slice one run of one chunk read by its rank alone: no MPI-IO
+	# read either, each byte once
 	for n in 2 3; do
 		tr="al$n"
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
@@ -388,17 +457,14 @@ for n in (2, 3, 4, 6):
 			fail "$n ranks: exit status $?"
 		jobs+=(:: same sl.h5 "o$n.h5" /w "np.sqrt(p*p + pb*pb)")
 	done
-	jobs+=(:: whole al2 sl.h5 81920 530)
+	jobs+=(:: whole al2 sl.h5 81920 530 :: runs al3 sl.h5 /p,/pb 0)
 	python3 -c '
 import json
-assert all(r["mpiio_coll_reads"] == 0 for r in json.load(open("al2.json"))["per_rank"])
-assert all(r["mpiio_coll_reads"] > 0 for r in json.load(open("al3.json"))["per_rank"])
 # the MPI-IO reads of ranks that read alone are metadata read as the
-# planning opens the file, none within a data call; on 3 ranks one a data call
-for r in json.load(open("al2.json"))["per_rank"]:
-    assert r["mpiio_data_reads"] == 0 < r["h5_reads"] and r["mpiio_reads"] > 0, r
-for r in json.load(open("al3.json"))["per_rank"]:
-    assert r["mpiio_data_reads"] == r["mpiio_coll_reads"] == r["h5_reads"], r
+# planning opens the file, none within a data call
+for n in (2, 3):
+    for r in json.load(open(f"al{n}.json"))["per_rank"]:
+        assert r["mpiio_coll_reads"] == r["mpiio_data_reads"] == 0 < r["h5_reads"] and r["mpiio_reads"] > 0, (n, r)
 '
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
@@ -598,8 +664,10 @@ for name in glob.glob("*/p.json"):
 
 @test "one dataset whose boxes cut its chunks takes no other off the direct reader: under MPI-IO each rank reads the plain ones' chunks by one pread each through its own read-only descriptor; ragged, ranks with no rows; a file written in the same run never so; NumPy's bits on 1-4 ranks" {
 	cp "$BATS_FILE_TMPDIR/mx.h5" .
-	# /odd's five chunk rows and /t's two are cut by 3 and 4 ranks (and
-	# /t's by 2): the file goes through MPI-IO, /t collectively; /a's
+	# /t's two chunk rows are cut by 2-4 ranks: the file goes through
+	# MPI-IO, /t collectively; /odd's five, which 3 and 4 ranks cut too,
+	# are read in runs of one chunk by each rank alone (a row's 53 chunks
+	# overflow the chunk cache: boxes of 128 lines on 3 ranks); /a's
 	# reductions (one pass) read its 80 chunks, ragged on both axes, /n's
 	# its 4 on two ranks (none on the others), each chunk read once by one
 	# pread of its bytes through a descriptor of the rank's own; the
@@ -627,7 +695,7 @@ for name in glob.glob("*/p.json"):
 	EOF
 	run --separate-stderr mpi 3 h5ufunc check --memory 20M mx.yaml
 	assert_success
-	assert_line --regexp '^step 1: expr subtract, .*, boxes \(249, 2100\), 6 boxes, 3 of 3 ranks with work$'
+	assert_line --regexp '^step 1: expr subtract, .*, boxes \(128, 2100\), 10 boxes in 53 slices 40 wide, written a box at a time, 3 of 3 ranks with work$'
 	assert_line --regexp '^step 5: reduce maximum, .*, boxes \(32, 100\), 2 boxes, 2 of 3 ranks with work$'
 	local n jobs=() tr
 	for n in 0 1 2 3 4; do
@@ -654,7 +722,7 @@ for name in glob.glob("*/p.json"):
 			else
 				jobs+=(:: own "$tr" mx.h5 32768 80)
 			fi
-			jobs+=(:: own "$tr" mx.h5 16384 4)
+			jobs+=(:: own "$tr" mx.h5 16384 4 :: runs "$tr" mx.h5 /odd $((n < 3)))
 			jobs+=(:: own "r$n/w/tr" w.h5 32768 0 :: own "r$n/w/tr" o.h5 16384 0)
 		fi
 		jobs+=(:: same mx.h5 "r$n/o.h5" /odd "odd * 2 - 1" /a1 "np.add.reduce(a, axis=1)"

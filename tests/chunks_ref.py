@@ -110,6 +110,15 @@ Jobs:
                   temporary name) through descriptors opened
                   O_RDONLY|O_CLOEXEC (the direct reader's under MPI-IO),
                   not HDF5's
+  runs PREFIX FILE PATH[,PATH...] ALONE
+                  the reads of FILE in the logs PREFIX.* (as for reads, one
+                  log a process) that fall within the stored chunks of its
+                  datasets PATH read each byte of every whole chunk
+                  exactly once, all processes together, and no byte twice
+                  in one process; a ragged edge chunk (not one run of its
+                  elements, read whole by HDF5) at most once by each
+                  process that reads some of it; ALONE 1: and each chunk is
+                  read by one process only
   same IN.h5[,IN.h5...] OUT.h5 PATH EXPR [PATH EXPR]...
                   OUT.h5:PATH holds NumPy's EXPR over the IN.h5 files' datasets
                   (names t, tb, ...), bit for bit, for each pair
@@ -383,30 +392,36 @@ OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
 READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-def read_sizes(prefix, path, mine=False):
-    """The sizes of the reads of PATH in the strace logs PREFIX.*; MINE:
-    only those through descriptors opened O_RDONLY|O_CLOEXEC, as the
-    direct reader opens its own under MPI-IO (HDF5's drivers open without
-    O_CLOEXEC), of PATH or of its temporary name while a run writes it."""
+def traced(prefix, wanted, call):
+    """(log, match) for each line of the strace logs PREFIX.* (one a
+    process) that CALL matches, its group 1 a descriptor whose opening
+    WANTED(path, line) accepted."""
     logs = glob.glob(prefix + '.*')
     if not logs:
         raise Failure(f'no strace logs {prefix}.*')
-    sizes = []
     for name in logs:
         fds = {}
         for line in open(name):
             line = line.rstrip('\n')
             m = OPEN.match(line)
             if m:
-                base = os.path.basename(m.group(1))
-                fds[m.group(2)] = (', O_RDONLY|O_CLOEXEC)' in line and
-                                   (base == path or base.startswith(f'.{path}.h5ufunc-'))
-                                   if mine else m.group(1).endswith(path))
+                fds[m.group(2)] = wanted(m.group(1), line)
                 continue
-            m = READ.match(line)
+            m = call.match(line)
             if m and fds.get(m.group(1)):
-                sizes.append(int(m.group(2)))
-    return sizes
+                yield name, m
+
+
+def read_sizes(prefix, path, mine=False):
+    """The sizes of the reads of PATH in the strace logs PREFIX.*; MINE:
+    only those through descriptors opened O_RDONLY|O_CLOEXEC, as the
+    direct reader opens its own under MPI-IO (HDF5's drivers open without
+    O_CLOEXEC), of PATH or of its temporary name while a run writes it."""
+    def wanted(name, line):
+        base = os.path.basename(name)
+        return (', O_RDONLY|O_CLOEXEC)' in line and (base == path or base.startswith(f'.{path}.h5ufunc-'))
+                if mine else name.endswith(path))
+    return [int(m.group(2)) for _, m in traced(prefix, wanted, READ)]
 
 
 def reads(prefix, path, calls, nbytes):
@@ -415,6 +430,43 @@ def reads(prefix, path, calls, nbytes):
     if count > int(calls) or total > int(nbytes):
         raise Failure(f'{prefix}: {path}: {count} reads of {total} bytes, '
                       f'more than {calls} reads or {nbytes} bytes')
+
+
+PREAD = re.compile(r'pread64\((\d+),.*, (\d+), (\d+)\)\s+=\s+(\d+)$')
+
+
+def runs(prefix, path, names, alone):
+    chunks = []   # (start, end, mask of the bytes that hold elements, not a ragged edge's padding)
+    with h5py.File(path) as f:
+        for name in names.split(','):
+            d = f[name]
+            for k in range(d.id.get_num_chunks()):
+                i = d.id.get_chunk_info(k)
+                mask = np.zeros(d.chunks + (d.dtype.itemsize,), bool)
+                mask[tuple(slice(0, min(c, n - o)) for c, n, o in zip(d.chunks, d.shape, i.chunk_offset))] = True
+                chunks.append((i.byte_offset, i.byte_offset + i.size, mask.reshape(-1)))
+    chunks.sort(key=lambda c: c[0])
+    starts = [c[0] for c in chunks]
+    seen = [{} for _ in chunks]   # per chunk, per log: how often each byte was read
+    for name, m in traced(prefix, lambda name, line: name.endswith(path), PREAD):
+        at, n = int(m.group(3)), int(m.group(4))
+        k = int(np.searchsorted(starts, at, side='right')) - 1
+        if k >= 0 and at + n <= chunks[k][1]:
+            lo, hi, _ = chunks[k]
+            got = seen[k].setdefault(name, np.zeros(hi - lo, np.int32))
+            got[at - lo:at - lo + n] += 1
+    for (lo, hi, mask), each in zip(chunks, seen):
+        every = sum(each.values()) if each else np.zeros(hi - lo, np.int32)
+        ragged = not mask.all()
+        # a ragged edge chunk: its elements are no run of the chunk, and
+        # HDF5 reads it whole, once by each process that reads some of it
+        once = max(g.max() for g in each.values()) if each else 0
+        if (every[mask] < 1).any() or once > 1 or (not ragged and every.max() > 1):
+            bad = int(np.argmax((every > 1) | (mask & (every < 1))))
+            raise Failure(f'{prefix}: {path}: chunk at {lo} ({hi - lo} bytes{", ragged" if ragged else ""}): '
+                          f'byte {bad} read {every[bad]} times by {len(each)} processes')
+        if alone == '1' and len(each) > 1:
+            raise Failure(f'{prefix}: {path}: chunk at {lo} read by {len(each)} processes')
 
 
 def whole(prefix, path, size, count, mine=False):
@@ -458,7 +510,7 @@ def words(fn):
 
 
 if __name__ == '__main__':
-    jobs = {f.__name__: words(f) for f in (make, reads, whole, own, same, decoded, filters, stored, index,
+    jobs = {f.__name__: words(f) for f in (make, reads, runs, whole, own, same, decoded, filters, stored, index,
                                               refused, continued, journals)}
     jobs['index-files'] = words(index_files)
     jobs['userblock-files'] = words(userblock_files)

@@ -9,9 +9,10 @@
  *    elements; the counts check prints; the budget's floor and its message;
  *    boxes of about 1 MiB of the widest array on one rank (4 MiB on
  *    several, and for units), whole chunk runs when they follow chunks;
- *    boxes that cut the chunks grown (dist_cut_chunks) on one rank only,
- *    to lines that divide a chunk's extent, each box within one chunk
- *    along the split axis, in slices of one chunk column;
+ *    boxes that cut the chunks grown (dist_cut_chunks) to lines that
+ *    divide a chunk's extent, each box within one chunk along the split
+ *    axis, in slices of one chunk column, dealt in whole runs of a chunk's
+ *    lines (no chunk on two ranks) or of a box's, the shares even;
  *  - dist_stream_make over shapes, axes along, chunks, ranks and budgets:
  *    the array boxes of all ranks tile the array exactly once; every rank
  *    walks the same boxes across and, for each, the same along boxes,
@@ -140,13 +141,15 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 	int64_t before = l.lines_per_box;
 	if (cut)
 		dist_cut_chunks(&l, chunk);
-	/* cut boxes: one rank, a number of lines that divides a chunk's extent,
-	 * at least half as many as before, slices of one chunk column */
+	/* cut boxes: a number of lines that divides a chunk's extent, at least
+	 * half as many as before, slices of one chunk column, dealt in runs of
+	 * a chunk's lines or of a box's */
+	int64_t ext = chunk && chunk[l.axis] < l.dim[l.axis] ? chunk[l.axis] : l.dim[l.axis];
 	CHECK(!dist_slices_cut(&l) ||
-	      (nranks == 1 && chunk[l.axis] % l.lines_per_box == 0 && 2 * l.lines_per_box >= before &&
-	       l.slice == chunk[l.ndim - 1]),
-	      "cut boxes of %lld lines (%lld before) in slices %lld wide", (long long)l.lines_per_box,
-	      (long long)before, (long long)l.slice);
+	      (ext % l.lines_per_box == 0 && 2 * l.lines_per_box >= before &&
+	       l.slice == chunk[l.ndim - 1] && (l.align == ext || l.align == l.lines_per_box)),
+	      "cut boxes of %lld lines (%lld before) in slices %lld wide, dealt in runs of %lld",
+	      (long long)l.lines_per_box, (long long)before, (long long)l.slice, (long long)l.align);
 	int64_t total = volume(l.ndim, l.dim), cap = memory / 8;
 	static unsigned char seen[1 << 16];
 	bool small = total <= (int64_t)sizeof seen;
@@ -180,8 +183,10 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 				at = at * l.dim[i] + start[i];
 			}
 			CHECK(at > last, "rank %d: boxes out of C order", rank);
-			/* chunk-aligned: a box holds whole chunks along the split axis */
-			int64_t a = l.align, s0 = start[l.axis], e0 = s0 + count[l.axis];
+			/* chunk-aligned: a box holds whole chunks along the split axis
+			 * (a cut box: a whole piece of one) */
+			int64_t a = dist_slices_cut(&l) ? l.lines_per_box : l.align, s0 = start[l.axis],
+				e0 = s0 + count[l.axis];
 			CHECK(s0 % a == 0 && (e0 % a == 0 || e0 == l.dim[l.axis]),
 			      "box [%lld, %lld) along axis %d cuts chunks of %lld", (long long)s0, (long long)e0,
 			      l.axis, (long long)a);
@@ -205,6 +210,14 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 				}
 			}
 		}
+		/* a share is whole runs of align lines: a cut layout dealt in
+		 * a chunk's runs gives no chunk to two ranks */
+		int64_t first, count, c = l.dim[l.axis];
+		dist_layout_share(&l, rank, &first, &count);
+		CHECK(count == 0 || c == 0 || (first % c % l.align == 0 &&
+					      ((first + count) % c % l.align == 0 || (first + count) % c == 0)),
+		      "rank %d's share [%lld, +%lld) cuts runs of %lld lines", rank, (long long)first,
+		      (long long)count, (long long)l.align);
 		covered += mine;
 		with_work += mine > 0;
 		double fair = (double)total / nranks;
@@ -354,6 +367,26 @@ static void check_layouts_sized(void)
 	CHECK(units_layout(1, units, 1024, (int64_t)256 << 20, 8 * 1024, 1, &ae, &al) == 0 &&
 	      al.lines_per_box == 512,
 	      "100000 units of 1024 float64: %lld a box", (long long)al.lines_per_box);
+	/* a wide (768, 32768) float64 in (256, 64) under --memory 16M: boxes of
+	 * 16 lines, runs of one chunk, on every rank count; dealt in a chunk's
+	 * runs where three chunk rows go evenly (3 ranks), else in a box's.  At
+	 * 256M three chunk rows do not deal evenly to 2 or 4 ranks: 128 and 64
+	 * lines, as even */
+	int64_t w768[] = { 768, 32768 };
+	static const struct { int64_t memory; int nranks; int64_t lines, align; } cuts[] = {
+		{ 16 << 20, 1, 16, 256 }, { 16 << 20, 2, 16, 16 }, { 16 << 20, 3, 16, 256 },
+		{ 16 << 20, 4, 16, 16 }, { 256 << 20, 2, 128, 128 }, { 256 << 20, 4, 64, 64 },
+	};
+	for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+		tiles.memory = cuts[i].memory;
+		CHECK(dist_layout_make(2, w768, c1, &tiles, 32, cuts[i].nranks, "w", &ae, &al) == 0, "%s", ae.msg);
+		dist_cut_chunks(&al, c1);
+		CHECK(dist_slices_cut(&al) && al.lines_per_box == cuts[i].lines && al.align == cuts[i].align &&
+		      al.slice == 64, "(768, 32768) in (256, 64) at %lld MiB on %d ranks: %s boxes of %lld lines "
+		      "dealt in runs of %lld, slices %lld wide", (long long)(cuts[i].memory >> 20), cuts[i].nranks,
+		      dist_slices_cut(&al) ? "cut" : "uncut", (long long)al.lines_per_box, (long long)al.align,
+		      (long long)al.slice);
+	}
 	/* chunks over two indices of an axis before the split one: not followed */
 	int64_t f3[] = { 10, 40, 3000 }, c3[] = { 2, 8, 3000 };
 	CHECK(layout(3, f3, c3, 8 * 10000, 0, 8, 8, 32, 2, "w", &ae, &al) == 0 && al.align == 1,
