@@ -55,12 +55,14 @@ void chain_box(struct chain *c, const char *data, const uint8_t *valid, const in
  * over the box), each run continuing the one before, a box's first at 0. */
 void chain_run(struct chain *c, const char *data, const uint8_t *valid, const int64_t *start,
 	       int64_t at, int64_t n);
-/* chain_run of one whole piece given by its sum: the N elements of the
- * box at START from its AT-th element on, a piece of its group, whose sum
- * is SUM (one value of the loop's dtype: the loop's call over them from
- * -0, NumPy's pairwise sum), for a chain of add whose pieces fold from a
- * value (FOLD_VALUE) in the loop's own dtype. */
-void chain_piece(struct chain *c, const char *sum, const int64_t *start, int64_t at, int64_t n);
+/* chain_run of one whole piece given by its fold: the N elements of the
+ * box at START from its AT-th element on, a piece of its group, whose fold
+ * is FOLD, one value of the partials' dtype (ufunc_partial_loop: float32
+ * for a float16 sum): for a sum whose pieces fold from a value
+ * (FOLD_VALUE), the partial loop's call over them from -0, NumPy's
+ * pairwise sum; for a fold exact in any grouping that keeps the order
+ * (ufunc_fold_exact), the elements folded in order. */
+void chain_piece(struct chain *c, const char *fold, const int64_t *start, int64_t at, int64_t n);
 /* Collective, after every chain_box: write the groups the box finished
  * (with no kept axes the one result is written by chain_finish). */
 int chain_write_box(struct chain *c, struct err *e);

@@ -295,6 +295,10 @@ struct step_fusion {
 	int nred;                           /* reductions fused into this elementwise step ... */
 	struct plan_step *red[PLAN_MAXOUT];
 	struct op_src red_src[PLAN_MAXOUT]; /* ... and the op result or input each reads */
+	int nown;                           /* the outputs the step itself names, which check
+					       and --json list under it (OUT gains those of the
+					       steps fused into it and loses those no step reads) */
+	struct array *own[PLAN_MAXOUT];
 };
 
 /* The elements a step computes and writes: NumPy's where= and numpy.ma's
@@ -434,11 +438,6 @@ enum plan_fate {
 };
 /* X's fate, before the run or after it. */
 enum plan_fate plan_array_fate(const struct array *x);
-/* Does a step fused into S name X, an output of S's pass, among its own
- * outputs?  The plan and --json list each output under the step that
- * names it, though the pass of S writes it. */
-bool plan_output_fused(const struct plan *p, const struct plan_step *s, const struct array *x);
-
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);
 /* Step S of P's line of plan_print, newline included: its verb, loop and

@@ -98,18 +98,23 @@ void reducer_box(struct reducer *r, char *data, const uint8_t *valid, const int6
 struct stage_chunked;
 void reducer_box_chunked(struct reducer *const *r, int n, const struct stage_chunked *b, char *run,
 			 const int64_t *start, const int64_t *count, struct err *e);
-/* reducer_box of the box START/COUNT of X as T for each of the N chains
- * R, read a band of chunk columns at a time (stage_read_band) through
+/* reducer_box of the box START/COUNT of X for each of the N chains R,
+ * read as T (X's own dtype; where the loop's is another, each band cast
+ * to it as stage_read casts) a band of chunk columns at a time
+ * (stage_read_band) through
  * BUF (CAP bytes, a buffer reducer_box_chunked reads the box into), where
- * the box is whole lines (rows of X's last axis) and every chain an add
- * whose lines hold whole pieces (or a line is a group) in a float or
- * complex dtype: each line's pieces summed as NumPy's pairwise tree sums
- * them, its leaves (at most 128 elements) as the bands bring them, the
- * partial sums joined in the tree's order, then chained (chain_piece), so
- * that only a band's chunks are held.  1: folded; 0: not such a box or
- * chains, or its chunks not read as stored (nothing folded: the caller
- * reads the box); -1: a read failed (E set).  Not collective, as
- * stage_read_chunks. */
+ * the box is whole lines (rows of X's last axis) and every chain one loop
+ * in its own dtype whose lines hold whole pieces (or a line is a group):
+ * a sum of a float or complex dtype has each line's pieces summed as
+ * NumPy's pairwise tree sums them (float16 in float32), its leaves (at
+ * most 128 elements) as the bands bring them, the partial sums joined in
+ * the tree's order; a fold exact in any grouping that keeps the order
+ * (ufunc_fold_exact: integer sums, maximum, logical_and, ...) has each
+ * piece's running value folded on in order; then the pieces are chained
+ * (chain_piece), so that only a band's chunks are held.  1: folded; 0:
+ * not such a box or chains, or its chunks not read as stored (nothing
+ * folded: the caller reads the box); -1: a read failed (E set).  Not
+ * collective, as stage_read_chunks. */
 int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
 		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, const char *where,
 		      struct err *e);

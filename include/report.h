@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
 #include "plan.h"
 
 struct report_options {
@@ -42,8 +43,14 @@ void report_masked(int64_t elements);
  * as text.  MASK as print_json takes it. */
 bool report_result(int step, int k, const struct array *x, const void *data,
 		   const uint8_t *mask);
-/* The run ended with STATUS (0 success).  Collective. */
-void report_end(int status);
+/* The run has written everything and not yet committed: print the
+ * --json summary (rank 0) and see it reach standard output, so that a
+ * summary that cannot be written (a full disk) fails the run before its
+ * files are committed: E's error (EXIT_RUN, "standard output"), agreed.
+ * Nothing without --json.  Collective. */
+int report_summary(struct err *e);
+/* The run ended (after report_summary, or after a failure).  Local. */
+void report_end(void);
 
 /* check --json: P (planned for MEMORY bytes a rank) as one JSON object on
  * F, the run summary's members that a plan knows (h5ufunc(1), JSON

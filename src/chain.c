@@ -66,29 +66,19 @@ static int64_t min64(int64_t a, int64_t b)
 
 /* ---- a piece's fold, and the chain step ------------------------------- */
 
-/* PART = the fold of the N elements at DATA (VALID beside, masked mode), the
- * whole of piece K of a group (N <= CHAIN_PIECE: one call of the loop, as
- * NumPy makes it): from the reduction's start for the first piece, from
- * the identity (-0 for a float zero) for the others. */
-static void fold_piece(const struct chain *c, int64_t k, const char *data, const uint8_t *valid,
-		       int64_t n, char *part)
+/* PART = the fold of the M elements at SRC (of dtype ST, STEP bytes
+ * apart), the whole of piece K of a group (one call of the partial loop,
+ * as NumPy makes it): from the reduction's start for the first piece,
+ * from the identity (-0 for a float zero) for the others. */
+static void fold_from(const struct chain *c, int64_t k, enum dtype st, const char *src, ptrdiff_t step,
+		      int64_t m, char *part)
 {
 	const struct plan_step *s = c->s;
 	enum fold_init init = k == 0 ? s->fold.init : s->fold.rest_init;
-	enum dtype dt = s->loop->types[1];
-	const char *src = data;
-	ptrdiff_t step = c->dsz;
-	if (c->scratch) {
-		dtype_cast(dt, data, c->dsz, c->pt, c->scratch, c->psz, (size_t)n);
-		src = c->scratch;
-		dt = c->pt;
-		step = c->psz;
-	}
-	int64_t m = n;
 	if (init == FOLD_VALUE) {
 		memcpy(part, k == 0 ? c->init_p : c->rest_p, (size_t)c->psz);
 	} else {
-		dtype_cast(dt, src, 0, c->pt, part, 0, 1);
+		dtype_cast(st, src, 0, c->pt, part, 0, 1);
 		if (init == FOLD_FIRST_SKIP) {
 			src += step;
 			m--;
@@ -98,6 +88,24 @@ static void fold_piece(const struct chain *c, int64_t k, const char *data, const
 	ptrdiff_t steps[3] = { 0, step, 0 };
 	if (m > 0)
 		c->ploop->fn(args, (size_t)m, steps);
+}
+
+/* PART = the fold of the N elements at DATA (VALID beside, masked mode), the
+ * whole of piece K of a group (N <= CHAIN_PIECE), cast to the partials'
+ * dtype first where the input's is not (fold_from). */
+static void fold_piece(const struct chain *c, int64_t k, const char *data, const uint8_t *valid,
+		       int64_t n, char *part)
+{
+	enum dtype dt = c->s->loop->types[1];
+	const char *src = data;
+	ptrdiff_t step = c->dsz;
+	if (c->scratch) {
+		dtype_cast(dt, data, c->dsz, c->pt, c->scratch, c->psz, (size_t)n);
+		src = c->scratch;
+		dt = c->pt;
+		step = c->psz;
+	}
+	fold_from(c, k, dt, src, step, n, part);
 	if (c->masked) {
 		uint8_t any = 0;
 		for (int64_t i = 0; i < n; i++)
@@ -253,15 +261,16 @@ void chain_run(struct chain *c, const char *data, const uint8_t *valid, const in
 	c->next = f;
 }
 
-void chain_piece(struct chain *c, const char *sum, const int64_t *start, int64_t at, int64_t n)
+void chain_piece(struct chain *c, const char *fold, const int64_t *start, int64_t at, int64_t n)
 {
 	int64_t f = run_at(c, start, at);
 	int64_t g = f / c->group_len, k = (f - g * c->group_len) / CHAIN_PIECE;
 	assert(c->cut.n == 0 && f == g * c->group_len + k * CHAIN_PIECE && n == piece_len(c, k));
 	/* the piece's fold from the reduction's start is the loop's call over
-	 * it, which adds its sum: the same call over the sum alone (a pairwise
-	 * sum of one element is the element) */
-	fold_piece(c, k, sum, NULL, 1, c->part);
+	 * it, which adds its sum (or folds its fold in): the same call over the
+	 * sum alone (a pairwise sum of one element is the element, and a fold
+	 * exact in any grouping folds its pieces' folds as their elements) */
+	fold_from(c, k, c->pt, fold, c->psz, 1, c->part);
 	take_partial(c, g, k, c->part);
 	c->next = f + n;
 }

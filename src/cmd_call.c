@@ -90,13 +90,15 @@ static int split_commas(struct arena *a, const char *flag, const char *what, con
 }
 
 /* --indices IDX[,IDX...]: integers only (blanks between them) are one
- * index array, as NumPy reads a list ("[0,31,59]" for the planner); otherwise one index array
+ * index array, as NumPy reads a list ("[0,31,59]" for the planner), and
+ * no integers at all ("" or blanks) the empty one, "[]" (NumPy's
+ * ufunc.at(a, [], b): no update, shapes still checked); otherwise one index array
  * per axis: FILE:/PATH, a name, or a bracketed list.  Repeated, the
  * entries add up. */
 static int add_indices(struct arena *a, const char *arg, struct recipe_step *s, const char *w,
 		       struct err *e)
 {
-	bool ints = strpbrk(arg, "0123456789") != NULL;
+	bool ints = strpbrk(arg, "0123456789") != NULL || !arg[strspn(arg, " \t")];
 	for (const char *c = arg; *c && ints; c++)
 		ints = (*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == ',' || *c == ' ';
 	if (ints && s->nidx == H5U_MAXDIM)

@@ -587,6 +587,10 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	comm_barrier();
 	if (describe_all(p, e) < 0)
 		goto fail;
+	/* a --json summary that cannot be printed fails the run here, while
+	 * the run can still be undone */
+	if (report_summary(e) < 0)
+		goto fail;
 	interrupt_hold(true);   /* from here on the run finishes */
 	if (commit_journals(p, e) < 0)
 		goto fail;
@@ -614,12 +618,12 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	vds_finish();
 	interrupt_hold(false);
 	interrupt_where(NULL, NULL);
-	report_end(0);
+	report_end();
 	return 0;
 fail:
 	clean_up(p, e);
 	interrupt_hold(false);
 	interrupt_where(NULL, NULL);
-	report_end(e->status);
+	report_end();
 	return -1;
 }

@@ -299,6 +299,11 @@ static void group_reductions(struct planner *pl)
 void fuse_plan(struct planner *pl)
 {
 	struct plan *p = pl->p;
+	for (int i = 0; i < p->nsteps; i++) {
+		struct plan_step *s = &p->steps[i];
+		s->fused.nown = s->nout;
+		memcpy(s->fused.own, s->out, sizeof *s->out * (size_t)s->nout);
+	}
 	for (int i = 0; i < p->nsteps;) {
 		int j = i + 1;
 		if (fusable(&p->steps[i]))

@@ -25,15 +25,6 @@ enum plan_fate plan_array_fate(const struct array *x)
 	return x->file->exists ? FATE_NEW_DATASET : FATE_NEW_FILE;
 }
 
-bool plan_output_fused(const struct plan *p, const struct plan_step *s, const struct array *x)
-{
-	for (int i = 0; i < p->nsteps; i++)
-		for (int k = 0; p->steps[i].fused.merged_into == s->index - 1 && k < p->steps[i].nout; k++)
-			if (p->steps[i].out[k] == x)
-				return true;
-	return false;
-}
-
 static void print_array_line(FILE *f, const char *role, const struct array *x)
 {
 	char buf[800];
@@ -49,7 +40,9 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 		[FATE_NEW_FILE] = ", new file", [FATE_NEW_DATASET] = ", new dataset"
 	};
 	enum plan_fate fate = plan_array_fate(x);
-	const char *how = fate == FATE_NEW_FILE && x->vds ? ", new file over one file per rank" : hows[fate];
+	const char *how = fate == FATE_NEW_FILE && x->vds ? ", new file over one file per rank"
+			: x->unused ? ", named intermediate, not written"
+			: hows[fate];
 	char names[800] = "";
 	if (x->dims) {
 		char d[700];
@@ -196,11 +189,10 @@ void plan_print(const struct plan *p, FILE *f)
 		const struct plan_step *s = &p->steps[i];
 		plan_print_step(p, s, f);
 		/* a pass's inputs under the step that heads it; each output
-		 * under the step that names it */
+		 * under the step that names it, written or not */
 		for (int k = 0; s->fused.merged_into < 0 && k < s->nin; k++)
 			print_array_line(f, "in ", s->in[k]);
-		for (int k = 0; k < s->nout; k++)
-			if (!plan_output_fused(p, s, s->out[k]))
-				print_array_line(f, "out", s->out[k]);
+		for (int k = 0; k < s->fused.nown; k++)
+			print_array_line(f, "out", s->fused.own[k]);
 	}
 }

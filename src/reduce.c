@@ -63,6 +63,17 @@ static bool read_chunked(const struct plan_step *s, int64_t memory)
 	       stage_chunked_reads(s->in[0], s->loop->types[1], memory);
 }
 
+/* May S's boxes be folded a band of chunk columns at a time
+ * (reducer_box_bands) from its input read as stored, in its own dtype,
+ * where the loop's is another (NumPy sums int32 in int64): a chain,
+ * unmasked, with no where=, of an input so read under MEMORY, each band
+ * cast as stage_read casts a box? */
+static bool read_bands_cast(const struct plan_step *s, int64_t memory)
+{
+	return s->fold.mode == REDUCE_CHAIN && !s->mask.masked && !s->mask.where_arr &&
+	       s->in[0]->dtype != s->loop->types[1] && stage_chunked_reads(s->in[0], s->in[0]->dtype, memory);
+}
+
 /* What a run of a reduction holds, allocated before the first box. */
 struct reduce_buffers {
 	char *raw, *data;     /* a box of the input: as stored, in the loop's second dtype
@@ -128,8 +139,10 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	each_buffer(s, l->nranks, &B, &B.hold);
 	hold_end(&B.hold);
 	struct reducer *r = B.r;
-	bool from_chunks = read_chunked(s, l->cost.memory);
-	int64_t cap = from_chunks ? stage_chunked_buffer(x, t, B.data, dist_held_elems(l, DIST_PER_ELEM)) : 0;
+	bool from_chunks = read_chunked(s, l->cost.memory), cast = read_bands_cast(s, l->cost.memory);
+	enum dtype bt = cast ? x->dtype : t;   /* the bands read as */
+	int64_t held = dist_held_elems(l, DIST_PER_ELEM);
+	int64_t cap = from_chunks ? stage_chunked_buffer(x, t, B.data, held) : cast ? held * dtype_size(t) : 0;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -139,9 +152,9 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 			for (int i = 0; i < n; i++)
 				cnt[i] = 0;
 		struct stage_chunked chunked;
-		int banded = any && from_chunks ? reducer_box_bands(&r, 1, x, t, start, cnt, B.data, cap,
-								     s->where, e)
-						    : 0;
+		int banded = any && (from_chunks || cast)
+				     ? reducer_box_bands(&r, 1, x, bt, start, cnt, B.data, cap, s->where, e)
+				     : 0;
 		int got = any && from_chunks && banded == 0 ? stage_read_chunks(x, t, start, cnt, B.data, cap,
 										 &chunked, s->where, e)
 							    : 0;
@@ -250,13 +263,19 @@ out:
 /* ---- layout ------------------------------------------------------------- */
 
 /* Is each index of S's M leading kept axes a group NumPy folds as one flat
- * run: a reorderable ufunc (so pieces may be folded apart), axis M reduced
- * and every axis after it reduced or of extent 1, and (with kept axes) a
- * group of at least one element? */
+ * run whose pieces may be folded apart and chained: a reorderable ufunc
+ * whose fold is exact in any grouping that keeps the order
+ * (ufunc_fold_exact), or a sum (UF_PAIRWISE: NumPy sums each piece on
+ * its own and adds it); not a float product, logaddexp or hypot, which
+ * NumPy folds onto the running value an element at a time, so that a
+ * piece folded apart rounds otherwise; axis M reduced and every axis
+ * after it reduced or of extent 1, and (with kept axes) a group of at
+ * least one element? */
 static bool chain_group(const struct plan_step *s, int m)
 {
 	const struct shape *X = &s->in[0]->shape;
-	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->mask.skip_fold)
+	if (X->ndim == 0 || m == X->ndim || !ufunc_reorderable(s->uf) || s->mask.skip_fold ||
+	    !(ufunc_fold_exact(s->uf, s->loop->types[0]) || (s->uf->flags & UF_PAIRWISE)))
 		return false;
 	for (int i = m + 1; i < X->ndim; i++)
 		if (!s->fold.reduced[i] && X->dim[i] != 1)

@@ -6,7 +6,8 @@
  * reducer_carry_in), writing results; the reducer: a stream's rows
  * folded and written box by box, or a chain's runs handed to chain.c;
  * a box of wide lines folded a band of chunk columns at a time, its
- * pieces' pairwise trees built leaf by leaf (reducer_box_bands).
+ * pieces' pairwise trees built leaf by leaf, or their running values
+ * folded on (reducer_box_bands).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -363,44 +364,62 @@ static int64_t line_piece(int64_t w, int64_t p)
 	return w - p * CHAIN_PIECE < CHAIN_PIECE ? w - p * CHAIN_PIECE : CHAIN_PIECE;
 }
 
-/* May the N chains R take a box of X's lines (whole rows of its last axis)
- * as each line's pieces, summed from leaves (chain_piece): each an add in
- * its loop's own float or complex dtype (not float16, which sums in
- * float32), pieces folded from a value, unmasked, every line a run of
- * whole pieces (a group, or pieces of 8192 that lines do not cut), one
- * loop for all? */
-static bool sums_by_lines(struct reducer *const *r, int n, const struct shape *X)
+/* How a box's lines fold a band at a time: not so; a sum through NumPy's
+ * pairwise tree of each piece; a fold exact in any grouping that keeps
+ * the order (ufunc_fold_exact: integers, bools, maximum and the like),
+ * each piece's running value folded on as the bands bring its elements,
+ * in order, which gives the bits of one call over the piece. */
+enum band_fold { BAND_NONE, BAND_TREE, BAND_RUNNING };
+
+/* How the N chains R may take a box of X's lines (whole rows of its last
+ * axis) as each line's pieces, each folded on its own (chain_piece): all
+ * one loop in its own dtype, unmasked, every line a run of whole pieces (a
+ * group, or pieces of 8192 that lines do not cut); a sum of a float or
+ * complex dtype (float16 summed in float32, as NumPy sums it) whose pieces
+ * fold from a value through the tree, a fold exact in any grouping
+ * running. */
+static enum band_fold band_fold_of(struct reducer *const *r, int n, const struct shape *X)
 {
-	if (X->ndim == 0 || X->dim[X->ndim - 1] == 0)
-		return false;
+	if (n == 0 || X->ndim == 0 || X->dim[X->ndim - 1] == 0)
+		return BAND_NONE;
 	int64_t w = X->dim[X->ndim - 1];
+	const struct plan_step *s0 = r[0]->s;
+	enum dtype t = s0->loop->types[0];
+	char kind = dtype_table[t].kind;
 	for (int k = 0; k < n; k++) {
 		const struct plan_step *s = r[k]->s;
-		enum dtype t = s->loop->types[0];
-		char kind = dtype_table[t].kind;
 		int64_t group = reducer_extent(X, s->fold.reduced, s->fold.kept_lead, true);
-		if (!r[k]->chain || s->mask.masked || !(s->uf->flags & UF_PAIRWISE) ||
-		    (kind != 'f' && kind != 'c') || t == DT_FLOAT16 || s->loop->types[1] != t ||
-		    s->loop != r[0]->s->loop || s->fold.init != FOLD_VALUE || s->fold.rest_init != FOLD_VALUE ||
+		if (!r[k]->chain || s->mask.masked || s->loop != s0->loop || s->loop->types[1] != t ||
 		    (group != w && w % CHAIN_PIECE != 0))
-			return false;
+			return BAND_NONE;
 	}
-	return n > 0;
+	if (ufunc_fold_exact(s0->uf, t) && ufunc_partial_loop(s0->uf, s0->loop) == s0->loop)
+		return BAND_RUNNING;
+	for (int k = 0; k < n; k++)
+		if (r[k]->s->fold.init != FOLD_VALUE || r[k]->s->fold.rest_init != FOLD_VALUE)
+			return BAND_NONE;
+	return (s0->uf->flags & UF_PAIRWISE) && (kind == 'f' || kind == 'c') ? BAND_TREE : BAND_NONE;
 }
 
 /* What a sweep of a box's bands keeps, carved from the box's buffer: the
- * leaves of a line, and for each line the elements of a leaf cut by a
- * band's edge, the stack of the tree's partial sums, its pieces' sums. */
+ * leaves of a line (BAND_TREE), and for each line the elements of a leaf
+ * cut by a band's edge, the stack of the tree's partial sums, its pieces'
+ * folds (in the partial loop's dtype). */
 struct sweep {
-	const struct ufunc_loop *loop;
-	const char *zero;        /* -0: a leaf's start */
-	int dsz;
+	enum band_fold how;
+	const struct ufunc_loop *loop;   /* the partial loop (ufunc_partial_loop) */
+	enum dtype dt, pt;       /* the elements' dtype as read, the partials' */
+	const char *zero;        /* -0 in PT: a leaf's start */
+	char zero_p[16];
+	int dsz, psz;
 	int64_t lines, w, band;  /* lines of the box, their elements, a band's */
 	int64_t pieces, nleaves, depth, leafmax;
 	struct leaf *leaves;
 	char *chunks, *out;      /* a band's chunks as read, and in C order */
 	int64_t chunk_cap;
 	char *pending, *stack, *sums;
+	char *cast;              /* a leaf (BAND_TREE) or a line's part of a band
+				    (BAND_RUNNING) cast to PT, where DT is not PT */
 	/* where every line is, after the bands so far */
 	int64_t leaf, off, top, piece;
 };
@@ -413,31 +432,20 @@ static char *carve(char **p, int64_t bytes)
 	return q;
 }
 
-/* Lay out SW for a box of LINES lines of X (chunks C) of dtype T in BUF
- * (CAP bytes): false when it does not fit. */
-static bool sweep_layout(struct sweep *sw, const struct plan_step *s, const struct shape *X,
-			 const int64_t *c, int64_t lines, const int64_t *count, char *buf, int64_t cap)
+/* The leaves of a line of SW's, laid out from *P (their count and the
+ * stack's height first counted): false when they pass BUF's CAP bytes. */
+static bool sweep_leaves(struct sweep *sw, char **p, const char *buf, int64_t cap)
 {
-	int nd = X->ndim, last = nd - 1;
-	enum dtype t = s->loop->types[0];
-	sw->loop = s->loop;
-	sw->zero = (const char *)s->fold.rest_value;
-	sw->dsz = dtype_size(t);
-	sw->lines = lines;
-	sw->w = X->dim[last];
-	sw->pieces = (sw->w + CHAIN_PIECE - 1) / CHAIN_PIECE;
 	sw->nleaves = 0;
-	for (int64_t p = 0; p < sw->pieces; p++)
-		sw->nleaves = leaves_of(t, line_piece(sw->w, p), NULL, sw->nleaves);
-	sw->leafmax = dtype_table[t].kind == 'c' ? 64 : 128;
-	char *p = buf;
-	sw->leaves = (struct leaf *)(void *)carve(&p, sw->nleaves * (int64_t)sizeof(struct leaf));
-	if (p - buf > cap)
+	for (int64_t q = 0; q < sw->pieces; q++)
+		sw->nleaves = leaves_of(sw->pt, line_piece(sw->w, q), NULL, sw->nleaves);
+	sw->leaves = (struct leaf *)(void *)carve(p, sw->nleaves * (int64_t)sizeof(struct leaf));
+	if (*p - buf > cap)
 		return false;
 	sw->depth = 1;   /* the stack's height at most */
 	for (int64_t q = 0, j = 0, top = 0; q < sw->pieces; q++) {
 		int64_t from = j;
-		j = leaves_of(t, line_piece(sw->w, q), sw->leaves, j);
+		j = leaves_of(sw->pt, line_piece(sw->w, q), sw->leaves, j);
 		sw->leaves[j - 1].ends = true;
 		for (int64_t i = from; i < j; i++) {
 			if (++top > sw->depth)
@@ -446,9 +454,36 @@ static bool sweep_layout(struct sweep *sw, const struct plan_step *s, const stru
 		}
 		top = 0;
 	}
+	return true;
+}
+
+/* Lay out SW, folding HOW, for a box of LINES lines of X (chunks C), read
+ * as T, of S's loop in BUF (CAP bytes): false when it does not fit. */
+static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan_step *s,
+			 const struct shape *X, enum dtype t, const int64_t *c, int64_t lines,
+			 const int64_t *count, char *buf, int64_t cap)
+{
+	int nd = X->ndim, last = nd - 1;
+	sw->how = how;
+	sw->loop = ufunc_partial_loop(s->uf, s->loop);
+	sw->dt = t;
+	sw->pt = sw->loop->types[0];
+	sw->dsz = dtype_size(sw->dt);
+	sw->psz = dtype_size(sw->pt);
+	dtype_cast(s->loop->types[0], s->fold.rest_value, 0, sw->pt, sw->zero_p, 0, 1);
+	sw->zero = sw->zero_p;
+	sw->lines = lines;
+	sw->w = X->dim[last];
+	sw->pieces = (sw->w + CHAIN_PIECE - 1) / CHAIN_PIECE;
+	sw->leafmax = how != BAND_TREE ? 0 : dtype_table[sw->pt].kind == 'c' ? 64 : 128;
+	char *p = buf;
+	if (how == BAND_TREE && !sweep_leaves(sw, &p, buf, cap))
+		return false;
 	sw->pending = carve(&p, lines * sw->leafmax * sw->dsz);
-	sw->stack = carve(&p, lines * sw->depth * sw->dsz);
-	sw->sums = carve(&p, lines * sw->pieces * sw->dsz);
+	sw->stack = carve(&p, how == BAND_TREE ? lines * sw->depth * sw->psz : 0);
+	sw->sums = carve(&p, lines * sw->pieces * sw->psz);
+	sw->cast = carve(&p, sw->dt != sw->pt && how == BAND_TREE ? sw->leafmax * sw->psz : 0);
+	int64_t cast_col = sw->dt != sw->pt && how == BAND_RUNNING ? sw->psz : 0;
 	/* a chunk column of the box, and the columns a band holds: about
 	 * 256 KiB of chunks (at least a column), an even number (a leaf of
 	 * 128 spans two chunks of 64), so that the band's chunks and its copy
@@ -458,7 +493,7 @@ static bool sweep_layout(struct sweep *sw, const struct plan_step *s, const stru
 		column *= i == last ? c[i] : (count[i] + c[i] - 1) / c[i] * c[i];
 	int64_t ncols = (sw->w + c[last] - 1) / c[last], k = ((int64_t)256 << 10) / column;
 	k = k > 1 ? k : 1;
-	int64_t fit = (cap - (p - buf) - 128) / (column + c[last] * lines * sw->dsz);
+	int64_t fit = (cap - (p - buf) - 192) / (column + c[last] * (lines * sw->dsz + cast_col));
 	k = k < fit ? k : fit;
 	k = k > 1 ? k - k % 2 : k;
 	k = k < ncols ? k : ncols;
@@ -468,17 +503,23 @@ static bool sweep_layout(struct sweep *sw, const struct plan_step *s, const stru
 	sw->chunk_cap = k * column;
 	sw->chunks = carve(&p, sw->chunk_cap);
 	sw->out = carve(&p, lines * sw->band * sw->dsz);
+	if (cast_col)
+		sw->cast = carve(&p, sw->band * cast_col);
 	sw->leaf = sw->off = sw->top = sw->piece = 0;
 	return true;
 }
 
-/* OUT = the loop's call over the N elements at DATA from -0: NumPy's sum
- * of a leaf. */
+/* OUT = the partial loop's call over the N elements at DATA (cast to its
+ * dtype first where they are not) from -0: NumPy's sum of a leaf. */
 static void leaf_sum(const struct sweep *sw, const char *data, int64_t n, char *out)
 {
-	memcpy(out, sw->zero, (size_t)sw->dsz);
+	if (sw->dt != sw->pt) {
+		dtype_cast(sw->dt, data, sw->dsz, sw->pt, sw->cast, sw->psz, (size_t)n);
+		data = sw->cast;
+	}
+	memcpy(out, sw->zero, (size_t)sw->psz);
 	char *args[3] = { out, (char *)data, out };
-	ptrdiff_t steps[3] = { 0, sw->dsz, 0 };
+	ptrdiff_t steps[3] = { 0, sw->psz, 0 };
 	sw->loop->fn(args, (size_t)n, steps);
 }
 
@@ -496,10 +537,10 @@ static void join(const struct sweep *sw, char *left, char *right)
 static void sweep_band(struct sweep *sw, int64_t n)
 {
 	int64_t leaf = 0, off = 0, top = 0, piece = 0;
-	int dsz = sw->dsz;
+	int dsz = sw->dsz, psz = sw->psz;
 	for (int64_t l = 0; l < sw->lines; l++) {   /* every line from where all were */
 		const char *row = sw->out + l * n * dsz;
-		char *pend = sw->pending + l * sw->leafmax * dsz, *stack = sw->stack + l * sw->depth * dsz;
+		char *pend = sw->pending + l * sw->leafmax * dsz, *stack = sw->stack + l * sw->depth * psz;
 		leaf = sw->leaf, off = sw->off, top = sw->top, piece = sw->piece;
 		for (int64_t x = 0; x < n;) {
 			const struct leaf *f = &sw->leaves[leaf];
@@ -514,11 +555,11 @@ static void sweep_band(struct sweep *sw, int64_t n)
 				src = pend;
 				off = 0;
 			}
-			leaf_sum(sw, src, f->len, stack + top++ * dsz);
+			leaf_sum(sw, src, f->len, stack + top++ * psz);
 			for (int j = 0; j < f->joins; j++, top--)
-				join(sw, stack + (top - 2) * dsz, stack + (top - 1) * dsz);
+				join(sw, stack + (top - 2) * psz, stack + (top - 1) * psz);
 			if (f->ends) {
-				memcpy(sw->sums + (l * sw->pieces + piece++) * dsz, stack, (size_t)dsz);
+				memcpy(sw->sums + (l * sw->pieces + piece++) * psz, stack, (size_t)psz);
 				top = 0;
 			}
 			leaf++;
@@ -530,6 +571,37 @@ static void sweep_band(struct sweep *sw, int64_t n)
 	sw->piece = piece;
 }
 
+/* Fold the band in SW->out (N columns of every line, from column COL) onto
+ * each line's pieces' running values, in order: a piece's first element
+ * taken as its value, the rest folded on (BAND_RUNNING). */
+static void sweep_running(struct sweep *sw, int64_t col, int64_t n)
+{
+	int psz = sw->psz;
+	ptrdiff_t steps[3] = { 0, psz, 0 };
+	for (int64_t l = 0; l < sw->lines; l++) {
+		const char *row = sw->out + l * n * sw->dsz;
+		if (sw->dt != sw->pt) {   /* cast as the box route's read casts it */
+			dtype_cast(sw->dt, row, sw->dsz, sw->pt, sw->cast, psz, (size_t)n);
+			row = sw->cast;
+		}
+		for (int64_t x = 0; x < n;) {
+			int64_t at = col + x, p = at / CHAIN_PIECE;
+			int64_t take = (p + 1) * CHAIN_PIECE - at < n - x ? (p + 1) * CHAIN_PIECE - at : n - x;
+			char *acc = sw->sums + (l * sw->pieces + p) * psz, *src = (char *)row + x * psz;
+			int64_t m = take;
+			if (at % CHAIN_PIECE == 0) {
+				memcpy(acc, src, (size_t)psz);
+				src += psz;
+				m--;
+			}
+			char *args[3] = { acc, src, acc };
+			if (m > 0)
+				sw->loop->fn(args, (size_t)m, steps);
+			x += take;
+		}
+	}
+}
+
 int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
 		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, const char *where,
 		      struct err *e)
@@ -537,11 +609,17 @@ int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, en
 	const struct shape *X = &x->shape;
 	const int64_t *c = stage_chunks(x);
 	int last = X->ndim - 1;
-	if (!c || !sums_by_lines(r, n, X) || r[0]->s->loop->types[1] != t || count[last] != X->dim[last])
+	enum band_fold how = c ? band_fold_of(r, n, X) : BAND_NONE;
+	const struct plan_step *s = r[0]->s;
+	/* read as T, cast straight to the partials' dtype: as the box route's
+	 * read and fold cast it, unless both casts round (T to float16 to
+	 * float32) */
+	if (how == BAND_NONE || (t != s->loop->types[1] && ufunc_partial_loop(s->uf, s->loop) != s->loop) ||
+	    count[last] != X->dim[last])
 		return 0;
 	int64_t lines = stage_box_size(X->ndim, count) / X->dim[last];
 	struct sweep sw;
-	if (lines == 0 || !sweep_layout(&sw, r[0]->s, X, c, lines, count, buf, cap))
+	if (lines == 0 || !sweep_layout(&sw, how, s, X, t, c, lines, count, buf, cap))
 		return 0;
 	for (int64_t col = 0; col < sw.w; col += sw.band) {
 		int64_t m = sw.w - col < sw.band ? sw.w - col : sw.band;
@@ -559,13 +637,16 @@ int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, en
 			if (stage_read(x, t, bo, bc, NULL, sw.out, where, e) < 0)
 				return -1;
 		}
-		sweep_band(&sw, m);
+		if (how == BAND_TREE)
+			sweep_band(&sw, m);
+		else
+			sweep_running(&sw, col, m);
 	}
 	/* each line's pieces, in flat order, into every chain */
 	for (int k = 0; k < n && !e->status; k++) {
 		for (int64_t l = 0; l < lines; l++)
 			for (int64_t p = 0; p < sw.pieces; p++)
-				chain_piece(r[k]->chain, sw.sums + (l * sw.pieces + p) * sw.dsz, start,
+				chain_piece(r[k]->chain, sw.sums + (l * sw.pieces + p) * sw.psz, start,
 					    l * sw.w + p * CHAIN_PIECE, line_piece(sw.w, p));
 		reducer_check_fault(r[k]->s, e);
 	}

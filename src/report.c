@@ -20,7 +20,9 @@
  * as text first clears the line, so results never mix with the meter.
  *
  * The summary (schema in h5ufunc(1), JSON OUTPUT): one JSON object printed
- * by rank 0 when the run has succeeded, one entry per recipe step (a fused
+ * by rank 0 when the run has written everything, before it commits its
+ * files (so that a summary lost to a full disk still undoes the run), one
+ * entry per recipe step (a fused
  * step names the step whose pass ran it, and counts nothing itself); printed results are kept as JSON
  * (print.h's print_json) and go under "result" instead of being printed as
  * text.  After a failure nothing is printed on stdout: the exit status and
@@ -513,6 +515,8 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 	fprintf(f, ", \"dtype\": \"%s\"", dtype_name(dt));
 	if (masked >= 0)
 		fprintf(f, ", \"masked\": %lld", (long long)masked);
+	if (x->unused)
+		fputs(", \"written\": false", f);
 	fputc('}', f);
 }
 
@@ -598,12 +602,11 @@ static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		json_operand(f, x, literal_dtype(s, k), false, false, -1);
 	}
 	fputs("],\n     \"outputs\": [", f);
-	for (int k = 0, n = 0; k < s->nout; k++) {
-		if (plan_output_fused(p, s, s->out[k]))
-			continue;   /* listed under the step that names it */
-		if (n++)
+	for (int k = 0; k < s->fused.nown; k++) {   /* each under the step that names it */
+		const struct array *x = s->fused.own[k];
+		if (k)
 			fputs(", ", f);
-		json_operand(f, s->out[k], s->out[k]->dtype, true, s->print,
+		json_operand(f, x, x->dtype, true, s->print,
 			     r && (s->mask.has_where || s->mask.masked) ? r->masked : -1);
 	}
 	fputc(']', f);
@@ -702,26 +705,40 @@ void report_plan(const struct plan *p, int64_t memory, FILE *f)
 	fputs(n ? "]}\n" : "}\n", f);
 }
 
-void report_end(int status)
+/* End the meter's line, keeping it (rank 0). */
+static void meter_end(void)
 {
-	if (!rep.active)
-		return;
-	/* Every rank knows STATUS (agreed) and the options (rank 0's): all
-	 * gather, or none. */
+	if (comm_rank() == 0 && rep.opt.progress && rep.drawn)
+		fputc('\n', stderr);
+	rep.drawn = 0;
+}
+
+int report_summary(struct err *e)
+{
+	if (!rep.active || !rep.opt.json)
+		return 0;
+	meter_end();
+	/* every rank has the options (rank 0's): all gather */
 	struct rank_counts mine = {
 		rep.run_elements, rep.run_read, rep.run_written,
 		(int64_t)((now() - rep.run_start) * 1e9), iostat
 	};
-	struct rank_counts *all = status == 0 && rep.opt.json ? gather(&mine, sizeof mine) : NULL;
+	struct rank_counts *all = gather(&mine, sizeof mine);
 	if (comm_rank() == 0) {
-		if (rep.opt.progress && rep.drawn)
-			fputc('\n', stderr);   /* keep the last line, end it */
-		if (status == 0 && rep.opt.json) {
-			json_summary(stdout, all);
-			print_flush(stdout);   /* a failure is said at exit (main.c) */
-		}
+		json_summary(stdout, all);
+		const char *lost = print_flush(stdout);
+		if (lost)
+			err_set(e, EXIT_RUN, "standard output", "%s", lost);
 	}
 	free(all);
+	return comm_agree(e);
+}
+
+void report_end(void)
+{
+	if (!rep.active)
+		return;
+	meter_end();
 	for (int i = 0; rep.steps && i < rep.plan->nsteps; i++)
 		for (int k = 0; k < RECIPE_MAXOUT; k++)
 			free(rep.steps[i].result[k]);

@@ -210,6 +210,14 @@ full_stdout_recipe() {
 		assert_error_match 1 "standard output: (No space left on device|a write failed)"
 	done
 	assert_unchanged
+	# --json's summary is printed before the run commits: a lost one
+	# leaves no new file and undoes what was written in place
+	for cmd in "call add f.h5:/m 1 --json -o new.h5:/z|" "run r.yaml --json|; 'f.h5:/x' is as it was before the run"; do
+		run --separate-stderr bash -c "timeout 120 h5ufunc ${cmd%%|*} >/dev/full"
+		assert_error_match 1 "standard output: (No space left on device|a write failed)${cmd#*|}"
+	done
+	assert_unchanged
+	cmp f.h5 before.h5 || fail "f.h5 changed"
 	# on a working stdout the same run prints NumPy's sum of x + 1
 	h5u run r.yaml >sum.txt
 	run /usr/bin/python3 -c '
@@ -220,17 +228,20 @@ sys.exit(0 if got == want else f"printed {got}, NumPy {want}")'
 	assert_success
 }
 
-@test "standard output on a full disk under mpirun: --json, printed results and check fail the run once, on 1 to 4 ranks" {
+@test "standard output on a full disk under mpirun: --json, printed results and check fail the run once, undone, on 1 to 4 ranks" {
 	# mpirun copies rank 0's output to its own and drops a write that
 	# fails there: rank 0 writes to mpirun's standard output itself.
 	full_stdout_recipe
 	snapshot
 	local n cmd
 	for n in 1 2 3 4; do
-		for cmd in "call add f.h5:/m 1 --json" "check r.yaml" "check r.yaml --json"; do
+		for cmd in "call add f.h5:/m 1 --json" "check r.yaml" "check r.yaml --json" \
+			   "call add f.h5:/m 1 --json -o new.h5:/z"; do
 			run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc $cmd >/dev/full"
 			assert_error_once_match 1 "standard output: (No space left on device|a write failed)"
 		done
+		run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc run r.yaml --json >/dev/full"
+		assert_error_once_match 1 "standard output: (No space left on device|a write failed); 'f.h5:/x' is as it was before the run"
 		run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc call add f.h5:/m 1 >/dev/full"
 		assert_error_once 1 "call add: cannot print the result: No space left on device"
 		run --separate-stderr bash -c "timeout 120 mpirun --oversubscribe -n $n h5ufunc run r.yaml >/dev/full"

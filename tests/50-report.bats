@@ -576,6 +576,13 @@ same(ds("o.h5:/p"), u * 2 + u)
 		fail "meter: $finals"
 }
 
+# ranks_cmd N: h5ufunc's command on N ranks (1: without a launcher), in
+# the array cmd.
+ranks_cmd() {
+	cmd=(h5u)
+	(($1 == 1)) || cmd=(mpi "$1" h5ufunc)
+}
+
 @test "check and --json list each output under the step that names it, fused steps' too, on 1 and 2 ranks" {
 	cat >r.yaml <<-'EOF2'
 		inputs: {u: f.h5:/x}
@@ -587,8 +594,7 @@ same(ds("o.h5:/p"), u * 2 + u)
 	EOF2
 	local n cmd
 	for n in 1 2; do
-		cmd=(h5u)
-		((n == 1)) || cmd=(mpi "$n" h5ufunc)
+		ranks_cmd "$n"
 		rm -f o.h5
 		run --separate-stderr "${cmd[@]}" check r.yaml
 		assert_success
@@ -610,6 +616,49 @@ if "plan" not in d["steps"][0]:
     same(ds("o.h5:/q"), -(u * 2))
     same(ds("o.h5:/s"), np.maximum.reduce(-(u * 2)))
     same(ds("o.h5:/r"), u + 1)
+'
+		done
+	done
+}
+
+@test "check and --json list a named intermediate no step reads after its pass under its step, as not written, on 1 and 2 ranks" {
+	# t is read only by the step fused with it, v and w by none: computed
+	# in their passes and never written, they used to be listed under no
+	# step where they head a pass
+	cat >r.yaml <<-'EOF2'
+		inputs: {u: f.h5:/x}
+		steps:
+		  - {ufunc: multiply, in: [u, 2], out: t}
+		  - {ufunc: add, in: [t, 1], out: o.h5:/y}
+		  - {ufunc: negative, in: u, out: v}
+		  - {reduce: maximum, in: o.h5:/y, out: o.h5:/m}
+		  - {expr: u - 3, out: w}
+	EOF2
+	local n cmd f
+	for n in 1 2; do
+		ranks_cmd "$n"
+		rm -f o.h5
+		run --separate-stderr "${cmd[@]}" check r.yaml
+		assert_success
+		run awk '/^step / { step = $2 } /^  out / { print step, $0 }' <<<"$output"
+		assert_output - <<-'EOF2'
+			1:   out t float64 (4,), named intermediate, not written
+			2:   out o.h5:/y float64 (4,), new file
+			3:   out v float64 (4,), named intermediate, not written
+			4:   out o.h5:/m float64 (), new file
+			5:   out w float64 (4,), named intermediate, not written
+		EOF2
+		"${cmd[@]}" check r.yaml --json >c.json
+		"${cmd[@]}" run r.yaml --json >s.json
+		for f in c.json s.json; do
+			pyjson "$f" '
+named = {1: [("t", False)], 2: [("o.h5:/y", True)], 3: [("v", False)], 4: [("o.h5:/m", True)], 5: [("w", False)]}
+got = {s["step"]: [(o["operand"], o.get("written", True)) for o in s["outputs"]] for s in d["steps"]}
+assert got == named, got
+if "plan" not in d["steps"][0]:
+    u = ds("f.h5:/x")
+    same(ds("o.h5:/y"), u * 2 + 1)
+    same(ds("o.h5:/m"), np.maximum.reduce(u * 2 + 1))
 '
 		done
 	done

@@ -153,6 +153,45 @@ setup_file() {
 	assert_success
 }
 
+@test "an empty index list, --indices '' as '[]': no update, NumPy's shape checks still made; on one process and on 1-4 ranks" {
+	# np.add.at(a, [], b) updates nothing but still broadcasts b against
+	# the (empty) indexed elements; the integers of --indices 0,3,3 are
+	# [0,3,3], so none at all are []
+	fixture g.h5
+	cp g.h5 before.h5
+	local n ix
+	for ix in '' ' ' '[]'; do
+		run --separate-stderr h5u at add g.h5:/grid --indices "$ix" 1
+		assert_success
+		run --separate-stderr h5u at negative g.h5:/i8 --indices "$ix"
+		assert_success
+		run --separate-stderr h5u at multiply g.h5:/grid --indices "$ix" --indices "$ix" 2.5
+		assert_success
+	done
+	for n in 1 2 3 4; do
+		run --separate-stderr mpi "$n" h5ufunc at add g.h5:/grid --indices '' g.h5:/w --memory 4K
+		assert_error_once 2 "at add: array is not broadcastable to correct shape"
+		run --separate-stderr mpi "$n" h5ufunc at subtract g.h5:/grid --indices '' 3 --memory 4K
+		assert_success
+	done
+	run ref at-one before.h5:/grid g.h5:/grid add 1 -- '' :: \
+		at-one before.h5:/grid g.h5:/grid multiply 2.5 -- '' '' :: \
+		at-one before.h5:/i8 g.h5:/i8 negative -- '' :: \
+		raises at add g.h5:/grid g.h5:/w -- '' -- "array is not broadcastable to correct shape"
+	assert_success
+	run np same g.h5:/grid before.h5:/grid :: same g.h5:/i8 before.h5:/i8
+	assert_success
+	# reduceat's --indices is read the same way: np.add.reduceat(w, [])
+	run --separate-stderr h5u reduceat add g.h5:/w --indices '' -o r.h5:/r
+	assert_success
+	run /usr/bin/python3 -c '
+import h5py, numpy as np
+want = np.add.reduceat(h5py.File("g.h5")["w"][()], np.zeros(0, np.intp))
+got = h5py.File("r.h5")["r"]
+assert got.dtype == want.dtype and got.shape == want.shape, (got, want)'
+	assert_success
+}
+
 @test "NumPy's errors: exit 2, one message (also on 3 ranks), every file as it was" {
 	fixture g.h5
 	snapshot

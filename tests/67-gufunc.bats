@@ -214,6 +214,72 @@ with h5py.File('shapes.h5', 'w') as f:
 	assert_error_match 2 "call matmul: --memory 65536 bytes is too small for one block \(a cell of matmul's results needs [0-9]+ bytes\)"
 }
 
+@test "--memory at the edge: the budget the message names runs (NumPy's values, the same bytes on 1 and 3 ranks), a byte less is refused, nothing written" {
+	# the need of a cell grows with the contraction's tree of shards (k of
+	# 8200: 16 shards) and with an expression fused after the product
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		rng = np.random.default_rng(5)
+		with h5py.File('e.h5', 'w') as f:
+		    f['a'] = rng.standard_normal((100, 3000)); f['b'] = rng.standard_normal((3000, 50))
+		    f['c'] = rng.standard_normal((2000, 2)); f['d'] = rng.standard_normal((2, 2000))
+		    f['w'] = rng.standard_normal((130, 8200)); f['v'] = rng.standard_normal(8200)
+		    f['z'] = (rng.standard_normal((8200, 130)) + 1j * rng.standard_normal((8200, 130))).astype('c16')
+		    f['y'] = (rng.standard_normal((64, 8200)) + 1j * rng.standard_normal((64, 8200))).astype('c16')
+	EOF
+	local cases=(
+		"matmul e.h5:/a e.h5:/b|a @ b"
+		"matmul e.h5:/c e.h5:/d|c @ d"
+		"matvec e.h5:/w e.h5:/v|w @ v"
+		"vecmat e.h5:/v e.h5:/z|np.conj(v) @ z"
+		"vecdot e.h5:/v e.h5:/v|v @ v"
+		"matmul e.h5:/y e.h5:/z|y @ z"
+	)
+	local c args want need t
+	for t in "${!cases[@]}"; do
+		c=${cases[t]}
+		args=${c%%|*} want=${c#*|}
+		run --separate-stderr h5u call $args -o "o$t.h5:/r" --memory 4K
+		need=$(sed -n 's/.*(a cell of [a-z]*.s results needs \([0-9]*\) bytes)$/\1/p' <<<"$stderr")
+		[[ $need ]] || fail "no need said: $stderr"
+		snapshot
+		run --separate-stderr h5u call $args -o "o$t.h5:/r" --memory $((need - 1))
+		assert_error 2 "call ${args%% *}: --memory $((need - 1)) bytes is too small for one block (a cell of ${args%% *}'s results needs $need bytes)"
+		assert_unchanged
+		run --separate-stderr h5u call $args -o "o$t.h5:/r" --memory "$need"
+		assert_success
+		run --separate-stderr mpi 3 h5ufunc call $args -o "m$t.h5:/r" --memory "$need"
+		assert_success
+		run ref same "o$t.h5" "m$t.h5"
+		assert_success
+		run /usr/bin/python3 - "$want" "o$t.h5" <<-'EOF'
+			import sys, h5py, numpy as np
+			f = h5py.File('e.h5')
+			data = {k: f[k][()] for k in f}
+			want = eval(sys.argv[1], data | {'np': np})
+			got = h5py.File(sys.argv[2])['r'][()]
+			absprod = eval(sys.argv[1].replace('np.conj', 'np.abs'), {k: np.abs(v) for k, v in data.items()} | {'np': np})
+			k = 8200
+			assert got.shape == np.shape(want) and got.dtype == np.result_type(want), (got.shape, got.dtype)
+			assert np.all(np.abs(got - want) <= 4 * k * np.finfo(np.float64).eps * absprod), sys.argv[1]
+		EOF
+		assert_success
+	done
+	# an expression fused after the product needs more, and says so
+	run --separate-stderr h5u eval -i a=e.h5:/a -i b=e.h5:/b 'f.h5:/r = (a @ b) * 2 + 1' --memory 4K
+	need=$(sed -n 's/.*needs \([0-9]*\) bytes)$/\1/p' <<<"$stderr")
+	run --separate-stderr h5u eval -i a=e.h5:/a -i b=e.h5:/b 'f.h5:/r = (a @ b) * 2 + 1' --memory $((need - 1))
+	assert_error 2 "eval: --memory $((need - 1)) bytes is too small for one block (a cell of matmul's results needs $need bytes)"
+	run --separate-stderr h5u eval -i a=e.h5:/a -i b=e.h5:/b 'f.h5:/r = (a @ b) * 2 + 1' --memory "$need"
+	assert_success
+	run /usr/bin/python3 -c '
+import h5py, numpy as np
+f = h5py.File("e.h5"); a, b = f["a"][()], f["b"][()]
+got = h5py.File("f.h5")["r"][()]
+assert np.all(np.abs(got - ((a @ b) * 2 + 1)) <= 2 * 4 * 3000 * np.finfo(float).eps * (np.abs(a) @ np.abs(b)) + 1e-15)'
+	assert_success
+}
+
 @test "loop axes broadcast by name, the core ones by position; the result names its axes and multiplies units" {
 	/usr/bin/python3 - <<-'EOF2'
 		import h5py, numpy as np

@@ -465,6 +465,55 @@ assert doc["steps"][0]["outputs"][0]["masked"] == np.ma.count_masked(w.masked("m
 		check o.h5:/t 'M("era.nc:/t2m")[1:].max(axis=0)' --masked -9999 --fill -9999
 }
 
+@test "a product that over- and underflows: NumPy's saturated 0 or inf, not inf*0's NaN, raw and masked, float16 and float32, 1 to 4 ranks" {
+	# NumPy's running product, once 0 (or inf), stays so unless an element
+	# is inf (or 0); h5ufunc once chained the products of 8192-element
+	# pieces, where a piece's overflow met the chain's underflow gave NaN
+	# (-0 in NumPy for a float16 one of 24,769 elements).  Random
+	# data whose NumPy product saturates; seed 0 of each dtype also holds a
+	# real 0 and a later real inf: NaN for both
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		cases = []
+		for dt in ('float16', 'float32'):
+		    found = 0
+		    for seed in range(40):
+		        rng = np.random.default_rng(seed)
+		        x = (rng.standard_normal(24769) * 1.9).astype(dt)
+		        m = rng.random(24769) < 0.1
+		        if found == 0:
+		            x[100], x[20000] = 0, np.inf
+		        fill = np.asarray(-999, dt)
+		        xm = x.copy(); xm[m] = fill
+		        with np.errstate(all='ignore'):
+		            want = [np.multiply.reduce(x), np.ma.masked_array(xm, m).prod()]
+		        if any(np.isfinite(w) and w != 0 for w in want):
+		            continue
+		        with h5py.File(f'p{dt}{found}.h5', 'w') as f:
+		            f['raw'] = x
+		            f.create_dataset('m', data=xm).attrs['_FillValue'] = fill
+		        cases += [f'p{dt}{found}.h5:/raw {float(want[0])!r}', f'p{dt}{found}.h5:/m {float(want[1])!r}']
+		        found += 1
+		        if found == 4:
+		            break
+		open('cases', 'w').write('\n'.join(cases) + '\n')
+	EOF
+	local ref want n got cases
+	mapfile -t cases <cases   # mpirun reads standard input: not the list
+	((${#cases[@]} == 16)) || fail "${#cases[@]} cases"
+	for ref in "${cases[@]}"; do
+		want=${ref#* } ref=${ref%% *}
+		for n in 0 1 2 3 4; do
+			if ((n)); then
+				got=$(mpi "$n" h5ufunc reduce multiply "$ref" --axis all --memory 1M)
+			else
+				got=$(h5u reduce multiply "$ref" --axis all --memory 1M)
+			fi
+			[[ $got == "$want" ]] || fail "$ref on $n ranks (0: no launcher): $got, NumPy $want"
+		done
+	done
+}
+
 @test "accumulate --missing mask as np.ma.cumsum and cumprod: masked elements count as nothing and stay masked" {
 	ok accumulate add m.h5:/t --missing mask -o o.h5:/c0
 	ok accumulate add m.h5:/q --axis 1 --missing mask -o o.h5:/c1

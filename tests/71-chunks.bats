@@ -55,7 +55,10 @@
 # time, give NumPy's bits on 1-4 ranks; so do sums over rows of whole
 # pieces folded a band of chunk columns at a time through NumPy's
 # pairwise tree (more reads than boxes, --json says), ragged, float32,
-# complex, 3-d, ranks with no rows.  Datasets of a file
+# complex, 3-d, ranks with no rows; and so do float16 sums (the tree in
+# float32) and folds exact in any grouping, each piece's running value
+# folded on: int64 sums that wrap, maximum, minimum, fmax and fmin with
+# NaNs in several chunks and pieces, logical and bitwise folds.  Datasets of a file
 # the run writes (in place, and read beside), in boxes of whole chunks,
 # are moved by each rank alone on 2 and 4 ranks (independent transfers,
 # no collective one, the journal following each dataset's run of them),
@@ -847,6 +850,65 @@ for n in (2, 3, 4):
 	local reads
 	reads=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["per_rank"][0]["h5_reads"])' <<<"$output")
 	((reads > 10)) || fail "$reads reads: the boxes read whole"
+}
+
+@test "the band fold beyond float sums: integer sums that wrap, int32 and bool sums in int64, float16 sums through the float32 tree, maximum, minimum, fmax, fmin with NaNs in several chunks and pieces, logical and bitwise folds, 3-d, initial=, ranks with no rows; NumPy's bits on 1-4 ranks under several budgets" {
+	cp "$BATS_FILE_TMPDIR"/fe-?.h5 .
+	# each pair over the trailing axes and over all shares a pass, folded a
+	# band of chunk columns at a time where its rows are whole pieces
+	# (/n's rows of 20000 are a group each: its all-axes folds take the
+	# box of whole chunk rows)
+	local pairs=(
+		"add i 1" "maximum i 1" "bitwise_xor i 1" "multiply i 1"
+		"add h 1" "maximum n 1" "minimum n 1" "fmax n 1" "fmin n 1"
+		"logical_and b 1" "logical_or b 1" "maximum u [1, 2]" "bitwise_or u [1, 2]" "add k 1"
+		"add j 1" "maximum j 1" "add u [1, 2]" "add b 1"
+	)
+	local p uf name axis j=0 want=()
+	{
+		echo 'inputs: {i: fe-i.h5:/i, h: fe-h.h5:/h, n: fe-n.h5:/n, b: fe-b.h5:/b, u: fe-u.h5:/u, k: fe-k.h5:/k, j: fe-j.h5:/j}'
+		echo 'steps:'
+		for p in "${pairs[@]}"; do
+			read -r uf name axis <<<"$p"
+			echo "  - {reduce: $uf, in: $name, axis: $axis, out: o.h5:/r$j}"
+			echo "  - {reduce: $uf, in: $name, axis: null, out: o.h5:/a$j}"
+			axis=${axis//\[/(}
+			want+=("/r$j" "np.$uf.reduce($name, axis=${axis//]/)})" "/a$j" "np.$uf.reduce($name, axis=None)")
+			j=$((j + 1))
+		done
+		echo "  - {reduce: maximum, in: n, axis: 1, initial: 1.0e+5, out: o.h5:/ni}"
+		echo "  - {reduce: add, in: k, axis: 1, initial: 7, keepdims: true, out: o.h5:/ki}"
+		echo "  - {reduce: add, in: h, axis: 1, dtype: float32, out: o.h5:/hd}"
+	} >folds.yaml
+	want+=(/ni "np.maximum.reduce(n, axis=1, initial=1.0e+5)" /ki "np.add.reduce(k, axis=1, initial=7, keepdims=True)"
+		/hd "np.add.reduce(h, axis=1, dtype=np.float32)")
+	run --separate-stderr h5u check folds.yaml
+	assert_success
+	assert_line 'step 2: reduce add, fused into step 1'
+	local d in=fe-i.h5,fe-h.h5,fe-n.h5,fe-b.h5,fe-u.h5,fe-k.h5,fe-j.h5 JOBS=()
+	on_budgets folds.yaml
+	for d in {64M,3M,300K}-{0..4}; do
+		JOBS+=(:: same "$in" "$d/o.h5" "${want[@]}")
+	done
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+	# a band at a time: more reads than the boxes of whole chunk rows
+	# (as many as `check` counts: each read whole on the box route); the
+	# int32 sum read as stored, each band cast to int64
+	local case boxes reads
+	for case in "add i" "maximum n" "add h" "bitwise_xor i" "logical_or b" "add j"; do
+		read -r uf name <<<"$case"
+		printf 'steps:\n  - {reduce: %s, in: fe-%s.h5:/%s, axis: 1, out: j.h5:/s}\n' "$uf" "$name" "$name" >one.yaml
+		rm -f j.h5
+		run --separate-stderr h5u check one.yaml
+		assert_success
+		boxes=${lines[0]%% boxes,*}
+		boxes=${boxes##* }
+		run --separate-stderr h5u run one.yaml --json
+		assert_success
+		reads=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["per_rank"][0]["h5_reads"])' <<<"$output")
+		((reads > boxes)) || fail "$case: $reads reads of $boxes boxes: the boxes read whole"
+	done
 }
 
 @test "raw chunks read as stored on one process, each slice one chunk column: ragged edges, empty, 3-d, odd dtypes, packed; filtered, byte-swapped and unwritten chunks through HDF5's path; NumPy's bits on 1-4 ranks" {

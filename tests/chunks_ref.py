@@ -45,6 +45,8 @@ Jobs:
                   the axis they fold); DIR/fo.h5 and DIR/fb-*.h5: the same
                   magnitudes in chunks that cut NumPy's blocks of 128
                   and pieces of 8192 (tests/71-chunks.bats says which);
+                  DIR/fe-*.h5: wide rows for the band fold of integer
+                  sums, float16 sums, maximum and the like (make_exact);
                   DIR/mx.h5: float64 /odd (1280, 2100) in (256, 40), whose
                   five chunk rows 3 and 4 ranks cut, beside /a (1001,
                   300), magnitudes over twelve decades, /t, its first 100
@@ -229,6 +231,33 @@ def make(d):
             u = u + 1j * rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
         with h5py.File(f'{d}/fb-{name}.h5', 'w') as f:
             f.create_dataset(name, data=u.astype(dtype), chunks=chunks)
+    make_exact(d)
+
+
+def make_exact(d):
+    """DIR/fe-NAME.h5: wide rows of whole pieces for the band fold of the
+    other ufuncs (a generator of its own: the other files stay as they
+    were): int64 /i near 2**62 (its sums wrap), float16 /h (summed in
+    float32 through the tree), float64 /n with NaNs in chunks of several
+    rows and pieces (the row a group, its last piece short), bool /b, uint8
+    3-d /u, int64 /k of two rows (ranks beyond the second get none), int32
+    /j (NumPy sums it in int64)."""
+    rng = np.random.default_rng(66)
+    n = rng.standard_normal((30, 20000)) * 10.0 ** rng.uniform(-6, 6, (30, 20000))
+    for row, col in ((0, 5), (3, 100), (3, 19999), (8, 8191), (9, 8192), (17, 12000), (29, 19990)):
+        n[row, col] = np.nan
+    b = rng.random((9, 8192)) > 0.0005
+    b[4] = True
+    for name, data, chunks in (('i', rng.integers(-2**62, 2**62, (40, 16384)), (8, 48)),
+                               ('h', (rng.standard_normal((23, 24576)) * 10.0 ** rng.uniform(-3, 1, (23, 24576)))
+                                .astype('f2'), (5, 40)),
+                               ('n', n, (8, 48)),
+                               ('b', b, (4, 100)),
+                               ('u', rng.integers(0, 255, (3, 5, 8192), dtype='u1'), (1, 2, 64)),
+                               ('k', rng.integers(-2**62, 2**62, (2, 16384)), (1, 128)),
+                               ('j', rng.integers(-2**31, 2**31, (40, 16384), dtype='i4'), (8, 48))):
+        with h5py.File(f'{d}/fe-{name}.h5', 'w') as f:
+            f.create_dataset(name, data=data, chunks=chunks)
 
 
 def make_raw(path, rng):

@@ -435,8 +435,7 @@ def job_at_one(args):
     head, indices = args[:args.index('--')], args[args.index('--') + 1:]
     before, after, uname = head[:3]
     a = ref.read_ref(before).copy()
-    idx = tuple(ref.read_ref(i).astype(np.int64) if ':/' in i else
-                np.asarray([int(v) for v in i.split(',')], dtype=np.int64) for i in indices)
+    idx = tuple(np.asarray(index_arg(i), dtype=np.int64) for i in indices)
     uf = getattr(np, ref.canonical(uname))
     with np.errstate(all='ignore'):
         if len(head) == 3:
