@@ -59,6 +59,12 @@ int cf_missing_read(hid_t file, const char *path, enum dtype dt, unsigned presen
 		    struct cf_missing *m, const char *where, const char *display, struct err *e);
 /* Does M say anything is missing? */
 bool cf_missing_any(const struct cf_missing *m);
+/* Into OUT, a value of T that M reads as missing, for a dataset written in
+ * place to hold its missing elements: its _FillValue, else its first
+ * missing_value, else the value just past its valid range (-inf, +inf for
+ * floats).  False (OUT untouched) when M marks none, or when its valid
+ * range is all of T. */
+bool cf_missing_marker(const struct cf_missing *m, enum dtype t, void *out);
 /* VALID[i] = 1 unless element i of DATA (N elements of T) is missing by
  * M's tests (M NULL: none) or, with NAN and T floating, is a NaN. */
 void cf_valid(enum dtype t, const struct cf_missing *m, bool nan, const char *data, int64_t n,
@@ -81,7 +87,8 @@ struct cf_coding {
 	unsigned char scale[16], offset[16];    /* in DTYPE */
 	struct cf_missing missing;  /* on the packed values */
 	bool has_fill;              /* what a NaN packs as: _FillValue, else */
-	unsigned char fill[16];     /* missing_value's first value, in PACKED */
+	unsigned char fill[16];     /* missing_value's first value, else just
+				       past the valid range, in PACKED */
 	const char *display;        /* the dataset, for messages */
 	/* A new output packed from its results' range (NCO's ncpdq): */
 	bool from_range;            /* scale and offset are chosen once ... */

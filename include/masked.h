@@ -65,7 +65,9 @@ int masked_skip_missing(const struct plan_step *s, const struct array *x, enum d
  * none reads back as missing?  Asked of outputs written to the user's
  * files only, where the fill alone marks what is missing (CF): a printed
  * result or named intermediate keeps its mask beside it, and a bool
- * dataset is never read as missing.  One that is not: an error (EXIT_RUN,
+ * dataset is never read as missing.  A dataset written in place (not
+ * packed: cf_encode tests those) is asked of its own missing_value and
+ * valid range too.  One that is not: an error (EXIT_RUN,
  * at S's place) left in E; nothing asked once E holds one. */
 int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
 		      const uint8_t *valid, struct err *e);

@@ -130,6 +130,50 @@ bool cf_missing_any(const struct cf_missing *m)
 	return m && (m->nan || m->nvalues > 0 || m->has_min || m->has_max);
 }
 
+bool cf_missing_marker(const struct cf_missing *m, enum dtype t, void *out)
+{
+	if (m->nvalues > 0) {
+		memcpy(out, m->value[0], (size_t)dtype_size(t));
+		return true;
+	}
+	char kind = dtype_table[t].kind;
+	for (int end = 0; end < 2; end++) {   /* below valid_min, then above valid_max */
+		if (!(end ? m->has_max : m->has_min))
+			continue;
+		const unsigned char *bound = end ? m->max : m->min;
+		if (kind == 'f') {
+			double v = end ? INFINITY : -INFINITY, b;
+			dtype_cast(t, bound, 0, DT_FLOAT64, &b, 0, 1);
+			if (b == v)
+				continue;
+			dtype_cast(DT_FLOAT64, &v, 0, t, out, 0, 1);
+			return true;
+		}
+		if (kind != 'i' && kind != 'u')
+			return false;
+		enum dtype wide = kind == 'i' ? DT_INT64 : DT_UINT64;
+		union { int64_t i; uint64_t u; } b, v;
+		dtype_cast(t, bound, 0, wide, &b, 0, 1);
+		bool signed_ = kind == 'i';
+		if (signed_)
+			v.i = b.i + (end ? 1 : -1);
+		else
+			v.u = b.u + (end ? 1 : (uint64_t)-1);
+		/* past T's end when the value does not come back as itself */
+		unsigned char cast[16];
+		union { int64_t i; uint64_t u; } back;
+		if (signed_ ? (end ? b.i == INT64_MAX : b.i == INT64_MIN) : (end ? b.u == UINT64_MAX : b.u == 0))
+			continue;
+		dtype_cast(wide, &v, 0, t, cast, 0, 1);
+		dtype_cast(t, cast, 0, wide, &back, 0, 1);
+		if (signed_ ? back.i != v.i : back.u != v.u)
+			continue;
+		memcpy(out, cast, (size_t)dtype_size(t));
+		return true;
+	}
+	return false;
+}
+
 /* Catalogue loop NAME over operands of T giving OUT (one or two inputs), or
  * NULL. */
 static const struct ufunc_loop *loop_of(const char *name, enum dtype t, enum dtype out)
@@ -296,8 +340,7 @@ int cf_coding_read(hid_t file, const char *path, enum dtype stored, unsigned pre
 		if (rc < 0)
 			return -1;
 	}
-	c.has_fill = c.missing.nvalues > 0;
-	memcpy(c.fill, c.missing.value[0], sizeof c.fill);
+	c.has_fill = cf_missing_marker(&c.missing, c.packed, c.fill);   /* the same bytes as stored */
 	if (!cf_coding_transforms(&c) && !cf_missing_any(&c.missing))
 		return 0;
 	struct cf_coding *copy = arena_alloc(a, sizeof *copy);

@@ -121,20 +121,35 @@ int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n,
 	memset(&m, 0, sizeof m);
 	m.nvalues = m.fill_value = 1;
 	dtype_cast(y->dtype, s->mask.fill[k], 0, t, m.value[0], 0, 1);
-	ptrdiff_t size = dtype_size(t);
-	uint8_t apart[CHUNK];
+	ptrdiff_t size = dtype_size(t), ysize = dtype_size(y->dtype);
+	/* a dataset written in place reads its own missing_value and valid_*
+	 * too (a packed one's are tested as it is packed: cf_encode) */
+	const struct cf_missing *own = !y->create && !cf_coding_transforms(y->coding) &&
+				       cf_missing_any(y->missing) ? y->missing : NULL;
+	uint8_t apart[CHUNK], kept[CHUNK];
+	_Alignas(16) unsigned char as_y[CHUNK * 16];
 	for (int64_t o = 0; o < n; o += CHUNK) {
 		int64_t c = n - o < CHUNK ? n - o : CHUNK;
 		cf_valid(t, &m, false, data + o * size, c, apart);
+		memset(kept, 1, (size_t)c);
+		if (own) {
+			dtype_cast(t, data + o * size, size, y->dtype, as_y, ysize, (size_t)c);
+			cf_valid(y->dtype, own, false, (const char *)as_y, c, kept);
+		}
 		for (int64_t i = 0; i < c; i++) {
-			if (!valid[o + i] || apart[i])
+			if (!valid[o + i] || (apart[i] && kept[i]))
 				continue;
 			char text[64];
+			if (!apart[i])
+				return err_set_at(e, EXIT_RUN, &s->loc, s->where,
+						  "a valid result equals %s, the fill value that marks the missing "
+						  "elements of '%s': it would read back as missing (choose another "
+						  "fill value: fill:, --fill)",
+						  print_format(y->dtype, s->mask.fill[k], text), y->display);
 			return err_set_at(e, EXIT_RUN, &s->loc, s->where,
-					  "a valid result equals %s, the fill value that marks the missing "
-					  "elements of '%s': it would read back as missing (choose another "
-					  "fill value: fill:, --fill)",
-					  print_format(y->dtype, s->mask.fill[k], text), y->display);
+					  "a valid result, %s, would read back as missing in '%s' (its "
+					  "missing_value or valid range)",
+					  print_format(y->dtype, as_y + i * ysize, text), y->display);
 		}
 	}
 	return 0;

@@ -135,8 +135,10 @@ static bool packs_nan(const struct array *y)
 }
 
 /* The fill values of S's outputs, where where= or a mask leaves them
- * unset: the fill: option; else, in masked mode, the output's own
- * _FillValue, or the first input's when the dtypes match, whatever the
+ * unset: the fill: option; else, in masked mode, what an existing
+ * output itself reads as missing (its _FillValue, else its missing_value,
+ * else a value past its valid range: cf_missing_marker), or the first
+ * input's _FillValue when the dtypes match, whatever the
  * verb (elementwise, reductions, scans, contractions: numpy.ma's a @ b
  * keeps a's fill_value too); else the dtype's default.  Datasets S
  * creates keep it as their _FillValue.  The one place this is decided. */
@@ -160,8 +162,8 @@ static int plan_fill(struct planner *pl, struct plan_step *s, const struct step_
 		} else if (packs_nan(y)) {   /* packed as the dataset's fill */
 			double nan = NAN;
 			dtype_cast(DT_FLOAT64, &nan, 0, y->dtype, fill, 0, 1);
-		} else if (own && own->fill_value) {
-			memcpy(fill, own->value[0], sizeof own->value[0]);
+		} else if (own && cf_missing_marker(own, y->dtype, fill)) {
+			;   /* what the dataset itself reads as missing */
 		} else if (first && first->fill_value && s->in[0]->dtype == y->dtype) {
 			memcpy(fill, first->value[0], sizeof first->value[0]);
 		} else {

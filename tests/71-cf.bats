@@ -320,6 +320,68 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	EOF
 }
 
+@test "in place into a dataset that marks missing values by missing_value or valid_* alone, packed or not: they stay missing, as xarray and numpy.ma read them, on 1 and 3 ranks; a valid result they would mark missing is exit 1" {
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np
+		rng = np.random.default_rng(713)
+		with netCDF4.Dataset("mv.nc", "w") as d:
+		    d.createDimension("y", 7)
+		    d.createDimension("x", 5)
+		    def var(name, dtype, data, **attrs):
+		        v = d.createVariable(name, dtype, ("y", "x"))
+		        v.set_auto_maskandscale(False)
+		        for k, a in attrs.items():
+		            v.setncattr(k, a)
+		        v[:] = data
+		    f = np.round(rng.uniform(-50, 50, (7, 5)), 2).astype(np.float32)
+		    f[rng.uniform(size=f.shape) < 0.3] = -99.5
+		    var("mv", "f4", f, missing_value=np.float32(-99.5))
+		    u = rng.integers(100, 60000, (7, 5)).astype(np.uint16)
+		    var("vmin", "u2", u, valid_min=np.uint16(20000))
+		    i = rng.integers(-30000, 30000, (7, 5)).astype(np.int16)
+		    var("vmax", "i2", i, valid_max=np.int16(1000))
+		    g = np.round(rng.uniform(-50, 50, (7, 5)), 2)
+		    var("vrange", "f8", g, valid_range=np.array([-20.0, 30.0]))
+		    p = rng.integers(-128, 80, (7, 5)).astype(np.int8)
+		    var("packed", "i1", p, valid_max=np.int8(53), scale_factor=np.float64(0.01))
+	EOF
+	local n
+	for n in '' 3; do
+		cp mv.nc "m$n.nc"
+		for v in mv:1 vmin:1 vmax:1 vrange:1 packed:0.5; do
+			if [[ -z $n ]]; then
+				ok call multiply "m$n.nc:/${v%:*}" "${v#*:}" -o "m$n.nc:/${v%:*}"
+			else
+				run --separate-stderr mpi "$n" h5ufunc call multiply "m$n.nc:/${v%:*}" "${v#*:}" \
+					-o "m$n.nc:/${v%:*}" --memory 4K
+				assert_success
+			fi
+		done
+		N="$n" /usr/bin/python3 - <<-'EOF'
+			import os, numpy as np, numpy.ma as ma, xarray as xr
+			from cf_ref import nug_decode, read, P
+			import h5ref
+			h5ref.numpy2()
+			out = "m%s.nc" % os.environ["N"]
+			for v in ("mv", "vmin", "vmax", "vrange", "packed"):
+			    want = nug_decode(*read("mv.nc:/" + v))
+			    want = P(want * 0.5, np.int8, 0.01) if v == "packed" else want * 1
+			    got = nug_decode(*read(out + ":/" + v))
+			    assert np.array_equal(ma.getmaskarray(got), ma.getmaskarray(want)), (v, got, want)
+			    assert np.array_equal(ma.getdata(got)[~got.mask], ma.getdata(want)[~want.mask]), (v, got, want)
+			with xr.open_dataset(out) as d:   # xarray leaves valid_* alone
+			    assert np.array_equal(np.isnan(d["mv"].values), ma.getmaskarray(nug_decode(*read("mv.nc:/mv")))), d["mv"].values
+		EOF
+	done
+	cp mv.nc m.nc
+	snapshot
+	run --separate-stderr h5u call multiply m.nc:/vmin 0 -o m.nc:/vmin
+	assert_error 1 "call multiply: a valid result, 0, would read back as missing in 'm.nc:/vmin' (its missing_value or valid range); 'm.nc:/vmin' is as it was before the run"
+	run --separate-stderr mpi 3 h5ufunc call subtract m.nc:/vrange 100 -o m.nc:/vrange
+	assert_error_once_match 1 "call subtract: a valid result, -1[0-9.]*, would read back as missing in 'm.nc:/vrange' .*"
+	assert_unchanged
+}
+
 @test "matmul in place into packed datasets whose scale_factor is the result's dtype, one of them reversed: packed as netCDF4-python packs" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
