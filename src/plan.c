@@ -628,7 +628,7 @@ static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_
 	return bytes;
 }
 
-/* S, an elementwise pass laid out within MEMORY on NRANKS ranks, laid out
+/* S, an elementwise pass, laid out within MEMORY on NRANKS ranks, and laid out
  * again within what is left of it after the chunk cache in_place_cache
  * asks, when that leaves a quarter of it to the boxes.  Where the boxes'
  * lines straddle two chunk rows (rows_cut), which a cache of one row
@@ -639,6 +639,8 @@ static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_
  * tried.  Else laid out as it was. */
 static int pay_cache(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
+	if (elementwise_layout(s, nranks, memory, w, e) < 0)
+		return -1;
 	int64_t row = in_place_cache(s, nranks, CACHE_ROW);
 	if (row <= 0)
 		return 0;
@@ -674,14 +676,9 @@ static int step_layout(struct planner *pl, struct plan_step *s, struct err *e)
 		 : s->verb == VERB_REDUCEAT ? reduceat_layout(s, nranks, memory, w, e)
 		 : s->verb == VERB_AT ? at_layout(s, nranks, memory, w, e)
 		 : s->verb == VERB_ACCUMULATE ? scan_layout(s, nranks, memory, w, e)
-		 : elementwise_pass(s) ? elementwise_layout(s, nranks, memory, w, e)
+		 : elementwise_pass(s) ? pay_cache(s, nranks, memory, w, e)
 		 : contract_layout(s, nranks, memory, w, e);
-	if (rc < 0)
-		return err_place(e, &site->loc);
-	if (s->verb != VERB_REDUCE && s->verb != VERB_REDUCEAT && s->verb != VERB_AT &&
-	    s->verb != VERB_ACCUMULATE && elementwise_pass(s) && pay_cache(s, nranks, memory, w, e) < 0)
-		return err_place(e, &site->loc);
-	return 0;
+	return rc < 0 ? err_place(e, &site->loc) : 0;
 }
 
 /* S's outputs written under names of the scratch file: the names bound,
