@@ -56,6 +56,12 @@ bool stage_as_stored(const struct array *x, enum dtype t);
  * budgets hold few whole chunk rows, and the floor of a reduction's budget
  * stays what it is without the runs (stage_read_chunks's callers). */
 #define STAGE_CHUNKED_MEMORY ((int64_t)1 << 20)
+/* Are boxes of X that cut its chunks read as the runs of them they hold
+ * (h5io_read_box's direct reader, h5io_read_run), each byte of a chunk
+ * once: a plain dataset as stored (stage_as_stored; packed or masked
+ * values decoded after) whose chunks a row crosses overflow a chunk cache
+ * (else the cache reads each chunk once, in one call)? */
+bool stage_cut_in_runs(const struct array *x);
 /* May a pass under MEMORY read boxes of X as T as its chunks (and so hold
  * stage_chunked_elem_bytes an element): X stored as T in chunks, a whole
  * dataset, and MEMORY at least STAGE_CHUNKED_MEMORY? */

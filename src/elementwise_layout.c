@@ -363,10 +363,7 @@ static bool reads_runs(const struct plan_step *s, int nranks)
 		const struct array *x = s->in[k];
 		if (x->kind == ARR_LITERAL || elementwise_reads_whole(s, k))
 			continue;
-		enum dtype stored = x->coding ? x->coding->stored : x->dtype;
-		if (x->kind != ARR_DATASET || !stage_as_stored(x, stored) || !shape_equal(&x->shape, &s->shape) ||
-		    !h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk,
-					      (size_t)dtype_size(stored)))
+		if (!stage_cut_in_runs(x) || !shape_equal(&x->shape, &s->shape))
 			return false;
 		any = true;
 	}

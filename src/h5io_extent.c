@@ -35,8 +35,8 @@
  * stored (direct_layout, the one test: chunked, no filters, stored as the
  * dtype read, bytes for bytes, so in the machine's byte order, in a file
  * opened read-only, which the run therefore never writes), one pread a
- * chunk (h5io_read_chunk) or a run of one chunk (h5io_read_run), not
- * HDF5's selections or its copy of the whole chunk through its cache.
+ * chunk (h5io_read_chunk) or a run of each chunk a box cuts (h5io_read_run),
+ * not HDF5's selections or its copy of the whole chunk through its cache.
  * On one process, and in a file each rank reads alone, the descriptor is
  * HDF5's own; in a file the ranks share through MPI-IO, each rank reads
  * through a read-only descriptor of its own, opened once a file and
@@ -62,6 +62,7 @@
 #include "comm.h"
 #include "h5io.h"
 #include "h5io_internal.h"
+#include "iter.h"
 #include "journal.h"
 
 #define BATCH 256            /* ranges handed to the journal at once */
@@ -476,6 +477,57 @@ int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offse
 	return l ? read_stored(l, offset, 0, whole, buf) : 0;
 }
 
+/* FIRST, the first index of a chunk that the box START/COUNT touches,
+ * made the next one's in C order over the chunks it touches (LEAD: the
+ * first one's); past the last, LEAD's again. */
+static void next_chunk(int n, const hsize_t *chunk, const int64_t *lead, const int64_t *start,
+		       const int64_t *count, int64_t *first)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		first[i] += (int64_t)chunk[i];
+		if (first[i] < start[i] + count[i])
+			return;
+		first[i] = lead[i];
+	}
+}
+
+/* The part of the box START/COUNT in the chunk whose first index is
+ * FIRST, of the dataset of ST, as a run of the chunk's bytes: one index
+ * along the axes before some axis K, the chunk whole along those after it
+ * (a ragged edge chunk as far as the dataset reaches counts as whole: its
+ * run takes the padding beyond the edge, which no other box reads), what
+ * the box holds along K.  Its first element within the chunk into *AT,
+ * its elements into *LEN, the extents it copies into the box (the part's,
+ * from K on; 1 before K) into EXT, and the extents it lies in (a chunk's
+ * after K) into RUN.  False when the part is no such run. */
+static bool part_run(const struct h5io_storage *st, const int64_t *first, const int64_t *start,
+		     const int64_t *count, uint64_t *at, uint64_t *len, int64_t *ext, int64_t *run)
+{
+	int n = st->ndim, k = n - 1;
+	int64_t lo[H5U_MAXDIM];
+	bool whole[H5U_MAXDIM];
+	for (int i = 0; i < n; i++) {
+		int64_t c = (int64_t)st->chunk[i], end = first[i] + c;
+		int64_t a = start[i] > first[i] ? start[i] : first[i];
+		int64_t b = start[i] + count[i] < end ? start[i] + count[i] : end;
+		lo[i] = a - first[i];
+		ext[i] = b - a;
+		whole[i] = lo[i] == 0 && (ext[i] == c || b == (int64_t)st->dim[i]);
+	}
+	while (k > 0 && whole[k])
+		k--;
+	*at = 0;
+	*len = 1;
+	for (int i = 0; i < n; i++) {
+		if (i < k && ext[i] != 1)
+			return false;
+		run[i] = i > k ? (int64_t)st->chunk[i] : ext[i];
+		*at = *at * st->chunk[i] + (uint64_t)lo[i];
+		*len *= (uint64_t)run[i];
+	}
+	return true;
+}
+
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf)
 {
@@ -483,25 +535,53 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	if (!l || !h5io_record_overflows_cache(rec))
 		return 0;
 	const struct h5io_storage *st = &rec->storage;
-	int n = st->ndim, k = n - 1;
-	hsize_t offset[H5U_MAXDIM];
-	uint64_t at = 0, bytes = st->esize;
+	int n = st->ndim, size = (int)st->esize;
+	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM], ext[H5U_MAXDIM], run[H5U_MAXDIM];
+	uint64_t at, len, most = 0, box = 1, parts = 1;
 	for (int i = 0; i < n; i++) {
-		int64_t c = (int64_t)st->chunk[i], o = start[i] % c;
-		if (count[i] <= 0 || o + count[i] > c || (step && count[i] > 1 && step[i] != 1))
-			return 0;   /* empty, across chunks, or strided */
-		offset[i] = (hsize_t)(start[i] - o);
-		at = at * (uint64_t)c + (uint64_t)o;
-		bytes *= (uint64_t)count[i];
+		int64_t c = (int64_t)st->chunk[i];
+		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
+			return 0;   /* empty or strided */
+		lead[i] = first[i] = start[i] / c * c;
+		parts *= (uint64_t)((start[i] + count[i] - 1) / c - start[i] / c + 1);
+		box *= (uint64_t)count[i];
 	}
-	/* one run of the chunk: whole along the axes after some axis K, one
-	 * index along those before it */
-	while (k > 0 && count[k] == (int64_t)st->chunk[k])
-		k--;
-	for (int i = 0; i < k; i++)
-		if (count[i] != 1)
+	/* every part a run (the longest sizes the scratch it passes through) */
+	for (uint64_t j = 0; j < parts; j++) {
+		if (!part_run(st, first, start, count, &at, &len, ext, run))
 			return 0;
-	return read_stored(l, offset, at * st->esize, bytes, buf);
+		most = len > most ? len : most;
+		next_chunk(n, st->chunk, lead, start, count, first);
+	}
+	/* one part, the whole box: read where it goes */
+	if (parts == 1 && most == box) {
+		hsize_t offset[H5U_MAXDIM];
+		part_run(st, first, start, count, &at, &len, ext, run);
+		for (int i = 0; i < n; i++)
+			offset[i] = (hsize_t)first[i];
+		return read_stored(l, offset, at * st->esize, len * st->esize, buf);
+	}
+	char *scratch = malloc((size_t)(most * st->esize));
+	ptrdiff_t sst[H5U_MAXDIM], bst[H5U_MAXDIM];
+	int got = scratch ? 1 : -1;
+	iter_contiguous(n, count, count, size, bst);
+	for (uint64_t j = 0; j < parts && got > 0; j++) {
+		hsize_t offset[H5U_MAXDIM];
+		ptrdiff_t into = 0;
+		part_run(st, first, start, count, &at, &len, ext, run);
+		for (int i = 0; i < n; i++) {
+			offset[i] = (hsize_t)first[i];
+			into += ((first[i] > start[i] ? first[i] : start[i]) - start[i]) * bst[i];
+		}
+		got = read_stored(l, offset, at * st->esize, len * st->esize, scratch);
+		if (got > 0) {
+			iter_contiguous(n, run, run, size, sst);
+			iter_copy(size, scratch, sst, (char *)buf + into, bst, n, ext);
+		}
+		next_chunk(n, st->chunk, lead, start, count, first);
+	}
+	free(scratch);
+	return got;
 }
 
 /* ---- the extents of a box ------------------------------------------------ */

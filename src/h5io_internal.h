@@ -126,14 +126,20 @@ const hsize_t *h5io_direct_chunks(struct h5io_record *rec, enum dtype dt);
  * written: HDF5 gives its fill); -1: the read failed. */
 int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offset, void *buf);
 /* Read the box START/STEP/COUNT of REC's dataset, stored as DT, into BUF
- * by one pread when it is one run of the bytes of one chunk, of a dataset
- * the direct reader reads whose rows' chunks overflow its chunk cache
- * (h5io_record_overflows_cache: the cache would read the whole chunk for
- * the box, and again for the next box that cuts it); so a box of a few
- * lines of one chunk column moves as its bytes.  A smaller dataset's
+ * as the runs of the chunks it touches, one pread each, when its part of
+ * every such chunk is one run of the chunk's bytes (one index along the
+ * axes before some axis, the chunk whole along those after it: a box of
+ * whole lines, or of a few lines of one chunk column), of a dataset the
+ * direct reader reads whose rows' chunks overflow its chunk cache
+ * (h5io_record_overflows_cache: the cache would read each chunk whole for
+ * the box, and again for the next box that cuts it); so each byte of a
+ * chunk is read once by the boxes that cut it.  A box that is one run
+ * moves as its bytes into BUF; the others' runs pass through a scratch
+ * of one run (at most one chunk, less than the chunk cache it stands for),
+ * allocated for the call, each copied to its place.  A smaller dataset's
  * chunks stay in the cache, which serves the boxes that cut them without
- * a call each.  1: read; 0: not such a box (the caller reads it); -1: the
- * read failed. */
+ * a call each.  1: read; 0: not such a box, or a chunk never written (the
+ * caller reads it); -1: the read failed. */
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is

@@ -363,9 +363,8 @@ static bool elementwise_pass(const struct plan_step *s)
  * hold K's chunks whole: an elementwise pass's (elementwise_reads_chunks,
  * or held whole), a reduction's that shares a pass with the next ones
  * (its host's), a chained reduction's boxes, a stream's array boxes (a
- * reduction's or a scan's)?  Other steps, and where= masks, which are not
- * inputs, read through MPI-IO. */
-static bool step_reads_chunks(const struct plan_step *s, int k)
+ * reduction's or a scan's)? */
+static bool step_holds_chunks(const struct plan_step *s, int k)
 {
 	if (s->fused.host)
 		return elementwise_reads_chunks(s->fused.host, k);
@@ -377,6 +376,37 @@ static bool step_reads_chunks(const struct plan_step *s, int k)
 	if (s->verb == VERB_REDUCE && s->fold.mode == REDUCE_CHAIN)
 		return dist_holds_chunks(&s->blocks.split, chunk);
 	return dist_stream_holds_chunks(&s->blocks.stream, chunk);
+}
+
+bool plan_step_reads_runs(const struct plan_step *s, int k)
+{
+	const struct plan_step *pass = s->fused.host ? s->fused.host : s;
+	const struct array *x = pass->in[k];
+	const int64_t *chunk = stage_chunks(x);
+	if (!chunk || !stage_cut_in_runs(x))
+		return false;
+	if (elementwise_pass(pass))
+		return pass->fused.nred > 0 && shape_equal(&x->shape, &pass->shape) &&
+		       dist_layout_runs(&pass->blocks.split, chunk);
+	if (k > 0 || (pass->verb != VERB_REDUCE && pass->verb != VERB_ACCUMULATE))
+		return false;
+	if (pass->verb == VERB_REDUCE && pass->fold.mode == REDUCE_CHAIN)
+		return dist_layout_runs(&pass->blocks.split, chunk);
+	return dist_stream_runs(&pass->blocks.stream, chunk);
+}
+
+bool plan_step_cuts_runs(const struct plan_step *s, int k)
+{
+	return !step_holds_chunks(s, k) && plan_step_reads_runs(s, k);
+}
+
+/* Does S read its input K in boxes that hold its chunks whole
+ * (step_holds_chunks) or in the runs of them its boxes cut
+ * (plan_step_reads_runs)?  Other steps, and where= masks, which are not
+ * inputs, read through MPI-IO. */
+static bool step_reads_chunks(const struct plan_step *s, int k)
+{
+	return step_holds_chunks(s, k) || plan_step_reads_runs(s, k);
 }
 
 /* Which of a step's slots a walk of the steps looks at. */

@@ -338,6 +338,13 @@ bool stage_as_stored(const struct array *x, enum dtype t)
 	       !x->swapped && stored_dtype(x) == t;
 }
 
+bool stage_cut_in_runs(const struct array *x)
+{
+	enum dtype stored = x->coding ? x->coding->stored : x->dtype;
+	return x->kind == ARR_DATASET && stage_as_stored(x, stored) &&
+	       h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk, (size_t)dtype_size(stored));
+}
+
 /* Is X read as its dataset's chunks, as T: a plain dataset as stored as
  * T (stage_as_stored) whose values are its stored ones (no packing, no
  * missing values, no cast)? */

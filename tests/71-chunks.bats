@@ -438,6 +438,110 @@ check_reads() {
 	[[ $status == 0 ]] || fail "$output"$'\n'"$(cat traces.txt)"
 }
 
+@test "reductions and scans whose boxes cut chunk rows wider than a chunk cache read the runs of the chunks they cut: one pread a chunk a box, each byte once (strace) on one process and 2-3 ranks, each rank alone; ragged, 3-d, keepdims, initial, where=, a shared pass, gzip through HDF5; NumPy's bits on 1-4 ranks under 4K (scans), 1M, 16M and the default budget" {
+	cp "$BATS_FILE_TMPDIR/rr.h5" .
+	local n mem d tr JOBS=() runs=()
+	# /r (300, 4500) and /t (3, 130, 4500), a row crossing 141 chunks (4.6
+	# and 4.5 MiB, more than a chunk cache): boxes of 16 and 12 lines at
+	# 1M, parts of a chunk row each; /z deflated, read through HDF5; the
+	# elements where= leaves out fold as the identity (h5ufunc(1), MISSING
+	# VALUES)
+	cat >rr.yaml <<-'EOF2'
+		inputs: {r: rr.h5:/r, z: rr.h5:/z, m: rr.h5:/m, t: rr.h5:/t}
+		steps:
+		  - {reduce: add, in: r, axis: 1, out: o.h5:/r1}
+		  - {reduce: add, in: r, axis: null, out: o.h5:/rn}
+		  - {accumulate: add, in: r, axis: 1, out: o.h5:/a1}
+		  - {reduce: add, in: r, axis: 0, keepdims: true, initial: 1.5, out: o.h5:/r0}
+		  - {accumulate: add, in: r, axis: 0, out: o.h5:/a0}
+		  - {reduce: add, in: r, axis: 1, where: m, out: o.h5:/rw}
+		  - {accumulate: add, in: t, axis: 2, out: o.h5:/t2}
+		  - {reduce: add, in: t, axis: [1, 2], out: o.h5:/tr}
+		  - {accumulate: add, in: t, axis: 0, out: o.h5:/t0}
+		  - {reduce: add, in: t, axis: 2, keepdims: true, out: o.h5:/tk}
+		  - {accumulate: add, in: z, axis: 1, out: o.h5:/z1}
+		  - {reduce: add, in: z, axis: 1, out: o.h5:/zr}
+	EOF2
+	local numpy=(/r1 "np.add.reduce(r, axis=1)" /rn "np.add.reduce(r, axis=None)"
+		/a1 "np.add.accumulate(r, axis=1)" /r0 "np.add.reduce(r, axis=0, keepdims=True, initial=1.5)"
+		/a0 "np.add.accumulate(r, axis=0)" /rw "np.add.reduce(np.where(m, r, 0.0), axis=1)"
+		/t2 "np.add.accumulate(t, axis=2)" /tr "np.add.reduce(t, axis=(1, 2))"
+		/t0 "np.add.accumulate(t, axis=0)" /tk "np.add.reduce(t, axis=2, keepdims=True)"
+		/z1 "np.add.accumulate(z, axis=1)" /zr "np.add.reduce(z, axis=1)")
+	for n in 0 2; do
+		if ((n == 0)); then
+			run --separate-stderr h5u check --memory 1M rr.yaml
+		else
+			run --separate-stderr mpi "$n" h5ufunc check --memory 1M rr.yaml
+		fi
+		assert_success
+		assert_line --regexp '^step 1: reduce add, .*, boxes \(1[56], 4500\), (19|20) boxes, '
+		assert_line '  in  rr.h5:/r float64 (300, 4500), read as the runs of its chunks the boxes cut'
+		assert_line '  in  rr.h5:/t float64 (3, 130, 4500), read as the runs of its chunks the boxes cut'
+		assert_line '  in  rr.h5:/z float64 (300, 4500)'
+	done
+	for mem in 1M 16M 256M; do
+		for n in 0 1 2 3 4; do
+			d=$mem-$n
+			mkdir "$d"
+			if ((n == 0)); then
+				h5u run --memory "$mem" --json rr.yaml >"$d/p.json" || fail "one process, $mem: exit status $?"
+			else
+				mpi "$n" h5ufunc run --memory "$mem" --json rr.yaml >"$d/p.json" ||
+					fail "$n ranks, $mem: exit status $?"
+			fi
+			mv o.h5 "$d/"
+			JOBS+=(:: same rr.h5 "$d/o.h5" "${numpy[@]}")
+		done
+	done
+	# 4K: scans in boxes of a part of a line, each part of a chunk one run
+	for n in 0 2 3; do
+		d=4K-$n
+		mkdir "$d"
+		if ((n == 0)); then
+			h5u accumulate add rr.h5:/r --axis 1 --memory 4K -o "$d/o.h5:/a1" || fail "4K: exit status $?"
+			h5u accumulate add rr.h5:/t --axis 0 --memory 4K -o "$d/o.h5:/t0" || fail "4K: exit status $?"
+		else
+			mpi "$n" h5ufunc accumulate add rr.h5:/r --axis 1 --memory 4K -o "$d/o.h5:/a1" ||
+				fail "$n ranks, 4K: exit status $?"
+			mpi "$n" h5ufunc accumulate add rr.h5:/t --axis 0 --memory 4K -o "$d/o.h5:/t0" ||
+				fail "$n ranks, 4K: exit status $?"
+		fi
+		JOBS+=(:: same rr.h5 "$d/o.h5" /a1 "np.add.accumulate(r, axis=1)" /t0 "np.add.accumulate(t, axis=0)")
+	done
+	# every byte of every chunk read once (a ragged chunk's padding with
+	# its run, once by each process that reads some of it), under 1M on one
+	# process and 2 and 3 ranks: a scan and a sum over rows, a sum over all
+	# axes of the 3-d /t, a scan along its first axis
+	for n in 0 2 3; do
+		for d in "accumulate r 1" "reduce r 1" "reduce t all" "accumulate t 0"; do
+			set -- $d
+			tr=q$n$1$2$3
+			if ((n == 0)); then
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+					-o "$tr" h5ufunc "$1" add "rr.h5:/$2" --axis "$3" --memory 1M -o "o$tr.h5:/o" ||
+					fail "$d: exit status $?"
+			else
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+					-o "$tr" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc "$1" add "rr.h5:/$2" \
+					--axis "$3" --memory 1M -o "o$tr.h5:/o" --json >"o$tr.json" ||
+					fail "$n ranks, $d: exit status $?"
+			fi
+			JOBS+=(:: runs "$tr" rr.h5 "/$2" 0
+				:: same rr.h5 "o$tr.h5" /o "np.add.$1($2, axis=${3/all/None})")
+		done
+	done
+	# each rank read its runs alone: no collective read
+	python3 -c '
+import glob, json
+for name in glob.glob("oq*.json"):
+    coll = [r["mpiio_coll_reads"] for r in json.load(open(name))["per_rank"]]
+    assert len(coll) > 1 and not any(coll), (name, coll)
+'
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
 @test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {
 	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/rc.h5" .
 	cat >al.yaml <<-'EOF'

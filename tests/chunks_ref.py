@@ -194,6 +194,19 @@ def make(d):
         f.create_dataset('u', data=u, chunks=(64, 16))
         f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
         f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
+    with h5py.File(f'{d}/rr.h5', 'w') as f:
+        # rows crossing more chunks than a chunk cache holds (4.6 MiB of
+        # (128, 32), 4.5 MiB of (2, 64, 32)), ragged along every axis, of
+        # magnitudes over twelve decades (a fold in another order than
+        # NumPy's gives other bits); /z deflated, /m a where= mask (a
+        # generator of their own: the files after them keep their values)
+        rg = np.random.default_rng(28)
+        r = rg.standard_normal((300, 4500)) * 10.0 ** rg.uniform(-6, 6, (300, 4500))
+        f.create_dataset('r', data=r, chunks=(128, 32))
+        f.create_dataset('z', data=r, chunks=(128, 32), compression='gzip', compression_opts=1)
+        f.create_dataset('m', data=rg.random((300, 4500)) < 0.7)
+        t = rg.standard_normal((3, 130, 4500)) * 10.0 ** rg.uniform(-6, 6, (3, 130, 4500))
+        f.create_dataset('t', data=t, chunks=(2, 64, 32))
     with h5py.File(f'{d}/mx.h5', 'w') as f:
         # /odd: five chunk rows, which 3 and 4 ranks cut (MPI-IO for the
         # file), as they cut the two of /t (100, 300); /a ragged (1001,
