@@ -524,8 +524,9 @@ def runs(prefix, path, names, alone):
     for (lo, hi, mask), each in zip(chunks, seen):
         every = sum(each.values()) if each else np.zeros(hi - lo, np.int32)
         ragged = not mask.all()
-        # a ragged edge chunk: its elements are no run of the chunk, and
-        # HDF5 reads it whole, once by each process that reads some of it
+        # a ragged edge chunk: read in runs with its padding, or whole
+        # through HDF5 where a box's part of it is no run, once by each
+        # process that reads some of it
         once = max(g.max() for g in each.values()) if each else 0
         if (every[mask] < 1).any() or once > 1 or (not ragged and every.max() > 1):
             bad = int(np.argmax((every > 1) | (mask & (every < 1))))
