@@ -207,6 +207,9 @@ def make(d):
         f.create_dataset('m', data=rg.random((300, 4500)) < 0.7)
         t = rg.standard_normal((3, 130, 4500)) * 10.0 ** rg.uniform(-6, 6, (3, 130, 4500))
         f.create_dataset('t', data=t, chunks=(2, 64, 32))
+        # two rows of 147 chunks (4.7 MiB), fewer rows than ranks
+        n = rg.standard_normal((2, 600000)) * 10.0 ** rg.uniform(-6, 6, (2, 600000))
+        f.create_dataset('n', data=n, chunks=(1, 4096))
     with h5py.File(f'{d}/mx.h5', 'w') as f:
         # /odd: five chunk rows, which 3 and 4 ranks cut (MPI-IO for the
         # file), as they cut the two of /t (100, 300); /a ragged (1001,
