@@ -719,19 +719,29 @@ void dist_stream_along_start(const struct dist_stream *s, int rank, struct dist_
 	dist_walk_start(&s->along, s->shared ? rank : 0, w);
 }
 
-/* A stream's array box is a box across times a box along, so it holds a
- * chunk whole when the box across holds the chunk's extents across and the
- * box along its extents along (after the along space's leading 1). */
-bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk)
+/* CHUNK (of S's array) as chunks of its spaces: its extents across into
+ * ACROSS, and along into ALONG after the along space's leading 1. */
+static void stream_chunks(const struct dist_stream *s, const int64_t *chunk, int64_t *across,
+			  int64_t *along)
 {
-	int64_t across[H5U_MAXDIM] = {1}, along[H5U_MAXDIM + 1] = {1};
 	int na = 0, nr = 1;
+	along[0] = 1;
+	across[0] = 1;
 	for (int i = 0; i < s->ndim; i++) {
 		if (s->axis_along[i])
 			along[nr++] = chunk[i];
 		else
 			across[na++] = chunk[i];
 	}
+}
+
+/* A stream's array box is a box across times a box along, so it holds a
+ * chunk whole when the box across holds the chunk's extents across and the
+ * box along its extents along (after the along space's leading 1). */
+bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk)
+{
+	int64_t across[H5U_MAXDIM], along[H5U_MAXDIM + 1];
+	stream_chunks(s, chunk, across, along);
 	return dist_holds_chunks(&s->across, across) && dist_holds_chunks(&s->along, along);
 }
 
@@ -798,16 +808,10 @@ bool dist_layout_runs(const struct dist_layout *l, const int64_t *chunk)
 
 bool dist_stream_runs(const struct dist_stream *s, const int64_t *chunk)
 {
-	int64_t across[H5U_MAXDIM] = {1}, along[H5U_MAXDIM + 1] = {1};
+	int64_t across[H5U_MAXDIM], along[H5U_MAXDIM + 1];
 	bool qone[H5U_MAXDIM + 1], qwhole[H5U_MAXDIM + 1], rone[H5U_MAXDIM + 1], rwhole[H5U_MAXDIM + 1];
 	bool one[H5U_MAXDIM], whole[H5U_MAXDIM];
-	int na = 0, nr = 1;
-	for (int i = 0; i < s->ndim; i++) {
-		if (s->axis_along[i])
-			along[nr++] = chunk[i];
-		else
-			across[na++] = chunk[i];
-	}
+	stream_chunks(s, chunk, across, along);
 	box_reach(&s->across, across, false, qone, qwhole);
 	box_reach(&s->along, along, !s->shared, rone, rwhole);
 	for (int i = 0, a = 0, r = 1; i < s->ndim; i++) {
