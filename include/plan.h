@@ -340,6 +340,9 @@ struct step_blocks {
 					       index space */
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
 					       whole up to this many bytes, else read by boxes */
+	bool in_runs[RECIPE_MAXIN];         /* input K read as the runs of its chunks the
+					       boxes cut, each rank alone (plan.c's
+					       read_alone decides; check and --json say so) */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where
@@ -440,17 +443,6 @@ enum plan_fate {
 };
 /* X's fate, before the run or after it. */
 enum plan_fate plan_array_fate(const struct array *x);
-/* Does S (or the pass it is fused into: a pass that hosts reductions,
- * fuse.c), a reduction or a scan, read its input K, a plain dataset of
- * its whole shape read as stored whose rows' chunks overflow a chunk
- * cache (stage_cut_in_runs), in boxes whose part of each chunk is one run
- * of it (dist_layout_runs, dist_stream_runs), each read by one pread
- * (h5io_read_run): each byte once, however the boxes cut the chunks?
- * Under MPI each rank reads them alone where the planner lets it (a
- * plan_file's read_alone, an array's alone). */
-bool plan_step_reads_runs(const struct plan_step *s, int k);
-/* ... and do those boxes cut K's chunks (they do not hold them whole)? */
-bool plan_step_cuts_runs(const struct plan_step *s, int k);
 /* The plan in words, for `h5ufunc check`. */
 void plan_print(const struct plan *p, FILE *f);
 /* Step S of P's line of plan_print, newline included: its verb, loop and

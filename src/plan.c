@@ -378,7 +378,15 @@ static bool step_holds_chunks(const struct plan_step *s, int k)
 	return dist_stream_holds_chunks(&s->blocks.stream, chunk);
 }
 
-bool plan_step_reads_runs(const struct plan_step *s, int k)
+/* Does S (or the pass it is fused into: a pass that hosts reductions,
+ * fuse.c), a reduction or a scan, read its input K, a plain dataset of
+ * its whole shape read as stored whose rows' chunks overflow a chunk
+ * cache (stage_cut_in_runs), in boxes whose part of each chunk is one run
+ * of it (dist_layout_runs, dist_stream_runs), each read by one pread
+ * (h5io_read_run): each byte once, however the boxes cut the chunks?
+ * Under MPI each rank reads them alone where the planner lets it (a
+ * plan_file's read_alone, an array's alone: in_runs). */
+static bool step_reads_runs(const struct plan_step *s, int k)
 {
 	const struct plan_step *pass = s->fused.host ? s->fused.host : s;
 	const struct array *x = pass->in[k];
@@ -395,18 +403,13 @@ bool plan_step_reads_runs(const struct plan_step *s, int k)
 	return dist_stream_runs(&pass->blocks.stream, chunk);
 }
 
-bool plan_step_cuts_runs(const struct plan_step *s, int k)
-{
-	return !step_holds_chunks(s, k) && plan_step_reads_runs(s, k);
-}
-
 /* Does S read its input K in boxes that hold its chunks whole
  * (step_holds_chunks) or in the runs of them its boxes cut
- * (plan_step_reads_runs)?  Other steps, and where= masks, which are not
+ * (step_reads_runs)?  Other steps, and where= masks, which are not
  * inputs, read through MPI-IO. */
 static bool step_reads_chunks(const struct plan_step *s, int k)
 {
-	return step_holds_chunks(s, k) || plan_step_reads_runs(s, k);
+	return step_holds_chunks(s, k) || step_reads_runs(s, k);
 }
 
 /* Which of a step's slots a walk of the steps looks at. */
@@ -579,6 +582,12 @@ static void read_alone(struct plan *p, int nranks)
 		struct plan_step *s = &p->steps[i];
 		if (pass_runs(s))
 			elementwise_slices_alone(s);
+		/* the inputs read as the runs their boxes cut, each rank alone */
+		for (int k = 0; k < s->nin; k++) {
+			const struct array *x = s->in[k];
+			bool alone = nranks < 2 || (x->kind == ARR_DATASET && (x->file->read_alone || x->alone));
+			s->blocks.in_runs[k] = alone && !step_holds_chunks(s, k) && step_reads_runs(s, k);
+		}
 	}
 }
 

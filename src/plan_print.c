@@ -5,7 +5,6 @@
 #include <string.h>
 #include "at.h"
 #include "chain.h"
-#include "comm.h"
 #include "contract.h"
 #include "elementwise.h"
 #include "planner.h"
@@ -182,14 +181,10 @@ void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f)
 		print_pass(f, pass);
 }
 
-/* How step S reads its input K, when its boxes cut K's chunks and
- * each rank reads their runs by one pread each (plan_step_cuts_runs: on
- * one process, or where the rank reads K alone): else "". */
+/* How step S reads its input K (step_blocks's in_runs), or "". */
 static const char *input_route(const struct plan_step *s, int k)
 {
-	const struct array *x = s->in[k];
-	bool alone = comm_size() < 2 || (x->kind == ARR_DATASET && (x->file->read_alone || x->alone));
-	return alone && plan_step_cuts_runs(s, k) ? ", read as the runs of its chunks the boxes cut" : "";
+	return s->blocks.in_runs[k] ? ", read as the runs of its chunks the boxes cut" : "";
 }
 
 void plan_print(const struct plan *p, FILE *f)

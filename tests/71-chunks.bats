@@ -494,6 +494,17 @@ check_reads() {
 		mv o.h5 "$d/"
 		JOBS+=(:: same rr.h5 "$d/o.h5" "${numpy[@]}")
 	done
+	# --json says which inputs were read so: /r and /t, not gzip /z, nor
+	# /r by step 4, whose boxes hold whole chunks
+	python3 -c '
+import json
+for n in (0, 2):
+    steps = json.load(open(f"1M-{n}/p.json"))["steps"]
+    got = [[i.get("read") for i in s["inputs"]] for s in steps]
+    want = [["runs of its chunks"]] * 10 + [[None]] * 2
+    want[3] = [None]
+    assert got == want, (n, got)
+'
 	# 4K: scans in boxes of a part of a line, each part of a chunk one run
 	for n in 0 3; do
 		d=4K-$n
