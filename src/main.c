@@ -130,6 +130,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "h5ufunc: unknown command '%s' (see h5ufunc --help)\n", argv[1]);
 		return 2;
 	}
+	/* h5ufunc COMMAND --help (or -h), as git takes it: help COMMAND.  No
+	 * command takes either, and neither is a number or an operand. */
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		char *help[] = { "help", argv[1], NULL };
+		return cmd_help(2, help);
+	}
 	int status = c->run(argc - 1, argv + 1);
 	/* what went to stdout after the run (--json, a plan, help) */
 	const char *lost = print_flush(stdout);

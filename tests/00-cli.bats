@@ -61,6 +61,21 @@ setup_file() {
 	done
 }
 
+@test "COMMAND --help and COMMAND -h print what help COMMAND prints" {
+	local c want
+	for c in "${COMMANDS[@]}" reduceat at recover; do
+		run --separate-stderr h5u help "$c"
+		assert_success
+		want=$output
+		[[ $want == *"usage: h5ufunc $c"* ]] || fail "help $c: $want"
+		for flag in --help -h; do
+			run --separate-stderr h5u "$c" "$flag"
+			[[ $status -eq 0 && -z $stderr ]] || fail "$c $flag: exit $status: $stderr"
+			assert_output "$want"
+		done
+	done
+}
+
 @test "help of an unknown command is a usage error" {
 	run --separate-stderr h5u help frobnicate
 	assert_error_match 2 ".*'?frobnicate'?.*"
