@@ -192,6 +192,10 @@ int cli_parse(struct cli *c, const char *command, int argc, char **argv,
 			o = find(own, NULL, a[1]);
 			if (!o && data)
 				o = find(common, NULL, a[1]);
+			if (!o && a[strspn(a + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") + 1])
+				/* no option reads so: an operand or an expression */
+				return err_set(e, EXIT_USAGE, command, "unknown option '%s' (an operand or expression "
+					       "that starts with - goes after --: h5ufunc %s ... -- '%s')", a, command, a);
 			if (!o)
 				return err_set(e, EXIT_USAGE, command, "unknown option '%s' (see h5ufunc help %s)",
 					       a, command);
