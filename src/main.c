@@ -60,7 +60,7 @@ static void usage(FILE *f)
 	      "commands:\n", f);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  h5ufunc %s %s\n      %s\n", c->name, c->usage, c->summary);
-	fputs("\n  h5ufunc --help | help COMMAND | --version\n"
+	fputs("\n  h5ufunc --help | help COMMAND | COMMAND --help | --version\n"
 	      "See h5ufunc(1) and h5ufunc-recipe(5).\n", f);
 }
 
