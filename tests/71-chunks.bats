@@ -193,7 +193,7 @@ check_reads() {
 	done
 	run h5u check --memory 7M - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
 	assert_success
-	assert_output --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a box at a time"
+	assert_output --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
 	# with the journal: what it saves is the file's bytes once (read
 	# again by the journal, before they are overwritten)
 	cp sq.h5 j.h5
