@@ -597,11 +597,19 @@ static int pieces_move(bool write, int fd, struct pieces *p)
 	return 0;
 }
 
-/* Add LEN bytes at AT of the file, BUF in memory, to P, moved first when
- * they do not go on from P's or P is full. */
+/* Add LEN bytes at AT of the file, BUF in memory, to P: joined to its
+ * last piece where both go on from it (a slice's lines of one chunk),
+ * else moved first when they do not go on from P's in the file or P is
+ * full. */
 static int piece_add(bool write, int fd, struct pieces *p, uint64_t at, void *buf, size_t len)
 {
 	int max = (int)(sizeof p->iov / sizeof p->iov[0]);
+	struct iovec *last = p->n > 0 ? &p->iov[p->n - 1] : NULL;
+	if (last && at == p->end && (char *)last->iov_base + last->iov_len == (char *)buf) {
+		last->iov_len += len;
+		p->end += len;
+		return 0;
+	}
 	if (p->n > 0 && (at != p->end || p->n == max) && pieces_move(write, fd, p) < 0)
 		return -1;
 	if (p->n == 0)
