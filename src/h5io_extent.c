@@ -48,9 +48,21 @@
  * independently (its record's alone or read_alone), or any on one rank,
  * is read so: another's reads are collective, which a rank reading
  * directly would leave.
+ *
+ * In place by runs: on one process, a dataset written in place whose
+ * chunks are all stored plain, a row of them more than its chunk cache
+ * holds (in_place_runs), moves every box, read and written, through
+ * HDF5's descriptor at its chunks' places (h5io_move_in_place): the
+ * lines a box has of each chunk by one preadv or pwritev, where HDF5
+ * read and wrote a chunk whole for every box that cut it.  HDF5 then
+ * never holds a copy of its chunks (what it held unwritten is flushed
+ * first), so none goes stale; the direct reader reads it as a read-only
+ * one's.  The journal saves what each pwritev overwrites (intercept.c),
+ * announced whole chunks at a time as HDF5's writes are.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <hdf5.h>
 #include <limits.h>
 #include <stdio.h>
@@ -113,6 +125,9 @@ struct h5io_layout {
 	bool shared;               /* its file's driver is MPI-IO */
 	bool read_only;            /* its file is opened read-only */
 	struct chunk_store store;  /* chunked: where its chunks lie */
+	int in_place;              /* chunked, written in place: 1 its boxes move
+				    * by h5io_move_in_place, -1 not, 0 not
+				    * yet asked (in_place_runs) */
 	bool fd_known;             /* chunked: fd asked (direct_fd) */
 	int fd;                    /* ... the descriptor the direct reader reads
 				    * it by; -1: none */
@@ -387,17 +402,20 @@ static void direct_close(int fd)
 		}
 }
 
+static bool in_place_runs(struct h5io_layout *l);
+
 /* The descriptor the direct reader reads L's dataset by, when its file
- * is open read-only (so HDF5 holds none of its bytes unwritten): HDF5's
- * default driver's own, or under MPI-IO this process's (direct_open);
- * -1 otherwise.  Asked once. */
+ * is open read-only (so HDF5 holds none of its bytes unwritten), or it
+ * is written in place by runs (in_place_runs: HDF5 holds none of its
+ * chunks): HDF5's default driver's own, or under MPI-IO this process's
+ * (direct_open); -1 otherwise.  Asked once. */
 static int direct_fd(struct h5io_layout *l)
 {
 	if (l->fd_known)
 		return l->fd;
 	l->fd_known = true;
 	l->fd = -1;
-	if (!l->read_only)
+	if (!l->read_only && !in_place_runs(l))
 		return -1;
 	if (l->shared)
 		return l->fd = direct_open(l->path);
@@ -413,7 +431,8 @@ static int direct_fd(struct h5io_layout *l)
 
 /* The layout of REC's dataset when the direct reader reads it as DT: a
  * plain dataset as stored (chunked, no filters, stored as DT bytes for
- * bytes), in a file opened read-only, by a descriptor; under MPI-IO its
+ * bytes), in a file opened read-only or written in place by runs
+ * (in_place_runs), by a descriptor; under MPI-IO its
  * chunks' places read from the index at its opening, and its reads
  * independent (or this rank the only one, whose collective calls no
  * other rank waits in).  Else NULL.  The one test of both direct
@@ -582,6 +601,186 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	}
 	free(scratch);
 	return got;
+}
+
+/* ---- in place, by runs ---------------------------------------------------- */
+
+/* Are the boxes of L's dataset, written in place (its record's in_place),
+ * moved by h5io_move_in_place: chunked without filters, in a file this
+ * process has alone and writes, a row of its chunks more than its chunk
+ * cache holds, every chunk stored at its whole size (the chunk index read
+ * whole lists them all: HDF5 would allocate one never written)?  Asked
+ * once; the first yes flushes what HDF5 holds of the dataset unwritten,
+ * so that nothing of it is written after the runs. */
+static bool in_place_runs(struct h5io_layout *l)
+{
+	const struct h5io_storage *st = &l->rec->storage;
+	if (l->in_place)
+		return l->in_place > 0;
+	l->in_place = -1;
+	if (!l->rec->in_place || l->kind != LAYOUT_CHUNKED || l->shared || l->read_only ||
+	    !h5io_record_overflows_cache(l->rec))
+		return false;
+	if (l->store.source == STORE_EMPTY)
+		store_fill(l);
+	uint64_t whole = st->esize, chunks = 1;
+	for (int i = 0; i < st->ndim; i++) {
+		whole *= st->chunk[i];
+		chunks *= l->grid[i];
+	}
+	if (l->store.source != STORE_INDEX || l->store.n != chunks)
+		return false;
+	for (size_t i = 0; i < l->store.cap; i++)
+		if (l->store.slot[i].key &&
+		    (l->store.slot[i].addr == HADDR_UNDEF || l->store.slot[i].size != whole))
+			return false;
+	if (H5Dflush(l->rec->d) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return false;
+	}
+	l->in_place = 1;
+	return true;
+}
+
+/* Pieces of a box gathered for one call: runs of the file one after
+ * another, each a piece of the box's buffer. */
+struct pieces {
+	struct iovec iov[IOV_MAX < 1024 ? IOV_MAX : 1024];
+	int n;
+	uint64_t at, end;    /* the file's bytes they cover */
+};
+
+/* Move P's pieces by one call, again for what a call leaves: 0, or -1
+ * (errno). */
+static int pieces_move(bool write, int fd, struct pieces *p)
+{
+	struct iovec *iov = p->iov;
+	int n = p->n;
+	uint64_t at = p->at;
+	while (n > 0) {
+		ssize_t got = write ? pwritev(fd, iov, n, (off_t)at) : preadv(fd, iov, n, (off_t)at);
+		if (got <= 0) {
+			errno = got == 0 ? EIO : errno;   /* the file ends before the chunk */
+			return -1;
+		}
+		at += (uint64_t)got;
+		for (size_t left = (size_t)got; left > 0;) {
+			size_t take = left < iov->iov_len ? left : iov->iov_len;
+			iov->iov_base = (char *)iov->iov_base + take;
+			iov->iov_len -= take;
+			left -= take;
+			if (iov->iov_len == 0)
+				iov++, n--;
+		}
+	}
+	p->n = 0;
+	return 0;
+}
+
+/* Add LEN bytes at AT of the file, BUF in memory, to P: joined to its
+ * last piece where both go on from it (a slice's lines of one chunk),
+ * else moved first when they do not go on from P's in the file or P is
+ * full. */
+static int piece_add(bool write, int fd, struct pieces *p, uint64_t at, void *buf, size_t len)
+{
+	int max = (int)(sizeof p->iov / sizeof p->iov[0]);
+	struct iovec *last = p->n > 0 ? &p->iov[p->n - 1] : NULL;
+	if (last && at == p->end && (char *)last->iov_base + last->iov_len == (char *)buf) {
+		last->iov_len += len;
+		p->end += len;
+		return 0;
+	}
+	if (p->n > 0 && (at != p->end || p->n == max) && pieces_move(write, fd, p) < 0)
+		return -1;
+	if (p->n == 0)
+		p->at = p->end = at;
+	p->iov[p->n++] = (struct iovec){ buf, len };
+	p->end += len;
+	return 0;
+}
+
+/* Move the part of the box START/COUNT (BSTRIDE: its axes' strides in
+ * BUF, in elements) that the chunk at C0, stored at ADDR, holds. */
+static int chunk_part(bool write, struct h5io_layout *l, struct pieces *p, const hsize_t *c0,
+		      haddr_t addr, const int64_t *start, const int64_t *count, const uint64_t *bstride,
+		      char *buf)
+{
+	const struct h5io_storage *st = &l->rec->storage;
+	int n = st->ndim;
+	uint64_t esize = st->esize, cstride[H5U_MAXDIM];
+	int64_t lo[H5U_MAXDIM], hi[H5U_MAXDIM], idx[H5U_MAXDIM];
+	cstride[n - 1] = 1;
+	for (int i = n - 1; i > 0; i--)
+		cstride[i - 1] = cstride[i] * st->chunk[i];
+	for (int i = 0; i < n; i++) {
+		int64_t a = (int64_t)c0[i], b = a + (int64_t)st->chunk[i], end = start[i] + count[i];
+		lo[i] = idx[i] = start[i] > a ? start[i] : a;
+		hi[i] = end < b ? end : b;
+	}
+	size_t len = (size_t)(hi[n - 1] - lo[n - 1]) * esize;
+	for (;;) {
+		uint64_t at = 0, in = 0;
+		for (int i = 0; i < n; i++) {
+			at += (uint64_t)(idx[i] - (int64_t)c0[i]) * cstride[i];
+			in += (uint64_t)(idx[i] - start[i]) * bstride[i];
+		}
+		if (piece_add(write, l->fd, p, addr + at * esize, buf + in * esize, len) < 0)
+			return -1;
+		int i = n - 2;
+		while (i >= 0 && ++idx[i] == hi[i])
+			idx[i] = lo[i], i--;
+		if (i < 0)
+			return 0;
+	}
+}
+
+int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
+		       const int64_t *step, const int64_t *count, void *buf)
+{
+	struct h5io_layout *l = rec && rec->in_place ? layout_of(rec) : NULL;
+	if (!l || !in_place_runs(l) || rec->storage.as_stored != dt || direct_fd(l) < 0)
+		return 0;
+	const struct h5io_storage *st = &rec->storage;
+	int n = st->ndim;
+	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM];
+	uint64_t bstride[H5U_MAXDIM];
+	for (int i = 0; i < n; i++)
+		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
+			return 0;   /* empty, or strided */
+	bstride[n - 1] = 1;
+	for (int i = n - 1; i > 0; i--)
+		bstride[i - 1] = bstride[i] * (uint64_t)count[i];
+	for (int i = 0; i < n; i++) {
+		first[i] = at[i] = (hsize_t)start[i] / st->chunk[i];
+		last[i] = (hsize_t)(start[i] + count[i] - 1) / st->chunk[i];
+	}
+	struct pieces *p = malloc(sizeof *p);
+	if (!p)
+		abort();
+	p->n = 0;
+	int rc = 1;
+	while (rc == 1) {
+		hsize_t c0[H5U_MAXDIM], size;
+		haddr_t addr;
+		for (int i = 0; i < n; i++)
+			c0[i] = at[i] * st->chunk[i];
+		if (!chunk_at(l, c0, &addr, &size) || addr == HADDR_UNDEF) {
+			errno = EIO;   /* listed stored whole when first asked */
+			rc = -1;
+		} else if (chunk_part(write, l, p, c0, addr, start, count, bstride, buf) < 0) {
+			rc = -1;
+		}
+		int i = n - 1;
+		while (i >= 0 && at[i] == last[i])
+			at[i] = first[i], i--;
+		if (i < 0)
+			break;
+		at[i]++;
+	}
+	if (rc == 1 && p->n > 0 && pieces_move(write, l->fd, p) < 0)
+		rc = -1;
+	free(p);
+	return rc;
 }
 
 /* ---- the extents of a box ------------------------------------------------ */

@@ -73,6 +73,9 @@ struct h5io_record {
 				     * H5IO_MASKS_NONE otherwise */
 	bool alone;                 /* its reads and writes go independently
 				     * (h5io_dataset_alone) */
+	bool in_place;              /* written in place, each box moved by
+				     * h5io_move_in_place where it can be
+				     * (h5io_dataset_in_place) */
 	struct h5io_storage storage;
 	struct h5io_layout *layout; /* h5io_extent.c's, learned on first
 				     * asking; NULL before */
@@ -142,6 +145,21 @@ int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offse
  * caller reads it); -1: the read failed. */
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf);
+/* Read or write (WRITE) the box START/STEP/COUNT of REC's dataset,
+ * stored as DT, C order in BUF, by preadv or pwritev at its chunks'
+ * places, one call a chunk (or fewer than IOV_MAX lines of one), when
+ * REC is written in place (h5io_dataset_in_place) and its chunks are
+ * moved so: chunked without filters, stored as DT, in a file this
+ * process has alone (HDF5's own descriptor), every chunk stored whole
+ * (the chunk index read whole), a row of its chunks more than its chunk
+ * cache holds, and the box not strided.  Then every box of it moves
+ * here, read and written, so HDF5 never holds a copy of its chunks that
+ * these writes would leave stale (it is flushed once first).  The
+ * journal (intercept.c) saves what each pwritev overwrites, as HDF5's
+ * writes.  1: moved; 0: not so moved (the caller moves it through HDF5);
+ * -1: the move failed (errno). */
+int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
+		       const int64_t *step, const int64_t *count, void *buf);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
  * fine. */
 void h5io_layout_free(struct h5io_layout *l);

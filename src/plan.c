@@ -610,12 +610,14 @@ static int64_t rows_cut(const struct dist_layout *l, int ndim, const int64_t *ch
 }
 
 /* Is Y, an output of the elementwise pass S, a dataset written in place
- * that in_place_cache would give a chunk cache of its own? */
+ * that in_place_cache would give a chunk cache of its own?  Not one
+ * whose boxes move by runs of its chunks (stage_in_place_runs), which
+ * HDF5 does not cache. */
 static bool cache_pays(const struct plan_step *s, const struct array *y)
 {
 	size_t esize = (size_t)dtype_size(y->coding ? y->coding->stored : y->dtype);
 	return y->kind == ARR_DATASET && !y->create && y->nstored > 0 && !y->stored_filtered &&
-	       !y->selected && shape_equal(&y->shape, &s->shape) &&
+	       !y->selected && !stage_in_place_runs(y) && shape_equal(&y->shape, &s->shape) &&
 	       !dist_holds_chunks(&s->blocks.split, y->stored_chunk) &&
 	       h5io_row_overflows_cache(y->nstored, y->shape.dim, y->stored_chunk, esize);
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "cf.h"
+#include "comm.h"
 #include "h5io.h"
 #include "iter.h"
 #include "report.h"
@@ -332,10 +333,16 @@ int stage_read_broadcast(const struct array *x, const struct shape *space, enum 
 	return 0;
 }
 
+bool stage_in_place_runs(const struct array *x)
+{
+	return x->kind == ARR_DATASET && x->in_place && !comm_mpi() && x->nstored > 0 &&
+	       !x->stored_filtered && !x->stored_gaps && !x->selected && !x->swapped && !x->vds;
+}
+
 bool stage_as_stored(const struct array *x, enum dtype t)
 {
-	return stage_chunks(x) && !x->create && !x->vds && !x->file->write && !x->stored_filtered &&
-	       !x->swapped && stored_dtype(x) == t;
+	return stage_chunks(x) && !x->create && !x->vds && (!x->file->write || stage_in_place_runs(x)) &&
+	       !x->stored_filtered && !x->swapped && stored_dtype(x) == t;
 }
 
 bool stage_cut_in_runs(const struct array *x)

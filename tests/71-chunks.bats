@@ -34,11 +34,14 @@
 # pread's offset), a ragged last chunk column's runs read with their
 # padding; ranks with fewer boxes, mpirun -n 1; a file a later
 # step writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks.
-# Written in place on one process under budgets (7M, 8M) whose boxes cut
-# square (2304, 2304) chunk rows that overflow a chunk cache, the budget
-# pays for a cache of a chunk row, and boxes of 32 lines, not 56, keep
-# within one: the file's bytes read and written once each (strace, 11
-# times before); NumPy's bits with the journal and on 1-3 ranks.
+# Written in place on one process under budgets (7M, 8M, 16M) whose boxes
+# cut square (2304, 2304) chunk rows that overflow a chunk cache, each
+# box's lines of each chunk are read and written by one preadv and pwritev
+# at the chunk's place, past HDF5: the file's bytes read and written once
+# each, the journal's as many (strace); NumPy's bits with the journal and
+# on 1-3 ranks.  So ragged 2-d, float32 and 3-d datasets under budgets of
+# 4K to the default, two steps and a reduction after, gzip and partly
+# written ones beside them through HDF5: NumPy's bits, ncdump reads them.
 # Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and so in runs of
@@ -174,27 +177,32 @@ check_reads() {
 	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /s "s * 2 + 1"
 }
 
-@test "in place into chunk rows more than a chunk cache holds, boxes cutting them (--memory 7M, 8M): the budget pays for a cache of a chunk row, boxes within one, each chunk read and written once on one process; NumPy's bits on 1-3 ranks" {
+@test "in place into chunk rows more than a chunk cache holds, boxes cutting them (--memory 7M, 8M, 16M): each box's runs read and written by preadv and pwritev at the chunks' places, no chunk cache paid, the file's bytes read and written once each and the journal's as many; NumPy's bits with the journal and on 1-3 ranks" {
 	ref square .
 	local m n
 	# 40.5 MiB of data, and HDF5's metadata
 	local most=$((42467328 * 102 / 100 + 1048576))
-	for m in 7M 8M; do
+	for m in 7M 8M 16M; do
 		cp sq.h5 "q$m.h5"
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,read,pwrite64,write -o "tr$m" \
+			-e trace=openat,open,pread64,preadv,read,pwrite64,pwritev,write -o "tr$m" \
 			h5ufunc eval -i "a=q$m.h5:/a" 'a = a * 2 + 1' --risk-partial-writes --memory "$m" ||
 			fail "--memory $m: exit status $?"
 		run ref moved "tr$m" "q$m.h5" "$most" :: same sq.h5 "q$m.h5" /a "a * 2 + 1"
 		assert_success
-		run h5u check --memory "$m" - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
-		assert_success
-		assert_output --partial "boxes (32, 2304), 72 boxes"
 	done
-	# with the journal, and on 1-3 ranks (no chunk cache for a file
-	# written through MPI-IO: the plan is the usual one)
+	run h5u check --memory 7M - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
+	assert_success
+	assert_output --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	# with the journal: what it saves is the file's bytes once (read
+	# again by the journal, before they are overwritten)
 	cp sq.h5 j.h5
-	h5u eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+		-e trace=openat,open,pread64,preadv,read,pwrite64,pwritev,write -o trj \
+		h5ufunc eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M || fail "journaled: exit status $?"
+	run ref moved trj j.h5 $((2 * most)) :: journaled trj j.h5 "$most"
+	assert_success
+	# on 1-3 ranks (under MPI-IO, through HDF5's path)
 	local same=(same sq.h5 j.h5 /a "a * 2 + 1")
 	for n in 1 2 3; do
 		cp sq.h5 "r$n.h5"
@@ -203,6 +211,37 @@ check_reads() {
 	done
 	run ref "${same[@]}"
 	assert_success
+}
+
+@test "in place by runs on one process: ragged 2-d, float32, 3-d, two steps into one dataset and a reduction of it after; gzip and partly written datasets through HDF5's path beside them; budgets 4K, 1M, 16M and the default; NumPy's bits, h5py and ncdump read the file" {
+	ref in-place .
+	cat >r.yaml <<-'EOF'
+		inputs: {w: ip.h5:/w, f: ip.h5:/f, t: ip.h5:/t, g: ip.h5:/g, p: ip.h5:/p}
+		steps:
+		  - {expr: w * 2 + 1, out: w}
+		  - {expr: f * 3 - 1, out: f}
+		  - {expr: t * 2 + 1, out: t}
+		  - {expr: g * 2 + 1, out: g}
+		  - {expr: p * 2 + 1, out: p}
+		  - {expr: w - 1, out: w}
+		  - {reduce: add, in: w, axis: 0, out: s.h5:/s}
+	EOF
+	local m d same=()
+	for m in 4K 1M 16M ''; do
+		d=m${m:-default}
+		mkdir "$d"
+		cp ip.h5 r.yaml "$d/"
+		(cd "$d" && h5u run r.yaml ${m:+--memory "$m"}) || fail "--memory ${m:-default}: exit status $?"
+		ncdump -h "$d/ip.h5" >/dev/null || fail "$d: ncdump cannot read it"
+		same+=(:: same ip.h5 "$d/ip.h5" /w "w * 2 + 1 - 1" /f "f * np.float32(3) - np.float32(1)"
+		       /t "t * 2 + 1" /g "g * 2 + 1" /p "p * 2 + 1"
+		       :: same ip.h5 "$d/s.h5" /s "np.add.reduce(w * 2 + 1 - 1, axis=0)")
+	done
+	run ref "${same[@]:1}"
+	assert_success
+	run h5u check --memory 1M r.yaml
+	assert_success
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide"
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {

@@ -101,14 +101,27 @@ Jobs:
                   journal records and bytes on each rank as the first
   square DIR      write DIR/sq.h5: float64 /a (2304, 2304) in chunks
                   (256, 64), a chunk row of 4.5 MiB, more than a chunk
-                  cache holds unless the budget pays for it
+                  cache holds
+  in-place DIR    write DIR/ip.h5, datasets a row of whose chunks more
+                  than a chunk cache holds, each chunk stored, to be
+                  written in place by runs: /w float64 (150, 9000) in
+                  (64, 64), ragged along both axes; /f float32 (100,
+                  20000) in (64, 64); /t float64 (2, 40, 9000) in (2,
+                  32, 64); and two that go through HDF5's path: /g as /w
+                  with gzip, /p as /w with only its first chunk row
+                  written (the rest its fill value, 0.5)
   moved PREFIX FILE BYTES
                   the reads and the writes of FILE in the logs PREFIX.*
-                  of `strace -ff -e trace=openat,open,pread64,read,pwrite64,write
-                  -o PREFIX` come to at most BYTES bytes each
+                  of `strace -ff -e trace=openat,open,pread64,preadv,read,
+                  pwrite64,pwritev,write -o PREFIX` come to at most BYTES
+                  bytes each
+  journaled PREFIX FILE BYTES
+                  the writes into the journals of FILE in the same logs
+                  come to at most BYTES bytes, and into FILE by pwritev,
+                  the run's own, to some
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
-                  trace=openat,open,pread64,read -o PREFIX` (every process
+                  trace=openat,open,pread64,preadv,read -o PREFIX` (every process
                   of a launch): at most CALLS calls (a chunk read in one,
                   and HDF5's few reads of metadata) and BYTES bytes
   whole PREFIX FILE SIZE COUNT
@@ -311,6 +324,18 @@ def make_raw(path, rng):
         f.create_dataset('g', data=rng.random(shape), chunks=(16, 64))
 
 
+def in_place(d):
+    rng = np.random.default_rng(72)
+    w = rng.random((150, 9000)) - 0.25
+    with h5py.File(f'{d}/ip.h5', 'w') as f:
+        f.create_dataset('w', data=w, chunks=(64, 64))
+        f.create_dataset('f', data=rng.random((100, 20000), dtype='f4') * 9 - 3, chunks=(64, 64))
+        f.create_dataset('t', data=rng.random((2, 40, 9000)), chunks=(2, 32, 64))
+        f.create_dataset('g', data=w, chunks=(64, 64), compression='gzip', compression_opts=1)
+        p = f.create_dataset('p', (150, 9000), dtype='f8', chunks=(64, 64), fillvalue=0.5)
+        p[:64] = w[:64]
+
+
 def index_files(d):
     rng = np.random.default_rng(28)
     for name, libver in (('ix', 'earliest'), ('ix108', 'v108')):
@@ -447,7 +472,7 @@ def decoded(inp, out, path, name, expr):
 
 
 OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
-READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
+READ = re.compile(r'(?:pread64|preadv|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
 def traced(prefix, wanted, call):
@@ -493,7 +518,7 @@ def reads(prefix, path, calls, nbytes):
 PREAD = re.compile(r'pread64\((\d+),.*, (\d+), (\d+)\)\s+=\s+(\d+)$')
 
 
-WRITE = re.compile(r'(?:pwrite64|write)\((\d+),.*\)\s+=\s+(\d+)$')
+WRITE = re.compile(r'(?:pwrite64|pwritev|write)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
 def moved(prefix, path, nbytes):
@@ -502,6 +527,17 @@ def moved(prefix, path, nbytes):
         total = sum(int(m.group(2)) for _, m in traced(prefix, wanted, call))
         if total > int(nbytes):
             raise Failure(f'{prefix}: {path}: {total} bytes {what}, more than {nbytes}')
+
+
+def journaled(prefix, path, nbytes):
+    journal = lambda name, line: os.path.basename(name).startswith(f'.{os.path.basename(path)}.h5ufunc-journal')  # noqa: E731
+    total = sum(int(m.group(2)) for _, m in traced(prefix, journal, WRITE))
+    if total > int(nbytes):
+        raise Failure(f'{prefix}: the journals of {path}: {total} bytes written, more than {nbytes}')
+    own = [m for _, m in traced(prefix, lambda name, line: name.endswith(path), WRITE)
+           if 'pwritev(' in m.group(0)]
+    if not own:
+        raise Failure(f'{prefix}: {path}: no pwritev of its chunks')
 
 
 def runs(prefix, path, names, alone):
@@ -583,5 +619,7 @@ if __name__ == '__main__':
     jobs = {f.__name__: words(f) for f in (make, square, moved, reads, runs, whole, own, same, decoded, filters,
                                               stored, index, refused, continued, journals)}
     jobs['index-files'] = words(index_files)
+    jobs['in-place'] = words(in_place)
+    jobs['journaled'] = words(journaled)
     jobs['userblock-files'] = words(userblock_files)
     h5ref.main(jobs, 'chunks_ref.py')
