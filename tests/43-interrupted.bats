@@ -288,7 +288,7 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 		w=$(cd "u$m" && h5u "${args[@]}" --memory "$m" --json | sed -n 's/.*"journal_writes": \([0-9]*\).*/\1/p')
 		((w >= 10)) || fail "--memory $m: only $w writes in an uninterrupted run"
 		cp ip.h5 "s$m.h5"
-		run grep -c pwritev <(strace -f -e trace=pwritev h5ufunc eval -i "a=s$m.h5:/w" 'a = a * 2 + 1' \
+		run grep -cE 'pwritev2?\(' <(strace -f -e trace=pwritev,pwritev2 h5ufunc eval -i "a=s$m.h5:/w" 'a = a * 2 + 1' \
 			--memory "$m" 2>&1)
 		((output > 0)) || fail "--memory $m: no pwritev: not written by runs"
 		points="1 $((RANDOM % w + 1)) $((RANDOM % w + 1)) $((w / 2)) $w"

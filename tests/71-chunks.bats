@@ -91,6 +91,10 @@
 
 load helper
 REF=chunks_ref.py
+# the calls strace counts: every one that reads or writes a descriptor,
+# the vectored ones the in-place runs move by included
+TRACE_READS=pread64,preadv,preadv2,read
+TRACE_WRITES=pwrite64,pwritev,pwritev2,write
 
 setup_file() {
 	ref make "$BATS_FILE_TMPDIR"
@@ -118,11 +122,11 @@ traced() {
 	# the leak checker does not work under ptrace: off for the traced runs
 	if ((n == 0)); then
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,read -o "$tr" h5ufunc "$@" --memory "$mem" ||
+			-e trace=openat,open,$TRACE_READS -o "$tr" h5ufunc "$@" --memory "$mem" ||
 			fail "h5ufunc $*: exit status $?"
 	else
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,read -o "$tr" \
+			-e trace=openat,open,$TRACE_READS -o "$tr" \
 			timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@" --memory "$mem" ||
 			fail "$n ranks, h5ufunc $*: exit status $?"
 	fi
@@ -185,7 +189,7 @@ check_reads() {
 	for m in 7M 8M 16M; do
 		cp sq.h5 "q$m.h5"
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,preadv,read,pwrite64,pwritev,write -o "tr$m" \
+			-e trace=openat,open,$TRACE_READS,$TRACE_WRITES -o "tr$m" \
 			h5ufunc eval -i "a=q$m.h5:/a" 'a = a * 2 + 1' --risk-partial-writes --memory "$m" ||
 			fail "--memory $m: exit status $?"
 		run ref moved "tr$m" "q$m.h5" "$most" :: same sq.h5 "q$m.h5" /a "a * 2 + 1"
@@ -198,7 +202,7 @@ check_reads() {
 	# again by the journal, before they are overwritten)
 	cp sq.h5 j.h5
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-		-e trace=openat,open,pread64,preadv,read,pwrite64,pwritev,write -o trj \
+		-e trace=openat,open,$TRACE_READS,$TRACE_WRITES -o trj \
 		h5ufunc eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M || fail "journaled: exit status $?"
 	run ref moved trj j.h5 $((2 * most)) :: journaled trj j.h5 "$most"
 	assert_success
@@ -434,7 +438,7 @@ check_reads() {
 		planned "$n" 2M '{a: sl.h5:/p, b: sl.h5:/pb}' 'sqrt(a*a + b*b)'
 		assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
 		echo "tr$n: $n ranks, /p and /pb" >>traces.txt
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 			-o "tr$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 2M \
 			-i a=sl.h5:/p -i b=sl.h5:/pb "p$n.h5:/c = sqrt(a*a + b*b)" || fail "$n ranks: exit status $?"
 		alone=$((n < 3))
@@ -447,7 +451,7 @@ check_reads() {
 	# result
 	for n in 2 3 4; do
 		echo "tx$n: $n ranks, /x and /xb" >>traces.txt
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 			-o "tx$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 1M \
 			-i a=cw.h5:/x -i b=cw.h5:/xb "x$n.h5:/c = (a * 2.5 + 1) > b" || fail "$n ranks: exit status $?"
 		jobs+=(:: runs "tx$n" cw.h5 /x,/xb 0 :: same cw.h5 "x$n.h5" /c "(x * 2.5 + 1) > xb")
@@ -574,11 +578,11 @@ for n in (0, 2):
 			set -- $d
 			tr=q$n$1$2$3
 			if ((n == 0)); then
-				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 					-o "$tr" h5ufunc "$1" add "rr.h5:/$2" --axis "$3" --memory 1M -o "o$tr.h5:/o" ||
 					fail "$d: exit status $?"
 			else
-				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 					-o "$tr" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc "$1" add "rr.h5:/$2" \
 					--axis "$3" --memory 1M -o "o$tr.h5:/o" --json >"o$tr.json" ||
 					fail "$n ranks, $d: exit status $?"
@@ -650,7 +654,7 @@ for n in (2, 3, 4, 6):
 	# read either, each byte once
 	for n in 2 3; do
 		tr="al$n"
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 			-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 20M --json \
 			-i p=sl.h5:/p -i pb=sl.h5:/pb "o$n.h5:/w = sqrt(p*p + pb*pb)" >"$tr.json" ||
 			fail "$n ranks: exit status $?"
@@ -850,7 +854,7 @@ for name in glob.glob("*/p.json"):
 		for step in "${all[@]}"; do
 			verb=${step%:*} axis=${step#*:}
 			tr=f$n$verb$axis
-			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 				-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$verb" add ru.h5:/u \
 				--axis "${axis/null/all}" --memory 64M -o "o$tr.h5:/r" || fail "$n ranks, $step: exit status $?"
 			JOBS+=(:: whole "$tr" ru.h5 8192 48
@@ -906,12 +910,12 @@ for name in glob.glob("*/p.json"):
 			(cd "r$n/w" && h5u run --memory 20M ../../w.yaml) || fail "one process, w.yaml: exit status $?"
 		else
 			tr="r$n/mx"
-			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 				-o "$tr" timeout 60 mpirun --oversubscribe -n "$n" h5ufunc run --memory 20M --json mx.yaml \
 				>"r$n/p.json" || fail "$n ranks: exit status $?"
 			mv o.h5 "r$n/"
 			(cd "r$n/w" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-				-e trace=openat,open,pread64,read -o tr timeout 60 mpirun --oversubscribe -n "$n" \
+				-e trace=openat,open,$TRACE_READS -o tr timeout 60 mpirun --oversubscribe -n "$n" \
 				h5ufunc run --memory 20M ../../w.yaml) || fail "$n ranks, w.yaml: exit status $?"
 			# one rank, the only one in MPI-IO's collective calls, reads
 			# every plain chunk so (/t's 10 and /odd's 5 x 53 too, its

@@ -112,8 +112,9 @@ Jobs:
                   written (the rest its fill value, 0.5)
   moved PREFIX FILE BYTES
                   the reads and the writes of FILE in the logs PREFIX.*
-                  of `strace -ff -e trace=openat,open,pread64,preadv,read,
-                  pwrite64,pwritev,write -o PREFIX` come to at most BYTES
+                  of `strace -ff -e trace=openat,open,$TRACE_READS,$TRACE_WRITES -o
+                  PREFIX` (71-chunks.bats: every call that reads or
+                  writes, vectored ones too) come to at most BYTES
                   bytes each
   journaled PREFIX FILE BYTES
                   the writes into the journals of FILE in the same logs
@@ -121,7 +122,7 @@ Jobs:
                   the run's own, to some
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
-                  trace=openat,open,pread64,preadv,read -o PREFIX` (every process
+                  trace=openat,open,$TRACE_READS -o PREFIX` (every process
                   of a launch): at most CALLS calls (a chunk read in one,
                   and HDF5's few reads of metadata) and BYTES bytes
   whole PREFIX FILE SIZE COUNT
@@ -472,7 +473,7 @@ def decoded(inp, out, path, name, expr):
 
 
 OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
-READ = re.compile(r'(?:pread64|preadv|read)\((\d+),.*\)\s+=\s+(\d+)$')
+READ = re.compile(r'(?:pread64|preadv2?|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
 def traced(prefix, wanted, call):
@@ -515,10 +516,13 @@ def reads(prefix, path, calls, nbytes):
                       f'more than {calls} reads or {nbytes} bytes')
 
 
-PREAD = re.compile(r'pread64\((\d+),.*, (\d+), (\d+)\)\s+=\s+(\d+)$')
+# a positioned read: descriptor, bytes asked (pread64) or buffers
+# (preadv, which fills them from one offset on), offset, bytes read
+PREAD = re.compile(r'(?:pread64|preadv)\((\d+),.*, (\d+), (\d+)\)\s+=\s+(\d+)$')
+PREADV2 = re.compile(r'preadv2\((\d+),.*\)\s+=\s+(\d+)$')
 
 
-WRITE = re.compile(r'(?:pwrite64|pwritev|write)\((\d+),.*\)\s+=\s+(\d+)$')
+WRITE = re.compile(r'(?:pwrite64|pwritev2?|write)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
 def moved(prefix, path, nbytes):
@@ -535,7 +539,7 @@ def journaled(prefix, path, nbytes):
     if total > int(nbytes):
         raise Failure(f'{prefix}: the journals of {path}: {total} bytes written, more than {nbytes}')
     own = [m for _, m in traced(prefix, lambda name, line: name.endswith(path), WRITE)
-           if 'pwritev(' in m.group(0)]
+           if re.match(r'pwritev2?\(', m.group(0))]
     if not own:
         raise Failure(f'{prefix}: {path}: no pwritev of its chunks')
 
@@ -553,6 +557,8 @@ def runs(prefix, path, names, alone):
     chunks.sort(key=lambda c: c[0])
     starts = [c[0] for c in chunks]
     seen = [{} for _ in chunks]   # per chunk, per log: how often each byte was read
+    for name, m in traced(prefix, lambda name, line: name.endswith(path), PREADV2):
+        raise Failure(f'{prefix}: {path}: a preadv2, whose offset is not placed: {m.group(0)}')
     for name, m in traced(prefix, lambda name, line: name.endswith(path), PREAD):
         at, n = int(m.group(3)), int(m.group(4))
         k = int(np.searchsorted(starts, at, side='right')) - 1
