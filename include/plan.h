@@ -131,6 +131,11 @@ struct array {
 				    (overwrite): read by the steps between, gone at the end */
 	bool unused;             /* an intermediate that fusion made unnecessary */
 	bool in_place;           /* an existing dataset the run writes into */
+	bool named_twice;        /* another array of the plan names its dataset (a
+				    view, its decoded or stored twin, a new one over
+				    it): HDF5 keeps one chunk cache a dataset, which
+				    the other's boxes fill, so it is never moved by
+				    runs of its chunks (stage_in_place_runs) */
 	bool alone;              /* under MPI, a chunked dataset of a file the run writes,
 				    without filters, moved by each rank with independent
 				    transfers, a chunk a call; or one of a file the run

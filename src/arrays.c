@@ -39,6 +39,15 @@ struct array *array_find(struct plan *p, const struct plan_file *f, const char *
 	return NULL;
 }
 
+void array_named(struct plan *p, struct array *x)
+{
+	for (int i = 0; i < p->narrays; i++) {
+		struct array *y = p->arrays[i];
+		if (y != x && y->kind == ARR_DATASET && y->file == x->file && !strcmp(y->path, x->path))
+			x->named_twice = y->named_twice = true;
+	}
+}
+
 struct array *array_bound(struct planner *pl, const char *name)
 {
 	for (int i = pl->nbind - 1; i >= 0; i--)
@@ -87,6 +96,8 @@ static struct array *plane_of(struct planner *pl, struct array *x, const struct 
 	m->missing = NULL;
 	m->coding = NULL;
 	m->decoded = m;
+	m->named_twice = false;
+	array_named(pl->p, m);
 	return x->plane = m;
 }
 
@@ -155,6 +166,7 @@ struct array *array_decoded(struct planner *pl, struct array *x, const struct si
 	y->decoded = y;
 	y->raw = x;
 	x->decoded = y;
+	array_named(pl->p, y);
 	return y;
 }
 
@@ -210,6 +222,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		}
 		x->file = f;
 		x->path = arena_strdup(pl->p->arena, op->path);
+		array_named(pl->p, x);
 		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w->text, text, e);
 		if (d < 0) {
 			err_place(e, &w->loc);
@@ -248,6 +261,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->cf_present = x->cf_present;
 	y->desc = x->desc;
 	y->dims = dims_select(x->dims, v.dropped, v.start, v.step, v.inserted, pl->p->arena);
+	array_named(pl->p, y);
 	return y;
 }
 
@@ -270,6 +284,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	y->dtype = x->dtype;
 	y->swapped = x->swapped;
 	y->base = x;
+	array_named(pl->p, y);
 	y->units = x->units;
 	y->desc = x->desc;
 	y->dims = (struct dims *)u;

@@ -31,6 +31,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	}
 	x->file = f;
 	x->path = arena_strdup(pl->p->arena, path);
+	array_named(pl->p, x);
 	x->shape = s->shape;
 	x->dims = s->dims;
 	x->dtype = s->out_dtype[k];

@@ -737,6 +737,23 @@ static int step_bind_outputs(struct planner *pl, struct plan_step *s, struct err
 	return 0;
 }
 
+/* The elementwise passes laid out before a later step named a dataset
+ * they write in place again (named_twice), laid out again: that dataset
+ * moves through HDF5's chunk cache, not by runs (stage_in_place_runs),
+ * and the run opens it so. */
+static int relayout_named_late(struct planner *pl, struct err *e)
+{
+	for (int i = 0; i < pl->p->nsteps; i++) {
+		struct plan_step *s = &pl->p->steps[i];
+		bool named = false;
+		for (int k = 0; k < s->nout && elementwise_pass(s); k++)
+			named = named || (s->out[k]->in_place && s->out[k]->named_twice);
+		if (named && step_layout(pl, s, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Step INDEX of the recipe, phase by phase. */
 static int plan_step(struct planner *pl, int index, struct err *e)
 {
@@ -794,6 +811,8 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	for (int i = 0; i < r->nsteps; i++)
 		if (plan_step(pl, i, e) < 0)
 			goto out;
+	if (relayout_named_late(pl, e) < 0)
+		goto out;
 	fuse_plan(pl);
 	if (place_files(pl, e) < 0)
 		goto out;

@@ -110,6 +110,9 @@ int place_files(struct planner *pl, struct err *e);
 struct array *array_new(struct planner *pl, enum array_kind kind, const char *display);
 /* The whole (unselected) dataset PATH of F, when the plan has it. */
 struct array *array_find(struct plan *p, const struct plan_file *f, const char *path);
+/* X, a dataset array whose file and path are just set: it and every
+ * other array of P naming the same dataset are named_twice. */
+void array_named(struct plan *p, struct array *x);
 /* The array NAME is bound to, the latest binding first; NULL if none. */
 struct array *array_bound(struct planner *pl, const char *name);
 int array_bind(struct planner *pl, const char *name, struct array *x, const struct site *w, struct err *e);

@@ -217,6 +217,49 @@ check_reads() {
 	assert_success
 }
 
+# traced_moves PREFIX CMD...: h5ufunc CMD under strace, its reads and
+# writes in the logs PREFIX.*; VECTORED: how many of them are preadv or
+# pwritev (the in-place runs)
+traced_moves() {
+	local tr=$1
+	shift
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+		-e trace=openat,open,$TRACE_READS,$TRACE_WRITES -o "$tr" h5ufunc "$@" ||
+		fail "h5ufunc $*: exit status $?"
+	vectored=$(cat "$tr".* | grep -cE '^p(read|write)v2?\(' || true)
+}
+
+@test "in place by runs only where no other array names the dataset: a view of it read beside, or by a later step, sends it through HDF5 with a chunk cache paid (check's plan) and no preadv or pwritev (strace), each byte moved once; the one-liner add x x -o x by runs as check plans; NumPy's bits" {
+	ref square .
+	# 40.5 MiB of data, and HDF5's metadata
+	local most=$((42467328 * 102 / 100 + 1048576)) vectored f
+	printf 'inputs: {a: F:/a, b: "F:/a[:8]"}\nsteps:\n  - expr: a * 2 + 1\n    out: a\n  - expr: b + 1\n    out: oF:/c\n' >beside.in
+	printf 'inputs: {a: F:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a\n  - ufunc: add\n    in: ["F:/a[:8]", 1]\n    out: oF:/c\n' >later.in
+	for f in beside later; do
+		cp sq.h5 "$f.h5"
+		sed "s/F:/$f.h5:/g" "$f.in" >"$f.yaml"
+		run h5u check --memory 7M "$f.yaml"
+		assert_success
+		assert_line --index 0 --partial "boxes (32, 2304), 72 boxes, 1 of 1 ranks"
+		traced_moves "tr$f" run --risk-partial-writes --memory 7M "$f.yaml"
+		((vectored == 0)) || fail "$f: $vectored preadv or pwritev, where the plan moves it through HDF5"
+		# and the first chunk row again, its 36 chunks of 128 KiB, for b
+		run ref moved "tr$f" "$f.h5" $((most + 36 * 131072)) :: same sq.h5 "$f.h5" /a "a * 2 + 1" \
+			:: same sq.h5 "o$f.h5" /c "(a * 2 + 1)[:8] + 1"
+		assert_success
+	done
+	# one array for the three operands: by runs, as planned
+	printf 'inputs: {a: sq.h5:/a}\nsteps:\n  - ufunc: add\n    in: [a, a]\n    out: a\n' >twice.yaml
+	run h5u check --memory 7M twice.yaml
+	assert_success
+	assert_line --index 0 --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	cp sq.h5 x.h5
+	traced_moves trx call add x.h5:/a x.h5:/a -o x.h5:/a --risk-partial-writes --memory 7M
+	((vectored > 0)) || fail "add x x -o x: no preadv or pwritev, where the plan moves it by runs"
+	run ref moved trx x.h5 "$most" :: same sq.h5 x.h5 /a "a + a"
+	assert_success
+}
+
 @test "in place by runs on one process: ragged 2-d, float32, 3-d, two steps into one dataset and a reduction of it after; gzip and partly written datasets through HDF5's path beside them; budgets 4K, 1M, 16M and the default; NumPy's bits, h5py and ncdump read the file" {
 	ref in-place .
 	cat >r.yaml <<-'EOF'
