@@ -30,7 +30,7 @@ static int exact_numbers(hid_t d, const char *name, enum dtype dt, int n, unsign
 	char kind = dtype_table[dt].kind;
 	if (k <= 0 || kind == 'c')
 		return k;
-	unsigned char as_double[CF_MAXMISSING][16];
+	unsigned char as_double[CF_MAXMISSING + 1][16];
 	if (h5attr_numbers(d, name, DT_FLOAT64, n, as_double) != k)
 		return 0;
 	for (int i = 0; i < k; i++) {
@@ -83,7 +83,7 @@ static const char *missing_attrs(hid_t d, enum dtype dt, unsigned present, struc
 	m->fill_value = k > 0;
 	n = 0;
 	if ((present & (1u << CF_MISSING_VALUE)) &&
-	    (n = exact_numbers(d, "missing_value", dt, CF_MAXMISSING - k, m->value + k)) < 0)
+	    (n = exact_numbers(d, "missing_value", dt, CF_MAXMISSING, m->value + k)) < 0)
 		bad = "missing_value";
 	m->nvalues = n < 0 ? k : k + n;
 	drop_repeats(m, dt);
@@ -117,11 +117,15 @@ int cf_missing_read(hid_t file, const char *path, enum dtype dt, unsigned presen
 	if (d < 0)
 		return -1;
 	const char *bad = missing_attrs(d, dt, present, m);
+	int64_t count = bad && !strcmp(bad, "missing_value") ? h5attr_count(d, bad) : 0;
 	h5io_dataset_close(d);
+	if (count > CF_MAXMISSING)
+		return err_set(e, EXIT_USAGE, where, "'%s' has a missing_value attribute of %lld values: "
+			       "h5ufunc reads at most %d", display, (long long)count, CF_MAXMISSING);
 	if (bad)
 		return err_set(e, EXIT_USAGE, where, "'%s' has a %s attribute that is not %s", display, bad,
 			       !strcmp(bad, "valid_range") ? "two numbers"
-			       : !strcmp(bad, "missing_value") ? "a few numbers" : "a number");
+			       : !strcmp(bad, "missing_value") ? "numbers" : "a number");
 	return 0;
 }
 
