@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cf.h"
 #include "contract.h"
 #include "elementwise.h"
 #include "expr.h"
@@ -611,8 +610,16 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 {
 	struct lowering L = { .pl = pl, .s = s, .o = o, .in_where = true,
 			      .where_mark = option_given(o, OPT_MISSING) ? o->mark[OPT_MISSING] : s->src->mark };
-	/* two ops (equal, logical_or) for each missing value of each input */
-	make_room(&L, s->prog.nops + EXPR_MAXOPS + nin * 2 * (CF_MAXMISSING + 1));
+	int values = 0;   /* two ops (equal, logical_or) for each missing value of each input */
+	for (int k = 0; k < nin; k++) {
+		if (s->in[k]->kind != ARR_DATASET)
+			continue;
+		const struct cf_missing *m = array_missing(pl, s->in[k], LOCATE(pl, s, L.where_mark), e);
+		if (!m)
+			return -1;
+		values += m->nvalues;
+	}
+	make_room(&L, s->prog.nops + EXPR_MAXOPS + 2 * values);
 	memcpy(L.ops, s->prog.ops, sizeof *L.ops * (size_t)s->prog.nops);
 	L.nops = s->prog.nops;
 	int nprog = s->prog.nops;

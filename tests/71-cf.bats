@@ -382,7 +382,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	assert_unchanged
 }
 
-@test "missing_value of 5 and 12 values: every one is missing, as netCDF4-python and xarray read it, in reduce, call and in place, on 1 and 3 ranks; more than h5ufunc reads is exit 2" {
+@test "missing_value of 5 and 12 values: every one is missing, as netCDF4-python and xarray read it, in reduce, call and in place, on 1 and 3 ranks; 64 on three operands of an expression; more than h5ufunc reads is exit 2" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
 		rng = np.random.default_rng(7105)
@@ -404,6 +404,11 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 		    b.flat[rng.choice(b.size, 25, replace=False)] = rng.choice(twelve, 25)
 		    var("b", "i2", b, _FillValue=np.int16(-32767), missing_value=twelve)
 		    var("many", "f8", a.astype(np.float64), missing_value=np.arange(65, dtype=np.float64) + 1000)
+		    sixty4 = np.arange(64, dtype=np.float64) + 1000   # the most h5ufunc reads, on three operands
+		    for name in ("p", "q", "r"):
+		        g = rng.integers(-50, 50, (9, 7)).astype(np.float64)
+		        g.flat[rng.choice(g.size, 15, replace=False)] = rng.choice(sixty4, 15)
+		        var(name, "f8", g, missing_value=sixty4)
 	EOF
 	local n v launch small
 	for n in 1 3; do
@@ -439,6 +444,15 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 			        assert np.array_equal(got.compressed(), want.compressed()), (v, got, want)
 		EOF
 	done
+	ok eval -i p=mv.nc:/p -i q=mv.nc:/q -i r=mv.nc:/r 'e.nc:/s = p * q - r'
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np, numpy.ma as ma
+		with netCDF4.Dataset("mv.nc") as d, netCDF4.Dataset("e.nc") as o:
+		    want = d["p"][:] * d["q"][:] - d["r"][:]
+		    got = o["s"][:]
+		    assert np.array_equal(ma.getmaskarray(got), ma.getmaskarray(want)), (got, want)
+		    assert np.array_equal(got.compressed(), want.compressed()), (got, want)
+	EOF
 	cp mv.nc m.nc
 	snapshot
 	run --separate-stderr h5u call add m.nc:/many 1 -o m.nc:/many
