@@ -385,16 +385,13 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 @test "missing_value of 5 and 12 values: every one is missing, as netCDF4-python and xarray read it, in reduce, call and in place, on 1 and 3 ranks; 64 on three operands of an expression; more than h5ufunc reads is exit 2" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np
+		from cf_ref import _var
 		rng = np.random.default_rng(7105)
 		with netCDF4.Dataset("mv.nc", "w") as d:
 		    d.createDimension("y", 9)
 		    d.createDimension("x", 7)
-		    def var(name, dtype, data, **attrs):
-		        v = d.createVariable(name, dtype, ("y", "x"), fill_value=attrs.pop("_FillValue", None))
-		        v.set_auto_maskandscale(False)
-		        for k, a in attrs.items():
-		            v.setncattr(k, a)
-		        v[:] = data
+		    def var(name, dtype, data, fill=None, **attrs):
+		        _var(d, name, dtype, ("y", "x"), data, attrs, fill)
 		    five = np.array([-101, -202, -303, 900, 901], np.float32)
 		    a = rng.integers(-50, 50, (9, 7)).astype(np.float32)
 		    a.flat[rng.choice(a.size, 20, replace=False)] = rng.choice(five, 20)
@@ -402,7 +399,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 		    twelve = np.arange(12, dtype=np.int16) * 7 - 500
 		    b = rng.integers(-90, 90, (9, 7)).astype(np.int16)
 		    b.flat[rng.choice(b.size, 25, replace=False)] = rng.choice(twelve, 25)
-		    var("b", "i2", b, _FillValue=np.int16(-32767), missing_value=twelve)
+		    var("b", "i2", b, fill=np.int16(-32767), missing_value=twelve)
 		    var("many", "f8", a.astype(np.float64), missing_value=np.arange(65, dtype=np.float64) + 1000)
 		    sixty4 = np.arange(64, dtype=np.float64) + 1000   # the most h5ufunc reads, on three operands
 		    for name in ("p", "q", "r"):
