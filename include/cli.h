@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "vars.h"
@@ -63,6 +64,8 @@ int cli_parse(struct cli *c, const char *command, int argc, char **argv,
  * G or T (binary; KiB and KB read as K), at least one byte in all; -1
  * for anything else. */
 int cli_size(const char *text, size_t *out);
+/* The common options' help, one per line, as help COMMAND shows it. */
+void cli_print_common(FILE *f);
 /* Start MPI (when launched or --mpi) and HDF5. */
 int cli_session(struct cli *c, int *argc, char ***argv, struct err *e);
 /* Print a usage error found before MPI started, on the launcher's first

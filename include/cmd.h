@@ -18,7 +18,8 @@ struct command {
 	const char *own;        /* its own options (-o, -i), one per line */
 	int step_flags;         /* the step options it takes as flags: an enum
 				   one_liner (options.h), or -1 for none */
-	const char *common;     /* the options every data command shares */
+	bool data;              /* takes the options every data command shares
+				   (cli.c's COMMON_OPTIONS) */
 };
 
 extern const struct command commands[];

@@ -15,20 +15,44 @@
 
 #define DEFAULT_MEMORY ((size_t)256 << 20)
 
+/* The options every data command takes: long name, short name, whether
+ * it takes a value, its id, and how help COMMAND shows it (the one list:
+ * the parser's table and the help are made from it). */
+#define COMMON_OPTIONS(X) \
+	X("set", 0, true, OPTV_SET, "--set NAME=VALUE", \
+	  "fill ${NAME} in the recipe or the command line (else the environment)") \
+	X("memory", 0, true, OPTV_MEMORY, "--memory SIZE", \
+	  "per-rank working memory: bytes, or with K M G T (default 256M)") \
+	X("mpi", 0, false, OPTV_MPI, "--mpi", "initialise MPI even without a launcher") \
+	X("overwrite", 0, false, OPTV_OVERWRITE, "--overwrite", \
+	  "allow replacing existing datasets that are not in-place targets") \
+	X("no-history", 0, false, OPTV_NO_HISTORY, "--no-history", \
+	  "do not add a line to the history attribute of written files") \
+	X("risk-partial-writes", 0, false, OPTV_RISK_PARTIAL_WRITES, "--risk-partial-writes", \
+	  "write into existing files without the journal that undoes\n" \
+	  "                     an interrupted run: a stopped run may leave them half written") \
+	X("mpi-info", 0, true, OPTV_MPI_INFO, "--mpi-info KEY=VALUE", \
+	  "an MPI-IO hint for every file (striping_factor=16, ...)") \
+	X("quiet", 'q', false, OPTV_QUIET, "-q, --quiet", "print nothing but results and errors") \
+	X("progress", 0, false, OPTV_PROGRESS, "--progress", \
+	  "the progress meter on stderr (default: on a terminal)") \
+	X("no-progress", 0, false, OPTV_NO_PROGRESS, "--no-progress", "no progress meter") \
+	X("json", 0, false, OPTV_JSON, "--json", "a machine-readable run summary on stdout")
+
+#define OPTION_ROW(NAME, SHORT, ARG, ID, LABEL, HELP) { NAME, SHORT, ARG, ID },
 static const struct cli_option common[] = {
-	{ "set", 0, true, OPTV_SET },
-	{ "memory", 0, true, OPTV_MEMORY },
-	{ "mpi", 0, false, OPTV_MPI },
-	{ "progress", 0, false, OPTV_PROGRESS },
-	{ "no-progress", 0, false, OPTV_NO_PROGRESS },
-	{ "quiet", 'q', false, OPTV_QUIET },
-	{ "json", 0, false, OPTV_JSON },
-	{ "overwrite", 0, false, OPTV_OVERWRITE },
-	{ "no-history", 0, false, OPTV_NO_HISTORY },
-	{ "mpi-info", 0, true, OPTV_MPI_INFO },
-	{ "risk-partial-writes", 0, false, OPTV_RISK_PARTIAL_WRITES },
+	COMMON_OPTIONS(OPTION_ROW)
 	{ NULL, 0, false, 0 }
 };
+#undef OPTION_ROW
+
+void cli_print_common(FILE *f)
+{
+#define HELP_ROW(NAME, SHORT, ARG, ID, LABEL, HELP) \
+	fprintf(f, strlen(LABEL) < 19 ? "  %-18s %s\n" : "  %s  %s\n", LABEL, HELP);
+	COMMON_OPTIONS(HELP_ROW)
+#undef HELP_ROW
+}
 
 int cli_size(const char *text, size_t *out)
 {
@@ -168,6 +192,10 @@ int cli_parse(struct cli *c, const char *command, int argc, char **argv,
 			o = find(own, NULL, a[1]);
 			if (!o && data)
 				o = find(common, NULL, a[1]);
+			if (!o && a[strspn(a + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") + 1])
+				/* no option reads so: an operand or an expression */
+				return err_set(e, EXIT_USAGE, command, "unknown option '%s' (an operand or expression "
+					       "that starts with - goes after --: h5ufunc %s ... -- '%s')", a, command, a);
 			if (!o)
 				return err_set(e, EXIT_USAGE, command, "unknown option '%s' (see h5ufunc help %s)",
 					       a, command);

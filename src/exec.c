@@ -55,15 +55,21 @@ static char *read_printed(struct array *x, const char *where, const struct err_l
 	return buf;
 }
 
+/* Every printed result after the first, a second output's or a later
+ * step's, follows a blank line, so that where one ends shows (a 1-D
+ * result and a scalar do not read as one longer array).  A process runs
+ * one plan. */
 static int print_results(struct plan_step *s, struct err *e)
 {
+	static bool printed;
 	uint8_t *mask = s->mask.out ? (uint8_t *)read_printed(s->mask.out, s->where, &s->loc, e) : NULL;
 	for (int k = 0; k < s->nout; k++) {
 		struct array *x = s->out[k];
 		char *buf = read_printed(x, s->where, &s->loc, e);
 		if (!e->status && comm_rank() == 0 && !report_result(s->index, k, x, buf, mask)) {
-			if (k > 0)
+			if (printed)
 				fputc('\n', stdout);
+			printed = true;
 			print_array(stdout, x->dtype, buf, x->shape.ndim, x->shape.dim, mask);
 			const char *lost = print_flush(stdout);   /* a full disk: the run fails */
 			if (lost) {

@@ -10,52 +10,39 @@
 #include "options.h"
 #include "print.h"
 
-#define DATA_OPTIONS \
-	"  --set NAME=VALUE   fill ${NAME} in the recipe or the command line (else the environment)\n" \
-	"  --memory SIZE      per-rank working memory: bytes, or with K M G T (default 256M)\n" \
-	"  --mpi              initialise MPI even without a launcher\n" \
-	"  --overwrite        allow replacing existing datasets that are not in-place targets\n" \
-	"  --no-history       do not add a line to the history attribute of written files\n" \
-	"  --risk-partial-writes  write into existing files without the journal that undoes\n" \
-	"                     an interrupted run: a stopped run may leave them half written\n" \
-	"  --mpi-info KEY=VALUE  an MPI-IO hint for every file (striping_factor=16, ...)\n" \
-	"  -q, --quiet        print nothing but results and errors\n" \
-	"  --progress, --no-progress   the progress meter on stderr (default: on a terminal)\n" \
-	"  --json             a machine-readable run summary on stdout\n"
-
 const struct command commands[] = {
 	{ "run", cmd_run, "[OPTIONS] RECIPE|-", "run a YAML recipe (- reads it from stdin)", "", -1,
-	  DATA_OPTIONS },
+	  true },
 	{ "check", cmd_check, "[OPTIONS] RECIPE|-",
-	  "validate a recipe against the real files, print the plan, write nothing", "", -1, DATA_OPTIONS },
+	  "validate a recipe against the real files, print the plan, write nothing", "", -1, true },
 	{ "call", cmd_call, "UFUNC[.outer] OPERAND... [-o OUT[,OUT2]] [OPTIONS]",
 	  "call a ufunc elementwise (or UFUNC.outer); without -o print the result",
 	  "  -o OUT[,OUT2]      write the result(s) to FILE:/PATH (an operand's dataset: in place)\n",
-	  ONE_CALL, DATA_OPTIONS },
+	  ONE_CALL, true },
 	{ "reduce", cmd_reduce, "UFUNC OPERAND [-o OUT] [OPTIONS]",
 	  "np.UFUNC.reduce over any axes; without -o print the result",
-	  "  -o OUT             write the result to FILE:/PATH\n", ONE_REDUCE, DATA_OPTIONS },
+	  "  -o OUT             write the result to FILE:/PATH\n", ONE_REDUCE, true },
 	{ "accumulate", cmd_accumulate, "UFUNC OPERAND [-o OUT] [OPTIONS]",
 	  "np.UFUNC.accumulate along one axis; without -o print the result",
-	  "  -o OUT             write the result to FILE:/PATH\n", ONE_ACCUMULATE, DATA_OPTIONS },
+	  "  -o OUT             write the result to FILE:/PATH\n", ONE_ACCUMULATE, true },
 	{ "reduceat", cmd_reduceat, "UFUNC OPERAND --indices LIST|FILE:/PATH [-o OUT] [OPTIONS]",
 	  "np.UFUNC.reduceat along one axis; without -o print the result",
 	  "  -o OUT             write the result to FILE:/PATH\n"
 	  "  --indices LIST|FILE:/PATH  where the segments start: 0,31,59 or an integer dataset\n",
-	  ONE_REDUCEAT, DATA_OPTIONS },
+	  ONE_REDUCEAT, true },
 	{ "at", cmd_at, "UFUNC FILE:/PATH --indices IDX[,IDX...] [OPERAND] [OPTIONS]",
 	  "np.UFUNC.at: unbuffered, in place into FILE:/PATH, repeated indices applied every time",
 	  "  --indices IDX[,IDX...]  one index array per (leading) axis: FILE:/PATH, [0,3,3], or 0,3,3\n",
-	  ONE_AT, DATA_OPTIONS },
+	  ONE_AT, true },
 	{ "eval", cmd_eval, "[-i NAME=REF]... [OPTIONS] '[OUT =] EXPRESSION'",
 	  "evaluate a NumPy-like expression in one pass; without OUT = print the result",
-	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n", ONE_EVAL, DATA_OPTIONS },
+	  "  -i NAME=REF        bind NAME to a FILE:/PATH dataset or a number\n", ONE_EVAL, true },
 	{ "recover", cmd_recover, "FILE",
 	  "finish or roll back what an interrupted run left in FILE, and say what it was",
-	  "  -q, --quiet        say nothing, only put it right\n", -1, "" },
-	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "", -1, "" },
-	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "", -1, "" },
-	{ NULL, NULL, NULL, NULL, NULL, -1, NULL }
+	  "  -q, --quiet        say nothing, only put it right\n", -1, false },
+	{ "ufuncs", cmd_ufuncs, "[NAME]", "list the ufuncs and their type loops, or describe one", "", -1, false },
+	{ "help", cmd_help, "[COMMAND]", "describe the commands, or one command", "", -1, false },
+	{ NULL, NULL, NULL, NULL, NULL, -1, false }
 };
 
 const struct command *command_find(const char *name)
@@ -73,7 +60,7 @@ static void usage(FILE *f)
 	      "commands:\n", f);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  h5ufunc %s %s\n      %s\n", c->name, c->usage, c->summary);
-	fputs("\n  h5ufunc --help | help COMMAND | --version\n"
+	fputs("\n  h5ufunc --help | help COMMAND | COMMAND --help | --version\n"
 	      "See h5ufunc(1) and h5ufunc-recipe(5).\n", f);
 }
 
@@ -89,11 +76,12 @@ int cmd_help(int argc, char **argv)
 		return 2;
 	}
 	printf("usage: h5ufunc %s %s\n\n%s\n", c->name, c->usage, c->summary);
-	if (*c->own || c->step_flags >= 0 || *c->common) {
+	if (*c->own || c->step_flags >= 0 || c->data) {
 		printf("\noptions:\n%s", c->own);
 		if (c->step_flags >= 0)
 			option_print_help(stdout, (enum one_liner)c->step_flags);
-		fputs(c->common, stdout);
+		if (c->data)
+			cli_print_common(stdout);
 	}
 	return 0;
 }
@@ -129,6 +117,12 @@ int main(int argc, char **argv)
 	if (!c) {
 		fprintf(stderr, "h5ufunc: unknown command '%s' (see h5ufunc --help)\n", argv[1]);
 		return 2;
+	}
+	/* h5ufunc COMMAND --help (or -h), as git takes it: help COMMAND.  No
+	 * command takes either, and neither is a number or an operand. */
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		char *help[] = { "help", argv[1], NULL };
+		return cmd_help(2, help);
 	}
 	int status = c->run(argc - 1, argv + 1);
 	/* what went to stdout after the run (--json, a plan, help) */

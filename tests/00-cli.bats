@@ -61,6 +61,21 @@ setup_file() {
 	done
 }
 
+@test "COMMAND --help and COMMAND -h print what help COMMAND prints" {
+	local c want
+	for c in "${COMMANDS[@]}" reduceat at recover; do
+		run --separate-stderr h5u help "$c"
+		assert_success
+		want=$output
+		[[ $want == *"usage: h5ufunc $c"* ]] || fail "help $c: $want"
+		for flag in --help -h; do
+			run --separate-stderr h5u "$c" "$flag"
+			[[ $status -eq 0 && -z $stderr ]] || fail "$c $flag: exit $status: $stderr"
+			assert_output "$want"
+		done
+	done
+}
+
 @test "help of an unknown command is a usage error" {
 	run --separate-stderr h5u help frobnicate
 	assert_error_match 2 ".*'?frobnicate'?.*"
@@ -223,9 +238,17 @@ setup_file() {
 	run --separate-stderr h5u call add -- -x.h5:/a 1
 	assert_success
 	np printed add ./-x.h5:/a 1 <<<"$output"
-	# Without it, -x.h5:/a is an unknown option.
+	# Without it, -x.h5:/a is an unknown option, and the message says where
+	# it goes.
 	run --separate-stderr h5u call add -x.h5:/a 1
-	assert_error_match 2 ".*-x\.h5.*"
+	assert_error 2 "call: unknown option '-x.h5:/a' (an operand or expression that starts with - goes after --: h5ufunc call ... -- '-x.h5:/a')"
+	# So is an expression that starts with -, and after -- it is NumPy's.
+	fixture f.h5
+	run --separate-stderr h5u eval -i v=f.h5:/v '-v**2'
+	assert_error 2 "eval: unknown option '-v**2' (an operand or expression that starts with - goes after --: h5ufunc eval ... -- '-v**2')"
+	run --separate-stderr h5u eval -i v=f.h5:/v -- '-v**2'
+	assert_success
+	np let sq power f.h5:/v 2 :: printed negative sq <<<"$output"
 }
 
 @test "options may follow the operands, -q keeps stdout and stderr quiet" {

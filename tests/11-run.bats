@@ -248,6 +248,28 @@ setup_file() {
 	np printed frexp f.h5:/x <<<"$output"
 }
 
+@test "the results of steps that print follow one another, a blank line between them" {
+	fixture ints.h5 f.h5
+	cat >r.yaml <<-'EOF'
+		steps:
+		  - {ufunc: add, in: [ints.h5:/a, 1]}
+		  - {ufunc: frexp, in: f.h5:/x}
+		  - {reduce: add, in: ints.h5:/a, axis: null}
+	EOF
+	run --separate-stderr h5u run r.yaml
+	assert_success
+	# four results: one 2-D array, frexp's two and a scalar, in order
+	local parts
+	parts=$(awk -v RS= '{ print NR }' <<<"$output" | tail -1)
+	[[ $parts == 4 ]] || fail "expected 4 blank-line separated results, got $parts:"$'\n'"$output"
+	awk -v RS= 'NR == 1' <<<"$output" | np printed add ints.h5:/a 1
+	awk -v RS= 'NR == 2 || NR == 3 { printf "%s%s\n", (NR == 3 ? "\n" : ""), $0 }' <<<"$output" |
+		np printed frexp f.h5:/x
+	run /usr/bin/python3 -c 'import h5py, sys; print(int(h5py.File("ints.h5")["a"][()].sum()) == int(sys.argv[1]))' \
+		"$(awk -v RS= 'NR == 4' <<<"$output")"
+	assert_output True
+}
+
 @test "literals and aliases in recipes" {
 	fixture f.h5 ints.h5
 	cat >r.yaml <<-'EOF'

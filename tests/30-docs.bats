@@ -210,6 +210,67 @@ ONE_LINERS="call reduce accumulate reduceat at eval"
 	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
 }
 
+# Other programs' options that the docs show in their own command lines:
+# mpirun's (--bind-to, --mca), srun's and #SBATCH's (--nodes,
+# --ntasks-per-node, --mem-per-cpu, --signal), ompi_info's (--param,
+# --level), an OMPIO variable (--no_tmp_fl) and tests/bench's (--root).
+FOREIGN_FLAGS="--bind-to --mca --nodes --ntasks-per-node --mem-per-cpu --signal --param --level --no_tmp_fl --root"
+
+@test "every --option that h5ufunc.1, h5ufunc-recipe.5 and README.md name is one h5ufunc takes" {
+	local taken page flag missing=()
+	taken=$( (h5u --help; for c in run check call reduce accumulate reduceat at eval recover ufuncs; do
+		h5u help "$c"; done) | grep -oE -- '--[a-z][a-z_-]*' | sort -u)
+	[[ $taken == *--memory* && $taken == *--indices* ]] || fail "no options found in h5ufunc help"
+	for page in "$MAN1" "$MAN5" "$REPO/README.md"; do
+		for flag in $(man_text "$page" | grep -oE -- '(^|[^A-Za-z0-9_-])--[a-z][a-z_-]*' | sed 's/^[^-]*//' | sort -u); do
+			grep -qxF -- "$flag" <<<"$taken" && continue
+			[[ " $FOREIGN_FLAGS " == *" $flag "* ]] || missing+=("${page##*/}: $flag")
+		done
+	done
+	((${#missing[@]} == 0)) || fail "named in the docs, taken by no command of h5ufunc help: ${missing[*]}"
+}
+
+# "KEY" for each key the recipe reader takes, as its messages list them:
+# the top level's, a step's (its options, options.def's rows, among them)
+# and the verbs.
+recipe_keys() {
+	local yaml
+	for yaml in 'bogus: 1' $'steps:\n  - bogus: 1' $'defaults:\n  bogus: 1' $'steps:\n  - in: x'; do
+		h5u check - <<<"$yaml" 2>&1 | head -1
+	done | sed -n 's/.*(expected \(.*\))$/\1/p; s/.*(\(ufunc, .*\))$/\1/p' |
+		sed 's/ or a verb$//; s/, / /g; s/ or / /g' | tr ' ' '\n' | sort -u
+}
+
+# "SECTION KEY HOW" for each key h5ufunc-recipe.5 introduces: HOW is
+# "entry" for a tagged paragraph (".B key", ".BI \"key: \" ...") or a
+# subsection (".SS key"), "mention" for a key in bold at the start of a
+# line elsewhere (".B indices" in the paragraphs of reduceat and at).
+man5_keys() {
+	man_text "$MAN5" | awk '
+		/^\.SH / { section = $0; sub(/^\.SH "?/, "", section); sub(/"$/, "", section); gsub(/ /, "_", section) }
+		/^\.SS [a-z_]+$/ { print section, $2, "entry" }
+		match($0, /^\.B[IR]? "?[a-z_]+(: |:"|$)/) {
+			key = substr($0, RSTART, RLENGTH); sub(/^\.B[IR]? "?/, "", key); sub(/:.*$/, "", key)
+			print section, key, (tp ? "entry" : "mention")
+		}
+		{ tp = ($0 == ".TP") }'
+}
+
+@test "h5ufunc-recipe.5 documents exactly the keys the recipe reader takes" {
+	local code man key problems=()
+	code=$(recipe_keys)
+	[[ $(wc -l <<<"$code") -ge 25 && $code == *pack* && $code == *reduceat* && $code == *version* ]] ||
+		fail "the reader's messages gave only these keys:"$'\n'"$code"
+	man=$(man5_keys | awk '$1 ~ /^(TOP_LEVEL|STEPS|STEP_OPTIONS)$/')
+	for key in $code; do
+		grep -qE "^[A-Z_]+ $key (entry|mention)\$" <<<"$man" || problems+=("nothing on '$key'")
+	done
+	for key in $(awk '$3 == "entry" { print $2 }' <<<"$man" | sort -u); do
+		grep -qxF "$key" <<<"$code" || problems+=("an entry for '$key', which the reader refuses")
+	done
+	((${#problems[@]} == 0)) || fail "$(printf '%s\n' "${problems[@]}")"
+}
+
 @test "man/h5ufunc-recipe.5: every recipe in it passes h5ufunc check" {
 	/usr/bin/python3 "$REPO/tools/make-demo-data" .
 	fixtures <<<'make obs.h5:/rain float32 6,3 lo=0 hi=5'
