@@ -387,25 +387,25 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 		import netCDF4, numpy as np
 		from cf_ref import _var
 		rng = np.random.default_rng(7105)
+		five = np.array([-101, -202, -303, 900, 901], np.float32)
+		a = rng.integers(-50, 50, (9, 7)).astype(np.float32)
+		a.flat[rng.choice(a.size, 20, replace=False)] = rng.choice(five, 20)
+		twelve = np.arange(12, dtype=np.int16) * 7 - 500
+		b = rng.integers(-90, 90, (9, 7)).astype(np.int16)
+		b.flat[rng.choice(b.size, 25, replace=False)] = rng.choice(twelve, 25)
+		sixty4 = np.arange(64, dtype=np.float64) + 1000   # the most h5ufunc reads, on three operands
+		made = [("a", "f4", a, None, {"missing_value": five}),
+		        ("b", "i2", b, np.int16(-32767), {"missing_value": twelve}),
+		        ("many", "f8", a.astype(np.float64), None, {"missing_value": np.arange(65.0) + 1000})]
+		for name in ("p", "q", "r"):
+		    g = rng.integers(-50, 50, (9, 7)).astype(np.float64)
+		    g.flat[rng.choice(g.size, 15, replace=False)] = rng.choice(sixty4, 15)
+		    made.append((name, "f8", g, None, {"missing_value": sixty4}))
 		with netCDF4.Dataset("mv.nc", "w") as d:
 		    d.createDimension("y", 9)
 		    d.createDimension("x", 7)
-		    def var(name, dtype, data, fill=None, **attrs):
+		    for name, dtype, data, fill, attrs in made:
 		        _var(d, name, dtype, ("y", "x"), data, attrs, fill)
-		    five = np.array([-101, -202, -303, 900, 901], np.float32)
-		    a = rng.integers(-50, 50, (9, 7)).astype(np.float32)
-		    a.flat[rng.choice(a.size, 20, replace=False)] = rng.choice(five, 20)
-		    var("a", "f4", a, missing_value=five)
-		    twelve = np.arange(12, dtype=np.int16) * 7 - 500
-		    b = rng.integers(-90, 90, (9, 7)).astype(np.int16)
-		    b.flat[rng.choice(b.size, 25, replace=False)] = rng.choice(twelve, 25)
-		    var("b", "i2", b, fill=np.int16(-32767), missing_value=twelve)
-		    var("many", "f8", a.astype(np.float64), missing_value=np.arange(65, dtype=np.float64) + 1000)
-		    sixty4 = np.arange(64, dtype=np.float64) + 1000   # the most h5ufunc reads, on three operands
-		    for name in ("p", "q", "r"):
-		        g = rng.integers(-50, 50, (9, 7)).astype(np.float64)
-		        g.flat[rng.choice(g.size, 15, replace=False)] = rng.choice(sixty4, 15)
-		        var(name, "f8", g, missing_value=sixty4)
 	EOF
 	local n v launch small
 	for n in 1 3; do
