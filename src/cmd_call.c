@@ -186,6 +186,11 @@ static int one_liner(int argc, char **argv, enum verb verb, const struct one_lin
 		step.in[i] = c.pos[i + 1];
 	for (int i = 0; i < c.nval; i++) {
 		const char *arg = c.val[i].arg;
+		if (c.val[i].id == FLAG_OUT && step.nout) {
+			/* the last would win: a typo could turn a new file into an in-place write */
+			err_set(&e, EXIT_USAGE, where, "-o given twice (several outputs go in one: -o A,B)");
+			goto out;
+		}
 		int rc = c.val[i].id == FLAG_OUT ? split_commas(&a, "-o", "output", arg, RECIPE_MAXOUT, step.out,
 								 &step.nout, where, &e)
 		       : c.val[i].id == FLAG_INDICES ? add_indices(&a, arg, &step, where, &e)

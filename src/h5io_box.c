@@ -129,6 +129,40 @@ static herr_t move_chunks(bool write, struct h5io_record *rec, const struct shap
 	return 1;
 }
 
+/* Reverse the bytes of each number of the N elements of DT at BUF (both
+ * halves of a complex one), between the machine's byte order and the
+ * other. */
+static void swap_order(void *buf, hsize_t n, enum dtype dt)
+{
+	size_t part = (size_t)dtype_size(dt) / (dtype_table[dt].kind == 'c' ? 2 : 1);
+	unsigned char *p = buf, *end = p + n * (size_t)dtype_size(dt);
+	for (; part > 1 && p < end; p += part)
+		for (size_t i = 0; i < part / 2; i++) {
+			unsigned char t = p[i];
+			p[i] = p[part - 1 - i];
+			p[part - 1 - i] = t;
+		}
+}
+
+/* H5Dwrite of BUF into D, whose record is REC, through DXPL.  A dataset
+ * stored in the other byte order is written as stored (its bytes swapped
+ * in BUF and back after), for HDF5's collective filtered writes convert
+ * no type (they failed: "datatype conversions were required"). */
+static herr_t write_as_stored(hid_t d, const struct h5io_record *rec, enum dtype dt, hid_t mspace,
+			      hid_t fspace, hid_t dxpl, void *buf)
+{
+	if (!rec || !rec->storage.swapped || rec->storage.esize != (size_t)dtype_size(dt))
+		return H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
+	hid_t type = H5Dget_type(d);
+	hsize_t n = (hsize_t)H5Sget_simple_extent_npoints(mspace);
+	swap_order(buf, n, dt);
+	herr_t r = type < 0 ? -1 : H5Dwrite(d, type, mspace, fspace, dxpl, buf);
+	swap_order(buf, n, dt);
+	if (type >= 0)
+		H5Tclose(type);
+	return r;
+}
+
 static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype dt,
 		    const int64_t *start, const int64_t *step, const int64_t *count, void *buf,
 		    const char *where, struct err *e)
@@ -154,7 +188,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		if (comm_mpi() && rec && rec->driver == H5FD_MPIO && !rec->alone &&
 		    (write || !rec->read_alone))
 			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-		r = write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
+		r = write ? write_as_stored(d, rec, dt, mspace, fspace, dxpl, buf)
 			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	}
 	iostat_moving = false;

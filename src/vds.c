@@ -78,15 +78,18 @@ static hid_t run_space(const struct shape *shape, const int64_t *dim, int64_t lo
 }
 
 /* Rank R's share of SPEC: the flat run [*LO, *HI), and the rows it touches,
- * [*ROW0, *ROW1).  False when it has none. */
+ * [*ROW0, *ROW1).  False when it has none (no rank has one of an empty
+ * output, whichever of its axes is empty). */
 static bool share_of(const struct vds_spec *spec, int r, int64_t *lo, int64_t *hi, int64_t *row0,
 		     int64_t *row1)
 {
-	int64_t first, count;
+	int64_t first, count, size = shape_size(spec->shape);
 	dist_layout_share(spec->l, r, &first, &count);
+	if (size == 0)
+		count = 0;
 	*lo = first * spec->l->line;
 	*hi = (first + count) * spec->l->line;
-	int64_t row = shape_size(spec->shape) / spec->shape->dim[0];
+	int64_t row = count ? size / spec->shape->dim[0] : 1;
 	*row0 = count ? *lo / row : 0;
 	*row1 = count ? (*hi - 1) / row + 1 : 0;
 	return count > 0;

@@ -67,6 +67,27 @@ setup() {
 	np check add orig.h5:/xf 1 -o f.h5:/x --into :: stored f.h5:/x float64
 }
 
+@test "in place into big-endian datasets, gzip chunks and contiguous, complex, float16, on one process and 1-4 ranks: NumPy's values, the byte order kept" {
+	np make be.h5:/g float32 37,23 order=big layout=chunked chunks=8,23 gzip=4 :: \
+		make be.h5:/c complex128 37,5 order=big layout=chunked chunks=5,5 gzip=1 :: \
+		make be.h5:/h float16 37,4 order=big layout=chunked chunks=16,4 gzip=1 :: \
+		make be.h5:/i int16 37 order=big layout=chunked chunks=7 gzip=1 lo=-100 hi=100 :: \
+		make be.h5:/p float64 37,3 order=big
+	local jobs=() n go d
+	for n in 0 1 2 3 4; do
+		cp be.h5 "b$n.h5"
+		go=(mpi "$n")
+		((n)) || go=()
+		for d in g c h i p; do
+			run --separate-stderr "${go[@]}" h5ufunc call add "b$n.h5:/$d" 1 -o "b$n.h5:/$d"
+			assert_success
+			jobs+=(check add "be.h5:/$d" 1 -o "b$n.h5:/$d" --into ::)
+		done
+		/usr/bin/python3 -c 'import h5py, sys; f = h5py.File(sys.argv[1]); assert all(f[k].dtype.str[0] == ">" for k in f), [f[k].dtype.str for k in f]' "b$n.h5"
+	done
+	np "${jobs[@]}"
+}
+
 @test "in place: the result is cast by the casting rule (same_kind allows float64 to float32)" {
 	h5u call add f.h5:/xf f.h5:/x -o f.h5:/xf
 	np check add orig.h5:/xf orig.h5:/x -o f.h5:/xf --into :: stored f.h5:/xf float32

@@ -300,6 +300,10 @@ bad_case() {
 	bad_case same-output-twice
 }
 
+@test "output-given-twice: -o twice in a one-liner" {
+	bad_case output-given-twice
+}
+
 @test "stdin-recipe: a recipe on stdin: its errors name <stdin>" {
 	bad_case stdin-recipe
 }

@@ -57,6 +57,26 @@ W1='sqrt(a*a+b*b)'
 	[[ ! -e r4.h5.rank2 && ! -e r4.h5.rank3 ]]
 }
 
+@test "an empty output, whichever axis is empty: no rank has a share, no source file, h5py reads it as NumPy's empty result; one process and 1 to 4 ranks" {
+	local jobs=() n go
+	for n in 0 1 2 3 4; do
+		go=(mpi "$n")
+		((n)) || go=()
+		run --separate-stderr "${go[@]}" h5ufunc call multiply "in.h5:/a[:, 0:0]" "in.h5:/b[:, 0:0]" -o "a$n.h5:/c" --vds
+		assert_success
+		run --separate-stderr "${go[@]}" h5ufunc eval --vds -i "t=in.h5:/t[:, 1:1]" "t$n.h5:/c = t+1"
+		assert_success
+		run --separate-stderr "${go[@]}" h5ufunc eval --vds -i t=in.h5:/t[0:0] "z$n.h5:/c = t+1"
+		assert_success
+		jobs+=(same "a$n.h5" /c "a[:, 0:0]*b[:, 0:0]" ::
+			same "t$n.h5" /c "t[:, 1:1]+1" ::
+			same "z$n.h5" /c "t[0:0]+1" ::)
+		[[ ! -e a$n.h5.rank0 && ! -e t$n.h5.rank0 && ! -e z$n.h5.rank0 ]]
+	done
+	run ref "${jobs[@]}"
+	assert_success
+}
+
 @test "names, units and history kept; netCDF4, ncdump and h5ufunc read it, from another directory" {
 	run --separate-stderr mpi 3 h5ufunc eval --vds -i a=in.h5:/a -i b=in.h5:/b "v.h5:/c = $W1"
 	assert_success
