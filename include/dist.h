@@ -260,6 +260,15 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
  * along?  A shared stream's runs along are dealt so too, or it does not. */
 bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk);
 
+/* Is each part of a chunk of CHUNK (a chunked array of the space of L,
+ * or of S's array, S->ndim extents) that a box of L (an array box of S)
+ * meets one run of the chunk's bytes: one index along the axes before some
+ * axis, the chunk whole along those after it (h5io_read_run reads it in
+ * one call)?  Boxes of whole lines are; a stream's boxes across that cut
+ * lines and chunks are not. */
+bool dist_layout_runs(const struct dist_layout *l, const int64_t *chunk);
+bool dist_stream_runs(const struct dist_stream *s, const int64_t *chunk);
+
 /* Rank RANK's walks: through the boxes across (S->across.nboxes of them),
  * and for each, through the boxes along (S->along.nboxes); past the end
  * of what the rank has, the boxes are empty. */

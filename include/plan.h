@@ -340,6 +340,9 @@ struct step_blocks {
 					       index space */
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
 					       whole up to this many bytes, else read by boxes */
+	bool in_runs[RECIPE_MAXIN];         /* input K read as the runs of its chunks the
+					       boxes cut, each rank alone (plan.c's
+					       read_alone decides; check and --json say so) */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where

@@ -45,10 +45,16 @@ struct stage_chunked {
 	int64_t grid[H5U_MAXDIM];    /* the box's chunks along each axis */
 	int size;                    /* bytes of an element */
 };
+/* Is X, on one process, a dataset written in place whose boxes move by
+ * pread and pwrite at its chunks' places (h5io_dataset_in_place): an
+ * existing, whole, not virtual dataset, chunked without filters, every
+ * chunk stored, in the machine's byte order?  The run asks the file again
+ * as opened (h5io_move_in_place). */
+bool stage_in_place_runs(const struct array *x);
 /* Is X a plain dataset as stored, read as T: the whole of an existing,
  * not virtual, dataset, chunked without filters, in the machine's byte
  * order and stored as T bytes for bytes, in a file the run does not write
- * (so opened read-only)?  The one test the plan asks before the direct
+ * (so opened read-only), or written in place by runs (stage_in_place_runs)?  The one test the plan asks before the direct
  * reader's routes (h5io_read_chunks, h5io_read_run: h5io_internal.h),
  * which ask it again of the file as opened. */
 bool stage_as_stored(const struct array *x, enum dtype t);
@@ -56,6 +62,12 @@ bool stage_as_stored(const struct array *x, enum dtype t);
  * budgets hold few whole chunk rows, and the floor of a reduction's budget
  * stays what it is without the runs (stage_read_chunks's callers). */
 #define STAGE_CHUNKED_MEMORY ((int64_t)1 << 20)
+/* Are boxes of X that cut its chunks read as the runs of them they hold
+ * (h5io_read_box's direct reader, h5io_read_run), each byte of a chunk
+ * once: a plain dataset as stored (stage_as_stored; packed or masked
+ * values decoded after) whose chunks a row crosses overflow a chunk cache
+ * (else the cache reads each chunk once, in one call)? */
+bool stage_cut_in_runs(const struct array *x);
 /* May a pass under MEMORY read boxes of X as T as its chunks (and so hold
  * stage_chunked_elem_bytes an element): X stored as T in chunks, a whole
  * dataset, and MEMORY at least STAGE_CHUNKED_MEMORY? */

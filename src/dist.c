@@ -719,20 +719,107 @@ void dist_stream_along_start(const struct dist_stream *s, int rank, struct dist_
 	dist_walk_start(&s->along, s->shared ? rank : 0, w);
 }
 
-/* A stream's array box is a box across times a box along, so it holds a
- * chunk whole when the box across holds the chunk's extents across and the
- * box along its extents along (after the along space's leading 1). */
-bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk)
+/* CHUNK (of S's array) as chunks of its spaces: its extents across into
+ * ACROSS, and along into ALONG after the along space's leading 1. */
+static void stream_chunks(const struct dist_stream *s, const int64_t *chunk, int64_t *across,
+			  int64_t *along)
 {
-	int64_t across[H5U_MAXDIM] = {1}, along[H5U_MAXDIM + 1] = {1};
 	int na = 0, nr = 1;
+	along[0] = 1;
+	across[0] = 1;
 	for (int i = 0; i < s->ndim; i++) {
 		if (s->axis_along[i])
 			along[nr++] = chunk[i];
 		else
 			across[na++] = chunk[i];
 	}
+}
+
+/* A stream's array box is a box across times a box along, so it holds a
+ * chunk whole when the box across holds the chunk's extents across and the
+ * box along its extents along (after the along space's leading 1). */
+bool dist_stream_holds_chunks(const struct dist_stream *s, const int64_t *chunk)
+{
+	int64_t across[H5U_MAXDIM], along[H5U_MAXDIM + 1];
+	stream_chunks(s, chunk, across, along);
 	return dist_holds_chunks(&s->across, across) && dist_holds_chunks(&s->along, along);
+}
+
+/* Does every share of L (of the ranks that walk it: rank 0's alone when
+ * every rank WALKS the whole space, a stream's along not shared) begin
+ * at a multiple of C along the split axis? */
+static bool shares_aligned(const struct dist_layout *l, int64_t c, bool walks)
+{
+	int64_t d = l->dim[l->axis];
+	for (int r = 0; r < (walks ? 1 : l->nranks) && d > 0; r++) {
+		int64_t first, count;
+		dist_layout_share(l, r, &first, &count);
+		if (first % d % c)
+			return false;
+	}
+	return true;
+}
+
+/* How the boxes of L (and their slices) meet a chunk of CHUNK along
+ * each axis of L's space: ONE[i], in one index (or the chunk is one
+ * wide); WHOLE[i], over the chunk's whole extent (the axis is whole in
+ * every box, or cut in slices of whole chunk columns, or the chunk or the
+ * axis is one wide).  The split axis is whole where its lines are dealt
+ * in a chunk's runs and the boxes hold whole runs (dist_holds_chunks), or
+ * where the shares begin at a chunk's edge (WALKS: see shares_aligned) and
+ * the boxes are whole chunks' lines or the whole axis; else a rank's
+ * share or a box cuts it. */
+static void box_reach(const struct dist_layout *l, const int64_t *chunk, bool walks, bool *one,
+		      bool *whole)
+{
+	int last = l->ndim - 1, a = l->axis;
+	for (int i = 0; i < l->ndim; i++) {
+		bool narrow = chunk[i] == 1 || l->dim[i] == 1;
+		bool full = i > a && (i < last || l->slice <= 0 || l->slice % chunk[i] == 0);
+		if (i == a && !l->cut)
+			full = l->align == chunk[i] ||
+			       ((l->lines_per_box % chunk[i] == 0 || l->lines_per_box >= l->dim[i]) &&
+				shares_aligned(l, chunk[i], walks));
+		one[i] = narrow || i < a || (i == a && l->lines_per_box == 1);
+		whole[i] = narrow || full;
+	}
+}
+
+/* Is every part of a chunk that a box meets one run of it, given how the
+ * boxes meet the chunks along each of N axes (box_reach): one index
+ * along the axes before some axis, whole along those after it? */
+static bool reach_runs(int n, const bool *one, const bool *whole)
+{
+	int k = 0;
+	while (k < n && one[k])
+		k++;
+	for (int i = k + 1; i < n; i++)
+		if (!whole[i])
+			return false;
+	return true;
+}
+
+bool dist_layout_runs(const struct dist_layout *l, const int64_t *chunk)
+{
+	bool one[H5U_MAXDIM + 1], whole[H5U_MAXDIM + 1];
+	box_reach(l, chunk, false, one, whole);
+	return reach_runs(l->ndim, one, whole);
+}
+
+bool dist_stream_runs(const struct dist_stream *s, const int64_t *chunk)
+{
+	int64_t across[H5U_MAXDIM], along[H5U_MAXDIM + 1];
+	bool qone[H5U_MAXDIM + 1], qwhole[H5U_MAXDIM + 1], rone[H5U_MAXDIM + 1], rwhole[H5U_MAXDIM + 1];
+	bool one[H5U_MAXDIM], whole[H5U_MAXDIM];
+	stream_chunks(s, chunk, across, along);
+	box_reach(&s->across, across, false, qone, qwhole);
+	box_reach(&s->along, along, !s->shared, rone, rwhole);
+	for (int i = 0, a = 0, r = 1; i < s->ndim; i++) {
+		bool al = s->axis_along[i];
+		one[i] = al ? rone[r] : qone[a];
+		whole[i] = al ? rwhole[r++] : qwhole[a++];
+	}
+	return reach_runs(s->ndim, one, whole);
 }
 
 int dist_stream_ranks_with_work(const struct dist_stream *s)

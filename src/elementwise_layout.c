@@ -124,7 +124,10 @@ static int64_t write_band(const struct plan_step *s, const struct dist_layout *l
  * otherwise the results are held at their place in a buffer of several
  * slices, so no op may take one in another dtype (its cast reads a tile's
  * elements contiguous): a band (write_band) when one process writes only
- * contiguous datasets, else the whole box. */
+ * contiguous datasets, else the whole box.  Boxes that cut the chunks
+ * (dist_slices_cut) write a slice at a time only into datasets written in
+ * place by runs (stage_in_place_runs: a slice is one pwritev of one run
+ * of a chunk, where HDF5 would read and write the chunk whole). */
 int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 {
 	const struct dist_layout *l = &s->blocks.split;
@@ -142,7 +145,8 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 			return 1;
 	}
 	for (int k = 0; k < s->nout; k++)
-		by_slice = by_slice && output_in_chunks(s, k, chunk) && !dist_slices_cut(l);
+		by_slice = by_slice && output_in_chunks(s, k, chunk) &&
+			   (!dist_slices_cut(l) || stage_in_place_runs(s->out[k]));
 	for (int j = 0; j < s->prog.nops && !by_slice; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nin; k++)
@@ -363,10 +367,7 @@ static bool reads_runs(const struct plan_step *s, int nranks)
 		const struct array *x = s->in[k];
 		if (x->kind == ARR_LITERAL || elementwise_reads_whole(s, k))
 			continue;
-		enum dtype stored = x->coding ? x->coding->stored : x->dtype;
-		if (x->kind != ARR_DATASET || !stage_as_stored(x, stored) || !shape_equal(&x->shape, &s->shape) ||
-		    !h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk,
-					      (size_t)dtype_size(stored)))
+		if (!stage_cut_in_runs(x) || !shape_equal(&x->shape, &s->shape))
 			return false;
 		any = true;
 	}

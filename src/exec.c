@@ -312,6 +312,22 @@ static size_t same_cache(const struct plan *p, const struct array *x)
 	return bytes;
 }
 
+/* Do the boxes of X, written in place, move by runs of its chunks
+ * (stage_in_place_runs), no other array of P moving its dataset (HDF5
+ * keeps one chunk cache a dataset, which another's boxes would fill)? */
+static bool in_place_alone(const struct plan *p, const struct array *x)
+{
+	if (!stage_in_place_runs(x))
+		return false;
+	for (int i = 0; i < p->narrays; i++) {
+		const struct array *y = p->arrays[i];
+		if (y != x && y->kind == ARR_DATASET && !y->unused && y->file == x->file &&
+		    !strcmp(y->path, x->path))
+			return false;
+	}
+	return true;
+}
+
 static int open_all(struct plan *p, struct err *e)
 {
 	for (int i = 0; i < p->nfiles && !e->status; i++) {
@@ -345,6 +361,8 @@ static int open_all(struct plan *p, struct err *e)
 				h5io_dataset_alone(x->id);
 			if (x->id >= 0)
 				h5io_dataset_direct(x->id);
+			if (x->id >= 0 && in_place_alone(p, x))
+				h5io_dataset_in_place(x->id);
 		}
 	}
 	return comm_agree(e);

@@ -8,6 +8,10 @@
  * reader (h5io_internal.h) from a file opened read-only, on one process
  * and under MPI, else moved by HDF5's chunk calls where this process has
  * the file alone.
+ * A dataset written in place on one process whose chunks are all stored
+ * plain moves every box by preadv and pwritev at its chunks' places
+ * (h5io_move_in_place), a chunk's lines in one call, past HDF5's chunk
+ * cache, which read and wrote a chunk whole for every box that cut it.
  * Under MPI-IO a dataset moved alone (h5io_dataset_alone) goes
  * independently: each rank's boxes hold whole chunks of its own, so no
  * collective call joins them, and a chunk that lies whole in the buffer,
@@ -170,7 +174,13 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 	hid_t fspace = -1, mspace = -1, dxpl = -1;
 	struct h5io_record *rec = h5io_record_of(d);
 	iostat_moving = true;
-	herr_t r = move_chunks(write, rec, shape, dt, start, step, count, buf);
+	herr_t r = rec && shape->ndim > 0 ? h5io_move_in_place(write, rec, dt, start, step, count, buf) : 0;
+	if (r < 0) {
+		iostat_moving = false;
+		return err_set(e, EXIT_RUN, where, "%s failed: %s", write ? "write" : "read", strerror(errno));
+	}
+	if (r == 0)
+		r = move_chunks(write, rec, shape, dt, start, step, count, buf);
 	if (r == 0 && !write && rec && shape->ndim > 0)
 		r = h5io_read_run(rec, dt, start, step, count, buf);
 	if (r == 0) {

@@ -265,6 +265,13 @@ void h5io_dataset_direct(hid_t d)
 		h5io_direct_prepare(r);
 }
 
+void h5io_dataset_in_place(hid_t d)
+{
+	struct h5io_record *r = h5io_record_of(d);
+	if (r && r->driver != H5FD_MPIO)
+		r->in_place = true;
+}
+
 hid_t h5io_dataset_open_quiet(hid_t file, const char *path)
 {
 	hid_t d = -1;

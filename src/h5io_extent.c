@@ -35,8 +35,8 @@
  * stored (direct_layout, the one test: chunked, no filters, stored as the
  * dtype read, bytes for bytes, so in the machine's byte order, in a file
  * opened read-only, which the run therefore never writes), one pread a
- * chunk (h5io_read_chunk) or a run of one chunk (h5io_read_run), not
- * HDF5's selections or its copy of the whole chunk through its cache.
+ * chunk (h5io_read_chunk) or a run of each chunk a box cuts (h5io_read_run),
+ * not HDF5's selections or its copy of the whole chunk through its cache.
  * On one process, and in a file each rank reads alone, the descriptor is
  * HDF5's own; in a file the ranks share through MPI-IO, each rank reads
  * through a read-only descriptor of its own, opened once a file and
@@ -48,9 +48,21 @@
  * independently (its record's alone or read_alone), or any on one rank,
  * is read so: another's reads are collective, which a rank reading
  * directly would leave.
+ *
+ * In place by runs: on one process, a dataset written in place whose
+ * chunks are all stored plain, a row of them more than its chunk cache
+ * holds (in_place_runs), moves every box, read and written, through
+ * HDF5's descriptor at its chunks' places (h5io_move_in_place): the
+ * lines a box has of each chunk by one preadv or pwritev, where HDF5
+ * read and wrote a chunk whole for every box that cut it.  HDF5 then
+ * never holds a copy of its chunks (what it held unwritten is flushed
+ * first), so none goes stale; the direct reader reads it as a read-only
+ * one's.  The journal saves what each pwritev overwrites (intercept.c),
+ * announced whole chunks at a time as HDF5's writes are.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <hdf5.h>
 #include <limits.h>
 #include <stdio.h>
@@ -62,6 +74,7 @@
 #include "comm.h"
 #include "h5io.h"
 #include "h5io_internal.h"
+#include "iter.h"
 #include "journal.h"
 
 #define BATCH 256            /* ranges handed to the journal at once */
@@ -112,6 +125,9 @@ struct h5io_layout {
 	bool shared;               /* its file's driver is MPI-IO */
 	bool read_only;            /* its file is opened read-only */
 	struct chunk_store store;  /* chunked: where its chunks lie */
+	int in_place;              /* chunked, written in place: 1 its boxes move
+				    * by h5io_move_in_place, -1 not, 0 not
+				    * yet asked (in_place_runs) */
 	bool fd_known;             /* chunked: fd asked (direct_fd) */
 	int fd;                    /* ... the descriptor the direct reader reads
 				    * it by; -1: none */
@@ -386,17 +402,20 @@ static void direct_close(int fd)
 		}
 }
 
+static bool in_place_runs(struct h5io_layout *l);
+
 /* The descriptor the direct reader reads L's dataset by, when its file
- * is open read-only (so HDF5 holds none of its bytes unwritten): HDF5's
- * default driver's own, or under MPI-IO this process's (direct_open);
- * -1 otherwise.  Asked once. */
+ * is open read-only (so HDF5 holds none of its bytes unwritten), or it
+ * is written in place by runs (in_place_runs: HDF5 holds none of its
+ * chunks): HDF5's default driver's own, or under MPI-IO this process's
+ * (direct_open); -1 otherwise.  Asked once. */
 static int direct_fd(struct h5io_layout *l)
 {
 	if (l->fd_known)
 		return l->fd;
 	l->fd_known = true;
 	l->fd = -1;
-	if (!l->read_only)
+	if (!l->read_only && !in_place_runs(l))
 		return -1;
 	if (l->shared)
 		return l->fd = direct_open(l->path);
@@ -412,7 +431,8 @@ static int direct_fd(struct h5io_layout *l)
 
 /* The layout of REC's dataset when the direct reader reads it as DT: a
  * plain dataset as stored (chunked, no filters, stored as DT bytes for
- * bytes), in a file opened read-only, by a descriptor; under MPI-IO its
+ * bytes), in a file opened read-only or written in place by runs
+ * (in_place_runs), by a descriptor; under MPI-IO its
  * chunks' places read from the index at its opening, and its reads
  * independent (or this rank the only one, whose collective calls no
  * other rank waits in).  Else NULL.  The one test of both direct
@@ -476,6 +496,57 @@ int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offse
 	return l ? read_stored(l, offset, 0, whole, buf) : 0;
 }
 
+/* FIRST, the first index of a chunk that the box START/COUNT touches,
+ * made the next one's in C order over the chunks it touches (LEAD: the
+ * first one's); past the last, LEAD's again. */
+static void next_chunk(int n, const hsize_t *chunk, const int64_t *lead, const int64_t *start,
+		       const int64_t *count, int64_t *first)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		first[i] += (int64_t)chunk[i];
+		if (first[i] < start[i] + count[i])
+			return;
+		first[i] = lead[i];
+	}
+}
+
+/* The part of the box START/COUNT in the chunk whose first index is
+ * FIRST, of the dataset of ST, as a run of the chunk's bytes: one index
+ * along the axes before some axis K, the chunk whole along those after it
+ * (a ragged edge chunk as far as the dataset reaches counts as whole: its
+ * run takes the padding beyond the edge, which no other box reads), what
+ * the box holds along K.  Its first element within the chunk into *AT,
+ * its elements into *LEN, the extents it copies into the box (the part's,
+ * from K on; 1 before K) into EXT, and the extents it lies in (a chunk's
+ * after K) into RUN.  False when the part is no such run. */
+static bool part_run(const struct h5io_storage *st, const int64_t *first, const int64_t *start,
+		     const int64_t *count, uint64_t *at, uint64_t *len, int64_t *ext, int64_t *run)
+{
+	int n = st->ndim, k = n - 1;
+	int64_t lo[H5U_MAXDIM];
+	bool whole[H5U_MAXDIM];
+	for (int i = 0; i < n; i++) {
+		int64_t c = (int64_t)st->chunk[i], end = first[i] + c;
+		int64_t a = start[i] > first[i] ? start[i] : first[i];
+		int64_t b = start[i] + count[i] < end ? start[i] + count[i] : end;
+		lo[i] = a - first[i];
+		ext[i] = b - a;
+		whole[i] = lo[i] == 0 && (ext[i] == c || b == (int64_t)st->dim[i]);
+	}
+	while (k > 0 && whole[k])
+		k--;
+	*at = 0;
+	*len = 1;
+	for (int i = 0; i < n; i++) {
+		if (i < k && ext[i] != 1)
+			return false;
+		run[i] = i > k ? (int64_t)st->chunk[i] : ext[i];
+		*at = *at * st->chunk[i] + (uint64_t)lo[i];
+		*len *= (uint64_t)run[i];
+	}
+	return true;
+}
+
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf)
 {
@@ -483,25 +554,233 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	if (!l || !h5io_record_overflows_cache(rec))
 		return 0;
 	const struct h5io_storage *st = &rec->storage;
-	int n = st->ndim, k = n - 1;
-	hsize_t offset[H5U_MAXDIM];
-	uint64_t at = 0, bytes = st->esize;
+	int n = st->ndim, size = (int)st->esize;
+	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM], ext[H5U_MAXDIM], run[H5U_MAXDIM];
+	uint64_t at, len, most = 0, box = 1, parts = 1;
 	for (int i = 0; i < n; i++) {
-		int64_t c = (int64_t)st->chunk[i], o = start[i] % c;
-		if (count[i] <= 0 || o + count[i] > c || (step && count[i] > 1 && step[i] != 1))
-			return 0;   /* empty, across chunks, or strided */
-		offset[i] = (hsize_t)(start[i] - o);
-		at = at * (uint64_t)c + (uint64_t)o;
-		bytes *= (uint64_t)count[i];
+		int64_t c = (int64_t)st->chunk[i];
+		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
+			return 0;   /* empty or strided */
+		lead[i] = first[i] = start[i] / c * c;
+		parts *= (uint64_t)((start[i] + count[i] - 1) / c - start[i] / c + 1);
+		box *= (uint64_t)count[i];
 	}
-	/* one run of the chunk: whole along the axes after some axis K, one
-	 * index along those before it */
-	while (k > 0 && count[k] == (int64_t)st->chunk[k])
-		k--;
-	for (int i = 0; i < k; i++)
-		if (count[i] != 1)
+	/* every part a run (the longest sizes the scratch it passes through) */
+	for (uint64_t j = 0; j < parts; j++) {
+		if (!part_run(st, first, start, count, &at, &len, ext, run))
 			return 0;
-	return read_stored(l, offset, at * st->esize, bytes, buf);
+		most = len > most ? len : most;
+		next_chunk(n, st->chunk, lead, start, count, first);
+	}
+	/* one part, the whole box: read where it goes */
+	if (parts == 1 && most == box) {
+		hsize_t offset[H5U_MAXDIM];
+		part_run(st, first, start, count, &at, &len, ext, run);
+		for (int i = 0; i < n; i++)
+			offset[i] = (hsize_t)first[i];
+		return read_stored(l, offset, at * st->esize, len * st->esize, buf);
+	}
+	char *scratch = malloc((size_t)(most * st->esize));
+	ptrdiff_t sst[H5U_MAXDIM], bst[H5U_MAXDIM];
+	int got = scratch ? 1 : -1;
+	iter_contiguous(n, count, count, size, bst);
+	for (uint64_t j = 0; j < parts && got > 0; j++) {
+		hsize_t offset[H5U_MAXDIM];
+		ptrdiff_t into = 0;
+		part_run(st, first, start, count, &at, &len, ext, run);
+		for (int i = 0; i < n; i++) {
+			offset[i] = (hsize_t)first[i];
+			into += ((first[i] > start[i] ? first[i] : start[i]) - start[i]) * bst[i];
+		}
+		got = read_stored(l, offset, at * st->esize, len * st->esize, scratch);
+		if (got > 0) {
+			iter_contiguous(n, run, run, size, sst);
+			iter_copy(size, scratch, sst, (char *)buf + into, bst, n, ext);
+		}
+		next_chunk(n, st->chunk, lead, start, count, first);
+	}
+	free(scratch);
+	return got;
+}
+
+/* ---- in place, by runs ---------------------------------------------------- */
+
+/* Are the boxes of L's dataset, written in place (its record's in_place),
+ * moved by h5io_move_in_place: chunked without filters, in a file this
+ * process has alone and writes, a row of its chunks more than its chunk
+ * cache holds, every chunk stored at its whole size (the chunk index read
+ * whole lists them all: HDF5 would allocate one never written)?  Asked
+ * once; the first yes flushes what HDF5 holds of the dataset unwritten,
+ * so that nothing of it is written after the runs. */
+static bool in_place_runs(struct h5io_layout *l)
+{
+	const struct h5io_storage *st = &l->rec->storage;
+	if (l->in_place)
+		return l->in_place > 0;
+	l->in_place = -1;
+	if (!l->rec->in_place || l->kind != LAYOUT_CHUNKED || l->shared || l->read_only ||
+	    !h5io_record_overflows_cache(l->rec))
+		return false;
+	if (l->store.source == STORE_EMPTY)
+		store_fill(l);
+	uint64_t whole = st->esize, chunks = 1;
+	for (int i = 0; i < st->ndim; i++) {
+		whole *= st->chunk[i];
+		chunks *= l->grid[i];
+	}
+	if (l->store.source != STORE_INDEX || l->store.n != chunks)
+		return false;
+	for (size_t i = 0; i < l->store.cap; i++)
+		if (l->store.slot[i].key &&
+		    (l->store.slot[i].addr == HADDR_UNDEF || l->store.slot[i].size != whole))
+			return false;
+	if (H5Dflush(l->rec->d) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return false;
+	}
+	l->in_place = 1;
+	return true;
+}
+
+/* Pieces of a box gathered for one call: runs of the file one after
+ * another, each a piece of the box's buffer. */
+struct pieces {
+	struct iovec iov[IOV_MAX < 1024 ? IOV_MAX : 1024];
+	int n;
+	uint64_t at, end;    /* the file's bytes they cover */
+};
+
+/* Move P's pieces by one call, again for what a call leaves: 0, or -1
+ * (errno). */
+static int pieces_move(bool write, int fd, struct pieces *p)
+{
+	struct iovec *iov = p->iov;
+	int n = p->n;
+	uint64_t at = p->at;
+	while (n > 0) {
+		ssize_t got = write ? pwritev(fd, iov, n, (off_t)at) : preadv(fd, iov, n, (off_t)at);
+		if (got <= 0) {
+			errno = got == 0 ? EIO : errno;   /* the file ends before the chunk */
+			return -1;
+		}
+		at += (uint64_t)got;
+		for (size_t left = (size_t)got; left > 0;) {
+			size_t take = left < iov->iov_len ? left : iov->iov_len;
+			iov->iov_base = (char *)iov->iov_base + take;
+			iov->iov_len -= take;
+			left -= take;
+			if (iov->iov_len == 0)
+				iov++, n--;
+		}
+	}
+	p->n = 0;
+	return 0;
+}
+
+/* Add LEN bytes at AT of the file, BUF in memory, to P: joined to its
+ * last piece where both go on from it (a slice's lines of one chunk),
+ * else moved first when they do not go on from P's in the file or P is
+ * full. */
+static int piece_add(bool write, int fd, struct pieces *p, uint64_t at, void *buf, size_t len)
+{
+	int max = (int)(sizeof p->iov / sizeof p->iov[0]);
+	struct iovec *last = p->n > 0 ? &p->iov[p->n - 1] : NULL;
+	if (last && at == p->end && (char *)last->iov_base + last->iov_len == (char *)buf) {
+		last->iov_len += len;
+		p->end += len;
+		return 0;
+	}
+	if (p->n > 0 && (at != p->end || p->n == max) && pieces_move(write, fd, p) < 0)
+		return -1;
+	if (p->n == 0)
+		p->at = p->end = at;
+	p->iov[p->n++] = (struct iovec){ buf, len };
+	p->end += len;
+	return 0;
+}
+
+/* Move the part of the box START/COUNT (BSTRIDE: its axes' strides in
+ * BUF, in elements) that the chunk at C0, stored at ADDR, holds. */
+static int chunk_part(bool write, struct h5io_layout *l, struct pieces *p, const hsize_t *c0,
+		      haddr_t addr, const int64_t *start, const int64_t *count, const uint64_t *bstride,
+		      char *buf)
+{
+	const struct h5io_storage *st = &l->rec->storage;
+	int n = st->ndim;
+	uint64_t esize = st->esize, cstride[H5U_MAXDIM];
+	int64_t lo[H5U_MAXDIM], hi[H5U_MAXDIM], idx[H5U_MAXDIM];
+	cstride[n - 1] = 1;
+	for (int i = n - 1; i > 0; i--)
+		cstride[i - 1] = cstride[i] * st->chunk[i];
+	for (int i = 0; i < n; i++) {
+		int64_t a = (int64_t)c0[i], b = a + (int64_t)st->chunk[i], end = start[i] + count[i];
+		lo[i] = idx[i] = start[i] > a ? start[i] : a;
+		hi[i] = end < b ? end : b;
+	}
+	size_t len = (size_t)(hi[n - 1] - lo[n - 1]) * esize;
+	for (;;) {
+		uint64_t at = 0, in = 0;
+		for (int i = 0; i < n; i++) {
+			at += (uint64_t)(idx[i] - (int64_t)c0[i]) * cstride[i];
+			in += (uint64_t)(idx[i] - start[i]) * bstride[i];
+		}
+		if (piece_add(write, l->fd, p, addr + at * esize, buf + in * esize, len) < 0)
+			return -1;
+		int i = n - 2;
+		while (i >= 0 && ++idx[i] == hi[i])
+			idx[i] = lo[i], i--;
+		if (i < 0)
+			return 0;
+	}
+}
+
+int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
+		       const int64_t *step, const int64_t *count, void *buf)
+{
+	struct h5io_layout *l = rec && rec->in_place ? layout_of(rec) : NULL;
+	if (!l || !in_place_runs(l) || rec->storage.as_stored != dt || direct_fd(l) < 0)
+		return 0;
+	const struct h5io_storage *st = &rec->storage;
+	int n = st->ndim;
+	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM];
+	uint64_t bstride[H5U_MAXDIM];
+	for (int i = 0; i < n; i++)
+		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
+			return 0;   /* empty, or strided */
+	bstride[n - 1] = 1;
+	for (int i = n - 1; i > 0; i--)
+		bstride[i - 1] = bstride[i] * (uint64_t)count[i];
+	for (int i = 0; i < n; i++) {
+		first[i] = at[i] = (hsize_t)start[i] / st->chunk[i];
+		last[i] = (hsize_t)(start[i] + count[i] - 1) / st->chunk[i];
+	}
+	struct pieces *p = malloc(sizeof *p);
+	if (!p)
+		abort();
+	p->n = 0;
+	int rc = 1;
+	while (rc == 1) {
+		hsize_t c0[H5U_MAXDIM], size;
+		haddr_t addr;
+		for (int i = 0; i < n; i++)
+			c0[i] = at[i] * st->chunk[i];
+		if (!chunk_at(l, c0, &addr, &size) || addr == HADDR_UNDEF) {
+			errno = EIO;   /* listed stored whole when first asked */
+			rc = -1;
+		} else if (chunk_part(write, l, p, c0, addr, start, count, bstride, buf) < 0) {
+			rc = -1;
+		}
+		int i = n - 1;
+		while (i >= 0 && at[i] == last[i])
+			at[i] = first[i], i--;
+		if (i < 0)
+			break;
+		at[i]++;
+	}
+	if (rc == 1 && p->n > 0 && pieces_move(write, l->fd, p) < 0)
+		rc = -1;
+	free(p);
+	return rc;
 }
 
 /* ---- the extents of a box ------------------------------------------------ */

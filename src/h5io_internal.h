@@ -73,6 +73,9 @@ struct h5io_record {
 				     * H5IO_MASKS_NONE otherwise */
 	bool alone;                 /* its reads and writes go independently
 				     * (h5io_dataset_alone) */
+	bool in_place;              /* written in place, each box moved by
+				     * h5io_move_in_place where it can be
+				     * (h5io_dataset_in_place) */
 	struct h5io_storage storage;
 	struct h5io_layout *layout; /* h5io_extent.c's, learned on first
 				     * asking; NULL before */
@@ -126,16 +129,37 @@ const hsize_t *h5io_direct_chunks(struct h5io_record *rec, enum dtype dt);
  * written: HDF5 gives its fill); -1: the read failed. */
 int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offset, void *buf);
 /* Read the box START/STEP/COUNT of REC's dataset, stored as DT, into BUF
- * by one pread when it is one run of the bytes of one chunk, of a dataset
- * the direct reader reads whose rows' chunks overflow its chunk cache
- * (h5io_record_overflows_cache: the cache would read the whole chunk for
- * the box, and again for the next box that cuts it); so a box of a few
- * lines of one chunk column moves as its bytes.  A smaller dataset's
+ * as the runs of the chunks it touches, one pread each, when its part of
+ * every such chunk is one run of the chunk's bytes (one index along the
+ * axes before some axis, the chunk whole along those after it: a box of
+ * whole lines, or of a few lines of one chunk column), of a dataset the
+ * direct reader reads whose rows' chunks overflow its chunk cache
+ * (h5io_record_overflows_cache: the cache would read each chunk whole for
+ * the box, and again for the next box that cuts it); so each byte of a
+ * chunk is read once by the boxes that cut it.  A box that is one run
+ * moves as its bytes into BUF; the others' runs pass through a scratch
+ * of one run (at most one chunk, less than the chunk cache it stands for),
+ * allocated for the call, each copied to its place.  A smaller dataset's
  * chunks stay in the cache, which serves the boxes that cut them without
- * a call each.  1: read; 0: not such a box (the caller reads it); -1: the
- * read failed. */
+ * a call each.  1: read; 0: not such a box, or a chunk never written (the
+ * caller reads it); -1: the read failed. */
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf);
+/* Read or write (WRITE) the box START/STEP/COUNT of REC's dataset,
+ * stored as DT, C order in BUF, by preadv or pwritev at its chunks'
+ * places, one call a chunk (or fewer than IOV_MAX lines of one), when
+ * REC is written in place (h5io_dataset_in_place) and its chunks are
+ * moved so: chunked without filters, stored as DT, in a file this
+ * process has alone (HDF5's own descriptor), every chunk stored whole
+ * (the chunk index read whole), a row of its chunks more than its chunk
+ * cache holds, and the box not strided.  Then every box of it moves
+ * here, read and written, so HDF5 never holds a copy of its chunks that
+ * these writes would leave stale (it is flushed once first).  The
+ * journal (intercept.c) saves what each pwritev overwrites, as HDF5's
+ * writes.  1: moved; 0: not so moved (the caller moves it through HDF5);
+ * -1: the move failed (errno). */
+int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
+		       const int64_t *step, const int64_t *count, void *buf);
 /* Free L, what h5io_extent.c learned of a dataset being closed; NULL is
  * fine. */
 void h5io_layout_free(struct h5io_layout *l);

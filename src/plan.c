@@ -363,9 +363,8 @@ static bool elementwise_pass(const struct plan_step *s)
  * hold K's chunks whole: an elementwise pass's (elementwise_reads_chunks,
  * or held whole), a reduction's that shares a pass with the next ones
  * (its host's), a chained reduction's boxes, a stream's array boxes (a
- * reduction's or a scan's)?  Other steps, and where= masks, which are not
- * inputs, read through MPI-IO. */
-static bool step_reads_chunks(const struct plan_step *s, int k)
+ * reduction's or a scan's)? */
+static bool step_holds_chunks(const struct plan_step *s, int k)
 {
 	if (s->fused.host)
 		return elementwise_reads_chunks(s->fused.host, k);
@@ -377,6 +376,40 @@ static bool step_reads_chunks(const struct plan_step *s, int k)
 	if (s->verb == VERB_REDUCE && s->fold.mode == REDUCE_CHAIN)
 		return dist_holds_chunks(&s->blocks.split, chunk);
 	return dist_stream_holds_chunks(&s->blocks.stream, chunk);
+}
+
+/* Does S (or the pass it is fused into: a pass that hosts reductions,
+ * fuse.c), a reduction or a scan, read its input K, a plain dataset of
+ * its whole shape read as stored whose rows' chunks overflow a chunk
+ * cache (stage_cut_in_runs), in boxes whose part of each chunk is one run
+ * of it (dist_layout_runs, dist_stream_runs), each read by one pread
+ * (h5io_read_run): each byte once, however the boxes cut the chunks?
+ * Under MPI each rank reads them alone where the planner lets it (a
+ * plan_file's read_alone, an array's alone: in_runs). */
+static bool step_reads_runs(const struct plan_step *s, int k)
+{
+	const struct plan_step *pass = s->fused.host ? s->fused.host : s;
+	const struct array *x = pass->in[k];
+	const int64_t *chunk = stage_chunks(x);
+	if (!chunk || !stage_cut_in_runs(x))
+		return false;
+	if (elementwise_pass(pass))
+		return pass->fused.nred > 0 && shape_equal(&x->shape, &pass->shape) &&
+		       dist_layout_runs(&pass->blocks.split, chunk);
+	if (k > 0 || (pass->verb != VERB_REDUCE && pass->verb != VERB_ACCUMULATE))
+		return false;
+	if (pass->verb == VERB_REDUCE && pass->fold.mode == REDUCE_CHAIN)
+		return dist_layout_runs(&pass->blocks.split, chunk);
+	return dist_stream_runs(&pass->blocks.stream, chunk);
+}
+
+/* Does S read its input K in boxes that hold its chunks whole
+ * (step_holds_chunks) or in the runs of them its boxes cut
+ * (step_reads_runs)?  Other steps, and where= masks, which are not
+ * inputs, read through MPI-IO. */
+static bool step_reads_chunks(const struct plan_step *s, int k)
+{
+	return step_holds_chunks(s, k) || step_reads_runs(s, k);
 }
 
 /* Which of a step's slots a walk of the steps looks at. */
@@ -550,6 +583,12 @@ static int read_alone(struct plan *p, int nranks, struct err *e)
 		struct plan_step *s = &p->steps[i];
 		if (pass_runs(s))
 			elementwise_slices_alone(s);
+		/* the inputs read as the runs their boxes cut, each rank alone */
+		for (int k = 0; k < s->nin; k++) {
+			const struct array *x = s->in[k];
+			bool alone = nranks < 2 || (x->kind == ARR_DATASET && (x->file->read_alone || x->alone));
+			s->blocks.in_runs[k] = alone && !step_holds_chunks(s, k) && step_reads_runs(s, k);
+		}
 	}
 	return 0;
 }
@@ -573,12 +612,14 @@ static int64_t rows_cut(const struct dist_layout *l, int ndim, const int64_t *ch
 }
 
 /* Is Y, an output of the elementwise pass S, a dataset written in place
- * that in_place_cache would give a chunk cache of its own? */
+ * that in_place_cache would give a chunk cache of its own?  Not one
+ * whose boxes move by runs of its chunks (stage_in_place_runs), which
+ * HDF5 does not cache. */
 static bool cache_pays(const struct plan_step *s, const struct array *y)
 {
 	size_t esize = (size_t)dtype_size(y->coding ? y->coding->stored : y->dtype);
 	return y->kind == ARR_DATASET && !y->create && y->nstored > 0 && !y->stored_filtered &&
-	       !y->selected && shape_equal(&y->shape, &s->shape) &&
+	       !y->selected && !stage_in_place_runs(y) && shape_equal(&y->shape, &s->shape) &&
 	       !dist_holds_chunks(&s->blocks.split, y->stored_chunk) &&
 	       h5io_row_overflows_cache(y->nstored, y->shape.dim, y->stored_chunk, esize);
 }

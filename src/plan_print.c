@@ -25,7 +25,8 @@ enum plan_fate plan_array_fate(const struct array *x)
 	return x->file->exists ? FATE_NEW_DATASET : FATE_NEW_FILE;
 }
 
-static void print_array_line(FILE *f, const char *role, const struct array *x)
+/* X's line under a step; ROUTE: how the step reads it, or "". */
+static void print_array_line(FILE *f, const char *role, const struct array *x, const char *route)
 {
 	char buf[800];
 	if (!x) {
@@ -57,8 +58,8 @@ static void print_array_line(FILE *f, const char *role, const struct array *x)
 	if (cf_coding_transforms(x->coding))
 		snprintf(packed, sizeof packed, " (%s %s)", x->create ? "packed as" : "unpacked from",
 			 dtype_name(x->coding->packed));
-	fprintf(f, "  %s %s %s%s %s%s%s%s\n", role, x->display, dtype_name(x->dtype), packed,
-		shape_format(&x->shape, buf, sizeof buf), names, units, how);
+	fprintf(f, "  %s %s %s%s %s%s%s%s%s\n", role, x->display, dtype_name(x->dtype), packed,
+		shape_format(&x->shape, buf, sizeof buf), names, units, how, route);
 }
 
 /* A layout's boxes: their shape and how many. */
@@ -180,6 +181,12 @@ void plan_print_step(const struct plan *p, const struct plan_step *s, FILE *f)
 		print_pass(f, pass);
 }
 
+/* How step S reads its input K (step_blocks's in_runs), or "". */
+static const char *input_route(const struct plan_step *s, int k)
+{
+	return s->blocks.in_runs[k] ? ", read as the runs of its chunks the boxes cut" : "";
+}
+
 void plan_print(const struct plan *p, FILE *f)
 {
 	for (int i = 0; i < p->nfiles; i++)
@@ -191,8 +198,8 @@ void plan_print(const struct plan *p, FILE *f)
 		/* a pass's inputs under the step that heads it; each output
 		 * under the step that names it, written or not */
 		for (int k = 0; s->fused.merged_into < 0 && k < s->nin; k++)
-			print_array_line(f, "in ", s->in[k]);
+			print_array_line(f, "in ", s->in[k], input_route(s, k));
 		for (int k = 0; k < s->fused.nown; k++)
-			print_array_line(f, "out", s->fused.own[k]);
+			print_array_line(f, "out", s->fused.own[k], "");
 	}
 }

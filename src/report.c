@@ -470,13 +470,14 @@ static void json_shape(FILE *f, const struct shape *s)
 }
 
 /* One operand: {"operand": ..., "kind": ..., "shape": [...], "dims": [...],
- * "units": ..., "dtype": ...}, "dims" only when its axes are named, "units"
- * only when known.  DT is the dtype to
- * show (a literal's is the one it takes in the loop); OUTPUT says how the
- * step uses X.  An operand broadcast by name shows the dataset it reads.
- * MASKED: its masked elements, or -1 (not a step that masks). */
+ * "units": ..., "dtype": ..., "read": ...}, "dims" only when its axes are
+ * named, "units" only when known, "read" only for an input read as the
+ * runs of its chunks the boxes cut (RUNS, step_blocks's in_runs).  DT is the
+ * dtype to show (a literal's is the one it takes in the loop); OUTPUT says
+ * how the step uses X.  An operand broadcast by name shows the dataset it
+ * reads.  MASKED: its masked elements, or -1 (not a step that masks). */
 static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool output,
-			 bool printed, int64_t masked)
+			 bool printed, int64_t masked, bool runs)
 {
 	if (x && x->base)
 		x = x->base;
@@ -513,6 +514,8 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 		json_string(f, x->units.text);
 	}
 	fprintf(f, ", \"dtype\": \"%s\"", dtype_name(dt));
+	if (runs)
+		fputs(", \"read\": \"runs of its chunks\"", f);
 	if (masked >= 0)
 		fprintf(f, ", \"masked\": %lld", (long long)masked);
 	if (x->unused)
@@ -599,7 +602,7 @@ static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		const struct array *x = s->in[k];
 		if (k)
 			fputs(", ", f);
-		json_operand(f, x, literal_dtype(s, k), false, false, -1);
+		json_operand(f, x, literal_dtype(s, k), false, false, -1, s->blocks.in_runs[k]);
 	}
 	fputs("],\n     \"outputs\": [", f);
 	for (int k = 0; k < s->fused.nown; k++) {   /* each under the step that names it */
@@ -607,7 +610,7 @@ static void json_step(FILE *f, const struct plan *p, const struct plan_step *s,
 		if (k)
 			fputs(", ", f);
 		json_operand(f, x, x->dtype, true, s->print,
-			     r && (s->mask.has_where || s->mask.masked) ? r->masked : -1);
+			     r && (s->mask.has_where || s->mask.masked) ? r->masked : -1, false);
 	}
 	fputc(']', f);
 	if (!r) {

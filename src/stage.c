@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "cf.h"
+#include "comm.h"
 #include "h5io.h"
 #include "iter.h"
 #include "report.h"
@@ -332,10 +333,23 @@ int stage_read_broadcast(const struct array *x, const struct shape *space, enum 
 	return 0;
 }
 
+bool stage_in_place_runs(const struct array *x)
+{
+	return x->kind == ARR_DATASET && x->in_place && !comm_mpi() && x->nstored > 0 &&
+	       !x->stored_filtered && !x->stored_gaps && !x->selected && !x->swapped && !x->vds;
+}
+
 bool stage_as_stored(const struct array *x, enum dtype t)
 {
-	return stage_chunks(x) && !x->create && !x->vds && !x->file->write && !x->stored_filtered &&
-	       !x->swapped && stored_dtype(x) == t;
+	return stage_chunks(x) && !x->create && !x->vds && (!x->file->write || stage_in_place_runs(x)) &&
+	       !x->stored_filtered && !x->swapped && stored_dtype(x) == t;
+}
+
+bool stage_cut_in_runs(const struct array *x)
+{
+	enum dtype stored = x->coding ? x->coding->stored : x->dtype;
+	return x->kind == ARR_DATASET && stage_as_stored(x, stored) &&
+	       h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk, (size_t)dtype_size(stored));
 }
 
 /* Is X read as its dataset's chunks, as T: a plain dataset as stored as

@@ -272,6 +272,55 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	verify after-c "${cases[@]}"
 }
 
+# A dataset whose chunk rows overflow a chunk cache, every chunk stored,
+# is written in place on one process by pwritev at its chunks' places
+# (h5io_move_in_place), past HDF5: the journal saves what each overwrites
+# all the same.  Killed at the first write, the last, and random ones
+# between, under budgets whose boxes cut the chunks (1M) or hold chunk
+# rows (16M); `recover` or the next run puts back every byte, ncdump reads
+# the file, and a run after gives NumPy's bits.
+@test "kill -9 at random points of one process writing in place by runs of its chunks (pwritev past HDF5): recover or the next run puts back every byte, then NumPy's bits" {
+	/usr/bin/python3 "$H5U_TESTS/chunks_ref.py" in-place . || fail "no fixture"
+	local m w n k d points args=(eval -i a=ip.h5:/w 'a = a * 2 + 1')
+	for m in 1M 16M; do
+		mkdir "u$m"
+		cp ip.h5 "u$m/"
+		w=$(cd "u$m" && h5u "${args[@]}" --memory "$m" --json | sed -n 's/.*"journal_writes": \([0-9]*\).*/\1/p')
+		((w >= 10)) || fail "--memory $m: only $w writes in an uninterrupted run"
+		cp ip.h5 "s$m.h5"
+		run grep -c pwritev <(strace -f -e trace=pwritev h5ufunc eval -i "a=s$m.h5:/w" 'a = a * 2 + 1' \
+			--memory "$m" 2>&1)
+		((output > 0)) || fail "--memory $m: no pwritev: not written by runs"
+		points="1 $((RANDOM % w + 1)) $((RANDOM % w + 1)) $((w / 2)) $w"
+		for n in $points; do
+			d=k$m-$n
+			[[ -d $d ]] && continue
+			mkdir "$d"
+			cp ip.h5 "$d/"
+			(cd "$d" && H5UFUNC_FAULT=kill-write:0:$n timeout 60 h5ufunc "${args[@]}" --memory "$m") &&
+				fail "$d: not killed"
+			[[ -n $(find "$d" -name '.ip.h5.h5ufunc-journal*') ]] || fail "$d: no journal left"
+			if ((n % 2)); then
+				(cd "$d" && h5u recover ip.h5 >/dev/null) || fail "recover $d"
+			else
+				run --separate-stderr h5u reduce add "$d/ip.h5:/p" --axis all
+				assert_success
+				[[ $stderr == "h5ufunc: $d/ip.h5: rolled back the run interrupted on "* ]] || fail "$d: $stderr"
+			fi
+			cmp ip.h5 "$d/ip.h5" || fail "$d: not as it was before the run"
+			run find "$d" -name '*h5ufunc-*'
+			assert_output ''
+			ncdump -h "$d/ip.h5" >/dev/null || fail "$d: ncdump cannot read it"
+			(cd "$d" && h5u "${args[@]}" --memory "$m") || fail "$d: the run after: exit status $?"
+			cmp "u$m/ip.h5" "$d/ip.h5" >/dev/null || /usr/bin/python3 "$H5U_TESTS/chunks_ref.py" \
+				same ip.h5 "$d/ip.h5" /w "w * 2 + 1" || fail "$d: not NumPy's after"
+		done
+	done
+	run /usr/bin/python3 "$H5U_TESTS/chunks_ref.py" same ip.h5 u1M/ip.h5 /w "w * 2 + 1" :: \
+		same ip.h5 u16M/ip.h5 /w "w * 2 + 1"
+	assert_success
+}
+
 @test "the journal saves what each rank overwrites: exactly where announced, a run's tail more through MPI-IO" {
 	# 1001 rows: no number of ranks from 2 to 4 splits them evenly; chunks
 	# of 77 rows, which the shares may cut.  A contiguous dataset's boxes

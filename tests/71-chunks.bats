@@ -31,14 +31,17 @@
 # Under MPI such boxes are dealt to the ranks, in whole runs of a chunk's
 # lines where that is even (no chunk read by two ranks), else in runs of a
 # box's, each rank reading its runs alone: each byte once (strace: every
-# pread's offset), a ragged last chunk column read whole once by each rank
-# that has some of it; ranks with fewer boxes, mpirun -n 1; a file a later
+# pread's offset), a ragged last chunk column's runs read with their
+# padding; ranks with fewer boxes, mpirun -n 1; a file a later
 # step writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks.
-# Written in place on one process under budgets (7M, 8M) whose boxes cut
-# square (2304, 2304) chunk rows that overflow a chunk cache, the budget
-# pays for a cache of a chunk row, and boxes of 32 lines, not 56, keep
-# within one: the file's bytes read and written once each (strace, 11
-# times before); NumPy's bits with the journal and on 1-3 ranks.
+# Written in place on one process under budgets (7M, 8M, 16M) whose boxes
+# cut square (2304, 2304) chunk rows that overflow a chunk cache, each
+# box's lines of each chunk are read and written by one preadv and pwritev
+# at the chunk's place, past HDF5: the file's bytes read and written once
+# each, the journal's as many (strace); NumPy's bits with the journal and
+# on 1-3 ranks.  So ragged 2-d, float32 and 3-d datasets under budgets of
+# 4K to the default, two steps and a reduction after, gzip and partly
+# written ones beside them through HDF5: NumPy's bits, ncdump reads them.
 # Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and so in runs of
@@ -174,27 +177,32 @@ check_reads() {
 	check_reads "${same[@]}" :: same "$BATS_FILE_TMPDIR/c.h5" c.h5 /s "s * 2 + 1"
 }
 
-@test "in place into chunk rows more than a chunk cache holds, boxes cutting them (--memory 7M, 8M): the budget pays for a cache of a chunk row, boxes within one, each chunk read and written once on one process; NumPy's bits on 1-3 ranks" {
+@test "in place into chunk rows more than a chunk cache holds, boxes cutting them (--memory 7M, 8M, 16M): each box's runs read and written by preadv and pwritev at the chunks' places, no chunk cache paid, the file's bytes read and written once each and the journal's as many; NumPy's bits with the journal and on 1-3 ranks" {
 	ref square .
 	local m n
 	# 40.5 MiB of data, and HDF5's metadata
 	local most=$((42467328 * 102 / 100 + 1048576))
-	for m in 7M 8M; do
+	for m in 7M 8M 16M; do
 		cp sq.h5 "q$m.h5"
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
-			-e trace=openat,open,pread64,read,pwrite64,write -o "tr$m" \
+			-e trace=openat,open,pread64,preadv,read,pwrite64,pwritev,write -o "tr$m" \
 			h5ufunc eval -i "a=q$m.h5:/a" 'a = a * 2 + 1' --risk-partial-writes --memory "$m" ||
 			fail "--memory $m: exit status $?"
 		run ref moved "tr$m" "q$m.h5" "$most" :: same sq.h5 "q$m.h5" /a "a * 2 + 1"
 		assert_success
-		run h5u check --memory "$m" - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
-		assert_success
-		assert_output --partial "boxes (32, 2304), 72 boxes"
 	done
-	# with the journal, and on 1-3 ranks (no chunk cache for a file
-	# written through MPI-IO: the plan is the usual one)
+	run h5u check --memory 7M - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
+	assert_success
+	assert_output --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	# with the journal: what it saves is the file's bytes once (read
+	# again by the journal, before they are overwritten)
 	cp sq.h5 j.h5
-	h5u eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff \
+		-e trace=openat,open,pread64,preadv,read,pwrite64,pwritev,write -o trj \
+		h5ufunc eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M || fail "journaled: exit status $?"
+	run ref moved trj j.h5 $((2 * most)) :: journaled trj j.h5 "$most"
+	assert_success
+	# on 1-3 ranks (under MPI-IO, through HDF5's path)
 	local same=(same sq.h5 j.h5 /a "a * 2 + 1")
 	for n in 1 2 3; do
 		cp sq.h5 "r$n.h5"
@@ -203,6 +211,37 @@ check_reads() {
 	done
 	run ref "${same[@]}"
 	assert_success
+}
+
+@test "in place by runs on one process: ragged 2-d, float32, 3-d, two steps into one dataset and a reduction of it after; gzip and partly written datasets through HDF5's path beside them; budgets 4K, 1M, 16M and the default; NumPy's bits, h5py and ncdump read the file" {
+	ref in-place .
+	cat >r.yaml <<-'EOF'
+		inputs: {w: ip.h5:/w, f: ip.h5:/f, t: ip.h5:/t, g: ip.h5:/g, p: ip.h5:/p}
+		steps:
+		  - {expr: w * 2 + 1, out: w}
+		  - {expr: f * 3 - 1, out: f}
+		  - {expr: t * 2 + 1, out: t}
+		  - {expr: g * 2 + 1, out: g}
+		  - {expr: p * 2 + 1, out: p}
+		  - {expr: w - 1, out: w}
+		  - {reduce: add, in: w, axis: 0, out: s.h5:/s}
+	EOF
+	local m d same=()
+	for m in 4K 1M 16M ''; do
+		d=m${m:-default}
+		mkdir "$d"
+		cp ip.h5 r.yaml "$d/"
+		(cd "$d" && h5u run r.yaml ${m:+--memory "$m"}) || fail "--memory ${m:-default}: exit status $?"
+		ncdump -h "$d/ip.h5" >/dev/null || fail "$d: ncdump cannot read it"
+		same+=(:: same ip.h5 "$d/ip.h5" /w "w * 2 + 1 - 1" /f "f * np.float32(3) - np.float32(1)"
+		       /t "t * 2 + 1" /g "g * 2 + 1" /p "p * 2 + 1"
+		       :: same ip.h5 "$d/s.h5" /s "np.add.reduce(w * 2 + 1 - 1, axis=0)")
+	done
+	run ref "${same[@]:1}"
+	assert_success
+	run h5u check --memory 1M r.yaml
+	assert_success
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide"
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
@@ -389,8 +428,8 @@ check_reads() {
 	# 4.3 MB, more than a chunk cache; at 2M boxes of 32 lines.  Dealt in a
 	# chunk's runs of 256 lines where that is even (2 ranks: three and two,
 	# within a quarter of a fair share), else in a box's (3 and 4 ranks),
-	# where the ragged last chunk column (20 of 40 wide: no run of one
-	# chunk) is read whole through HDF5 by each rank that has some of it
+	# where the ragged last chunk column (20 of 40 wide) is read in runs of
+	# its stored chunks, padding and all
 	for n in 1 2 3 4; do
 		planned "$n" 2M '{a: sl.h5:/p, b: sl.h5:/pb}' 'sqrt(a*a + b*b)'
 		assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
@@ -438,6 +477,127 @@ check_reads() {
 	[[ $status == 0 ]] || fail "$output"$'\n'"$(cat traces.txt)"
 }
 
+@test "reductions and scans whose boxes cut chunk rows wider than a chunk cache read the runs of the chunks they cut: one pread a chunk a box, each byte once (strace) on one process and 2-3 ranks, each rank alone; ragged, 3-d, keepdims, initial, where=, a shared pass, gzip through HDF5; NumPy's bits on 1-4 ranks under 1M, on fewer under 4K (scans), 16M and the default budget, ranks with no rows" {
+	cp "$BATS_FILE_TMPDIR/rr.h5" .
+	local n mem d tr JOBS=() runs=()
+	# /r (300, 4500) and /t (3, 130, 4500), a row crossing 141 chunks (4.6
+	# and 4.5 MiB, more than a chunk cache): boxes of 16 and 12 lines at
+	# 1M, parts of a chunk row each; /z deflated, read through HDF5; the
+	# elements where= leaves out fold as the identity (h5ufunc(1), MISSING
+	# VALUES)
+	cat >rr.yaml <<-'EOF2'
+		inputs: {r: rr.h5:/r, z: rr.h5:/z, m: rr.h5:/m, t: rr.h5:/t}
+		steps:
+		  - {reduce: add, in: r, axis: 1, out: o.h5:/r1}
+		  - {reduce: add, in: r, axis: null, out: o.h5:/rn}
+		  - {accumulate: add, in: r, axis: 1, out: o.h5:/a1}
+		  - {reduce: add, in: r, axis: 0, keepdims: true, initial: 1.5, out: o.h5:/r0}
+		  - {accumulate: add, in: r, axis: 0, out: o.h5:/a0}
+		  - {reduce: add, in: r, axis: 1, where: m, out: o.h5:/rw}
+		  - {accumulate: add, in: t, axis: 2, out: o.h5:/t2}
+		  - {reduce: add, in: t, axis: [1, 2], out: o.h5:/tr}
+		  - {accumulate: add, in: t, axis: 0, out: o.h5:/t0}
+		  - {reduce: add, in: t, axis: 2, keepdims: true, out: o.h5:/tk}
+		  - {accumulate: add, in: z, axis: 1, out: o.h5:/z1}
+		  - {reduce: add, in: z, axis: 1, out: o.h5:/zr}
+	EOF2
+	local numpy=(/r1 "np.add.reduce(r, axis=1)" /rn "np.add.reduce(r, axis=None)"
+		/a1 "np.add.accumulate(r, axis=1)" /r0 "np.add.reduce(r, axis=0, keepdims=True, initial=1.5)"
+		/a0 "np.add.accumulate(r, axis=0)" /rw "np.add.reduce(np.where(m, r, 0.0), axis=1)"
+		/t2 "np.add.accumulate(t, axis=2)" /tr "np.add.reduce(t, axis=(1, 2))"
+		/t0 "np.add.accumulate(t, axis=0)" /tk "np.add.reduce(t, axis=2, keepdims=True)"
+		/z1 "np.add.accumulate(z, axis=1)" /zr "np.add.reduce(z, axis=1)")
+	for n in 0 2; do
+		if ((n == 0)); then
+			run --separate-stderr h5u check --memory 1M rr.yaml
+		else
+			run --separate-stderr mpi "$n" h5ufunc check --memory 1M rr.yaml
+		fi
+		assert_success
+		assert_line --regexp '^step 1: reduce add, .*, boxes \(1[56], 4500\), (19|20) boxes, '
+		assert_line '  in  rr.h5:/r float64 (300, 4500), read as the runs of its chunks the boxes cut'
+		assert_line '  in  rr.h5:/t float64 (3, 130, 4500), read as the runs of its chunks the boxes cut'
+		assert_line '  in  rr.h5:/z float64 (300, 4500)'
+	done
+	# 1M on one process and 1-4 ranks (3: a rank with fewer boxes), 16M
+	# and the default budget on fewer
+	for d in 1M-{0..4} 16M-{0,2,3} 256M-{0,3}; do
+		mem=${d%-*} n=${d#*-}
+		mkdir "$d"
+		if ((n == 0)); then
+			h5u run --memory "$mem" --json rr.yaml >"$d/p.json" || fail "one process, $mem: exit status $?"
+		else
+			mpi "$n" h5ufunc run --memory "$mem" --json rr.yaml >"$d/p.json" ||
+				fail "$n ranks, $mem: exit status $?"
+		fi
+		mv o.h5 "$d/"
+		JOBS+=(:: same rr.h5 "$d/o.h5" "${numpy[@]}")
+	done
+	# --json says which inputs were read so: /r and /t, not gzip /z, nor
+	# /r by step 4, whose boxes hold whole chunks
+	python3 -c '
+import json
+for n in (0, 2):
+    steps = json.load(open(f"1M-{n}/p.json"))["steps"]
+    got = [[i.get("read") for i in s["inputs"]] for s in steps]
+    want = [["runs of its chunks"]] * 10 + [[None]] * 2
+    want[3] = [None]
+    assert got == want, (n, got)
+'
+	# 4K: scans in boxes of a part of a line, each part of a chunk one run
+	for n in 0 3; do
+		d=4K-$n
+		mkdir "$d"
+		if ((n == 0)); then
+			h5u accumulate add rr.h5:/r --axis 1 --memory 4K -o "$d/o.h5:/a1" || fail "4K: exit status $?"
+			h5u accumulate add rr.h5:/t --axis 0 --memory 4K -o "$d/o.h5:/t0" || fail "4K: exit status $?"
+		else
+			mpi "$n" h5ufunc accumulate add rr.h5:/r --axis 1 --memory 4K -o "$d/o.h5:/a1" ||
+				fail "$n ranks, 4K: exit status $?"
+			mpi "$n" h5ufunc accumulate add rr.h5:/t --axis 0 --memory 4K -o "$d/o.h5:/t0" ||
+				fail "$n ranks, 4K: exit status $?"
+		fi
+		JOBS+=(:: same rr.h5 "$d/o.h5" /a1 "np.add.accumulate(r, axis=1)" /t0 "np.add.accumulate(t, axis=0)")
+	done
+	# /n's two rows on 4 ranks at the default budget: two ranks with none
+	mpi 4 h5ufunc reduce add rr.h5:/n --axis 1 -o n4.h5:/r || fail "4 ranks, /n: exit status $?"
+	mpi 4 h5ufunc accumulate add rr.h5:/n --axis 1 -o n4.h5:/a || fail "4 ranks, /n: exit status $?"
+	JOBS+=(:: same rr.h5 n4.h5 /r "np.add.reduce(n, axis=1)" /a "np.add.accumulate(n, axis=1)")
+	# every byte of every chunk read once (a ragged chunk's padding with
+	# its run, once by each process that reads some of it), under 1M on one
+	# process and 2 and 3 ranks: a scan and a sum over rows, a sum over all
+	# axes of the 3-d /t, a scan along its first axis
+	for n in 0 2 3; do
+		for d in "accumulate r 1" "reduce r 1" "reduce t all" "accumulate t 0"; do
+			# on 2 ranks two of them
+			[[ $n == 2 && ($d == "reduce r 1" || $d == "accumulate t 0") ]] && continue
+			set -- $d
+			tr=q$n$1$2$3
+			if ((n == 0)); then
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+					-o "$tr" h5ufunc "$1" add "rr.h5:/$2" --axis "$3" --memory 1M -o "o$tr.h5:/o" ||
+					fail "$d: exit status $?"
+			else
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,pread64,read \
+					-o "$tr" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc "$1" add "rr.h5:/$2" \
+					--axis "$3" --memory 1M -o "o$tr.h5:/o" --json >"o$tr.json" ||
+					fail "$n ranks, $d: exit status $?"
+			fi
+			JOBS+=(:: runs "$tr" rr.h5 "/$2" 0
+				:: same rr.h5 "o$tr.h5" /o "np.add.$1($2, axis=${3/all/None})")
+		done
+	done
+	# each rank read its runs alone: no collective read
+	python3 -c '
+import glob, json
+for name in glob.glob("oq*.json"):
+    coll = [r["mpiio_coll_reads"] for r in json.load(open(name))["per_rank"]]
+    assert len(coll) > 1 and not any(coll), (name, coll)
+'
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
 @test "inputs no rank writes, in boxes of whole chunks: each rank reads its own chunks as stored, one call a chunk, not through MPI-IO; NumPy's bits on 1-4 and 6 ranks" {
 	cp "$BATS_FILE_TMPDIR/sl.h5" "$BATS_FILE_TMPDIR/rc.h5" .
 	cat >al.yaml <<-'EOF'
@@ -483,7 +643,7 @@ for n in (2, 3, 4, 6):
 '
 	# an input file read only in whole chunks: no MPI-IO read on 2 ranks,
 	# each of the 2 x 5 x 53 chunks of /p and /pb one read of its 81920
-	# bytes (the ragged column's, stored whole, through HDF5's cache); on
+	# bytes (the ragged column's stored whole, read with its padding); on
 	# 3 ranks, to which its five chunk rows do not deal evenly, boxes of
 	# 128 lines that cut them (a row's 53 chunks overflow the chunk cache),
 	# each slice one run of one chunk read by its rank alone: no MPI-IO
@@ -754,10 +914,10 @@ for name in glob.glob("*/p.json"):
 				-e trace=openat,open,pread64,read -o tr timeout 60 mpirun --oversubscribe -n "$n" \
 				h5ufunc run --memory 20M ../../w.yaml) || fail "$n ranks, w.yaml: exit status $?"
 			# one rank, the only one in MPI-IO's collective calls, reads
-			# every plain chunk so (/t's 10 and /odd's but its ragged
-			# column's 5 x 52 too)
+			# every plain chunk so (/t's 10 and /odd's 5 x 53 too, its
+			# ragged column's stored whole)
 			if ((n == 1)); then
-				jobs+=(:: own "$tr" mx.h5 32768 90 :: own "$tr" mx.h5 81920 260)
+				jobs+=(:: own "$tr" mx.h5 32768 90 :: own "$tr" mx.h5 81920 265)
 			else
 				jobs+=(:: own "$tr" mx.h5 32768 80)
 			fi

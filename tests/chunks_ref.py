@@ -101,14 +101,27 @@ Jobs:
                   journal records and bytes on each rank as the first
   square DIR      write DIR/sq.h5: float64 /a (2304, 2304) in chunks
                   (256, 64), a chunk row of 4.5 MiB, more than a chunk
-                  cache holds unless the budget pays for it
+                  cache holds
+  in-place DIR    write DIR/ip.h5, datasets a row of whose chunks more
+                  than a chunk cache holds, each chunk stored, to be
+                  written in place by runs: /w float64 (150, 9000) in
+                  (64, 64), ragged along both axes; /f float32 (100,
+                  20000) in (64, 64); /t float64 (2, 40, 9000) in (2,
+                  32, 64); and two that go through HDF5's path: /g as /w
+                  with gzip, /p as /w with only its first chunk row
+                  written (the rest its fill value, 0.5)
   moved PREFIX FILE BYTES
                   the reads and the writes of FILE in the logs PREFIX.*
-                  of `strace -ff -e trace=openat,open,pread64,read,pwrite64,write
-                  -o PREFIX` come to at most BYTES bytes each
+                  of `strace -ff -e trace=openat,open,pread64,preadv,read,
+                  pwrite64,pwritev,write -o PREFIX` come to at most BYTES
+                  bytes each
+  journaled PREFIX FILE BYTES
+                  the writes into the journals of FILE in the same logs
+                  come to at most BYTES bytes, and into FILE by pwritev,
+                  the run's own, to some
   reads PREFIX FILE CALLS BYTES
                   the reads of FILE in the logs PREFIX.* of `strace -ff -e
-                  trace=openat,open,pread64,read -o PREFIX` (every process
+                  trace=openat,open,pread64,preadv,read -o PREFIX` (every process
                   of a launch): at most CALLS calls (a chunk read in one,
                   and HDF5's few reads of metadata) and BYTES bytes
   whole PREFIX FILE SIZE COUNT
@@ -194,6 +207,22 @@ def make(d):
         f.create_dataset('u', data=u, chunks=(64, 16))
         f.create_dataset('z', data=u, chunks=(64, 16), compression='gzip', compression_opts=1)
         f.create_dataset('i', data=rng.integers(-2**40, 2**40, (1001, 37)), chunks=(64, 16))
+    with h5py.File(f'{d}/rr.h5', 'w') as f:
+        # rows crossing more chunks than a chunk cache holds (4.6 MiB of
+        # (128, 32), 4.5 MiB of (2, 64, 32)), ragged along every axis, of
+        # magnitudes over twelve decades (a fold in another order than
+        # NumPy's gives other bits); /z deflated, /m a where= mask (a
+        # generator of their own: the files after them keep their values)
+        rg = np.random.default_rng(28)
+        r = rg.standard_normal((300, 4500)) * 10.0 ** rg.uniform(-6, 6, (300, 4500))
+        f.create_dataset('r', data=r, chunks=(128, 32))
+        f.create_dataset('z', data=r, chunks=(128, 32), compression='gzip', compression_opts=1)
+        f.create_dataset('m', data=rg.random((300, 4500)) < 0.7)
+        t = rg.standard_normal((3, 130, 4500)) * 10.0 ** rg.uniform(-6, 6, (3, 130, 4500))
+        f.create_dataset('t', data=t, chunks=(2, 64, 32))
+        # two rows of 147 chunks (4.7 MiB), fewer rows than ranks
+        n = rg.standard_normal((2, 600000)) * 10.0 ** rg.uniform(-6, 6, (2, 600000))
+        f.create_dataset('n', data=n, chunks=(1, 4096))
     with h5py.File(f'{d}/mx.h5', 'w') as f:
         # /odd: five chunk rows, which 3 and 4 ranks cut (MPI-IO for the
         # file), as they cut the two of /t (100, 300); /a ragged (1001,
@@ -293,6 +322,18 @@ def make_raw(path, rng):
         f.create_dataset('e', (0, 1100), dtype='f8', chunks=chunks, maxshape=(None, 1100))
         f.create_dataset('v', data=rng.random((3, 300, 700)), chunks=(1, 256, 64))
         f.create_dataset('g', data=rng.random(shape), chunks=(16, 64))
+
+
+def in_place(d):
+    rng = np.random.default_rng(72)
+    w = rng.random((150, 9000)) - 0.25
+    with h5py.File(f'{d}/ip.h5', 'w') as f:
+        f.create_dataset('w', data=w, chunks=(64, 64))
+        f.create_dataset('f', data=rng.random((100, 20000), dtype='f4') * 9 - 3, chunks=(64, 64))
+        f.create_dataset('t', data=rng.random((2, 40, 9000)), chunks=(2, 32, 64))
+        f.create_dataset('g', data=w, chunks=(64, 64), compression='gzip', compression_opts=1)
+        p = f.create_dataset('p', (150, 9000), dtype='f8', chunks=(64, 64), fillvalue=0.5)
+        p[:64] = w[:64]
 
 
 def index_files(d):
@@ -431,7 +472,7 @@ def decoded(inp, out, path, name, expr):
 
 
 OPEN = re.compile(r'(?:openat|open)\(.*?"([^"]+)".*\)\s+=\s+(\d+)$')
-READ = re.compile(r'(?:pread64|read)\((\d+),.*\)\s+=\s+(\d+)$')
+READ = re.compile(r'(?:pread64|preadv|read)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
 def traced(prefix, wanted, call):
@@ -477,7 +518,7 @@ def reads(prefix, path, calls, nbytes):
 PREAD = re.compile(r'pread64\((\d+),.*, (\d+), (\d+)\)\s+=\s+(\d+)$')
 
 
-WRITE = re.compile(r'(?:pwrite64|write)\((\d+),.*\)\s+=\s+(\d+)$')
+WRITE = re.compile(r'(?:pwrite64|pwritev|write)\((\d+),.*\)\s+=\s+(\d+)$')
 
 
 def moved(prefix, path, nbytes):
@@ -486,6 +527,17 @@ def moved(prefix, path, nbytes):
         total = sum(int(m.group(2)) for _, m in traced(prefix, wanted, call))
         if total > int(nbytes):
             raise Failure(f'{prefix}: {path}: {total} bytes {what}, more than {nbytes}')
+
+
+def journaled(prefix, path, nbytes):
+    journal = lambda name, line: os.path.basename(name).startswith(f'.{os.path.basename(path)}.h5ufunc-journal')  # noqa: E731
+    total = sum(int(m.group(2)) for _, m in traced(prefix, journal, WRITE))
+    if total > int(nbytes):
+        raise Failure(f'{prefix}: the journals of {path}: {total} bytes written, more than {nbytes}')
+    own = [m for _, m in traced(prefix, lambda name, line: name.endswith(path), WRITE)
+           if 'pwritev(' in m.group(0)]
+    if not own:
+        raise Failure(f'{prefix}: {path}: no pwritev of its chunks')
 
 
 def runs(prefix, path, names, alone):
@@ -511,8 +563,9 @@ def runs(prefix, path, names, alone):
     for (lo, hi, mask), each in zip(chunks, seen):
         every = sum(each.values()) if each else np.zeros(hi - lo, np.int32)
         ragged = not mask.all()
-        # a ragged edge chunk: its elements are no run of the chunk, and
-        # HDF5 reads it whole, once by each process that reads some of it
+        # a ragged edge chunk: read in runs with its padding, or whole
+        # through HDF5 where a box's part of it is no run, once by each
+        # process that reads some of it
         once = max(g.max() for g in each.values()) if each else 0
         if (every[mask] < 1).any() or once > 1 or (not ragged and every.max() > 1):
             bad = int(np.argmax((every > 1) | (mask & (every < 1))))
@@ -566,5 +619,7 @@ if __name__ == '__main__':
     jobs = {f.__name__: words(f) for f in (make, square, moved, reads, runs, whole, own, same, decoded, filters,
                                               stored, index, refused, continued, journals)}
     jobs['index-files'] = words(index_files)
+    jobs['in-place'] = words(in_place)
+    jobs['journaled'] = words(journaled)
     jobs['userblock-files'] = words(userblock_files)
     h5ref.main(jobs, 'chunks_ref.py')

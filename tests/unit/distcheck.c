@@ -13,6 +13,10 @@
  *    divide a chunk's extent, each box within one chunk along the split
  *    axis, in slices of one chunk column, dealt in whole runs of a chunk's
  *    lines (no chunk on two ranks) or of a box's, the shares even;
+ *    wherever dist_layout_runs says so, each box meets each chunk in one
+ *    run of it (one index along the axes before some axis, the chunk whole
+ *    along those after it), and so of a stream's array boxes where
+ *    dist_stream_runs says so;
  *  - dist_stream_make over shapes, axes along, chunks, ranks and budgets:
  *    the array boxes of all ranks tile the array exactly once; every rank
  *    walks the same boxes across and, for each, the same along boxes,
@@ -126,6 +130,33 @@ static void check_slices(const struct dist_layout *l, const int64_t *chunk, cons
 	      (long long)count[z]);
 }
 
+/* Is every part of a chunk of CHUNK (a space of N extents DIM) that the
+ * box START/COUNT meets one run of the chunk: one index along the axes
+ * before some axis, the chunk whole (or to the space's edge) along those
+ * after it?  The parts along an axis are the first, the middle and the
+ * last chunk's; each combination from axis I on is tried, ONES saying
+ * whether every axis before I had one index. */
+static bool parts_run(int n, const int64_t *dim, const int64_t *chunk, const int64_t *start,
+		      const int64_t *count, int i, bool ones)
+{
+	if (i == n)
+		return true;
+	int64_t c = chunk[i], lo = start[i], hi = start[i] + count[i];
+	int64_t firsts[3] = { lo / c * c, (lo / c + 1) * c, (hi - 1) / c * c };
+	for (int j = 0; j < 3; j++) {
+		int64_t f = firsts[j];
+		if (f < lo / c * c || f > (hi - 1) / c * c)
+			continue;   /* no middle chunk */
+		int64_t a = lo > f ? lo : f, b = hi < f + c ? hi : f + c;
+		bool one = b - a == 1, whole = a == f && (b == f + c || b == dim[i]);
+		if (!ones && !whole)
+			return false;
+		if (!parts_run(n, dim, chunk, start, count, i + 1, ones && one))
+			return false;
+	}
+	return true;
+}
+
 /* Lay out SHAPE for NRANKS within MEMORY (8 bytes an element), with boxes
  * that cut the chunks grown (dist_cut_chunks) when CUT, and walk every
  * rank's boxes; small spaces are checked element by element. */
@@ -200,6 +231,10 @@ static void check_layout(int ndim, const int64_t *dim, const int64_t *chunk, int
 			CHECK(!dist_slices_cut(&l) || s0 / ca == (e0 - 1) / ca,
 			      "cut box [%lld, %lld) along axis %d crosses chunks of %lld", (long long)s0,
 			      (long long)e0, l.axis, (long long)ca);
+			/* where dist_layout_runs says so, each part of a chunk is one run */
+			CHECK(!chunk || !dist_layout_runs(&l, chunk) || parts_run(l.ndim, l.dim, chunk, start, count, 0, true),
+			      "dist_layout_runs, but a box at axis %d [%lld, %lld) cuts a chunk in several runs",
+			      l.axis, (long long)s0, (long long)e0);
 			check_slices(&l, chunk, start, count);
 			last = at;
 			mine += n;
@@ -455,6 +490,7 @@ struct walk {
 	int64_t d[H5U_MAXDIM];       /* ... and extents */
 	int64_t memory;
 	bool whole_last;
+	const int64_t *runs;         /* the chunks each box meets in one run each (dist_stream_runs), or NULL */
 	bool small;                  /* checked element by element (owner) */
 	int64_t id;                  /* the next box's number */
 	int64_t along_end;           /* shared: where the last rank's run along ended */
@@ -505,6 +541,8 @@ static int64_t walk_along(struct walk *w, int rank, const int64_t *qo, const int
 		      "box of %lld bytes over a budget of %lld", (long long)bytes, (long long)w->memory);
 		if (w->whole_last && s->axis_along[w->n - 1])
 			CHECK(start[w->n - 1] == 0 && cnt[w->n - 1] == w->d[w->n - 1], "the last axis cut");
+		CHECK(!w->runs || nb == 0 || parts_run(w->n, w->d, w->runs, start, cnt, 0, true),
+		      "dist_stream_runs, but an array box cuts a chunk in several runs");
 		mine += nb;
 		if (w->small && nb > 0)
 			own_box(w, start, cnt, nb);
@@ -577,7 +615,8 @@ static int check_stream(int ndim, const int64_t *dim, const bool *along, const i
 	CHECK(holds || !aligned, "%d-d on %d ranks: chunks in one box each, dist_stream_holds_chunks says not",
 	      ndim, nranks);
 	check_stream_budget(&s, memory);
-	struct walk w = { .s = &s, .n = s.ndim, .memory = memory, .whole_last = whole_last };
+	struct walk w = { .s = &s, .n = s.ndim, .memory = memory, .whole_last = whole_last,
+			  .runs = chunk && dist_stream_runs(&s, chunk) ? chunk : NULL };
 	int64_t total = 1, stream = 1;
 	for (int i = 0; i < w.n; i++) {
 		w.d[i] = ndim ? dim[i] : 1;
