@@ -25,15 +25,16 @@
 
 /* A dataset's missing-value attributes, each converted to the dataset's
  * dtype: the values that mark an element missing (_FillValue, then
- * missing_value's), and the valid range (valid_min, valid_max, or
- * valid_range's two values). */
-#define CF_MAXMISSING 5
+ * missing_value's: CF allows a vector of any length, and h5ufunc reads up
+ * to CF_MAXMISSING of them, far more than files carry), and the valid
+ * range (valid_min, valid_max, or valid_range's two values). */
+#define CF_MAXMISSING 64
 struct cf_missing {
 	bool nan;                         /* NaN marks an element missing (a
 					     packed dataset's decoded values) */
 	bool fill_value;                  /* VALUE[0] is the _FillValue */
 	int nvalues;
-	unsigned char value[CF_MAXMISSING][16];
+	unsigned char value[CF_MAXMISSING + 1][16];
 	bool has_min, has_max;
 	unsigned char min[16], max[16];
 };
@@ -54,7 +55,8 @@ unsigned cf_attrs_present(hid_t d);
  * those PRESENT says it has (nothing is read when none).  A value that DT
  * cannot hold exactly is left out, as netCDF4-python leaves it out.
  * Errors (EXIT_USAGE, at WHERE, naming DISPLAY): an attribute that is not
- * a number, or too many values.  Collective. */
+ * a number, or a missing_value of more than CF_MAXMISSING values.
+ * Collective. */
 int cf_missing_read(hid_t file, const char *path, enum dtype dt, unsigned present,
 		    struct cf_missing *m, const char *where, const char *display, struct err *e);
 /* Does M say anything is missing? */

@@ -39,6 +39,9 @@ const char *dtype_name(enum dtype dt);
 const char *dtype_name_order(enum dtype dt, bool swapped);
 /* Size in bytes of one element. */
 int dtype_size(enum dtype dt);
+/* The lowest (HIGH false) or highest value of T into OUT (16 bytes, the
+ * rest zeroed): -inf/+inf for floats, the real part's for complex. */
+void dtype_extreme(enum dtype t, bool high, unsigned char *out);
 /* Parse a dtype name as NumPy accepts it in dtype= ("float32", "f4", "int",
  * "float", "bool", "double", "i8", ...).  Returns 0, or -1 when unknown. */
 int dtype_from_name(const char *name, enum dtype *out);

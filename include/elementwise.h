@@ -53,8 +53,10 @@ bool elementwise_reads_chunks(const struct plan_step *s, int k);
  * slice would be a collective read. */
 bool elementwise_cut_read_alone(const struct plan_step *s);
 /* S's boxes laid out again as they are without being cut
- * (elementwise_cut_read_alone said no); the same budget and ranks. */
-void elementwise_uncut(struct plan_step *s);
+ * (elementwise_cut_read_alone said no); the same budget and ranks.
+ * Errors as elementwise_layout's, at S's step: the files placed since
+ * the first layout may have changed what a box holds. */
+int elementwise_uncut(struct plan_step *s, struct err *e);
 /* Once the files are placed: S, on several ranks, reads its slices of
  * chunks with no collective call when every input it reads by boxes is in
  * a file each rank reads alone (plan_file's read_alone) or a dataset moved

@@ -19,6 +19,9 @@
  * each): how many it has (0: none); -1 when it is not numbers or has more
  * than N. */
 int h5attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16]);
+/* How many numbers attribute NAME of OBJ holds (0: none); -1 when it is
+ * not numbers. */
+int64_t h5attr_count(hid_t obj, const char *name);
 /* Which of the N attribute NAMES OBJ has: bit i for NAMES[i].  Not
  * counted in iostat's metadata operations: it is asked once, while
  * planning, of every dataset read (what cf.c reads, if anything). */

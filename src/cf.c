@@ -30,7 +30,7 @@ static int exact_numbers(hid_t d, const char *name, enum dtype dt, int n, unsign
 	char kind = dtype_table[dt].kind;
 	if (k <= 0 || kind == 'c')
 		return k;
-	unsigned char as_double[CF_MAXMISSING][16];
+	unsigned char as_double[CF_MAXMISSING + 1][16];
 	if (h5attr_numbers(d, name, DT_FLOAT64, n, as_double) != k)
 		return 0;
 	for (int i = 0; i < k; i++) {
@@ -83,7 +83,7 @@ static const char *missing_attrs(hid_t d, enum dtype dt, unsigned present, struc
 	m->fill_value = k > 0;
 	n = 0;
 	if ((present & (1u << CF_MISSING_VALUE)) &&
-	    (n = exact_numbers(d, "missing_value", dt, CF_MAXMISSING - k, m->value + k)) < 0)
+	    (n = exact_numbers(d, "missing_value", dt, CF_MAXMISSING, m->value + k)) < 0)
 		bad = "missing_value";
 	m->nvalues = n < 0 ? k : k + n;
 	drop_repeats(m, dt);
@@ -117,11 +117,15 @@ int cf_missing_read(hid_t file, const char *path, enum dtype dt, unsigned presen
 	if (d < 0)
 		return -1;
 	const char *bad = missing_attrs(d, dt, present, m);
+	int64_t count = bad && !strcmp(bad, "missing_value") ? h5attr_count(d, bad) : 0;
 	h5io_dataset_close(d);
+	if (count > CF_MAXMISSING)
+		return err_set(e, EXIT_USAGE, where, "'%s' has a missing_value attribute of %lld values: "
+			       "h5ufunc reads at most %d", display, (long long)count, CF_MAXMISSING);
 	if (bad)
 		return err_set(e, EXIT_USAGE, where, "'%s' has a %s attribute that is not %s", display, bad,
 			       !strcmp(bad, "valid_range") ? "two numbers"
-			       : !strcmp(bad, "missing_value") ? "a few numbers" : "a number");
+			       : !strcmp(bad, "missing_value") ? "numbers" : "a number");
 	return 0;
 }
 
@@ -132,43 +136,35 @@ bool cf_missing_any(const struct cf_missing *m)
 
 bool cf_missing_marker(const struct cf_missing *m, enum dtype t, void *out)
 {
+	size_t size = (size_t)dtype_size(t);
 	if (m->nvalues > 0) {
-		memcpy(out, m->value[0], (size_t)dtype_size(t));
+		memcpy(out, m->value[0], size);
 		return true;
 	}
 	char kind = dtype_table[t].kind;
+	if (kind != 'f' && kind != 'i' && kind != 'u')
+		return false;
 	for (int end = 0; end < 2; end++) {   /* below valid_min, then above valid_max */
 		if (!(end ? m->has_max : m->has_min))
 			continue;
 		const unsigned char *bound = end ? m->max : m->min;
+		unsigned char edge[16];   /* T's own end there: -inf, +inf for floats */
+		dtype_extreme(t, end, edge);
+		if (!memcmp(bound, edge, size))
+			continue;   /* nothing of T lies past this bound */
 		if (kind == 'f') {
-			double v = end ? INFINITY : -INFINITY, b;
-			dtype_cast(t, bound, 0, DT_FLOAT64, &b, 0, 1);
-			if (b == v)
-				continue;
-			dtype_cast(DT_FLOAT64, &v, 0, t, out, 0, 1);
+			memcpy(out, edge, size);
 			return true;
 		}
-		if (kind != 'i' && kind != 'u')
-			return false;
+		/* one step past the bound, which is not T's end: in T's range */
 		enum dtype wide = kind == 'i' ? DT_INT64 : DT_UINT64;
-		union { int64_t i; uint64_t u; } b, v;
-		dtype_cast(t, bound, 0, wide, &b, 0, 1);
-		bool signed_ = kind == 'i';
-		if (signed_)
-			v.i = b.i + (end ? 1 : -1);
+		union { int64_t i; uint64_t u; } v;
+		dtype_cast(t, bound, 0, wide, &v, 0, 1);
+		if (kind == 'i')
+			v.i += end ? 1 : -1;
 		else
-			v.u = b.u + (end ? 1 : (uint64_t)-1);
-		/* past T's end when the value does not come back as itself */
-		unsigned char cast[16];
-		union { int64_t i; uint64_t u; } back;
-		if (signed_ ? (end ? b.i == INT64_MAX : b.i == INT64_MIN) : (end ? b.u == UINT64_MAX : b.u == 0))
-			continue;
-		dtype_cast(wide, &v, 0, t, cast, 0, 1);
-		dtype_cast(t, cast, 0, wide, &back, 0, 1);
-		if (signed_ ? back.i != v.i : back.u != v.u)
-			continue;
-		memcpy(out, cast, (size_t)dtype_size(t));
+			v.u += end ? 1 : (uint64_t)-1;
+		dtype_cast(wide, &v, 0, t, out, 0, 1);
 		return true;
 	}
 	return false;

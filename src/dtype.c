@@ -46,6 +46,25 @@ int dtype_size(enum dtype dt)
 	return dtype_table[dt].size;
 }
 
+void dtype_extreme(enum dtype t, bool high, unsigned char *out)
+{
+	memset(out, 0, 16);
+	char kind = dtype_table[t].kind;
+	int size = dtype_size(t);
+	if (kind == 'f' || kind == 'c') {
+		double v = high ? INFINITY : -INFINITY;
+		dtype_cast(DT_FLOAT64, &v, 0, kind == 'c' ? (size == 8 ? DT_FLOAT32 : DT_FLOAT64) : t, out, 0, 1);
+	} else if (kind == 'b') {
+		out[0] = high;
+	} else if (high) {   /* two's complement, little-endian */
+		memset(out, 0xff, (size_t)size);
+		if (kind == 'i')
+			out[size - 1] = 0x7f;
+	} else if (kind == 'i') {
+		out[size - 1] = 0x80;
+	}
+}
+
 const char *dtype_name_order(enum dtype dt, bool swapped)
 {
 	static char names[DT_COUNT][8];

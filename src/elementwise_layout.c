@@ -440,10 +440,8 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	return 0;
 }
 
-void elementwise_uncut(struct plan_step *s)
+int elementwise_uncut(struct plan_step *s, struct err *e)
 {
-	struct err e = {0};
 	const struct dist_layout *l = &s->blocks.split;
-	if (dist_slices_cut(l))
-		layout_boxes(s, l->nranks, l->cost.memory, false, s->where, &e);
+	return dist_slices_cut(l) ? layout_boxes(s, l->nranks, l->cost.memory, false, s->where, e) : 0;
 }

@@ -108,29 +108,49 @@ int h5attr_history(hid_t file, const char *line, const char *where, struct err *
 
 /* ---- attributes -------------------------------------------------------- */
 
-int h5attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
+/* Attribute NAME of OBJ opened, its ids into IDS (type, space,
+ * attribute; -1 where not opened, h5io_close_ids closes them): how many
+ * numbers it holds, 0 when OBJ has none, -1 when it is not numbers. */
+static int64_t numbers_open(hid_t obj, const char *name, hid_t ids[3])
 {
+	ids[0] = ids[1] = ids[2] = -1;
 	iostat.h5_metadata++;
 	if (H5Aexists(obj, name) <= 0) {
 		H5Eclear2(H5E_DEFAULT);
 		return 0;
 	}
-	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-	hid_t space = a < 0 ? -1 : H5Aget_space(a);
-	hid_t type = a < 0 ? -1 : H5Aget_type(a);
+	hid_t a = ids[2] = H5Aopen(obj, name, H5P_DEFAULT);
+	hid_t space = ids[1] = a < 0 ? -1 : H5Aget_space(a);
+	hid_t type = ids[0] = a < 0 ? -1 : H5Aget_type(a);
 	hssize_t count = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
 	H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
-	int rc = -1;
+	return count >= 1 && (cls == H5T_INTEGER || cls == H5T_FLOAT) ? (int64_t)count : -1;
+}
+
+int h5attr_numbers(hid_t obj, const char *name, enum dtype dt, int n, unsigned char (*out)[16])
+{
+	hid_t ids[3];
+	int64_t count = numbers_open(obj, name, ids);
+	int rc = count == 0 ? 0 : -1;
 	unsigned char *buf = count >= 1 && count <= n ? malloc((size_t)count * 16) : NULL;
-	if (buf && (cls == H5T_INTEGER || cls == H5T_FLOAT) && H5Aread(a, h5io_mem_type(dt), buf) >= 0) {
-		for (hssize_t i = 0; i < count; i++)
+	if (buf && H5Aread(ids[2], h5io_mem_type(dt), buf) >= 0) {
+		for (int64_t i = 0; i < count; i++)
 			memcpy(out[i], buf + i * dtype_size(dt), (size_t)dtype_size(dt));
 		rc = (int)count;
 	}
 	free(buf);
-	h5io_close_ids(3, (hid_t[]){ type, space, a });
+	h5io_close_ids(3, ids);
 	H5Eclear2(H5E_DEFAULT);
 	return rc;
+}
+
+int64_t h5attr_count(hid_t obj, const char *name)
+{
+	hid_t ids[3];
+	int64_t count = numbers_open(obj, name, ids);
+	h5io_close_ids(3, ids);
+	H5Eclear2(H5E_DEFAULT);
+	return count;
 }
 
 struct attr_names {

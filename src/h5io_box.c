@@ -66,19 +66,21 @@ static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
 /* A fault injected for the tests: H5UFUNC_FAULT=read:RANK:N (or
  * write:RANK:N) makes the Nth read (write) of rows or boxes on rank RANK
  * fail after the collective transfer has completed on every rank, as a
- * failure HDF5 reports on that rank alone would.  Is this call the one? */
+ * failure HDF5 reports on that rank alone would.  The environment is read
+ * at the first call, not at every transfer.  Is this call the one? */
 static bool fault_due(bool write)
 {
-	static int calls[2];
-	const char *spec = getenv("H5UFUNC_FAULT");
-	if (!spec || !*spec)
-		return false;
-	int n = ++calls[write];
-	char kind[8];
-	int rank, nth;
-	if (sscanf(spec, "%7[a-z]:%d:%d", kind, &rank, &nth) != 3)
-		return false;
-	return !strcmp(kind, write ? "write" : "read") && rank == comm_rank() && nth == n;
+	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
+	static bool on_write;
+	static int rank, nth, calls;
+	if (!parsed) {
+		const char *spec = getenv("H5UFUNC_FAULT");
+		char kind[8];
+		parsed = spec && sscanf(spec, "%7[a-z]:%d:%d", kind, &rank, &nth) == 3 &&
+			 (!strcmp(kind, "read") || !strcmp(kind, "write")) ? 1 : -1;
+		on_write = parsed > 0 && !strcmp(kind, "write");
+	}
+	return parsed > 0 && write == on_write && ++calls == nth && rank == comm_rank();
 }
 
 /* The box START/STEP/COUNT of REC's dataset as whole chunks, unfiltered

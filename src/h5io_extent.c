@@ -642,98 +642,6 @@ static bool in_place_runs(struct h5io_layout *l)
 	return true;
 }
 
-/* Pieces of a box gathered for one call: runs of the file one after
- * another, each a piece of the box's buffer. */
-struct pieces {
-	struct iovec iov[IOV_MAX < 1024 ? IOV_MAX : 1024];
-	int n;
-	uint64_t at, end;    /* the file's bytes they cover */
-};
-
-/* Move P's pieces by one call, again for what a call leaves: 0, or -1
- * (errno). */
-static int pieces_move(bool write, int fd, struct pieces *p)
-{
-	struct iovec *iov = p->iov;
-	int n = p->n;
-	uint64_t at = p->at;
-	while (n > 0) {
-		ssize_t got = write ? pwritev(fd, iov, n, (off_t)at) : preadv(fd, iov, n, (off_t)at);
-		if (got <= 0) {
-			errno = got == 0 ? EIO : errno;   /* the file ends before the chunk */
-			return -1;
-		}
-		at += (uint64_t)got;
-		for (size_t left = (size_t)got; left > 0;) {
-			size_t take = left < iov->iov_len ? left : iov->iov_len;
-			iov->iov_base = (char *)iov->iov_base + take;
-			iov->iov_len -= take;
-			left -= take;
-			if (iov->iov_len == 0)
-				iov++, n--;
-		}
-	}
-	p->n = 0;
-	return 0;
-}
-
-/* Add LEN bytes at AT of the file, BUF in memory, to P: joined to its
- * last piece where both go on from it (a slice's lines of one chunk),
- * else moved first when they do not go on from P's in the file or P is
- * full. */
-static int piece_add(bool write, int fd, struct pieces *p, uint64_t at, void *buf, size_t len)
-{
-	int max = (int)(sizeof p->iov / sizeof p->iov[0]);
-	struct iovec *last = p->n > 0 ? &p->iov[p->n - 1] : NULL;
-	if (last && at == p->end && (char *)last->iov_base + last->iov_len == (char *)buf) {
-		last->iov_len += len;
-		p->end += len;
-		return 0;
-	}
-	if (p->n > 0 && (at != p->end || p->n == max) && pieces_move(write, fd, p) < 0)
-		return -1;
-	if (p->n == 0)
-		p->at = p->end = at;
-	p->iov[p->n++] = (struct iovec){ buf, len };
-	p->end += len;
-	return 0;
-}
-
-/* Move the part of the box START/COUNT (BSTRIDE: its axes' strides in
- * BUF, in elements) that the chunk at C0, stored at ADDR, holds. */
-static int chunk_part(bool write, struct h5io_layout *l, struct pieces *p, const hsize_t *c0,
-		      haddr_t addr, const int64_t *start, const int64_t *count, const uint64_t *bstride,
-		      char *buf)
-{
-	const struct h5io_storage *st = &l->rec->storage;
-	int n = st->ndim;
-	uint64_t esize = st->esize, cstride[H5U_MAXDIM];
-	int64_t lo[H5U_MAXDIM], hi[H5U_MAXDIM], idx[H5U_MAXDIM];
-	cstride[n - 1] = 1;
-	for (int i = n - 1; i > 0; i--)
-		cstride[i - 1] = cstride[i] * st->chunk[i];
-	for (int i = 0; i < n; i++) {
-		int64_t a = (int64_t)c0[i], b = a + (int64_t)st->chunk[i], end = start[i] + count[i];
-		lo[i] = idx[i] = start[i] > a ? start[i] : a;
-		hi[i] = end < b ? end : b;
-	}
-	size_t len = (size_t)(hi[n - 1] - lo[n - 1]) * esize;
-	for (;;) {
-		uint64_t at = 0, in = 0;
-		for (int i = 0; i < n; i++) {
-			at += (uint64_t)(idx[i] - (int64_t)c0[i]) * cstride[i];
-			in += (uint64_t)(idx[i] - start[i]) * bstride[i];
-		}
-		if (piece_add(write, l->fd, p, addr + at * esize, buf + in * esize, len) < 0)
-			return -1;
-		int i = n - 2;
-		while (i >= 0 && ++idx[i] == hi[i])
-			idx[i] = lo[i], i--;
-		if (i < 0)
-			return 0;
-	}
-}
-
 int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		       const int64_t *step, const int64_t *count, void *buf)
 {
@@ -754,10 +662,7 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 		first[i] = at[i] = (hsize_t)start[i] / st->chunk[i];
 		last[i] = (hsize_t)(start[i] + count[i] - 1) / st->chunk[i];
 	}
-	struct pieces *p = malloc(sizeof *p);
-	if (!p)
-		abort();
-	p->n = 0;
+	struct h5io_pieces *p = h5io_pieces_new();
 	int rc = 1;
 	while (rc == 1) {
 		hsize_t c0[H5U_MAXDIM], size;
@@ -767,7 +672,7 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 		if (!chunk_at(l, c0, &addr, &size) || addr == HADDR_UNDEF) {
 			errno = EIO;   /* listed stored whole when first asked */
 			rc = -1;
-		} else if (chunk_part(write, l, p, c0, addr, start, count, bstride, buf) < 0) {
+		} else if (h5io_chunk_part(write, l->fd, st, p, c0, addr, start, count, bstride, buf) < 0) {
 			rc = -1;
 		}
 		int i = n - 1;
@@ -777,7 +682,7 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 			break;
 		at[i]++;
 	}
-	if (rc == 1 && p->n > 0 && pieces_move(write, l->fd, p) < 0)
+	if (rc == 1 && h5io_pieces_flush(write, l->fd, p) < 0)
 		rc = -1;
 	free(p);
 	return rc;

@@ -22,7 +22,7 @@ struct lowering {
 	const struct step_opts *o;
 	const struct expr *root;
 	struct plan_op *ops;
-	int nops;
+	int nops, cap;              /* ops made, and room for (make_room) */
 	int nread;                          /* the arrays the expression reads ... */
 	struct array *read[RECIPE_MAXIN];   /* ... as bound ... */
 	struct array *as[RECIPE_MAXIN];     /* ... and as read: broadcast by name (arrays_by_name) */
@@ -47,8 +47,16 @@ static const struct site *node_where(struct site *out, const struct lowering *L,
 	return locate_column(out, L->pl, L->s, col);
 }
 
+/* Room in L for CAP ops, from the plan's arena. */
+static void make_room(struct lowering *L, int cap)
+{
+	L->ops = arena_alloc(L->pl->p->arena, sizeof *L->ops * (size_t)cap);
+	L->cap = cap;
+}
+
 /* One more op of L's program: UF of ARGS (typed with O's dtype=, when
- * given), its result in *OUT.  Errors at W. */
+ * given), its result in *OUT.  Errors at W, among them a program past L's
+ * room. */
 static int lower_op(struct lowering *L, const struct ufunc *uf, const struct operand_ref *args,
 		    const struct step_opts *o, const struct site *w, struct operand_ref *out, struct err *e)
 {
@@ -59,6 +67,9 @@ static int lower_op(struct lowering *L, const struct ufunc *uf, const struct ope
 		views[k] = &args[k].view;
 		shapes[k] = &args[k].view.shape;
 	}
+	if (L->nops == L->cap)
+		return err_at(e, EXIT_USAGE, w, "a step has at most %d operations, its missing-value tests included",
+			      L->cap);
 	struct plan_op *op = &L->ops[L->nops];
 	op->uf = uf;
 	op->nin = uf->nin;
@@ -202,7 +213,7 @@ int lower_expression(struct planner *pl, struct plan_step *s, const struct step_
 		return err_at(e, EXIT_USAGE, LOCATE_COLUMN(pl, s, root->col),
 			      "an expression needs at least one operation (an operator or a ufunc call)");
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root };
-	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * EXPR_MAXOPS);
+	make_room(&L, EXPR_MAXOPS);
 	collect(&L, root);
 	for (int k = 0; k < L.nread && s->decoded; k++)
 		if (!(L.as[k] = array_decoded(pl, L.as[k], LOCATE_COLUMN(pl, s, root->col), e)))
@@ -226,7 +237,7 @@ int lower_epilogue(struct planner *pl, struct plan_step *s, const struct step_op
 {
 	const struct expr *root = s->src->tree;
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = root, .epilogue = true };
-	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (EXPR_MAXOPS + 1));
+	make_room(&L, EXPR_MAXOPS + 1);
 	L.ops[0] = s->prog.ops[0];
 	L.nops = 1;
 	struct operand_ref result;
@@ -293,7 +304,7 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
 			      .where_mark = o->mark[OPT_WHERE] };
 	s->prog.own_ops = s->prog.nops;
-	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)(s->prog.nops + EXPR_MAXOPS));
+	make_room(&L, s->prog.nops + EXPR_MAXOPS);
 	memcpy(L.ops, s->prog.ops, sizeof *L.ops * (size_t)s->prog.nops);
 	L.nops = s->prog.nops;
 	struct operand_ref result;
@@ -343,7 +354,7 @@ int lower_convert(struct planner *pl, struct plan_step *s, const double *factor,
 	struct arena *a = pl->p->arena;
 	const struct site *w = LOCATE(pl, s, s->src->mark);
 	struct lowering L = { .pl = pl, .s = s, .where_mark = s->src->mark };
-	L.ops = arena_alloc(a, sizeof *L.ops * (size_t)s->prog.nops * (RECIPE_MAXIN + 1));
+	make_room(&L, s->prog.nops * (RECIPE_MAXIN + 1));
 	struct op_src *map = arena_alloc(a, sizeof *map * (size_t)src_slots(s->prog.nops));
 	for (int j = 0; j < s->prog.nops; j++) {
 		struct plan_op op = s->prog.ops[j];
@@ -599,7 +610,16 @@ int lower_missing(struct planner *pl, struct plan_step *s, int nin, const struct
 {
 	struct lowering L = { .pl = pl, .s = s, .o = o, .in_where = true,
 			      .where_mark = option_given(o, OPT_MISSING) ? o->mark[OPT_MISSING] : s->src->mark };
-	L.ops = arena_alloc(pl->p->arena, sizeof *L.ops * (size_t)(s->prog.nops + EXPR_MAXOPS));
+	int values = 0;   /* two ops (equal, logical_or) for each missing value of each input */
+	for (int k = 0; k < nin; k++) {
+		if (s->in[k]->kind != ARR_DATASET)
+			continue;
+		const struct cf_missing *m = array_missing(pl, s->in[k], LOCATE(pl, s, L.where_mark), e);
+		if (!m)
+			return -1;
+		values += m->nvalues;
+	}
+	make_room(&L, s->prog.nops + EXPR_MAXOPS + 2 * values);
 	memcpy(L.ops, s->prog.ops, sizeof *L.ops * (size_t)s->prog.nops);
 	L.nops = s->prog.nops;
 	int nprog = s->prog.nops;

@@ -14,26 +14,6 @@
 #include "stage.h"
 #include "where.h"
 
-/* The lowest (HIGH false) or highest value of T: -inf/inf for floats. */
-static void extreme(enum dtype t, bool high, unsigned char *out)
-{
-	memset(out, 0, 16);
-	char kind = dtype_table[t].kind;
-	int size = dtype_size(t);
-	if (kind == 'f' || kind == 'c') {
-		double v = high ? INFINITY : -INFINITY;
-		dtype_cast(DT_FLOAT64, &v, 0, kind == 'c' ? (size == 8 ? DT_FLOAT32 : DT_FLOAT64) : t, out, 0, 1);
-	} else if (kind == 'b') {
-		out[0] = high;
-	} else if (high) {   /* two's complement, little-endian */
-		memset(out, 0xff, (size_t)size);
-		if (kind == 'i')
-			out[size - 1] = 0x7f;
-	} else if (kind == 'i') {
-		out[size - 1] = 0x80;
-	}
-}
-
 int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, unsigned char *out)
 {
 	enum dtype t = loop->types[0];
@@ -49,8 +29,8 @@ int masked_skip_value(const struct ufunc *uf, const struct ufunc_loop *loop, uns
 		return -1;
 	/* maximum-like or minimum-like: whichever extreme the loop lets pass */
 	unsigned char low[16], high[16], r[16];
-	extreme(t, false, low);
-	extreme(t, true, high);
+	dtype_extreme(t, false, low);
+	dtype_extreme(t, true, high);
 	ptrdiff_t size = dtype_size(t), steps[3] = { size, size, size };
 	char *args[3] = { (char *)low, (char *)high, (char *)r };
 	loop->fn(args, 1, steps);

@@ -563,8 +563,8 @@ static bool pass_runs(const struct plan_step *s)
  * collectively (a file the run writes, a dataset read elsewhere in boxes
  * that cut its chunks) take boxes of the usual size again, each slice
  * being otherwise a collective call; and the files are decided again
- * with those boxes, until no pass changes. */
-static void read_alone(struct plan *p, int nranks)
+ * with those boxes, until no pass changes.  Errors: elementwise_uncut's. */
+static int read_alone(struct plan *p, int nranks, struct err *e)
 {
 	bool again = true;
 	while (again) {
@@ -573,7 +573,8 @@ static void read_alone(struct plan *p, int nranks)
 		for (int i = 0; i < p->nsteps && nranks > 1; i++) {
 			struct plan_step *s = &p->steps[i];
 			if (pass_runs(s) && !elementwise_cut_read_alone(s)) {
-				elementwise_uncut(s);
+				if (elementwise_uncut(s, e) < 0)
+					return -1;
 				again = true;
 			}
 		}
@@ -589,6 +590,7 @@ static void read_alone(struct plan *p, int nranks)
 			s->blocks.in_runs[k] = alone && !step_holds_chunks(s, k) && step_reads_runs(s, k);
 		}
 	}
+	return 0;
 }
 
 /* How many chunk rows of CHUNK a box of L cuts at once, so that a chunk
@@ -797,7 +799,8 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	fuse_plan(pl);
 	if (place_files(pl, e) < 0)
 		goto out;
-	read_alone(p, o->nranks);
+	if (read_alone(p, o->nranks, e) < 0)
+		goto out;
 	rc = 0;
 out:
 	for (int i = 0; i < p->nfiles; i++) {

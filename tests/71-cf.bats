@@ -382,6 +382,81 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	assert_unchanged
 }
 
+@test "missing_value of 5 and 12 values: every one is missing, as netCDF4-python and xarray read it, in reduce, call and in place, on 1 and 3 ranks; 64 on three operands of an expression; more than h5ufunc reads is exit 2" {
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np
+		from cf_ref import _var
+		rng = np.random.default_rng(7105)
+		five = np.array([-101, -202, -303, 900, 901], np.float32)
+		a = rng.integers(-50, 50, (9, 7)).astype(np.float32)
+		a.flat[rng.choice(a.size, 20, replace=False)] = rng.choice(five, 20)
+		twelve = np.arange(12, dtype=np.int16) * 7 - 500
+		b = rng.integers(-90, 90, (9, 7)).astype(np.int16)
+		b.flat[rng.choice(b.size, 25, replace=False)] = rng.choice(twelve, 25)
+		sixty4 = np.arange(64, dtype=np.float64) + 1000   # the most h5ufunc reads, on three operands
+		made = [("a", "f4", a, None, {"missing_value": five}),
+		        ("b", "i2", b, np.int16(-32767), {"missing_value": twelve}),
+		        ("many", "f8", a.astype(np.float64), None, {"missing_value": np.arange(65.0) + 1000})]
+		for name in ("p", "q", "r"):
+		    g = rng.integers(-50, 50, (9, 7)).astype(np.float64)
+		    g.flat[rng.choice(g.size, 15, replace=False)] = rng.choice(sixty4, 15)
+		    made.append((name, "f8", g, None, {"missing_value": sixty4}))
+		with netCDF4.Dataset("mv.nc", "w") as d:
+		    d.createDimension("y", 9)
+		    d.createDimension("x", 7)
+		    for name, dtype, data, fill, attrs in made:
+		        _var(d, name, dtype, ("y", "x"), data, attrs, fill)
+	EOF
+	local n v launch small
+	for n in 1 3; do
+		cp mv.nc "m$n.nc"
+		launch=(h5u) small=()
+		((n > 1)) && launch=(mpi "$n" h5ufunc) small=(--memory 4K)
+		for v in a b; do
+			run --separate-stderr "${launch[@]}" reduce add "m$n.nc:/$v" --axis 0 -o "r$n.nc:/$v" "${small[@]}"
+			assert_success
+			run --separate-stderr "${launch[@]}" call multiply "m$n.nc:/$v" 3 -o "c$n.nc:/$v" "${small[@]}"
+			assert_success
+			run --separate-stderr "${launch[@]}" call add "m$n.nc:/$v" 1 -o "m$n.nc:/$v" "${small[@]}"
+			assert_success
+		done
+		N="$n" /usr/bin/python3 - <<-'EOF'
+			import os, netCDF4, numpy as np, numpy.ma as ma, xarray as xr
+			n = os.environ["N"]
+			def nc(f, v):
+			    with netCDF4.Dataset(f) as d:
+			        return d[v][:]
+			for v in ("a", "b"):
+			    x = nc("mv.nc", v)   # netCDF4-python masks every missing_value
+			    with netCDF4.Dataset("mv.nc") as d:
+			        mv = d[v].missing_value
+			    assert np.array_equal(ma.getmaskarray(x), np.isin(ma.getdata(x), mv) | (ma.getdata(x) == -32767))
+			    with xr.open_dataset("mv.nc") as d:
+			        assert np.array_equal(np.isnan(d[v].values), ma.getmaskarray(x)), v
+			    for got, want in ((nc("r%s.nc" % n, v), ma.sum(x, axis=0)),
+			                      (nc("c%s.nc" % n, v), x * np.array(3, x.dtype)),
+			                      (nc("m%s.nc" % n, v), x + np.array(1, x.dtype))):
+			        assert got.dtype == want.dtype, (v, got.dtype, want.dtype)
+			        assert np.array_equal(ma.getmaskarray(got), ma.getmaskarray(want)), (v, got, want)
+			        assert np.array_equal(got.compressed(), want.compressed()), (v, got, want)
+		EOF
+	done
+	ok eval -i p=mv.nc:/p -i q=mv.nc:/q -i r=mv.nc:/r 'e.nc:/s = p * q - r'
+	/usr/bin/python3 - <<-'EOF'
+		import netCDF4, numpy as np, numpy.ma as ma
+		with netCDF4.Dataset("mv.nc") as d, netCDF4.Dataset("e.nc") as o:
+		    want = d["p"][:] * d["q"][:] - d["r"][:]
+		    got = o["s"][:]
+		    assert np.array_equal(ma.getmaskarray(got), ma.getmaskarray(want)), (got, want)
+		    assert np.array_equal(got.compressed(), want.compressed()), (got, want)
+	EOF
+	cp mv.nc m.nc
+	snapshot
+	run --separate-stderr h5u call add m.nc:/many 1 -o m.nc:/many
+	assert_error 2 "call add: 'm.nc:/many' has a missing_value attribute of 65 values: h5ufunc reads at most 64"
+	assert_unchanged
+}
+
 @test "matmul in place into packed datasets whose scale_factor is the result's dtype, one of them reversed: packed as netCDF4-python packs" {
 	/usr/bin/python3 - <<-'EOF'
 		import netCDF4, numpy as np

@@ -8,10 +8,12 @@
 # Environment: H5UFUNC (default: build/h5ufunc of this tree; the file must
 # be called h5ufunc) names the binary; its directory is put first on PATH, so
 # the program is run as `h5ufunc` (the name the history attribute records).
-# The Open MPI variables for running as root and oversubscribing are exported;
-# PYTHONOPTIMIZE is cleared, since it would make the Python asserts of the
-# tests no-ops; tests/ is on PYTHONPATH, so that the Python a test writes
-# inline imports the reference library as the scripts do: `import h5ref`.
+# The Open MPI variables for running as root and oversubscribing are exported,
+# and a session directory base of the test's own (OMPI_MCA_orte_tmpdir_base);
+# NumPy is pinned (numpy_pin.bash); PYTHONOPTIMIZE is cleared, since it
+# would make the Python asserts of the tests no-ops; tests/ is on
+# PYTHONPATH, so that the Python a test writes inline imports the reference
+# library as the scripts do: `import h5ref`.
 #
 #   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
 #                        a 120 s timeout.  Use it with `run`, e.g.
@@ -113,15 +115,19 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 unset PYTHONOPTIMIZE
 [[ :${PYTHONPATH:-}: == *":$H5U_TESTS:"* ]] || export PYTHONPATH="$H5U_TESTS${PYTHONPATH:+:$PYTHONPATH}"
 
-# The reference is the same NumPy on every machine.  NumPy's AVX-512 loops
-# (complex multiply and absolute, its SVML exp/log/pow/arctan2/...) round
-# differently from its other loops, so on a CPU with AVX-512 NumPy's own
-# bits change; h5ufunc's do not depend on the CPU (SPEC 3.4).  NumPy is
-# asked to leave out the AVX-512 levels this machine has (naming one it
-# lacks would make it warn).  tests/run sets this once for the whole run.
-if [[ -z ${H5U_NUMPY_PINNED:-} ]]; then
-	NPY_DISABLE_CPU_FEATURES=$(/usr/bin/python3 "$H5U_TESTS/numpy_avx512.py")
-	export NPY_DISABLE_CPU_FEATURES H5U_NUMPY_PINNED=1
+# The reference is the same NumPy on every machine (numpy_pin.bash says
+# how); tests/run pins it once for the whole run.
+source "$H5U_TESTS/numpy_pin.bash"
+
+# Each mpirun (and each singleton h5ufunc --mpi) of a test or of a file's
+# setup_file keeps its Open MPI session directory under a base of its own,
+# removed with bats's run directory: runs at the same time on one machine
+# would otherwise race to make the shared /tmp/ompi.HOST.UID ("File
+# exists").  Not in the test's directory, which tests compare before and
+# after; not where the path would be too long for a socket.
+if [[ -n ${BATS_RUN_TMPDIR:-} && ${#BATS_RUN_TMPDIR} -lt 60 ]] &&
+	OMPI_MCA_orte_tmpdir_base=$(mktemp -d "$BATS_RUN_TMPDIR/ompi.XXXXXX"); then
+	export OMPI_MCA_orte_tmpdir_base
 fi
 
 # Each test runs in its own directory.  (setup_file runs before any test
