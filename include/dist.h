@@ -229,8 +229,9 @@ struct dist_stream {
 
 /* How a stream may be laid out (dist_stream_make's HOW, or'ed). */
 enum dist_stream_how {
-	DIST_WHOLE_LAST = 1u << 0,   /* the last axis, when along, is never cut (a loop
-					that folds a run in its own way) */
+	DIST_PIECES_LAST = 1u << 0,  /* the last axis, when along, is cut only at
+					multiples of ITER_PIECE from its start (a loop
+					that folds each of NumPy's pieces in its own way) */
 	DIST_MAY_SHARE = 1u << 1,    /* the fold is exact in any grouping: the stream may
 					be shared */
 	DIST_CHUNK_BOXES = 1u << 2   /* each chunk in one array box even when that narrows

@@ -291,9 +291,7 @@ void dist_slice(const struct dist_layout *l, const int64_t *start, const int64_t
 	scount[last] = n < l->slice ? n : l->slice;
 }
 
-/* L's boxes counted: the most a rank walks, all ranks', and the ranks
- * with lines. */
-static void count_boxes(struct dist_layout *l)
+void dist_count_boxes(struct dist_layout *l)
 {
 	l->nboxes = l->total_boxes = 0;
 	l->ranks_with_work = 0;
@@ -376,7 +374,7 @@ int dist_layout_make(int ndim, const int64_t *dim, const int64_t *chunk, const s
 		if (c->unit == 0 && widest > 0)
 			l->slice = slice_width(l, chunk, target_bytes / widest);
 	}
-	count_boxes(l);
+	dist_count_boxes(l);
 	return 0;
 }
 
@@ -425,7 +423,7 @@ void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk)
 	l->slice = chunk[last];
 	l->cut = true;
 	l->align = even_in_runs(l, a, total) ? a : n;   /* a chunk's lines, when even */
-	count_boxes(l);
+	dist_count_boxes(l);
 }
 
 void dist_divide_chunk(struct dist_layout *l, int64_t a)
@@ -437,7 +435,7 @@ void dist_divide_chunk(struct dist_layout *l, int64_t a)
 	if (2 * n < l->lines_per_box)
 		return;
 	l->lines_per_box = n;
-	count_boxes(l);
+	dist_count_boxes(l);
 }
 
 bool dist_slices_cut(const struct dist_layout *l)

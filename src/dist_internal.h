@@ -20,4 +20,8 @@ bool dist_over_io(const struct dist_cost *c, int64_t n);
 int dist_box_too_small(const struct dist_cost *c, int64_t least, int64_t line, int64_t floor,
 		       int64_t need, const char *where, struct err *e);
 
+/* L's boxes counted: the most a rank walks, all ranks', and the ranks
+ * with lines. */
+void dist_count_boxes(struct dist_layout *l);
+
 #endif

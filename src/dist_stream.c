@@ -7,6 +7,7 @@
 
 #include "dist.h"
 #include "dist_internal.h"
+#include "iter.h"
 
 #define NARROW_RUN 512   /* bytes: a rank's run of an array shorter than this is
 			    not read as a strided box of its own (see below) */
@@ -21,8 +22,24 @@ struct stream_spaces {
 	struct dist_cost c;          /* the stream's (its target: bytes of the widest array
 					boxes stop growing at) */
 	int along_max;               /* the last axis along that may be cut */
+	int64_t piece;               /* > 0: the last axis along is cut only at multiples
+					of this many elements from its start */
 	int64_t small_unit;          /* a line across holds this many elements */
 };
+
+/* L (an along space, one rank's) cut along its last axis in boxes of a
+ * multiple of PIECE elements (at least one piece: L's boxes hold that
+ * many), so that each box starts at a multiple of PIECE from its run's
+ * start; boxes of whole runs are left as they are. */
+static void whole_pieces(struct dist_layout *l, int64_t piece)
+{
+	int64_t n = l->lines_per_box;
+	if (l->axis != l->ndim - 1 || n >= l->dim[l->axis] || n % piece == 0)
+		return;
+	l->lines_per_box = n > piece ? n / piece * piece : piece;
+	l->align = 1;   /* the chunks' runs of lines are not followed */
+	dist_count_boxes(l);
+}
 
 /* Lay out S's along and across spaces with along boxes of at most G
  * elements, shortened (halved) while the across boxes do not fit; the
@@ -40,6 +57,8 @@ static int stream_try(const struct stream_spaces *sp, int64_t g, int across_max,
 		struct dist_cost ac = { .memory = g, .per_elem = 1, .unit = 1 };
 		dist_layout_make(sp->nr, sp->rd, sp->chunked ? sp->rc : NULL, &ac, sp->along_max,
 			     shared ? nranks : 1, where, &trial, &s->along);
+		if (sp->piece > 0 && !shared)
+			whole_pieces(&s->along, sp->piece);
 		int64_t box = dist_stream_along_elems(s);
 		bool last = g <= sp->least || g <= 1;
 		struct dist_cost qc = { .memory = sp->c.memory, .fixed = sp->c.fixed, .per_elem = box * sp->c.per_elem + per_across,
@@ -93,8 +112,8 @@ static int stream_floor(const struct stream_spaces *sp, int64_t total, const cha
 	int64_t need = sp->c.fixed + least * (sp->c.per_elem + sp->c.per_across);
 	if (!dist_over_io(&sp->c, least) && sp->c.memory >= need)
 		return 0;
-	return dist_box_too_small(&sp->c, least, least, least < FLOOR_ELEMS ? least : FLOOR_ELEMS, need,
-			     where, e);
+	int64_t fewest = sp->piece > 0 || least < FLOOR_ELEMS ? least : FLOOR_ELEMS;   /* a piece: no row */
+	return dist_box_too_small(&sp->c, least, least, fewest, need, where, e);
 }
 
 /* The elements an along box of SP holds at most: as many as the budget
@@ -128,7 +147,7 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 		     const struct dist_cost *c, unsigned how, int nranks, const char *where,
 		     struct err *e, struct dist_stream *s)
 {
-	bool whole_last = how & DIST_WHOLE_LAST, may_share = how & DIST_MAY_SHARE;
+	bool pieces_last = how & DIST_PIECES_LAST, may_share = how & DIST_MAY_SHARE;
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
 	/* the two spaces, and the chunk grid over each */
@@ -157,9 +176,12 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	sp.stream = 1;   /* elements along */
 	for (int i = 1; i < sp.nr; i++)
 		sp.stream *= sp.rd[i];
-	/* the shortest along box: one last-axis run when it may not be cut */
-	bool whole = whole_last && s->axis_along[s->ndim - 1];
-	sp.least = whole ? sp.rd[sp.nr - 1] : 1;
+	/* the shortest along box: one piece of the last axis (a run no longer
+	 * than one never cut) when it is cut only between pieces */
+	bool pieces = pieces_last && s->axis_along[s->ndim - 1];
+	bool whole = pieces && sp.rd[sp.nr - 1] <= ITER_PIECE;
+	sp.piece = pieces && !whole ? ITER_PIECE : 0;
+	sp.least = whole ? sp.rd[sp.nr - 1] : sp.piece ? ITER_PIECE : 1;
 	if (stream_floor(&sp, total, where, e) < 0)
 		return -1;
 	int64_t g = along_length(&sp, inner < sp.across ? inner : sp.across, how);

@@ -317,10 +317,11 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	 * a last-axis run is folded in loop calls of NumPy's pieces from its
 	 * start (iter_fold), which a reorderable ufunc's loop may fold its own
 	 * way (add sums each pairwise) and a float16 one folds in float32, so
-	 * such a run is never cut */
+	 * such a run is cut only between pieces, the running value carried
+	 * from one box to the next as from one call to the next */
 	s->fold.mode = REDUCE_STREAM;
-	bool whole_last = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
-	unsigned how = DIST_CHUNK_BOXES | (whole_last ? DIST_WHOLE_LAST : 0) |
+	bool pieces = ufunc_reorderable(s->uf) || t == DT_FLOAT16 || s->loop->types[1] == DT_FLOAT16;
+	unsigned how = DIST_CHUNK_BOXES | (pieces ? DIST_PIECES_LAST : 0) |
 		       (may_share(s) ? DIST_MAY_SHARE : 0);
 	each_buffer(s, nranks, NULL, &h);
 	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), &c, how, nranks, where, e,

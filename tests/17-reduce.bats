@@ -15,7 +15,11 @@
 # axes across row ends, trailing axes, keepdims, dtype=float64 of float32,
 # float16, complex, a last axis under kept leading axes) are NumPy's bits
 # on no launcher and 1 to 4 ranks under a budget that cuts them; a sum
-# over all axes needs about one piece of 8192 elements of --memory.
+# over all axes needs about one piece of 8192 elements of --memory; a
+# sequential fold of a reduced last axis (complex multiply and add, int32
+# add, float16 multiply) cut in blocks of whole pieces writes the bytes it
+# writes with whole rows, on no launcher and 1-3 ranks, and needs one piece
+# of --memory, not a row.
 # Expected values and the meaning of "equal" come from tests/reduce_ref.py
 # (NumPy 2 rules on Debian's NumPy).
 #
@@ -64,6 +68,12 @@ setup_file() {
 		make long.h5:/m float64 3,2,20000
 		make long.h5:/k float64 2,20000,1
 		make long.h5:/z float64 20000 data=[-0.0]*20000
+		make rows.h5:/c complex128 28,31114 lo=0.705 hi=0.709
+		make rows.h5:/d complex128 2,3,20000
+		make rows.h5:/f complex64 4,20000 lo=0.705 hi=0.709
+		make rows.h5:/g complex64 2,3,31114
+		make rows.h5:/i int32 2,3,20000
+		make rows.h5:/h float16 3,200000 lo=0.999 hi=1.001
 	EOF
 	ref make-matrix "$BATS_FILE_TMPDIR/m.h5"
 }
@@ -524,6 +534,33 @@ sys.exit(1 if bad else 0)'
 		nz reduce add long.h5:/z --initial -0.0
 	EOF
 	same_on_ranks long.h5 "0 1 2 3 4" 400K
+}
+
+@test "a sequential fold cuts a row only between NumPy's 8192-element pieces: the same bytes on no launcher and 1-3 ranks, whole rows or cut" {
+	fixture rows.h5
+	cat >cases.txt <<-'EOF'
+		cmul reduce multiply rows.h5:/c --axis 1
+		cadd reduce add rows.h5:/d --axis 0,2
+		fmul reduce multiply rows.h5:/f --axis -1
+		fadd reduce add rows.h5:/g --axis 0,2
+		iadd reduce add rows.h5:/i --axis 0,2
+		hmul reduce multiply rows.h5:/h --axis 1
+	EOF
+	same_on_ranks rows.h5 "0 1 2 3" default 300K 600K
+	# the budgets cut the rows: in blocks of one and of two pieces
+	printf 'steps:\n  - reduce: multiply\n    in: rows.h5:/c\n    axis: 1\n    out: c.h5:/x\n' >c.yaml
+	run --separate-stderr h5u check c.yaml --memory 300K
+	assert_output --partial "blocks of 8192 along axis 1"
+	run --separate-stderr h5u check c.yaml --memory 600K
+	assert_output --partial "blocks of 16384 along axis 1"
+}
+
+@test "a sequential fold needs one piece of 8192 elements of --memory, not a row" {
+	fixture rows.h5
+	h5u reduce multiply rows.h5:/c --axis 1 -o b.h5:/x --memory 300K
+	run --separate-stderr h5u reduce multiply rows.h5:/c --axis 1 -o c.h5:/x --memory 64K
+	assert_error 2 "reduce multiply: --memory 65536 bytes is too small for one block (8192 elements of every array need 262144 bytes)"
+	[[ ! -e c.h5 ]]
 }
 
 @test "a sum over all axes needs about one piece of 8192 elements of --memory" {

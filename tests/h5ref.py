@@ -510,8 +510,11 @@ def fill_values(dt, shape, fill, rng, lo=None, hi=None):
         low = max(info.min, -100 if lo is None else int(lo))
         high = min(info.max, (100 if dt.kind == 'i' else 200) if hi is None else int(hi))
         return rng.integers(low, high, size=shape, endpoint=True).astype(dt)
-    if dt.kind == 'c':
+    if dt.kind == 'c' and lo is None and hi is None:
         return (rng.standard_normal(shape) * 10 + 1j * rng.standard_normal(shape) * 10).astype(dt)
+    if dt.kind == 'c':   # real and imaginary parts each LO to HI
+        return (rng.uniform(float(lo or 0), float(hi or 1), size=shape)
+                + 1j * rng.uniform(float(lo or 0), float(hi or 1), size=shape)).astype(dt)
     if lo is not None or hi is not None:
         return rng.uniform(float(lo or 0), float(hi or 1), size=shape).astype(dt)
     return (rng.standard_normal(shape) * 10).astype(dt)

@@ -44,6 +44,7 @@
 
 #include "check.h"
 #include "dist.h"
+#include "iter.h"
 #include "../../src/hold.h"
 
 /* dist_layout_make with every element of a box costing PER bytes. */
@@ -489,7 +490,7 @@ struct walk {
 	int n;                       /* the stream's axes */
 	int64_t d[H5U_MAXDIM];       /* ... and extents */
 	int64_t memory;
-	bool whole_last;
+	bool pieces_last;
 	const int64_t *runs;         /* the chunks each box meets in one run each (dist_stream_runs), or NULL */
 	bool small;                  /* checked element by element (owner) */
 	int64_t id;                  /* the next box's number */
@@ -537,10 +538,14 @@ static int64_t walk_along(struct walk *w, int rank, const int64_t *qo, const int
 		dist_stream_box(s, qo, qc, ro, rc, start, cnt);
 		int64_t nb = volume(w->n, cnt);
 		int64_t bytes = 8 * nb + 8 * volume(s->across.ndim, qc);
-		CHECK(bytes <= w->memory || nb <= 64 || (w->whole_last && nb <= w->d[w->n - 1]),
+		int64_t last = w->d[w->n - 1], piece = last < ITER_PIECE ? last : ITER_PIECE;
+		CHECK(bytes <= w->memory || nb <= 64 || (w->pieces_last && nb <= piece),
 		      "box of %lld bytes over a budget of %lld", (long long)bytes, (long long)w->memory);
-		if (w->whole_last && s->axis_along[w->n - 1])
-			CHECK(start[w->n - 1] == 0 && cnt[w->n - 1] == w->d[w->n - 1], "the last axis cut");
+		if (w->pieces_last && s->axis_along[w->n - 1] && !s->shared && nb > 0)
+			CHECK(start[w->n - 1] % ITER_PIECE == 0 &&
+			      (cnt[w->n - 1] % ITER_PIECE == 0 || start[w->n - 1] + cnt[w->n - 1] == last),
+			      "the last axis cut inside a piece: %lld + %lld of %lld", (long long)start[w->n - 1],
+			      (long long)cnt[w->n - 1], (long long)last);
 		CHECK(!w->runs || nb == 0 || parts_run(w->n, w->d, w->runs, start, cnt, 0, true),
 		      "dist_stream_runs, but an array box cuts a chunk in several runs");
 		mine += nb;
@@ -600,14 +605,15 @@ static void check_chunk_boxes(const struct walk *w, const int64_t *chunk, int64_
  * dist_stream_holds_chunks say so; where it says so, each does.  Returns
  * whether it says so (-1: the budget refused). */
 static int check_stream(int ndim, const int64_t *dim, const bool *along, const int64_t *chunk,
-			bool whole_last, bool may_share, int nranks, int64_t memory, bool aligned)
+			bool pieces_last, bool may_share, int nranks, int64_t memory, bool aligned)
 {
 	struct dist_stream s;
 	struct err e = {0};
 	if (stream(ndim, dim, along, chunk, memory,
-		   (whole_last ? DIST_WHOLE_LAST : 0) | (may_share ? DIST_MAY_SHARE : 0), nranks, &e,
+		   (pieces_last ? DIST_PIECES_LAST : 0) | (may_share ? DIST_MAY_SHARE : 0), nranks, &e,
 		   &s) < 0) {
-		CHECK(memory < 16 * 64 || (whole_last && along[ndim - 1] && memory < 16 * dim[ndim - 1]),
+		CHECK(memory < 16 * 64 || (pieces_last && along[ndim - 1] &&
+					   memory < 16 * (dim[ndim - 1] < ITER_PIECE ? dim[ndim - 1] : ITER_PIECE)),
 		      "%d-d, memory %lld refused: %s", ndim, (long long)memory, e.msg);
 		return -1;
 	}
@@ -615,7 +621,7 @@ static int check_stream(int ndim, const int64_t *dim, const bool *along, const i
 	CHECK(holds || !aligned, "%d-d on %d ranks: chunks in one box each, dist_stream_holds_chunks says not",
 	      ndim, nranks);
 	check_stream_budget(&s, memory);
-	struct walk w = { .s = &s, .n = s.ndim, .memory = memory, .whole_last = whole_last,
+	struct walk w = { .s = &s, .n = s.ndim, .memory = memory, .pieces_last = pieces_last,
 			  .runs = chunk && dist_stream_runs(&s, chunk) ? chunk : NULL };
 	int64_t total = 1, stream = 1;
 	for (int i = 0; i < w.n; i++) {
@@ -732,9 +738,13 @@ static void check_streams_floor(void)
 	CHECK(stream(2, wide, last, NULL, 16 * 64 - 1, 0, 2, &e, &s) < 0 &&
 	      !strcmp(e.msg, "w: --memory 1023 bytes is too small for one block "
 			     "(64 elements of every array need 1024 bytes)"), "floor: %s", e.msg);
-	CHECK(stream(2, wide, last, NULL, 1 << 20, DIST_WHOLE_LAST, 2, &e2, &s) < 0 &&
-	      !strcmp(e2.msg, "w: --memory 1048576 bytes is too small for one block "
-			      "(one row of every array needs 6400000 bytes)"), "whole rows: %s", e2.msg);
+	/* rows cut only between NumPy's pieces: one piece is the floor */
+	CHECK(stream(2, wide, last, NULL, 16 * ITER_PIECE - 1, DIST_PIECES_LAST, 2, &e2, &s) < 0 &&
+	      strstr(e2.msg, "too small for one block"), "one piece: %s", e2.msg);
+	CHECK(stream(2, wide, last, NULL, 1 << 20, DIST_PIECES_LAST, 2, &e2, &s) == 0 &&
+	      s.along.axis == 1 && dist_stream_along_elems(&s) % ITER_PIECE == 0,
+	      "rows in pieces: along axis %d, boxes of %lld", s.along.axis,
+	      (long long)dist_stream_along_elems(&s));
 }
 
 /* Narrow runs across never cut, and shared where dealing across would idle
@@ -762,11 +772,11 @@ static void check_streams_narrow(void)
 	 * 2, 1 and 1 of them; shared, every rank within 25% */
 	int64_t cube[] = { 4, 300000, 3 };
 	bool mid1[] = { false, true, false };
-	CHECK(stream(3, cube, mid1, NULL, 1 << 20, DIST_WHOLE_LAST, 3, &e3, &s) == 0 &&
+	CHECK(stream(3, cube, mid1, NULL, 1 << 20, DIST_PIECES_LAST, 3, &e3, &s) == 0 &&
 	      !s.shared && s.across.axis == 0 && dist_stream_ranks_with_work(&s) == 3,
 	      "(4, 300000, 3) along axis 1: split across axis %d, %d with work", s.across.axis,
 	      dist_stream_ranks_with_work(&s));
-	CHECK(stream(3, cube, mid1, NULL, 1 << 20, DIST_WHOLE_LAST | DIST_MAY_SHARE, 3, &e3, &s) == 0 &&
+	CHECK(stream(3, cube, mid1, NULL, 1 << 20, DIST_PIECES_LAST | DIST_MAY_SHARE, 3, &e3, &s) == 0 &&
 	      s.shared && dist_stream_ranks_with_work(&s) == 3,
 	      "(4, 300000, 3) along axis 1, shared: %d with work", dist_stream_ranks_with_work(&s));
 	/* wide enough rows across are still cut: (1000, 300) on 4 ranks */
