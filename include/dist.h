@@ -168,7 +168,7 @@ void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk);
  * that does not divide by them, made of the most lines that divide A and
  * keep the shares even, when that is at least half as many: no box then
  * straddles two chunk rows (a chunk cache of one row serves a pass that
- * writes them in place, plan.c).  Else unchanged. */
+ * writes them in place, plan_layout.c).  Else unchanged. */
 void dist_divide_chunk(struct dist_layout *l, int64_t a);
 /* Are L's slices a box's pieces of the chunks it cuts (dist_cut_chunks)
  * rather than whole chunk columns? */

@@ -115,7 +115,7 @@ struct array {
 	bool stored_raw;         /* ... under MPI, some stored without their filters (h5io.h) */
 	bool stored_compact;     /* stored compact: its data in its object header */
 	size_t chunk_cache;      /* ... bytes of chunk cache it is opened with, paid from
-				    the budget (plan.c's in_place_cache); 0: the usual */
+				    the budget (plan_layout.c's in_place_cache); 0: the usual */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
@@ -141,7 +141,7 @@ struct array {
 				    transfers, a chunk a call; or one of a file the run
 				    never writes but shares through MPI-IO, read in
 				    boxes of whole chunks, read independently (the
-				    direct reader's) (plan.c's read_alone) */
+				    direct reader's) (plan_layout.c's plan_read_alone) */
 	bool written;            /* ... and has written into (set while running) */
 	bool announced;          /* ... and the pass now writing it announced to the
 				    journal every box it writes, first (set while
@@ -346,8 +346,8 @@ struct step_blocks {
 	int64_t whole_limit;                /* elementwise: an input that broadcasts is held
 					       whole up to this many bytes, else read by boxes */
 	bool in_runs[RECIPE_MAXIN];         /* input K read as the runs of its chunks the
-					       boxes cut, each rank alone (plan.c's
-					       read_alone decides; check and --json say so) */
+					       boxes cut, each rank alone (plan_layout.c's
+					       plan_read_alone decides; check and --json say so) */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where
