@@ -496,6 +496,20 @@ int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offse
 	return l ? read_stored(l, offset, 0, whole, buf) : 0;
 }
 
+/* The chunks that the box START/COUNT touches, in C order: the first
+ * one's first index into LEAD and FIRST; how many, returned. */
+static uint64_t first_chunk(int n, const hsize_t *chunk, const int64_t *start, const int64_t *count,
+			    int64_t *lead, int64_t *first)
+{
+	uint64_t parts = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t c = (int64_t)chunk[i];
+		lead[i] = first[i] = start[i] / c * c;
+		parts *= (uint64_t)((start[i] + count[i] - 1) / c - start[i] / c + 1);
+	}
+	return parts;
+}
+
 /* FIRST, the first index of a chunk that the box START/COUNT touches,
  * made the next one's in C order over the chunks it touches (LEAD: the
  * first one's); past the last, LEAD's again. */
@@ -556,15 +570,13 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	const struct h5io_storage *st = &rec->storage;
 	int n = st->ndim, size = (int)st->esize;
 	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM], ext[H5U_MAXDIM], run[H5U_MAXDIM];
-	uint64_t at, len, most = 0, box = 1, parts = 1;
+	uint64_t at, len, most = 0, box = 1;
 	for (int i = 0; i < n; i++) {
-		int64_t c = (int64_t)st->chunk[i];
 		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
 			return 0;   /* empty or strided */
-		lead[i] = first[i] = start[i] / c * c;
-		parts *= (uint64_t)((start[i] + count[i] - 1) / c - start[i] / c + 1);
 		box *= (uint64_t)count[i];
 	}
+	uint64_t parts = first_chunk(n, st->chunk, start, count, lead, first);
 	/* every part a run (the longest sizes the scratch it passes through) */
 	for (uint64_t j = 0; j < parts; j++) {
 		if (!part_run(st, first, start, count, &at, &len, ext, run))
@@ -650,7 +662,7 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 		return 0;
 	const struct h5io_storage *st = &rec->storage;
 	int n = st->ndim;
-	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM];
+	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM];
 	uint64_t bstride[H5U_MAXDIM];
 	for (int i = 0; i < n; i++)
 		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
@@ -658,29 +670,21 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 	bstride[n - 1] = 1;
 	for (int i = n - 1; i > 0; i--)
 		bstride[i - 1] = bstride[i] * (uint64_t)count[i];
-	for (int i = 0; i < n; i++) {
-		first[i] = at[i] = (hsize_t)start[i] / st->chunk[i];
-		last[i] = (hsize_t)(start[i] + count[i] - 1) / st->chunk[i];
-	}
+	uint64_t parts = first_chunk(n, st->chunk, start, count, lead, first);
 	struct h5io_pieces *p = h5io_pieces_new();
 	int rc = 1;
-	while (rc == 1) {
+	for (uint64_t j = 0; j < parts && rc == 1; j++) {
 		hsize_t c0[H5U_MAXDIM], size;
 		haddr_t addr;
 		for (int i = 0; i < n; i++)
-			c0[i] = at[i] * st->chunk[i];
+			c0[i] = (hsize_t)first[i];
 		if (!chunk_at(l, c0, &addr, &size) || addr == HADDR_UNDEF) {
 			errno = EIO;   /* listed stored whole when first asked */
 			rc = -1;
 		} else if (h5io_chunk_part(write, l->fd, st, p, c0, addr, start, count, bstride, buf) < 0) {
 			rc = -1;
 		}
-		int i = n - 1;
-		while (i >= 0 && at[i] == last[i])
-			at[i] = first[i], i--;
-		if (i < 0)
-			break;
-		at[i]++;
+		next_chunk(n, st->chunk, lead, start, count, first);
 	}
 	if (rc == 1 && h5io_pieces_flush(write, l->fd, p) < 0)
 		rc = -1;
@@ -735,27 +739,20 @@ static bool chunks_touched(struct h5io_layout *l, const int64_t *start, const in
 {
 	const hsize_t *chunk = l->rec->storage.chunk;
 	int n = l->rec->storage.ndim;
-	hsize_t first[H5U_MAXDIM], last[H5U_MAXDIM], at[H5U_MAXDIM];
-	for (int i = 0; i < n; i++) {
-		first[i] = at[i] = (hsize_t)start[i] / chunk[i];
-		last[i] = (hsize_t)(start[i] + count[i] - 1) / chunk[i];
-	}
-	for (;;) {
+	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM];
+	uint64_t parts = first_chunk(n, chunk, start, count, lead, first);
+	for (uint64_t j = 0; j < parts; j++) {
 		hsize_t offset[H5U_MAXDIM], size;
 		haddr_t addr;
 		for (int i = 0; i < n; i++)
-			offset[i] = at[i] * chunk[i];
+			offset[i] = (hsize_t)first[i];
 		if (!chunk_at(l, offset, &addr, &size))
 			return false;
 		if (addr != HADDR_UNDEF && !extent_add(x, addr, size))
 			return false;
-		int i = n - 1;
-		while (i >= 0 && at[i] == last[i])
-			at[i] = first[i], i--;
-		if (i < 0)
-			return true;
-		at[i]++;
+		next_chunk(n, chunk, lead, start, count, first);
 	}
+	return true;
 }
 
 void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
