@@ -192,11 +192,12 @@ void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
  * collectively): the planner's array alone, whose boxes hold whole chunks
  * of one rank each.  Decided from the file, so alike on every rank. */
 void h5io_dataset_alone(hid_t d);
-/* On one process, let the boxes of dataset D (opened by
- * h5io_dataset_open), written in place, move by pread and pwrite at its
- * chunks' places where every chunk is stored whole, unfiltered (h5io_box.c,
- * h5io_move_in_place): the planner's stage_in_place_runs, for a dataset
- * no other array of the plan moves. */
+/* Let the boxes of dataset D (opened by h5io_dataset_open), written in
+ * place, move by pread and pwrite at its chunks' places where every chunk
+ * is stored whole, unfiltered (h5io_box.c, h5io_move_in_place): the
+ * planner's stage_in_place_runs, for a dataset no other array of the plan
+ * moves.  Collective under MPI-IO (every rank moves it so, or none): called
+ * on every rank, once every dataset is open. */
 void h5io_dataset_in_place(hid_t d);
 /* Read or write the box START[i] + STEP[i] * j, j < COUNT[i], of every axis
  * of dataset D of SHAPE, opened or created by h5io_dataset_open or

@@ -45,8 +45,9 @@ struct stage_chunked {
 	int64_t grid[H5U_MAXDIM];    /* the box's chunks along each axis */
 	int size;                    /* bytes of an element */
 };
-/* Is X, on one process, a dataset written in place whose boxes move by
- * pread and pwrite at its chunks' places (h5io_dataset_in_place): an
+/* Is X a dataset written in place whose boxes move by pread and pwrite at
+ * its chunks' places (h5io_dataset_in_place), on one process and on
+ * every rank under MPI alike: an
  * existing, whole, not virtual dataset, chunked without filters, every
  * chunk stored, in the machine's byte order, that no other array of the
  * plan names (named_twice)?  The plan lays out its passes and the run

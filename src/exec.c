@@ -345,11 +345,15 @@ static int open_all(struct plan *p, struct err *e)
 				h5io_dataset_alone(x->id);
 			if (x->id >= 0)
 				h5io_dataset_direct(x->id);
-			if (x->id >= 0 && stage_in_place_runs(x))
-				h5io_dataset_in_place(x->id);
 		}
 	}
-	return comm_agree(e);
+	if (comm_agree(e) < 0)
+		return -1;
+	/* collective under MPI-IO: every rank has each dataset open */
+	for (int i = 0; i < p->narrays; i++)
+		if (p->arrays[i]->id >= 0 && stage_in_place_runs(p->arrays[i]))
+			h5io_dataset_in_place(p->arrays[i]->id);
+	return 0;
 }
 
 static void close_all(struct plan *p)

@@ -8,10 +8,12 @@
  * reader (h5io_internal.h) from a file opened read-only, on one process
  * and under MPI, else moved by HDF5's chunk calls where this process has
  * the file alone.
- * A dataset written in place on one process whose chunks are all stored
- * plain moves every box by preadv and pwritev at its chunks' places
+ * A dataset written in place whose chunks are all stored plain moves
+ * every box by preadv and pwritev at its chunks' places
  * (h5io_move_in_place), a chunk's lines in one call, past HDF5's chunk
- * cache, which read and wrote a chunk whole for every box that cut it.
+ * cache, which read and wrote a chunk whole for every box that cut it,
+ * and under MPI past MPI-IO's collective calls: each rank moves its boxes
+ * alone, and a rank with an empty box moves nothing.
  * Under MPI-IO a dataset moved alone (h5io_dataset_alone) goes
  * independently: each rank's boxes hold whole chunks of its own, so no
  * collective call joins them, and a chunk that lies whole in the buffer,

@@ -268,8 +268,8 @@ void h5io_dataset_direct(hid_t d)
 void h5io_dataset_in_place(hid_t d)
 {
 	struct h5io_record *r = h5io_record_of(d);
-	if (r && r->driver != H5FD_MPIO)
-		r->in_place = true;
+	if (r)
+		h5io_in_place_prepare(r);
 }
 
 hid_t h5io_dataset_open_quiet(hid_t file, const char *path)

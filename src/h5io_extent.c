@@ -6,13 +6,18 @@
  * Announcing: so that the journal saves a box's bytes in one record
  * rather than one a write call.  Contiguous data: the box's runs in C
  * order.  Chunked data without filters, in a file this process has alone
- * (one process: MPI-IO is not its driver): every chunk the box touches,
- * whole (a chunk is rewritten whole).  Nothing else is announced -- a
- * compressed chunk moves when it is rewritten, and under MPI-IO the
- * aggregator ranks write for others -- and the journal then saves exactly
- * what each write call overwrites.  Announcing never widens what is saved
- * beyond what this rank writes: a box's runs and chunks are written by the
- * box's write.
+ * (one process: MPI-IO is not its driver), or written in place by runs
+ * (on every rank): every chunk the box touches, whole (a chunk is
+ * rewritten whole).  Nothing else is announced -- a compressed chunk
+ * moves when it is rewritten, and under MPI-IO the aggregator ranks write
+ * for others -- and the journal then saves exactly what each write call
+ * overwrites.  Announcing widens what is saved beyond what this rank
+ * writes only where ranks share a chunk written in place by runs (their
+ * shares cut it, as where whole chunk rows would not deal evenly): the
+ * first rank to write into it saves it whole,
+ * the others learn that it is saved (journal.c's shared ranges) or save
+ * it again after, with a later sequence number, and replay puts back the
+ * oldest record's bytes (journal.h), so the order stays right.
  *
  * What a dataset's boxes need is learned on its first box and hangs from
  * the dataset's record (h5io_dataset.c) until the dataset is closed: its
@@ -49,16 +54,25 @@
  * is read so: another's reads are collective, which a rank reading
  * directly would leave.
  *
- * In place by runs: on one process, a dataset written in place whose
- * chunks are all stored plain, a row of them more than its chunk cache
- * holds (in_place_runs), moves every box, read and written, through
- * HDF5's descriptor at its chunks' places (h5io_move_in_place): the
- * lines a box has of each chunk by one preadv or pwritev, where HDF5
- * read and wrote a chunk whole for every box that cut it.  HDF5 then
- * never holds a copy of its chunks (what it held unwritten is flushed
- * first), so none goes stale; the direct reader reads it as a read-only
- * one's.  The journal saves what each pwritev overwrites (intercept.c),
- * announced whole chunks at a time as HDF5's writes are.
+ * In place by runs: a dataset written in place whose chunks are all
+ * stored plain, a row of them more than its chunk cache holds
+ * (in_place_runs), moves every box, read and written, at its chunks'
+ * places (h5io_move_in_place): the lines a box has of each chunk by one
+ * preadv or pwritev, where HDF5 read and wrote a chunk whole for every
+ * box that cut it.  On one process through HDF5's descriptor; under
+ * MPI-IO through a read-write descriptor of each rank's own (opened after
+ * HDF5 flushed the dataset), the chunks' places the index's, read whole
+ * on every rank as the run opens the dataset (h5io_in_place_prepare,
+ * collective: the ranks agree, so that all move it so or none, and no
+ * rank is left alone in a collective call), each rank moving its own
+ * boxes with no collective call.  HDF5 then never holds a copy of its
+ * chunks (what it held unwritten is flushed first) and never writes them,
+ * so none goes stale; the direct reader reads it as a read-only one's.
+ * The journal saves what each pwritev overwrites (intercept.c: it knows
+ * the file by its inode, whichever descriptor writes), announced whole
+ * chunks at a time as HDF5's writes are, and the commit's fsync of the
+ * file on each rank that wrote makes its pwritevs durable (fsync is the
+ * inode's, not the descriptor's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,7 +141,8 @@ struct h5io_layout {
 	struct chunk_store store;  /* chunked: where its chunks lie */
 	int in_place;              /* chunked, written in place: 1 its boxes move
 				    * by h5io_move_in_place, -1 not, 0 not
-				    * yet asked (in_place_runs) */
+				    * written in place or not yet settled
+				    * (h5io_in_place_prepare) */
 	bool fd_known;             /* chunked: fd asked (direct_fd) */
 	int fd;                    /* ... the descriptor the direct reader reads
 				    * it by; -1: none */
@@ -194,9 +209,10 @@ static bool read_only(hid_t d)
 }
 
 /* What L's dataset, of record REC, is: read from the record, and where
- * it lies asked of HDF5.  Chunked under MPI-IO only read-only: the
- * journal announces no chunk there, and the direct reader reads only
- * such files. */
+ * it lies asked of HDF5.  Chunked under MPI-IO only read-only or written
+ * in place (REC's in_place, settled by h5io_in_place_prepare before any
+ * box): the journal announces no chunk of another there, and the direct
+ * reader reads only such files. */
 static void layout_learn(struct h5io_layout *l, const struct h5io_record *rec)
 {
 	const struct h5io_storage *s = &rec->storage;
@@ -208,7 +224,8 @@ static void layout_learn(struct h5io_layout *l, const struct h5io_record *rec)
 	} else if (s->layout == H5D_CONTIGUOUS) {
 		l->addr = H5Dget_offset(rec->d);
 		l->kind = l->addr != HADDR_UNDEF ? LAYOUT_CONTIGUOUS : LAYOUT_NONE;
-	} else if (s->layout == H5D_CHUNKED && (!l->shared || l->read_only) && s->nfilters == 0 &&
+	} else if (s->layout == H5D_CHUNKED && (!l->shared || l->read_only || rec->in_place) &&
+		   s->nfilters == 0 &&
 		   chunk_api_base(rec->d, &l->base) == 0) {
 		l->kind = LAYOUT_CHUNKED;
 		for (int i = 0; i < s->ndim; i++)
@@ -353,27 +370,29 @@ static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr
 
 /* ---- the direct reader --------------------------------------------------- */
 
-/* The read-only descriptors of files the ranks share through MPI-IO, by
- * name: one a file, opened on first use, closed when the last layout
- * that reads by it is freed (its dataset closed). */
+/* The descriptors of files the ranks share through MPI-IO, by name and
+ * mode: one a file read-only, and one read-write for its datasets written
+ * in place by runs, opened on first use, closed when the last layout
+ * that moves by it is freed (its dataset closed). */
 struct direct_file {
 	char path[PATH_MAX];
+	bool write;          /* opened read-write */
 	int fd;
-	int users;           /* layouts reading by it */
+	int users;           /* layouts moving by it */
 };
 static struct direct_file *direct_files;
 static int ndirect, direct_cap;
 
-/* This process's read-only descriptor of the file named PATH; -1 when it
- * cannot be opened. */
-static int direct_open(const char *path)
+/* This process's descriptor of the file named PATH, read-write where
+ * WRITE, else read-only; -1 when it cannot be opened. */
+static int direct_open(const char *path, bool write)
 {
 	for (int i = 0; i < ndirect; i++)
-		if (!strcmp(direct_files[i].path, path)) {
+		if (!strcmp(direct_files[i].path, path) && direct_files[i].write == write) {
 			direct_files[i].users++;
 			return direct_files[i].fd;
 		}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (ndirect == direct_cap) {
@@ -384,6 +403,7 @@ static int direct_open(const char *path)
 	}
 	struct direct_file *f = &direct_files[ndirect++];
 	snprintf(f->path, sizeof f->path, "%s", path);
+	f->write = write;
 	f->fd = fd;
 	f->users = 1;
 	return fd;
@@ -408,7 +428,8 @@ static bool in_place_runs(struct h5io_layout *l);
  * is open read-only (so HDF5 holds none of its bytes unwritten), or it
  * is written in place by runs (in_place_runs: HDF5 holds none of its
  * chunks): HDF5's default driver's own, or under MPI-IO this process's
- * (direct_open); -1 otherwise.  Asked once. */
+ * (direct_open; read-write for one written in place); -1 otherwise.
+ * Asked once. */
 static int direct_fd(struct h5io_layout *l)
 {
 	if (l->fd_known)
@@ -418,7 +439,7 @@ static int direct_fd(struct h5io_layout *l)
 	if (!l->read_only && !in_place_runs(l))
 		return -1;
 	if (l->shared)
-		return l->fd = direct_open(l->path);
+		return l->fd = direct_open(l->path, !l->read_only);
 	hid_t f = H5Iget_file_id(l->rec->d), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
 	void *handle = NULL;
 	if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 && H5Fget_vfd_handle(f, fapl, &handle) >= 0 &&
@@ -443,7 +464,7 @@ static struct h5io_layout *direct_layout(struct h5io_record *rec, enum dtype dt)
 	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt || direct_fd(l) < 0)
 		return NULL;
 	if (l->shared && (l->store.source != STORE_INDEX ||
-			  !(rec->alone || rec->read_alone || comm_size() == 1)))
+			  !(rec->alone || rec->read_alone || l->in_place > 0 || comm_size() == 1)))
 		return NULL;
 	return l;
 }
@@ -619,20 +640,28 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 
 /* Are the boxes of L's dataset, written in place (its record's in_place),
  * moved by h5io_move_in_place: chunked without filters, in a file this
- * process has alone and writes, a row of its chunks more than its chunk
- * cache holds, every chunk stored at its whole size (the chunk index read
- * whole lists them all: HDF5 would allocate one never written)?  Asked
- * once; the first yes flushes what HDF5 holds of the dataset unwritten,
- * so that nothing of it is written after the runs. */
+ * process writes, a row of its chunks more than its chunk cache holds,
+ * every chunk stored at its whole size (the chunk index read whole lists
+ * them all: HDF5 would allocate one never written)?  Settled by
+ * h5io_in_place_prepare as the dataset is opened, on every rank alike. */
 static bool in_place_runs(struct h5io_layout *l)
 {
+	return l->in_place > 0;
+}
+
+/* in_place_runs's answer for L, asked of its dataset after what HDF5
+ * held of it unwritten was flushed (so that nothing of it is written
+ * after the runs, and the index on disk is the dataset's). */
+static bool in_place_settle(struct h5io_layout *l)
+{
 	const struct h5io_storage *st = &l->rec->storage;
-	if (l->in_place)
-		return l->in_place > 0;
-	l->in_place = -1;
-	if (!l->rec->in_place || l->kind != LAYOUT_CHUNKED || l->shared || l->read_only ||
+	if (!l->rec->in_place || l->kind != LAYOUT_CHUNKED || l->read_only ||
 	    !h5io_record_overflows_cache(l->rec))
 		return false;
+	if (H5Dflush(l->rec->d) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return false;
+	}
 	if (l->store.source == STORE_EMPTY)
 		store_fill(l);
 	uint64_t whole = st->esize, chunks = 1;
@@ -646,12 +675,25 @@ static bool in_place_runs(struct h5io_layout *l)
 		if (l->store.slot[i].key &&
 		    (l->store.slot[i].addr == HADDR_UNDEF || l->store.slot[i].size != whole))
 			return false;
-	if (H5Dflush(l->rec->d) < 0) {
-		H5Eclear2(H5E_DEFAULT);
-		return false;
-	}
-	l->in_place = 1;
 	return true;
+}
+
+void h5io_in_place_prepare(struct h5io_record *rec)
+{
+	rec->in_place = true;
+	struct h5io_layout *l = layout_of(rec);
+	l->in_place = in_place_settle(l) ? 1 : -1;
+	bool yes = l->in_place > 0 && direct_fd(l) >= 0;
+	if (l->shared)   /* every rank moves it so, or none: the others' calls are collective */
+		yes = comm_max(!yes) == 0;
+	if (yes)
+		return;
+	l->in_place = -1;
+	if (l->shared && l->fd >= 0)
+		direct_close(l->fd);   /* its descriptor, read-write: never read by */
+	l->fd = -1;
+	if (l->shared && !l->read_only)
+		l->kind = LAYOUT_NONE;   /* its chunks go through MPI-IO's aggregators: none announced */
 }
 
 int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
@@ -665,8 +707,11 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM];
 	uint64_t bstride[H5U_MAXDIM];
 	for (int i = 0; i < n; i++)
-		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
-			return 0;   /* empty, or strided */
+		if (count[i] <= 0)
+			return 1;   /* nothing to move (under MPI no collective call either) */
+	for (int i = 0; i < n; i++)
+		if (step && count[i] > 1 && step[i] != 1)
+			return 0;   /* strided */
 	bstride[n - 1] = 1;
 	for (int i = n - 1; i > 0; i--)
 		bstride[i - 1] = bstride[i] * (uint64_t)count[i];

@@ -149,8 +149,9 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
  * stored as DT, C order in BUF, by preadv or pwritev at its chunks'
  * places, one call a chunk (or fewer than IOV_MAX lines of one), when
  * REC is written in place (h5io_dataset_in_place) and its chunks are
- * moved so: chunked without filters, stored as DT, in a file this
- * process has alone (HDF5's own descriptor), every chunk stored whole
+ * moved so: chunked without filters, stored as DT, in a file this process
+ * writes (HDF5's own descriptor, or under MPI-IO a read-write one of this
+ * rank's), every chunk stored whole
  * (the chunk index read whole), a row of its chunks more than its chunk
  * cache holds, and the box not strided.  Then every box of it moves
  * here, read and written, so HDF5 never holds a copy of its chunks that
@@ -158,6 +159,12 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
  * journal (intercept.c) saves what each pwritev overwrites, as HDF5's
  * writes.  1: moved; 0: not so moved (the caller moves it through HDF5);
  * -1: the move failed (errno). */
+/* Settle whether the boxes of REC's dataset, written in place, move by
+ * h5io_move_in_place (its in_place set; what HDF5 holds of it unwritten
+ * flushed, its chunk index read, its descriptor opened).  Collective
+ * under MPI-IO (HDF5's flush, and the ranks' agreement: every rank moves
+ * it so or none). */
+void h5io_in_place_prepare(struct h5io_record *rec);
 int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		       const int64_t *step, const int64_t *count, void *buf);
 /* A box's pieces gathered for few calls (h5io_pieces.c): a new empty

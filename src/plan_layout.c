@@ -137,9 +137,13 @@ static bool moves_in_runs(const struct plan_step *s, int k, const struct array *
  * allocates chunks collectively), in a file the run writes through
  * MPI-IO, moved by some step and only by elementwise passes each of
  * whose boxes or slices hold its chunks whole and one after another
- * (elementwise_moves_runs), with the datasets moved alone as they are. */
+ * (elementwise_moves_runs), with the datasets moved alone as they are;
+ * or one written in place by runs of its chunks (stage_in_place_runs),
+ * whose every box each rank moves by its own calls, whatever cuts it. */
 static bool moves_alone(const struct plan *p, const struct array *x)
 {
+	if (stage_in_place_runs(x))
+		return true;
 	if (x->kind != ARR_DATASET || x->unused || x->create || !x->file->exists || !x->file->write ||
 	    x->file->scratch || !x->nstored || x->stored_filtered || x->stored_gaps || x->selected ||
 	    x->base || x->coding || x->raw)
