@@ -321,6 +321,94 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	assert_success
 }
 
+# gone MARK: wait until no rank of the run marked MARK is left (mpirun
+# may return before the last rank it killed is gone).
+gone() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[[ -z $(rank_pids "$1") ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Under MPI each rank moves its boxes of such a dataset by preadv and
+# pwritev through a read-write descriptor of its own (strace: every rank
+# writes by pwritev, no rank by MPI-IO but HDF5's metadata), and the
+# journal saves what each rank's pwritev overwrites.  /w's 150 rows deal
+# unevenly over 2 ranks (75 each: they share a chunk row) and evenly over
+# 3 (one chunk row each, the last ragged).  Each rank is killed at its
+# first write, a middle one and its last, on 2 and 3 ranks; mpirun and
+# every rank are killed from outside mid-run.  `recover` or the next run
+# puts back every byte, and a run after gives NumPy's bits.
+@test "kill -9 of each rank of 2 and 3 writing in place by runs of their chunks (pwritev past MPI-IO) at the first, a middle and the last write, and of mpirun: every byte put back, then NumPy's bits" {
+	/usr/bin/python3 "$H5U_TESTS/chunks_ref.py" in-place . || fail "no fixture"
+	local n r w k d ws same=() args=(eval -i a=ip.h5:/w 'a = a * 2 + 1' --memory 1M)
+	for n in 2 3; do
+		mkdir "u$n"
+		cp ip.h5 "u$n/"
+		(cd "u$n" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
+			-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe -n "$n" \
+			h5ufunc "${args[@]}" --json) >"u$n.json" ||
+			fail "$n ranks: exit status $?"
+		(($(grep -lE '^pwritev2?\(' "u$n"/tr.* | wc -l) == n)) || fail "$n ranks: not every rank wrote by pwritev"
+		rm -f "u$n"/tr.*
+		python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["per_rank"]:
+    assert r["mpiio_coll_writes"] <= 2 and r["mpiio_data_writes"] == 0, r
+' "u$n.json" || fail "$n ranks: data written through MPI-IO"
+		same+=(:: same ip.h5 "u$n/ip.h5" /w "w * 2 + 1")
+		mapfile -t ws < <(sed -n 's/.*"journal_writes": \([0-9]*\).*/\1/p' "u$n.json")
+		((${#ws[@]} == n)) || fail "$n ranks: ${#ws[@]} reports"
+		for ((r = 0; r < n; r++)); do
+			w=${ws[r]}
+			((w >= 10)) || fail "$n ranks: only $w writes on rank $r"
+			for k in 1 $((w / 2)) "$w"; do
+				d=k$n-$r-$k
+				mkdir "$d"
+				cp ip.h5 "$d/"
+				(cd "$d" && H5U_MARK=$BATS_TEST_TMPDIR/$d H5UFUNC_FAULT=kill-write:$r:$k \
+					mpi "$n" h5ufunc "${args[@]}") >"$d.out" 2>&1 && fail "$d: not killed"
+				gone "$BATS_TEST_TMPDIR/$d" || fail "$d: ranks left"
+				[[ -f $d/.ip.h5.h5ufunc-journal ]] || fail "$d: no journal left"
+				if ((k % 2)); then
+					(cd "$d" && h5u recover ip.h5 >/dev/null) || fail "recover $d"
+				else
+					run --separate-stderr mpi "$n" h5ufunc reduce add "$d/ip.h5:/p" --axis all
+					assert_success
+					[[ $stderr == "h5ufunc: $d/ip.h5: rolled back the run interrupted on "* ]] || fail "$d: $stderr"
+				fi
+				cmp ip.h5 "$d/ip.h5" || fail "$d: not as it was before the run"
+				run find "$d" -name '*h5ufunc-*'
+				assert_output ''
+				(cd "$d" && mpi "$n" h5ufunc "${args[@]}") || fail "$d: the run after: exit status $?"
+				cmp -s "u$n/ip.h5" "$d/ip.h5" || same+=(:: same ip.h5 "$d/ip.h5" /w "w * 2 + 1")
+			done
+		done
+	done
+	# mpirun and every rank killed from outside, as a lost node would
+	local pids
+	mkdir km
+	cp ip.h5 km/
+	(cd km && H5U_MARK=$BATS_TEST_TMPDIR/km exec timeout 60 mpirun --oversubscribe -n 3 \
+		h5ufunc "${args[@]}" 2>/dev/null) &
+	H5U_BACKGROUND=$!
+	wait_for 'km/.ip.h5.h5ufunc-journal.*.2' 30 || fail "no journal of rank 2 appeared"
+	pids=$(rank_pids "$BATS_TEST_TMPDIR/km")
+	kill -KILL "$(child "$H5U_BACKGROUND")" $pids
+	wait "$H5U_BACKGROUND" || true
+	H5U_BACKGROUND=
+	gone "$BATS_TEST_TMPDIR/km" || fail "km: ranks left"
+	cmp -s ip.h5 km/ip.h5 && fail "km: nothing was written before the kill"
+	run --separate-stderr h5u recover km/ip.h5
+	assert_success
+	assert_output --regexp '\(3 ranks\): '
+	cmp ip.h5 km/ip.h5 || fail "km: not as it was before the run"
+	run /usr/bin/python3 "$H5U_TESTS/chunks_ref.py" "${same[@]:1}"
+	assert_success
+}
+
 @test "the journal saves what each rank overwrites: exactly where announced, a run's tail more through MPI-IO" {
 	# 1001 rows: no number of ranks from 2 to 4 splits them evenly; chunks
 	# of 77 rows, which the shares may cut.  A contiguous dataset's boxes
