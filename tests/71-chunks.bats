@@ -42,6 +42,10 @@
 # on 1-3 ranks.  So ragged 2-d, float32 and 3-d datasets under budgets of
 # 4K to the default, two steps and a reduction after, gzip and partly
 # written ones beside them through HDF5: NumPy's bits, ncdump reads them.
+# Under MPI each rank moves its boxes so, by a read-write descriptor of its
+# own (strace: every rank's pwritev; --json: no data through MPI-IO), on
+# 1-4 ranks whose shares cut chunk rows or have fewer boxes than others,
+# a gzip dataset beside them through MPI-IO: NumPy's bits.
 # Under MPI an input file
 # no step writes, read in boxes of whole chunks, is read by each rank
 # alone, one call a chunk and no MPI-IO read (2 ranks), and so in runs of
@@ -206,7 +210,7 @@ check_reads() {
 		h5ufunc eval -i a=j.h5:/a 'a = a * 2 + 1' --memory 7M || fail "journaled: exit status $?"
 	run ref moved trj j.h5 $((2 * most)) :: journaled trj j.h5 "$most"
 	assert_success
-	# on 1-3 ranks (under MPI-IO, through HDF5's path)
+	# on 1-3 ranks (each rank by runs of its own)
 	local same=(same sq.h5 j.h5 /a "a * 2 + 1")
 	for n in 1 2 3; do
 		cp sq.h5 "r$n.h5"
@@ -289,6 +293,57 @@ traced_moves() {
 	run h5u check --memory 1M r.yaml
 	assert_success
 	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide"
+}
+
+@test "in place by runs under MPI: 1-4 ranks (shares that cut chunk rows, ranks with fewer boxes), budgets 1M, 16M and the default; ragged 2-d, float32, 3-d beside a gzip dataset through MPI-IO; every rank writes by pwritev, no data through MPI-IO; check plans the slices; NumPy's bits" {
+	ref in-place .
+	cat >r.yaml <<-'EOF'
+		inputs: {w: ip.h5:/w, f: ip.h5:/f, t: ip.h5:/t, g: ip.h5:/g}
+		steps:
+		  - {expr: w * 2 + 1, out: w}
+		  - {expr: f * 3 - 1, out: f}
+		  - {expr: t * 2 + 1, out: t}
+		  - {expr: g * 2 + 1, out: g}
+		  - {expr: w - 1, out: w}
+		  - {reduce: add, in: w, axis: 0, out: s.h5:/s}
+	EOF
+	local n m d x same=()
+	for n in 1 2 3 4; do
+		for m in 1M 16M ''; do
+			d=r$n-${m:-default}
+			mkdir "$d"
+			cp ip.h5 r.yaml "$d/"
+			(cd "$d" && mpi "$n" h5ufunc run r.yaml ${m:+--memory "$m"}) ||
+				fail "$n ranks, --memory ${m:-default}: exit status $?"
+			same+=(:: same ip.h5 "$d/ip.h5" /w "w * 2 + 1 - 1" /f "f * np.float32(3) - np.float32(1)"
+			       /t "t * 2 + 1" /g "g * 2 + 1"
+			       :: same ip.h5 "$d/s.h5" /s "np.add.reduce(w * 2 + 1 - 1, axis=0)")
+		done
+	done
+	# each rank its own pwritevs, MPI-IO only for HDF5's metadata
+	for n in 2 3 4; do
+		for x in w t; do
+			d=v$n$x
+			mkdir "$d"
+			cp ip.h5 "$d/"
+			(cd "$d" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
+				-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe \
+				-n "$n" h5ufunc eval -i "a=ip.h5:/$x" 'a = a * 2 + 1' --memory 1M --json) >"$d.json" ||
+				fail "$d: exit status $?"
+			(($(grep -lE '^pwritev2?\(' "$d"/tr.* | wc -l) == n)) || fail "$d: not every rank wrote by pwritev"
+			python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["per_rank"]:
+    assert r["mpiio_data_writes"] == 0 and r["mpiio_data_reads"] == 0, r
+' "$d.json" || fail "$d: data moved through MPI-IO"
+			same+=(:: same ip.h5 "$d/ip.h5" "/$x" "$x * 2 + 1")
+		done
+	done
+	run ref "${same[@]:1}"
+	assert_success
+	run --separate-stderr mpi 3 h5ufunc check --memory 1M r.yaml
+	assert_success
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide, written a slice at a time, 3 of 3 ranks with work"
 }
 
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
