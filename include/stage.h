@@ -47,12 +47,13 @@ struct stage_chunked {
 };
 /* Is X a dataset written in place whose boxes move by pread and pwrite at
  * its chunks' places (h5io_dataset_in_place), on one process and on
- * every rank under MPI alike: an
- * existing, whole, not virtual dataset, chunked without filters, every
- * chunk stored, in the machine's byte order, that no other array of the
+ * every rank under MPI alike: an existing, whole, not virtual dataset,
+ * chunked without filters, every chunk stored, in the machine's byte
+ * order, a row of whose chunks overflows its chunk cache
+ * (h5io_row_overflows_cache, as the run asks), that no other array of the
  * plan names (named_twice)?  The plan lays out its passes and the run
- * opens it by this one answer.  The run asks the file again
- * as opened (h5io_move_in_place). */
+ * opens it by this one answer.  The run asks the file again as opened
+ * (h5io_move_in_place). */
 bool stage_in_place_runs(const struct array *x);
 /* Is X a plain dataset as stored, read as T: the whole of an existing,
  * not virtual, dataset, chunked without filters, in the machine's byte
