@@ -246,10 +246,11 @@ void fuse_plan(struct planner *pl);
 
 /* plan_layout.c: S's boxes within --memory, as its kind of run lays them
  * out; the elementwise passes that write in place a dataset a later step
- * named, laid out again; which datasets of P each rank reads alone, after
+ * named, laid out again, and the passes fusion made; which datasets of P each rank reads alone, after
  * fusion and the files' placing. */
 int plan_step_layout(struct planner *pl, struct plan_step *s, struct err *e);
 int plan_relayout_named_late(struct planner *pl, struct err *e);
+int plan_relayout_fused(struct planner *pl, struct err *e);
 int plan_read_alone(struct plan *p, int nranks, struct err *e);
 
 #endif
