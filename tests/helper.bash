@@ -12,10 +12,10 @@
 # copies the binary) holds the unit programs of the same build.
 # The Open MPI variables for running as root and oversubscribing are exported,
 # and a session directory base of the test's own (OMPI_MCA_orte_tmpdir_base);
-# NumPy is pinned (numpy_pin.bash); PYTHONOPTIMIZE is cleared, since it
-# would make the Python asserts of the tests no-ops; tests/ is on
+# Python and NumPy are pinned (numpy_pin.bash: none of the caller's
+# PYTHON* or NPY_* variables, no user site directory; tests/ alone on
 # PYTHONPATH, so that the Python a test writes inline imports the reference
-# library as the scripts do: `import h5ref`.
+# library as the scripts do: `import h5ref`).
 #
 #   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
 #                        a 120 s timeout.  Use it with `run`, e.g.
@@ -115,11 +115,10 @@ H5U_TESTS=${BASH_SOURCE[0]%/*}
 export H5UFUNC PATH H5U_UNIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
-unset PYTHONOPTIMIZE
-[[ :${PYTHONPATH:-}: == *":$H5U_TESTS:"* ]] || export PYTHONPATH="$H5U_TESTS${PYTHONPATH:+:$PYTHONPATH}"
 
-# The reference is the same NumPy on every machine (numpy_pin.bash says
-# how); tests/run pins it once for the whole run.
+# The reference is the same Python and NumPy on every machine
+# (numpy_pin.bash says how: tests/ on PYTHONPATH, no other PYTHON*
+# variable, no user site); tests/run pins them once for the whole run.
 source "$H5U_TESTS/numpy_pin.bash"
 
 # Each mpirun (and each singleton h5ufunc --mpi) of a test or of a file's
