@@ -244,12 +244,13 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	run --separate-stderr mpi 3 h5ufunc call minimum w3.nc:/d 254 -o w3.nc:/d
 	assert_success
 	diff <(h5dump -d /a -d /d w1.nc | tail -n +2) <(h5dump -d /a -d /d w3.nc | tail -n +2)
-	ref jobs "$PWD" <<-'EOF'
-		nc4 u.nc:/a u.nc:/b u.nc:/c u.nc:/d
-		o.nc:/a = V('u.nc:/a') + 0
-		o.nc:/b = V('u.nc:/b') + 0
-		o.nc:/c = V('u.nc:/c') + 0
-		o.nc:/d = V('u.nc:/d') + 0
+	{
+		echo nc4 u.nc:/a u.nc:/b u.nc:/c u.nc:/d
+		for v in a b c d; do
+			echo "o.nc:/$v = V('u.nc:/$v') + 0"
+		done
+		cat
+	} <<-'EOF' | ref jobs "$PWD"
 		o.nc:/asum = ma.sum(V('u.nc:/a'), axis=1)
 		o.nc:/csum = ma.sum(V('u.nc:/c'), axis=1)
 		o.nc:/amax = ma.max(V('u.nc:/a'), axis=0)
