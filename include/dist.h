@@ -234,10 +234,15 @@ enum dist_stream_how {
 					that folds each of NumPy's pieces in its own way) */
 	DIST_MAY_SHARE = 1u << 1,    /* the fold is exact in any grouping: the stream may
 					be shared */
-	DIST_CHUNK_BOXES = 1u << 2   /* each chunk in one array box even when that narrows
+	DIST_CHUNK_BOXES = 1u << 2,  /* each chunk in one array box even when that narrows
 					the boxes across: the stream writes no array of its
 					size (a reduction), whose rows would be cut too;
 					else only when the budget holds boxes as wide */
+	DIST_CUT_RUNS = 1u << 3      /* the array is read as the runs of its chunks that
+					its boxes cut (h5io_read_run): boxes across of the
+					usual size (about 4 MiB), not raised to runs of a
+					chunk's lines, where each part of a chunk is then
+					one run (dist_stream_runs) */
 };
 
 /* Lay out the array of NDIM extents DIM (0-d: (1,)) streamed along the axes

@@ -25,6 +25,7 @@ struct stream_spaces {
 	int64_t piece;               /* > 0: the last axis along is cut only at multiples
 					of this many elements from its start */
 	int64_t small_unit;          /* a line across holds this many elements */
+	bool across_chunked;         /* the boxes across follow the chunk grid across */
 };
 
 /* L (an along space, one rank's) cut along its last axis in boxes of a
@@ -64,7 +65,7 @@ static int stream_try(const struct stream_spaces *sp, int64_t g, int across_max,
 		struct dist_cost qc = { .memory = sp->c.memory, .fixed = sp->c.fixed, .per_elem = box * sp->c.per_elem + per_across,
 					.widest = box * sp->c.widest, .target = sp->c.target,
 					.unit = sp->small_unit };
-		if (dist_layout_make(sp->na, sp->ad, sp->chunked ? sp->ac : NULL, &qc, across_max,
+		if (dist_layout_make(sp->na, sp->ad, sp->across_chunked ? sp->ac : NULL, &qc, across_max,
 				 shared ? 1 : nranks, where, last ? e : &trial, &s->across) == 0) {
 			s->shared = shared;
 			return 0;
@@ -151,7 +152,8 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 	memset(s, 0, sizeof *s);
 	s->ndim = ndim > 0 ? ndim : 1;
 	/* the two spaces, and the chunk grid over each */
-	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL, .c = *c };
+	struct stream_spaces sp = { .nr = 1, .rd = {1}, .rc = {1}, .chunked = chunk != NULL,
+				    .across_chunked = chunk != NULL, .c = *c };
 	sp.c.target = BLOCK_TARGET;
 	int64_t total = 1, inner = 1;   /* INNER: across extent after the last axis along */
 	int inner_axes = 0;
@@ -202,6 +204,20 @@ int dist_stream_make(int ndim, const int64_t *dim, const bool *along, const int6
 		across_max = H5U_MAXDIM;
 		if (stream_try(&sp, g, across_max, false, nranks, where, e, s) < 0)
 			return -1;
+	}
+	/* Read as the runs its boxes cut, the boxes across need not hold a
+	 * chunk's lines (follow_chunks raises them to that when the budget
+	 * holds it: 64 MiB of a wide array's input and as much of a scan's
+	 * results a box, cold between the read and the write): boxes of the
+	 * usual size, where every part of a chunk is then one run. */
+	if ((how & DIST_CUT_RUNS) && sp.chunked) {
+		struct stream_spaces loose = sp;
+		struct dist_stream t = *s;
+		struct err trial = {0};
+		loose.across_chunked = false;
+		if (stream_try(&loose, g, across_max, false, nranks, where, &trial, &t) == 0 &&
+		    dist_stream_runs(&t, chunk))
+			*s = t;
 	}
 	/* Dealing the space across leaves ranks idle or uneven: a fold that is
 	 * exact in any grouping deals the space along instead, when that is

@@ -582,6 +582,30 @@ static bool part_run(const struct h5io_storage *st, const int64_t *first, const 
 	return true;
 }
 
+/* Is the part of the box START/COUNT in each chunk it touches, of the
+ * dataset of ST, one run of the chunk's bytes (part_run)?  A part is no
+ * run when an axis before its last cut axis holds more than one index; the
+ * parts are the products of each axis's pieces (the box's first chunk
+ * along it, its last, those between: whole), so asked of each axis's
+ * first, last and a middle piece, not of each part. */
+static bool parts_are_runs(const struct h5io_storage *st, const int64_t *start, const int64_t *count)
+{
+	bool multi = false;   /* an axis before this one holds more than one index */
+	for (int i = 0; i < st->ndim; i++) {
+		int64_t c = (int64_t)st->chunk[i], end = start[i] + count[i], d = (int64_t)st->dim[i];
+		int64_t f0 = start[i] / c * c, f1 = (end - 1) / c * c;
+		/* the first piece, from START to its chunk's end (or END), and
+		   the last, from its chunk's first index (or START) to END */
+		int64_t ext0 = (f0 + c < end ? f0 + c : end) - start[i];
+		int64_t ext1 = end - (f1 > start[i] ? f1 : start[i]);
+		bool cut = start[i] > f0 || (ext0 != c && start[i] + ext0 != d) || (ext1 != c && end != d);
+		if (multi && cut)
+			return false;
+		multi = multi || ext0 != 1 || ext1 != 1 || (f1 - f0 > c && c != 1);
+	}
+	return true;
+}
+
 int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		  const int64_t *step, const int64_t *count, void *buf)
 {
@@ -591,39 +615,42 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	const struct h5io_storage *st = &rec->storage;
 	int n = st->ndim, size = (int)st->esize;
 	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM], ext[H5U_MAXDIM], run[H5U_MAXDIM];
-	uint64_t at, len, most = 0, box = 1;
+	uint64_t at, len, box = 1, held = 0;
 	for (int i = 0; i < n; i++) {
 		if (count[i] <= 0 || (step && count[i] > 1 && step[i] != 1))
 			return 0;   /* empty or strided */
 		box *= (uint64_t)count[i];
 	}
+	if (!parts_are_runs(st, start, count))
+		return 0;
 	uint64_t parts = first_chunk(n, st->chunk, start, count, lead, first);
-	/* every part a run (the longest sizes the scratch it passes through) */
-	for (uint64_t j = 0; j < parts; j++) {
-		if (!part_run(st, first, start, count, &at, &len, ext, run))
-			return 0;
-		most = len > most ? len : most;
-		next_chunk(n, st->chunk, lead, start, count, first);
-	}
-	/* one part, the whole box: read where it goes */
-	if (parts == 1 && most == box) {
-		hsize_t offset[H5U_MAXDIM];
-		part_run(st, first, start, count, &at, &len, ext, run);
-		for (int i = 0; i < n; i++)
-			offset[i] = (hsize_t)first[i];
-		return read_stored(l, offset, at * st->esize, len * st->esize, buf);
-	}
-	char *scratch = malloc((size_t)(most * st->esize));
+	char *scratch = NULL;
 	ptrdiff_t sst[H5U_MAXDIM], bst[H5U_MAXDIM];
-	int got = scratch ? 1 : -1;
+	int got = 1;
 	iter_contiguous(n, count, count, size, bst);
 	for (uint64_t j = 0; j < parts && got > 0; j++) {
 		hsize_t offset[H5U_MAXDIM];
 		ptrdiff_t into = 0;
-		part_run(st, first, start, count, &at, &len, ext, run);
+		if (!part_run(st, first, start, count, &at, &len, ext, run)) {
+			got = 0;   /* never: parts_are_runs said so */
+			break;
+		}
 		for (int i = 0; i < n; i++) {
 			offset[i] = (hsize_t)first[i];
 			into += ((first[i] > start[i] ? first[i] : start[i]) - start[i]) * bst[i];
+		}
+		if (parts == 1 && len == box) {   /* one part, the whole box: read where it goes */
+			got = read_stored(l, offset, at * st->esize, len * st->esize, buf);
+			break;
+		}
+		if (len > held) {   /* a scratch of the longest run so far, at most a chunk */
+			char *more = realloc(scratch, (size_t)(len * st->esize));
+			if (!more) {
+				got = -1;
+				break;
+			}
+			scratch = more;
+			held = len;
 		}
 		got = read_stored(l, offset, at * st->esize, len * st->esize, scratch);
 		if (got > 0) {

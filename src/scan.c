@@ -271,7 +271,9 @@ int scan_run(struct plan_step *s, struct err *e)
 }
 
 /* The blocks along the axis and the boxes across it: dist_stream_make,
- * following the input's chunks when it can, shared when the fold is exact
+ * following the input's chunks when it can (on one process, of an input
+ * read as the runs its boxes cut, boxes across of the usual size
+ * instead: DIST_CUT_RUNS), shared when the fold is exact
  * in any grouping (ufunc_fold_exact) and each element folds as a value
  * (not skip_fold, whose carry is a value and whether it took any). */
 int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
@@ -289,7 +291,8 @@ int scan_layout(struct plan_step *s, int nranks, int64_t memory, const char *whe
 	struct hold h;
 	hold_count(&h, &c);
 	each_buffer(s, NULL, &h);
-	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), &c,
-				ufunc_fold_exact(s->uf, t) && !s->mask.skip_fold ? DIST_MAY_SHARE : 0, nranks,
-				where, e, &s->blocks.stream);
+	unsigned how = (ufunc_fold_exact(s->uf, t) && !s->mask.skip_fold ? DIST_MAY_SHARE : 0) |
+		       (nranks == 1 && stage_cut_in_runs(x) ? DIST_CUT_RUNS : 0);
+	return dist_stream_make(X->ndim, X->dim, s->fold.reduced, stage_chunks(x), &c, how, nranks, where, e,
+				&s->blocks.stream);
 }
