@@ -3,8 +3,9 @@
 #   make            build build/h5ufunc
 #   make check      install missing dependencies, build, run the Bats suite
 #                   (after a short run of the fuzzers: FUZZ_SECONDS=0 skips it)
-#   make check SANITIZE=1   the same with ASan and UBSan (the build records
-#                   its flags in build/flags and rebuilds when they change)
+#   make check SANITIZE=1   the same with ASan and UBSan, built apart in
+#                   build-san/ (each build records its flags in its flags
+#                   file and rebuilds when they change)
 #   make fuzz, make fuzz-long   the libFuzzer targets (tests/fuzz/fuzz.mk)
 #   make bench      time h5ufunc against NumPy + h5py (tests/bench/run), and
 #                   its matrix products against NumPy + h5py and dask (tests/bench/matmul)
@@ -41,14 +42,18 @@ LDLIBS  += $(BLAS_DIR)/libopenblas.so.0 -Wl,-rpath,$(BLAS_DIR)
 # The write calls of src/intercept.c, exported so that the MPI-IO
 # components Open MPI loads with dlopen call them (journal.h says why).
 LDFLAGS += -Wl,--dynamic-list=src/intercept.sym
+# The sanitized build has a directory of its own, so that it and the plain
+# build never overwrite each other's objects: switching costs nothing.
+BUILD   = build
 ifdef SANITIZE
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
+BUILD   = build-san
 endif
 
 SRC  = $(sort $(wildcard src/*.c))
-OBJ  = $(SRC:src/%.c=build/%.o)
-BIN  = build/h5ufunc
+OBJ  = $(SRC:src/%.c=$(BUILD)/%.o)
+BIN  = $(BUILD)/h5ufunc
 VERSION = 0.1.0
 
 ifeq ($(V),1)
@@ -59,13 +64,13 @@ endif
 
 # Unit programs: tests/unit/NAME.c linked with every module but main.
 UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
-UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/unit/%)
-LIBOBJ   = $(filter-out build/main.o,$(OBJ))
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+LIBOBJ   = $(filter-out $(BUILD)/main.o,$(OBJ))
 
 all: $(BIN) $(UNIT_BIN)
 
-build/unit/%: tests/unit/%.c $(LIBOBJ) | build
-	@mkdir -p build/unit
+$(BUILD)/unit/%: tests/unit/%.c $(LIBOBJ) | $(BUILD)
+	@mkdir -p $(BUILD)/unit
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< $(LIBOBJ) $(LDLIBS)
 
@@ -77,12 +82,12 @@ $(BIN): $(OBJ)
 # errors from the FPU's flags): sqrt and friends become one instruction,
 # and loops over them vectorize.  No multiply-add is ever fused, so that
 # every instruction-set level computes the same bits (cpu.h).
-build/loops_%.o: CFLAGS += -fno-math-errno -ffp-contract=off
+$(BUILD)/loops_%.o: CFLAGS += -fno-math-errno -ffp-contract=off
 # cf.c unpacks CF-packed values in loops of its own: NumPy's two roundings
 # (no fused multiply-add), and the tests of missing values computed beside
 # the values so that the loop vectorizes (no floating-point traps assumed;
 # no value changes).
-build/cf.o: private CFLAGS += -ffp-contract=off -fno-trapping-math
+$(BUILD)/cf.o: private CFLAGS += -ffp-contract=off -fno-trapping-math
 
 # comm.c makes some of Open MPI's choices where the user has not (ROMIO for
 # MPI-IO where ompi_info lists a ROMIO component; ob1 on one node), and
@@ -91,21 +96,21 @@ build/cf.o: private CFLAGS += -ffp-contract=off -fno-trapping-math
 OMPI_SYSCONFDIR = $(shell ompi_info --path sysconfdir 2>/dev/null | sed -n 's/^ *Sysconfdir: *//p')
 OMPI_FLAGS = $(if $(OMPI_SYSCONFDIR),-DH5UFUNC_OMPI_SYSCONFDIR='"$(OMPI_SYSCONFDIR)"') \
 	$(if $(shell ompi_info --parsable 2>/dev/null | grep '^mca:io:romio'),-DH5UFUNC_OMPI_ROMIO)
-build/comm.o: private CPPFLAGS += $(OMPI_FLAGS)
+$(BUILD)/comm.o: private CPPFLAGS += $(OMPI_FLAGS)
 
-build/%.o: src/%.c | build
+$(BUILD)/%.o: src/%.c | $(BUILD)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -DH5UFUNC_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
 
-build:
-	$(Q)mkdir -p build
+$(BUILD):
+	$(Q)mkdir -p $(BUILD)
 
-# build/flags records how the objects were compiled; when that changes
-# (make SANITIZE=1 after a plain build, another OPT), everything rebuilds.
+# $(BUILD)/flags records how the objects were compiled; when that changes
+# (another OPT or CFLAGS), everything rebuilds.
 BUILD_FLAGS = $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
-build/flags: FORCE | build
+$(BUILD)/flags: FORCE | $(BUILD)
 	$(Q)echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
-$(OBJ) $(BIN) $(UNIT_BIN): build/flags
+$(OBJ) $(BIN) $(UNIT_BIN): $(BUILD)/flags
 $(BIN) $(UNIT_BIN): src/intercept.sym
 FORCE:
 
@@ -144,18 +149,20 @@ deps:
 # build of the generated loops takes minutes a file on one.
 JOBS   ?= $(shell nproc 2>/dev/null || echo 1)
 
+# tests/run takes the binary of this build (and its unit programs beside it).
 check: deps
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
-	$(Q)tests/run
+	$(Q)H5UFUNC=$(CURDIR)/$(BIN) tests/run
 
+# bench and demo time and show the plain build, whatever SANITIZE says.
 bench: deps
-	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all SANITIZE=
 	$(Q)tests/bench/run
 	$(Q)tests/bench/cf
 	$(Q)tests/bench/matmul
 
 demo: deps
-	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all SANITIZE=
 	$(Q)tools/demo
 
 install: $(BIN)
@@ -169,7 +176,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/man/man5/h5ufunc-recipe.5
 
 clean:
-	rm -rf build
+	rm -rf build build-san
 
 .PHONY: all deps check bench demo install uninstall clean FORCE
 

@@ -111,6 +111,11 @@ int cf_coding_read(hid_t file, const char *path, enum dtype stored, unsigned pre
 /* Does C change the stored numbers (scale, offset or _Unsigned), rather
  * than only say which are missing? */
 bool cf_coding_transforms(const struct cf_coding *c);
+/* Does C compute its values from the stored numbers (scale, offset), rather
+ * than only read the same bytes as another dtype (_Unsigned alone)?  Values
+ * only reinterpreted are tested for what reads back as missing as a
+ * dataset's own numbers are (masked.c), not as they are packed. */
+bool cf_coding_scales(const struct cf_coding *c);
 /* The tests that say which unpacked values of C are missing (NaN, or the
  * packed values' own tests when nothing is scaled), into *M. */
 void cf_coding_missing(const struct cf_coding *c, struct cf_missing *m);
@@ -118,9 +123,11 @@ void cf_coding_missing(const struct cf_coding *c, struct cf_missing *m);
  * SRC and DST may be the same buffer, of N times the larger size. */
 void cf_decode(const struct cf_coding *c, const char *src, char *dst, int64_t n);
 /* Pack N values at SRC (C's DTYPE) into DST (C's STORED dtype); SRC and
- * DST as cf_decode takes them.  A value that does not pack into a value of
- * PACKED that reads back as a value (out of its range, or missing by C's
- * tests) is an error (EXIT_RUN, at WHERE). */
+ * DST as cf_decode takes them.  When C scales, a value that does not pack
+ * into a value of PACKED that reads back as a value (out of its range, or
+ * missing by C's tests) is an error (EXIT_RUN, at WHERE); values only
+ * reinterpreted (_Unsigned alone) are copied, the missing ones among them
+ * as the fill they carry already. */
 int cf_encode(const struct cf_coding *c, const char *src, char *dst, int64_t n, const char *where,
 	      struct err *e);
 /* A new output's coding (pack: PACKED), its values of dtype DTYPE: with

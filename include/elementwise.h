@@ -41,6 +41,17 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
  * written as it is done), else a band of them or the whole box, the
  * results held at their place in the box's buffers meanwhile. */
 int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write);
+/* S, an elementwise pass on one process without MPI that writes in place
+ * a dataset whose chunk rows its boxes cut and whose chunk cache the
+ * budget cannot pay (plan_layout.c), laid out again, when it can be, in
+ * boxes that cut the chunks (dist_cut_chunks) walked a chunk column at a
+ * time: slice J of every box, then slice J + 1 (the step's by_columns).
+ * Each slice is read and written through HDF5 as it is done, so the
+ * pieces of one chunk column follow one another through the chunk cache
+ * and each chunk is read and written once a pass, where boxes that cross
+ * the whole chunk row read and write each chunk whole once a box.  Else
+ * S is laid out as elementwise_layout lays it out.  Errors as its. */
+int elementwise_by_columns(struct plan_step *s, int64_t memory, const char *where, struct err *e);
 /* Does S read its input K whole, or in boxes that hold its chunks whole
  * (each chunk in one box of one rank, and in one slice of it), or in
  * slices each of which is one run of one chunk (boxes that cut the chunks,

@@ -348,6 +348,9 @@ struct step_blocks {
 	bool in_runs[RECIPE_MAXIN];         /* input K read as the runs of its chunks the
 					       boxes cut, each rank alone (plan_layout.c's
 					       plan_read_alone decides; check and --json say so) */
+	bool by_columns;                    /* elementwise, one process: boxes that cut
+					       the chunks walked a chunk column at a time
+					       across them (elementwise_by_columns) */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where

@@ -6,6 +6,7 @@
  * it one more, so that later stages compare arrays by pointer.  Part of the
  * planner (planner.h).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,24 +29,48 @@ struct array *array_new(struct planner *pl, enum array_kind kind, const char *di
 	return x;
 }
 
-struct array *array_find(struct plan *p, const struct plan_file *f, const char *path)
+/* The bucket of PL's datasets that dataset PATH of F falls in (FNV-1a of
+ * the path, mixed with the file's place in memory). */
+static int *dataset_bucket(struct planner *pl, const struct plan_file *f, const char *path)
 {
-	for (int i = p->narrays - 1; i >= 0; i--) {
-		struct array *x = p->arrays[i];
-		if (x->kind == ARR_DATASET && x->file == f && !x->selected && !x->base && !x->raw &&
-		    !strcmp(x->path, path))
+	uint64_t h = 14695981039346656037u ^ (uint64_t)(uintptr_t)f;
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		h = (h ^ *c) * 1099511628211u;
+	return &pl->dataset_bucket[(h ^ h >> 32) & (PLANNER_DATASET_BUCKETS - 1)];
+}
+
+/* Does Y, an array of PL's buckets, name dataset PATH of F? */
+static bool names(const struct array *y, const struct plan_file *f, const char *path)
+{
+	return y->kind == ARR_DATASET && y->file == f && !strcmp(y->path, path);
+}
+
+struct array *array_find(struct planner *pl, const struct plan_file *f, const char *path)
+{
+	for (int i = *dataset_bucket(pl, f, path); i > 0; i = pl->named[i - 1].next) {
+		struct array *x = pl->named[i - 1].array;
+		if (names(x, f, path) && !x->selected && !x->base && !x->raw)
 			return x;
 	}
 	return NULL;
 }
 
-void array_named(struct plan *p, struct array *x)
+void array_named(struct planner *pl, struct array *x)
 {
-	for (int i = 0; i < p->narrays; i++) {
-		struct array *y = p->arrays[i];
-		if (y != x && y->kind == ARR_DATASET && y->file == x->file && !strcmp(y->path, x->path))
+	int *bucket = dataset_bucket(pl, x->file, x->path);
+	/* two arrays of a dataset are both marked when the second comes,
+	 * so one earlier array marked is all of them */
+	for (int i = *bucket; i > 0; i = pl->named[i - 1].next) {
+		struct array *y = pl->named[i - 1].array;
+		if (y != x && names(y, x->file, x->path)) {
 			x->named_twice = y->named_twice = true;
+			break;
+		}
 	}
+	if (pl->nnamed == PLAN_MAXARRAYS)   /* never: an array is named once */
+		return;
+	pl->named[pl->nnamed] = (struct named_array){ .array = x, .next = *bucket };
+	*bucket = ++pl->nnamed;
 }
 
 struct array *array_bound(struct planner *pl, const char *name)
@@ -75,7 +100,7 @@ static struct array *plane_of(struct planner *pl, struct array *x, const struct 
 	if (x->plane || x->kind != ARR_DATASET || x->raw)
 		return x->plane;
 	struct array *root = x->base ? plane_of(pl, (struct array *)x->base, w, e)
-			     : x->selected ? array_find(pl->p, x->file, x->path) : NULL;
+			     : x->selected ? array_find(pl, x->file, x->path) : NULL;
 	if (!root || (!x->base && !root->plane))
 		return NULL;
 	struct array *m = array_new(pl, ARR_DATASET, "(mask)");
@@ -97,7 +122,7 @@ static struct array *plane_of(struct planner *pl, struct array *x, const struct 
 	m->coding = NULL;
 	m->decoded = m;
 	m->named_twice = false;
-	array_named(pl->p, m);
+	array_named(pl, m);
 	return x->plane = m;
 }
 
@@ -166,7 +191,7 @@ struct array *array_decoded(struct planner *pl, struct array *x, const struct si
 	y->decoded = y;
 	y->raw = x;
 	x->decoded = y;
-	array_named(pl->p, y);
+	array_named(pl, y);
 	return y;
 }
 
@@ -194,7 +219,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	struct plan_file *f = file_for_read(pl, op->file, w, e);
 	if (!f)
 		return NULL;
-	struct array *x = array_find(pl->p, f, op->path);
+	struct array *x = array_find(pl, f, op->path);
 	if (!x) {
 		if (f->id < 0) {   /* a file the run creates: only its created datasets exist */
 			err_at(e, EXIT_USAGE, w, "'%s' has no dataset '%s'", op->file, op->path);
@@ -222,7 +247,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		}
 		x->file = f;
 		x->path = arena_strdup(pl->p->arena, op->path);
-		array_named(pl->p, x);
+		array_named(pl, x);
 		hid_t d = h5io_dataset_open(f->id, op->path, &x->shape, &x->dtype, w->text, text, e);
 		if (d < 0) {
 			err_place(e, &w->loc);
@@ -239,10 +264,9 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		err_place(e, &w->loc);
 		return NULL;
 	}
-	for (int i = 0; i < pl->p->narrays; i++) {
-		struct array *y = pl->p->arrays[i];
-		if (y->kind == ARR_DATASET && y->selected && !y->raw && y->file == f &&
-		    !strcmp(y->path, op->path) && select_same_view(&y->view, &v))
+	for (int i = *dataset_bucket(pl, f, op->path); i > 0; i = pl->named[i - 1].next) {
+		struct array *y = pl->named[i - 1].array;
+		if (names(y, f, op->path) && y->selected && !y->raw && select_same_view(&y->view, &v))
 			return y;
 	}
 	struct array *y = array_new(pl, ARR_DATASET, text);
@@ -261,7 +285,7 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 	y->cf_present = x->cf_present;
 	y->desc = x->desc;
 	y->dims = dims_select(x->dims, v.dropped, v.start, v.step, v.inserted, pl->p->arena);
-	array_named(pl->p, y);
+	array_named(pl, y);
 	return y;
 }
 
@@ -284,7 +308,7 @@ static struct array *axes_view(struct planner *pl, struct array *x, const struct
 	y->dtype = x->dtype;
 	y->swapped = x->swapped;
 	y->base = x;
-	array_named(pl->p, y);
+	array_named(pl, y);
 	y->units = x->units;
 	y->desc = x->desc;
 	y->dims = (struct dims *)u;

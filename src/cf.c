@@ -350,9 +350,14 @@ bool cf_coding_transforms(const struct cf_coding *c)
 	return c && (c->has_scale || c->has_offset || c->from_range || c->packed != c->stored);
 }
 
+bool cf_coding_scales(const struct cf_coding *c)
+{
+	return c && (c->has_scale || c->has_offset || c->from_range);
+}
+
 void cf_coding_missing(const struct cf_coding *c, struct cf_missing *m)
 {
-	if (c->has_scale || c->has_offset || c->from_range) {
+	if (cf_coding_scales(c)) {
 		memset(m, 0, sizeof *m);
 		m->nan = cf_missing_any(&c->missing);
 	} else {
@@ -471,8 +476,7 @@ static void unpack_tested(const struct cf_coding *c, char *x, int64_t n, const u
 void cf_decode(const struct cf_coding *c, const char *src, char *dst, int64_t n)
 {
 	int ps = dtype_size(c->stored), ds = dtype_size(c->dtype);
-	bool scaled = c->has_scale || c->has_offset || c->from_range;
-	if (!scaled) {   /* _Unsigned alone: the same bytes */
+	if (!cf_coding_scales(c)) {   /* _Unsigned alone: the same bytes */
 		if (src != dst)
 			memcpy(dst, src, (size_t)(n * ps));
 		return;
@@ -570,6 +574,11 @@ int cf_encode(const struct cf_coding *c, const char *src, char *dst, int64_t n, 
 	      struct err *e)
 {
 	int ps = dtype_size(c->stored), ds = dtype_size(c->dtype);
+	if (!cf_coding_scales(c)) {   /* _Unsigned alone: the same bytes */
+		if (src != dst)
+			memcpy(dst, src, (size_t)(n * ps));
+		return 0;
+	}
 	bool integer = strchr("iu", dtype_table[c->packed].kind) != NULL;
 	bool masks = cf_missing_any(&c->missing);
 	_Alignas(16) unsigned char values[PIECE * 8], orig[PIECE * 8];

@@ -527,7 +527,8 @@ static int finish(struct plan_step *s, struct buffers *B, struct err *e)
 
 /* Each box of the run, a slice at a time: its inputs read and its ops run
  * over tiles of the slice's lines, its results written a slice, a band of
- * slices or a box at a time. */
+ * slices or a box at a time; or, by_columns, each slice of every box in
+ * turn, a chunk column at a time (elementwise_by_columns). */
 int elementwise_run(struct plan_step *s, struct err *e)
 {
 	struct buffers B;
@@ -535,18 +536,24 @@ int elementwise_run(struct plan_step *s, struct err *e)
 	announce_writes(s, &B, true);
 	const struct dist_layout *l = &s->blocks.split;
 	struct dist_walk w;
-	dist_walk_start(l, comm_rank(), &w);
 	bool stop = false;
-	for (int64_t b = 0; b < l->nboxes && !stop; b++) {
-		dist_walk_next(&w, B.bo, B.bc);
-		for (int64_t j = 0; j < B.slices && !stop; j++) {
-			slice_of(&B, j);
-			int64_t n = B.c[l->axis];
-			read_box(s, &B, e);
-			for (int64_t r = 0; r < n && !e->status; r += B.tile)
-				run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
-			if ((j + 1) % B.per_write == 0 || j + 1 == B.slices)
-				stop = finish(s, &B, e) < 0;
+	/* by_columns: slice J of every box, then J + 1 (each slice written as
+	 * it is done); else each box's slices in turn */
+	int64_t columns = s->blocks.by_columns ? B.slices : 1, per_box = B.slices / columns;
+	for (int64_t c = 0; c < columns && !stop; c++) {
+		dist_walk_start(l, comm_rank(), &w);
+		for (int64_t b = 0; b < l->nboxes && !stop; b++) {
+			dist_walk_next(&w, B.bo, B.bc);
+			for (int64_t i = 0; i < per_box && !stop; i++) {
+				int64_t j = c + i;
+				slice_of(&B, j);
+				int64_t n = B.c[l->axis];
+				read_box(s, &B, e);
+				for (int64_t r = 0; r < n && !e->status; r += B.tile)
+					run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
+				if ((j + 1) % B.per_write == 0 || j + 1 == B.slices)
+					stop = finish(s, &B, e) < 0;
+			}
 		}
 	}
 	for (int k = 0; k < s->fused.nred && !e->status; k++)

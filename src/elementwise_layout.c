@@ -127,7 +127,9 @@ static int64_t write_band(const struct plan_step *s, const struct dist_layout *l
  * contiguous datasets, else the whole box.  Boxes that cut the chunks
  * (dist_slices_cut) write a slice at a time only into datasets written in
  * place by runs (stage_in_place_runs: a slice is one pwritev of one run
- * of a chunk, where HDF5 would read and write the chunk whole). */
+ * of a chunk, where HDF5 would read and write the chunk whole), or when
+ * the boxes are walked a chunk column at a time (elementwise_by_columns:
+ * HDF5's cache then keeps the chunk until the column is done). */
 int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 {
 	const struct dist_layout *l = &s->blocks.split;
@@ -146,7 +148,7 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 	}
 	for (int k = 0; k < s->nout; k++)
 		by_slice = by_slice && output_in_chunks(s, k, chunk) &&
-			   (!dist_slices_cut(l) || stage_in_place_runs(s->out[k]));
+			   (!dist_slices_cut(l) || stage_in_place_runs(s->out[k]) || s->blocks.by_columns);
 	for (int j = 0; j < s->prog.nops && !by_slice; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nin; k++)
@@ -399,6 +401,7 @@ static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cu
 			struct err *e)
 {
 	s->blocks.whole_limit = memory / WHOLE_PART;
+	s->blocks.by_columns = false;
 	/* Compressed chunks written by several ranks into one file: every box
 	 * is a round of HDF5's collective calls (the chunks' owners, their new
 	 * sizes, the index), so boxes of COMPRESSED_TARGET rather than the
@@ -441,6 +444,21 @@ int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const ch
 	if (nranks > 1 && dist_slices_cut(&s->blocks.split) && elementwise_slices(s, &per_write) < 2)
 		return layout_boxes(s, nranks, memory, false, w, e);
 	return 0;
+}
+
+int elementwise_by_columns(struct plan_step *s, int64_t memory, const char *w, struct err *e)
+{
+	struct dist_layout *l = &s->blocks.split;
+	int64_t per_write;
+	if (elementwise_layout(s, 1, memory, w, e) < 0)
+		return -1;
+	if (comm_mpi() || dist_slices_cut(l))   /* no cache to walk through; cut already */
+		return 0;
+	dist_cut_chunks(l, pass_chunks(s));
+	s->blocks.by_columns = dist_slices_cut(l);
+	if (s->blocks.by_columns && elementwise_slices(s, &per_write) > 1 && per_write == 1)
+		return 0;
+	return elementwise_layout(s, 1, memory, w, e);
 }
 
 int elementwise_uncut(struct plan_step *s, struct err *e)

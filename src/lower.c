@@ -163,8 +163,8 @@ static int lower(struct lowering *L, const struct expr *x, struct operand_ref *o
 	if (x->nargs != uf->nin)
 		return err_at(e, EXIT_USAGE, &w, "ufunc '%s' takes %d input%s, got %d", uf->name,
 			      uf->nin, uf->nin == 1 ? "" : "s", x->nargs);
-	if (L->nops == EXPR_MAXOPS)
-		return err_at(e, EXIT_USAGE, &w, "an expression has at most %d operations", EXPR_MAXOPS);
+	/* each text holds at most EXPR_MAXOPS calls (expr_parse); L's room
+	 * counts them, and lower_op refuses past it */
 	struct operand_ref args[RECIPE_MAXIN];
 	for (int k = 0; k < x->nargs; k++)
 		if (lower(L, x->args[k], &args[k], e) < 0)
@@ -304,7 +304,7 @@ int lower_where(struct planner *pl, struct plan_step *s, const struct step_opts 
 	struct lowering L = { .pl = pl, .s = s, .o = o, .root = NULL, .in_where = true,
 			      .where_mark = o->mark[OPT_WHERE] };
 	s->prog.own_ops = s->prog.nops;
-	make_room(&L, s->prog.nops + EXPR_MAXOPS);
+	make_room(&L, s->prog.nops + EXPR_MAXOPS + 1);   /* the text's calls, its not_equal */
 	memcpy(L.ops, s->prog.ops, sizeof *L.ops * (size_t)s->prog.nops);
 	L.nops = s->prog.nops;
 	struct operand_ref result;

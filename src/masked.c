@@ -103,8 +103,9 @@ int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n,
 	dtype_cast(y->dtype, s->mask.fill[k], 0, t, m.value[0], 0, 1);
 	ptrdiff_t size = dtype_size(t), ysize = dtype_size(y->dtype);
 	/* a dataset written in place reads its own missing_value and valid_*
-	 * too (a packed one's are tested as it is packed: cf_encode) */
-	const struct cf_missing *own = !y->create && !cf_coding_transforms(y->coding) &&
+	 * too, _Unsigned's reinterpreted bytes included (a packed one's are
+	 * tested as it is packed: cf_encode) */
+	const struct cf_missing *own = !y->create && !cf_coding_scales(y->coding) &&
 				       cf_missing_any(y->missing) ? y->missing : NULL;
 	uint8_t apart[CHUNK], kept[CHUNK];
 	_Alignas(16) unsigned char as_y[CHUNK * 16];

@@ -31,7 +31,7 @@ static struct array *new_output(struct planner *pl, struct plan_step *s, int k,
 	}
 	x->file = f;
 	x->path = arena_strdup(pl->p->arena, path);
-	array_named(pl->p, x);
+	array_named(pl, x);
 	x->shape = s->shape;
 	x->dims = s->dims;
 	x->dtype = s->out_dtype[k];
@@ -243,7 +243,7 @@ int outputs_plan(struct planner *pl, struct plan_step *s, int k, bool overwrite,
 		s->out[k] = x;
 		return 0;
 	}
-	x = array_find(pl->p, f, op.path);
+	x = array_find(pl, f, op.path);
 	if (x && x->create)
 		return output_over_created(pl, s, k, x, overwrite, text, e);
 	if (x) {

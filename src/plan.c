@@ -427,7 +427,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	if (plan_relayout_named_late(pl, e) < 0)
 		goto out;
 	fuse_plan(pl);
-	if (place_files(pl, e) < 0)
+	if (plan_relayout_fused(pl, e) < 0 || place_files(pl, e) < 0)
 		goto out;
 	if (plan_read_alone(p, o->nranks, e) < 0)
 		goto out;

@@ -352,7 +352,10 @@ static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_
  * most lines that divide a chunk's (dist_divide_chunk: (5016, 5016)
  * float64 in (256, 64) chunks at --memory 16M, 16 lines, not 26); where
  * they still need more than is paid, budgets each an eighth less are
- * tried.  Else laid out as it was. */
+ * tried.  Else laid out within MEMORY, in boxes walked a chunk column at
+ * a time where that serves (elementwise_by_columns: wide rows, (256,
+ * 32768) float64 in (256, 64) chunks at --memory 16M, whose chunk row
+ * no budget a quarter left pays). */
 static int pay_cache(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	if (elementwise_layout(s, nranks, memory, w, e) < 0)
@@ -375,7 +378,7 @@ static int pay_cache(struct plan_step *s, int nranks, int64_t memory, const char
 			return 0;
 		}
 	}
-	return elementwise_layout(s, nranks, memory, w, e);
+	return elementwise_by_columns(s, memory, w, e);
 }
 
 /* S's boxes within --memory on the plan's ranks, as its kind of run
@@ -409,6 +412,24 @@ int plan_relayout_named_late(struct planner *pl, struct err *e)
 		for (int k = 0; k < s->nout && elementwise_pass(s); k++)
 			named = named || (s->out[k]->in_place && s->out[k]->named_twice);
 		if (named && plan_step_layout(pl, s, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The passes fusion made (a step that others merged into), laid out again
+ * as plan_step_layout lays them out: fusion sizes their boxes within the
+ * whole budget, without the chunk cache that a dataset they write in
+ * place asks, or the chunk column walk where none is paid (pay_cache).
+ * A pass that writes nothing in place is laid out as fusion left it. */
+int plan_relayout_fused(struct planner *pl, struct err *e)
+{
+	struct plan *p = pl->p;
+	for (int i = 0; i < p->nsteps; i++) {
+		bool host = false;
+		for (int j = i + 1; j < p->nsteps && !host; j++)
+			host = p->steps[j].fused.merged_into == i;
+		if (host && pass_runs(&p->steps[i]) && plan_step_layout(pl, &p->steps[i], e) < 0)
 			return -1;
 	}
 	return 0;

@@ -91,8 +91,9 @@ static void print_pass(FILE *f, const struct plan_step *pass)
 		fprintf(f, " in %lld slices %lld wide, written %lld slices at a time", (long long)n,
 			(long long)l->slice, (long long)per_write);
 	else if (n > 1)
-		fprintf(f, " in %lld slices %lld wide, written a %s at a time", (long long)n,
-			(long long)l->slice, per_write == 1 ? "slice" : "box");
+		fprintf(f, " in %lld slices %lld wide, written a %s at a time%s", (long long)n,
+			(long long)l->slice, per_write == 1 ? "slice" : "box",
+			pass->blocks.by_columns ? ", a chunk column across the boxes at a time" : "");
 	fprintf(f, ", %d of %d ranks with work\n", l->ranks_with_work, l->nranks);
 }
 

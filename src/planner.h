@@ -41,6 +41,16 @@ struct binding {
 	struct array *array;
 };
 
+/* Buckets of the datasets' arrays (array_named): a power of two. */
+#define PLANNER_DATASET_BUCKETS 1024
+
+/* An array of the plan that names a dataset, and the next of its bucket
+ * (an index into the planner's named, plus one; 0: none). */
+struct named_array {
+	struct array *array;
+	int next;
+};
+
 /* The planner's working state. */
 struct planner {
 	struct plan *p;
@@ -48,6 +58,12 @@ struct planner {
 	const struct plan_options *o;
 	int nbind;
 	struct binding bind[PLAN_MAXARRAYS];
+	/* the arrays that name datasets, hashed by file and path, the latest
+	 * first in each bucket: array_named and array_find look up one
+	 * dataset's arrays without walking the plan's */
+	int nnamed;
+	struct named_array named[PLAN_MAXARRAYS];
+	int dataset_bucket[PLANNER_DATASET_BUCKETS];   /* 0: empty, else an index into named plus one */
 };
 
 /* ---- plan_fold.c ---- */
@@ -108,11 +124,14 @@ int place_files(struct planner *pl, struct err *e);
 /* ---- arrays.c ---- */
 
 struct array *array_new(struct planner *pl, enum array_kind kind, const char *display);
-/* The whole (unselected) dataset PATH of F, when the plan has it. */
-struct array *array_find(struct plan *p, const struct plan_file *f, const char *path);
-/* X, a dataset array whose file and path are just set: it and every
- * other array of P naming the same dataset are named_twice. */
-void array_named(struct plan *p, struct array *x);
+/* The whole (unselected) dataset PATH of F, when the plan has it (the
+ * latest array naming it so). */
+struct array *array_find(struct planner *pl, const struct plan_file *f, const char *path);
+/* X, a dataset array whose file and path are just set (once): it and
+ * every other array of the plan naming the same dataset are named_twice.
+ * Looks at that dataset's arrays only (the planner's buckets), so naming
+ * every array of a plan costs time linear in their number. */
+void array_named(struct planner *pl, struct array *x);
 /* The array NAME is bound to, the latest binding first; NULL if none. */
 struct array *array_bound(struct planner *pl, const char *name);
 int array_bind(struct planner *pl, const char *name, struct array *x, const struct site *w, struct err *e);
@@ -246,10 +265,11 @@ void fuse_plan(struct planner *pl);
 
 /* plan_layout.c: S's boxes within --memory, as its kind of run lays them
  * out; the elementwise passes that write in place a dataset a later step
- * named, laid out again; which datasets of P each rank reads alone, after
+ * named, laid out again, and the passes fusion made; which datasets of P each rank reads alone, after
  * fusion and the files' placing. */
 int plan_step_layout(struct planner *pl, struct plan_step *s, struct err *e);
 int plan_relayout_named_late(struct planner *pl, struct err *e);
+int plan_relayout_fused(struct planner *pl, struct err *e);
 int plan_read_alone(struct plan *p, int nranks, struct err *e);
 
 #endif

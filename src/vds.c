@@ -158,10 +158,13 @@ static int escaped(char *out, size_t len, const char *text)
 	return *text ? -1 : 0;
 }
 
-/* The mappings of every rank with work, made on every rank alike. */
+/* The mappings of every rank with work, made on every rank alike.  The
+ * layout is virtual when no rank has work too (an empty output): a
+ * virtual dataset without mappings, which reads as NumPy's empty array. */
 static hid_t mappings(const struct vds_spec *spec)
 {
 	hid_t dcpl = h5io_dataset_plist();
+	H5Pset_layout(dcpl, H5D_VIRTUAL);
 	char path[2 * PATH_MAX];
 	escaped(path, sizeof path, spec->path);
 	for (int r = 0; r < spec->l->nranks; r++) {

@@ -20,7 +20,10 @@
 # add, float16 multiply) cut in blocks of whole pieces writes the bytes it
 # writes with whole rows, on no launcher and 1-3 ranks, and needs one piece
 # of --memory, not a row; a float16 subtract or divide along rows longer than
-# 8192 elements is NumPy's bits (its first call folds the row's first 8192).
+# 8192 elements is NumPy's bits (its first call folds the row's first 8192);
+# which NaN maximum, minimum, fmax and fmin
+# return among NaNs of both signs and several payloads (NumPy's bits, but
+# its vector reduction of long rows: h5ufunc(1)), on 1 to 4 ranks.
 # Expected values and the meaning of "equal" come from tests/reduce_ref.py
 # (NumPy 2 rules on Debian's NumPy).
 #
@@ -610,3 +613,78 @@ sys.exit(1 if bad else 0)'
 	assert_success
 }
 
+
+@test "maximum, minimum, fmax, fmin over NaNs of both signs and several payloads: NumPy's bits elementwise and along axis 0, the first NaN of a row along the last axis and all axes (h5ufunc(1) says where NumPy's vector loop differs), on no launcher and 1 to 4 ranks" {
+	/usr/bin/python3 - <<-'EOF'
+		import h5py, numpy as np
+		rng = np.random.default_rng(1629)
+		with h5py.File("n.h5", "w") as f:
+		    for dt in ("float16", "float32", "float64"):
+		        bits = np.dtype(f"u{np.dtype(dt).itemsize}").type
+		        quiet = np.array(np.nan, dt).view(bits)
+		        sign = bits(1) << bits(8 * np.dtype(dt).itemsize - 1)
+		        nans = np.array([quiet, quiet | sign, quiet | bits(1), quiet | sign | bits(2)]).view(dt)
+		        for shape in ((13, 21), (3, 40)):
+		            x = rng.standard_normal(shape).astype(dt)
+		            hit = rng.uniform(size=shape) < 0.3
+		            x[hit] = nans[rng.integers(0, 4, hit.sum())]
+		            x[0, 1::3] = nans[3]
+		            f[f"{dt}_{shape[0]}"] = x
+	EOF
+	local dt r ufunc n cmd=() cases=()
+	for dt in float16 float32 float64; do
+		for r in 13 3; do
+			for ufunc in maximum minimum fmax fmin; do
+				cases+=("$ufunc $dt $r")
+			done
+		done
+	done
+	for n in '' 1 2 3 4; do
+		cmd=(h5u)
+		[[ -z $n ]] || cmd=(mpi "$n" h5ufunc)
+		printf 'steps:\n' > "r$n.yaml"
+		for c in "${cases[@]}"; do
+			read -r ufunc dt r <<<"$c"
+			cat >> "r$n.yaml" <<-EOF
+				  - {ufunc: $ufunc, in: ['n.h5:/${dt}_$r', 'n.h5:/${dt}_$r[::-1]'], out: 'o$n.h5:/e_${ufunc}_${dt}_$r'}
+				  - {reduce: $ufunc, in: 'n.h5:/${dt}_$r', axis: 0, out: 'o$n.h5:/r0_${ufunc}_${dt}_$r'}
+				  - {reduce: $ufunc, in: 'n.h5:/${dt}_$r', axis: 1, out: 'o$n.h5:/r1_${ufunc}_${dt}_$r'}
+				  - {reduce: $ufunc, in: 'n.h5:/${dt}_$r', axis: null, out: 'o$n.h5:/ra_${ufunc}_${dt}_$r'}
+				  - {accumulate: $ufunc, in: 'n.h5:/${dt}_$r', axis: 1, out: 'o$n.h5:/a_${ufunc}_${dt}_$r'}
+			EOF
+		done
+		run --separate-stderr "${cmd[@]}" run --memory 160K "r$n.yaml"
+		assert_success
+	done
+	/usr/bin/python3 - "${cases[@]}" <<-'EOF'
+		import sys, h5py, numpy as np
+		def bits(a):
+		    a = np.asarray(a)
+		    return a.view(f"u{a.dtype.itemsize}")
+		# NumPy's loops over rows of two columns (elementwise, never its
+		# vector reduction): the first NaN of what they fold
+		def first(uf, x, axis):
+		    if axis == 1:
+		        x = x.T
+		    elif axis is None:
+		        x = x.reshape(-1, 1)
+		    x = np.ascontiguousarray(np.concatenate([x, x], axis=1))
+		    return uf.reduce(x, axis=0)[:x.shape[1] // 2].reshape(() if axis is None else -1)
+		with h5py.File("n.h5", "r") as f:
+		    for n in ("", "1", "2", "3", "4"):
+		        with h5py.File(f"o{n}.h5", "r") as o:
+		            for case in sys.argv[1:]:
+		                name, dt, r = case.split()
+		                uf, x = getattr(np, name), f[f"{dt}_{r}"][()]
+		                want = {"e": uf(x, x[::-1]), "r0": uf.reduce(x, axis=0),
+		                        "r1": first(uf, x, 1), "ra": first(uf, x, None),
+		                        "a": uf.accumulate(x, axis=1)}
+		                for k, w in want.items():
+		                    got = o[f"{k}_{name}_{dt}_{r}"][()]
+		                    assert got.dtype == w.dtype and np.array_equal(bits(got), bits(w)), \
+		                        (n, k, case, bits(got), bits(w))
+		                if dt == "float16":   # NumPy's float16 reduce is never vectorized
+		                    assert np.array_equal(bits(want["r1"]), bits(uf.reduce(x, axis=1)))
+	EOF
+	assert_success
+}

@@ -368,6 +368,59 @@ expr_error() {
 	assert_unchanged
 }
 
+# chain N: an expression of N additions, left to right (x+x+...+x).
+chain() {
+	local text=x i
+	for ((i = 0; i < $1; i++)); do text+=+x; done
+	echo "$text"
+}
+
+# balanced N: N additions as a balanced tree ((x+x)+(x+(x+x))...).
+balanced() {
+	if (($1 == 0)); then
+		echo x
+		return
+	fi
+	local left=$((($1 - 1) / 2))
+	echo "($(balanced "$left")+$(balanced $(($1 - 1 - left))))"
+}
+
+@test "eval: where= of up to 256 operations, any shape of tree, beside an expression of up to 256; 257 is exit 2 with every file as it was" {
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("w.h5", "w") as f:
+    f["x"] = np.array([0.0, 1, -2, 3, 0, 5, -1])
+    f["y"] = np.arange(7.0) * 100 + 7'
+	local cases=("1 chain 256" "256 chain 256" "256 balanced 256" "200 balanced 60" "256 balanced 255") c n shape m
+	for c in "${cases[@]}"; do
+		read -r n shape m <<<"$c"
+		cp w.h5 "w-$n-$shape-$m.h5"
+		ok eval -i "x=w-$n-$shape-$m.h5:/x" -i "y=w-$n-$shape-$m.h5:/y" "y = $(chain "$n")" --where "$($shape "$m")" --no-history
+	done
+	for c in "${cases[@]}"; do
+		read -r n shape m <<<"$c"
+		printf '%s %s %s\n' "w-$n-$shape-$m.h5" "$(chain "$n")" "$($shape "$m")"
+	done | /usr/bin/python3 -c '
+import sys, h5py, numpy as np
+with h5py.File("w.h5", "r") as f:
+    x, y = f["x"][()], f["y"][()]
+for line in sys.stdin:
+    name, value, cond = line.split()
+    want = np.where(eval(cond) != 0, eval(value), y)
+    with h5py.File(name, "r") as f:
+        got = f["y"][()]
+    assert got.dtype == want.dtype and np.array_equal(got, want), (name, got, want)
+    assert np.array_equal(got == y, x == 0), name   # where= kept some
+'
+	assert_success
+	snapshot
+	run --separate-stderr h5u eval -i x=w.h5:/x -i y=w.h5:/y "y = $(chain 256)" --where "$(balanced 257)"
+	assert_error 2 "eval: where: an expression has at most 256 operations"
+	run --separate-stderr h5u eval -i x=w.h5:/x -i y=w.h5:/y "y = $(chain 257)" --where x
+	assert_error_match 2 "eval: .*an expression has at most 256 operations"
+	assert_unchanged
+}
+
 @test "eval errors name the column of the expression" {
 	fixture e.h5
 	expr_error 'a + w' "eval: column 5: unknown name 'w'"

@@ -10,8 +10,7 @@
 
 load helper
 
-REPO=$(cd "$H5U_TESTS/.." && pwd)
-DIAGPRINT="${DIAGPRINT:-$REPO/build/unit/diagprint}"
+DIAGPRINT="${DIAGPRINT:-$H5U_UNIT/diagprint}"
 
 setup_file() {
 	fixtures <<-'EOF'

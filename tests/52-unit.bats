@@ -13,7 +13,7 @@
 
 load helper
 
-UNIT="${UNIT:-$(cd "$H5U_TESTS/.." && pwd)/build/unit}"
+UNIT="${UNIT:-$H5U_UNIT}"
 
 # run_unit NAME: build/unit/NAME passes every check, and makes some.
 run_unit() {

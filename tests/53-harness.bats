@@ -8,7 +8,10 @@
 # AVX-512 levels NumPy reports in an environment without NPY_* variables,
 # and NumPy computes with every one of them off.  Each test keeps its
 # Open MPI session directory under a base of its own, not the shared
-# /tmp/ompi.HOST.UID that concurrent runs race to create.
+# /tmp/ompi.HOST.UID that concurrent runs race to create.  The caller's
+# Python variables and user site directory do not reach the reference
+# scripts, and the unit programs come from the build of the binary under
+# test.
 
 load helper
 
@@ -48,5 +51,63 @@ write_probe() {
 			[[ ${seen[3]:-} == ompi.* ]] || fail "caller '$caller': no session under the base: ${seen[*]}"
 		done
 		[[ $(sed -n 2p seen.1) != "$(sed -n 2p seen.2)" ]] || fail "two tests share a session base"
+	done
+}
+
+# pyprobe.bats in the test's directory: what Python a test sees (which
+# NumPy, its flags, its warning options, what it writes on stderr), and
+# where the unit programs are, into py.N files there.
+write_pyprobe() {
+	cat > pyprobe.bats <<-PROBE
+		load "$H5U_TESTS/helper"
+		look() {
+			local out=$PWD/py.\$1   # this test's directory
+			/usr/bin/python3 -c 'import sys, numpy, h5ref; print(numpy.__file__); print(sys.flags.optimize, sys.flags.verbose, sys.flags.inspect, sys.flags.no_user_site); print(sys.warnoptions); assert not [p for p in sys.path if "hostile" in p], sys.path' > "\$out" 2> "\$out.err"
+			echo "\$H5U_UNIT" >> "\$out"
+			unit_program DIAG diagprint 2>> "\$out.err" && echo "\$DIAG" >> "\$out"
+		}
+		TEST "one" { look 1; }
+		TEST "two" { look 2; }
+	PROBE
+	sed -i 's/^TEST/@test/' pyprobe.bats   # not a test of this file
+}
+
+@test "the reference Python is hermetic: the caller's PYTHONPATH, PYTHONHOME, PYTHONWARNINGS, PYTHONOPTIMIZE, PYTHONVERBOSE and user site are left out, under tests/run and under bats by hand; unit programs come from beside the binary" {
+	write_pyprobe
+	local version debian
+	version=$(/usr/bin/python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
+	debian=$(env -i /usr/bin/python3 -c 'import numpy; print(numpy.__file__)')
+	local dir
+	for dir in hostile/path/numpy "hostile/home/.local/lib/$version/site-packages/numpy" \
+		"hostile/user/lib/$version/site-packages/numpy"; do
+		mkdir -p "$dir"
+		echo 'raise ImportError("not the reference NumPy")' > "$dir/__init__.py"
+	done
+	# a build elsewhere: the binary and its unit programs
+	mkdir -p other/unit
+	cp "$H5UFUNC" other/h5ufunc
+	cp "$H5U_UNIT/diagprint" other/unit/diagprint
+	local how hostile=(PYTHONPATH="$PWD/hostile/path" HOME="$PWD/hostile/home"
+		PYTHONUSERBASE="$PWD/hostile/user" PYTHONWARNINGS=error PYTHONOPTIMIZE=2
+		PYTHONVERBOSE=1 PYTHONHOME=/nonexistent H5UFUNC="$PWD/other/h5ufunc")
+	for how in run bats; do
+		rm -f py.*
+		if [[ $how == run ]]; then
+			run env -u H5U_UNIT "${hostile[@]}" "$H5U_TESTS/run" "$PWD/pyprobe.bats"
+			assert_line "2 passed, 0 failed"
+		else
+			run env -u H5U_UNIT -u H5U_NUMPY_PINNED -u PYTHONNOUSERSITE "${hostile[@]}" bats "$PWD/pyprobe.bats"
+		fi
+		assert_success
+		local n
+		for n in 1 2; do
+			mapfile -t seen < "py.$n"
+			[[ ${seen[0]} == "$debian" ]] || fail "$how: NumPy is ${seen[0]}, not $debian"
+			[[ ${seen[1]} == "0 0 0 1" ]] || fail "$how: Python's flags (optimize verbose inspect no_user_site): ${seen[1]}"
+			[[ ${seen[2]} == "[]" ]] || fail "$how: warning options ${seen[2]}"
+			[[ ${seen[3]} == "$PWD/other/unit" ]] || fail "$how: unit programs from ${seen[3]}"
+			[[ ${seen[4]} == "$PWD/other/unit/diagprint" ]] || fail "$how: diagprint is ${seen[4]:-missing}"
+			[[ ! -s py.$n.err ]] || fail "$how: Python wrote on stderr: $(<"py.$n.err")"
+		done
 	done
 }

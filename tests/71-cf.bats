@@ -201,6 +201,74 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	EOF
 }
 
+@test "_Unsigned bytes from ncgen with _FillValue, missing_value and valid_range: read, reduced and written (new files, in place on 1 and 3 ranks) as netCDF4-python does; attributes of an unsigned type left out as it leaves them" {
+	# a: byte attributes, read through the same bytes as ubyte (10b, -6b is
+	# the range 10..250); b: ubyte attributes, which netCDF4-python leaves
+	# out (they do not convert to byte exactly); c: valid_min as a short,
+	# valid_max as one that is no byte (a _FillValue too: netCDF4-python's
+	# masked array fails on the default one); d: a _FillValue alone, as
+	# xarray reads it (it leaves a byte missing_value out on _Unsigned data)
+	cat > u.cdl <<-'EOF'
+		netcdf u {
+		dimensions:
+		  y = 3 ; x = 8 ;
+		variables:
+		  byte a(y, x) ;
+		    a:_Unsigned = "true" ; a:_FillValue = -1b ; a:valid_range = 10b, -6b ; a:missing_value = -56b ;
+		  byte b(y, x) ;
+		    b:_Unsigned = "true" ; b:valid_range = 10UB, 250UB ; b:missing_value = 200UB ;
+		  byte c(y, x) ;
+		    c:_Unsigned = "true" ; c:_FillValue = -2b ; c:valid_min = 5s ; c:valid_max = 200s ;
+		  byte d(y, x) ;
+		    d:_Unsigned = "true" ; d:_FillValue = -1b ;
+		data:
+		  a = 0, 5, 10, 100, -56, -6, -5, -1, 11, 12, 13, -7, -8, 14, 15, 16, 17, 18, -1, 19, 20, -56, 21, 22 ;
+		  b = 0, 5, 10, 100, -56, -6, -5, -1, 11, 12, 13, -7, -8, 14, 15, 16, 17, 18, -1, 19, 20, -56, 21, 22 ;
+		  c = 0, 5, 10, 100, -56, -6, -5, -1, 11, 12, 13, -7, -8, 14, 15, 16, 17, 18, -1, 19, 20, -56, 21, 22 ;
+		  d = 0, 5, 10, 100, -56, -6, -5, -1, 11, 12, 13, -7, -8, 14, 15, 16, 17, 18, -1, 19, 20, -56, 21, 22 ;
+		}
+	EOF
+	ncgen -k nc4 -o u.nc u.cdl
+	local v
+	for v in a b c d; do
+		ok call add "u.nc:/$v" 0 -o "o.nc:/$v"
+		ok reduce add "u.nc:/$v" --axis 1 -o "o.nc:/${v}sum"
+		ok reduce maximum "u.nc:/$v" -o "o.nc:/${v}max"
+	done
+	cp u.nc w1.nc
+	cp u.nc w3.nc
+	ok call add w1.nc:/a 0 -o w1.nc:/a
+	ok call minimum w1.nc:/d 254 -o w1.nc:/d
+	run --separate-stderr mpi 3 h5ufunc call add w3.nc:/a 0 -o w3.nc:/a
+	assert_success
+	run --separate-stderr mpi 3 h5ufunc call minimum w3.nc:/d 254 -o w3.nc:/d
+	assert_success
+	diff <(h5dump -d /a -d /d w1.nc | tail -n +2) <(h5dump -d /a -d /d w3.nc | tail -n +2)
+	{
+		echo nc4 u.nc:/a u.nc:/b u.nc:/c u.nc:/d
+		for v in a b c d; do
+			echo "o.nc:/$v = V('u.nc:/$v') + 0"
+		done
+		cat
+	} <<-'EOF' | ref jobs "$PWD"
+		o.nc:/asum = ma.sum(V('u.nc:/a'), axis=1)
+		o.nc:/csum = ma.sum(V('u.nc:/c'), axis=1)
+		o.nc:/amax = ma.max(V('u.nc:/a'), axis=0)
+		o.nc:/dmax = ma.max(V('u.nc:/d'), axis=0)
+		xr o.nc:/d = X('u.nc:/d') + 0
+		w1.nc:/a = V('u.nc:/a') + 0
+		w1.nc:/d = ma.minimum(V('u.nc:/d'), np.uint8(254))
+		repack w1.nc:/d u.nc:/d ma.minimum(V('u.nc:/d'), np.uint8(254))
+	EOF
+	# the values, not the stored bytes, against the valid range and fill
+	snapshot
+	run --separate-stderr h5u call subtract w1.nc:/a 1 -o w1.nc:/a
+	assert_error 1 "call subtract: a valid result, 9, would read back as missing in 'w1.nc:/a' (its missing_value or valid range); 'w1.nc:/a' is as it was before the run"
+	run --separate-stderr h5u call add w1.nc:/d 4 -o w1.nc:/d
+	assert_error 1 "call add: a valid result equals 255, the fill value that marks the missing elements of 'w1.nc:/d': it would read back as missing (choose another fill value: fill:, --fill); 'w1.nc:/d' is as it was before the run"
+	assert_unchanged
+}
+
 @test "a file without CF attributes gives exactly the bytes of --missing raw, NumPy's" {
 	cat > r.yaml <<-'EOF'
 		inputs: {x: plain.h5:/x, i: plain.h5:/i}

@@ -34,6 +34,12 @@
 # pread's offset), a ragged last chunk column's runs read with their
 # padding; ranks with fewer boxes, mpirun -n 1; a file a later
 # step writes keeps boxes of the usual size; NumPy's bits on 1-4 ranks.
+# Written in place where a later step reads a view of it, into ragged
+# (300, 8010) chunk rows whose chunk cache no budget left pays (4M, 1M),
+# boxes that cut the chunks are walked through HDF5 a chunk column at a
+# time (check and --json say so): the file's bytes read and written once
+# each (strace; boxes across the chunk row read 13 times as many);
+# NumPy's bits with the journal and on 1-4 ranks.
 # Written in place on one process under budgets (7M, 8M, 16M) whose boxes
 # cut square (2304, 2304) chunk rows that overflow a chunk cache, each
 # box's lines of each chunk are read and written by one preadv and pwritev
@@ -257,6 +263,49 @@ traced_moves() {
 	traced_moves trx call add x.h5:/a x.h5:/a -o x.h5:/a --risk-partial-writes --memory 7M
 	((vectored > 0)) || fail "add x x -o x: no preadv or pwritev, where the plan moves it by runs"
 	run ref moved trx x.h5 "$most" :: same sq.h5 x.h5 /a "a + a"
+	assert_success
+}
+
+@test "in place into chunk rows whose chunk cache no budget left pays, another array naming the dataset (--memory 4M, 1M): boxes that cut the chunks walked through HDF5 a chunk column at a time (check and --json say so), the file's bytes read and written once each (strace); ragged; NumPy's bits with the journal and on 1-4 ranks" {
+	ref wide-named .
+	# (300, 8010) float64: 2 x 126 chunks of 128 KiB, ragged ones stored
+	# whole, and HDF5's metadata; the view's first chunk row again
+	local most=$((252 * 131072 * 102 / 100 + 1048576 + 126 * 131072)) m n vectored
+	local plan="written a slice at a time, a chunk column across the boxes at a time"
+	local expect="a * (a + 1)" sum="np.add.reduce((a * (a + 1))[:8])"
+	printf 'inputs: {a: F:/a}\nsteps:\n  - ufunc: add\n    in: [a, 1]\n    out: b\n  - ufunc: multiply\n    in: [a, b]\n    out: a\n  - reduce: add\n    in: "F:/a[:8]"\n    out: oF:/s\n' >named.in
+	for m in 4M 1M; do
+		cp wn.h5 "n$m.h5"
+		sed "s/F:/n$m.h5:/g" named.in >"n$m.yaml"
+		run h5u check --memory "$m" "n$m.yaml"
+		assert_success
+		assert_line --index 0 --partial "$plan"
+		run h5u check --json --memory "$m" "n$m.yaml"
+		assert_success
+		assert_output --partial "$plan"
+		traced_moves "tr$m" run --risk-partial-writes --memory "$m" "n$m.yaml"
+		((vectored == 0)) || fail "$m: $vectored preadv or pwritev, where the plan moves it through HDF5"
+		run ref moved "tr$m" "n$m.h5" "$most" :: same wn.h5 "n$m.h5" /a "$expect" \
+			:: same wn.h5 "on$m.h5" /s "$sum"
+		assert_success
+	done
+	# with the journal, and on 1-4 ranks (no chunk cache under MPI-IO:
+	# boxes as they were)
+	local same=()
+	cp wn.h5 nj.h5
+	sed "s/F:/nj.h5:/g" named.in >nj.yaml
+	h5u run --memory 1M nj.yaml
+	same+=(same wn.h5 nj.h5 /a "$expect" :: same wn.h5 onj.h5 /s "$sum")
+	for n in 1 2 3 4; do
+		cp wn.h5 "nr$n.h5"
+		sed "s/F:/nr$n.h5:/g" named.in >"nr$n.yaml"
+		run mpi "$n" h5ufunc check --memory 1M "nr$n.yaml"
+		assert_success
+		refute_output --partial "a chunk column across"
+		mpi "$n" h5ufunc run --memory 1M "nr$n.yaml"
+		same+=(:: same wn.h5 "nr$n.h5" /a "$expect" :: same wn.h5 "onr$n.h5" /s "$sum")
+	done
+	run ref "${same[@]}"
 	assert_success
 }
 

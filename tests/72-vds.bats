@@ -3,7 +3,8 @@
 # new file's dataset written as a virtual dataset whose rank R's share
 # lives in OUT.rankR beside it.  On one process and 1 to 4 ranks (37 rows:
 # uneven splits; 2 rows on 4 ranks: ranks with nothing to do; (3, 3, 4001)
-# on 2 and 4 ranks: shares that cross rows, mapped as unions), the values are NumPy's and
+# on 2 and 4 ranks: shares that cross rows, mapped as unions; empty
+# outputs: virtual datasets without mappings), the values are NumPy's and
 # the one-file output's, bit for bit, read by h5py, by netCDF4-python
 # (names and units kept) and by ncdump, from another directory after the
 # set is moved, and by h5ufunc itself on several ranks; compressed sources
@@ -57,7 +58,7 @@ W1='sqrt(a*a+b*b)'
 	[[ ! -e r4.h5.rank2 && ! -e r4.h5.rank3 ]]
 }
 
-@test "an empty output, whichever axis is empty: no rank has a share, no source file, h5py reads it as NumPy's empty result; one process and 1 to 4 ranks" {
+@test "an empty output, whichever axis is empty: a virtual dataset without mappings, no source file, h5py and h5ufunc read it as NumPy's empty result; one process and 1 to 4 ranks" {
 	local jobs=() n go
 	for n in 0 1 2 3 4; do
 		go=(mpi "$n")
@@ -68,9 +69,12 @@ W1='sqrt(a*a+b*b)'
 		assert_success
 		run --separate-stderr "${go[@]}" h5ufunc eval --vds -i t=in.h5:/t[0:0] "z$n.h5:/c = t+1"
 		assert_success
-		jobs+=(same "a$n.h5" /c "a[:, 0:0]*b[:, 0:0]" ::
-			same "t$n.h5" /c "t[:, 1:1]+1" ::
-			same "z$n.h5" /c "t[0:0]+1" ::)
+		run --separate-stderr "${go[@]}" h5ufunc reduce add "a$n.h5:/c" --axis 1 -o "s$n.h5:/s"
+		assert_success
+		jobs+=(same "a$n.h5" /c "a[:, 0:0]*b[:, 0:0]" :: mapped "a$n.h5" /c 0 ::
+			same "t$n.h5" /c "t[:, 1:1]+1" :: mapped "t$n.h5" /c 0 ::
+			same "z$n.h5" /c "t[0:0]+1" :: mapped "z$n.h5" /c 0 ::
+			same "s$n.h5" /s "np.add.reduce(a[:, 0:0]*b[:, 0:0], axis=1)" ::)
 		[[ ! -e a$n.h5.rank0 && ! -e t$n.h5.rank0 && ! -e z$n.h5.rank0 ]]
 	done
 	run ref "${jobs[@]}"

@@ -303,6 +303,11 @@ def square(d):
                          chunks=(256, 64))
 
 
+def wide_named(d):
+    with h5py.File(f'{d}/wn.h5', 'w') as f:
+        f.create_dataset('a', data=np.random.default_rng(66).random((300, 8010)) - 0.25, chunks=(256, 64))
+
+
 def make_raw(path, rng):
     shape, chunks = (1000, 1100), (256, 64)
     v = rng.random(shape) * 100 - 25
@@ -626,6 +631,7 @@ if __name__ == '__main__':
                                               stored, index, refused, continued, journals)}
     jobs['index-files'] = words(index_files)
     jobs['in-place'] = words(in_place)
+    jobs['wide-named'] = words(wide_named)
     jobs['journaled'] = words(journaled)
     jobs['userblock-files'] = words(userblock_files)
     h5ref.main(jobs, 'chunks_ref.py')

@@ -8,12 +8,14 @@
 # Environment: H5UFUNC (default: build/h5ufunc of this tree; the file must
 # be called h5ufunc) names the binary; its directory is put first on PATH, so
 # the program is run as `h5ufunc` (the name the history attribute records).
+# H5U_UNIT (default: unit/ beside H5UFUNC; tests/run sets it before it
+# copies the binary) holds the unit programs of the same build.
 # The Open MPI variables for running as root and oversubscribing are exported,
 # and a session directory base of the test's own (OMPI_MCA_orte_tmpdir_base);
-# NumPy is pinned (numpy_pin.bash); PYTHONOPTIMIZE is cleared, since it
-# would make the Python asserts of the tests no-ops; tests/ is on
+# Python and NumPy are pinned (numpy_pin.bash: none of the caller's
+# PYTHON* or NPY_* variables, no user site directory; tests/ alone on
 # PYTHONPATH, so that the Python a test writes inline imports the reference
-# library as the scripts do: `import h5ref`.
+# library as the scripts do: `import h5ref`).
 #
 #   h5u ARGS...          run h5ufunc ARGS on one process, no launcher, under
 #                        a 120 s timeout.  Use it with `run`, e.g.
@@ -75,7 +77,7 @@
 #                        shapes choose them.
 #   unit_program VAR NAME
 #                        in setup_file: export VAR as the unit program
-#                        build/unit/NAME (VAR's own value when it is set: a
+#                        $H5U_UNIT/NAME (VAR's own value when it is set: a
 #                        build elsewhere); fails, saying to run make, when
 #                        the program is missing.
 #   fused_steps          after `run h5u check ...`: the numbers of the steps
@@ -109,14 +111,14 @@ H5U_TESTS=${BASH_SOURCE[0]%/*}
 : "${H5UFUNC:=$H5U_TESTS/../build/h5ufunc}"
 [[ $H5UFUNC == /* ]] || H5UFUNC=$PWD/$H5UFUNC
 [[ :$PATH: == *":${H5UFUNC%/*}:"* ]] || PATH="${H5UFUNC%/*}:$PATH"
-export H5UFUNC PATH
+: "${H5U_UNIT:=${H5UFUNC%/*}/unit}"
+export H5UFUNC PATH H5U_UNIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
-unset PYTHONOPTIMIZE
-[[ :${PYTHONPATH:-}: == *":$H5U_TESTS:"* ]] || export PYTHONPATH="$H5U_TESTS${PYTHONPATH:+:$PYTHONPATH}"
 
-# The reference is the same NumPy on every machine (numpy_pin.bash says
-# how); tests/run pins it once for the whole run.
+# The reference is the same Python and NumPy on every machine
+# (numpy_pin.bash says how: tests/ on PYTHONPATH, no other PYTHON*
+# variable, no user site); tests/run pins them once for the whole run.
 source "$H5U_TESTS/numpy_pin.bash"
 
 # Each mpirun (and each singleton h5ufunc --mpi) of a test or of a file's
@@ -384,7 +386,7 @@ calls() {
 }
 
 unit_program() {
-	local path=${!1:-$H5U_TESTS/../build/unit/$2}
+	local path=${!1:-$H5U_UNIT/$2}
 	if [[ ! -x $path ]]; then
 		echo "${BATS_TEST_FILENAME##*/}: $path is missing: run make" >&2
 		return 1

@@ -13,7 +13,19 @@
 # (and keep them on for the tests), and under a value it refuses it fails
 # to import; the tests then run with none of the caller's NPY_* either.
 # H5U_NUMPY_PINNED says it is done.
+#
+# Python itself is made hermetic first, so that the NumPy asked is the one
+# the tests use: none of the caller's PYTHON* variables (PYTHONPATH or
+# PYTHONHOME could put another NumPy first, PYTHONWARNINGS turn a warning
+# of a reference script into an error, PYTHONOPTIMIZE make its asserts
+# no-ops, PYTHONVERBOSE write to its stderr, PYTHONINSPECT wait for a
+# prompt), no user site directory (a `pip install --user numpy` there
+# would come before Debian's), and tests/ alone on PYTHONPATH, so that the
+# Python a test writes inline imports the reference library as the
+# scripts do (`import h5ref`).
 if [[ -z ${H5U_NUMPY_PINNED:-} ]]; then
+	unset "${!PYTHON@}"
+	export PYTHONNOUSERSITE=1 PYTHONPATH=$H5U_TESTS
 	unset "${!NPY_@}"
 	if ! NPY_DISABLE_CPU_FEATURES=$(/usr/bin/python3 "$H5U_TESTS/numpy_avx512.py"); then
 		echo "numpy_pin.bash: NumPy cannot say its AVX-512 levels (tests/numpy_avx512.py failed)" >&2
