@@ -386,9 +386,15 @@ static void feed_reductions(struct plan_step *s, struct buffers *B, struct err *
  * output) that are not results: where a mask masks them, the output's fill
  * value; where where= is false, what the output keeps there (an existing
  * dataset's own values, read back first, collective; a new one's fill
- * value). */
+ * value).  *DATA and *T are the values to write and their dtype: the
+ * results in the step's output dtype, or, for an existing dataset of
+ * another dtype, the results cast to its own and merged there, so that
+ * what where= keeps is never cast to the loop's dtype and back (int64
+ * would truncate a complex output's own values); B->keep[k] is then the
+ * write's conversion buffer. */
 static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const int64_t *start,
-			    const int64_t *cnt, int64_t count, struct err *e)
+			    const int64_t *cnt, int64_t count, const char **out, enum dtype *out_t,
+			    struct err *e)
 {
 	struct array *y = s->out[k];
 	enum dtype t = s->out_dtype[k];
@@ -399,18 +405,25 @@ static void keep_unselected(struct plan_step *s, struct buffers *B, int k, const
 		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.valid_src)],
 			     (const char *)B->masked[k], 0);
 	}
-	if (s->mask.has_where) {
-		ptrdiff_t step = 0;
-		if (!y->create) {
-			if (stage_read(y, t, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0) {
-				err_place(e, &s->loc);
-				return;
-			}
-			step = dtype_size(t);
-		}
-		where_select(t, count, data, (const uint8_t *)B->tmp[src_slot(s->mask.where_src)], B->keep[k],
-			     step);
+	if (!s->mask.has_where)
+		return;
+	const uint8_t *mask = (const uint8_t *)B->tmp[src_slot(s->mask.where_src)];
+	if (y->create) {
+		where_select(t, count, data, mask, B->keep[k], 0);
+		return;
 	}
+	enum dtype own = y->dtype == t ? t : y->dtype;
+	if (stage_read(y, own, start, cnt, B->outconv[k], B->keep[k], s->where, e) < 0) {
+		err_place(e, &s->loc);
+		return;
+	}
+	if (own != t) {
+		dtype_cast(t, data, dtype_size(t), own, B->outconv[k], dtype_size(own), (size_t)count);
+		data = B->outconv[k];
+		*out = data;
+		*out_t = own;
+	}
+	where_select(own, count, data, mask, B->keep[k], dtype_size(own));
 }
 
 /* The box START/CNT of output Y behind the box O/C of the step's space. */
@@ -430,10 +443,12 @@ static void write_box(struct plan_step *s, struct buffers *B, struct err *e)
 	int64_t count = stage_box_size(B->ndim, B->c);
 	for (int k = 0; k < s->nout; k++) {
 		output_box(B, s->out[k], B->o, B->c, start, cnt);
+		const char *data = B->tmp[src_slot(s->prog.out_src[k])];
+		enum dtype t = s->out_dtype[k];
 		if (s->mask.has_where || s->mask.masked)
-			keep_unselected(s, B, k, start, cnt, count, e);
-		if (stage_write(s->out[k], s->out_dtype[k], start, cnt,
-				B->tmp[src_slot(s->prog.out_src[k])], B->outconv[k], s->where, e) < 0)
+			keep_unselected(s, B, k, start, cnt, count, &data, &t, e);
+		char *conv = t == s->out_dtype[k] ? B->outconv[k] : B->keep[k];
+		if (stage_write(s->out[k], t, start, cnt, data, conv, s->where, e) < 0)
 			err_place(e, &s->loc);
 	}
 	if ((s->mask.has_where || s->mask.masked) && !s->out[0]->dry) {

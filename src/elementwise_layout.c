@@ -344,8 +344,11 @@ void elementwise_each_buffer(const struct plan_step *s, int nranks, struct buffe
 		 * compressed (in buffers of their own size) */
 		if (y->create ? y->compression.on : y->stored_filtered)
 			hold_buffer(h, DIST_PER_ELEM, 2 * dtype_size(y->dtype), NULL);
-		if (s->mask.has_where && !y->create)   /* what where= keeps of it */
-			hold_buffer(h, DIST_PER_ELEM, dtype_size(t), HOLD_SLOT(B, keep[k]));
+		if (s->mask.has_where && !y->create) {   /* what where= keeps of it, in its own dtype */
+			int64_t keep = stage_scratch(y, t);
+			hold_buffer(h, DIST_PER_ELEM, keep > dtype_size(t) ? keep : dtype_size(t),
+				    HOLD_SLOT(B, keep[k]));
+		}
 	}
 }
 

@@ -231,9 +231,15 @@ static int create_file(struct plan *p, struct plan_file *f, struct err *e)
 			}
 			h5io_close(f->id);   /* where a rank saw success */
 			f->id = -1;
-			if (e->status && !name_taken(f->open_path))
-				return -1;   /* another failure: E says which */
-			err_clear(e);    /* taken since, or swept away: draw again */
+			/* Taken since, or swept away: drawn again.  A sweep
+			 * can also come between rank 0's creation and the
+			 * other ranks' opening of the file under MPI-IO, and
+			 * their open then fails on a name that is gone: so a
+			 * failure is drawn again too, and one that every name
+			 * meets (E says which) ends it. */
+			if (e->status && attempt == CREATE_TRIES)
+				return -1;
+			err_clear(e);
 		}
 		if (attempt == CREATE_TRIES)
 			return err_set(e, EXIT_RUN, f->name,

@@ -133,6 +133,19 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 	}
 	memcpy(st[0], ast, sizeof(ptrdiff_t) * (size_t)ndim);
 	memcpy(st[2], ast, sizeof(ptrdiff_t) * (size_t)ndim);
+	int last = ndim - 1;
+	if (start && init == FOLD_FIRST_SKIP && s->fold.reduced[last] && d[last] >= ITER_PIECE) {
+		/* NumPy's first call along a line holds the element it starts
+		 * from: ITER_PIECE - 1 after it, then pieces from there (a
+		 * float16 loop rounds its running value at the end of each) */
+		int64_t head[H5U_MAXDIM];
+		memcpy(head, d, sizeof(int64_t) * (size_t)ndim);
+		head[last] = ITER_PIECE - 1;
+		char *first[3] = { acc, src, acc };
+		iter_fold(s->loop->fn, 3, first, ndim, head, st);
+		d[last] -= ITER_PIECE - 1;
+		src += (ITER_PIECE - 1) * st[1][last];
+	}
 	char *base[3] = { acc, src, acc };
 	iter_fold(s->loop->fn, 3, base, ndim, d, st);
 }

@@ -19,7 +19,9 @@
 # sequential fold of a reduced last axis (complex multiply and add, int32
 # add, float16 multiply) cut in blocks of whole pieces writes the bytes it
 # writes with whole rows, on no launcher and 1-3 ranks, and needs one piece
-# of --memory, not a row; which NaN maximum, minimum, fmax and fmin
+# of --memory, not a row; a float16 subtract or divide along rows longer than
+# 8192 elements is NumPy's bits (its first call folds the row's first 8192);
+# which NaN maximum, minimum, fmax and fmin
 # return among NaNs of both signs and several payloads (NumPy's bits, but
 # its vector reduction of long rows: h5ufunc(1)), on 1 to 4 ranks.
 # Expected values and the meaning of "equal" come from tests/reduce_ref.py
@@ -70,6 +72,9 @@ setup_file() {
 		make long.h5:/m float64 3,2,20000
 		make long.h5:/k float64 2,20000,1
 		make long.h5:/z float64 20000 data=[-0.0]*20000
+		make long.h5:/q float16 2,20001 lo=0.999 hi=1.001
+		make long.h5:/s float16 3,20001 lo=-100 hi=100
+		make long.h5:/e float16 3,16385 lo=-10 hi=10
 		make rows.h5:/c complex128 28,31114 lo=0.705 hi=0.709
 		make rows.h5:/d complex128 2,3,20000
 		make rows.h5:/f complex64 4,20000 lo=0.705 hi=0.709
@@ -555,6 +560,19 @@ sys.exit(1 if bad else 0)'
 	assert_output --partial "blocks of 8192 along axis 1"
 	run --separate-stderr h5u check c.yaml --memory 600K
 	assert_output --partial "blocks of 16384 along axis 1"
+}
+
+@test "a float16 subtract or divide along rows longer than 8192: NumPy's first call holds the row's first element, its bits on no launcher and 1-3 ranks" {
+	fixture long.h5
+	# NumPy's float16 loop keeps its running value in float32 for a call
+	# and rounds it at the end; the first call of a row folds elements 1 to
+	# 8191 onto element 0, the next ones 8192 elements each.
+	cat >cases.txt <<-'EOF'
+		ssub reduce subtract long.h5:/s --axis 1
+		esub reduce subtract long.h5:/e --axis -1 --keepdims
+		qdiv reduce divide long.h5:/q --axis 1
+	EOF
+	same_on_ranks long.h5 "0 1 3" default 64K 300K
 }
 
 @test "a sequential fold needs one piece of 8192 elements of --memory, not a row" {

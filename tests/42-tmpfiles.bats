@@ -358,3 +358,21 @@ spill_recipe() {
 		assert_unchanged
 	done
 }
+
+@test "a sweep by another run in the same directory while 2 ranks create a new file: drawn again, not exit 1" {
+	fixture f.h5
+	# The other run sweeps the directory over and over; one of its sweeps
+	# can remove the new temporary between rank 0's creation and the other
+	# rank's opening of it (MPI-IO), which then fails on a name that is
+	# gone.  That is a sweep's doing, met by drawing another name.
+	(while :; do h5ufunc call add f.h5:/b 1 -o s.h5:/b --overwrite -q 2>/dev/null; done) &
+	H5U_BACKGROUND="$!"
+	local i
+	for i in $(seq 24); do
+		rm -f out.h5
+		run --separate-stderr mpi 2 h5ufunc call sqrt f.h5:/a -o out.h5:/s
+		assert_success
+	done
+	kill_background
+	np check sqrt f.h5:/a -o out.h5:/s
+}

@@ -126,6 +126,15 @@ same_bytes() {
 	refute_output --partial _FillValue
 }
 
+@test "in place with where= and another loop dtype: what where= keeps is never cast to the loop's" {
+	ok call square f.h5:/c --where f.h5:/w --dtype int64 --casting unsafe -o f.h5:/c
+	ok call multiply f.h5:/x 3 --where f.h5:/w --dtype int8 --casting unsafe -o f.h5:/x
+	ok call negative 'f.h5:/h[::-1]' --where 'f.h5:/w[::-1]' --dtype int16 --casting unsafe -o 'f.h5:/h[::-1]'
+	ref check f.h5:/c 'np.square(c, where=w, dtype="i8", casting="unsafe", out=c.copy())' :: \
+		check f.h5:/x 'np.multiply(x, 3, where=w, dtype="i1", casting="unsafe", out=x.copy())' :: \
+		check f.h5:/h 'np.negative(h[::-1], where=w[::-1], dtype="i2", casting="unsafe", out=h[::-1].copy())[::-1]'
+}
+
 @test "eval --where EXPR, recipe where: and fill:, a masked intermediate read raw by a later step" {
 	ok eval -i x=f.h5:/x -i w=f.h5:/w 'o.h5:/e = sqrt(x) * 2' --where 'w & (x > 1)'
 	ref check o.h5:/e 'np.multiply(np.sqrt(x), 2, where=w & (x > 1), out=np.full(x.shape, fill("f8")))' --fill default
