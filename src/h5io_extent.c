@@ -1,23 +1,7 @@
 /* h5io_extent.c - where a dataset's bytes lie in its file: the bytes
- * that writing a box overwrites, announced to the rollback journal
- * (journal.h) before the write, and the direct reader, which reads stored
- * chunks by their addresses.
- *
- * Announcing: so that the journal saves a box's bytes in one record
- * rather than one a write call.  Contiguous data: the box's runs in C
- * order.  Chunked data without filters, in a file this process has alone
- * (one process: MPI-IO is not its driver), or written in place by runs
- * (on every rank): every chunk the box touches, whole (a chunk is
- * rewritten whole).  Nothing else is announced -- a compressed chunk
- * moves when it is rewritten, and under MPI-IO the aggregator ranks write
- * for others -- and the journal then saves exactly what each write call
- * overwrites.  Announcing widens what is saved beyond what this rank
- * writes only where ranks share a chunk written in place by runs (their
- * shares cut it, as where whole chunk rows would not deal evenly): the
- * first rank to write into it saves it whole,
- * the others learn that it is saved (journal.c's shared ranges) or save
- * it again after, with a later sequence number, and replay puts back the
- * oldest record's bytes (journal.h), so the order stays right.
+ * that writing a box overwrites (announced to the rollback journal by
+ * h5io_announce.c), the direct reader, which reads stored chunks by their
+ * addresses, and in place by runs.
  *
  * What a dataset's boxes need is learned on its first box and hangs from
  * the dataset's record (h5io_dataset.c) until the dataset is closed: its
@@ -29,7 +13,7 @@
  * the chunk index from its first chunk: tens of microseconds a chunk in a
  * dataset of thousands, 1.7 s for every chunk of 16384.)  A chunk never
  * written is kept as such, and asked of HDF5 again once a box announced
- * over it has written it.  chunk_at is where an address is looked up and
+ * over it has written it.  h5io_chunk_at is where an address is looked up and
  * where it says where it comes from.  What the dataset is (layout, shape,
  * chunks, type) is its record's, learned when it was opened.  Every
  * address kept is a place in the file, its userblock counted, as the
@@ -88,99 +72,11 @@
 #include "comm.h"
 #include "h5io.h"
 #include "h5io_internal.h"
+#include "h5io_layout.h"
 #include "iter.h"
 #include "journal.h"
 
-#define BATCH 256            /* ranges handed to the journal at once */
-#define MAX_BATCHES 16       /* ... and at most these many batches a box */
 #define CHUNKS_KEPT ((size_t)1 << 16)   /* slots of a store filled a chunk at a time */
-
-enum layout_kind {
-	LAYOUT_NONE,         /* nothing is announced */
-	LAYOUT_CONTIGUOUS,
-	LAYOUT_CHUNKED       /* unfiltered, in a file this process has alone
-			      * or one opened read-only */
-};
-
-/* What is known of one chunk's place. */
-struct chunk_fact {
-	uint64_t key;        /* its place in the chunk grid, in C order, + 1; 0: a free slot */
-	haddr_t addr;        /* where its bytes begin, its file's userblock
-			      * counted; HADDR_UNDEF: never written when last
-			      * known (a box announced over it writes it: asked
-			      * again) */
-	hsize_t size;        /* the bytes stored */
-};
-
-/* Where a store's facts come from. */
-enum store_source {
-	STORE_EMPTY,         /* not yet filled: on the first chunk asked */
-	STORE_INDEX,         /* the chunk index read whole: a chunk it lacks
-			      * was never written when it was read */
-	STORE_HDF5           /* HDF5, a chunk at a time, as boxes ask */
-};
-
-/* The chunks' places of one dataset: open addressing, keys hashed. */
-struct chunk_store {
-	enum store_source source;
-	struct chunk_fact *slot;
-	size_t cap, n;       /* slots (a power of two), and those used */
-};
-
-/* One dataset's layout, learned on its first box. */
-struct h5io_layout {
-	const struct h5io_record *rec; /* its dataset's: the handle, the
-				     * driver, what it is stored as */
-	enum layout_kind kind;
-	haddr_t addr;              /* contiguous: where its data begins */
-	haddr_t base;              /* chunked: added to HDF5's chunk addresses */
-	hsize_t grid[H5U_MAXDIM];  /* chunked: chunks along each axis */
-	char path[PATH_MAX];       /* its file's name, as the journal knows it */
-	bool shared;               /* its file's driver is MPI-IO */
-	bool read_only;            /* its file is opened read-only */
-	struct chunk_store store;  /* chunked: where its chunks lie */
-	int in_place;              /* chunked, written in place: 1 its boxes move
-				    * by h5io_move_in_place, -1 not, 0 not
-				    * written in place or not yet settled
-				    * (h5io_in_place_prepare) */
-	bool fd_known;             /* chunked: fd asked (direct_fd) */
-	int fd;                    /* ... the descriptor the direct reader reads
-				    * it by; -1: none */
-};
-
-/* The ranges of a box, handed to the journal a batch at a time. */
-struct extents {
-	const char *path;
-	uint64_t r[BATCH][2];
-	int n, batches;
-};
-
-static void extents_flush(struct extents *x)
-{
-	if (x->n > 0)
-		journal_expect(x->path, (const uint64_t (*)[2])x->r, x->n);
-	x->n = 0;
-	x->batches++;
-}
-
-/* Add [AT, AT+LEN) to X, joined to the last range where it goes on from
- * it (a chunk row's chunks usually lie one after another); false when the
- * box has had MAX_BATCHES batches (the rest is saved as it is written). */
-static bool extent_add(struct extents *x, haddr_t at, uint64_t len)
-{
-	if (x->n > 0 && x->r[x->n - 1][1] == (uint64_t)at) {
-		x->r[x->n - 1][1] += len;
-		return true;
-	}
-	if (x->n == BATCH)
-		extents_flush(x);
-	if (x->batches == MAX_BATCHES)
-		return false;
-	x->r[x->n][0] = (uint64_t)at;
-	x->r[x->n][1] = (uint64_t)at + len;
-	x->n++;
-	return true;
-}
 
 /* ---- layouts ------------------------------------------------------------ */
 
@@ -236,7 +132,7 @@ static void layout_learn(struct h5io_layout *l, const struct h5io_record *rec)
 
 /* The layout of REC's dataset: learned on first asking, kept in the
  * record until the dataset is closed.  NULL without a record. */
-static struct h5io_layout *layout_of(struct h5io_record *rec)
+struct h5io_layout *h5io_layout_of(struct h5io_record *rec)
 {
 	if (!rec || rec->layout)
 		return rec ? rec->layout : NULL;
@@ -249,7 +145,7 @@ static struct h5io_layout *layout_of(struct h5io_record *rec)
 
 const hsize_t *h5io_plain_chunks(struct h5io_record *rec, enum dtype dt)
 {
-	struct h5io_layout *l = layout_of(rec);
+	struct h5io_layout *l = h5io_layout_of(rec);
 	if (!l || l->kind != LAYOUT_CHUNKED || l->shared || rec->storage.as_stored != dt)
 		return NULL;
 	return rec->storage.chunk;
@@ -341,7 +237,7 @@ static uint64_t chunk_key(const struct h5io_layout *l, const hsize_t *offset)
  * address plus L's base) and kept once written.  Under MPI-IO HDF5 is
  * never asked (a rank would read metadata collectively alone): only the
  * index, read whole, answers.  False when neither can say. */
-static bool chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr, hsize_t *size)
+bool h5io_chunk_at(struct h5io_layout *l, const hsize_t *offset, haddr_t *addr, hsize_t *size)
 {
 	struct chunk_store *s = &l->store;
 	if (s->source == STORE_EMPTY)
@@ -460,7 +356,7 @@ static int direct_fd(struct h5io_layout *l)
  * routes. */
 static struct h5io_layout *direct_layout(struct h5io_record *rec, enum dtype dt)
 {
-	struct h5io_layout *l = layout_of(rec);
+	struct h5io_layout *l = h5io_layout_of(rec);
 	if (!l || l->kind != LAYOUT_CHUNKED || rec->storage.as_stored != dt || direct_fd(l) < 0)
 		return NULL;
 	if (l->shared && (l->store.source != STORE_INDEX ||
@@ -473,7 +369,7 @@ void h5io_direct_prepare(struct h5io_record *rec)
 {
 	if (!rec->layout && !read_only(rec->d))
 		return;   /* written: learned on its first box, as ever */
-	struct h5io_layout *l = layout_of(rec);
+	struct h5io_layout *l = h5io_layout_of(rec);
 	if (l && l->kind == LAYOUT_CHUNKED && l->shared && l->store.source == STORE_EMPTY)
 		store_fill(l);
 }
@@ -495,7 +391,7 @@ static int read_stored(struct h5io_layout *l, const hsize_t *offset, uint64_t at
 		whole *= st->chunk[i];
 	haddr_t addr;
 	hsize_t size;
-	if (!chunk_at(l, offset, &addr, &size) || addr == HADDR_UNDEF || size != whole)
+	if (!h5io_chunk_at(l, offset, &addr, &size) || addr == HADDR_UNDEF || size != whole)
 		return 0;
 	for (uint64_t done = 0; done < bytes;) {
 		ssize_t got = pread(l->fd, (char *)buf + done, bytes - done, (off_t)(addr + at + done));
@@ -517,9 +413,7 @@ int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offse
 	return l ? read_stored(l, offset, 0, whole, buf) : 0;
 }
 
-/* The chunks that the box START/COUNT touches, in C order: the first
- * one's first index into LEAD and FIRST; how many, returned. */
-static uint64_t first_chunk(int n, const hsize_t *chunk, const int64_t *start, const int64_t *count,
+uint64_t h5io_first_chunk(int n, const hsize_t *chunk, const int64_t *start, const int64_t *count,
 			    int64_t *lead, int64_t *first)
 {
 	uint64_t parts = 1;
@@ -531,10 +425,7 @@ static uint64_t first_chunk(int n, const hsize_t *chunk, const int64_t *start, c
 	return parts;
 }
 
-/* FIRST, the first index of a chunk that the box START/COUNT touches,
- * made the next one's in C order over the chunks it touches (LEAD: the
- * first one's); past the last, LEAD's again. */
-static void next_chunk(int n, const hsize_t *chunk, const int64_t *lead, const int64_t *start,
+void h5io_next_chunk(int n, const hsize_t *chunk, const int64_t *lead, const int64_t *start,
 		       const int64_t *count, int64_t *first)
 {
 	for (int i = n - 1; i >= 0; i--) {
@@ -623,7 +514,7 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	}
 	if (!parts_are_runs(st, start, count))
 		return 0;
-	uint64_t parts = first_chunk(n, st->chunk, start, count, lead, first);
+	uint64_t parts = h5io_first_chunk(n, st->chunk, start, count, lead, first);
 	char *scratch = NULL;
 	ptrdiff_t sst[H5U_MAXDIM], bst[H5U_MAXDIM];
 	int got = 1;
@@ -657,7 +548,7 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 			iter_contiguous(n, run, run, size, sst);
 			iter_copy(size, scratch, sst, (char *)buf + into, bst, n, ext);
 		}
-		next_chunk(n, st->chunk, lead, start, count, first);
+		h5io_next_chunk(n, st->chunk, lead, start, count, first);
 	}
 	free(scratch);
 	return got;
@@ -708,7 +599,7 @@ static bool in_place_settle(struct h5io_layout *l)
 void h5io_in_place_prepare(struct h5io_record *rec)
 {
 	rec->in_place = true;
-	struct h5io_layout *l = layout_of(rec);
+	struct h5io_layout *l = h5io_layout_of(rec);
 	l->in_place = in_place_settle(l) ? 1 : -1;
 	bool yes = l->in_place > 0 && direct_fd(l) >= 0;
 	if (l->shared)   /* every rank moves it so, or none: the others' calls are collective */
@@ -726,7 +617,7 @@ void h5io_in_place_prepare(struct h5io_record *rec)
 int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		       const int64_t *step, const int64_t *count, void *buf)
 {
-	struct h5io_layout *l = rec && rec->in_place ? layout_of(rec) : NULL;
+	struct h5io_layout *l = rec && rec->in_place ? h5io_layout_of(rec) : NULL;
 	if (!l || !in_place_runs(l) || rec->storage.as_stored != dt || direct_fd(l) < 0)
 		return 0;
 	const struct h5io_storage *st = &rec->storage;
@@ -742,7 +633,7 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 	bstride[n - 1] = 1;
 	for (int i = n - 1; i > 0; i--)
 		bstride[i - 1] = bstride[i] * (uint64_t)count[i];
-	uint64_t parts = first_chunk(n, st->chunk, start, count, lead, first);
+	uint64_t parts = h5io_first_chunk(n, st->chunk, start, count, lead, first);
 	struct h5io_pieces *p = h5io_pieces_new();
 	int rc = 1;
 	for (uint64_t j = 0; j < parts && rc == 1; j++) {
@@ -750,103 +641,16 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 		haddr_t addr;
 		for (int i = 0; i < n; i++)
 			c0[i] = (hsize_t)first[i];
-		if (!chunk_at(l, c0, &addr, &size) || addr == HADDR_UNDEF) {
+		if (!h5io_chunk_at(l, c0, &addr, &size) || addr == HADDR_UNDEF) {
 			errno = EIO;   /* listed stored whole when first asked */
 			rc = -1;
 		} else if (h5io_chunk_part(write, l->fd, st, p, c0, addr, start, count, bstride, buf) < 0) {
 			rc = -1;
 		}
-		next_chunk(n, st->chunk, lead, start, count, first);
+		h5io_next_chunk(n, st->chunk, lead, start, count, first);
 	}
 	if (rc == 1 && h5io_pieces_flush(write, l->fd, p) < 0)
 		rc = -1;
 	free(p);
 	return rc;
-}
-
-/* ---- the extents of a box ------------------------------------------------ */
-
-/* The runs of the box START/STEP/COUNT of the contiguous dataset of L, of
- * SHAPE, into X.  False when they are too many. */
-static bool contiguous_runs(const struct h5io_layout *l, const struct shape *shape,
-			    const int64_t *start, const int64_t *step, const int64_t *count,
-			    struct extents *x)
-{
-	int n = shape->ndim, outer = n - 1;
-	uint64_t esize = l->rec->storage.esize, run = esize, stride[H5U_MAXDIM + 1];
-	stride[n > 0 ? n - 1 : 0] = 1;
-	for (int i = n - 1; i > 0; i--)
-		stride[i - 1] = stride[i] * (uint64_t)shape->dim[i];
-	/* The axes after OUTER lie in one run; OUTER's indices and those
-	 * before it are enumerated. */
-	for (; outer >= 0; outer--) {
-		if (count[outer] > 1 && step && step[outer] != 1)
-			break;
-		run *= (uint64_t)count[outer];
-		if (start[outer] != 0 || count[outer] != shape->dim[outer]) {
-			outer--;
-			break;
-		}
-	}
-	int64_t idx[H5U_MAXDIM] = { 0 };
-	for (;;) {
-		uint64_t at = 0;
-		for (int i = 0; i < n; i++)
-			at += (uint64_t)(start[i] + idx[i] * (step ? step[i] : 1)) * stride[i];
-		if (!extent_add(x, l->addr + at * esize, run))
-			return false;
-		int i = outer;
-		while (i >= 0 && ++idx[i] == count[i])
-			idx[i--] = 0;
-		if (i < 0)
-			return true;
-	}
-}
-
-/* The chunks that the box START/COUNT of the chunked dataset of L
- * touches, whole, into X.  False when they are too many or HDF5 cannot
- * say where one is. */
-static bool chunks_touched(struct h5io_layout *l, const int64_t *start, const int64_t *count,
-			   struct extents *x)
-{
-	const hsize_t *chunk = l->rec->storage.chunk;
-	int n = l->rec->storage.ndim;
-	int64_t first[H5U_MAXDIM], lead[H5U_MAXDIM];
-	uint64_t parts = first_chunk(n, chunk, start, count, lead, first);
-	for (uint64_t j = 0; j < parts; j++) {
-		hsize_t offset[H5U_MAXDIM], size;
-		haddr_t addr;
-		for (int i = 0; i < n; i++)
-			offset[i] = (hsize_t)first[i];
-		if (!chunk_at(l, offset, &addr, &size))
-			return false;
-		if (addr != HADDR_UNDEF && !extent_add(x, addr, size))
-			return false;
-		next_chunk(n, chunk, lead, start, count, first);
-	}
-	return true;
-}
-
-void h5io_expect_box(hid_t d, const struct shape *shape, const int64_t *start,
-		     const int64_t *step, const int64_t *count)
-{
-	if (!journal_active() || shape->ndim == 0)
-		return;
-	for (int i = 0; i < shape->ndim; i++)
-		if (count[i] == 0)
-			return;
-	struct h5io_layout *l = layout_of(h5io_record_of(d));
-	if (!l || l->rec->storage.ndim != shape->ndim)
-		return;
-	bool strided = false;
-	for (int i = 0; step && i < shape->ndim; i++)
-		strided |= count[i] > 1 && step[i] != 1;
-	struct extents x = { .path = l->path, .n = 0 };
-	if (l->kind == LAYOUT_CONTIGUOUS)
-		contiguous_runs(l, shape, start, step, count, &x);
-	else if (l->kind == LAYOUT_CHUNKED && !strided)
-		chunks_touched(l, start, count, &x);
-	H5Eclear2(H5E_DEFAULT);
-	if (x.batches < MAX_BATCHES)
-		extents_flush(&x);
 }

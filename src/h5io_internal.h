@@ -1,6 +1,6 @@
 /* h5io_internal.h - what h5io.c, h5io_dataset.c, h5io_box.c,
- * h5io_types.c, h5io_extent.c, h5io_unwritten.c, h5attr.c and filter.c
- * share, and nothing else may use: the HDF5 memory types of dtypes
+ * h5io_types.c, h5io_extent.c, h5io_announce.c, h5io_unwritten.c,
+ * h5attr.c and filter.c share, and nothing else may use: the HDF5 memory types of dtypes
  * (h5io_types.c), the record of an open dataset (h5io_dataset.c) and what
  * h5io_extent.c hangs from it, and the folding of HDF5's error stacks
  * into the error record (h5io.c).
