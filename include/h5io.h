@@ -156,6 +156,11 @@ bool h5io_row_overflows_cache(int ndim, const int64_t *dim, const int64_t *chunk
 size_t h5io_chunk_row_bytes(int ndim, const int64_t *dim, const int64_t *chunk, size_t esize);
 /* Is D stored compact (its data in its object header)? */
 bool h5io_dataset_compact(hid_t d);
+/* Is D chunked with the version-1 B-tree index, the one chunkindex.h
+ * reads whole (h5py's and netCDF-4's default; not HDF5 1.10's newer
+ * indexes, which h5py's libver='latest' and HDF5 1.10 files with
+ * unlimited axes write)? */
+bool h5io_dataset_btree(hid_t d);
 /* How many of D's chunks were ever written (h5py's and netCDF-4's
  * incremental allocation leaves some unwritten; a dataset not chunked
  * counts as written)?  Reads fill them with the fill value; HDF5 1.10

@@ -114,6 +114,7 @@ struct array {
 	bool stored_gaps;        /* ... some of its chunks never written (h5io.h) */
 	bool stored_raw;         /* ... under MPI, some stored without their filters (h5io.h) */
 	bool stored_compact;     /* stored compact: its data in its object header */
+	bool stored_btree;       /* chunked, its index the version-1 B-tree (h5io.h) */
 	size_t chunk_cache;      /* ... bytes of chunk cache it is opened with, paid from
 				    the budget (plan_layout.c's in_place_cache); 0: the usual */
 	bool create;             /* the run creates this dataset ... */

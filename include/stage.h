@@ -48,7 +48,9 @@ struct stage_chunked {
 /* Is X a dataset written in place whose boxes move by pread and pwrite at
  * its chunks' places (h5io_dataset_in_place), on one process and on
  * every rank under MPI alike: an existing, whole, not virtual dataset,
- * chunked without filters, every chunk stored, in the machine's byte
+ * chunked without filters, its index the version-1 B-tree (read whole:
+ * another index would leave the run no places, and its slices would go
+ * through HDF5 a call each), every chunk stored, in the machine's byte
  * order, a row of whose chunks overflows its chunk cache
  * (h5io_row_overflows_cache, as the run asks), that no other array of the
  * plan names (named_twice)?  The plan lays out its passes and the run

@@ -117,7 +117,7 @@ static struct array *plane_of(struct planner *pl, struct array *x, const struct 
 	m->dtype = DT_BOOL;
 	m->create = m->has_fill = m->in_place = m->replace = m->units_set = m->desc_set = false;
 	m->nstored = 0;
-	m->stored_filtered = m->stored_gaps = m->stored_raw = m->stored_compact = false;
+	m->stored_filtered = m->stored_gaps = m->stored_raw = m->stored_compact = m->stored_btree = false;
 	m->missing = NULL;
 	m->coding = NULL;
 	m->decoded = m;
@@ -204,6 +204,7 @@ static void dataset_learn(struct array *x, hid_t d, struct arena *a)
 	x->stored_gaps = h5io_dataset_written(d) == H5IO_WRITTEN_SOME;
 	x->stored_raw = comm_mpi() && h5io_dataset_masks(d) == H5IO_MASKS_SOME;
 	x->stored_compact = h5io_dataset_compact(d);
+	x->stored_btree = x->nstored > 0 && h5io_dataset_btree(d);
 	x->swapped = h5io_dataset_swapped(d);
 	x->dims = dims_read(d, x->file->name, &x->shape, a);
 	x->units = cf_units_read(d, a);

@@ -509,6 +509,16 @@ bool h5io_dataset_compact(hid_t d)
 	return compact;
 }
 
+bool h5io_dataset_btree(hid_t d)
+{
+	H5D_chunk_index_t idx;
+	if (H5Dget_chunk_index_type(d, &idx) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return false;
+	}
+	return idx == H5D_CHUNK_IDX_BTREE;
+}
+
 void h5io_dataset_close(hid_t d)
 {
 	if (d < 0)

@@ -335,7 +335,7 @@ int stage_read_broadcast(const struct array *x, const struct shape *space, enum 
 
 bool stage_in_place_runs(const struct array *x)
 {
-	return x->kind == ARR_DATASET && x->in_place && x->nstored > 0 &&
+	return x->kind == ARR_DATASET && x->in_place && x->nstored > 0 && x->stored_btree &&
 	       !x->stored_filtered && !x->stored_gaps && !x->selected && !x->swapped && !x->vds &&
 	       !x->named_twice &&
 	       h5io_row_overflows_cache(x->nstored, x->shape.dim, x->stored_chunk,

@@ -395,6 +395,51 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide, written a slice at a time, 3 of 3 ranks with work"
 }
 
+@test "in place by runs only where the chunk index is the version-1 B-tree, the one read whole: h5py's libver='latest' fixed and extensible arrays go through HDF5 (check's plan, no preadv or pwritev), where their slices were each an HDF5 call; the B-tree beside them by runs; NumPy's bits on 1-3 ranks" {
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+a = np.random.default_rng(5).standard_normal((300, 9000))
+with h5py.File("lat.h5", "w", libver="latest") as f:
+    f.create_dataset("fixed", data=a, chunks=(256, 64))
+    f.create_dataset("grow", data=a, chunks=(256, 64), maxshape=(None, 9000))
+with h5py.File("v1.h5", "w") as f:
+    f.create_dataset("tree", data=a, chunks=(256, 64))
+'
+	local x f n vectored same=()
+	for x in fixed grow tree; do
+		f=lat.h5
+		[[ $x == tree ]] && f=v1.h5
+		printf 'inputs: {a: %s:/%s}\nsteps:\n  - {expr: a * 2 + 1, out: a}\n' "$f" "$x" >"$x.yaml"
+		run h5u check --memory 1M "$x.yaml"
+		assert_success
+		cp "$f" "c$x.h5"
+		traced_moves "tr$x" eval -i "a=c$x.h5:/$x" 'a = a * 2 + 1' --memory 1M --risk-partial-writes
+		if [[ $x == tree ]]; then
+			assert_line --index 0 --partial "written a slice at a time, 1 of 1 ranks"
+			((vectored > 0)) || fail "$x: no preadv or pwritev, where the plan moves it by runs"
+		else
+			assert_line --index 0 --partial "a chunk column across the boxes at a time"
+			((vectored == 0)) || fail "$x: $vectored preadv or pwritev, where the plan moves it through HDF5"
+		fi
+		same+=(:: same "$f" "c$x.h5" "/$x" "$x * 2 + 1")
+		for n in 2 3; do
+			run mpi "$n" h5ufunc check --memory 1M "$x.yaml"
+			assert_success
+			if [[ $x == tree ]]; then
+				assert_output --partial "slices 64 wide, written a slice at a time"
+			else
+				refute_output --partial "slices"
+			fi
+			cp "$f" "r$n$x.h5"
+			mpi "$n" h5ufunc eval -i "a=r$n$x.h5:/$x" 'a = a * 2 + 1' --memory 1M ||
+				fail "$x on $n ranks: exit status $?"
+			same+=(:: same "$f" "r$n$x.h5" "/$x" "$x * 2 + 1")
+		done
+	done
+	run ref "${same[@]:1}"
+	assert_success
+}
+
 @test "reductions and scans read each chunk once: over the last axis, the first and all; one process, 2 and 3 ranks" {
 	cp "$BATS_FILE_TMPDIR/c.h5" .
 	local d n READS=() same=()
