@@ -414,7 +414,7 @@ int h5io_read_chunk(struct h5io_record *rec, enum dtype dt, const hsize_t *offse
 }
 
 uint64_t h5io_first_chunk(int n, const hsize_t *chunk, const int64_t *start, const int64_t *count,
-			    int64_t *lead, int64_t *first)
+			  int64_t *lead, int64_t *first)
 {
 	uint64_t parts = 1;
 	for (int i = 0; i < n; i++) {
@@ -426,7 +426,7 @@ uint64_t h5io_first_chunk(int n, const hsize_t *chunk, const int64_t *start, con
 }
 
 void h5io_next_chunk(int n, const hsize_t *chunk, const int64_t *lead, const int64_t *start,
-		       const int64_t *count, int64_t *first)
+		     const int64_t *count, int64_t *first)
 {
 	for (int i = n - 1; i >= 0; i--) {
 		first[i] += (int64_t)chunk[i];
