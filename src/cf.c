@@ -473,14 +473,23 @@ static void unpack_tested(const struct cf_coding *c, char *x, int64_t n, const u
 			memcpy(x + k * ds, nan, (size_t)ds);
 }
 
+/* A coding that does not scale (_Unsigned alone) keeps the same bytes both ways:
+ * copies N values of SRC to DST (nothing when they are the one buffer) and says
+ * true; false, touching nothing, when C scales. */
+static bool same_bytes(const struct cf_coding *c, const char *src, char *dst, int64_t n)
+{
+	if (cf_coding_scales(c))
+		return false;
+	if (src != dst)
+		memcpy(dst, src, (size_t)(n * dtype_size(c->stored)));
+	return true;
+}
+
 void cf_decode(const struct cf_coding *c, const char *src, char *dst, int64_t n)
 {
 	int ps = dtype_size(c->stored), ds = dtype_size(c->dtype);
-	if (!cf_coding_scales(c)) {   /* _Unsigned alone: the same bytes */
-		if (src != dst)
-			memcpy(dst, src, (size_t)(n * ps));
+	if (same_bytes(c, src, dst, n))
 		return;
-	}
 	double terms[6];
 	bool fast = fast_terms(c, terms) == 0, masks = cf_missing_any(&c->missing);
 	_Alignas(16) unsigned char packed[PIECE * 8];
@@ -574,11 +583,8 @@ int cf_encode(const struct cf_coding *c, const char *src, char *dst, int64_t n, 
 	      struct err *e)
 {
 	int ps = dtype_size(c->stored), ds = dtype_size(c->dtype);
-	if (!cf_coding_scales(c)) {   /* _Unsigned alone: the same bytes */
-		if (src != dst)
-			memcpy(dst, src, (size_t)(n * ps));
+	if (same_bytes(c, src, dst, n))
 		return 0;
-	}
 	bool integer = strchr("iu", dtype_table[c->packed].kind) != NULL;
 	bool masks = cf_missing_any(&c->missing);
 	_Alignas(16) unsigned char values[PIECE * 8], orig[PIECE * 8];
