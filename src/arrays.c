@@ -39,34 +39,56 @@ static int *dataset_bucket(struct planner *pl, const struct plan_file *f, const 
 	return &pl->dataset_bucket[(h ^ h >> 32) & (PLANNER_DATASET_BUCKETS - 1)];
 }
 
-/* Does Y, an array of PL's buckets, name dataset PATH of F? */
-static bool names(const struct array *y, const struct plan_file *f, const char *path)
+/* A walk over the arrays of PL's buckets that name dataset PATH of F,
+ * the latest first:
+ *	struct dataset_walk w = dataset_walk(pl, f, path);
+ *	for (struct array *y; (y = dataset_next(&w));)
+ */
+struct dataset_walk {
+	const struct planner *pl;
+	const struct plan_file *f;
+	const char *path;
+	int at;   /* the next to look at: an index into named plus one; 0: none */
+};
+
+static struct dataset_walk dataset_walk(struct planner *pl, const struct plan_file *f, const char *path)
 {
-	return y->kind == ARR_DATASET && y->file == f && !strcmp(y->path, path);
+	return (struct dataset_walk){ .pl = pl, .f = f, .path = path, .at = *dataset_bucket(pl, f, path) };
+}
+
+/* The next array of W's dataset; NULL after the last. */
+static struct array *dataset_next(struct dataset_walk *w)
+{
+	while (w->at > 0) {
+		const struct named_array *n = &w->pl->named[w->at - 1];
+		w->at = n->next;
+		struct array *y = n->array;
+		if (y->kind == ARR_DATASET && y->file == w->f && !strcmp(y->path, w->path))
+			return y;
+	}
+	return NULL;
 }
 
 struct array *array_find(struct planner *pl, const struct plan_file *f, const char *path)
 {
-	for (int i = *dataset_bucket(pl, f, path); i > 0; i = pl->named[i - 1].next) {
-		struct array *x = pl->named[i - 1].array;
-		if (names(x, f, path) && !x->selected && !x->base && !x->raw)
+	struct dataset_walk w = dataset_walk(pl, f, path);
+	for (struct array *x; (x = dataset_next(&w));)
+		if (!x->selected && !x->base && !x->raw)
 			return x;
-	}
 	return NULL;
 }
 
 void array_named(struct planner *pl, struct array *x)
 {
-	int *bucket = dataset_bucket(pl, x->file, x->path);
 	/* two arrays of a dataset are both marked when the second comes,
 	 * so one earlier array marked is all of them */
-	for (int i = *bucket; i > 0; i = pl->named[i - 1].next) {
-		struct array *y = pl->named[i - 1].array;
-		if (y != x && names(y, x->file, x->path)) {
+	struct dataset_walk w = dataset_walk(pl, x->file, x->path);
+	for (struct array *y; (y = dataset_next(&w));)
+		if (y != x) {
 			x->named_twice = y->named_twice = true;
 			break;
 		}
-	}
+	int *bucket = dataset_bucket(pl, x->file, x->path);
 	if (pl->nnamed == PLAN_MAXARRAYS)   /* never: an array is named once */
 		return;
 	pl->named[pl->nnamed] = (struct named_array){ .array = x, .next = *bucket };
@@ -265,11 +287,10 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		err_place(e, &w->loc);
 		return NULL;
 	}
-	for (int i = *dataset_bucket(pl, f, op->path); i > 0; i = pl->named[i - 1].next) {
-		struct array *y = pl->named[i - 1].array;
-		if (names(y, f, op->path) && y->selected && !y->raw && select_same_view(&y->view, &v))
+	struct dataset_walk named = dataset_walk(pl, f, op->path);
+	for (struct array *y; (y = dataset_next(&named));)
+		if (y->selected && !y->raw && select_same_view(&y->view, &v))
 			return y;
-	}
 	struct array *y = array_new(pl, ARR_DATASET, text);
 	if (!y) {
 		err_at(e, EXIT_USAGE, w, "too many arrays (at most %d)", PLAN_MAXARRAYS);
