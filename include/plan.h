@@ -388,12 +388,29 @@ struct plan_step {
 	struct at_plan *at;                 /* at: its indices and rounds */
 };
 
+/* Buckets of the datasets' arrays (struct plan's named): a power of two. */
+#define PLAN_DATASET_BUCKETS 1024
+
+/* An array of the plan that names a dataset, and the next of its bucket
+ * (an index into the plan's named, plus one; 0: none). */
+struct plan_named {
+	struct array *array;
+	int next;
+};
+
 struct plan {
 	struct arena *arena;
 	int nfiles;
 	struct plan_file *files[PLAN_MAXFILES];
 	int narrays;
 	struct array *arrays[PLAN_MAXARRAYS];
+	/* the arrays that name datasets (every ARR_DATASET array, as it is
+	 * made), hashed by file and path, the latest first in each bucket:
+	 * plan_dataset_next looks at one dataset's arrays without walking
+	 * all the plan's */
+	int nnamed;
+	struct plan_named named[PLAN_MAXARRAYS];
+	int dataset_bucket[PLAN_DATASET_BUCKETS];   /* 0: empty, else an index into named plus one */
 	int nsteps;
 	struct plan_step *steps;
 	const char *command;                /* "run", "call", ... */
@@ -411,6 +428,22 @@ struct plan_options {
 	bool quiet;                         /* -q: no note when one is rolled back */
 	bool risk_partial_writes;           /* --risk-partial-writes: no journals */
 };
+
+/* A walk over the arrays of P that name dataset PATH of F, the latest
+ * first (arrays.c):
+ *	struct plan_dataset_walk w = plan_dataset_walk(p, f, path);
+ *	for (struct array *y; (y = plan_dataset_next(&w));)
+ */
+struct plan_dataset_walk {
+	const struct plan *p;
+	const struct plan_file *f;
+	const char *path;
+	int at;   /* the next to look at: an index into P's named plus one; 0: none */
+};
+struct plan_dataset_walk plan_dataset_walk(const struct plan *p, const struct plan_file *f,
+					   const char *path);
+/* The next array of W's dataset; NULL after the last. */
+struct array *plan_dataset_next(struct plan_dataset_walk *w);
 
 /* Check R against the files and build P (allocated from A).  Collective
  * under MPI (files are opened); every rank must call it.  Files are closed

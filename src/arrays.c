@@ -29,38 +29,28 @@ struct array *array_new(struct planner *pl, enum array_kind kind, const char *di
 	return x;
 }
 
-/* The bucket of PL's datasets that dataset PATH of F falls in (FNV-1a of
- * the path, mixed with the file's place in memory). */
-static int *dataset_bucket(struct planner *pl, const struct plan_file *f, const char *path)
+/* The bucket of a plan's datasets that dataset PATH of F falls in (FNV-1a
+ * of the path, mixed with the file's place in memory). */
+static unsigned dataset_bucket(const struct plan_file *f, const char *path)
 {
 	uint64_t h = 14695981039346656037u ^ (uint64_t)(uintptr_t)f;
 	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
 		h = (h ^ *c) * 1099511628211u;
-	return &pl->dataset_bucket[(h ^ h >> 32) & (PLANNER_DATASET_BUCKETS - 1)];
+	return (unsigned)((h ^ h >> 32) & (PLAN_DATASET_BUCKETS - 1));
 }
 
-/* A walk over the arrays of PL's buckets that name dataset PATH of F,
- * the latest first:
- *	struct dataset_walk w = dataset_walk(pl, f, path);
- *	for (struct array *y; (y = dataset_next(&w));)
- */
-struct dataset_walk {
-	const struct planner *pl;
-	const struct plan_file *f;
-	const char *path;
-	int at;   /* the next to look at: an index into named plus one; 0: none */
-};
-
-static struct dataset_walk dataset_walk(struct planner *pl, const struct plan_file *f, const char *path)
+struct plan_dataset_walk plan_dataset_walk(const struct plan *p, const struct plan_file *f,
+					   const char *path)
 {
-	return (struct dataset_walk){ .pl = pl, .f = f, .path = path, .at = *dataset_bucket(pl, f, path) };
+	return (struct plan_dataset_walk){
+		.p = p, .f = f, .path = path, .at = p->dataset_bucket[dataset_bucket(f, path)]
+	};
 }
 
-/* The next array of W's dataset; NULL after the last. */
-static struct array *dataset_next(struct dataset_walk *w)
+struct array *plan_dataset_next(struct plan_dataset_walk *w)
 {
 	while (w->at > 0) {
-		const struct named_array *n = &w->pl->named[w->at - 1];
+		const struct plan_named *n = &w->p->named[w->at - 1];
 		w->at = n->next;
 		struct array *y = n->array;
 		if (y->kind == ARR_DATASET && y->file == w->f && !strcmp(y->path, w->path))
@@ -71,8 +61,8 @@ static struct array *dataset_next(struct dataset_walk *w)
 
 struct array *array_find(struct planner *pl, const struct plan_file *f, const char *path)
 {
-	struct dataset_walk w = dataset_walk(pl, f, path);
-	for (struct array *x; (x = dataset_next(&w));)
+	struct plan_dataset_walk w = plan_dataset_walk(pl->p, f, path);
+	for (struct array *x; (x = plan_dataset_next(&w));)
 		if (!x->selected && !x->base && !x->raw)
 			return x;
 	return NULL;
@@ -82,17 +72,18 @@ void array_named(struct planner *pl, struct array *x)
 {
 	/* two arrays of a dataset are both marked when the second comes,
 	 * so one earlier array marked is all of them */
-	struct dataset_walk w = dataset_walk(pl, x->file, x->path);
-	for (struct array *y; (y = dataset_next(&w));)
+	struct plan_dataset_walk w = plan_dataset_walk(pl->p, x->file, x->path);
+	for (struct array *y; (y = plan_dataset_next(&w));)
 		if (y != x) {
 			x->named_twice = y->named_twice = true;
 			break;
 		}
-	int *bucket = dataset_bucket(pl, x->file, x->path);
-	if (pl->nnamed == PLAN_MAXARRAYS)   /* never: an array is named once */
+	struct plan *p = pl->p;
+	int *bucket = &p->dataset_bucket[dataset_bucket(x->file, x->path)];
+	if (p->nnamed == PLAN_MAXARRAYS)   /* never: an array is named once */
 		return;
-	pl->named[pl->nnamed] = (struct named_array){ .array = x, .next = *bucket };
-	*bucket = ++pl->nnamed;
+	p->named[p->nnamed] = (struct plan_named){ .array = x, .next = *bucket };
+	*bucket = ++p->nnamed;
 }
 
 struct array *array_bound(struct planner *pl, const char *name)
@@ -287,8 +278,8 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 		err_place(e, &w->loc);
 		return NULL;
 	}
-	struct dataset_walk named = dataset_walk(pl, f, op->path);
-	for (struct array *y; (y = dataset_next(&named));)
+	struct plan_dataset_walk named = plan_dataset_walk(pl->p, f, op->path);
+	for (struct array *y; (y = plan_dataset_next(&named));)
 		if (y->selected && !y->raw && select_same_view(&y->view, &v))
 			return y;
 	struct array *y = array_new(pl, ARR_DATASET, text);
@@ -316,12 +307,12 @@ struct array *array_dataset(struct planner *pl, const struct operand *op,
 static struct array *axes_view(struct planner *pl, struct array *x, const struct dims *u,
 			       const struct shape *shape, const int *from)
 {
-	for (int i = 0; i < pl->p->narrays; i++) {
-		struct array *y = pl->p->arrays[i];
+	/* a view of X names X's dataset (array_named) */
+	struct plan_dataset_walk views = plan_dataset_walk(pl->p, x->file, x->path);
+	for (struct array *y; (y = plan_dataset_next(&views));)
 		if (y->base == x && y->shape.ndim == u->ndim &&
 		    !memcmp(y->from_axis, from, sizeof *from * (size_t)u->ndim))
 			return y;
-	}
 	struct array *y = array_new(pl, ARR_DATASET, x->display);
 	if (!y)
 		return NULL;

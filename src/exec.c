@@ -299,22 +299,14 @@ static hid_t create_dataset(struct plan *p, struct array *x, struct err *e)
 
 /* The chunk cache dataset X is opened with: the largest that the plan
  * gave any array of its file and path (HDF5 keeps one cache a dataset, set
- * by the handle opened first).  Asked once per dataset opened, so the
- * walks are quadratic in the plan's arrays, which cannot matter: a plan
- * has at most PLAN_MAXARRAYS (1024), and the test that fails for nearly
- * all (a cache paid: only in-place outputs of elementwise passes have one)
- * comes first, so a million integer compares at most, once, before any
- * I/O.  (500 steps written in place, 1000 arrays: open_all, this
- * included, is 0.4% of the run's samples.) */
+ * by the handle opened first). */
 static size_t same_cache(const struct plan *p, const struct array *x)
 {
 	size_t bytes = 0;
-	for (int i = 0; i < p->narrays; i++) {
-		const struct array *y = p->arrays[i];
-		if (y->chunk_cache > bytes && y->kind == ARR_DATASET && y->file == x->file &&
-		    !strcmp(y->path, x->path))
+	struct plan_dataset_walk w = plan_dataset_walk(p, x->file, x->path);
+	for (const struct array *y; (y = plan_dataset_next(&w));)
+		if (y->chunk_cache > bytes)
 			bytes = y->chunk_cache;
-	}
 	return bytes;
 }
 

@@ -41,16 +41,6 @@ struct binding {
 	struct array *array;
 };
 
-/* Buckets of the datasets' arrays (array_named): a power of two. */
-#define PLANNER_DATASET_BUCKETS 1024
-
-/* An array of the plan that names a dataset, and the next of its bucket
- * (an index into the planner's named, plus one; 0: none). */
-struct named_array {
-	struct array *array;
-	int next;
-};
-
 /* The planner's working state. */
 struct planner {
 	struct plan *p;
@@ -58,12 +48,6 @@ struct planner {
 	const struct plan_options *o;
 	int nbind;
 	struct binding bind[PLAN_MAXARRAYS];
-	/* the arrays that name datasets, hashed by file and path, the latest
-	 * first in each bucket: array_named and array_find look up one
-	 * dataset's arrays without walking the plan's */
-	int nnamed;
-	struct named_array named[PLAN_MAXARRAYS];
-	int dataset_bucket[PLANNER_DATASET_BUCKETS];   /* 0: empty, else an index into named plus one */
 };
 
 /* ---- plan_fold.c ---- */
