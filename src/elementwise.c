@@ -525,10 +525,24 @@ static int finish(struct plan_step *s, struct buffers *B, struct err *e)
 	return 0;
 }
 
-/* Each box of the run, a slice at a time: its inputs read and its ops run
- * over tiles of the slice's lines, its results written a slice, a band of
- * slices or a box at a time; or, by_columns, each slice of every box in
- * turn, a chunk column at a time (elementwise_by_columns). */
+/* Slice J of the box B holds: its inputs read, its ops run over tiles of
+ * its lines, and its results finished when it ends a write; -1 when the
+ * ranks agree on an error (finish). */
+static int run_slice(struct plan_step *s, struct buffers *B, int64_t j, struct err *e)
+{
+	slice_of(B, j);
+	int64_t n = B->c[s->blocks.split.axis];
+	read_box(s, B, e);
+	for (int64_t r = 0; r < n && !e->status; r += B->tile)
+		run_tile(s, B, r, n - r < B->tile ? n - r : B->tile, e);
+	if ((j + 1) % B->per_write == 0 || j + 1 == B->slices)
+		return finish(s, B, e);
+	return 0;
+}
+
+/* Each box of the run, a slice at a time (run_slice), its results written
+ * a slice, a band of slices or a box at a time; or, by_columns, each slice
+ * of every box in turn, a chunk column at a time (elementwise_by_columns). */
 int elementwise_run(struct plan_step *s, struct err *e)
 {
 	struct buffers B;
@@ -537,23 +551,20 @@ int elementwise_run(struct plan_step *s, struct err *e)
 	const struct dist_layout *l = &s->blocks.split;
 	struct dist_walk w;
 	bool stop = false;
-	/* by_columns: slice J of every box, then J + 1 (each slice written as
-	 * it is done); else each box's slices in turn */
-	int64_t columns = s->blocks.by_columns ? B.slices : 1, per_box = B.slices / columns;
-	for (int64_t c = 0; c < columns && !stop; c++) {
+	if (s->blocks.by_columns) {   /* slice J of every box, then J + 1 */
+		for (int64_t j = 0; j < B.slices && !stop; j++) {
+			dist_walk_start(l, comm_rank(), &w);
+			for (int64_t b = 0; b < l->nboxes && !stop; b++) {
+				dist_walk_next(&w, B.bo, B.bc);
+				stop = run_slice(s, &B, j, e) < 0;
+			}
+		}
+	} else {   /* each box's slices in turn */
 		dist_walk_start(l, comm_rank(), &w);
 		for (int64_t b = 0; b < l->nboxes && !stop; b++) {
 			dist_walk_next(&w, B.bo, B.bc);
-			for (int64_t i = 0; i < per_box && !stop; i++) {
-				int64_t j = c + i;
-				slice_of(&B, j);
-				int64_t n = B.c[l->axis];
-				read_box(s, &B, e);
-				for (int64_t r = 0; r < n && !e->status; r += B.tile)
-					run_tile(s, &B, r, n - r < B.tile ? n - r : B.tile, e);
-				if ((j + 1) % B.per_write == 0 || j + 1 == B.slices)
-					stop = finish(s, &B, e) < 0;
-			}
+			for (int64_t j = 0; j < B.slices && !stop; j++)
+				stop = run_slice(s, &B, j, e) < 0;
 		}
 	}
 	for (int k = 0; k < s->fused.nred && !e->status; k++)
