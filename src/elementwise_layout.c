@@ -454,11 +454,16 @@ int elementwise_by_columns(struct plan_step *s, int64_t memory, const char *w, s
 		return -1;
 	if (comm_mpi() || dist_slices_cut(l))   /* no cache to walk through; cut already */
 		return 0;
+	/* whether cut boxes serve asks of the boxes the layout chose: those
+	 * kept, and put back when the cut ones do not serve */
+	struct dist_layout uncut = *l;
 	dist_cut_chunks(l, pass_chunks(s));
 	s->blocks.by_columns = dist_slices_cut(l);
 	if (s->blocks.by_columns && elementwise_slices(s, &per_write) > 1 && per_write == 1)
 		return 0;
-	return elementwise_layout(s, 1, memory, w, e);
+	*l = uncut;
+	s->blocks.by_columns = false;
+	return 0;
 }
 
 int elementwise_uncut(struct plan_step *s, struct err *e)
