@@ -123,7 +123,7 @@ static bool read_by_chunks(const struct plan *p, const struct array *x)
 	return every_slot(p, x, SLOTS_IN, reads_chunks);
 }
 
-/* every_slot's test of moves_alone: S, which moves X, is an elementwise
+/* every_slot's test of moved_alone: S, which moves X, is an elementwise
  * pass of its own whose boxes or slices hold X's chunks whole and one
  * after another. */
 static bool moves_in_runs(const struct plan_step *s, int k, const struct array *x)
@@ -132,45 +132,60 @@ static bool moves_in_runs(const struct plan_step *s, int k, const struct array *
 	return !s->fused.host && elementwise_pass(s) && elementwise_moves_runs(s, x);
 }
 
-/* May X, under MPI, move alone (array's alone)?  A whole dataset that
- * existed, chunked without filters, every chunk stored (HDF5 1.10
- * allocates chunks collectively), in a file the run writes through
- * MPI-IO, moved by some step and only by elementwise passes each of
- * whose boxes or slices hold its chunks whole and one after another
- * (elementwise_moves_runs), with the datasets moved alone as they are;
- * or one written in place by runs of its chunks (stage_in_place_runs),
- * whose every box each rank moves by its own calls, whatever cuts it. */
-static bool moves_alone(const struct plan *p, const struct array *x)
+/* How X may move under MPI, as far as X itself says: asked once per
+ * array, before the passes that move it are (moved_alone). */
+enum moves {
+	MOVES_TOGETHER,     /* through MPI-IO's collective calls */
+	MOVES_BY_RUNS,      /* written in place by runs of its chunks
+			       (stage_in_place_runs): each rank moves its every
+			       box by its own calls, whatever cuts it */
+	MOVES_IF_PASSES     /* alone if every pass that moves it moves its
+			       chunks whole and one after another */
+};
+
+/* MOVES_IF_PASSES: a whole dataset that existed, chunked without filters,
+ * every chunk stored (HDF5 1.10 allocates chunks collectively), in a file
+ * the run writes through MPI-IO. */
+static enum moves how_it_moves(const struct array *x)
 {
 	if (stage_in_place_runs(x))
-		return true;
+		return MOVES_BY_RUNS;
 	if (x->kind != ARR_DATASET || x->unused || x->create || !x->file->exists || !x->file->write ||
 	    x->file->scratch || !x->nstored || x->stored_filtered || x->stored_gaps || x->selected ||
 	    x->base || x->coding || x->raw)
-		return false;
-	return every_slot(p, x, SLOTS_IN_OUT, moves_in_runs);
+		return MOVES_TOGETHER;
+	return MOVES_IF_PASSES;
 }
 
 /* Under MPI, the datasets of files the run writes that each rank moves
- * alone, with independent transfers (h5io_dataset_alone): each rank reads
- * and writes its own whole chunks, each chunk one call of one run of the
- * file, so no collective call is needed, and the passes that move them
- * take one chunk column a slice.  HDF5 1.10's collective writes of chunks
- * went through ROMIO's data sieving: each rank read back every 512 KiB it
- * wrote, under a lock (W4 in place on 2 ranks: 1.36x contiguous).  A pass
- * moves a dataset in runs only when every other dataset it moves a slice
- * at a time moves alone too, so the datasets that may are found by
- * dropping, until none drops, those that some pass would not. */
+ * alone (array's alone), with independent transfers (h5io_dataset_alone):
+ * each rank reads and writes its own whole chunks, each chunk one call of
+ * one run of the file, so no collective call is needed, and the passes
+ * that move them take one chunk column a slice.  HDF5 1.10's collective
+ * writes of chunks went through ROMIO's data sieving: each rank read back
+ * every 512 KiB it wrote, under a lock (W4 in place on 2 ranks: 1.36x
+ * contiguous).  Those that move by runs (MOVES_BY_RUNS) move alone; those
+ * that may (MOVES_IF_PASSES) when some step moves them and only
+ * elementwise passes each of whose boxes or slices hold its chunks whole
+ * and one after another (elementwise_moves_runs), with the datasets moved
+ * alone as they are.  A pass moves a dataset in runs only when every
+ * other dataset it moves a slice at a time moves alone too, so the
+ * datasets that may are found by dropping, until none drops, those that
+ * some pass would not. */
 static void moved_alone(struct plan *p, int nranks)
 {
+	enum moves how[PLAN_MAXARRAYS];
 	bool dropped = true;
-	for (int j = 0; j < p->narrays; j++)
+	for (int j = 0; j < p->narrays; j++) {
+		how[j] = how_it_moves(p->arrays[j]);
 		p->arrays[j]->alone = nranks > 1 && p->arrays[j]->kind == ARR_DATASET;
+	}
 	while (dropped) {
 		dropped = false;
 		for (int j = 0; j < p->narrays; j++) {
 			struct array *x = p->arrays[j];
-			if (x->alone && !moves_alone(p, x))
+			if (x->alone && how[j] != MOVES_BY_RUNS &&
+			    (how[j] == MOVES_TOGETHER || !every_slot(p, x, SLOTS_IN_OUT, moves_in_runs)))
 				x->alone = false, dropped = true;
 		}
 	}
