@@ -389,8 +389,11 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 		int k = ahead_at(t, lo);
 		bool announced = k >= 0;
 		uint64_t most = 0;   /* where the record may reach, past END */
-		if (announced)
-			most = lo + RECORD_MAX < t->ahead.v[k].hi ? lo + RECORD_MAX : t->ahead.v[k].hi;
+		/* on across gaps of at most SKIP_MAX between announced ranges
+		 * (a chunk index's nodes among a chunk row's chunks) */
+		for (int j = k; announced && j < t->ahead.n && (j == k || t->ahead.v[j].lo - most <= SKIP_MAX) &&
+				(j == k || most < lo + RECORD_MAX); j++)
+			most = lo + RECORD_MAX < t->ahead.v[j].hi ? lo + RECORD_MAX : t->ahead.v[j].hi;
 		struct run *r = announced ? NULL : run_going_on(t, lo);
 		if (r)
 			most = lo + (2 * r->size < RUN_MAX ? 2 * r->size : RUN_MAX);
