@@ -395,8 +395,30 @@ static bool reads_runs(const struct plan_step *s, int nranks)
  * times the collective calls (README, Benchmarks: "Sixteen cores"). */
 #define COMPRESSED_TARGET ((int64_t)16 << 20)
 
+/* S's boxes as a band of chunk columns (dist_band_chunks), the budget
+ * paying for a slice: where every output is written in place by runs
+ * (stage_in_place_runs) and S then reads, computes and writes each slice
+ * alone (elementwise_slices, a write a slice).  False, S's boxes as they
+ * were, where not. */
+static bool band_boxes(struct plan_step *s)
+{
+	struct dist_layout *l = &s->blocks.split, before = *l;
+	int64_t per_write;
+	bool runs = s->nout > 0;
+	for (int k = 0; k < s->nout; k++)
+		runs = runs && stage_in_place_runs(s->out[k]);
+	if (!runs)
+		return false;
+	dist_band_chunks(l, pass_chunks(s));
+	if (l->band && elementwise_slices(s, &per_write) > 1 && per_write == 1)
+		return true;
+	*l = before;
+	return false;
+}
+
 /* S's boxes for NRANKS ranks within MEMORY (elementwise_layout), those
- * that cut the chunks grown when CUT and S reads them as runs. */
+ * that cut the chunks grown when CUT and S reads them as runs: a band
+ * where S may take one (band_boxes), else whole rows of chunk pieces. */
 static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cut, const char *w,
 			struct err *e)
 {
@@ -431,7 +453,7 @@ static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cu
 	if (dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
 			     &s->blocks.split) < 0)
 		return -1;
-	if (cut && reads_runs(s, nranks))
+	if (cut && reads_runs(s, nranks) && !band_boxes(s))
 		dist_cut_chunks(&s->blocks.split, pass_chunks(s));
 	return 0;
 }

@@ -207,7 +207,16 @@ check_reads() {
 	done
 	run h5u check --memory 7M - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
 	assert_success
-	assert_output --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	assert_output --partial "boxes (256, 2304), 9 boxes in 36 slices 64 wide, written a slice at a time"
+	# the budget pays for a slice, not a box: boxes of a chunk's lines,
+	# each chunk read by one preadv and written by one pwritev (9 x 36
+	# chunks), where boxes of whole rows at 7M took 128 lines, two calls
+	# a chunk
+	local calls
+	for m in 7M 8M 16M; do
+		calls=$(cat "tr$m".* | grep -cE '^pwritev2?\(' || true)
+		((calls > 0 && calls <= 9 * 36)) || fail "--memory $m: $calls pwritev for 324 chunks"
+	done
 	# with the journal: what it saves is the file's bytes once (read
 	# again by the journal, before they are overwritten)
 	cp sq.h5 j.h5
@@ -262,7 +271,7 @@ traced_moves() {
 	printf 'inputs: {a: sq.h5:/a}\nsteps:\n  - ufunc: add\n    in: [a, a]\n    out: a\n' >twice.yaml
 	run h5u check --memory 7M twice.yaml
 	assert_success
-	assert_line --index 0 --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	assert_line --index 0 --partial "boxes (256, 2304), 9 boxes in 36 slices 64 wide, written a slice at a time"
 	cp sq.h5 x.h5
 	traced_moves trx call add x.h5:/a x.h5:/a -o x.h5:/a --risk-partial-writes --memory 7M
 	((vectored > 0)) || fail "add x x -o x: no preadv or pwritev, where the plan moves it by runs"
@@ -341,7 +350,7 @@ traced_moves() {
 	assert_success
 	run h5u check --memory 1M r.yaml
 	assert_success
-	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide"
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (64, 9000), 3 boxes in 141 slices 64 wide"
 }
 
 @test "in place by runs under MPI: 1-4 ranks (shares that cut chunk rows, ranks with fewer boxes), budgets 1M, 16M and the default; ragged 2-d, float32, 3-d beside a gzip dataset through MPI-IO; every rank writes by pwritev, no data through MPI-IO; check plans the slices; NumPy's bits" {
@@ -392,7 +401,53 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	assert_success
 	run --separate-stderr mpi 3 h5ufunc check --memory 1M r.yaml
 	assert_success
-	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide, written a slice at a time, 3 of 3 ranks with work"
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (8, 9000), 19 boxes in 141 slices 64 wide, written a slice at a time, 3 of 3 ranks with work"
+}
+
+@test "in place by runs, a budget that holds no chunk row of a wide array: boxes of a chunk's lines where they deal evenly, the budget paying for a slice of one chunk column, so that each pwritev moves a chunk's part of a box of at least 32 lines (not 16); the journal's records and syncs a few a rank; NumPy's bits on 1-4 ranks" {
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+a = np.random.default_rng(7).standard_normal((512, 8200))
+with h5py.File("band.h5", "w") as f:
+    f.create_dataset("a", data=a, chunks=(256, 64))
+'
+	# (512, 8200) float64 in (256, 64): a chunk row of 129 chunks, 16 MiB,
+	# the last column ragged; at 4M boxes of whole rows would be 16 lines
+	local n d calls same=()
+	for n in 1 2 3 4; do
+		d=b$n
+		mkdir "$d"
+		cp band.h5 "$d/"
+		(cd "$d" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
+			-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe \
+			-n "$n" h5ufunc eval -i a=band.h5:/a 'a = a * 2 + 1' --memory 4M --json) >"$d.json" ||
+			fail "$n ranks: exit status $?"
+		# each pwritev a chunk's part of a box, 32 lines or more of 64
+		# float64 (16 lines at 4M before); the ragged last column (8 of
+		# 64 wide) a line a call, its lines 512 bytes apart in the file
+		calls=$(cat "$d"/tr.* | grep -E '^pwritev2?\(' | grep -cE '= [0-9]{5,}$' || true)
+		((calls > 0)) || fail "$n ranks: no pwritev of a chunk's part"
+		if cat "$d"/tr.* | grep -E '^pwritev2?\(' | awk '$NF != 64 && $NF < 32 * 512' | grep .; then
+			fail "$n ranks: pwritev of fewer than 32 lines of a chunk"
+		fi
+		# the journal: a record (and its fdatasync) a RECORD_MAX (16 MiB)
+		# of the chunks a rank writes, on across the chunk index's nodes
+		# between them, and three for HDF5's metadata beside
+		python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["per_rank"]:
+    most = -(-r["bytes_written"] // (16 << 20)) + 3
+    assert r["journal_syncs"] <= most and r["journal_records"] <= most, (most, r)
+' "$d.json" || fail "$n ranks: the journal's records and syncs"
+		same+=(:: same band.h5 "$d/band.h5" /a "a * 2 + 1")
+	done
+	run ref "${same[@]:1}"
+	assert_success
+	for n in 1 2; do
+		run --separate-stderr mpi "$n" h5ufunc check --memory 4M - <<<$'inputs: {a: band.h5:/a}\nsteps:\n  - {expr: a * 2 + 1, out: a}'
+		assert_success
+		assert_line --index 0 --partial "boxes (256, 8200), 2 boxes in 129 slices 64 wide, written a slice at a time"
+	done
 }
 
 @test "in place by runs only where the chunk index is the version-1 B-tree, the one read whole: h5py's libver='latest' fixed and extensible arrays go through HDF5 (check's plan, no preadv or pwritev), where their slices were each an HDF5 call; the B-tree beside them by runs; NumPy's bits on 1-3 ranks" {
