@@ -1530,3 +1530,53 @@ stored_raw() {
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
+
+@test "one process, a budget that holds a band of chunk columns but no box of whole chunk rows: reductions that fold by bands take boxes of one chunk row, each chunk read once in one call where the runs' boxes read it in pieces; a chunk never written; the one-liner; NumPy's bits on one process and 2-4 ranks" {
+	# (48, 32768) float64 in (16, 64) chunks: a box of a chunk row is 4 MiB,
+	# which --memory 1M and 2M do not hold; the bands' buffer of such a box
+	# (two chunk columns as read and as rows, each row's leaf, stack and
+	# pieces) they do.  /p has a chunk never written (its band read
+	# through HDF5, the fill value folded)
+	/usr/bin/python3 - <<'PY' || fail "fixture"
+import numpy as np, h5py
+rng = np.random.default_rng(28)
+shape = (48, 32768)
+u = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+with h5py.File('bx.h5', 'w') as f:
+    f.create_dataset('x', data=u, chunks=(16, 64))
+with h5py.File('bp.h5', 'w') as f:
+    p = f.create_dataset('p', shape=shape, dtype='f8', chunks=(16, 64))
+    p[0:16] = u[0:16]
+    p[32:] = u[32:]
+    p[16:32, 64:] = u[16:32, 64:]
+PY
+	printf '%s\n' 'inputs: {x: bx.h5:/x, p: bp.h5:/p}' 'steps:' \
+		'  - {reduce: add, in: x, axis: 1, out: o.h5:/xr}' '  - {reduce: add, in: x, axis: null, out: o.h5:/xa}' \
+		'  - {reduce: add, in: p, axis: 1, out: o.h5:/pr}' '  - {reduce: add, in: p, axis: null, out: o.h5:/pa}' >b.yaml
+	local mem n want=(/xr "np.add.reduce(x, axis=1)" /xa "np.add.reduce(x, axis=None)"
+		/pr "np.add.reduce(p, axis=1)" /pa "np.add.reduce(p, axis=None)") JOBS=()
+	for mem in 1M 2M; do
+		run --separate-stderr h5u check --memory "$mem" b.yaml
+		assert_success
+		assert_line 'step 1: reduce add, loop dd->d, casting same_kind, boxes (16, 32768), 3 boxes, 1 of 1 ranks with work'
+		assert_line 'step 3: reduce add, loop dd->d, casting same_kind, boxes (16, 32768), 3 boxes, 1 of 1 ranks with work'
+		# 1536 chunks of bx.h5, each in one call, and HDF5's reads of its
+		# metadata and chunk index (boxes that cut the chunks read them in
+		# pieces: 12402 and 6258 reads)
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
+			-o "tr$mem" h5ufunc run --memory "$mem" b.yaml || fail "$mem: exit status $?"
+		JOBS+=(:: reads "tr$mem" bx.h5 $((1536 + 128)) $((12582912 + 1048576)))
+		mkdir "$mem-0" && mv o.h5 "$mem-0/"
+		JOBS+=(:: same bx.h5,bp.h5 "$mem-0/o.h5" "${want[@]}")
+		h5u reduce add bx.h5:/x --axis 1 --memory "$mem" -o "$mem-0/one.h5:/xr" || fail "one-liner: exit status $?"
+		JOBS+=(:: same bx.h5 "$mem-0/one.h5" /xr "np.add.reduce(x, axis=1)")
+	done
+	# under MPI the budget pays for the box, as before
+	for n in 2 3 4; do
+		mpi "$n" h5ufunc run --memory 1M b.yaml || fail "$n ranks: exit status $?"
+		mkdir "1M-$n" && mv o.h5 "1M-$n/"
+		JOBS+=(:: same bx.h5,bp.h5 "1M-$n/o.h5" "${want[@]}")
+	done
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
