@@ -75,7 +75,7 @@ int elementwise_chunk_input(const struct plan_step *s, int64_t memory);
 /* Bytes of the buffer through which S, laid out in bands (its blocks'
  * bands), folds a box of its input K into its reductions a band of chunk
  * columns at a time (reducer_box_bands): what the bands of a box of one
- * chunk row need (reducer_band_cost); 0 when S's boxes are not so
+ * chunk row need (reducer_band_bytes); 0 when S's boxes are not so
  * folded, or K is not that input. */
 int64_t elementwise_band_bytes(const struct plan_step *s, int k);
 /* Every buffer a run of S on NRANKS ranks holds, into H, with B's slots

@@ -272,7 +272,7 @@ int elementwise_chunk_input(const struct plan_step *s, int64_t memory)
 /* Bytes of the buffer of S's input 0 through which a box of one chunk
  * row folds into S's reductions by bands, on NRANKS ranks within MEMORY:
  * one process, the input read as its chunks (elementwise_chunk_input),
- * reductions that fold so (reducer_band_cost); else 0. */
+ * reductions that fold so (reducer_band_bytes); else 0. */
 static int64_t band_bytes(const struct plan_step *s, int nranks, int64_t memory)
 {
 	if (nranks != 1 || elementwise_chunk_input(s, memory) != 0)
