@@ -348,7 +348,7 @@ gone() {
 		mkdir "u$n"
 		cp ip.h5 "u$n/"
 		(cd "u$n" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
-			-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe -n "$n" \
+			-e trace=pwritev,pwritev2 timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe -n "$n" \
 			h5ufunc "${args[@]}" --json) >"u$n.json" ||
 			fail "$n ranks: exit status $?"
 		(($(grep -lE '^pwritev2?\(' "u$n"/tr.* | wc -l) == n)) || fail "$n ranks: not every rank wrote by pwritev"

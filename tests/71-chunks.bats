@@ -376,7 +376,7 @@ traced_moves() {
 			mkdir "$d"
 			cp ip.h5 "$d/"
 			(cd "$d" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
-				-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe \
+				-e trace=pwritev,pwritev2 timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe \
 				-n "$n" h5ufunc eval -i "a=ip.h5:/$x" 'a = a * 2 + 1' --memory 1M --json) >"$d.json" ||
 				fail "$d: exit status $?"
 			(($(grep -lE '^pwritev2?\(' "$d"/tr.* | wc -l) == n)) || fail "$d: not every rank wrote by pwritev"
