@@ -467,11 +467,14 @@ for path in sys.argv[1:]:
 # 127,809 twice); a rank now saves only the blocks it changes that no rank
 # saved before (journal.c's shared ranges).  Each case is then killed at
 # its commit point, its journals kept, and rolled back.
-@test "on 2 to 4 ranks no byte is saved twice: contiguous, chunked and gzip chunks in place, boxes cutting chunks; killed at the commit point, rolled back" {
+@test "on 2 to 4 ranks no byte is saved twice: contiguous, chunked and gzip chunks in place, boxes cutting chunks, each on two rank counts; killed at the commit point, rolled back" {
 	local x n size cases=() jobs=()
+	# each layout on two of 2-4 ranks, each rank count with two layouts: a
+	# covering design, not the product
+	local -A ranks=([c]="2 4" [k]="3 4" [z]="2 3")
 	size=$(stat -c %s "$BATS_FILE_TMPDIR/t.h5")
 	for x in c k z; do
-		for n in 2 3 4; do
+		for n in ${ranks[$x]}; do
 			mkdir "$x$n"
 			cp "$BATS_FILE_TMPDIR/t.h5" "$x$n/"
 			(cd "$x$n" && h5 "$n" $(in_place "$x") --json) >"$x$n.json" || fail "$x on $n ranks: exit status $?"
@@ -482,7 +485,7 @@ for path in sys.argv[1:]:
 	# every report, result and journal checked by one Python each
 	python3 -c '
 import json, sys
-assert len(sys.argv) == 11, sys.argv
+assert len(sys.argv) == 8, sys.argv
 for path in sys.argv[2:]:
     ranks = json.load(open(path))["per_rank"]
     saved = sum(r["journal_bytes"] for r in ranks)
@@ -491,7 +494,7 @@ for path in sys.argv[2:]:
 	run ref "${jobs[@]:1}"
 	assert_success
 	for x in c k z; do
-		for n in 2 3 4; do
+		for n in ${ranks[$x]}; do
 			(cd "$x$n-commit" && h5u recover t.h5 >/dev/null) || fail "recover $x$n-commit"
 			cases+=("$x$n-commit=old")
 		done
