@@ -106,11 +106,7 @@ stopped() {
 	((rc != 0 && rc != 124)) || fail "$dir: H5UFUNC_FAULT=$fault: exit status $rc"
 	# mpirun may return before the last rank it killed is gone, and a rank
 	# alive still holds the journal as a live run's (a busy machine)
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[[ -z $(rank_pids "$BATS_TEST_TMPDIR/$dir") ]] && break
-		sleep 0.1
-	done
+	gone "$BATS_TEST_TMPDIR/$dir" || fail "$dir: ranks left after H5UFUNC_FAULT=$fault"
 	[[ -f $dir/.t.h5.h5ufunc-journal ]] || fail "$dir: H5UFUNC_FAULT=$fault left no journal"
 }
 
@@ -318,10 +314,11 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 }
 
 # gone MARK: wait until no rank of the run marked MARK is left (mpirun
-# may return before the last rank it killed is gone).
+# may return before the last rank it killed is gone), at most
+# H5U_MPI_TIMEOUT seconds.
 gone() {
 	local i
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 10 * H5U_MPI_TIMEOUT; i++)); do
 		[[ -z $(rank_pids "$1") ]] && return 0
 		sleep 0.1
 	done
