@@ -104,6 +104,9 @@ struct dist_layout {
 				      along the last axis (whole chunk columns) */
 	bool cut;                  /* boxes are pieces of the chunks they cut
 				      (dist_cut_chunks): slices of one chunk column */
+	bool band;                 /* the budget pays for a slice, not a box: each
+				      box is read, computed and written a slice at a
+				      time (dist_band_chunks) */
 	int nranks;
 	int64_t nboxes;            /* boxes every rank steps through (the most any rank has) */
 	int64_t total_boxes;       /* boxes of all ranks */
@@ -115,8 +118,8 @@ struct dist_layout {
  * is longer, never more than a box). */
 int64_t dist_tile_lines(const struct dist_layout *l);
 /* Elements of a buffer held HOW in a pass over L: 1 (DIST_FIXED: its bytes
- * are the buffer's), a box's most, or a tile's (none across: a layout
- * carries nothing). */
+ * are the buffer's), a box's most (a slice's, L's band), or a tile's
+ * (none across: a layout carries nothing). */
 int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how);
 /* Bytes a pass over L holds: every buffer of its cost at its size; at most
  * the cost's memory. */
@@ -163,6 +166,16 @@ void dist_slices_alone(struct dist_layout *l, const int64_t *chunk);
  * Unchanged when it is not such a layout, or when no such number is at
  * least half its lines a box. */
 void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk);
+/* dist_cut_chunks's boxes for a pass that reads, computes and writes
+ * each box a slice at a time, so that its buffers hold one slice (L's
+ * band): boxes of a chunk's lines where they deal evenly, else of the
+ * most that divide them and do, and that the budget holds a slice of (one
+ * chunk column), rather than a whole row's.  Each chunk's part of a box
+ * is then one run of the chunk of a chunk's lines (W4 in place on (512,
+ * 32768) float64 in (256, 64) chunks at --memory 16M: a run of 128 KiB,
+ * where dist_cut_chunks's boxes of 16 lines make runs of 8 KiB).  Unchanged
+ * when it is not such a layout. */
+void dist_band_chunks(struct dist_layout *l, const int64_t *chunk);
 /* L's boxes, of whole lines dealt one by one (not following chunks, not
  * in slices) and fewer than A, a chunk's extent along the split axis,
  * that does not divide by them, made of the most lines that divide A and

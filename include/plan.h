@@ -352,6 +352,10 @@ struct step_blocks {
 	bool by_columns;                    /* elementwise, one process: boxes that cut
 					       the chunks walked a chunk column at a time
 					       across them (elementwise_by_columns) */
+	bool bands;                         /* elementwise hosting reductions, one process:
+					       boxes of one chunk row, whose input's buffer
+					       holds a band of chunk columns, not the box
+					       (elementwise_band_bytes) */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where

@@ -113,11 +113,23 @@ void reducer_box_chunked(struct reducer *const *r, int n, const struct stage_chu
  * piece's running value folded on in order; then the pieces are chained
  * (chain_piece), so that only a band's chunks are held.  1: folded; 0:
  * not such a box or chains, or its chunks not read as stored (nothing
- * folded: the caller reads the box); -1: a read failed (E set).  Not
+ * folded: the caller reads the box, which BUF holds whole when HELD_WHOLE;
+ * never so when not); -1: a read failed (E set).  Not
  * collective, as stage_read_chunks. */
 int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
-		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, const char *where,
-		      struct err *e);
+		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, bool held_whole,
+		      const char *where, struct err *e);
+/* Bytes of a buffer through which a box of one chunk row of X (a 2-d
+ * array read as its chunks in its own dtype) folds into the N reductions
+ * R by bands (reducer_box_bands), holding only what the bands need: the
+ * box's part of two chunk columns as read and in C order, and each row's
+ * leaf cut by a band's edge, tree stack and pieces' sums; 0 when R do not
+ * fold so.  A box held so (HELD_WHOLE false) is never handed back: where
+ * its chunks are not read as stored, each band is read through HDF5. */
+int64_t reducer_band_bytes(struct plan_step *const *r, int n, const struct array *x);
+/* Are L's boxes (over X's space) one chunk row of X each, following its
+ * chunks, as reducer_band_bytes's buffer holds them? */
+bool reducer_band_boxes(const struct dist_layout *l, const struct array *x);
 /* Collective, after every reducer_box: writes what the box finished (the
  * rows of a stream, the groups of a chain with kept leading axes; a chain
  * without them writes at the end). */

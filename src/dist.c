@@ -185,7 +185,8 @@ int64_t dist_tile_lines(const struct dist_layout *l)
 int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how)
 {
 	switch (how) {
-	case DIST_PER_ELEM: return l->lines_per_box * l->line;
+	case DIST_PER_ELEM:   /* a band's buffers hold one slice */
+		return l->lines_per_box * (l->band ? l->line / l->dim[l->ndim - 1] * l->slice : l->line);
 	case DIST_PER_TILE: return dist_tile_lines(l) * l->line;
 	case DIST_PER_ACROSS: return 0;
 	default: return 1;
@@ -404,26 +405,64 @@ static int64_t even_divisor(struct dist_layout *l, int64_t a, int64_t most, int6
 	return n;
 }
 
-void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk)
+/* Can L's boxes be cut for the chunks CHUNK (dist_cut_chunks,
+ * dist_band_chunks): laid out not following them, not in slices, not of
+ * units, split before the last axis, the chunks cutting the last axis
+ * and no other after the split one, 1 before it? */
+static bool cuttable(const struct dist_layout *l, const int64_t *chunk)
 {
 	int last = l->ndim - 1, ax = l->axis;
-	if (!chunk || l->align != 1 || l->slice || l->cost.unit || ax >= last ||
-	    l->line <= 0 || chunk[last] >= l->dim[last])
-		return;
+	if (!chunk || l->align != 1 || l->slice || l->cost.unit || ax >= last || l->line <= 0 ||
+	    chunk[last] >= l->dim[last])
+		return false;
 	for (int i = 0; i < last; i++)
 		if ((i < ax && chunk[i] != 1) || (i > ax && chunk[i] < l->dim[i]))
-			return;
+			return false;
+	return true;
+}
+
+/* L's boxes cut for the chunks CHUNK (cuttable) into runs of the most
+ * lines, at most MOST, that divide a chunk's and keep the shares even,
+ * each slice one chunk column; BAND: the budget pays for a slice (so
+ * whole runs of a chunk's lines are no cut).  Unchanged when a box holds
+ * a chunk's lines already, or the runs would be under half a box. */
+static void cut_into(struct dist_layout *l, const int64_t *chunk, int64_t most, bool band)
+{
+	int last = l->ndim - 1, ax = l->axis;
 	int64_t a = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax], total = l->lines * l->line;
 	if (a <= l->lines_per_box)
 		return;
-	int64_t n = even_divisor(l, a, box_cap(&l->cost, l->line) / l->line, total);
-	if (2 * n < l->lines_per_box)
+	int64_t n = even_divisor(l, a, most, total);
+	if (n < 1 || 2 * n < l->lines_per_box)
 		return;
 	l->lines_per_box = n;
 	l->slice = chunk[last];
-	l->cut = true;
+	l->cut = !band || n < a;
+	l->band = band;
 	l->align = even_in_runs(l, a, total) ? a : n;   /* a chunk's lines, when even */
 	dist_count_boxes(l);
+}
+
+void dist_cut_chunks(struct dist_layout *l, const int64_t *chunk)
+{
+	if (cuttable(l, chunk))
+		cut_into(l, chunk, box_cap(&l->cost, l->line) / l->line, false);
+}
+
+void dist_band_chunks(struct dist_layout *l, const int64_t *chunk)
+{
+	if (!cuttable(l, chunk))
+		return;
+	const struct dist_cost *c = &l->cost;
+	int ax = l->axis;
+	int64_t column = l->line / l->dim[l->ndim - 1] * chunk[l->ndim - 1];   /* a line's part of a chunk column */
+	struct dist_layout most_lines = *l;   /* the tile a band holds at most */
+	most_lines.lines_per_box = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax];
+	int64_t avail = c->memory - c->fixed - c->per_tile * dist_held_elems(&most_lines, DIST_PER_TILE);
+	int64_t most = c->per_elem > 0 ? avail / c->per_elem / column : most_lines.lines_per_box;
+	if (c->widest > 0 && most > (IO_LIMIT - 1) / c->widest / column)
+		most = (IO_LIMIT - 1) / c->widest / column;
+	cut_into(l, chunk, most, true);
 }
 
 void dist_divide_chunk(struct dist_layout *l, int64_t a)

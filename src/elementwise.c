@@ -140,7 +140,10 @@ static void alloc_buffers(struct plan_step *s, struct buffers *B, struct err *e)
 	 * drops outputs no step reads and repeated inputs after the last
 	 * layout, and adds nothing) */
 	hold_end(&B->hold);
-	if (B->chunked_in >= 0) {
+	B->chunked_band = B->chunked_in >= 0 ? elementwise_band_bytes(s, B->chunked_in) : 0;
+	if (B->chunked_band > 0) {
+		B->chunked_cap = B->chunked_band;
+	} else if (B->chunked_in >= 0) {
 		const struct array *x = s->in[B->chunked_in];
 		B->chunked_cap = stage_chunked_buffer(x, x->dtype, B->in[B->chunked_in].data,
 						      dist_held_elems(l, DIST_PER_ELEM));
@@ -189,7 +192,7 @@ static void read_box(struct plan_step *s, struct buffers *B, struct err *e)
 		if (k == B->chunked_in && B->slices == 1) {
 			/* folded into the reductions as read, or read whole */
 			got = reducer_box_bands(B->red, s->fused.nred, x, x->dtype, start, cnt, in->data,
-						B->chunked_cap, s->where, e);
+						B->chunked_cap, B->chunked_band == 0, s->where, e);
 			B->banded = got > 0;
 			if (got == 0)
 				got = stage_read_chunks(x, x->dtype, start, cnt, in->data, B->chunked_cap,

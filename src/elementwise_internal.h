@@ -56,6 +56,8 @@ struct buffers {
 	int chunked_in;                  /* the input read as its chunks where a box holds
 					    them whole (chunk_input), or -1 */
 	int64_t chunked_cap;             /* ... the bytes its buffer holds */
+	int64_t chunked_band;            /* ... > 0: a band's, not the box's
+					    (elementwise_band_bytes) */
 	struct stage_chunked chunked;    /* ... the current box so read, when FROM_CHUNKS */
 	bool from_chunks;
 	bool banded;                     /* ... folded into the reductions as read
@@ -70,6 +72,12 @@ bool elementwise_whole_result(const struct plan_step *s, struct op_src src);
 /* The input of S that its boxes may read as its chunks under the budget
  * MEMORY (stage_read_chunks), or -1. */
 int elementwise_chunk_input(const struct plan_step *s, int64_t memory);
+/* Bytes of the buffer through which S, laid out in bands (its blocks'
+ * bands), folds a box of its input K into its reductions a band of chunk
+ * columns at a time (reducer_box_bands): what the bands of a box of one
+ * chunk row need (reducer_band_bytes); 0 when S's boxes are not so
+ * folded, or K is not that input. */
+int64_t elementwise_band_bytes(const struct plan_step *s, int k);
 /* Every buffer a run of S on NRANKS ranks holds, into H, with B's slots
  * for those the run allocates (B NULL: counting). */
 void elementwise_each_buffer(const struct plan_step *s, int nranks, struct buffers *B, struct hold *h);

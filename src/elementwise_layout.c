@@ -269,8 +269,26 @@ int elementwise_chunk_input(const struct plan_step *s, int64_t memory)
 	return elementwise_reads_whole(s, 0) ? -1 : 0;
 }
 
-/* The inputs' buffers: each held whole, or its part of a box. */
-static void input_buffers(const struct plan_step *s, struct buffers *B, struct hold *h)
+/* Bytes of the buffer of S's input 0 through which a box of one chunk
+ * row folds into S's reductions by bands, on NRANKS ranks within MEMORY:
+ * one process, the input read as its chunks (elementwise_chunk_input),
+ * reductions that fold so (reducer_band_bytes); else 0. */
+static int64_t band_bytes(const struct plan_step *s, int nranks, int64_t memory)
+{
+	if (nranks != 1 || elementwise_chunk_input(s, memory) != 0)
+		return 0;
+	return reducer_band_bytes(s->fused.red, s->fused.nred, s->in[0]);
+}
+
+int64_t elementwise_band_bytes(const struct plan_step *s, int k)
+{
+	const struct dist_layout *l = &s->blocks.split;
+	return s->blocks.bands && k == 0 ? band_bytes(s, l->nranks, l->cost.memory) : 0;
+}
+
+/* The inputs' buffers on NRANKS ranks: each held whole, or its part of a
+ * box (or of its band). */
+static void input_buffers(const struct plan_step *s, int nranks, struct buffers *B, struct hold *h)
 {
 	for (int k = 0; k < s->nin; k++) {
 		const struct array *x = s->in[k];
@@ -285,9 +303,14 @@ static void input_buffers(const struct plan_step *s, struct buffers *B, struct h
 			continue;
 		}
 		bool chunked = k == elementwise_chunk_input(s, hold_memory(h));
-		hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, x->dtype) : size,
-			    HOLD_SLOT(B, in[k].data));
-		hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * size : 0, HOLD_SLOT(B, run));
+		int64_t band = s->blocks.bands && k == 0 ? band_bytes(s, nranks, hold_memory(h)) : 0;
+		if (band > 0) {   /* a band of the box's chunk columns */
+			hold_buffer(h, DIST_FIXED, band, HOLD_SLOT(B, in[k].data));
+		} else {
+			hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, x->dtype) : size,
+				    HOLD_SLOT(B, in[k].data));
+			hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * size : 0, HOLD_SLOT(B, run));
+		}
 		if (raw)
 			hold_buffer(h, DIST_PER_ELEM, raw, HOLD_SLOT(B, in[k].raw));
 		if (x->base)   /* read with its axes moved (stage.c): once more, as read */
@@ -325,7 +348,7 @@ static void op_buffers(const struct plan_step *s, struct buffers *B, struct hold
  * for those the run allocates (B NULL: counting). */
 void elementwise_each_buffer(const struct plan_step *s, int nranks, struct buffers *B, struct hold *h)
 {
-	input_buffers(s, B, h);
+	input_buffers(s, nranks, B, h);
 	op_buffers(s, B, h);
 	for (int k = 0; k < s->fused.nred; k++) {
 		struct plan_step *r = s->fused.red[k];
@@ -395,8 +418,30 @@ static bool reads_runs(const struct plan_step *s, int nranks)
  * times the collective calls (README, Benchmarks: "Sixteen cores"). */
 #define COMPRESSED_TARGET ((int64_t)16 << 20)
 
+/* S's boxes as a band of chunk columns (dist_band_chunks), the budget
+ * paying for a slice: where every output is written in place by runs
+ * (stage_in_place_runs) and S then reads, computes and writes each slice
+ * alone (elementwise_slices, a write a slice).  False, S's boxes as they
+ * were, where not. */
+static bool band_boxes(struct plan_step *s)
+{
+	struct dist_layout *l = &s->blocks.split, before = *l;
+	int64_t per_write;
+	bool runs = s->nout > 0;
+	for (int k = 0; k < s->nout; k++)
+		runs = runs && stage_in_place_runs(s->out[k]);
+	if (!runs)
+		return false;
+	dist_band_chunks(l, pass_chunks(s));
+	if (l->band && elementwise_slices(s, &per_write) > 1 && per_write == 1)
+		return true;
+	*l = before;
+	return false;
+}
+
 /* S's boxes for NRANKS ranks within MEMORY (elementwise_layout), those
- * that cut the chunks grown when CUT and S reads them as runs. */
+ * that cut the chunks grown when CUT and S reads them as runs: a band
+ * where S may take one (band_boxes), else whole rows of chunk pieces. */
 static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cut, const char *w,
 			struct err *e)
 {
@@ -428,10 +473,12 @@ static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cu
 			max_axis = reducer_max_axis(s->fused.red[k]);
 	if (max_axis < 0)
 		return err_set(e, EXIT_USAGE, w, "a reduction that no box can feed");
+	if (s->blocks.bands)   /* boxes of whole rows */
+		max_axis = 0;
 	if (dist_layout_make(s->shape.ndim, s->shape.dim, pass_chunks(s), &c, max_axis, nranks, w, e,
 			     &s->blocks.split) < 0)
 		return -1;
-	if (cut && reads_runs(s, nranks))
+	if (cut && reads_runs(s, nranks) && !band_boxes(s))
 		dist_cut_chunks(&s->blocks.split, pass_chunks(s));
 	return 0;
 }
@@ -439,6 +486,16 @@ static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cu
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	int64_t per_write;
+	/* a host of reductions on one process: boxes of a chunk row folded
+	 * by bands where the budget holds them so, else as usual */
+	s->blocks.bands = band_bytes(s, nranks, memory) > 0;
+	if (s->blocks.bands) {
+		struct err trial = {0};
+		if (layout_boxes(s, nranks, memory, false, w, &trial) == 0 &&
+		    reducer_band_boxes(&s->blocks.split, s->in[0]))
+			return 0;
+		s->blocks.bands = false;
+	}
 	if (layout_boxes(s, nranks, memory, true, w, e) < 0)
 		return -1;
 	if (nranks > 1 && dist_slices_cut(&s->blocks.split) && elementwise_slices(s, &per_write) < 2)

@@ -150,20 +150,29 @@ static void swap_order(void *buf, hsize_t n, enum dtype dt)
 		}
 }
 
-/* H5Dwrite of BUF into D, whose record is REC, through DXPL.  A dataset
- * stored in the other byte order is written as stored (its bytes swapped
- * in BUF and back after), for HDF5's collective filtered writes convert
- * no type (they failed: "datatype conversions were required"). */
-static herr_t write_as_stored(hid_t d, const struct h5io_record *rec, enum dtype dt, hid_t mspace,
-			      hid_t fspace, hid_t dxpl, void *buf)
+/* H5Dwrite of BUF into D (or H5Dread of D into BUF), whose record is REC,
+ * through DXPL.  A dataset stored in the other byte order is moved as
+ * stored, its bytes swapped in BUF (before and after a write, after a
+ * read): HDF5's collective filtered writes convert no type (they failed:
+ * "datatype conversions were required"), and a read that converts, which
+ * HDF5 1.10 does alone through its chunk cache, left that dataset's chunks
+ * where the next collective filtered write could not inflate them
+ * ("couldn't unfilter chunk for modifying"). */
+static herr_t move_as_stored(bool write, hid_t d, const struct h5io_record *rec, enum dtype dt,
+			     hid_t mspace, hid_t fspace, hid_t dxpl, void *buf)
 {
 	if (!rec || !rec->storage.swapped || rec->storage.esize != (size_t)dtype_size(dt))
-		return H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
+		return write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
+			     : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
 	hid_t type = H5Dget_type(d);
 	hsize_t n = (hsize_t)H5Sget_simple_extent_npoints(mspace);
-	swap_order(buf, n, dt);
-	herr_t r = type < 0 ? -1 : H5Dwrite(d, type, mspace, fspace, dxpl, buf);
-	swap_order(buf, n, dt);
+	if (write)
+		swap_order(buf, n, dt);
+	herr_t r = type < 0 ? -1
+		 : write ? H5Dwrite(d, type, mspace, fspace, dxpl, buf)
+			 : H5Dread(d, type, mspace, fspace, dxpl, buf);
+	if (write || r >= 0)
+		swap_order(buf, n, dt);
 	if (type >= 0)
 		H5Tclose(type);
 	return r;
@@ -200,8 +209,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		if (comm_mpi() && rec && rec->driver == H5FD_MPIO && !rec->alone &&
 		    (write || !rec->read_alone))
 			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-		r = write ? write_as_stored(d, rec, dt, mspace, fspace, dxpl, buf)
-			  : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
+		r = move_as_stored(write, d, rec, dt, mspace, fspace, dxpl, buf);
 	}
 	iostat_moving = false;
 	if (write)

@@ -58,6 +58,7 @@
  * file on each rank that wrote makes its pwritevs durable (fsync is the
  * inode's, not the descriptor's).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/uio.h>
@@ -444,8 +445,9 @@ void h5io_next_chunk(int n, const hsize_t *chunk, const int64_t *lead, const int
  * the box holds along K.  Its first element within the chunk into *AT,
  * its elements into *LEN, the extents it copies into the box (the part's,
  * from K on; 1 before K) into EXT, and the extents it lies in (a chunk's
- * after K) into RUN.  False when the part is no such run. */
-static bool part_run(const struct h5io_storage *st, const int64_t *first, const int64_t *start,
+ * after K) into RUN.  Only for a box whose parts are all such runs
+ * (parts_are_runs said so): the axes before K are then one index each. */
+static void part_run(const struct h5io_storage *st, const int64_t *first, const int64_t *start,
 		     const int64_t *count, uint64_t *at, uint64_t *len, int64_t *ext, int64_t *run)
 {
 	int n = st->ndim, k = n - 1;
@@ -464,13 +466,11 @@ static bool part_run(const struct h5io_storage *st, const int64_t *first, const 
 	*at = 0;
 	*len = 1;
 	for (int i = 0; i < n; i++) {
-		if (i < k && ext[i] != 1)
-			return false;
+		assert(i >= k || ext[i] == 1);
 		run[i] = i > k ? (int64_t)st->chunk[i] : ext[i];
 		*at = *at * st->chunk[i] + (uint64_t)lo[i];
 		*len *= (uint64_t)run[i];
 	}
-	return true;
 }
 
 /* Is the part of the box START/COUNT in each chunk it touches, of the
@@ -522,10 +522,7 @@ int h5io_read_run(struct h5io_record *rec, enum dtype dt, const int64_t *start,
 	for (uint64_t j = 0; j < parts && got > 0; j++) {
 		hsize_t offset[H5U_MAXDIM];
 		ptrdiff_t into = 0;
-		if (!part_run(st, first, start, count, &at, &len, ext, run)) {
-			got = 0;   /* never: parts_are_runs said so */
-			break;
-		}
+		part_run(st, first, start, count, &at, &len, ext, run);
 		for (int i = 0; i < n; i++) {
 			offset[i] = (hsize_t)first[i];
 			into += ((first[i] > start[i] ? first[i] : start[i]) - start[i]) * bst[i];

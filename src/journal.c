@@ -362,6 +362,37 @@ static struct run *run_going_on(struct target *t, uint64_t lo)
 	return NULL;
 }
 
+/* After a record of announced bytes that ended at END, the announced
+ * ranges that follow it, each at most SKIP_MAX past the one before (a
+ * chunk row's chunks with the chunk index's nodes among them), saved
+ * too, LEFT bytes in all, each exactly in a record of its own, so that
+ * the one fdatasync the write waits for (sync_records) covers them. */
+static int save_ahead(struct target *t, uint64_t end, uint64_t left)
+{
+	while (left > 0) {
+		spans_settle(&t->ahead);
+		int k = spans_after(&t->ahead, end), i;
+		while (k < t->ahead.n && t->ahead.v[k].lo == t->ahead.v[k].hi)
+			k++;   /* emptied by a cut, not yet dropped */
+		if (k == t->ahead.n || t->ahead.v[k].lo < end || t->ahead.v[k].lo - end > SKIP_MAX)
+			return 0;
+		uint64_t lo = t->ahead.v[k].lo, hi = t->ahead.v[k].hi - lo < left ? t->ahead.v[k].hi : lo + left;
+		if (unsaved_from(t, lo, &i) != lo)
+			return 0;   /* saved already: none ahead */
+		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
+		hi = hi < ceil ? hi : ceil;
+		if (hi <= lo)
+			return 0;
+		if (record(t, lo, hi) < 0)
+			return -1;
+		spans_add(&t->saved, lo, hi);
+		spans_cut(&t->ahead, lo, hi);
+		left -= hi - lo;
+		end = hi;
+	}
+	return 0;
+}
+
 /* Save whatever of [LO, HI) this rank has not saved yet, each gap in one
  * record, never past the old size or into a range saved already.  A gap
  * that begins inside a range this rank announced (journal_expect) is
@@ -411,6 +442,8 @@ static int save(struct target *t, uint64_t lo, uint64_t hi)
 			return -1;
 		spans_add(&t->saved, from, end);
 		spans_cut(&t->ahead, from, end);   /* saved: no longer ahead */
+		if (announced && end - from < RECORD_MAX && save_ahead(t, end, RECORD_MAX - (end - from)) < 0)
+			return -1;
 		lo = end;
 	}
 	return 0;

@@ -2,6 +2,7 @@
  * element folds as, the missing values of an input skipped, the results
  * with no valid element filled.  See masked.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,32 @@ static bool fill_marks_missing(const struct plan_step *s, const struct array *y)
 	return !s->print && !y->file->scratch && !y->dry && y->dtype != DT_BOOL;
 }
 
+/* What makes V, a number of T, read back as missing in a dataset whose
+ * own missing values are OWN (V is missing there): its _FillValue or
+ * missing_value, else the end of its valid range that V lies past, said
+ * with that end's value, into BUF (64 bytes at least).  Returns BUF. */
+static const char *missing_why(const struct cf_missing *own, enum dtype t, const void *v,
+			       char *buf)
+{
+	size_t size = (size_t)dtype_size(t);
+	for (int i = 0; i < own->nvalues; i++)
+		if (!memcmp(own->value[i], v, size))
+			return strcpy(buf, i == 0 && own->fill_value ? "its _FillValue" : "its missing_value");
+	for (int end = 0; end < 2; end++) {
+		struct cf_missing bound = { .has_min = !end && own->has_min, .has_max = end && own->has_max };
+		memcpy(end ? bound.max : bound.min, end ? own->max : own->min, sizeof own->min);
+		uint8_t inside = 1;
+		cf_valid(t, &bound, false, v, 1, &inside);
+		if (!inside) {
+			char text[64];
+			snprintf(buf, 64, "%s its valid %s, %s", end ? "above" : "below", end ? "maximum" : "minimum",
+				 print_format(t, end ? own->max : own->min, text));
+			return buf;
+		}
+	}
+	return strcpy(buf, "its missing_value or valid range");
+}
+
 int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n, const char *data,
 		      const uint8_t *valid, struct err *e)
 {
@@ -120,17 +147,20 @@ int masked_fill_apart(const struct plan_step *s, int k, enum dtype t, int64_t n,
 		for (int64_t i = 0; i < c; i++) {
 			if (!valid[o + i] || (apart[i] && kept[i]))
 				continue;
-			char text[64];
-			if (!apart[i])
+			char text[64], why[64];
+			/* the fill is the dataset's own _FillValue or missing_value,
+			 * or one past its valid range (cf_missing_marker): the
+			 * range is what a result there falls outside of */
+			if (!apart[i] && (kept[i] || own->nvalues > 0))
 				return err_set_at(e, EXIT_RUN, &s->loc, s->where,
 						  "a valid result equals %s, the fill value that marks the missing "
 						  "elements of '%s': it would read back as missing (choose another "
 						  "fill value: fill:, --fill)",
 						  print_format(y->dtype, s->mask.fill[k], text), y->display);
 			return err_set_at(e, EXIT_RUN, &s->loc, s->where,
-					  "a valid result, %s, would read back as missing in '%s' (its "
-					  "missing_value or valid range)",
-					  print_format(y->dtype, as_y + i * ysize, text), y->display);
+					  "a valid result, %s, would read back as missing in '%s' (%s)",
+					  print_format(y->dtype, as_y + i * ysize, text), y->display,
+					  missing_why(own, y->dtype, as_y + i * ysize, why));
 		}
 	}
 	return 0;

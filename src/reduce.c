@@ -98,9 +98,13 @@ static void each_buffer(struct plan_step *s, int nranks, struct reduce_buffers *
 	enum dtype t = s->loop->types[0], dt = s->loop->types[1];
 	int64_t valid = s->mask.masked || s->mask.skip_fold;
 	bool chunked = read_chunked(s, hold_memory(h));
-	hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, dt) : dtype_size(dt),
-		    HOLD_SLOT(B, data));
-	hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * dtype_size(dt) : 0, HOLD_SLOT(B, run));
+	if (s->blocks.bands) {   /* a band of a box of one chunk row */
+		hold_buffer(h, DIST_FIXED, reducer_band_bytes(&s, 1, x), HOLD_SLOT(B, data));
+	} else {
+		hold_buffer(h, DIST_PER_ELEM, chunked ? stage_chunked_elem_bytes(x, dt) : dtype_size(dt),
+			    HOLD_SLOT(B, data));
+		hold_buffer(h, DIST_FIXED, chunked ? REDUCER_RUN * dtype_size(dt) : 0, HOLD_SLOT(B, run));
+	}
 	hold_buffer(h, DIST_PER_ELEM, stage_scratch(x, dt), HOLD_SLOT(B, raw));
 	hold_buffer(h, DIST_PER_ELEM, valid, HOLD_SLOT(B, valid));
 	if (s->mask.masked)
@@ -142,7 +146,8 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 	bool from_chunks = read_chunked(s, l->cost.memory), cast = read_bands_cast(s, l->cost.memory);
 	enum dtype bt = cast ? x->dtype : t;   /* the bands read as */
 	int64_t held = dist_held_elems(l, DIST_PER_ELEM);
-	int64_t cap = from_chunks ? stage_chunked_buffer(x, t, B.data, held) : cast ? held * dtype_size(t) : 0;
+	int64_t cap = s->blocks.bands ? reducer_band_bytes(&s, 1, x)
+		      : from_chunks ? stage_chunked_buffer(x, t, B.data, held) : cast ? held * dtype_size(t) : 0;
 	struct dist_walk w;
 	dist_walk_start(l, comm_rank(), &w);
 	for (int64_t b = 0; b < l->nboxes; b++) {
@@ -153,7 +158,7 @@ static int reduce_chain(struct plan_step *s, struct err *e)
 				cnt[i] = 0;
 		struct stage_chunked chunked;
 		int banded = any && (from_chunks || cast)
-				     ? reducer_box_bands(&r, 1, x, bt, start, cnt, B.data, cap, s->where, e)
+				     ? reducer_box_bands(&r, 1, x, bt, start, cnt, B.data, cap, !s->blocks.bands, s->where, e)
 				     : 0;
 		int got = any && from_chunks && banded == 0 ? stage_read_chunks(x, t, start, cnt, B.data, cap,
 										 &chunked, s->where, e)
@@ -304,11 +309,27 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 	int m = 0;   /* kept leading axes */
 	while (m < X->ndim && !s->fold.reduced[m])
 		m++;
+	s->blocks.bands = false;
 	if (chain_group(s, m)) {
 		s->fold.mode = REDUCE_CHAIN;
 		s->fold.kept_lead = m;
 		c.unit = 1;
 		c.twin = chain_head_bytes(s, nranks);
+		/* one process: boxes of a chunk row folded by bands where the
+		 * budget holds them so, else as usual */
+		s->blocks.bands = nranks == 1 && read_chunked(s, memory) && reducer_band_bytes(&s, 1, x) > 0;
+		if (s->blocks.bands) {
+			struct dist_cost bc = c;
+			struct err trial = {0};
+			hold_count(&h, &bc);
+			each_buffer(s, nranks, NULL, &h);
+			if (dist_layout_make(X->ndim, X->dim, stage_chunks(x), &bc, 0, nranks, where, &trial,
+					     &s->blocks.split) == 0 &&
+			    reducer_band_boxes(&s->blocks.split, x))
+				return 0;
+			s->blocks.bands = false;
+			hold_count(&h, &c);
+		}
 		each_buffer(s, nranks, NULL, &h);
 		return dist_layout_make(X->ndim, X->dim, stage_chunks(x), &c, H5U_MAXDIM, nranks, where, e,
 					&s->blocks.split);

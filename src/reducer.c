@@ -391,25 +391,25 @@ enum band_fold { BAND_NONE, BAND_TREE, BAND_RUNNING };
  * complex dtype (float16 summed in float32, as NumPy sums it) whose pieces
  * fold from a value through the tree, a fold exact in any grouping
  * running. */
-static enum band_fold band_fold_of(struct reducer *const *r, int n, const struct shape *X)
+static enum band_fold band_fold_of(const struct plan_step *const *r, int n, const struct shape *X)
 {
 	if (n == 0 || X->ndim == 0 || X->dim[X->ndim - 1] == 0)
 		return BAND_NONE;
 	int64_t w = X->dim[X->ndim - 1];
-	const struct plan_step *s0 = r[0]->s;
+	const struct plan_step *s0 = r[0];
 	enum dtype t = s0->loop->types[0];
 	char kind = dtype_table[t].kind;
 	for (int k = 0; k < n; k++) {
-		const struct plan_step *s = r[k]->s;
+		const struct plan_step *s = r[k];
 		int64_t group = reducer_extent(X, s->fold.reduced, s->fold.kept_lead, true);
-		if (!r[k]->chain || s->mask.masked || s->loop != s0->loop || s->loop->types[1] != t ||
-		    (group != w && w % CHAIN_PIECE != 0))
+		if (s->fold.mode != REDUCE_CHAIN || s->mask.masked || s->loop != s0->loop ||
+		    s->loop->types[1] != t || (group != w && w % CHAIN_PIECE != 0))
 			return BAND_NONE;
 	}
 	if (ufunc_fold_exact(s0->uf, t) && ufunc_partial_loop(s0->uf, s0->loop) == s0->loop)
 		return BAND_RUNNING;
 	for (int k = 0; k < n; k++)
-		if (r[k]->s->fold.init != FOLD_VALUE || r[k]->s->fold.rest_init != FOLD_VALUE)
+		if (r[k]->fold.init != FOLD_VALUE || r[k]->fold.rest_init != FOLD_VALUE)
 			return BAND_NONE;
 	return (s0->uf->flags & UF_PAIRWISE) && (kind == 'f' || kind == 'c') ? BAND_TREE : BAND_NONE;
 }
@@ -445,13 +445,30 @@ static char *carve(char **p, int64_t bytes)
 	return q;
 }
 
+/* The leaves of a line of W elements of T, in PIECES pieces: their count. */
+static int64_t count_leaves(enum dtype t, int64_t w, int64_t pieces)
+{
+	int64_t n = 0;
+	for (int64_t q = 0; q < pieces; q++)
+		n = leaves_of(t, line_piece(w, q), NULL, n);
+	return n;
+}
+
+/* The height of the stack of a pairwise tree of N elements of T, at most. */
+static int64_t tree_depth(enum dtype t, int64_t n)
+{
+	int64_t half = iter_pairwise_half(t, n);
+	if (half == 0)
+		return 1;
+	int64_t a = tree_depth(t, half), b = tree_depth(t, n - half) + 1;
+	return a > b ? a : b;
+}
+
 /* The leaves of a line of SW's, laid out from *P (their count and the
  * stack's height first counted): false when they pass BUF's CAP bytes. */
 static bool sweep_leaves(struct sweep *sw, char **p, const char *buf, int64_t cap)
 {
-	sw->nleaves = 0;
-	for (int64_t q = 0; q < sw->pieces; q++)
-		sw->nleaves = leaves_of(sw->pt, line_piece(sw->w, q), NULL, sw->nleaves);
+	sw->nleaves = count_leaves(sw->pt, sw->w, sw->pieces);
 	sw->leaves = (struct leaf *)(void *)carve(p, sw->nleaves * (int64_t)sizeof(struct leaf));
 	if (*p - buf > cap)
 		return false;
@@ -615,14 +632,51 @@ static void sweep_running(struct sweep *sw, int64_t col, int64_t n)
 	}
 }
 
+int64_t reducer_band_bytes(struct plan_step *const *r, int n, const struct array *x)
+{
+	const struct shape *X = &x->shape;
+	const int64_t *c = stage_chunks(x);
+	enum band_fold how = c && X->ndim == 2 ? band_fold_of((const struct plan_step *const *)r, n, X)
+					       : BAND_NONE;
+	if (how == BAND_NONE || x->dtype != r[0]->loop->types[1])
+		return 0;
+	const struct ufunc_loop *loop = ufunc_partial_loop(r[0]->uf, r[0]->loop);
+	enum dtype pt = loop->types[0];
+	int64_t dsz = dtype_size(x->dtype), psz = dtype_size(pt), w = X->dim[1];
+	int64_t pieces = (w + CHAIN_PIECE - 1) / CHAIN_PIECE, depth = 0, leafmax = 0;
+	bool cast = x->dtype != pt;
+	if (how == BAND_TREE) {
+		leafmax = dtype_table[pt].kind == 'c' ? 64 : 128;
+		int64_t first = tree_depth(pt, line_piece(w, 0)), end = tree_depth(pt, line_piece(w, pieces - 1));
+		depth = first > end ? first : end;
+	}
+	/* sweep_layout's carves, each rounded up to 64 bytes, and its margin;
+	 * the leaves; a band's cast; for each of a chunk row's lines, its
+	 * pending leaf, stack and pieces, and its part of two chunk columns as
+	 * read and in C order */
+	int64_t fixed = 16 * 64 + 192 +
+			(how == BAND_TREE ? count_leaves(pt, w, pieces) * (int64_t)sizeof(struct leaf) : 0) +
+			(cast ? leafmax * psz + 2 * c[1] * psz : 0);
+	return fixed + c[0] * (leafmax * dsz + depth * psz + pieces * psz + 2 * 2 * c[1] * dsz);
+}
+
+bool reducer_band_boxes(const struct dist_layout *l, const struct array *x)
+{
+	const int64_t *c = stage_chunks(x);
+	return c && l->axis == 0 && l->lines_per_box == c[0] && dist_holds_chunks(l, c);
+}
+
 int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
-		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, const char *where,
-		      struct err *e)
+		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, bool held_whole,
+		      const char *where, struct err *e)
 {
 	const struct shape *X = &x->shape;
 	const int64_t *c = stage_chunks(x);
 	int last = X->ndim - 1;
-	enum band_fold how = c ? band_fold_of(r, n, X) : BAND_NONE;
+	const struct plan_step *steps[PLAN_MAXOUT];
+	for (int k = 0; k < n && k < PLAN_MAXOUT; k++)
+		steps[k] = r[k]->s;
+	enum band_fold how = c && n <= PLAN_MAXOUT ? band_fold_of(steps, n, X) : BAND_NONE;
 	const struct plan_step *s = r[0]->s;
 	/* read as T, cast straight to the partials' dtype: as the box route's
 	 * read and fold cast it, unless both casts round (T to float16 to
@@ -632,16 +686,20 @@ int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, en
 		return 0;
 	int64_t lines = stage_box_size(X->ndim, count) / X->dim[last];
 	struct sweep sw;
-	if (lines == 0 || !sweep_layout(&sw, how, s, X, t, c, lines, count, buf, cap))
-		return 0;
+	if (lines == 0 || !sweep_layout(&sw, how, s, X, t, c, lines, count, buf, cap)) {
+		if (held_whole || lines == 0)
+			return 0;
+		return err_set(e, EXIT_RUN, where, "a box of %lld lines does not fold in its bands' %lld bytes",
+			       (long long)lines, (long long)cap);
+	}
 	for (int64_t col = 0; col < sw.w; col += sw.band) {
 		int64_t m = sw.w - col < sw.band ? sw.w - col : sw.band;
 		int got = stage_read_band(x, t, start, count, col, m, sw.chunks, sw.chunk_cap, sw.out, where, e);
 		if (got < 0)
 			return -1;
-		if (got == 0 && col == 0)
+		if (got == 0 && col == 0 && held_whole)
 			return 0;   /* not read as chunks: the caller reads the box */
-		if (got == 0) {   /* a chunk never written: HDF5's fill values */
+		if (got == 0) {   /* not read as chunks, or a chunk never written: through HDF5 */
 			int64_t bo[H5U_MAXDIM], bc[H5U_MAXDIM];
 			memcpy(bo, start, sizeof(int64_t) * (size_t)X->ndim);
 			memcpy(bc, count, sizeof(int64_t) * (size_t)X->ndim);

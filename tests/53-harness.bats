@@ -11,7 +11,7 @@
 # /tmp/ompi.HOST.UID that concurrent runs race to create.  The caller's
 # Python variables and user site directory do not reach the reference
 # scripts, and the unit programs come from the build of the binary under
-# test.
+# test.  An MPI run's time limit is H5U_MPI_TIMEOUT, 300 s unless set.
 
 load helper
 
@@ -110,4 +110,32 @@ write_pyprobe() {
 			[[ ! -s py.$n.err ]] || fail "$how: Python wrote on stderr: $(<"py.$n.err")"
 		done
 	done
+}
+
+@test "an MPI run's time limit is H5U_MPI_TIMEOUT seconds, 300 unless the caller set it (60 failed runs under load), under tests/run and bats by hand; a run past it fails" {
+	cat > tprobe.bats <<-PROBE
+		load "$H5U_TESTS/helper"
+		TEST "limit" {
+			echo "\$H5U_MPI_TIMEOUT" > "$PWD/limit"
+			H5U_MPI_TIMEOUT=1 mpi 1 sleep 30 && exit 1
+			echo "\$?" > "$PWD/status"
+		}
+	PROBE
+	sed -i 's/^TEST/@test/' tprobe.bats   # not a test of this file
+	local caller
+	for caller in '' 450; do
+		rm -f limit status
+		if [[ -z $caller ]]; then
+			run env -u H5U_MPI_TIMEOUT "$H5U_TESTS/run" "$PWD/tprobe.bats"
+		else
+			run env H5U_MPI_TIMEOUT="$caller" "$H5U_TESTS/run" "$PWD/tprobe.bats"
+		fi
+		assert_success
+		[[ $(<limit) == "${caller:-300}" ]] || fail "caller '$caller': the limit is '$(<limit)'"
+		[[ $(<status) == 124 ]] || fail "caller '$caller': a run past the limit ended with status '$(<status)'"
+	done
+	rm -f limit
+	run env -u H5U_MPI_TIMEOUT bats "$PWD/tprobe.bats"
+	assert_success
+	[[ $(<limit) == 300 ]] || fail "by hand: the limit is '$(<limit)'"
 }

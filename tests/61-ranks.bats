@@ -33,7 +33,7 @@ same_as_one_process() {
 	for n in "$@"; do
 		mkdir "p$n"
 		cp "$BATS_FILE_TMPDIR/in.h5" "$BATS_FILE_TMPDIR/rep.yaml" "p$n/"
-		(cd "p$n" && H5U_MPI_TIMEOUT=120 mpi "$n" "${TCP[@]}" h5ufunc run --no-history rep.yaml) ||
+		(cd "p$n" && mpi "$n" "${TCP[@]}" h5ufunc run --no-history rep.yaml) ||
 			fail "$n ranks over TCP: exit status $?"
 		cmp "$BATS_FILE_TMPDIR/one/out.h5" "p$n/out.h5" || fail "$n ranks: out.h5 differs from one process's"
 		ref chunks "$BATS_FILE_TMPDIR/one/in.h5" "p$n/in.h5" || fail "$n ranks: in.h5 differs"
@@ -116,7 +116,7 @@ statuses() {
 	local n
 	for n in 1 2 4 8 16 32; do
 		rm -f c.h5
-		H5U_MPI_TIMEOUT=120 mpi "$n" "${TCP[@]}" h5ufunc eval -i a=w.h5:/a -i b=w.h5:/b \
+		mpi "$n" "${TCP[@]}" h5ufunc eval -i a=w.h5:/a -i b=w.h5:/b \
 			--memory 8K --json 'c.h5:/c = sqrt(a*a + b*b)' >"p$n.json" || fail "$n ranks: exit status $?"
 	done
 	np let aa multiply w.h5:/a w.h5:/a :: let bb multiply w.h5:/b w.h5:/b :: let s add aa bb :: \

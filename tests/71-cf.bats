@@ -263,7 +263,7 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	# the values, not the stored bytes, against the valid range and fill
 	snapshot
 	run --separate-stderr h5u call subtract w1.nc:/a 1 -o w1.nc:/a
-	assert_error 1 "call subtract: a valid result, 9, would read back as missing in 'w1.nc:/a' (its missing_value or valid range); 'w1.nc:/a' is as it was before the run"
+	assert_error 1 "call subtract: a valid result, 9, would read back as missing in 'w1.nc:/a' (below its valid minimum, 10); 'w1.nc:/a' is as it was before the run"
 	run --separate-stderr h5u call add w1.nc:/d 4 -o w1.nc:/d
 	assert_error 1 "call add: a valid result equals 255, the fill value that marks the missing elements of 'w1.nc:/d': it would read back as missing (choose another fill value: fill:, --fill); 'w1.nc:/d' is as it was before the run"
 	assert_unchanged
@@ -444,10 +444,29 @@ assert r["steps"][0]["inputs"][0]["dtype"] == "float64" and r["steps"][0]["loop"
 	cp mv.nc m.nc
 	snapshot
 	run --separate-stderr h5u call multiply m.nc:/vmin 0 -o m.nc:/vmin
-	assert_error 1 "call multiply: a valid result, 0, would read back as missing in 'm.nc:/vmin' (its missing_value or valid range); 'm.nc:/vmin' is as it was before the run"
+	assert_error 1 "call multiply: a valid result, 0, would read back as missing in 'm.nc:/vmin' (below its valid minimum, 20000); 'm.nc:/vmin' is as it was before the run"
 	run --separate-stderr mpi 3 h5ufunc call subtract m.nc:/vrange 100 -o m.nc:/vrange
 	assert_error_once_match 1 "call subtract: a valid result, -1[0-9.]*, would read back as missing in 'm.nc:/vrange' .*"
+	# the fill of a dataset with a valid range alone is the value just past
+	# it: a valid result there is outside the range (the message said "the
+	# fill value"), and netCDF4-python masks it
+	run --separate-stderr h5u call maximum m.nc:/vmax 1001 -o m.nc:/vmax
+	assert_error 1 "call maximum: a valid result, 1001, would read back as missing in 'm.nc:/vmax' (above its valid maximum, 1000); 'm.nc:/vmax' is as it was before the run"
+	run --separate-stderr mpi 3 h5ufunc call maximum m.nc:/vmax 1001 -o m.nc:/vmax
+	assert_error_once 1 "call maximum: a valid result, 1001, would read back as missing in 'm.nc:/vmax' (above its valid maximum, 1000); 'm.nc:/vmax' is as it was before the run"
+	run --separate-stderr h5u call minimum m.nc:/vmin 19999 -o m.nc:/vmin
+	assert_error 1 "call minimum: a valid result, 19999, would read back as missing in 'm.nc:/vmin' (below its valid minimum, 20000); 'm.nc:/vmin' is as it was before the run"
 	assert_unchanged
+	cp m.nc c.nc
+	/usr/bin/python3 -c '
+import netCDF4, numpy as np
+with netCDF4.Dataset("c.nc", "a") as f:
+    for v, x in (("vmax", 1001), ("vmin", 19999)):
+        f[v].set_auto_maskandscale(False)
+        f[v][0, 0] = x
+        f[v].set_auto_maskandscale(True)
+        assert np.ma.is_masked(f[v][0, 0]), (v, f[v][0, 0])
+'
 }
 
 @test "missing_value of 5 and 12 values: every one is missing, as netCDF4-python and xarray read it, in reduce, call and in place, on 1 and 3 ranks; 64 on three operands of an expression; more than h5ufunc reads is exit 2" {

@@ -207,7 +207,16 @@ check_reads() {
 	done
 	run h5u check --memory 7M - <<<$'inputs: {a: sq.h5:/a}\nsteps:\n  - expr: a * 2 + 1\n    out: a'
 	assert_success
-	assert_output --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	assert_output --partial "boxes (256, 2304), 9 boxes in 36 slices 64 wide, written a slice at a time"
+	# the budget pays for a slice, not a box: boxes of a chunk's lines,
+	# each chunk read by one preadv and written by one pwritev (9 x 36
+	# chunks), where boxes of whole rows at 7M took 128 lines, two calls
+	# a chunk
+	local calls
+	for m in 7M 8M 16M; do
+		calls=$(cat "tr$m".* | grep -cE '^pwritev2?\(' || true)
+		((calls > 0 && calls <= 9 * 36)) || fail "--memory $m: $calls pwritev for 324 chunks"
+	done
 	# with the journal: what it saves is the file's bytes once (read
 	# again by the journal, before they are overwritten)
 	cp sq.h5 j.h5
@@ -262,7 +271,7 @@ traced_moves() {
 	printf 'inputs: {a: sq.h5:/a}\nsteps:\n  - ufunc: add\n    in: [a, a]\n    out: a\n' >twice.yaml
 	run h5u check --memory 7M twice.yaml
 	assert_success
-	assert_line --index 0 --partial "boxes (128, 2304), 18 boxes in 36 slices 64 wide, written a slice at a time"
+	assert_line --index 0 --partial "boxes (256, 2304), 9 boxes in 36 slices 64 wide, written a slice at a time"
 	cp sq.h5 x.h5
 	traced_moves trx call add x.h5:/a x.h5:/a -o x.h5:/a --risk-partial-writes --memory 7M
 	((vectored > 0)) || fail "add x x -o x: no preadv or pwritev, where the plan moves it by runs"
@@ -341,10 +350,10 @@ traced_moves() {
 	assert_success
 	run h5u check --memory 1M r.yaml
 	assert_success
-	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide"
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (64, 9000), 3 boxes in 141 slices 64 wide"
 }
 
-@test "in place by runs under MPI: 1-4 ranks (shares that cut chunk rows, ranks with fewer boxes), budgets 1M, 16M and the default; ragged 2-d, float32, 3-d beside a gzip dataset through MPI-IO; every rank writes by pwritev, no data through MPI-IO; check plans the slices; NumPy's bits" {
+@test "in place by runs under MPI: 1-4 ranks (shares that cut chunk rows, ranks with fewer boxes), budgets 1M, 16M and the default, each on two rank counts or more; ragged 2-d, float32, 3-d beside a gzip dataset through MPI-IO; every rank writes by pwritev, no data through MPI-IO; check plans the slices; NumPy's bits" {
 	ref in-place .
 	cat >r.yaml <<-'EOF'
 		inputs: {w: ip.h5:/w, f: ip.h5:/f, t: ip.h5:/t, g: ip.h5:/g}
@@ -357,8 +366,14 @@ traced_moves() {
 		  - {reduce: add, in: w, axis: 0, out: s.h5:/s}
 	EOF
 	local n m d x same=()
+	# a covering design, not every budget at every rank count: 1M (the
+	# most boxes, ranks with fewer of them) on 2-4 ranks, 16M on 1 and 3,
+	# the default on 2 and 4; each rank its pwritevs on 2-4 ranks, /w on
+	# 2 and 3, the 3-d /t on 3 and 4
+	local -A budgets=([1]=16M [2]="1M default" [3]="1M 16M" [4]="1M default") traced=([2]=w [3]="w t" [4]=t)
 	for n in 1 2 3 4; do
-		for m in 1M 16M ''; do
+		for m in ${budgets[$n]}; do
+			m=${m/default/}
 			d=r$n-${m:-default}
 			mkdir "$d"
 			cp ip.h5 r.yaml "$d/"
@@ -371,31 +386,80 @@ traced_moves() {
 	done
 	# each rank its own pwritevs, MPI-IO only for HDF5's metadata
 	for n in 2 3 4; do
-		for x in w t; do
+		for x in ${traced[$n]}; do
 			d=v$n$x
 			mkdir "$d"
 			cp ip.h5 "$d/"
 			(cd "$d" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
-				-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe \
+				-e trace=pwritev,pwritev2 timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe \
 				-n "$n" h5ufunc eval -i "a=ip.h5:/$x" 'a = a * 2 + 1' --memory 1M --json) >"$d.json" ||
 				fail "$d: exit status $?"
 			(($(grep -lE '^pwritev2?\(' "$d"/tr.* | wc -l) == n)) || fail "$d: not every rank wrote by pwritev"
-			python3 -c '
-import json, sys
-for r in json.load(open(sys.argv[1]))["per_rank"]:
-    assert r["mpiio_data_writes"] == 0 and r["mpiio_data_reads"] == 0, r
-' "$d.json" || fail "$d: data moved through MPI-IO"
 			same+=(:: same ip.h5 "$d/ip.h5" "/$x" "$x * 2 + 1")
 		done
 	done
+	python3 -c '
+import json, sys
+assert len(sys.argv) == 5, sys.argv
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["per_rank"]:
+        assert r["mpiio_data_writes"] == 0 and r["mpiio_data_reads"] == 0, (path, r)
+' v[234][wt].json || fail "data moved through MPI-IO"
 	run ref "${same[@]:1}"
 	assert_success
 	run --separate-stderr mpi 3 h5ufunc check --memory 1M r.yaml
 	assert_success
-	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (4, 9000), 38 boxes in 141 slices 64 wide, written a slice at a time, 3 of 3 ranks with work"
+	assert_line --partial "step 1: expr add, loop dd->d, casting same_kind, boxes (8, 9000), 19 boxes in 141 slices 64 wide, written a slice at a time, 3 of 3 ranks with work"
 }
 
-@test "in place by runs only where the chunk index is the version-1 B-tree, the one read whole: h5py's libver='latest' fixed and extensible arrays go through HDF5 (check's plan, no preadv or pwritev), where their slices were each an HDF5 call; the B-tree beside them by runs; NumPy's bits on 1-3 ranks" {
+@test "in place by runs, a budget that holds no chunk row of a wide array: boxes of a chunk's lines where they deal evenly, the budget paying for a slice of one chunk column, so that each pwritev moves a chunk's part of a box of at least 32 lines (not 16); the journal's fdatasyncs a few a rank; NumPy's bits on 1-4 ranks" {
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+a = np.random.default_rng(7).standard_normal((512, 8200))
+with h5py.File("band.h5", "w") as f:
+    f.create_dataset("a", data=a, chunks=(256, 64))
+'
+	# (512, 8200) float64 in (256, 64): a chunk row of 129 chunks, 16 MiB,
+	# the last column ragged; at 4M boxes of whole rows would be 16 lines
+	local n d calls same=()
+	for n in 1 2 3 4; do
+		d=b$n
+		mkdir "$d"
+		cp band.h5 "$d/"
+		(cd "$d" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -o tr \
+			-e trace=pwritev,pwritev2 timeout "${H5U_MPI_TIMEOUT:-60}" mpirun --oversubscribe \
+			-n "$n" h5ufunc eval -i a=band.h5:/a 'a = a * 2 + 1' --memory 4M --json) >"$d.json" ||
+			fail "$n ranks: exit status $?"
+		# each pwritev a chunk's part of a box, 32 lines or more of 64
+		# float64 (16 lines at 4M before); the ragged last column (8 of
+		# 64 wide) a line a call, its lines 512 bytes apart in the file
+		calls=$(cat "$d"/tr.* | grep -E '^pwritev2?\(' | grep -cE '= [0-9]{5,}$' || true)
+		((calls > 0)) || fail "$n ranks: no pwritev of a chunk's part"
+		if cat "$d"/tr.* | grep -E '^pwritev2?\(' | awk '$NF != 64 && $NF < 32 * 512' | grep .; then
+			fail "$n ranks: pwritev of fewer than 32 lines of a chunk"
+		fi
+		# the journal: an fdatasync a RECORD_MAX (16 MiB) of the chunks a
+		# rank writes, the records of the runs of chunks between the
+		# chunk index's nodes saved ahead under one, and three for HDF5's
+		# metadata beside
+		python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["per_rank"]:
+    most = -(-r["bytes_written"] // (16 << 20)) + 3
+    assert r["journal_syncs"] <= most, (most, r)
+' "$d.json" || fail "$n ranks: the journal's fdatasyncs"
+		same+=(:: same band.h5 "$d/band.h5" /a "a * 2 + 1")
+	done
+	run ref "${same[@]:1}"
+	assert_success
+	for n in 1 2; do
+		run --separate-stderr mpi "$n" h5ufunc check --memory 4M - <<<$'inputs: {a: band.h5:/a}\nsteps:\n  - {expr: a * 2 + 1, out: a}'
+		assert_success
+		assert_line --index 0 --partial "boxes (256, 8200), 2 boxes in 129 slices 64 wide, written a slice at a time"
+	done
+}
+
+@test "in place by runs only where the chunk index is the version-1 B-tree, the one read whole: h5py's libver='latest' fixed and extensible arrays go through HDF5 (check's plan, no preadv or pwritev), where their slices were each an HDF5 call; the B-tree beside them by runs; NumPy's bits on 1-3 ranks, each index on one process and 2 or 3 ranks" {
 	/usr/bin/python3 -c '
 import h5py, numpy as np
 a = np.random.default_rng(5).standard_normal((300, 9000))
@@ -406,6 +470,9 @@ with h5py.File("v1.h5", "w") as f:
     f.create_dataset("tree", data=a, chunks=(256, 64))
 '
 	local x f n vectored same=()
+	# under MPI the B-tree on 2 and 3 ranks, each newer index on one of
+	# them: not every index at every rank count
+	local -A ranks=([fixed]=2 [grow]=3 [tree]="2 3")
 	for x in fixed grow tree; do
 		f=lat.h5
 		[[ $x == tree ]] && f=v1.h5
@@ -422,7 +489,7 @@ with h5py.File("v1.h5", "w") as f:
 			((vectored == 0)) || fail "$x: $vectored preadv or pwritev, where the plan moves it through HDF5"
 		fi
 		same+=(:: same "$f" "c$x.h5" "/$x" "$x * 2 + 1")
-		for n in 2 3; do
+		for n in ${ranks[$x]}; do
 			run mpi "$n" h5ufunc check --memory 1M "$x.yaml"
 			assert_success
 			if [[ $x == tree ]]; then
@@ -931,18 +998,18 @@ for n, f in ((3, "a"), (2, "z"), (3, "z"), (4, "z")):
 	[[ $status == 0 ]] || fail "$output"
 }
 
-# fold_recipe STEP...: a recipe of add steps, each STEP (reduce:AXIS or
-# accumulate:AXIS; AXIS null: all axes) over ru.h5's /u and then over its
-# gzip twin /z, so that no two consecutive reductions read one dataset
-# (which would share one pass), written to o.h5:/uVAXIS and /zVAXIS (V: r
-# or a, the verb's initial).
 # on_budgets YAML: run YAML, which writes o.h5, under --memory 64M, 3M and
-# 300K, on one process (MEM-0) and on 1 to 4 ranks (MEM-N), each o.h5
-# moved into that directory.
+# 300K, on one process (MEM-0) and on two of 1 to 4 ranks (MEM-N), each
+# o.h5 moved into that directory, named in BUDGET_DIRS.  A covering
+# design, not every budget at every rank count: each budget on one
+# process and on two rank counts, each rank count under one budget or
+# more, 3 and 4 ranks (ranks with few or no rows) under two.
 on_budgets() {
 	local mem n d
+	local -A ranks=([64M]="0 2 4" [3M]="0 1 3" [300K]="0 3 4")
+	BUDGET_DIRS=()
 	for mem in 64M 3M 300K; do
-		for n in 0 1 2 3 4; do
+		for n in ${ranks[$mem]}; do
 			d=$mem-$n
 			mkdir "$d"
 			if ((n == 0)); then
@@ -951,10 +1018,16 @@ on_budgets() {
 				mpi "$n" h5ufunc run --memory "$mem" "$1" || fail "$n ranks, $mem: exit status $?"
 			fi
 			mv o.h5 "$d/"
+			BUDGET_DIRS+=("$d")
 		done
 	done
 }
 
+# fold_recipe STEP...: a recipe of add steps, each STEP (reduce:AXIS or
+# accumulate:AXIS; AXIS null: all axes) over ru.h5's /u and then over its
+# gzip twin /z, so that no two consecutive reductions read one dataset
+# (which would share one pass), written to o.h5:/uVAXIS and /zVAXIS (V: r
+# or a, the verb's initial).
 fold_recipe() {
 	local step verb axis d
 	printf 'inputs: {u: ru.h5:/u, z: ru.h5:/z}\nsteps:\n'
@@ -991,14 +1064,16 @@ fold_same() {
 	# the ranks, 16 runs on 6 ranks; the 37 columns whole: too narrow to
 	# deal, a reduction over axis 0 is one rank's, in blocks of whole
 	# chunk rows); 8K: a scan's box across holds no chunk's 64 rows or 16
-	# columns, a chained reduction's no run of 64 rows: MPI-IO
+	# columns, a chained reduction's no run of 64 rows: MPI-IO.  64M and
+	# 300K on one process and 6 ranks, and on two of 1-4 each, not every
+	# budget at every rank count
+	local -A ranks=([64M]="0 1 3 6" [300K]="0 2 4 6" [8K]="2 3")
 	for mem in 64M 300K 8K; do
-		for n in 0 1 2 3 4 6; do
+		for n in ${ranks[$mem]}; do
 			d=$mem-$n
 			[[ $mem == 8K ]] && d=cut$d
 			mkdir "$d"
 			if [[ $mem == 8K ]]; then
-				((n == 2 || n == 3)) || continue
 				mpi "$n" h5ufunc run --memory "$mem" --json cut.yaml >"$d/p.json" ||
 					fail "$n ranks, $mem: exit status $?"
 				fold_same "$d/o.h5" "${cut[@]}"
@@ -1015,15 +1090,16 @@ fold_same() {
 	# int64 /i's sum and scan along axis 0, exact in any grouping: the
 	# ranks share the 1001 rows (37 columns are too few to deal), dealt in
 	# runs of 64 under 100K, read alone; in blocks of 27 rows under 24K,
-	# through MPI-IO
+	# through MPI-IO; each budget on 6 ranks and on one of 2 and 3
 	printf '%s\n' 'inputs: {i: ru.h5:/i}' 'steps:' '  - {reduce: add, in: i, axis: 0, out: o.h5:/r}' \
 		'  - {accumulate: add, in: i, axis: 0, out: o.h5:/a}' >shared.yaml
 	run --separate-stderr mpi 3 h5ufunc check --memory 100K shared.yaml
 	assert_success
 	assert_line --regexp '^step 1: reduce add, .*, blocks of 128 along axis 0, dealt to the ranks; .*, 3 of 3 ranks with work$'
 	assert_line --regexp '^step 2: accumulate add, .*, blocks of 64 along axis 0, dealt to the ranks; .*, 3 of 3 ranks with work$'
+	local -A shared=([100K]="2 6" [24K]="3 6")
 	for mem in 100K 24K; do
-		for n in 2 3 6; do
+		for n in ${shared[$mem]}; do
 			d=shared$mem-$n
 			[[ $mem == 24K ]] && d=cut$d
 			mkdir "$d"
@@ -1053,9 +1129,11 @@ for name in glob.glob("*/p.json"):
         assert not any(coll), (name, coll)
 '
 	# each of the 16 x 3 chunks of /u read once in all, as stored (8192
-	# bytes, the ragged ones too), by the rank whose box holds it
+	# bytes, the ragged ones too), by the rank whose box holds it: each
+	# step on 2 or 3 ranks, the reduction over all axes on both
+	local -A steps=([2]="reduce:0 reduce:null accumulate:1" [3]="reduce:1 reduce:null accumulate:0")
 	for n in 2 3; do
-		for step in "${all[@]}"; do
+		for step in ${steps[$n]}; do
 			verb=${step%:*} axis=${step#*:}
 			tr=f$n$verb$axis
 			ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
@@ -1172,9 +1250,9 @@ for n in (2, 3, 4):
 	assert_success
 	assert_line 'step 2: reduce add, fused into step 1'
 	assert_line 'step 8: reduce add, fused into step 7'
-	local d name JOBS=()
+	local d name JOBS=() BUDGET_DIRS
 	on_budgets sums.yaml
-	for d in {64M,3M,300K}-{0..4}; do
+	for d in "${BUDGET_DIRS[@]}"; do
 		JOBS+=(:: same fo.h5 "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
 			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
 			/vr "np.add.reduce(v, axis=(1, 2))" /va "np.add.reduce(v, axis=None)"
@@ -1220,9 +1298,9 @@ for n in (2, 3, 4):
 		done
 		echo "  - {reduce: add, in: r, axis: 1, initial: 0.5, out: o.h5:/rr}"
 	} >sums.yaml
-	local n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5,fb-k.h5 JOBS=()
+	local n d in=fb-w.h5,fb-f.h5,fb-c.h5,fb-v.h5,fb-r.h5,fb-n.h5,fb-k.h5 JOBS=() BUDGET_DIRS
 	on_budgets sums.yaml
-	for d in {64M,3M,300K}-{0..4}; do
+	for d in "${BUDGET_DIRS[@]}"; do
 		JOBS+=(:: same "$in" "$d/o.h5" /wr "np.add.reduce(w, axis=1)" /wa "np.add.reduce(w, axis=None)"
 			/fr "np.add.reduce(f, axis=1)" /fa "np.add.reduce(f, axis=None)"
 			/cr "np.add.reduce(c, axis=1)" /ca "np.add.reduce(c, axis=None)"
@@ -1289,9 +1367,9 @@ for n in (2, 3, 4):
 	run --separate-stderr h5u check folds.yaml
 	assert_success
 	assert_line 'step 2: reduce add, fused into step 1'
-	local d in=fe-i.h5,fe-h.h5,fe-n.h5,fe-b.h5,fe-u.h5,fe-k.h5,fe-j.h5 JOBS=()
+	local d in=fe-i.h5,fe-h.h5,fe-n.h5,fe-b.h5,fe-u.h5,fe-k.h5,fe-j.h5 JOBS=() BUDGET_DIRS
 	on_budgets folds.yaml
-	for d in {64M,3M,300K}-{0..4}; do
+	for d in "${BUDGET_DIRS[@]}"; do
 		JOBS+=(:: same "$in" "$d/o.h5" "${want[@]}")
 	done
 	run ref "${JOBS[@]:1}"
@@ -1382,8 +1460,8 @@ for n in (2, 3, 4):
 }
 
 # in_rank_dirs FILE FN: FN RUN... in a directory rN holding a copy of
-# FILE, for one process (N 0, RUN h5u) and 1-4 ranks (RUN mpi N h5ufunc);
-# the test fails at the first that fails.
+# FILE, for one process (N 0, RUN h5u) and 1-4 ranks (RUN mpi N h5ufunc),
+# $n set to N; the test fails at the first that fails.
 in_rank_dirs() {
 	local file=$1 fn=$2 n run
 	for n in 0 1 2 3 4; do
@@ -1393,6 +1471,14 @@ in_rank_dirs() {
 		((n == 0)) || run=(mpi "$n" h5ufunc)
 		(cd "r$n" && "$fn" "${run[@]}") || fail "$n ranks (0: one process): exit status $?"
 	done
+}
+
+# takes J: whether the run numbered J is one that $n takes: each on one
+# process (n 0), and under MPI on the rank counts of its parity (1 and
+# 3, or 2 and 4), a covering design of runs and rank counts, not their
+# product (each rank count takes half the runs, 1 and 4 among them)
+takes() {
+	((n == 0 || ($1 - n) % 2 == 0))
 }
 
 # refused_in_place RANKS FILE:/PATH WHY BEFORE: writing FILE:/PATH in place
@@ -1409,27 +1495,42 @@ refused_in_place() {
 	cmp "${2%%:/*}" "$4" || fail "${2%%:/*} changed"
 }
 
-# never_written RUN...: the runs of the chunks-never-written test
+# never_written RUN...: the runs of the chunks-never-written test that
+# $n takes
 never_written() {
-	"$@" eval -i h=../rc.h5:/h -i r=../rc.h5:/r 'o.h5:/e = h * 2 + r' &&
-		"$@" reduce add ../rc.h5:/h --axis 0 -o o.h5:/r0 &&
-		"$@" reduce add ../rc.h5:/h --axis all -o o.h5:/ra &&
-		"$@" accumulate add ../rc.h5:/h --axis 1 -o o.h5:/c1 &&
-		"$@" eval -i v=nw.nc:/v 'o.h5:/v = v * 2' &&
-		"$@" eval -i v=nw.nc:/v 'v = v + 1'
+	{ ! takes 1 || "$@" eval -i h=../rc.h5:/h -i r=../rc.h5:/r 'o.h5:/e = h * 2 + r'; } &&
+		{ ! takes 2 || "$@" reduce add ../rc.h5:/h --axis 0 -o o.h5:/r0; } &&
+		{ ! takes 3 || "$@" reduce add ../rc.h5:/h --axis all -o o.h5:/ra; } &&
+		{ ! takes 4 || "$@" accumulate add ../rc.h5:/h --axis 1 -o o.h5:/c1; } &&
+		{ ! takes 5 || "$@" eval -i v=nw.nc:/v 'o.h5:/v = v * 2'; } &&
+		{ ! takes 6 || "$@" eval -i v=nw.nc:/v 'v = v + 1'; }
 }
 
-# stored_raw RUN...: the runs of the chunks-stored-without-filters test,
-# under budgets whose boxes cut ix.h5:/gz's chunks (and some that do not)
+# stored_raw RUN...: the runs of the chunks-stored-without-filters test
+# that $n takes, under budgets whose boxes cut ix.h5:/gz's chunks (and
+# some that do not)
 stored_raw() {
-	"$@" eval -i g=ix.h5:/gz 'o.h5:/e = g * 2 + 1' --memory 8K &&
-		"$@" eval -i g=ix.h5:/gz 'o.h5:/s = sqrt(g) * 0.5' &&
-		"$@" eval -i g=ix.h5:/gz 'ix.h5:/g2 = g - 3' --memory 8K &&
-		"$@" reduce add ix.h5:/gz --axis 0 -o o.h5:/r0 --memory 8K &&
-		"$@" reduce maximum ix.h5:/gz --axis 1 -o o.h5:/r1 &&
-		"$@" reduce add ix.h5:/gz --axis all -o o.h5:/ra --memory 160K &&
-		"$@" accumulate add ix.h5:/gz --axis 0 -o o.h5:/c0 --memory 8K &&
-		"$@" accumulate multiply ix.h5:/gz --axis 1 -o o.h5:/c1
+	{ ! takes 1 || "$@" eval -i g=ix.h5:/gz 'o.h5:/e = g * 2 + 1' --memory 8K; } &&
+		{ ! takes 2 || "$@" eval -i g=ix.h5:/gz 'o.h5:/s = sqrt(g) * 0.5'; } &&
+		{ ! takes 3 || "$@" eval -i g=ix.h5:/gz 'ix.h5:/g2 = g - 3' --memory 8K; } &&
+		{ ! takes 4 || "$@" reduce add ix.h5:/gz --axis 0 -o o.h5:/r0 --memory 8K; } &&
+		{ ! takes 5 || "$@" reduce maximum ix.h5:/gz --axis 1 -o o.h5:/r1; } &&
+		{ ! takes 6 || "$@" reduce add ix.h5:/gz --axis all -o o.h5:/ra --memory 160K; } &&
+		{ ! takes 7 || "$@" accumulate add ix.h5:/gz --axis 0 -o o.h5:/c0 --memory 8K; } &&
+		{ ! takes 8 || "$@" accumulate multiply ix.h5:/gz --axis 1 -o o.h5:/c1; }
+}
+
+# same_taken REF OUT J /PATH EXPR [J /PATH EXPR]...: the chunks_ref.py
+# job, added to jobs, comparing those of OUT's /PATHs whose run J $n
+# took with NumPy's EXPR of REF
+same_taken() {
+	local ref=$1 out=$2 pairs=()
+	shift 2
+	while (($# >= 3)); do
+		! takes "$1" || pairs+=("$2" "$3")
+		shift 3
+	done
+	((${#pairs[@]} == 0)) || jobs+=(:: same "$ref" "$out" "${pairs[@]}")
 }
 
 @test "chunks never written read as their fill value on 1-4 ranks: h5py's partly written /h, a variable ncgen never wrote; elementwise, reduce, accumulate, in place; an in-place write into a partly written dataset refused under MPI" {
@@ -1448,15 +1549,16 @@ stored_raw() {
 	local n jobs=()
 	in_rank_dirs nw.nc never_written
 	for n in 0 1 2 3 4; do
-		jobs+=(:: same rc.h5 "r$n/o.h5" /e "h * 2 + r" /r0 "np.add.reduce(h, axis=0)"
-			/ra "np.add.reduce(h, axis=None)" /c1 "np.add.accumulate(h, axis=1)"
-			:: same nw.nc "r$n/o.h5" /v "v * 2" :: same nw.nc "r$n/nw.nc" /v "v + 1")
+		same_taken rc.h5 "r$n/o.h5" 1 /e "h * 2 + r" 2 /r0 "np.add.reduce(h, axis=0)" \
+			3 /ra "np.add.reduce(h, axis=None)" 4 /c1 "np.add.accumulate(h, axis=1)"
+		same_taken nw.nc "r$n/o.h5" 5 /v "v * 2"
+		same_taken nw.nc "r$n/nw.nc" 6 /v "v + 1"
 	done
 	# in place into /h: one process writes it; under MPI HDF5 1.10 cannot
 	cp rc.h5 one.h5
 	h5u eval -i h=one.h5:/h 'h = h * 2' || fail "in place, one process: exit status $?"
 	jobs+=(:: same rc.h5 one.h5 /h "h * 2")
-	refused_in_place "1 2 3" rc.h5:/h "that were never written" "$BATS_FILE_TMPDIR/rc.h5"
+	refused_in_place "1 3" rc.h5:/h "that were never written" "$BATS_FILE_TMPDIR/rc.h5"
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
@@ -1467,17 +1569,18 @@ stored_raw() {
 	local n jobs=()
 	in_rank_dirs ix.h5 stored_raw
 	for n in 0 1 2 3 4; do
-		jobs+=(:: same ix.h5 "r$n/o.h5" /e "gz * 2 + 1" /s "np.sqrt(gz) * 0.5"
-			/r0 "np.add.reduce(gz, axis=0)" /r1 "np.maximum.reduce(gz, axis=1)"
-			/ra "np.add.reduce(gz, axis=None)" /c0 "np.add.accumulate(gz, axis=0)"
-			/c1 "np.multiply.accumulate(gz, axis=1)"
-			:: same ix.h5 "r$n/ix.h5" /g2 "gz - 3" /gz "gz")
+		same_taken ix.h5 "r$n/o.h5" 1 /e "gz * 2 + 1" 2 /s "np.sqrt(gz) * 0.5" \
+			4 /r0 "np.add.reduce(gz, axis=0)" 5 /r1 "np.maximum.reduce(gz, axis=1)" \
+			6 /ra "np.add.reduce(gz, axis=None)" 7 /c0 "np.add.accumulate(gz, axis=0)" \
+			8 /c1 "np.multiply.accumulate(gz, axis=1)"
+		same_taken ix.h5 "r$n/ix.h5" 3 /g2 "gz - 3"
+		jobs+=(:: same ix.h5 "r$n/ix.h5" /gz "gz")
 	done
 	# in place: one process writes it; under MPI HDF5 1.10 would read the raw chunk through the filters
 	cp ix.h5 one.h5
 	h5u eval -i g=one.h5:/gz 'g = g * 2 + 1' --memory 8K || fail "in place, one process: exit status $?"
 	jobs+=(:: same ix.h5 one.h5 /gz "gz * 2 + 1")
-	refused_in_place "1 2 3 4" ix.h5:/gz "stored without their filters" before.h5
+	refused_in_place "2 4" ix.h5:/gz "stored without their filters" before.h5
 	run ref "${jobs[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
@@ -1528,5 +1631,55 @@ stored_raw() {
 		jobs+=(:: journals "${f}0.json" "$f.json")
 	done
 	run ref "${jobs[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "one process, a budget that holds a band of chunk columns but no box of whole chunk rows: reductions that fold by bands take boxes of one chunk row, each chunk read once in one call where the runs' boxes read it in pieces; a chunk never written; the one-liner; NumPy's bits on one process and 2-4 ranks" {
+	# (48, 32768) float64 in (16, 64) chunks: a box of a chunk row is 4 MiB,
+	# which --memory 1M and 2M do not hold; the bands' buffer of such a box
+	# (two chunk columns as read and as rows, each row's leaf, stack and
+	# pieces) they do.  /p has a chunk never written (its band read
+	# through HDF5, the fill value folded)
+	/usr/bin/python3 - <<'PY' || fail "fixture"
+import numpy as np, h5py
+rng = np.random.default_rng(28)
+shape = (48, 32768)
+u = rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)
+with h5py.File('bx.h5', 'w') as f:
+    f.create_dataset('x', data=u, chunks=(16, 64))
+with h5py.File('bp.h5', 'w') as f:
+    p = f.create_dataset('p', shape=shape, dtype='f8', chunks=(16, 64))
+    p[0:16] = u[0:16]
+    p[32:] = u[32:]
+    p[16:32, 64:] = u[16:32, 64:]
+PY
+	printf '%s\n' 'inputs: {x: bx.h5:/x, p: bp.h5:/p}' 'steps:' \
+		'  - {reduce: add, in: x, axis: 1, out: o.h5:/xr}' '  - {reduce: add, in: x, axis: null, out: o.h5:/xa}' \
+		'  - {reduce: add, in: p, axis: 1, out: o.h5:/pr}' '  - {reduce: add, in: p, axis: null, out: o.h5:/pa}' >b.yaml
+	local mem n want=(/xr "np.add.reduce(x, axis=1)" /xa "np.add.reduce(x, axis=None)"
+		/pr "np.add.reduce(p, axis=1)" /pa "np.add.reduce(p, axis=None)") JOBS=()
+	for mem in 1M 2M; do
+		run --separate-stderr h5u check --memory "$mem" b.yaml
+		assert_success
+		assert_line 'step 1: reduce add, loop dd->d, casting same_kind, boxes (16, 32768), 3 boxes, 1 of 1 ranks with work'
+		assert_line 'step 3: reduce add, loop dd->d, casting same_kind, boxes (16, 32768), 3 boxes, 1 of 1 ranks with work'
+		# 1536 chunks of bx.h5, each in one call, and HDF5's reads of its
+		# metadata and chunk index (boxes that cut the chunks read them in
+		# pieces: 12402 and 6258 reads)
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
+			-o "tr$mem" h5ufunc run --memory "$mem" b.yaml || fail "$mem: exit status $?"
+		JOBS+=(:: reads "tr$mem" bx.h5 $((1536 + 128)) $((12582912 + 1048576)))
+		mkdir "$mem-0" && mv o.h5 "$mem-0/"
+		JOBS+=(:: same bx.h5,bp.h5 "$mem-0/o.h5" "${want[@]}")
+		h5u reduce add bx.h5:/x --axis 1 --memory "$mem" -o "$mem-0/one.h5:/xr" || fail "one-liner: exit status $?"
+		JOBS+=(:: same bx.h5 "$mem-0/one.h5" /xr "np.add.reduce(x, axis=1)")
+	done
+	# under MPI the budget pays for the box, as before
+	for n in 2 3 4; do
+		mpi "$n" h5ufunc run --memory 1M b.yaml || fail "$n ranks: exit status $?"
+		mkdir "1M-$n" && mv o.h5 "1M-$n/"
+		JOBS+=(:: same bx.h5,bp.h5 "1M-$n/o.h5" "${want[@]}")
+	done
+	run ref "${JOBS[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
 }
