@@ -597,6 +597,10 @@ int exec_run(struct plan *p, const char *history, const struct report_options *r
 	interrupt_init();
 	sweep_dirs(p);
 	reserve_paths(p);
+	/* A stop while the files open names the first step, as a stop between
+	 * steps names the one before. */
+	if (p->nsteps > 0)
+		interrupt_where(p->steps[0].where, &p->steps[0].loc);
 	if (begin_journals(p, e) < 0 || open_all(p, e) < 0)
 		goto fail;
 	for (int i = 0; i < p->nsteps; i++) {
