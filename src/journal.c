@@ -1,8 +1,8 @@
 /* journal.c - the rollback journal of a file's bytes; see journal.h.
  *
- * In sections: injected faults; the files being journaled; saving old
- * bytes (announced ranges, records, the ranks' sequence); begin, commit,
- * roll back.
+ * In sections: the files being journaled; saving old bytes (announced
+ * ranges, records, the ranks' sequence); begin, commit, roll back.
+ * Injected faults for the tests are fault.c's.
  * The ranges a rank saved and announced are spans.h's sets; the files'
  * formats are journal_disk.h's; putting old bytes back is
  * replay.h's.
@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,41 +37,6 @@
 /* A write is compared with the bytes it overwrites in blocks of the file
  * this size: a block it leaves as it was is not saved (see save_changed). */
 #define SAME_BLOCK ((uint64_t)4 << 10)
-
-/* ---- injected faults ------------------------------------------------------ */
-
-/* For the tests (journal.h): H5UFUNC_FAULT=ACTION-POINT:RANK:N makes rank RANK raise
- * SIGKILL (ACTION kill) or SIGTERM (term), or fail as a full disk would
- * (fail: true is returned, and the caller fails with ENOSPC), at the Nth
- * time it reaches POINT: "save" (a write into a journaled file, before its
- * old bytes are saved), "write" (the same, its old bytes saved, the write
- * not begun), "commit"
- * (every rank's data durable, the master still there), "committed" (the
- * master gone, the ranks' journals not yet), "rollback" (before the old
- * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
- * error would), "sources" (every virtual dataset's sources linked under
- * their names, no new file renamed yet; exec.c), "renamed" (the new files
- * renamed, the sources' temporary names still there).  Other values
- * are h5io_box.c's (read:RANK:N, write:RANK:N). */
-bool journal_fault(const char *point, long long n)
-{
-	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
-	static char action[8], where[16];
-	static int rank;
-	static long long nth;
-	if (!parsed) {
-		const char *spec = getenv("H5UFUNC_FAULT");
-		parsed = spec && sscanf(spec, "%7[a-z]-%15[a-z]:%d:%lld", action, where, &rank, &nth) == 4
-			 ? 1 : -1;
-	}
-	if (parsed < 0 || n != nth || strcmp(point, where) || rank != comm_rank())
-		return false;
-	if (!strcmp(action, "kill"))
-		raise(SIGKILL);
-	else if (!strcmp(action, "term"))
-		raise(SIGTERM);
-	return !strcmp(action, "fail");
-}
 
 /* ---- the files being journaled -------------------------------------------- */
 
