@@ -327,26 +327,41 @@ static struct run *run_going_on(struct target *t, uint64_t lo)
 }
 
 /* After a record of announced bytes that ended at END, the announced
- * ranges that follow it, each at most SKIP_MAX past the one before (a
- * chunk row's chunks with the chunk index's nodes among them), saved
- * too, LEFT bytes in all, each exactly in a record of its own, so that
- * the one fdatasync the write waits for (sync_records) covers them. */
+ * ranges not saved yet saved too, in the file's order from END on and
+ * then from the start, wherever they lie (a chunk row's chunks with the
+ * chunk index's nodes among them, and a ragged last chunk column's
+ * chunks, which HDF5 may have placed far from the rest of their row),
+ * LEFT bytes in all, each exactly in a record of its own, so that the
+ * one fdatasync the write waits for (sync_records) covers them.  Every
+ * announced byte is one this rank overwrites: saving it sooner saves
+ * nothing more. */
 static int save_ahead(struct target *t, uint64_t end, uint64_t left)
 {
+	bool wrapped = false;
 	while (left > 0) {
 		spans_settle(&t->ahead);
 		int k = spans_after(&t->ahead, end), i;
-		while (k < t->ahead.n && t->ahead.v[k].lo == t->ahead.v[k].hi)
-			k++;   /* emptied by a cut, not yet dropped */
-		if (k == t->ahead.n || t->ahead.v[k].lo < end || t->ahead.v[k].lo - end > SKIP_MAX)
-			return 0;
-		uint64_t lo = t->ahead.v[k].lo, hi = t->ahead.v[k].hi - lo < left ? t->ahead.v[k].hi : lo + left;
-		if (unsaved_from(t, lo, &i) != lo)
-			return 0;   /* saved already: none ahead */
+		while (k < t->ahead.n && (t->ahead.v[k].lo == t->ahead.v[k].hi || t->ahead.v[k].hi <= end))
+			k++;   /* emptied by a cut, not yet dropped; or behind END */
+		if (k == t->ahead.n) {
+			if (wrapped || end == 0)
+				return 0;
+			wrapped = true;   /* on from the start */
+			end = 0;
+			continue;
+		}
+		uint64_t lo = t->ahead.v[k].lo > end ? t->ahead.v[k].lo : end;
+		if (unsaved_from(t, lo, &i) != lo) {
+			end = unsaved_from(t, lo, &i);   /* saved already: on past it */
+			continue;
+		}
+		uint64_t hi = t->ahead.v[k].hi - lo < left ? t->ahead.v[k].hi : lo + left;
 		uint64_t ceil = i < t->saved.n ? t->saved.v[i].lo : t->size;
 		hi = hi < ceil ? hi : ceil;
-		if (hi <= lo)
-			return 0;
+		if (hi <= lo) {   /* past the file's old size: nothing to save */
+			end = t->ahead.v[k].hi;
+			continue;
+		}
 		if (record(t, lo, hi) < 0)
 			return -1;
 		spans_add(&t->saved, lo, hi);
