@@ -648,6 +648,6 @@ int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const
 	}
 	if (rc == 1 && h5io_pieces_flush(write, l->fd, p) < 0)
 		rc = -1;
-	free(p);
+	h5io_pieces_free(p);
 	return rc;
 }

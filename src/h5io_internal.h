@@ -168,12 +168,14 @@ void h5io_in_place_prepare(struct h5io_record *rec);
 int h5io_move_in_place(bool write, struct h5io_record *rec, enum dtype dt, const int64_t *start,
 		       const int64_t *step, const int64_t *count, void *buf);
 /* A box's pieces gathered for few calls (h5io_pieces.c): a new empty
- * gathering (freed with free()); the part of the box START/COUNT (BSTRIDE:
- * its axes' strides in BUF, in elements) that the chunk at C0 of storage
+ * gathering (freed with h5io_pieces_free; NULL is fine); the part of
+ * the box START/COUNT (BSTRIDE: its axes' strides in BUF, in elements)
+ * that the chunk at C0 of storage
  * ST, stored at ADDR of descriptor FD, holds, added and moved as calls
  * fill; what is left moved.  0, or -1 (errno). */
 struct h5io_pieces;
 struct h5io_pieces *h5io_pieces_new(void);
+void h5io_pieces_free(struct h5io_pieces *p);
 int h5io_chunk_part(bool write, int fd, const struct h5io_storage *st, struct h5io_pieces *p,
 		    const hsize_t *c0, haddr_t addr, const int64_t *start, const int64_t *count,
 		    const uint64_t *bstride, char *buf);
