@@ -121,6 +121,9 @@ int64_t dist_tile_lines(const struct dist_layout *l);
  * are the buffer's), a box's most (a slice's, L's band), or a tile's
  * (none across: a layout carries nothing). */
 int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how);
+/* ... were L's boxes LINES lines (a band pricing a tile of a chunk's
+ * lines before it takes them, dist_band_chunks). */
+int64_t dist_held_lines(const struct dist_layout *l, enum dist_hold how, int64_t lines);
 /* Bytes a pass over L holds: every buffer of its cost at its size; at most
  * the cost's memory. */
 int64_t dist_layout_bytes(const struct dist_layout *l);

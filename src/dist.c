@@ -176,21 +176,32 @@ void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes)
 	}
 }
 
-int64_t dist_tile_lines(const struct dist_layout *l)
+/* Lines of a tile of L were its boxes LINES lines. */
+static int64_t tile_lines(const struct dist_layout *l, int64_t lines)
 {
 	int64_t tile = l->line > 0 && l->line < l->cost.tile ? l->cost.tile / l->line : 1;
-	return tile < l->lines_per_box ? tile : l->lines_per_box;
+	return tile < lines ? tile : lines;
+}
+
+int64_t dist_tile_lines(const struct dist_layout *l)
+{
+	return tile_lines(l, l->lines_per_box);
+}
+
+int64_t dist_held_lines(const struct dist_layout *l, enum dist_hold how, int64_t lines)
+{
+	switch (how) {
+	case DIST_PER_ELEM:   /* a band's buffers hold one slice */
+		return lines * (l->band ? l->line / l->dim[l->ndim - 1] * l->slice : l->line);
+	case DIST_PER_TILE: return tile_lines(l, lines) * l->line;
+	case DIST_PER_ACROSS: return 0;
+	default: return 1;
+	}
 }
 
 int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how)
 {
-	switch (how) {
-	case DIST_PER_ELEM:   /* a band's buffers hold one slice */
-		return l->lines_per_box * (l->band ? l->line / l->dim[l->ndim - 1] * l->slice : l->line);
-	case DIST_PER_TILE: return dist_tile_lines(l) * l->line;
-	case DIST_PER_ACROSS: return 0;
-	default: return 1;
-	}
+	return dist_held_lines(l, how, l->lines_per_box);
 }
 
 int64_t dist_layout_bytes(const struct dist_layout *l)
@@ -456,10 +467,9 @@ void dist_band_chunks(struct dist_layout *l, const int64_t *chunk)
 	const struct dist_cost *c = &l->cost;
 	int ax = l->axis;
 	int64_t column = l->line / l->dim[l->ndim - 1] * chunk[l->ndim - 1];   /* a line's part of a chunk column */
-	struct dist_layout most_lines = *l;   /* the tile a band holds at most */
-	most_lines.lines_per_box = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax];
-	int64_t avail = c->memory - c->fixed - c->per_tile * dist_held_elems(&most_lines, DIST_PER_TILE);
-	int64_t most = c->per_elem > 0 ? avail / c->per_elem / column : most_lines.lines_per_box;
+	int64_t a = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax];   /* a band's most lines */
+	int64_t avail = c->memory - c->fixed - c->per_tile * dist_held_lines(l, DIST_PER_TILE, a);
+	int64_t most = c->per_elem > 0 ? avail / c->per_elem / column : a;
 	if (c->widest > 0 && most > (IO_LIMIT - 1) / c->widest / column)
 		most = (IO_LIMIT - 1) / c->widest / column;
 	cut_into(l, chunk, most, true);
