@@ -92,13 +92,14 @@ static int pieces_move(bool write, int fd, struct h5io_pieces *p)
  * else moved first when they do not go on from P's in the file or P is
  * full.  PAD: the most bytes of padding that may lie between P's end and
  * AT (a ragged chunk's, between two of its lines), crossed within
- * PADDED_SPAN. */
+ * PADDED_SPAN; P, once it crosses padding, spans no more. */
 static int piece_add(bool write, int fd, struct h5io_pieces *p, uint64_t at, void *buf, size_t len,
 		     uint64_t pad)
 {
 	int max = (int)(sizeof p->iov / sizeof p->iov[0]);
 	struct iovec *last = p->n > 0 ? &p->iov[p->n - 1] : NULL;
-	if (last && at == p->end && last->iov_base &&
+	bool over = p->padded && at + len - p->at > PADDED_SPAN;   /* past its scratch */
+	if (last && at == p->end && !over && last->iov_base &&
 	    (char *)last->iov_base + last->iov_len == (char *)buf) {
 		last->iov_len += len;
 		p->end += len;
@@ -112,7 +113,7 @@ static int piece_add(bool write, int fd, struct h5io_pieces *p, uint64_t at, voi
 		p->padded = true;
 		p->end = at;
 	}
-	if (p->n > 0 && (at != p->end || p->n == max) && pieces_move(write, fd, p) < 0)
+	if (p->n > 0 && (at != p->end || p->n == max || over) && pieces_move(write, fd, p) < 0)
 		return -1;
 	if (p->n == 0)
 		p->at = p->end = at;
