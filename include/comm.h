@@ -57,8 +57,12 @@ typedef void (*comm_fold_fn)(const void *left, void *right, size_t n, const void
 void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
 /* Collective: on rank R > 0, BUF becomes the BUFs of ranks 0 to R - 1
  * combined by FOLD in rank order (an exclusive scan, in ceil(log2 P)
- * exchanges between pairs of ranks); rank 0's BUF is left as it was. */
-void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
+ * exchanges between pairs of ranks), leaving out those of ranks that say
+ * EMPTY (their BUF is never read: it may hold anything).  Returns whether
+ * BUF became such a fold; when no rank before R holds a value (and on
+ * rank 0, and without MPI) BUF is left as it was and false returned. */
+bool comm_fold_before(void *buf, int64_t n, int size, bool empty, comm_fold_fn fold,
+		      const void *ctx);
 /* Collective: SEND holds SEND_BYTES[r] bytes for each rank r in turn; RECV
  * gets, in rank order, what every rank sends this one (RECV_BYTES[r] from
  * rank r), and must have room for all of it.  Each rank's part is under
