@@ -29,6 +29,12 @@ int comm_size(void);
  * rank, with E on every rank holding the record of the lowest failing rank.
  * The check given to comm_on_agree runs on each rank first. */
 int comm_agree(struct err *e);
+/* Not collective, under MPI only: this rank left a collective call that
+ * the other ranks wait in (an HDF5 collective write that failed on it
+ * before its MPI-IO part), so no agreement can reach them: print E's
+ * message from this rank and end every rank with MPI_Abort, exit status
+ * E's.  Without MPI it returns, and the caller goes on with its error. */
+void comm_abort(const struct err *e);
 /* CHECK(E) runs at the start of every comm_agree and may set E: how a
  * stop asked for by a signal reaches every rank (interrupt.h). */
 void comm_on_agree(void (*check)(struct err *e));

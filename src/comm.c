@@ -330,6 +330,16 @@ int comm_agree(struct err *e)
 	return -1;
 }
 
+void comm_abort(const struct err *e)
+{
+	if (!use_mpi)
+		return;
+	err_print(e);
+	fflush(stderr);
+	MPI_Abort(MPI_COMM_WORLD, e->status);
+	abort();   /* MPI_Abort does not return */
+}
+
 int64_t comm_max(int64_t v)
 {
 	int64_t most = v;
