@@ -73,17 +73,17 @@ static int by_addr(const void *x, const void *y)
 	return p->order < q->order ? -1 : p->order > q->order;
 }
 
-/* The paths of the file of D, by one walk of its links (NULL when the walk
- * fails: every name is then asked of HDF5). */
+/* The paths of the file of D, by one walk of its links (none when the
+ * walk fails: every name is then asked of HDF5, and the walk not tried
+ * again). */
 static struct dims_paths *paths_read(hid_t d, struct arena *a)
 {
 	struct walk w = { .file = H5Iget_file_id(d), .a = a };
-	struct dims_paths *p = NULL;
+	struct dims_paths *p = arena_alloc(a, sizeof *p);
+	p->n = 0;
 	if (w.file >= 0 && H5Lvisit(w.file, H5_INDEX_NAME, H5_ITER_NATIVE, take_link, &w) >= 0) {
 		qsort(w.at, w.n, sizeof *w.at, by_addr);
-		p = arena_alloc(a, sizeof *p);
 		p->at = arena_alloc(a, (w.n ? w.n : 1) * sizeof *p->at);
-		p->n = 0;
 		for (size_t i = 0; i < w.n; i++)
 			if (i == 0 || w.at[i].addr != w.at[i - 1].addr)
 				p->at[p->n++] = w.at[i];
@@ -96,7 +96,7 @@ static struct dims_paths *paths_read(hid_t d, struct arena *a)
 
 static const char *path_at(const struct dims_paths *p, haddr_t addr)
 {
-	size_t lo = 0, hi = p ? p->n : 0;
+	size_t lo = 0, hi = p->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (p->at[mid].addr == addr)
@@ -119,7 +119,7 @@ static herr_t take_scale(hid_t did, unsigned dim, hid_t dsid, void *data)
 {
 	struct found *f = data;
 	H5O_info_t info;
-	const char *known = f->paths && H5Oget_info2(dsid, &info, H5O_INFO_BASIC) >= 0
+	const char *known = f->paths && f->paths->n > 0 && H5Oget_info2(dsid, &info, H5O_INFO_BASIC) >= 0
 			    ? path_at(f->paths, info.addr) : NULL;
 	if (known && strlen(known) < sizeof f->path)
 		strcpy(f->path, known);

@@ -244,8 +244,9 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
  * rank's combine in rank order into its carry-in (reducer_carry_in, an
  * exclusive scan over the ranks), and the second walk scans onto it and
  * writes.  A rank with no rows has no total: its carry is left out of the
- * combine (a rank after it carries in the totals before it), never read.  The fold being exact in any grouping (dist.h), the carry-in is
- * the bits NumPy's sequential fold has there. */
+ * combine (a rank after it carries in the totals before it), never read.
+ * The fold being exact in any grouping (dist.h), the carry-in is the bits
+ * NumPy's sequential fold has there. */
 int scan_run(struct plan_step *s, struct err *e)
 {
 	const struct dist_stream *st = &s->blocks.stream;
