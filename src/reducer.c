@@ -668,6 +668,16 @@ bool reducer_band_boxes(const struct dist_layout *l, const struct array *x)
 	return c && l->axis == 0 && l->lines_per_box == c[0] && dist_holds_chunks(l, c);
 }
 
+bool reducer_try_bands(struct plan_step *s, const struct array *x, reducer_lay_fn *lay, void *ctx)
+{
+	struct err trial = {0};
+	s->blocks.bands = true;
+	if (lay(s, ctx, &trial) == 0 && reducer_band_boxes(&s->blocks.split, x))
+		return true;
+	s->blocks.bands = false;
+	return false;
+}
+
 int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
 		      const int64_t *start, const int64_t *count, char *buf, int64_t cap, bool held_whole,
 		      const char *where, struct err *e)
