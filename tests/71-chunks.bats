@@ -99,8 +99,8 @@
 # file (HDF5 1.10's get_chunk_info leaves the userblock out), and an
 # in-place write saves in its journal what it saves without one.  The
 # least budget whose plan folds a chunk row by bands (found by halving)
-# runs them: the bytes the planner counts for the bands are what they lay
-# out; NumPy's bits.
+# runs them: the bytes the planner counts for the bands hold a band;
+# NumPy's bits.
 
 load helper
 REF=chunks_ref.py
@@ -1692,9 +1692,10 @@ PY
 	# (512, 4096) in (512, 256): a box of the chunk row folds by bands,
 	# and below the bands' budget the boxes hold fewer rows.  That budget
 	# is found by halving the bytes between a plan without bands and one
-	# with them; at it, bands that lay out more than the planner counted
-	# (reducer_band_bytes) would fail the run ("does not fold in its
-	# bands' bytes")
+	# with them; at it, a count (reducer_band_bytes) short of what a band
+	# of one chunk column lays out fails the run ("does not fold in its
+	# bands' bytes"; a count short of two columns' only narrows the band,
+	# which nothing outside sees)
 	/usr/bin/python3 - <<'PY' || fail "fixture"
 import numpy as np, h5py
 rng = np.random.default_rng(28)
