@@ -48,10 +48,13 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, int64_t n,
 			   struct err *e);
 /* Collective, for a shared scan: on rank R > 0, CARRY (N accumulators of
- * S, each rank's run total) becomes the totals of ranks 0 to R - 1
- * combined in rank order, the value its run carries in; rank 0's is left
- * as it was (comm_fold_before). */
-void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e);
+ * S, each rank's run total, or nothing when EMPTY: a rank that took no
+ * element) becomes the totals of ranks 0 to R - 1 that took any,
+ * combined in rank order, the value its run carries in.  Returns whether
+ * it did; when none did (and on rank 0) CARRY is left as it was
+ * (comm_fold_before). */
+bool reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, bool empty,
+		      struct err *e);
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
  * output, through CONV (scratch in the output's dtype, NULL when it is the
@@ -130,6 +133,14 @@ int64_t reducer_band_bytes(struct plan_step *const *r, int n, const struct array
 /* Are L's boxes (over X's space) one chunk row of X each, following its
  * chunks, as reducer_band_bytes's buffer holds them? */
 bool reducer_band_boxes(const struct dist_layout *l, const struct array *x);
+/* Lays out S's boxes, with S->blocks.bands saying whether they are to
+ * fold by bands; 0 or -1 (E set). */
+typedef int reducer_lay_fn(struct plan_step *s, void *ctx, struct err *e);
+/* Try S's boxes folding X by bands: LAY (with CTX) lays them out with
+ * S->blocks.bands set, its error thrown away; true when they are laid and
+ * each one chunk row of X (reducer_band_boxes), which stay; else false,
+ * S->blocks.bands cleared, and the caller lays them out as usual. */
+bool reducer_try_bands(struct plan_step *s, const struct array *x, reducer_lay_fn *lay, void *ctx);
 /* Collective, after every reducer_box: writes what the box finished (the
  * rows of a stream, the groups of a chain with kept leading axes; a chain
  * without them writes at the end). */
