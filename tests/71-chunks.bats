@@ -494,12 +494,15 @@ with h5py.File("v1.h5", "w") as f:
 		fi
 		same+=(:: same "$f" "c$x.h5" "/$x" "$x * 2 + 1")
 		for n in ${ranks[$x]}; do
-			run mpi "$n" h5ufunc check --memory 1M "$x.yaml"
-			assert_success
-			if [[ $x == tree ]]; then
-				assert_output --partial "slices 64 wide, written a slice at a time"
-			else
-				refute_output --partial "slices"
+			# the plan under MPI once an index (the B-tree's on 2 ranks)
+			if [[ $x != tree || $n == 2 ]]; then
+				run mpi "$n" h5ufunc check --memory 1M "$x.yaml"
+				assert_success
+				if [[ $x == tree ]]; then
+					assert_output --partial "slices 64 wide, written a slice at a time"
+				else
+					refute_output --partial "slices"
+				fi
 			fi
 			cp "$f" "r$n$x.h5"
 			mpi "$n" h5ufunc eval -i "a=r$n$x.h5:/$x" 'a = a * 2 + 1' --memory 1M ||
@@ -709,9 +712,13 @@ with h5py.File("v1.h5", "w") as f:
 	# within a quarter of a fair share), else in a box's (3 and 4 ranks),
 	# where the ragged last chunk column (20 of 40 wide) is read in runs of
 	# its stored chunks, padding and all
+	# (the plan on mpirun -n 1 and on 3 ranks, which the 40 boxes deal to
+	# unevenly; the runs on 1-4)
 	for n in 1 2 3 4; do
-		planned "$n" 2M '{a: sl.h5:/p, b: sl.h5:/pb}' 'sqrt(a*a + b*b)'
-		assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
+		if ((n % 2)); then
+			planned "$n" 2M '{a: sl.h5:/p, b: sl.h5:/pb}' 'sqrt(a*a + b*b)'
+			assert_line --regexp "^step 1: expr sqrt, .*, boxes \(32, 2100\), 40 boxes in 53 slices 40 wide, written a box at a time, $n of $n ranks with work$"
+		fi
 		echo "tr$n: $n ranks, /p and /pb" >>traces.txt
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -e trace=openat,open,$TRACE_READS \
 			-o "tr$n" timeout 120 mpirun --oversubscribe -n "$n" h5ufunc eval --memory 2M \
