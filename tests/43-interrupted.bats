@@ -67,14 +67,16 @@ recipe() {
 	EOF
 }
 
-# h5 RANKS ARGS...: h5ufunc ARGS on one process, or under mpirun -n RANKS.
+# h5 RANKS ARGS...: h5ufunc ARGS on one process, or under mpirun -n RANKS
+# within H5U_MPI_TIMEOUT seconds, as `mpi` (a rank killed on a loaded
+# machine took more than 60 s to bring mpirun down: exit 124).
 h5() {
 	local n=$1
 	shift
 	if ((n == 1)); then
 		timeout 60 h5ufunc "$@"
 	else
-		timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@"
+		timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe -n "$n" h5ufunc "$@"
 	fi
 }
 
