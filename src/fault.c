@@ -9,7 +9,8 @@
 #include "journal.h"
 
 /* For the tests (journal.h): H5UFUNC_FAULT=ACTION-POINT:RANK:N makes rank RANK raise
- * SIGKILL (ACTION kill) or SIGTERM (term), or fail as a full disk would
+ * SIGKILL (ACTION kill), SIGTERM (term) or SIGSTOP (stop: held there for a
+ * signal from outside), or fail as a full disk would
  * (fail: true is returned, and the caller fails with ENOSPC), at the Nth
  * time it reaches POINT: "save" (a write into a journaled file, before its
  * old bytes are saved), "write" (the same, its old bytes saved, the write
@@ -38,5 +39,7 @@ bool journal_fault(const char *point, long long n)
 		raise(SIGKILL);
 	else if (!strcmp(action, "term"))
 		raise(SIGTERM);
+	else if (!strcmp(action, "stop"))
+		raise(SIGSTOP);
 	return !strcmp(action, "fail");
 }

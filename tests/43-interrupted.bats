@@ -14,7 +14,7 @@
 # into the journaled file (the old bytes saved, the write not begun), N
 # taken from --json's per_rank journal_writes of an uninterrupted run;
 # kill-commit, kill-committed, kill-rollback and kill-replay hit the
-# commit and the rollback; term-write raises SIGTERM; fail-save fails a
+# commit and the rollback; term-write raises SIGTERM, stop-write SIGSTOP; fail-save fails a
 # save as a full disk would.  Signals from outside use SIGSTOP to hold a
 # run mid-write while they are sent.
 
@@ -394,14 +394,22 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 			done
 		done
 	done
-	# mpirun and every rank killed from outside, as a lost node would
-	local pids
+	# mpirun and every rank killed from outside, as a lost node would:
+	# rank 2 holds itself before its middle write (ws[] is the last
+	# uninterrupted run's, on 3 ranks), so the run cannot finish first
+	local pids p held=
 	mkdir km
 	cp ip.h5 km/
-	(cd km && H5U_MARK=$BATS_TEST_TMPDIR/km exec timeout 60 mpirun --oversubscribe -n 3 \
-		h5ufunc "${args[@]}" 2>/dev/null) &
+	(cd km && H5U_MARK=$BATS_TEST_TMPDIR/km H5UFUNC_FAULT=stop-write:2:$((ws[2] / 2)) \
+		exec timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe -n 3 h5ufunc "${args[@]}" 2>/dev/null) &
 	H5U_BACKGROUND=$!
-	wait_for 'km/.ip.h5.h5ufunc-journal.*.2' 30 || fail "no journal of rank 2 appeared"
+	for ((k = 0; k < 10 * H5U_MPI_TIMEOUT && -z $held; k++)); do
+		for p in $(rank_pids "$BATS_TEST_TMPDIR/km"); do
+			[[ $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) == T ]] && held=$p
+		done
+		[[ -n $held ]] || sleep 0.1
+	done
+	[[ -n $held ]] || fail "km: rank 2 was not held before its write"
 	pids=$(rank_pids "$BATS_TEST_TMPDIR/km")
 	kill -KILL "$(child "$H5U_BACKGROUND")" $pids
 	wait "$H5U_BACKGROUND" || true
