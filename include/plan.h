@@ -137,6 +137,10 @@ struct array {
 				    it): HDF5 keeps one chunk cache a dataset, which
 				    the other's boxes fill, so it is never moved by
 				    runs of its chunks (stage_in_place_runs) */
+	bool by_runs;            /* written in place by runs of its chunks: the
+				    answer of stage_in_place_runs, asked by the
+				    planner alone (plan_layout.c's plan_settle_runs)
+				    and read by the layouts and the run */
 	bool alone;              /* under MPI, a chunked dataset of a file the run writes,
 				    without filters, moved by each rank with independent
 				    transfers, a chunk a call; or one of a file the run

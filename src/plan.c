@@ -424,6 +424,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	for (int i = 0; i < r->nsteps; i++)
 		if (plan_step(pl, i, e) < 0)
 			goto out;
+	plan_settle_runs(p);
 	if (plan_relayout_named_late(pl, e) < 0)
 		goto out;
 	fuse_plan(pl);

@@ -137,7 +137,7 @@ static bool moves_in_runs(const struct plan_step *s, int k, const struct array *
 enum moves {
 	MOVES_TOGETHER,     /* through MPI-IO's collective calls */
 	MOVES_BY_RUNS,      /* written in place by runs of its chunks
-			       (stage_in_place_runs): each rank moves its every
+			       (by_runs): each rank moves its every
 			       box by its own calls, whatever cuts it */
 	MOVES_IF_PASSES     /* alone if every pass that moves it moves its
 			       chunks whole and one after another */
@@ -148,7 +148,7 @@ enum moves {
  * the run writes through MPI-IO. */
 static enum moves how_it_moves(const struct array *x)
 {
-	if (stage_in_place_runs(x))
+	if (x->by_runs)
 		return MOVES_BY_RUNS;
 	if (x->kind != ARR_DATASET || x->unused || x->create || !x->file->exists || !x->file->write ||
 	    x->file->scratch || !x->nstored || x->stored_filtered || x->stored_gaps || x->selected ||
@@ -305,13 +305,13 @@ static int64_t rows_cut(const struct dist_layout *l, int ndim, const int64_t *ch
 
 /* Is Y, an output of the elementwise pass S, a dataset written in place
  * that in_place_cache would give a chunk cache of its own?  Not one
- * whose boxes move by runs of its chunks (stage_in_place_runs), which
+ * whose boxes move by runs of its chunks (by_runs), which
  * HDF5 does not cache. */
 static bool cache_pays(const struct plan_step *s, const struct array *y)
 {
 	size_t esize = (size_t)dtype_size(y->coding ? y->coding->stored : y->dtype);
 	return y->kind == ARR_DATASET && !y->create && y->nstored > 0 && !y->stored_filtered &&
-	       !y->selected && !stage_in_place_runs(y) && shape_equal(&y->shape, &s->shape) &&
+	       !y->selected && !y->by_runs && shape_equal(&y->shape, &s->shape) &&
 	       !dist_holds_chunks(&s->blocks.split, y->stored_chunk) &&
 	       h5io_row_overflows_cache(y->nstored, y->shape.dim, y->stored_chunk, esize);
 }
@@ -400,12 +400,30 @@ static int pay_cache(struct plan_step *s, int nranks, int64_t memory, const char
 	return elementwise_by_columns(s, memory, w, e);
 }
 
+/* X's by_runs, the one place the planner asks stage_in_place_runs. */
+static void decide_runs(struct array *x)
+{
+	x->by_runs = stage_in_place_runs(x);
+}
+
+void plan_settle_runs(struct plan *p)
+{
+	for (int i = 0; i < p->narrays; i++)
+		decide_runs(p->arrays[i]);
+}
+
 /* S's boxes within --memory on the plan's ranks, as its kind of run
  * lays them out; an elementwise pass that writes in place the chunk rows
  * its boxes cut pays from the budget for a chunk cache that holds them
- * (pay_cache). */
+ * (pay_cache).  The layouts read by_runs of S's own arrays alone, decided
+ * here first as the plan stands so far (plan_settle_runs decides every
+ * array's for good once the steps are planned). */
 int plan_step_layout(struct planner *pl, struct plan_step *s, struct err *e)
 {
+	for (int k = 0; k < s->nin; k++)
+		decide_runs(s->in[k]);
+	for (int k = 0; k < s->nout; k++)
+		decide_runs(s->out[k]);
 	const struct site *site = LOCATE(pl, s, s->src->mark);
 	const char *w = site->text;
 	int nranks = pl->o->nranks;
