@@ -115,8 +115,9 @@ struct array {
 	bool stored_raw;         /* ... under MPI, some stored without their filters (h5io.h) */
 	bool stored_compact;     /* stored compact: its data in its object header */
 	bool stored_btree;       /* chunked, its index the version-1 B-tree (h5io.h) */
-	size_t chunk_cache;      /* ... bytes of chunk cache it is opened with, paid from
-				    the budget (plan_layout.c's in_place_cache); 0: the usual */
+	size_t chunk_cache;      /* ... bytes of chunk cache it is opened with: the most
+				    any pass pays for it (step_blocks's chunk_cache,
+				    plan_layout.c's plan_settle_caches); 0: the usual */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
@@ -360,6 +361,10 @@ struct step_blocks {
 					       boxes of one chunk row, whose input's buffer
 					       holds a band of chunk columns, not the box
 					       (elementwise_band_bytes) */
+	size_t chunk_cache[PLAN_MAXOUT];    /* elementwise, one process: bytes of chunk cache
+					       that output K, written in place, keeps, paid
+					       from this step's budget (plan_layout.c's
+					       in_place_cache); a layout of the step pays anew */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where

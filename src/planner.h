@@ -260,5 +260,9 @@ void plan_settle_runs(struct plan *p);
 int plan_relayout_named_late(struct planner *pl, struct err *e);
 int plan_relayout_fused(struct planner *pl, struct err *e);
 int plan_read_alone(struct plan *p, int nranks, struct err *e);
+/* Each array's chunk_cache, once every pass is laid out for good: the
+ * most that a pass that runs (not one merged into another, whose host
+ * pays for what it writes) keeps for it. */
+void plan_settle_caches(struct plan *p);
 
 #endif
