@@ -130,6 +130,14 @@ int64_t reducer_band_bytes(struct plan_step *const *r, int n, const struct array
 /* Are L's boxes (over X's space) one chunk row of X each, following its
  * chunks, as reducer_band_bytes's buffer holds them? */
 bool reducer_band_boxes(const struct dist_layout *l, const struct array *x);
+/* Lays out S's boxes, with S->blocks.bands saying whether they are to
+ * fold by bands; 0 or -1 (E set). */
+typedef int reducer_lay_fn(struct plan_step *s, void *ctx, struct err *e);
+/* Try S's boxes folding X by bands: LAY (with CTX) lays them out with
+ * S->blocks.bands set, its error thrown away; true when they are laid and
+ * each one chunk row of X (reducer_band_boxes), which stay; else false,
+ * S->blocks.bands cleared, and the caller lays them out as usual. */
+bool reducer_try_bands(struct plan_step *s, const struct array *x, reducer_lay_fn *lay, void *ctx);
 /* Collective, after every reducer_box: writes what the box finished (the
  * rows of a stream, the groups of a chain with kept leading axes; a chain
  * without them writes at the end). */

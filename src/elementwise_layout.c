@@ -483,19 +483,29 @@ static int layout_boxes(struct plan_step *s, int nranks, int64_t memory, bool cu
 	return 0;
 }
 
+/* What layout_boxes takes beside the step, for reducer_try_bands. */
+struct band_trial {
+	int nranks;
+	int64_t memory;
+	const char *where;
+};
+
+/* reducer_lay_fn: S's boxes as layout_boxes lays them, uncut. */
+static int lay_bands(struct plan_step *s, void *ctx, struct err *e)
+{
+	const struct band_trial *t = ctx;
+	return layout_boxes(s, t->nranks, t->memory, false, t->where, e);
+}
+
 int elementwise_layout(struct plan_step *s, int nranks, int64_t memory, const char *w, struct err *e)
 {
 	int64_t per_write;
 	/* a host of reductions on one process: boxes of a chunk row folded
 	 * by bands where the budget holds them so, else as usual */
-	s->blocks.bands = band_bytes(s, nranks, memory) > 0;
-	if (s->blocks.bands) {
-		struct err trial = {0};
-		if (layout_boxes(s, nranks, memory, false, w, &trial) == 0 &&
-		    reducer_band_boxes(&s->blocks.split, s->in[0]))
-			return 0;
-		s->blocks.bands = false;
-	}
+	s->blocks.bands = false;
+	struct band_trial t = { .nranks = nranks, .memory = memory, .where = w };
+	if (band_bytes(s, nranks, memory) > 0 && reducer_try_bands(s, s->in[0], lay_bands, &t))
+		return 0;
 	if (layout_boxes(s, nranks, memory, true, w, e) < 0)
 		return -1;
 	if (nranks > 1 && dist_slices_cut(&s->blocks.split) && elementwise_slices(s, &per_write) < 2)

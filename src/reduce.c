@@ -296,6 +296,28 @@ static bool may_share(const struct plan_step *s)
 	return ufunc_fold_exact(s->uf, s->loop->types[0]) && !s->mask.skip_fold;
 }
 
+/* What a chain's boxes are laid out with beside the step, for
+ * reducer_try_bands: its cost before its buffers are counted. */
+struct band_trial {
+	struct dist_cost c;
+	int nranks;
+	const char *where;
+};
+
+/* reducer_lay_fn: S's boxes of whole rows, its buffers (a band's, with
+ * S->blocks.bands) counted into a copy of the trial's cost. */
+static int lay_bands(struct plan_step *s, void *ctx, struct err *e)
+{
+	const struct band_trial *t = ctx;
+	const struct array *x = s->in[0];
+	struct dist_cost c = t->c;
+	struct hold h;
+	hold_count(&h, &c);
+	each_buffer(s, t->nranks, NULL, &h);
+	return dist_layout_make(x->shape.ndim, x->shape.dim, stage_chunks(x), &c, 0, t->nranks, t->where, e,
+				&s->blocks.split);
+}
+
 int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *where,
 		  struct err *e)
 {
@@ -317,19 +339,10 @@ int reduce_layout(struct plan_step *s, int nranks, int64_t memory, const char *w
 		c.twin = chain_head_bytes(s, nranks);
 		/* one process: boxes of a chunk row folded by bands where the
 		 * budget holds them so, else as usual */
-		s->blocks.bands = nranks == 1 && read_chunked(s, memory) && reducer_band_bytes(&s, 1, x) > 0;
-		if (s->blocks.bands) {
-			struct dist_cost bc = c;
-			struct err trial = {0};
-			hold_count(&h, &bc);
-			each_buffer(s, nranks, NULL, &h);
-			if (dist_layout_make(X->ndim, X->dim, stage_chunks(x), &bc, 0, nranks, where, &trial,
-					     &s->blocks.split) == 0 &&
-			    reducer_band_boxes(&s->blocks.split, x))
-				return 0;
-			s->blocks.bands = false;
-			hold_count(&h, &c);
-		}
+		struct band_trial trial = { .c = c, .nranks = nranks, .where = where };
+		if (nranks == 1 && read_chunked(s, memory) && reducer_band_bytes(&s, 1, x) > 0 &&
+		    reducer_try_bands(s, x, lay_bands, &trial))
+			return 0;
 		each_buffer(s, nranks, NULL, &h);
 		return dist_layout_make(X->ndim, X->dim, stage_chunks(x), &c, H5U_MAXDIM, nranks, where, e,
 					&s->blocks.split);

@@ -446,11 +446,18 @@ struct sweep {
 	int64_t leaf, off, top, piece;
 };
 
-/* BYTES from *P on, *P moved past them to the next 64-byte line. */
-static char *carve(char **p, int64_t bytes)
+/* Bytes carved from a buffer one after another, each run of them
+ * starting on a 64-byte line: from BUF, or counted only (BUF NULL). */
+struct carver {
+	char *buf;
+	int64_t used;
+};
+
+/* BYTES from CV's next 64-byte line on (NULL when counting). */
+static char *carve(struct carver *cv, int64_t bytes)
 {
-	char *q = *p;
-	*p += (bytes + 63) / 64 * 64;
+	char *q = cv->buf ? cv->buf + cv->used : NULL;
+	cv->used += (bytes + 63) / 64 * 64;
 	return q;
 }
 
@@ -473,34 +480,33 @@ static int64_t tree_depth(enum dtype t, int64_t n)
 	return a > b ? a : b;
 }
 
-/* The leaves of a line of SW's, laid out from *P (their count and the
- * stack's height first counted): false when they pass BUF's CAP bytes. */
-static bool sweep_leaves(struct sweep *sw, char **p, const char *buf, int64_t cap)
+/* The leaves of a line of SW's carved from CV (their count and the
+ * stack's height, the tallest of its pieces' trees: every piece but the
+ * last is CHAIN_PIECE long), and laid out where CV's buffer holds them
+ * within CAP bytes. */
+static void sweep_leaves(struct sweep *sw, struct carver *cv, int64_t cap)
 {
 	sw->nleaves = count_leaves(sw->pt, sw->w, sw->pieces);
-	sw->leaves = (struct leaf *)(void *)carve(p, sw->nleaves * (int64_t)sizeof(struct leaf));
-	if (*p - buf > cap)
-		return false;
-	sw->depth = 1;   /* the stack's height at most */
-	for (int64_t q = 0, j = 0, top = 0; q < sw->pieces; q++) {
-		int64_t from = j;
+	sw->leaves = (struct leaf *)(void *)carve(cv, sw->nleaves * (int64_t)sizeof(struct leaf));
+	if (cv->used > cap)
+		sw->leaves = NULL;
+	int64_t first = tree_depth(sw->pt, line_piece(sw->w, 0));
+	int64_t end = tree_depth(sw->pt, line_piece(sw->w, sw->pieces - 1));
+	sw->depth = first > end ? first : end;
+	for (int64_t q = 0, j = 0; sw->leaves && q < sw->pieces; q++) {
 		j = leaves_of(sw->pt, line_piece(sw->w, q), sw->leaves, j);
 		sw->leaves[j - 1].ends = true;
-		for (int64_t i = from; i < j; i++) {
-			if (++top > sw->depth)
-				sw->depth = top;
-			top -= sw->leaves[i].joins;
-		}
-		top = 0;
 	}
-	return true;
 }
 
 /* Lay out SW, folding HOW, for a box of LINES lines of X (chunks C), read
- * as T, of S's loop in BUF (CAP bytes): false when it does not fit. */
-static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan_step *s,
-			 const struct shape *X, enum dtype t, const int64_t *c, int64_t lines,
-			 const int64_t *count, char *buf, int64_t cap)
+ * as T, of S's loop in BUF (CAP bytes), with as many chunk columns a band
+ * as fit (about 256 KiB of chunks, at most); returns the bytes it takes,
+ * 0 when not even one column fits.  BUF NULL: nothing laid out, only the
+ * bytes a band of COLS chunk columns takes counted (CAP unused). */
+static int64_t sweep_layout(struct sweep *sw, enum band_fold how, const struct plan_step *s,
+			    const struct shape *X, enum dtype t, const int64_t *c, int64_t lines,
+			    const int64_t *count, char *buf, int64_t cap, int64_t cols)
 {
 	int nd = X->ndim, last = nd - 1;
 	sw->how = how;
@@ -515,37 +521,46 @@ static bool sweep_layout(struct sweep *sw, enum band_fold how, const struct plan
 	sw->w = X->dim[last];
 	sw->pieces = (sw->w + CHAIN_PIECE - 1) / CHAIN_PIECE;
 	sw->leafmax = how != BAND_TREE ? 0 : dtype_table[sw->pt].kind == 'c' ? 64 : 128;
-	char *p = buf;
-	if (how == BAND_TREE && !sweep_leaves(sw, &p, buf, cap))
-		return false;
-	sw->pending = carve(&p, lines * sw->leafmax * sw->dsz);
-	sw->stack = carve(&p, how == BAND_TREE ? lines * sw->depth * sw->psz : 0);
-	sw->sums = carve(&p, lines * sw->pieces * sw->psz);
-	sw->cast = carve(&p, sw->dt != sw->pt && how == BAND_TREE ? sw->leafmax * sw->psz : 0);
+	struct carver cv = { .buf = buf };
+	if (how == BAND_TREE)
+		sweep_leaves(sw, &cv, buf ? cap : INT64_MAX);
+	else
+		sw->leaves = NULL;
+	sw->pending = carve(&cv, lines * sw->leafmax * sw->dsz);
+	sw->stack = carve(&cv, how == BAND_TREE ? lines * sw->depth * sw->psz : 0);
+	sw->sums = carve(&cv, lines * sw->pieces * sw->psz);
+	sw->cast = carve(&cv, sw->dt != sw->pt && how == BAND_TREE ? sw->leafmax * sw->psz : 0);
 	int64_t cast_col = sw->dt != sw->pt && how == BAND_RUNNING ? sw->psz : 0;
 	/* a chunk column of the box, and the columns a band holds: about
 	 * 256 KiB of chunks (at least a column), an even number (a leaf of
 	 * 128 spans two chunks of 64), so that the band's chunks and its copy
-	 * stay in the core's cache; fewer where the rest of BUF holds fewer */
+	 * stay in the core's cache; fewer where the rest of BUF holds fewer.
+	 * A column takes its chunks, its part of the lines and of the cast;
+	 * 192 bytes more round the three carves up to their 64-byte lines. */
 	int64_t column = sw->dsz;
 	for (int i = 0; i < nd; i++)
 		column *= i == last ? c[i] : (count[i] + c[i] - 1) / c[i] * c[i];
+	int64_t per_col = column + c[last] * (lines * sw->dsz + cast_col);
+	if (!buf)
+		return cv.used + 192 + cols * per_col;
+	if (cv.used > cap)
+		return 0;
 	int64_t ncols = (sw->w + c[last] - 1) / c[last], k = ((int64_t)256 << 10) / column;
 	k = k > 1 ? k : 1;
-	int64_t fit = (cap - (p - buf) - 192) / (column + c[last] * (lines * sw->dsz + cast_col));
+	int64_t fit = (cap - cv.used - 192) / per_col;
 	k = k < fit ? k : fit;
 	k = k > 1 ? k - k % 2 : k;
 	k = k < ncols ? k : ncols;
 	if (k < 1)
-		return false;
+		return 0;
 	sw->band = k * c[last];
 	sw->chunk_cap = k * column;
-	sw->chunks = carve(&p, sw->chunk_cap);
-	sw->out = carve(&p, lines * sw->band * sw->dsz);
+	sw->chunks = carve(&cv, sw->chunk_cap);
+	sw->out = carve(&cv, lines * sw->band * sw->dsz);
 	if (cast_col)
-		sw->cast = carve(&p, sw->band * cast_col);
+		sw->cast = carve(&cv, sw->band * cast_col);
 	sw->leaf = sw->off = sw->top = sw->piece = 0;
-	return true;
+	return cv.used;
 }
 
 /* OUT = the partial loop's call over the N elements at DATA (cast to its
@@ -649,30 +664,27 @@ int64_t reducer_band_bytes(struct plan_step *const *r, int n, const struct array
 					       : BAND_NONE;
 	if (how == BAND_NONE || x->dtype != r[0]->loop->types[1])
 		return 0;
-	const struct ufunc_loop *loop = ufunc_partial_loop(r[0]->uf, r[0]->loop);
-	enum dtype pt = loop->types[0];
-	int64_t dsz = dtype_size(x->dtype), psz = dtype_size(pt), w = X->dim[1];
-	int64_t pieces = (w + CHAIN_PIECE - 1) / CHAIN_PIECE, depth = 0, leafmax = 0;
-	bool cast = x->dtype != pt;
-	if (how == BAND_TREE) {
-		leafmax = dtype_table[pt].kind == 'c' ? 64 : 128;
-		int64_t first = tree_depth(pt, line_piece(w, 0)), end = tree_depth(pt, line_piece(w, pieces - 1));
-		depth = first > end ? first : end;
-	}
-	/* sweep_layout's carves, each rounded up to 64 bytes, and its margin;
-	 * the leaves; a band's cast; for each of a chunk row's lines, its
-	 * pending leaf, stack and pieces, and its part of two chunk columns as
-	 * read and in C order */
-	int64_t fixed = 16 * 64 + 192 +
-			(how == BAND_TREE ? count_leaves(pt, w, pieces) * (int64_t)sizeof(struct leaf) : 0) +
-			(cast ? leafmax * psz + 2 * c[1] * psz : 0);
-	return fixed + c[0] * (leafmax * dsz + depth * psz + pieces * psz + 2 * 2 * c[1] * dsz);
+	/* what sweep_layout carves for a box of one chunk row with a band of
+	 * two chunk columns */
+	struct sweep sw;
+	const int64_t count[2] = { c[0], X->dim[1] };
+	return sweep_layout(&sw, how, r[0], X, x->dtype, c, c[0], count, NULL, 0, 2);
 }
 
 bool reducer_band_boxes(const struct dist_layout *l, const struct array *x)
 {
 	const int64_t *c = stage_chunks(x);
 	return c && l->axis == 0 && l->lines_per_box == c[0] && dist_holds_chunks(l, c);
+}
+
+bool reducer_try_bands(struct plan_step *s, const struct array *x, reducer_lay_fn *lay, void *ctx)
+{
+	struct err trial = {0};
+	s->blocks.bands = true;
+	if (lay(s, ctx, &trial) == 0 && reducer_band_boxes(&s->blocks.split, x))
+		return true;
+	s->blocks.bands = false;
+	return false;
 }
 
 int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, enum dtype t,
@@ -692,7 +704,7 @@ int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, en
 		return 0;
 	int64_t lines = stage_box_size(X->ndim, count) / X->dim[last];
 	struct sweep sw;
-	if (lines == 0 || !sweep_layout(&sw, how, s, X, t, c, lines, count, buf, cap)) {
+	if (lines == 0 || sweep_layout(&sw, how, s, X, t, c, lines, count, buf, cap, 0) == 0) {
 		if (held_whole || lines == 0)
 			return 0;
 		return err_set(e, EXIT_RUN, where, "a box of %lld lines does not fold in its bands' %lld bytes",

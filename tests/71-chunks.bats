@@ -97,7 +97,10 @@
 # (h5debug says where) included, or are refused for the other index types.  In a file with a
 # userblock (MATLAB v7.3's 512 bytes) chunk addresses are places in the
 # file (HDF5 1.10's get_chunk_info leaves the userblock out), and an
-# in-place write saves in its journal what it saves without one.
+# in-place write saves in its journal what it saves without one.  The
+# least budget whose plan folds a chunk row by bands (found by halving)
+# runs them: the bytes the planner counts for the bands hold a band;
+# NumPy's bits.
 
 load helper
 REF=chunks_ref.py
@@ -1679,6 +1682,46 @@ PY
 		mpi "$n" h5ufunc run --memory 1M b.yaml || fail "$n ranks: exit status $?"
 		mkdir "1M-$n" && mv o.h5 "1M-$n/"
 		JOBS+=(:: same bx.h5,bp.h5 "1M-$n/o.h5" "${want[@]}")
+	done
+	run ref "${JOBS[@]:1}"
+	[[ $status == 0 ]] || fail "$output"
+}
+
+@test "the least budget whose plan folds by bands holds the bands' buffer: a tree sum of float64, float16 through float32 and complex128, a running maximum of int64; the run at that budget gives NumPy's bits" {
+	# One chunk row each, (256, 8192) in (256, 128) chunks and float16
+	# (512, 4096) in (512, 256): a box of the chunk row folds by bands,
+	# and below the bands' budget the boxes hold fewer rows.  That budget
+	# is found by halving the bytes between a plan without bands and one
+	# with them; at it, a count (reducer_band_bytes) short of what a band
+	# of one chunk column lays out fails the run ("does not fold in its
+	# bands' bytes"; a count short of two columns' only narrows the band,
+	# which nothing outside sees)
+	/usr/bin/python3 - <<'PY' || fail "fixture"
+import numpy as np, h5py
+rng = np.random.default_rng(28)
+s = (256, 8192)
+with h5py.File('bb.h5', 'w') as f:
+    f.create_dataset('f', data=rng.standard_normal(s) * 10.0 ** rng.uniform(-6, 6, s), chunks=(256, 128))
+    f.create_dataset('c', data=rng.standard_normal(s) + 1j * rng.standard_normal(s), chunks=(256, 128))
+    f.create_dataset('i', data=rng.integers(-2**62, 2**62, s), chunks=(256, 128))
+    f.create_dataset('h', data=rng.standard_normal((512, 4096)).astype('f2'), chunks=(512, 256))
+PY
+	local d uf rows lo hi mid JOBS=()
+	# banded BYTES: does the plan of b$d.yaml under --memory BYTES take
+	# boxes of the chunk row, folded by bands?
+	banded() { h5u check --memory "$1" "b$d.yaml" 2>/dev/null | grep -q "boxes ($rows, "; }
+	for d in f:add:256 h:add:512 c:add:256 i:maximum:256; do
+		IFS=: read -r d uf rows <<<"$d"
+		printf 'steps:\n  - {reduce: %s, in: bb.h5:/%s, axis: 1, out: o%s.h5:/r}\n' "$uf" "$d" "$d" >"b$d.yaml"
+		lo=4096 hi=$((16 << 20))
+		! banded "$lo" || fail "/$d: bands under $lo bytes"
+		banded "$hi" || fail "/$d: no bands under $hi bytes"
+		while ((hi - lo > 1)); do
+			mid=$(((lo + hi) / 2))
+			if banded "$mid"; then hi=$mid; else lo=$mid; fi
+		done
+		h5u run --memory "$hi" "b$d.yaml" || fail "/$d under $hi bytes: exit status $?"
+		JOBS+=(:: same bb.h5 "o$d.h5" /r "np.$uf.reduce($d, axis=1)")
 	done
 	run ref "${JOBS[@]:1}"
 	[[ $status == 0 ]] || fail "$output"
