@@ -29,6 +29,12 @@ int comm_size(void);
  * rank, with E on every rank holding the record of the lowest failing rank.
  * The check given to comm_on_agree runs on each rank first. */
 int comm_agree(struct err *e);
+/* Not collective, under MPI only: this rank left a collective call that
+ * the other ranks wait in (an HDF5 collective write that failed on it
+ * before its MPI-IO part), so no agreement can reach them: print E's
+ * message from this rank and end every rank with MPI_Abort, exit status
+ * E's.  Without MPI it returns, and the caller goes on with its error. */
+void comm_abort(const struct err *e);
 /* CHECK(E) runs at the start of every comm_agree and may set E: how a
  * stop asked for by a signal reaches every rank (interrupt.h). */
 void comm_on_agree(void (*check)(struct err *e));
@@ -57,8 +63,12 @@ typedef void (*comm_fold_fn)(const void *left, void *right, size_t n, const void
 void comm_fold_to_root(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
 /* Collective: on rank R > 0, BUF becomes the BUFs of ranks 0 to R - 1
  * combined by FOLD in rank order (an exclusive scan, in ceil(log2 P)
- * exchanges between pairs of ranks); rank 0's BUF is left as it was. */
-void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx);
+ * exchanges between pairs of ranks), leaving out those of ranks that say
+ * EMPTY (their BUF is never read: it may hold anything).  Returns whether
+ * BUF became such a fold; when no rank before R holds a value (and on
+ * rank 0, and without MPI) BUF is left as it was and false returned. */
+bool comm_fold_before(void *buf, int64_t n, int size, bool empty, comm_fold_fn fold,
+		      const void *ctx);
 /* Collective: SEND holds SEND_BYTES[r] bytes for each rank r in turn; RECV
  * gets, in rank order, what every rank sends this one (RECV_BYTES[r] from
  * rank r), and must have room for all of it.  Each rank's part is under

@@ -46,11 +46,23 @@ struct dims {
 					    dimension): so can the output's */
 };
 
+/* The paths of a file's objects by address (dims.c), read by one walk of
+ * its links the first time dims_read needs them, for every dataset of the
+ * file after that: asked of HDF5 (H5Iget_name) for each scale of each
+ * variable, a path costs a walk of the whole file each time, which made
+ * reading the names of a netCDF file's N variables grow as N squared. */
+struct dims_paths;
+
 /* The names of dataset D's axes (SHAPE) in FILE (its name as opened), or
  * NULL when some axis has no scale.  A one-dimensional scale that has no
  * scale of its own (a netCDF-4 coordinate variable) names its one axis
- * after itself.  Never fails: what cannot be read is unnamed. */
-struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, struct arena *a);
+ * after itself.  PATHS (NULL: none; else *PATHS NULL until the first call
+ * makes it, in A) keeps FILE's paths for the next call on a dataset of the
+ * same file, opened the same way; a scale not among them (an object
+ * made after the walk) is asked of HDF5.  Never fails: what cannot be read
+ * is unnamed. */
+struct dims *dims_read(hid_t d, const char *file, struct dims_paths **paths, const struct shape *shape,
+		       struct arena *a);
 
 /* The names of a selection of X: indexed axes (DROPPED) are gone; axis i
  * is elements START[i] + STEP[i] * j of X's axis (a negative STEP runs

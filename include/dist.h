@@ -50,10 +50,25 @@ int dist_too_small(int64_t memory, const char *where, struct err *e, const char 
  * elements' worth of units.  TWIN: the bytes of FIXED a rank holds for a
  * second unit (a piece where its share may begin inside one), which a
  * budget too small names apart.
+ *
+ * PER_ELEM_FRAC: DIST_FRAC'ths of a byte more an element, for buffers that
+ * hold less than a byte an element (a result for every row of a box of
+ * wide rows): a box of N elements holds N * PER_ELEM_FRAC / DIST_FRAC
+ * bytes of them, rounded up.  A layout's cost only: no stream holds such
+ * buffers.
  */
 struct dist_cost {
-	int64_t memory, fixed, per_elem, per_tile, tile, per_across, widest, target, unit, twin;
+	int64_t memory, fixed, per_elem, per_elem_frac, per_tile, tile, per_across, widest, target,
+		unit, twin;
 };
+
+#define DIST_FRAC ((int64_t)1 << 16)
+
+/* The bytes N elements hold by C's PER_ELEM and PER_ELEM_FRAC. */
+int64_t dist_elem_bytes(const struct dist_cost *c, int64_t n);
+/* The most elements whose PER bytes and FRAC DIST_FRAC'ths of a byte each
+ * (rounded up in all) fit in AVAIL bytes (INT64_MAX when both are 0). */
+int64_t dist_elems_within(int64_t avail, int64_t per, int64_t frac);
 
 /* How a buffer grows with the box: held whole, by the box's elements, by
  * a tile's, or (a stream's) by the elements of its box across. */
@@ -62,6 +77,9 @@ enum dist_hold { DIST_FIXED, DIST_PER_ELEM, DIST_PER_TILE, DIST_PER_ACROSS, DIST
 /* Add a buffer of BYTES (DIST_FIXED) or BYTES an element (of a box, of a
  * tile, across) to C. */
 void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes);
+/* Add to C a buffer of BYTES for every GROUP (> 0) elements of a box:
+ * BYTES / GROUP an element, the part below a byte in PER_ELEM_FRAC. */
+void dist_cost_hold_per(struct dist_cost *c, int64_t bytes, int64_t group);
 
 /* ---- boxes: an n-d index space cut over as many axes as needed ----------
  *

@@ -66,6 +66,7 @@ struct plan_file {
 	enum undo { UNDO_NONE, UNDO_ROLLED_BACK, UNDO_STUCK, UNDO_COMMITTED } undo;
 				 /* how the run ended for it ... */
 	const char *stuck;       /* ... and, UNDO_STUCK, why it could not be rolled back */
+	struct dims_paths *paths;   /* its objects' paths, once dims_read has needed them */
 };
 
 enum array_kind { ARR_DATASET, ARR_LITERAL };

@@ -48,10 +48,13 @@ void reducer_fold(const struct plan_step *s, enum fold_init init, char *data, in
 void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, int64_t n,
 			   struct err *e);
 /* Collective, for a shared scan: on rank R > 0, CARRY (N accumulators of
- * S, each rank's run total) becomes the totals of ranks 0 to R - 1
- * combined in rank order, the value its run carries in; rank 0's is left
- * as it was (comm_fold_before). */
-void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e);
+ * S, each rank's run total, or nothing when EMPTY: a rank that took no
+ * element) becomes the totals of ranks 0 to R - 1 that took any,
+ * combined in rank order, the value its run carries in.  Returns whether
+ * it did; when none did (and on rank 0) CARRY is left as it was
+ * (comm_fold_before). */
+bool reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, bool empty,
+		      struct err *e);
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's
  * output, through CONV (scratch in the output's dtype, NULL when it is the

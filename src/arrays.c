@@ -219,7 +219,7 @@ static void dataset_learn(struct array *x, hid_t d, struct arena *a)
 	x->stored_compact = h5io_dataset_compact(d);
 	x->stored_btree = x->nstored > 0 && h5io_dataset_btree(d);
 	x->swapped = h5io_dataset_swapped(d);
-	x->dims = dims_read(d, x->file->name, &x->shape, a);
+	x->dims = dims_read(d, x->file->name, &x->file->paths, &x->shape, a);
 	x->units = cf_units_read(d, a);
 	x->cf_present = cf_attrs_present(d);
 	x->desc = cfdesc_read(d, a);

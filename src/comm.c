@@ -330,6 +330,16 @@ int comm_agree(struct err *e)
 	return -1;
 }
 
+void comm_abort(const struct err *e)
+{
+	if (!use_mpi)
+		return;
+	err_print(e);
+	fflush(stderr);
+	MPI_Abort(MPI_COMM_WORLD, e->status);
+	abort();   /* MPI_Abort does not return */
+}
+
 int64_t comm_max(int64_t v)
 {
 	int64_t most = v;
@@ -440,36 +450,51 @@ static void exchange(const char *out, char *in, size_t n, int peer)
  * swaps with rank ^ 2**k the fold of its aligned block of 2**k ranks, so
  * ceil(log2 P) steps whatever the MPI; Open MPI's MPI_Exscan is a chain
  * of P - 1 messages one after the other.  A block from lower ranks folds
- * on the left, so the rank order holds. */
-void comm_fold_before(void *buf, int64_t n, int size, comm_fold_fn fold, const void *ctx)
+ * on the left, so the rank order holds.  Each block travels with one byte
+ * more, whether it holds a value: a block of empty ranks only passes the
+ * others' through. */
+bool comm_fold_before(void *buf, int64_t n, int size, bool empty, comm_fold_fn fold,
+		      const void *ctx)
 {
 	if (!use_mpi || n <= 0 || size <= 0 || n_ranks < 2)
-		return;
+		return false;
 	size_t bytes = (size_t)n * (size_t)size;
-	char *block = malloc(bytes), *got = malloc(bytes);   /* my block's fold; a partner's */
+	char *block = malloc(bytes + 1), *got = malloc(bytes + 1);   /* my block's fold; a partner's */
 	if (!block || !got)
 		abort();
-	memcpy(block, buf, bytes);
+	if (empty)
+		memset(block, 0, bytes);
+	else
+		memcpy(block, buf, bytes);
+	block[bytes] = !empty;   /* does BLOCK hold a value */
 	bool any = false;   /* does BUF hold a fold of lower ranks yet */
 	for (int mask = 1; mask < n_ranks; mask <<= 1) {
 		int peer = my_rank ^ mask;
 		if (peer >= n_ranks)
 			continue;
-		exchange(block, got, bytes, peer);
+		exchange(block, got, bytes + 1, peer);
+		if (!got[bytes])
+			continue;   /* the peer's block is empty: nothing to fold */
 		if (peer < my_rank) {   /* GOT: the ranks just below my block */
-			fold(got, block, (size_t)n, ctx);
+			if (block[bytes])
+				fold(got, block, (size_t)n, ctx);
+			else
+				memcpy(block, got, bytes + 1);
 			if (any)
 				fold(got, buf, (size_t)n, ctx);
 			else
 				memcpy(buf, got, bytes);
 			any = true;
-		} else {   /* GOT: the ranks just above: BLOCK op GOT */
+		} else if (block[bytes]) {   /* GOT: the ranks just above: BLOCK op GOT */
 			fold(block, got, (size_t)n, ctx);
 			memcpy(block, got, bytes);
+		} else {
+			memcpy(block, got, bytes + 1);
 		}
 	}
 	free(block);
 	free(got);
+	return any;
 }
 
 void comm_gather(const void *buf, size_t n, void *out)

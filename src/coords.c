@@ -369,7 +369,7 @@ static bool bounds_copied(hid_t f, hid_t d, const char *path, hid_t sf,
 	struct shape shape = { .ndim = n };
 	for (int i = 0; i < n && ok; i++)
 		shape.dim[i] = (int64_t)dim[i];
-	const struct dims *x = ok ? dims_read(bd, a->file, &shape, &ar) : NULL;
+	const struct dims *x = ok ? dims_read(bd, a->file, NULL, &shape, &ar) : NULL;
 	for (int i = 1; x && i < n && ok; i++) {
 		struct axis_source b = { x->name[i], x->file[i], x->scale[i], 0, 1, shape.dim[i], NULL, false };
 		hid_t sd = scale_for(f, group, &b, false);

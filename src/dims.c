@@ -15,7 +15,102 @@
 
 /* ---- reading ----------------------------------------------------------- */
 
+/* A file's objects by address, the first path to each in the order
+ * HDF5's own search for a name goes (names in their index's native
+ * order, depth first), so that a path is the one H5Iget_name gives for an
+ * object opened by reference. */
+struct dims_path {
+	haddr_t addr;
+	size_t order;      /* of the walk, to keep the first path of several */
+	const char *path;
+};
+
+struct dims_paths {
+	struct dims_path *at;   /* sorted by address, one each */
+	size_t n;
+};
+
+struct walk {
+	struct dims_path *at;   /* malloc'd while the walk goes */
+	size_t n, cap;
+	hid_t file;
+	struct arena *a;
+};
+
+static herr_t take_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+	struct walk *w = data;
+	H5O_info_t oi;
+	haddr_t addr;
+	if (info->type == H5L_TYPE_HARD)
+		addr = info->u.address;
+	else if (info->type == H5L_TYPE_SOFT && H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC,
+								    H5P_DEFAULT) >= 0)
+		addr = oi.addr;   /* a soft link names what it points at too */
+	else
+		return 0;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct dims_path *at = realloc(w->at, cap * sizeof *at);
+		if (!at)
+			return -1;
+		w->at = at;
+		w->cap = cap;
+	}
+	char *path = arena_alloc(w->a, strlen(name) + 2);
+	path[0] = '/';
+	strcpy(path + 1, name);
+	w->at[w->n] = (struct dims_path){ addr, w->n, path };
+	w->n++;
+	return 0;
+}
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct dims_path *p = x, *q = y;
+	if (p->addr != q->addr)
+		return p->addr < q->addr ? -1 : 1;
+	return p->order < q->order ? -1 : p->order > q->order;
+}
+
+/* The paths of the file of D, by one walk of its links (none when the
+ * walk fails: every name is then asked of HDF5, and the walk not tried
+ * again). */
+static struct dims_paths *paths_read(hid_t d, struct arena *a)
+{
+	struct walk w = { .file = H5Iget_file_id(d), .a = a };
+	struct dims_paths *p = arena_alloc(a, sizeof *p);
+	p->n = 0;
+	if (w.file >= 0 && H5Lvisit(w.file, H5_INDEX_NAME, H5_ITER_NATIVE, take_link, &w) >= 0) {
+		qsort(w.at, w.n, sizeof *w.at, by_addr);
+		p->at = arena_alloc(a, (w.n ? w.n : 1) * sizeof *p->at);
+		for (size_t i = 0; i < w.n; i++)
+			if (i == 0 || w.at[i].addr != w.at[i - 1].addr)
+				p->at[p->n++] = w.at[i];
+	}
+	free(w.at);
+	if (w.file >= 0)
+		H5Fclose(w.file);
+	return p;
+}
+
+static const char *path_at(const struct dims_paths *p, haddr_t addr)
+{
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->at[mid].addr == addr)
+			return p->at[mid].path;
+		if (p->at[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 struct found {
+	const struct dims_paths *paths;
 	char path[1024];
 	bool any;
 };
@@ -23,7 +118,12 @@ struct found {
 static herr_t take_scale(hid_t did, unsigned dim, hid_t dsid, void *data)
 {
 	struct found *f = data;
-	if (H5Iget_name(dsid, f->path, sizeof f->path) <= 0)
+	H5O_info_t info;
+	const char *known = f->paths && f->paths->n > 0 && H5Oget_info2(dsid, &info, H5O_INFO_BASIC) >= 0
+			    ? path_at(f->paths, info.addr) : NULL;
+	if (known && strlen(known) < sizeof f->path)
+		strcpy(f->path, known);
+	else if (H5Iget_name(dsid, f->path, sizeof f->path) <= 0)
 		return -1;
 	f->any = true;
 	return 1;   /* the first scale names the axis */
@@ -49,7 +149,8 @@ static void mark_unlimited(hid_t d, struct dims *x)
 		H5Sclose(space);
 }
 
-struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, struct arena *a)
+struct dims *dims_read(hid_t d, const char *file, struct dims_paths **paths, const struct shape *shape,
+		       struct arena *a)
 {
 	if (shape->ndim == 0)
 		return NULL;
@@ -59,7 +160,7 @@ struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, str
 	bool ok = true;
 	H5E_BEGIN_TRY {
 		if (shape->ndim == 1 && H5DSis_scale(d) > 0) {   /* a coordinate variable */
-			struct found f = { .any = false };
+			struct found f = { .paths = NULL, .any = false };
 			if (H5Iget_name(d, f.path, sizeof f.path) > 0) {
 				x->scale[0] = arena_strdup(a, f.path);
 				x->name[0] = last_component(x->scale[0]);
@@ -70,7 +171,9 @@ struct dims *dims_read(hid_t d, const char *file, const struct shape *shape, str
 			}
 		} else {
 			for (int i = 0; i < shape->ndim && ok; i++) {
-				struct found f = { .any = false };
+				if (paths && !*paths && H5DSget_num_scales(d, (unsigned)i) > 0)
+					*paths = paths_read(d, a);
+				struct found f = { .paths = paths ? *paths : NULL, .any = false };
 				ok = H5DSget_num_scales(d, (unsigned)i) > 0 &&
 				     H5DSiterate_scales(d, (unsigned)i, NULL, take_scale, &f) >= 0 && f.any;
 				if (!ok)

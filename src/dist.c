@@ -89,7 +89,28 @@ static bool shares_even(const struct dist_layout *l, int64_t total, int64_t smal
 static int64_t box_cost(const struct dist_cost *c, int64_t n, int64_t line)
 {
 	int64_t tile = line > c->tile ? line : c->tile;
-	return c->fixed + n * c->per_elem + (n < tile ? n : tile) * c->per_tile;
+	return c->fixed + dist_elem_bytes(c, n) + (n < tile ? n : tile) * c->per_tile;
+}
+
+int64_t dist_elem_bytes(const struct dist_cost *c, int64_t n)
+{
+	int64_t frac = c->per_elem_frac;
+	return n * c->per_elem + (frac ? n / DIST_FRAC * frac + ((n % DIST_FRAC) * frac + DIST_FRAC - 1) / DIST_FRAC
+				      : 0);
+}
+
+int64_t dist_elems_within(int64_t avail, int64_t per, int64_t frac)
+{
+	int64_t d = per * DIST_FRAC + frac;   /* DIST_FRAC elements' bytes, in DIST_FRAC'ths */
+	if (avail < 0)
+		return 0;
+	if (d <= 0)
+		return INT64_MAX;
+	int64_t n = avail / d * DIST_FRAC + (avail % d) * DIST_FRAC / d;
+	struct dist_cost c = { .per_elem = per, .per_elem_frac = frac };
+	while (n > 0 && dist_elem_bytes(&c, n) > avail)   /* the rounding up: once at most */
+		n--;
+	return n;
 }
 
 /* The most elements a box of lines of LINE elements may hold under C: the
@@ -100,12 +121,9 @@ static int64_t box_cap(const struct dist_cost *c, int64_t line)
 	int64_t both = c->per_elem + c->per_tile, cap;
 	if (avail < 0)
 		cap = 0;
-	else if (both <= 0)
-		cap = INT64_MAX;
-	else if (avail / both < tile || c->per_tile == 0)
-		cap = avail / both;
-	else   /* past a tile, only the whole-box buffers grow */
-		cap = c->per_elem > 0 ? (avail - tile * c->per_tile) / c->per_elem : INT64_MAX;
+	else if ((cap = dist_elems_within(avail, both, c->per_elem_frac)) >= tile && c->per_tile > 0)
+		/* past a tile, only the whole-box buffers grow */
+		cap = dist_elems_within(avail - tile * c->per_tile, c->per_elem, c->per_elem_frac);
 	if (c->widest > 0 && cap > (IO_LIMIT - 1) / c->widest)
 		cap = (IO_LIMIT - 1) / c->widest;
 	return cap;
@@ -176,6 +194,14 @@ void dist_cost_hold(struct dist_cost *c, enum dist_hold how, int64_t bytes)
 	}
 }
 
+void dist_cost_hold_per(struct dist_cost *c, int64_t bytes, int64_t group)
+{
+	c->per_elem += bytes / group;
+	c->per_elem_frac += ((bytes % group) * DIST_FRAC + group - 1) / group;
+	c->per_elem += c->per_elem_frac / DIST_FRAC;
+	c->per_elem_frac %= DIST_FRAC;
+}
+
 int64_t dist_tile_lines(const struct dist_layout *l)
 {
 	int64_t tile = l->line > 0 && l->line < l->cost.tile ? l->cost.tile / l->line : 1;
@@ -196,7 +222,7 @@ int64_t dist_held_elems(const struct dist_layout *l, enum dist_hold how)
 int64_t dist_layout_bytes(const struct dist_layout *l)
 {
 	const struct dist_cost *c = &l->cost;
-	return c->fixed + c->per_elem * dist_held_elems(l, DIST_PER_ELEM) +
+	return c->fixed + dist_elem_bytes(c, dist_held_elems(l, DIST_PER_ELEM)) +
 	       c->per_tile * dist_held_elems(l, DIST_PER_TILE);
 }
 
@@ -459,7 +485,8 @@ void dist_band_chunks(struct dist_layout *l, const int64_t *chunk)
 	struct dist_layout most_lines = *l;   /* the tile a band holds at most */
 	most_lines.lines_per_box = chunk[ax] < l->dim[ax] ? chunk[ax] : l->dim[ax];
 	int64_t avail = c->memory - c->fixed - c->per_tile * dist_held_elems(&most_lines, DIST_PER_TILE);
-	int64_t most = c->per_elem > 0 ? avail / c->per_elem / column : most_lines.lines_per_box;
+	int64_t most = c->per_elem > 0 || c->per_elem_frac > 0
+		       ? dist_elems_within(avail, c->per_elem, c->per_elem_frac) / column : most_lines.lines_per_box;
 	if (c->widest > 0 && most > (IO_LIMIT - 1) / c->widest / column)
 		most = (IO_LIMIT - 1) / c->widest / column;
 	cut_into(l, chunk, most, true);

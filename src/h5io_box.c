@@ -68,21 +68,22 @@ static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
 /* A fault injected for the tests: H5UFUNC_FAULT=read:RANK:N (or
  * write:RANK:N) makes the Nth read (write) of rows or boxes on rank RANK
  * fail after the collective transfer has completed on every rank, as a
- * failure HDF5 reports on that rank alone would.  The environment is read
- * at the first call, not at every transfer.  Is this call the one? */
-static bool fault_due(bool write)
+ * failure HDF5 reports on that rank alone would; leave:RANK:N makes its
+ * Nth collective write fail before the transfer, as an HDF5 error inside
+ * H5Dwrite before its MPI-IO part would, the other ranks going on into
+ * it.  The environment is read at the first call, not at every transfer.
+ * Is this call of KIND the one? */
+static bool fault_due(const char *kind)
 {
 	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
-	static bool on_write;
+	static char on[8];
 	static int rank, nth, calls;
 	if (!parsed) {
 		const char *spec = getenv("H5UFUNC_FAULT");
-		char kind[8];
-		parsed = spec && sscanf(spec, "%7[a-z]:%d:%d", kind, &rank, &nth) == 3 &&
-			 (!strcmp(kind, "read") || !strcmp(kind, "write")) ? 1 : -1;
-		on_write = parsed > 0 && !strcmp(kind, "write");
+		parsed = spec && sscanf(spec, "%7[a-z]:%d:%d", on, &rank, &nth) == 3 &&
+			 (!strcmp(on, "read") || !strcmp(on, "write") || !strcmp(on, "leave")) ? 1 : -1;
 	}
-	return parsed > 0 && write == on_write && ++calls == nth && rank == comm_rank();
+	return parsed > 0 && !strcmp(kind, on) && ++calls == nth && rank == comm_rank();
 }
 
 /* The box START/STEP/COUNT of REC's dataset as whole chunks, unfiltered
@@ -182,6 +183,8 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 {
 	hid_t fspace = -1, mspace = -1, dxpl = -1;
 	struct h5io_record *rec = h5io_record_of(d);
+	bool collective = false, left = false;
+	int64_t joined = 0;   /* this rank's collective MPI-IO writes before the transfer */
 	iostat_moving = true;
 	herr_t r = rec && shape->ndim > 0 ? h5io_move_in_place(write, rec, dt, start, step, count, buf) : 0;
 	if (r < 0) {
@@ -204,10 +207,13 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		dxpl = H5Pcreate(H5P_DATASET_XFER);
 		/* reads of chunks never written go independently (h5io_unwritten.c),
 		 * and every box of a dataset moved alone */
-		if (comm_mpi() && rec && rec->driver == H5FD_MPIO && !rec->alone &&
-		    (write || !rec->read_alone))
+		collective = comm_mpi() && rec && rec->driver == H5FD_MPIO && !rec->alone &&
+			     (write || !rec->read_alone);
+		if (collective)
 			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-		r = move_as_stored(write, d, rec, dt, mspace, fspace, dxpl, buf);
+		joined = iostat.mpiio_coll_writes;
+		left = write && collective && fault_due("leave");
+		r = left ? -1 : move_as_stored(write, d, rec, dt, mspace, fspace, dxpl, buf);
 	}
 	iostat_moving = false;
 	if (write)
@@ -217,11 +223,24 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 	hid_t stack = r < 0 ? H5Eget_current_stack() : -1;
 	h5io_close_ids(3, (hid_t[]){ dxpl, mspace, fspace });
 	if (r < 0) {
-		err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
+		/* failed before its collective MPI-IO write, which the other
+		   ranks wait in: no agreement reaches them */
+		bool stranded = write && collective && iostat.mpiio_coll_writes == joined;
+		if (stranded)
+			err_set(e, EXIT_RUN, where, "write failed on rank %d%s", comm_rank(),
+				left ? " (H5UFUNC_FAULT)" : "");
+		else
+			err_set(e, EXIT_RUN, where, "%s failed", write ? "write" : "read");
 		h5io_fold_stack(e, stack);
+		if (stranded) {
+			err_append(e, "; the other ranks wait for it in a collective write: every rank is "
+				   "stopped, and what the run wrote in place is put back when the next run opens "
+				   "its file or by h5ufunc recover");
+			comm_abort(e);
+		}
 		return -1;
 	}
-	if (fault_due(write)) {
+	if (fault_due(write ? "write" : "read")) {
 		err_set(e, EXIT_RUN, where, "%s failed (H5UFUNC_FAULT)", write ? "write" : "read");
 		return -1;
 	}
@@ -290,7 +309,7 @@ int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const in
 	iostat.h5_reads++;
 	if (rc < 0)
 		return err_set(e, EXIT_RUN, where, "read failed: %s", strerror(errno));
-	if (rc == 1 && fault_due(false)) {
+	if (rc == 1 && fault_due("read")) {
 		err_set(e, EXIT_RUN, where, "read failed (H5UFUNC_FAULT)");
 		return -1;
 	}

@@ -79,7 +79,7 @@ int64_t hold_results(struct hold *h, int64_t group, int64_t extra, int n, const 
 		sum += bytes[i];
 	if (h->cost) {
 		dist_cost_hold(h->cost, DIST_FIXED, extra * sum);
-		dist_cost_hold(h->cost, DIST_PER_ELEM, (sum + g - 1) / g);
+		dist_cost_hold_per(h->cost, sum, g);
 		return 0;
 	}
 	int64_t results = h->elems[DIST_PER_ELEM] / g + extra;

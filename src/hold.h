@@ -63,8 +63,8 @@ void hold_buffer(struct hold *h, enum dist_hold how, int64_t bytes, void *slot);
 /* N buffers of a box's results, BYTES[i] a result, into SLOTS[i] (each as
  * hold_buffer's SLOT): a result for every GROUP elements of a box
  * (DIST_PER_ELEM; GROUP < 1: one an element), and EXTRA more.  Counted
- * together: EXTRA results of each whole, and their bytes over GROUP,
- * rounded up, an element.  Returns the results each holds (0 counting). */
+ * together: EXTRA results of each whole, and their bytes over GROUP an
+ * element, below a byte too (dist_cost_hold_per).  Returns the results each holds (0 counting). */
 int64_t hold_results(struct hold *h, int64_t group, int64_t extra, int n, const int64_t *bytes,
 		     void *const *slots);
 

@@ -170,10 +170,12 @@ void reducer_combine_ranks(const struct plan_step *s, char *acc, uint8_t *accv, 
 	reducer_check_fault(s, e);
 }
 
-void reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, struct err *e)
+bool reducer_carry_in(const struct plan_step *s, char *carry, int64_t n, bool empty,
+		      struct err *e)
 {
-	comm_fold_before(carry, n, dtype_size(s->loop->types[0]), fold_ranks, s->loop);
+	bool in = comm_fold_before(carry, n, dtype_size(s->loop->types[0]), empty, fold_ranks, s->loop);
 	reducer_check_fault(s, e);
+	return in;
 }
 
 /* Write the results ACC (the loop's dtype) into the box START/COUNT of S's

@@ -131,6 +131,7 @@ struct scan_buffers {
 	uint8_t *run;          /* skip_fold: which have taken an element */
 	char *carry;           /* the last slice of a block, carried into the next */
 	uint8_t *carry_run;    /* skip_fold: which of it have taken one */
+	bool took;             /* has a walk scanned a block into the carry */
 	struct hold hold;      /* every buffer above that the run allocated */
 };
 
@@ -215,6 +216,7 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
 			masked_skip_missing(s, x, dt, start, cnt, nel, stored, b->plane_raw, b->data, b->valid, e);
 		if (any && nel > 0 && !e->status) {
 			scan_step(s, b, cnt, carried || j > 0);
+			b->took = true;
 			reducer_check_fault(s, e);
 		}
 		if (comm_agree(e) < 0)
@@ -241,8 +243,10 @@ static int scan_walk(struct plan_step *s, struct scan_buffers *b, const int64_t 
  * first walk keeps only the run's total, the totals of the runs before a
  * rank's combine in rank order into its carry-in (reducer_carry_in, an
  * exclusive scan over the ranks), and the second walk scans onto it and
- * writes.  The fold being exact in any grouping (dist.h), the carry-in is
- * the bits NumPy's sequential fold has there. */
+ * writes.  A rank with no rows has no total: its carry is left out of the
+ * combine (a rank after it carries in the totals before it), never read.
+ * The fold being exact in any grouping (dist.h), the carry-in is the bits
+ * NumPy's sequential fold has there. */
 int scan_run(struct plan_step *s, struct err *e)
 {
 	const struct dist_stream *st = &s->blocks.stream;
@@ -250,16 +254,17 @@ int scan_run(struct plan_step *s, struct err *e)
 	hold_stream(&b.hold, st);
 	each_buffer(s, &b, &b.hold);
 	hold_end(&b.hold);
-	bool carried = st->shared && comm_rank() > 0;   /* a run that NumPy's fold enters */
 	struct dist_walk w;
 	dist_stream_across_start(st, comm_rank(), &w);
 	for (int64_t k = 0; k < st->across.nboxes && !e->status; k++) {
 		int64_t qo[H5U_MAXDIM], qc[H5U_MAXDIM];
 		bool any = dist_walk_next(&w, qo, qc);
+		bool carried = false;   /* a run that NumPy's fold enters */
 		if (st->shared) {
+			b.took = false;
 			if (scan_walk(s, &b, qo, qc, any, false, false, e) < 0)
 				break;
-			reducer_carry_in(s, b.carry, stage_box_size(st->across.ndim, qc), e);
+			carried = reducer_carry_in(s, b.carry, stage_box_size(st->across.ndim, qc), !b.took, e);
 			if (comm_agree(e) < 0)
 				break;
 		}

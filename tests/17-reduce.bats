@@ -583,6 +583,27 @@ sys.exit(1 if bad else 0)'
 	[[ ! -e c.h5 ]]
 }
 
+@test "a row's result counts its bytes over the row, not a byte an element: whole chunk rows under a budget that holds them" {
+	# 64 x 8192 float64 in chunks of 32 x 64, summed along axis 1: a box
+	# of a chunk row (32 x 8192) holds 2 MiB of input and 32 results of 8
+	# bytes; counted at a byte an element, 256 KiB more, the budget cut
+	# the chunk rows to 30 lines.
+	np <<-'EOF'
+		make w.h5:/x float64 64,8192 fill=random layout=chunked chunks=32,64
+	EOF
+	printf 'inputs:\n  x: w.h5:/x\nsteps:\n  - reduce: add\n    in: x\n    axis: 1\n    out: b.h5:/s\n' >r.yaml
+	run --separate-stderr h5u check r.yaml --memory 2240K --json
+	assert_success
+	assert_output --partial 'boxes (32, 8192), 2 boxes'
+	h5u run r.yaml --memory 2240K
+	h5u reduce add w.h5:/x --axis 1 -o a.h5:/s
+	cat >cases.txt <<-'EOF'
+		s reduce add w.h5:/x --axis 1
+	EOF
+	run ref check cases.txt a.h5 :: same a.h5 b.h5
+	assert_success
+}
+
 @test "a sum over all axes needs about one piece of 8192 elements of --memory" {
 	fixture big.h5
 	h5u reduce add big.h5:/x --axis all -o a.h5:/s

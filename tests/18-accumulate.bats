@@ -150,6 +150,26 @@ axis_cases() {
 	assert_success
 }
 
+@test "a shared scan on 4 ranks of 2 rows: the ranks with none carry nothing into the combine" {
+	# Along the split axis each rank's run total joins an exclusive scan
+	# over the ranks; ranks 2 and 3 have no rows and no total.  min/max
+	# have no identity, so an empty rank must be left out, not folded in.
+	fixture small.h5
+	cat >cases.txt <<-'EOF'
+		addf accumulate add small.h5:/two
+		mulf accumulate multiply small.h5:/two
+		minf accumulate minimum small.h5:/two
+		maxf accumulate maximum small.h5:/two
+		addi accumulate add small.h5:/twoi
+		muli accumulate multiply small.h5:/twoi
+		mini accumulate minimum small.h5:/twoi
+		maxi accumulate maximum small.h5:/twoi
+		pmin accumulate minimum small.h5:/pair
+		pmul accumulate multiply small.h5:/pair
+	EOF
+	same_on_ranks small.h5 "0 1 2 3 4"
+}
+
 @test "many blocks: --memory 64K and 1-4 ranks carry the running value across blocks and ranks" {
 	fixture big.h5
 	cat >cases.txt <<-'EOF'

@@ -40,6 +40,18 @@ no_phony() {
 	assert_line "  out n.h5:/p float64 (3, 4), new file"
 }
 
+@test "many variables sharing dimensions: every operand named as netCDF4-python and h5py read it, a scale linked twice by its first path" {
+	# Each file's paths are read once (dims.c): 200 variables in the root
+	# group and 200 in a group of a dimension of its own, and an h5py
+	# file whose scale y is also linked as /a/b, the path HDF5 finds first.
+	ref many . 200
+	run --separate-stderr h5u check many.yaml --json
+	assert_success
+	echo "$output" >check.json
+	run ref many-dims check.json . 200
+	assert_success
+}
+
 @test "a new dataset in a netCDF-4 file gets its scales: ncdump shows t2c(time, lat, lon)" {
 	run --separate-stderr h5u call subtract era.nc:/t2m 273.15 -o era.nc:/t2c
 	assert_success

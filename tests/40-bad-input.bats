@@ -112,11 +112,11 @@ bad_case() {
 	bad_case broadcast
 }
 
-@test "check-existing-output: check refuses an existing output as run does, on 1-4 ranks" {
+@test "check-existing-output: check refuses an existing output as run does, on one process, 1 and 4 ranks" {
 	bad_case check-existing-output
 }
 
-@test "check-input-option: check takes no -i (eval's), and says where a recipe binds names, on 1-3 ranks" {
+@test "check-input-option: check takes no -i (eval's), and says where a recipe binds names, on one process and 2 ranks" {
 	bad_case check-input-option
 }
 
@@ -372,7 +372,7 @@ bad_case() {
 	bad_case units-strict-integer
 }
 
-@test "units-strict-not-convertible: units: strict refuses adding K and m, on 1-3 ranks" {
+@test "units-strict-not-convertible: units: strict refuses adding K and m, on one process and 2 ranks" {
 	bad_case units-strict-not-convertible
 }
 
@@ -420,7 +420,7 @@ bad_case() {
 	bad_case wrong-arity
 }
 
-@test "vds-existing-file: --vds into an existing file, on 1-3 ranks" {
+@test "vds-existing-file: --vds into an existing file, on one process and 3 ranks" {
 	bad_case vds-existing-file
 }
 

@@ -9,7 +9,8 @@
 # Failures on one rank are injected with H5UFUNC_FAULT=read:RANK:N (or
 # write:RANK:N), which src/h5io_box.c reads: the Nth read (write) call of rank
 # RANK fails after the collective transfer, as a failure HDF5 reports on
-# that rank alone would.
+# that rank alone would; leave:RANK:N fails its Nth collective write before
+# the transfer, the other ranks waiting in it.
 
 load helper
 
@@ -448,6 +449,34 @@ LOCKED="\(HDF5: unable to lock file: .*\); the file is in use by another process
 	# a target a run changed would stay changed: one comparison for all
 	run np same a.h5:/t before.h5:/t
 	assert_success
+}
+
+@test "a rank failing inside a collective write the others wait in: every rank stops, exit 1, the rank named; in place put back, no new file" {
+	fixture f.h5
+	local nr n r
+	for nr in 2:1 3:0 4:3 4:1; do
+		n=${nr%:*} r=${nr#*:}
+		cp f.h5 g.h5
+		run --separate-stderr env H5UFUNC_FAULT=leave:$r:2 timeout 120 mpirun --oversubscribe -n $n \
+			h5ufunc call add g.h5:/long 1 -o g.h5:/long --memory 1K
+		assert_error_once 1 "call add: write failed on rank $r (H5UFUNC_FAULT); the other ranks wait for it in a collective write: every rank is stopped, and what the run wrote in place is put back when the next run opens its file or by h5ufunc recover"
+		if ((r == 0)); then   # put back by h5ufunc recover ...
+			run --separate-stderr h5u recover g.h5
+			assert_success
+		else   # ... or by the next run that opens the file
+			h5u call add g.h5:/long 0 -o h.h5:/y
+			rm h.h5
+		fi
+		run np same g.h5:/long f.h5:/long
+		assert_success
+	done
+	snapshot
+	run --separate-stderr env H5UFUNC_FAULT=leave:1:1 timeout 120 mpirun --oversubscribe -n 3 \
+		h5ufunc call add f.h5:/long 1 -o out.h5:/y --memory 1K
+	assert_error_once 1 "call add: write failed on rank 1 (H5UFUNC_FAULT); the other ranks wait for it in a collective write: every rank is stopped, and what the run wrote in place is put back when the next run opens its file or by h5ufunc recover"
+	h5u call add f.h5:/x 0 -o other.h5:/y   # the next run that writes there removes the temporary
+	rm other.h5
+	assert_unchanged
 }
 
 @test "a write error on one rank: no new file; in place, the message names the target" {

@@ -67,14 +67,16 @@ recipe() {
 	EOF
 }
 
-# h5 RANKS ARGS...: h5ufunc ARGS on one process, or under mpirun -n RANKS.
+# h5 RANKS ARGS...: h5ufunc ARGS on one process, or under mpirun -n RANKS
+# within H5U_MPI_TIMEOUT seconds, as `mpi` (a rank killed on a loaded
+# machine took more than 60 s to bring mpirun down: exit 124).
 h5() {
 	local n=$1
 	shift
 	if ((n == 1)); then
 		timeout 60 h5ufunc "$@"
 	else
-		timeout 60 mpirun --oversubscribe -n "$n" h5ufunc "$@"
+		timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe -n "$n" h5ufunc "$@"
 	fi
 }
 
@@ -335,11 +337,13 @@ gone() {
 # rank at two of them at least: a covering design of ranks x rank x point
 # (at[] below), not their product.  mpirun and every rank are killed from
 # outside mid-run.  `recover` or the next run (taken in turn, so each on
-# 2 and on 3 ranks) puts back every byte, and a run after gives NumPy's
+# 2 and on 3 ranks) puts back every byte (the file byte for byte as it
+# was), and a run after the first kill on each rank count gives NumPy's
 # bits.
 @test "kill -9 of each rank of 2 and 3 writing in place by runs of their chunks (pwritev past MPI-IO) at the first, a middle or the last write, and of mpirun: every byte put back, then NumPy's bits" {
 	/usr/bin/python3 "$H5U_TESTS/chunks_ref.py" in-place . || fail "no fixture"
 	local n r w k d pick ws points cases=0 same=() args=(eval -i a=ip.h5:/w 'a = a * 2 + 1' --memory 1M)
+	local -A ran_after=()
 	# indexes into points: 1, the middle, the last
 	local -A at=([20]="0 1" [21]="1 2" [30]="2 0" [31]="0 1" [32]="1 2")
 	for n in 2 3; do
@@ -381,6 +385,10 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 				cmp ip.h5 "$d/ip.h5" || fail "$d: not as it was before the run"
 				run find "$d" -name '*h5ufunc-*'
 				assert_output ''
+				# byte for byte the file before the run: the run after it
+				# (NumPy's bits again) once on each rank count
+				[[ -n ${ran_after[$n]:-} ]] && continue
+				ran_after[$n]=1
 				(cd "$d" && mpi "$n" h5ufunc "${args[@]}") || fail "$d: the run after: exit status $?"
 				cmp -s "u$n/ip.h5" "$d/ip.h5" || same+=(:: same ip.h5 "$d/ip.h5" /w "w * 2 + 1")
 			done
@@ -657,10 +665,11 @@ for path in sys.argv[2:]:
 		((status != 0 && status != 124)) || fail "kill-committed: exit status $status"
 		assert_file_not_exists "committed$n/.t.h5.h5ufunc-journal"
 		# The new file's temporary and the ranks' journals are left; the
-		# next run that writes into the directory sweeps them away.
+		# next run that writes into the directory sweeps them away, on one
+		# process whatever the number of ranks that left them.
 		run ls -A "committed$n"
 		assert_output --partial h5ufunc-
-		h5 "$n" call sqrt "committed$n/t.h5:/n" -o "committed$n/other.h5:/r"
+		h5u call sqrt "committed$n/t.h5:/n" -o "committed$n/other.h5:/r"
 		assert_file_not_exists "committed$n/out.h5"
 		rm "committed$n/other.h5"
 		cases+=("committed$n=new")

@@ -6,7 +6,8 @@
 # op sources: kinds, equality, a table place per op result) and optionscheck
 # (options.h: the step options' table, merge, flags and their values), and
 # foldcheck (comm.h's folds in rank order, under mpirun on 1 to 7 ranks:
-# an exclusive scan and a reduction with a fold that is not commutative).  Each asserts and ends
+# an exclusive scan, also with empty ranks left out, and a reduction with
+# a fold that is not commutative).  Each asserts and ends
 # "N checks, 0 failed"; selectcheck's grid is compared with NumPy's own
 # indexing of the same extents.  tools/module-calls checks the layering:
 # the planner's stages never call back up into plan.c.

@@ -21,6 +21,15 @@ Usage: names_ref.py JOB ARGS... [:: JOB ARGS...]...
   dims FILE VAR DIM...
       netCDF4-python reads FILE and finds VAR with exactly these dimensions,
       each of the length the variable has there.
+  many DIR N
+      many.nc (netCDF4-python: N variables in the root group and N in a
+      group /g, all of time, lat, lon, /g's of a lat of its own) and
+      links.h5 (h5py: N datasets z0... of scales y and x, y linked twice,
+      at /y and /a/b, x once at /x) in DIR, and DIR/many.yaml, a recipe
+      that reads every variable of both.
+  many-dims JSON DIR N
+      the operands of `check --json` (JSON, of DIR/many.yaml) have the
+      dimension names netCDF4-python (many.nc) and h5py (links.h5) read.
 """
 import subprocess
 
@@ -95,10 +104,62 @@ def dims(path, var, want):
                               f"the variable {length}")
 
 
+def many(d, n):
+    import h5py
+    import netCDF4
+    with netCDF4.Dataset(f"{d}/many.nc", "w") as f:
+        for g, lat in ((f, 3), (f.createGroup("g"), 2)):
+            if g is f:
+                f.createDimension("time", 4)
+                f.createDimension("lon", 5)
+            g.createDimension("lat", lat)
+            for i in range(n):
+                v = g.createVariable(f"v{i}", "f4", ("time", "lat", "lon"))
+                v[:] = np.full((4, lat, 5), i, "f4")
+    with h5py.File(f"{d}/links.h5", "w") as f:
+        f["y"] = np.arange(3.0)
+        f["x"] = np.arange(4.0)
+        f["y"].make_scale("y")
+        f["x"].make_scale("x")
+        f["a/b"] = f["y"]   # a second hard link to y, found first
+        for i in range(n):
+            z = f.create_dataset(f"z{i}", data=np.full((3, 4), i, "f8"))
+            z.dims[0].attach_scale(f["y"])
+            z.dims[1].attach_scale(f["x"])
+    ops = [f"many.nc:/v{i}" for i in range(n)] + [f"many.nc:/g/v{i}" for i in range(n)] + \
+        [f"links.h5:/z{i}" for i in range(n)]
+    with open(f"{d}/many.yaml", "w") as y:
+        y.write("inputs:\n" + "".join(f"  i{k}: {op}\n" for k, op in enumerate(ops)) + "steps:\n")
+        y.write("".join(f"  - ufunc: negative\n    in: [i{k}]\n    out: i{k}\n" for k in range(len(ops))))
+
+
+def many_dims(path, d, n):
+    import json
+
+    import h5py
+    import netCDF4
+    want = {}
+    with netCDF4.Dataset(f"{d}/many.nc") as f:
+        for g, pre in ((f, "/"), (f["g"], "/g/")):
+            for i in range(n):
+                want[f"many.nc:{pre}v{i}"] = list(g[f"v{i}"].dimensions)
+    with h5py.File(f"{d}/links.h5") as f:
+        for i in range(n):
+            want[f"links.h5:/z{i}"] = [dim[0].name.rsplit("/", 1)[-1] for dim in f[f"z{i}"].dims]
+    with open(path) as j:
+        got = {o["operand"]: o.get("dims") for s in json.load(j)["steps"] for o in s["inputs"]
+               if o["kind"] == "dataset"}
+    for op, names in want.items():
+        if got.get(op) != names:
+            raise Failure(f"{op}: dims {got.get(op)}, netCDF4-python/h5py read {names}")
+
+
 JOBS = {
     'fixtures': lambda a: fixtures(a[0]),
     'same': lambda a: same(a[0], a[1], a[2], a[3:] or ["era.nc", "other.nc"]),
     'dims': lambda a: dims(a[0], a[1], a[2:]),
+    'many': lambda a: many(a[0], int(a[1])),
+    'many-dims': lambda a: many_dims(a[0], a[1], int(a[2])),
 }
 
 if __name__ == "__main__":
