@@ -116,8 +116,9 @@ struct array {
 	bool stored_raw;         /* ... under MPI, some stored without their filters (h5io.h) */
 	bool stored_compact;     /* stored compact: its data in its object header */
 	bool stored_btree;       /* chunked, its index the version-1 B-tree (h5io.h) */
-	size_t chunk_cache;      /* ... bytes of chunk cache it is opened with, paid from
-				    the budget (plan_layout.c's in_place_cache); 0: the usual */
+	size_t chunk_cache;      /* ... bytes of chunk cache it is opened with: the most
+				    any pass pays for it (step_blocks's chunk_cache,
+				    plan_layout.c's plan_settle_caches); 0: the usual */
 	bool create;             /* the run creates this dataset ... */
 	int nchunk;              /* ... chunked (0: contiguous) ... */
 	int64_t chunk[H5U_MAXDIM];
@@ -138,6 +139,10 @@ struct array {
 				    it): HDF5 keeps one chunk cache a dataset, which
 				    the other's boxes fill, so it is never moved by
 				    runs of its chunks (stage_in_place_runs) */
+	bool by_runs;            /* written in place by runs of its chunks: the
+				    answer of stage_in_place_runs, asked by the
+				    planner alone (plan_layout.c's plan_settle_runs)
+				    and read by the layouts and the run */
 	bool alone;              /* under MPI, a chunked dataset of a file the run writes,
 				    without filters, moved by each rank with independent
 				    transfers, a chunk a call; or one of a file the run
@@ -357,6 +362,10 @@ struct step_blocks {
 					       boxes of one chunk row, whose input's buffer
 					       holds a band of chunk columns, not the box
 					       (elementwise_band_bytes) */
+	size_t chunk_cache[PLAN_MAXOUT];    /* elementwise, one process: bytes of chunk cache
+					       that output K, written in place, keeps, paid
+					       from this step's budget (plan_layout.c's
+					       in_place_cache); a layout of the step pays anew */
 };
 
 /* One step of the plan: the call (its ufunc, operands, results, where

@@ -53,14 +53,15 @@ struct stage_chunked {
  * through HDF5 a call each), every chunk stored, in the machine's byte
  * order, a row of whose chunks overflows its chunk cache
  * (h5io_row_overflows_cache, as the run asks), that no other array of the
- * plan names (named_twice)?  The plan lays out its passes and the run
- * opens it by this one answer.  The run asks the file again as opened
- * (h5io_move_in_place). */
+ * plan names (named_twice)?  Asked by the planner alone, which keeps the
+ * answer as the array's by_runs (plan_settle_runs): the plan lays out its
+ * passes and the run opens it by that one answer.  The run asks the file
+ * again as opened (h5io_move_in_place). */
 bool stage_in_place_runs(const struct array *x);
 /* Is X a plain dataset as stored, read as T: the whole of an existing,
  * not virtual, dataset, chunked without filters, in the machine's byte
  * order and stored as T bytes for bytes, in a file the run does not write
- * (so opened read-only), or written in place by runs (stage_in_place_runs)?  The one test the plan asks before the direct
+ * (so opened read-only), or written in place by runs (by_runs)?  The one test the plan asks before the direct
  * reader's routes (h5io_read_chunks, h5io_read_run: h5io_internal.h),
  * which ask it again of the file as opened. */
 bool stage_as_stored(const struct array *x, enum dtype t);

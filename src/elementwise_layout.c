@@ -126,7 +126,7 @@ static int64_t write_band(const struct plan_step *s, const struct dist_layout *l
  * elements contiguous): a band (write_band) when one process writes only
  * contiguous datasets, else the whole box.  Boxes that cut the chunks
  * (dist_slices_cut) write a slice at a time only into datasets written in
- * place by runs (stage_in_place_runs: a slice is one pwritev of one run
+ * place by runs (by_runs: a slice is one pwritev of one run
  * of a chunk, where HDF5 would read and write the chunk whole), or when
  * the boxes are walked a chunk column at a time (elementwise_by_columns:
  * HDF5's cache then keeps the chunk until the column is done). */
@@ -148,7 +148,7 @@ int64_t elementwise_slices(const struct plan_step *s, int64_t *per_write)
 	}
 	for (int k = 0; k < s->nout; k++)
 		by_slice = by_slice && output_in_chunks(s, k, chunk) &&
-			   (!dist_slices_cut(l) || stage_in_place_runs(s->out[k]) || s->blocks.by_columns);
+			   (!dist_slices_cut(l) || s->out[k]->by_runs || s->blocks.by_columns);
 	for (int j = 0; j < s->prog.nops && !by_slice; j++) {
 		const struct plan_op *op = &s->prog.ops[j];
 		for (int k = 0; k < op->nin; k++)
@@ -420,7 +420,7 @@ static bool reads_runs(const struct plan_step *s, int nranks)
 
 /* S's boxes as a band of chunk columns (dist_band_chunks), the budget
  * paying for a slice: where every output is written in place by runs
- * (stage_in_place_runs) and S then reads, computes and writes each slice
+ * (by_runs) and S then reads, computes and writes each slice
  * alone (elementwise_slices, a write a slice).  False, S's boxes as they
  * were, where not. */
 static bool band_boxes(struct plan_step *s)
@@ -429,7 +429,7 @@ static bool band_boxes(struct plan_step *s)
 	int64_t per_write;
 	bool runs = s->nout > 0;
 	for (int k = 0; k < s->nout; k++)
-		runs = runs && stage_in_place_runs(s->out[k]);
+		runs = runs && s->out[k]->by_runs;
 	if (!runs)
 		return false;
 	dist_band_chunks(l, pass_chunks(s));

@@ -349,7 +349,7 @@ static int open_all(struct plan *p, struct err *e)
 		return -1;
 	/* collective under MPI-IO: every rank has each dataset open */
 	for (int i = 0; i < p->narrays; i++)
-		if (p->arrays[i]->id >= 0 && stage_in_place_runs(p->arrays[i]))
+		if (p->arrays[i]->id >= 0 && p->arrays[i]->by_runs)
 			h5io_dataset_in_place(p->arrays[i]->id);
 	return 0;
 }

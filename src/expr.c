@@ -212,23 +212,30 @@ struct binop {
 	const char *op, *fn;
 };
 
+/* The operator of OPS (the first that matches) next after spaces,
+ * taken, *AT its place; NULL, nothing taken, when none is there. */
+static const struct binop *take_binop(struct parser *ps, const struct binop *ops, const char **at)
+{
+	skip_space(ps);
+	*at = ps->p;
+	const struct binop *o = ops;
+	while (o->op && !take(ps, o->op))
+		o++;
+	return o->op ? o : NULL;
+}
+
 /* One precedence level: left-associative binary operators. */
 static struct expr *parse_level(struct parser *ps, const struct binop *ops,
 				struct expr *(*next)(struct parser *))
 {
 	struct expr *x = next(ps);
-	while (x && !ps->failed) {
-		skip_space(ps);
-		const char *at = ps->p;
-		const struct binop *o = ops;
-		while (o->op && !take(ps, o->op))
-			o++;
-		if (!o->op)
-			return x;
+	const struct binop *o;
+	const char *at;
+	while (x && !ps->failed && (o = take_binop(ps, ops, &at))) {
 		struct expr *y = next(ps);
 		x = y ? call(ps, o->fn, at, 2, x, y) : NULL;
 	}
-	return NULL;
+	return ps->failed ? NULL : x;
 }
 
 static const struct binop term_ops[] = {
@@ -257,25 +264,18 @@ static struct expr *parse_or(struct parser *ps) { return parse_level(ps, or_ops,
 static struct expr *parse_expr(struct parser *ps)
 {
 	struct expr *x = parse_or(ps);
-	if (!x)
-		return NULL;
-	skip_space(ps);
-	const char *at = ps->p;
-	const struct binop *o = cmp_ops;
-	while (o->op && !take(ps, o->op))
-		o++;
-	if (!o->op)
+	const char *at;
+	const struct binop *o = x ? take_binop(ps, cmp_ops, &at) : NULL;
+	if (!o)
 		return x;
 	struct expr *y = parse_or(ps);
 	if (!y)
 		return NULL;
 	x = call(ps, o->fn, at, 2, x, y);
-	skip_space(ps);
-	for (o = cmp_ops; o->op; o++)
-		if (!strncmp(ps->p, o->op, strlen(o->op))) {
-			fail(ps, ps->p, "chained comparisons are ambiguous for arrays: add parentheses%s", "");
-			return NULL;
-		}
+	if (take_binop(ps, cmp_ops, &at)) {
+		fail(ps, at, "chained comparisons are ambiguous for arrays: add parentheses%s", "");
+		return NULL;
+	}
 	return x;
 }
 

@@ -151,6 +151,8 @@ static void drop_unused(struct plan *p)
 			h->nout--;
 			memmove(&h->out[k], &h->out[k + 1], sizeof h->out[0] * (size_t)(h->nout - k));
 			memmove(&h->out_dtype[k], &h->out_dtype[k + 1], sizeof h->out_dtype[0] * (size_t)(h->nout - k));
+			memmove(&h->blocks.chunk_cache[k], &h->blocks.chunk_cache[k + 1],
+				sizeof h->blocks.chunk_cache[0] * (size_t)(h->nout - k));
 			memmove(&h->prog.out_src[k], &h->prog.out_src[k + 1],
 				sizeof h->prog.out_src[0] * (size_t)(h->nout - k));
 			k--;

@@ -162,11 +162,9 @@ static void swap_order(void *buf, hsize_t n, enum dtype dt)
 static herr_t move_as_stored(bool write, hid_t d, const struct h5io_record *rec, enum dtype dt,
 			     hid_t mspace, hid_t fspace, hid_t dxpl, void *buf)
 {
-	if (!rec || !rec->storage.swapped || rec->storage.esize != (size_t)dtype_size(dt))
-		return write ? H5Dwrite(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf)
-			     : H5Dread(d, h5io_mem_type(dt), mspace, fspace, dxpl, buf);
-	hid_t type = H5Dget_type(d);
-	hsize_t n = (hsize_t)H5Sget_simple_extent_npoints(mspace);
+	bool swapped = rec && rec->storage.swapped && rec->storage.esize == (size_t)dtype_size(dt);
+	hid_t type = swapped ? H5Dget_type(d) : h5io_mem_type(dt);
+	hsize_t n = swapped ? (hsize_t)H5Sget_simple_extent_npoints(mspace) : 0;
 	if (write)
 		swap_order(buf, n, dt);
 	herr_t r = type < 0 ? -1
@@ -174,7 +172,7 @@ static herr_t move_as_stored(bool write, hid_t d, const struct h5io_record *rec,
 			 : H5Dread(d, type, mspace, fspace, dxpl, buf);
 	if (write || r >= 0)
 		swap_order(buf, n, dt);
-	if (type >= 0)
+	if (swapped && type >= 0)
 		H5Tclose(type);
 	return r;
 }

@@ -424,6 +424,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 	for (int i = 0; i < r->nsteps; i++)
 		if (plan_step(pl, i, e) < 0)
 			goto out;
+	plan_settle_runs(p);
 	if (plan_relayout_named_late(pl, e) < 0)
 		goto out;
 	fuse_plan(pl);
@@ -431,6 +432,7 @@ int plan_build(const struct recipe *r, const struct plan_options *o,
 		goto out;
 	if (plan_read_alone(p, o->nranks, e) < 0)
 		goto out;
+	plan_settle_caches(p);
 	rc = 0;
 out:
 	for (int i = 0; i < p->nfiles; i++) {

@@ -137,7 +137,7 @@ static bool moves_in_runs(const struct plan_step *s, int k, const struct array *
 enum moves {
 	MOVES_TOGETHER,     /* through MPI-IO's collective calls */
 	MOVES_BY_RUNS,      /* written in place by runs of its chunks
-			       (stage_in_place_runs): each rank moves its every
+			       (by_runs): each rank moves its every
 			       box by its own calls, whatever cuts it */
 	MOVES_IF_PASSES     /* alone if every pass that moves it moves its
 			       chunks whole and one after another */
@@ -148,7 +148,7 @@ enum moves {
  * the run writes through MPI-IO. */
 static enum moves how_it_moves(const struct array *x)
 {
-	if (stage_in_place_runs(x))
+	if (x->by_runs)
 		return MOVES_BY_RUNS;
 	if (x->kind != ARR_DATASET || x->unused || x->create || !x->file->exists || !x->file->write ||
 	    x->file->scratch || !x->nstored || x->stored_filtered || x->stored_gaps || x->selected ||
@@ -305,13 +305,13 @@ static int64_t rows_cut(const struct dist_layout *l, int ndim, const int64_t *ch
 
 /* Is Y, an output of the elementwise pass S, a dataset written in place
  * that in_place_cache would give a chunk cache of its own?  Not one
- * whose boxes move by runs of its chunks (stage_in_place_runs), which
+ * whose boxes move by runs of its chunks (by_runs), which
  * HDF5 does not cache. */
 static bool cache_pays(const struct plan_step *s, const struct array *y)
 {
 	size_t esize = (size_t)dtype_size(y->coding ? y->coding->stored : y->dtype);
 	return y->kind == ARR_DATASET && !y->create && y->nstored > 0 && !y->stored_filtered &&
-	       !y->selected && !stage_in_place_runs(y) && shape_equal(&y->shape, &s->shape) &&
+	       !y->selected && !y->by_runs && shape_equal(&y->shape, &s->shape) &&
 	       !dist_holds_chunks(&s->blocks.split, y->stored_chunk) &&
 	       h5io_row_overflows_cache(y->nstored, y->shape.dim, y->stored_chunk, esize);
 }
@@ -331,11 +331,11 @@ static int64_t chunk_axis(const struct plan_step *s, int axis)
 enum cache_ask {
 	CACHE_ROW,    /* the bytes of one chunk row of each, for a start */
 	CACHE_ASK,    /* the bytes S's boxes need */
-	CACHE_KEEP    /* ... and each output's chunk_cache set to its own */
+	CACHE_KEEP    /* ... and kept as S's chunk_cache of each output */
 };
 
 /* Bytes of chunk cache that the elementwise pass S, on one process, would
- * have its outputs written in place keep (array's chunk_cache): each one stored in chunks without filters, of the pass's whole
+ * have its outputs written in place keep (step_blocks's chunk_cache): each one stored in chunks without filters, of the pass's whole
  * shape, a row of whose chunks overflows the cache it gets otherwise
  * (h5io_row_overflows_cache), and whose chunks S's boxes do not hold
  * whole, the chunk rows its boxes cut at once (rows_cut), as ASK says.
@@ -345,7 +345,7 @@ enum cache_ask {
  * place at --memory 16M: 2.2 GiB read and 1.1 GiB written for 128 MiB;
  * with a cache of the chunk row, 258 and 256 MiB, the journal's half).
  * Under MPI-IO, HDF5 keeps no chunk cache for a file it writes: 0. */
-static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_ask ask)
+static int64_t in_place_cache(struct plan_step *s, int nranks, enum cache_ask ask)
 {
 	int64_t bytes = 0;
 	for (int k = 0; k < s->nout && nranks == 1 && !comm_mpi(); k++) {
@@ -357,7 +357,7 @@ static int64_t in_place_cache(const struct plan_step *s, int nranks, enum cache_
 		size_t row = (size_t)rows *
 			     h5io_chunk_row_bytes(y->nstored, y->shape.dim, y->stored_chunk, esize);
 		if (ask == CACHE_KEEP)
-			y->chunk_cache = row > y->chunk_cache ? row : y->chunk_cache;
+			s->blocks.chunk_cache[k] = row;
 		bytes += (int64_t)row;
 	}
 	return bytes;
@@ -400,12 +400,33 @@ static int pay_cache(struct plan_step *s, int nranks, int64_t memory, const char
 	return elementwise_by_columns(s, memory, w, e);
 }
 
+/* X's by_runs, the one place the planner asks stage_in_place_runs. */
+static void decide_runs(struct array *x)
+{
+	x->by_runs = stage_in_place_runs(x);
+}
+
+void plan_settle_runs(struct plan *p)
+{
+	for (int i = 0; i < p->narrays; i++)
+		decide_runs(p->arrays[i]);
+}
+
 /* S's boxes within --memory on the plan's ranks, as its kind of run
  * lays them out; an elementwise pass that writes in place the chunk rows
  * its boxes cut pays from the budget for a chunk cache that holds them
- * (pay_cache). */
+ * (pay_cache), and only what this layout pays: the caches an earlier
+ * layout of S kept are released.  The layouts read by_runs of S's own
+ * arrays alone, decided here first as the plan stands so far
+ * (plan_settle_runs decides every array's for good once the steps are
+ * planned). */
 int plan_step_layout(struct planner *pl, struct plan_step *s, struct err *e)
 {
+	memset(s->blocks.chunk_cache, 0, sizeof s->blocks.chunk_cache);
+	for (int k = 0; k < s->nin; k++)
+		decide_runs(s->in[k]);
+	for (int k = 0; k < s->nout; k++)
+		decide_runs(s->out[k]);
 	const struct site *site = LOCATE(pl, s, s->src->mark);
 	const char *w = site->text;
 	int nranks = pl->o->nranks;
@@ -417,6 +438,20 @@ int plan_step_layout(struct planner *pl, struct plan_step *s, struct err *e)
 		 : elementwise_pass(s) ? pay_cache(s, nranks, memory, w, e)
 		 : contract_layout(s, nranks, memory, w, e);
 	return rc < 0 ? err_place(e, &site->loc) : 0;
+}
+
+void plan_settle_caches(struct plan *p)
+{
+	for (int i = 0; i < p->narrays; i++)
+		p->arrays[i]->chunk_cache = 0;
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		for (int k = 0; k < s->nout && s->fused.merged_into < 0; k++) {
+			struct array *y = s->out[k];
+			if (s->blocks.chunk_cache[k] > y->chunk_cache)
+				y->chunk_cache = s->blocks.chunk_cache[k];
+		}
+	}
 }
 
 /* The elementwise passes laid out before a later step named a dataset

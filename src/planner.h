@@ -252,8 +252,17 @@ void fuse_plan(struct planner *pl);
  * named, laid out again, and the passes fusion made; which datasets of P each rank reads alone, after
  * fusion and the files' placing. */
 int plan_step_layout(struct planner *pl, struct plan_step *s, struct err *e);
+/* Every array's by_runs, decided once the steps are planned: no later
+ * phase changes what stage_in_place_runs asks (a later step naming a
+ * dataset again, named_twice, withdraws the runs of an earlier one's
+ * output, whose passes plan_relayout_named_late then lays out again). */
+void plan_settle_runs(struct plan *p);
 int plan_relayout_named_late(struct planner *pl, struct err *e);
 int plan_relayout_fused(struct planner *pl, struct err *e);
 int plan_read_alone(struct plan *p, int nranks, struct err *e);
+/* Each array's chunk_cache, once every pass is laid out for good: the
+ * most that a pass that runs (not one merged into another, whose host
+ * pays for what it writes) keeps for it. */
+void plan_settle_caches(struct plan *p);
 
 #endif

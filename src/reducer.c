@@ -416,6 +416,15 @@ static enum band_fold band_fold_of(const struct plan_step *const *r, int n, cons
 	return (s0->uf->flags & UF_PAIRWISE) && (kind == 'f' || kind == 'c') ? BAND_TREE : BAND_NONE;
 }
 
+/* band_fold_of for the chains of the reducers R, each its step's. */
+static enum band_fold reducers_band_fold(struct reducer *const *r, int n, const struct shape *X)
+{
+	const struct plan_step *steps[PLAN_MAXOUT];
+	for (int k = 0; k < n && k < PLAN_MAXOUT; k++)
+		steps[k] = r[k]->s;
+	return n <= PLAN_MAXOUT ? band_fold_of(steps, n, X) : BAND_NONE;
+}
+
 /* What a sweep of a box's bands keeps, carved from the box's buffer: the
  * leaves of a line (BAND_TREE), and for each line the elements of a leaf
  * cut by a band's edge, the stack of the tree's partial sums, its pieces'
@@ -687,10 +696,7 @@ int reducer_box_bands(struct reducer *const *r, int n, const struct array *x, en
 	const struct shape *X = &x->shape;
 	const int64_t *c = stage_chunks(x);
 	int last = X->ndim - 1;
-	const struct plan_step *steps[PLAN_MAXOUT];
-	for (int k = 0; k < n && k < PLAN_MAXOUT; k++)
-		steps[k] = r[k]->s;
-	enum band_fold how = c && n <= PLAN_MAXOUT ? band_fold_of(steps, n, X) : BAND_NONE;
+	enum band_fold how = c ? reducers_band_fold(r, n, X) : BAND_NONE;
 	const struct plan_step *s = r[0]->s;
 	/* read as T, cast straight to the partials' dtype: as the box route's
 	 * read and fold cast it, unless both casts round (T to float16 to

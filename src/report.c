@@ -470,9 +470,11 @@ static void json_shape(FILE *f, const struct shape *s)
 }
 
 /* One operand: {"operand": ..., "kind": ..., "shape": [...], "dims": [...],
- * "units": ..., "dtype": ..., "read": ...}, "dims" only when its axes are
- * named, "units" only when known, "read" only for an input read as the
- * runs of its chunks the boxes cut (RUNS, step_blocks's in_runs).  DT is the
+ * "units": ..., "dtype": ..., "read": ..., "chunk_cache": ...}, "dims" only
+ * when its axes are named, "units" only when known, "read" only for an
+ * input read as the runs of its chunks the boxes cut (RUNS, step_blocks's
+ * in_runs), "chunk_cache" only for an output opened with a chunk cache
+ * paid from the budget (array's chunk_cache).  DT is the
  * dtype to show (a literal's is the one it takes in the loop); OUTPUT says
  * how the step uses X.  An operand broadcast by name shows the dataset it
  * reads.  MASKED: its masked elements, or -1 (not a step that masks). */
@@ -520,6 +522,8 @@ static void json_operand(FILE *f, const struct array *x, enum dtype dt, bool out
 		fprintf(f, ", \"masked\": %lld", (long long)masked);
 	if (x->unused)
 		fputs(", \"written\": false", f);
+	if (output && x->chunk_cache > 0)
+		fprintf(f, ", \"chunk_cache\": %zu", x->chunk_cache);
 	fputc('}', f);
 }
 

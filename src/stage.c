@@ -344,7 +344,7 @@ bool stage_in_place_runs(const struct array *x)
 
 bool stage_as_stored(const struct array *x, enum dtype t)
 {
-	return stage_chunks(x) && !x->create && !x->vds && (!x->file->write || stage_in_place_runs(x)) &&
+	return stage_chunks(x) && !x->create && !x->vds && (!x->file->write || x->by_runs) &&
 	       !x->stored_filtered && !x->swapped && stored_dtype(x) == t;
 }
 

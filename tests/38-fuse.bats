@@ -178,3 +178,47 @@ for ref, w in want.items():
 	((${#counts[@]} >= 4)) || fail "too few budgets planned: ${counts[*]}"
 	((counts[0] < 3 && last == 3)) || fail "fused steps by budget: ${counts[*]}"
 }
+
+@test "a fused pass pays for the chunk cache of what it writes in place as it is finally laid out: a step merged into an earlier one leaves no cache its own layout kept (--json's chunk_cache), boxes of whole chunk rows none, boxes that cut them one chunk row; NumPy's bits" {
+	/usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("l.h5", "w", libver="latest") as f:   # not by runs: through HDF5
+    f.create_dataset("a", data=np.random.default_rng(3).standard_normal((512, 2048)), chunks=(256, 64))
+'
+	printf 'inputs: {a: l.h5:/a}\nsteps:\n  - expr: a * 2\n    out: x\n  - expr: x + a\n    out: a\n' >c.yaml
+	local m seen=
+	# step 2 alone (x and a read, a written) cuts the chunk rows under
+	# 9M and 10M and keeps a cache; the fused pass (a read and written)
+	# takes boxes of whole chunk rows there, and cuts them under 7M
+	for m in 7M 9M 10M; do
+		run --separate-stderr h5u check --json --memory "$m" c.yaml
+		assert_success
+		echo "$output" >"c$m.json"
+		run /usr/bin/python3 -c '
+import json, re, sys
+memory = int(sys.argv[2][:-1]) << 20
+steps = json.load(open(sys.argv[1]))["steps"]
+assert steps[1].get("fused_into") == 1, steps
+lines = int(re.search(r"boxes \((\d+), 2048\)", steps[0]["plan"]).group(1))
+(a,) = [o for s in steps for o in s["outputs"] if o["operand"] == "l.h5:/a"]
+if lines % 256 == 0:   # boxes of whole chunk rows: no chunk stays in a cache
+    assert "chunk_cache" not in a, (lines, a)
+    print("whole")
+else:                  # one chunk row of /a at least, within the budget
+    assert 256 * 2048 * 8 <= a["chunk_cache"] <= memory, (lines, a)
+    print("cut")
+' "c$m.json" "$m"
+		[[ $status == 0 ]] || fail "--memory $m: $output"$'\n'"$(cat "c$m.json")"
+		seen+=" $output"
+		cp l.h5 "r$m.h5"
+		sed "s/l\.h5/r$m.h5/" c.yaml >"r$m.yaml"
+		h5u run --memory "$m" "r$m.yaml" || fail "--memory $m: the run failed"
+		/usr/bin/python3 -c '
+import h5py, numpy as np, sys
+a = h5py.File("l.h5", "r")["a"][...]
+got = h5py.File(sys.argv[1], "r")["a"][...]
+assert np.array_equal(got, a * 2 + a), sys.argv[1]
+' "r$m.h5" || fail "--memory $m: not NumPy's result"
+	done
+	[[ $seen == " cut whole whole" ]] || fail "boxes by budget:$seen"
+}
