@@ -403,11 +403,12 @@ for r in json.load(open(sys.argv[1]))["per_rank"]:
 	(cd km && H5U_MARK=$BATS_TEST_TMPDIR/km H5UFUNC_FAULT=stop-write:2:$((ws[2] / 2)) \
 		exec timeout "$H5U_MPI_TIMEOUT" mpirun --oversubscribe -n 3 h5ufunc "${args[@]}" 2>/dev/null) &
 	H5U_BACKGROUND=$!
-	for ((k = 0; k < 10 * H5U_MPI_TIMEOUT && -z $held; k++)); do
+	for ((k = 0; k < 10 * H5U_MPI_TIMEOUT; k++)); do
 		for p in $(rank_pids "$BATS_TEST_TMPDIR/km"); do
 			[[ $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) == T ]] && held=$p
 		done
-		[[ -n $held ]] || sleep 0.1
+		[[ -n $held ]] && break
+		sleep 0.1
 	done
 	[[ -n $held ]] || fail "km: rank 2 was not held before its write"
 	pids=$(rank_pids "$BATS_TEST_TMPDIR/km")
