@@ -93,5 +93,13 @@ bool journal_covers(int fd);
  * this rank is to fail at the Nth time it reaches POINT (it may instead be
  * killed here). */
 bool journal_fault(const char *point, long long n);
+/* The tests' hook for h5io_box.c's transfers (fault.c): with
+ * H5UFUNC_FAULT=read:RANK:N (or write:RANK:N), the Nth read (write) of
+ * rows or boxes on rank RANK fails after the collective transfer has
+ * completed on every rank, as a failure HDF5 reports on that rank alone
+ * would; leave:RANK:N makes its Nth collective write fail before the
+ * transfer, as an HDF5 error inside H5Dwrite before its MPI-IO part would,
+ * the other ranks going on into it.  Is this call of KIND the one? */
+bool fault_call(const char *kind);
 
 #endif

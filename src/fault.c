@@ -20,8 +20,8 @@
  * bytes go back), "replay" (after the Nth range put back; fail: as an I/O
  * error would), "sources" (every virtual dataset's sources linked under
  * their names, no new file renamed yet; exec.c), "renamed" (the new files
- * renamed, the sources' temporary names still there).  Other values
- * are h5io_box.c's (read:RANK:N, write:RANK:N). */
+ * renamed, the sources' temporary names still there).  Values of the
+ * form KIND:RANK:N are fault_call's. */
 bool journal_fault(const char *point, long long n)
 {
 	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
@@ -42,4 +42,19 @@ bool journal_fault(const char *point, long long n)
 	else if (!strcmp(action, "stop"))
 		raise(SIGSTOP);
 	return !strcmp(action, "fail");
+}
+
+/* H5UFUNC_FAULT=KIND:RANK:N, KIND one of h5io_box.c's transfers (journal.h):
+ * is this call of KIND the Nth on rank RANK?  Read once, at the first call. */
+bool fault_call(const char *kind)
+{
+	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
+	static char on[8];
+	static int rank, nth, calls;
+	if (!parsed) {
+		const char *spec = getenv("H5UFUNC_FAULT");
+		parsed = spec && sscanf(spec, "%7[a-z]:%d:%d", on, &rank, &nth) == 3 &&
+			 (!strcmp(on, "read") || !strcmp(on, "write") || !strcmp(on, "leave")) ? 1 : -1;
+	}
+	return parsed > 0 && !strcmp(kind, on) && ++calls == nth && rank == comm_rank();
 }

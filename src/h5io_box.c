@@ -33,6 +33,7 @@
 #include "h5io.h"
 #include "h5io_internal.h"
 #include "iostat.h"
+#include "journal.h"
 
 /* Select the box START/COUNT of D in a file space, and a matching memory
  * space; an empty selection when there is nothing to move.  For a 0-d
@@ -63,27 +64,6 @@ static void select_box(hid_t d, const struct shape *shape, const int64_t *start,
 	}
 	H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, st, stride, cnt, NULL);
 	*mspace = H5Screate_simple(shape->ndim, cnt, NULL);
-}
-
-/* A fault injected for the tests: H5UFUNC_FAULT=read:RANK:N (or
- * write:RANK:N) makes the Nth read (write) of rows or boxes on rank RANK
- * fail after the collective transfer has completed on every rank, as a
- * failure HDF5 reports on that rank alone would; leave:RANK:N makes its
- * Nth collective write fail before the transfer, as an HDF5 error inside
- * H5Dwrite before its MPI-IO part would, the other ranks going on into
- * it.  The environment is read at the first call, not at every transfer.
- * Is this call of KIND the one? */
-static bool fault_due(const char *kind)
-{
-	static int parsed;   /* 0 not yet, 1 a fault of ours, -1 none */
-	static char on[8];
-	static int rank, nth, calls;
-	if (!parsed) {
-		const char *spec = getenv("H5UFUNC_FAULT");
-		parsed = spec && sscanf(spec, "%7[a-z]:%d:%d", on, &rank, &nth) == 3 &&
-			 (!strcmp(on, "read") || !strcmp(on, "write") || !strcmp(on, "leave")) ? 1 : -1;
-	}
-	return parsed > 0 && !strcmp(kind, on) && ++calls == nth && rank == comm_rank();
 }
 
 /* The box START/STEP/COUNT of REC's dataset as whole chunks, unfiltered
@@ -212,7 +192,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		if (collective)
 			H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
 		joined = iostat.mpiio_coll_writes;
-		left = write && collective && fault_due("leave");
+		left = write && collective && fault_call("leave");
 		r = left ? -1 : move_as_stored(write, d, rec, dt, mspace, fspace, dxpl, buf);
 	}
 	iostat_moving = false;
@@ -240,7 +220,7 @@ static int transfer(bool write, hid_t d, const struct shape *shape, enum dtype d
 		}
 		return -1;
 	}
-	if (fault_due(write ? "write" : "read")) {
+	if (fault_call(write ? "write" : "read")) {
 		err_set(e, EXIT_RUN, where, "%s failed (H5UFUNC_FAULT)", write ? "write" : "read");
 		return -1;
 	}
@@ -309,7 +289,7 @@ int h5io_read_chunks(hid_t d, const struct shape *shape, enum dtype dt, const in
 	iostat.h5_reads++;
 	if (rc < 0)
 		return err_set(e, EXIT_RUN, where, "read failed: %s", strerror(errno));
-	if (rc == 1 && fault_due("read")) {
+	if (rc == 1 && fault_call("read")) {
 		err_set(e, EXIT_RUN, where, "read failed (H5UFUNC_FAULT)");
 		return -1;
 	}

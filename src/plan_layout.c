@@ -446,7 +446,9 @@ void plan_settle_caches(struct plan *p)
 		p->arrays[i]->chunk_cache = 0;
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		for (int k = 0; k < s->nout && s->fused.merged_into < 0; k++) {
+		if (s->fused.merged_into >= 0)
+			continue;   /* its host pays for what it writes */
+		for (int k = 0; k < s->nout; k++) {
 			struct array *y = s->out[k];
 			if (s->blocks.chunk_cache[k] > y->chunk_cache)
 				y->chunk_cache = s->blocks.chunk_cache[k];
